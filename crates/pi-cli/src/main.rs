@@ -1,0 +1,28 @@
+//! `pi`: a coding agent whose heart is a tool system and a trust boundary.
+//!
+//! This binary is a thin shell over the library crates: it parses the command
+//! line and hands each sub-command to its module.
+
+mod help;
+mod tool_cmd;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--version" | "-v") => {
+            println!("{}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Some("--help" | "-h") => {
+            print!("{}", help::HELP);
+            ExitCode::SUCCESS
+        }
+        Some("tool") => tool_cmd::main(&args[1..]),
+        _ => {
+            eprintln!("{}", help::AGENT_NOT_BUILT);
+            ExitCode::from(1)
+        }
+    }
+}

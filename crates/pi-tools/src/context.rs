@@ -1,0 +1,64 @@
+//! What a tool call runs against: the session's folder, its abort signal and
+//! the session facts that commands see.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::ToolResult;
+
+/// Receives partial results while a tool runs (bash streaming).
+pub type UpdateFn = Arc<dyn Fn(&ToolResult) + Send + Sync>;
+
+/// Session facts exposed to commands (`PI_*` variables) and command settings.
+#[derive(Debug, Clone, Default)]
+pub struct SessionEnv {
+    /// `PI_SESSION_ID`.
+    pub session_id: Option<String>,
+    /// `PI_SESSION_FILE` (only when the session is persisted).
+    pub session_file: Option<String>,
+    /// `PI_PROVIDER`.
+    pub provider: Option<String>,
+    /// `PI_MODEL`.
+    pub model: Option<String>,
+    /// `PI_REASONING_LEVEL`.
+    pub reasoning_level: Option<String>,
+    /// The agent dir; `<agent-dir>/bin` goes first on the command `PATH`.
+    pub agent_dir: Option<PathBuf>,
+    /// The `shellPath` setting.
+    pub shell_path: Option<String>,
+    /// The `shellCommandPrefix` setting.
+    pub shell_command_prefix: Option<String>,
+}
+
+/// Everything a handler may use besides its arguments.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The session's working directory; relative paths resolve against it.
+    pub cwd: PathBuf,
+    /// Cancelled when the call is aborted.
+    pub abort: CancellationToken,
+    /// Streaming updates, when the caller wants them.
+    pub on_update: Option<UpdateFn>,
+    /// Session facts and command settings.
+    pub session: SessionEnv,
+}
+
+impl ToolContext {
+    /// A context for `cwd` with no abort, no updates and no session facts.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        ToolContext {
+            cwd: cwd.into(),
+            abort: CancellationToken::new(),
+            on_update: None,
+            session: SessionEnv::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext").field("cwd", &self.cwd).field("session", &self.session).finish_non_exhaustive()
+    }
+}

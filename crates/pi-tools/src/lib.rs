@@ -1,0 +1,38 @@
+//! The eight built-in tools of `pi`, the agent's hands and eyes.
+//!
+//! Each tool is data plus a function: a [`ToolSpec`] (name, description, JSON
+//! schema, prompt snippet and guidelines, annotations) that can be sent to a model
+//! as is, and a handler that runs a validated call against a [`ToolContext`].
+//! Around them sit the shared pieces every tool uses: [`truncate`] (the output
+//! limits), [`paths`] (how a model's path becomes a file), [`args`] (argument
+//! preparation, coercion and validation with the reference's messages) and the
+//! in-process search used by `grep` and `find` (no `rg` or `fd` binary needed).
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use pi_tools::{ToolContext, ToolName, call_tool};
+//! let ctx = ToolContext::new(std::env::current_dir().unwrap());
+//! let result = call_tool(ToolName::Ls, serde_json::json!({}), &ctx).await;
+//! println!("{}", result.text_content());
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+pub mod args;
+mod context;
+mod error;
+pub mod limits;
+mod name;
+pub mod paths;
+mod result;
+mod spec;
+pub mod text;
+mod tools;
+pub mod truncate;
+
+pub use context::{SessionEnv, ToolContext, UpdateFn};
+pub use error::ToolError;
+pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
+pub use result::{Content, ToolResult};
+pub use spec::{Annotations, ToolSpec};
+pub use tools::{call_tool, execute_validated, prepare_arguments};

@@ -1,0 +1,27 @@
+//! Messages shared by several tools.
+
+/// Error of every tool whose call was aborted.
+pub const OPERATION_ABORTED: &str = "Operation aborted";
+
+/// `Path not found: <absolute path>` (grep, ls).
+pub fn path_not_found(abs: &str) -> String {
+    format!("Path not found: {abs}")
+}
+
+/// `Tool <name> not found`: the tool is not registered, active or callable.
+pub fn tool_not_found(name: &str) -> String {
+    format!("Tool {name} not found")
+}
+
+/// The 50 KiB notice fragment used by grep, find and ls: `50.0KB limit reached`.
+pub fn byte_limit_reached() -> String {
+    format!("{} limit reached", crate::truncate::format_size(crate::limits::MAX_BYTES))
+}
+
+/// Appended to a grep line cut at the character limit.
+pub const LINE_TRUNCATED_SUFFIX: &str = "... [truncated]";
+
+/// The marker in a middle-truncated text: `…<N> chars truncated…`.
+pub fn middle_truncated(removed_chars: usize) -> String {
+    format!("…{removed_chars} chars truncated…")
+}

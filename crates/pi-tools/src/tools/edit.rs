@@ -1,0 +1,10 @@
+//! The `edit` tool.
+
+use serde_json::Value;
+
+use crate::{ToolContext, ToolError, ToolResult};
+
+/// Run `edit` (not implemented yet).
+pub async fn run(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    Err(ToolError::msg("edit: not implemented yet"))
+}

@@ -1,0 +1,10 @@
+//! The `grep` tool.
+
+use serde_json::Value;
+
+use crate::{ToolContext, ToolError, ToolResult};
+
+/// Run `grep` (not implemented yet).
+pub async fn run(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    Err(ToolError::msg("grep: not implemented yet"))
+}

@@ -1,0 +1,58 @@
+//! The handlers, and the one function that runs a built-in call from raw
+//! arguments to result (prepare → validate → execute).
+
+use serde_json::Value;
+
+use crate::args::{prepare_edit_arguments, validate};
+use crate::{ToolContext, ToolError, ToolName, ToolResult, ToolSpec};
+
+mod bash;
+mod edit;
+mod find;
+mod grep;
+mod ls;
+mod read;
+mod write;
+
+/// Run a call whose arguments already passed preparation and validation.
+pub async fn execute_validated(name: ToolName, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    if ctx.abort.is_cancelled() {
+        return Err(ToolError::Aborted);
+    }
+    match name {
+        ToolName::Read => read::run(args, ctx).await,
+        ToolName::Bash => bash::run(args, ctx).await,
+        ToolName::Powershell => bash::run_powershell(args, ctx).await,
+        ToolName::Edit => edit::run(args, ctx).await,
+        ToolName::Write => write::run(args, ctx).await,
+        ToolName::Grep => grep::run(args, ctx).await,
+        ToolName::Find => find::run(args, ctx).await,
+        ToolName::Ls => ls::run(args, ctx).await,
+    }
+}
+
+/// The tool's argument preparation (only `edit` has one: its compatibility shim).
+pub fn prepare_arguments(name: ToolName, args: Value) -> Value {
+    match name {
+        ToolName::Edit => prepare_edit_arguments(args),
+        _ => args,
+    }
+}
+
+/// Prepare, validate and execute one call; every failure is an error result.
+pub async fn call_tool(name: ToolName, args: Value, ctx: &ToolContext) -> ToolResult {
+    let prepared = prepare_arguments(name, args);
+    let spec = ToolSpec::of(name);
+    match validate(name.as_str(), &spec.parameters, &prepared) {
+        Err(e) => ToolResult::error(e.to_string()),
+        Ok(valid) => match execute_validated(name, valid, ctx).await {
+            Ok(r) => r,
+            Err(e) => ToolResult::error(e.to_string()),
+        },
+    }
+}
+
+/// Deserialize validated arguments into a handler's own struct.
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+    serde_json::from_value(args).map_err(|e| ToolError::msg(e.to_string()))
+}

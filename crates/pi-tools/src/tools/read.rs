@@ -1,0 +1,10 @@
+//! The `read` tool.
+
+use serde_json::Value;
+
+use crate::{ToolContext, ToolError, ToolResult};
+
+/// Run `read` (not implemented yet).
+pub async fn run(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    Err(ToolError::msg("read: not implemented yet"))
+}
