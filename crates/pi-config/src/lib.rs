@@ -1,0 +1,21 @@
+//! pi's files and what they mean: the agent dir (`~/.pi/agent` or
+//! `PI_CODING_AGENT_DIR`), `models.json` (custom providers and models, with
+//! `$NAME`/`!command` value resolution), and the context files (`AGENTS.md`,
+//! `CLAUDE.md`) that go into the system prompt.
+//!
+//! This crate depends on no other pi crate; it reads files and returns plain
+//! data, and every failure is a typed [`ConfigError`] whose `Display` reads as a
+//! sentence a user can act on.
+#![deny(missing_docs)]
+
+mod agent_dir;
+mod context_files;
+mod error;
+mod models;
+mod value;
+
+pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
+pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
+pub use error::ConfigError;
+pub use models::{BuiltinProvider, ModelEntry, ModelsFile, builtin_models, load_models};
+pub use value::resolve_value;
