@@ -12,6 +12,7 @@ mod agent_dir;
 mod context_files;
 mod error;
 mod models;
+pub mod tool_selection;
 mod value;
 
 pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
