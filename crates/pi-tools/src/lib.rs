@@ -25,6 +25,7 @@ pub mod limits;
 mod name;
 pub mod paths;
 mod result;
+mod search;
 mod spec;
 pub mod text;
 mod tools;

@@ -1,10 +1,182 @@
-//! The `find` tool.
+//! The `find` tool: find files by glob with ripgrep's walker, in process.
+//!
+//! Behaves as the reference's `fd --glob --color=never --hidden
+//! [--no-require-git] --max-results <limit+1> [--full-path [--ignore-case]] --
+//! PATTERN ROOT`:
+//!
+//! - a pattern without `/` is matched against entry names at any depth;
+//! - a pattern with `/` is matched against the whole path, anchored at the
+//!   search folder (`<root>/<pattern>`), `*` not crossing `/`; an absolute
+//!   pattern is matched against the absolute path as it is;
+//! - a pattern without upper-case letters matches case-insensitively (fd's
+//!   smart case); braces, classes and `**` are globset's (fd's) syntax;
+//! - a leading `./` is dropped; folders are listed with a trailing `/`;
+//!   symbolic links are listed, not followed; hidden entries and `.git/`
+//!   contents are included; ignore files apply as described in
+//!   [`crate::search`].
+//!
+//! Results are sorted by path (fd's order for small result sets) and cut at
+//! `limit`, then at 50 KiB.
 
-use serde_json::Value;
+use std::path::{Path, PathBuf};
 
+use globset::{GlobBuilder, GlobMatcher};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::grep::effective_limit;
+use crate::limits::{FIND_DEFAULT_LIMIT, MAX_BYTES};
+use crate::search::{self, Flavor, WalkSpec};
+use crate::text::common::byte_limit_reached;
+use crate::text::find as text;
 use crate::{ToolContext, ToolError, ToolResult};
 
-/// Run `find` (not implemented yet).
-pub async fn run(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    Err(ToolError::msg("find: not implemented yet"))
+#[derive(Deserialize)]
+struct FindArgs {
+    pattern: String,
+    path: Option<String>,
+    limit: Option<f64>,
+}
+
+/// Run `find`.
+pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let a: FindArgs = super::parse(args)?;
+    let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."));
+    let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
+    let abort = ctx.abort.clone();
+    let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, &abort));
+    tokio::select! {
+        r = task => r.map_err(|e| ToolError::msg(e.to_string()))?,
+        _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
+    }
+}
+
+/// How entries are tested against the pattern.
+struct Pattern {
+    glob: GlobMatcher,
+    full_path: bool,
+}
+
+/// Escape glob metacharacters (`\ * ? [ ] { }`) in the root folder's path.
+fn escape_glob(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | '*' | '?' | '[' | ']' | '{' | '}') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The pattern as fd would apply it; `None` for an empty pattern (fd lists
+/// everything then).
+fn compile(root: &Path, pattern: &str) -> Result<Option<Pattern>, ToolError> {
+    let mut p = pattern;
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    if p.is_empty() {
+        return Ok(None);
+    }
+    let full_path = p.contains('/');
+    let ignore_case = !p.chars().any(char::is_uppercase);
+    let glob = if full_path && !p.starts_with('/') {
+        let root_s = root.to_string_lossy();
+        format!("{}/{p}", escape_glob(root_s.trim_end_matches('/')))
+    } else {
+        p.to_string()
+    };
+    let glob = GlobBuilder::new(&glob)
+        .literal_separator(full_path)
+        .case_insensitive(ignore_case)
+        .build()
+        .map_err(|e| ToolError::msg(text::fd_error(&e.to_string())))?;
+    Ok(Some(Pattern { glob: glob.compile_matcher(), full_path }))
+}
+
+fn execute(root: &Path, pattern: &str, limit: usize, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
+    if !root.is_dir() {
+        return Err(ToolError::msg(text::search_path_not_a_directory(&root.to_string_lossy())));
+    }
+    let pat = compile(root, pattern)?;
+    let spec = WalkSpec { root, flavor: Flavor::Fd, overrides: None, require_git: search::inside_git_repo(root) };
+    let walked = search::walk(spec, abort, |e| {
+        let hit = match &pat {
+            None => true,
+            Some(p) if p.full_path => p.glob.is_match(e.path()),
+            Some(p) => p.glob.is_match(Path::new(e.file_name())),
+        };
+        hit.then(|| (e.path().to_path_buf(), e.file_type().is_some_and(|t| t.is_dir())))
+    });
+    if walked.aborted {
+        return Err(ToolError::Aborted);
+    }
+    // fd does not report walk errors unless asked (--show-errors).
+    let mut found: Vec<(PathBuf, bool)> = walked.items;
+    if found.is_empty() {
+        return Ok(ToolResult::success(text::NO_FILES));
+    }
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let limit_reached = found.len() > limit;
+    found.truncate(limit);
+    let mut lines = Vec::new();
+    let mut bytes = 0usize;
+    for (path, is_dir) in &found {
+        let mut rel = search::relative(root, path);
+        if *is_dir && !rel.ends_with('/') {
+            rel.push('/');
+        }
+        let len = rel.len();
+        if bytes <= MAX_BYTES + 1 {
+            lines.push(rel);
+        }
+        bytes += len + 1;
+    }
+    let capped = search::cap_output(&lines, found.len(), bytes.saturating_sub(1));
+    let mut output = capped.text;
+    let mut details = Map::new();
+    let mut notices = Vec::new();
+    if limit_reached {
+        notices.push(text::result_limit_reached(limit));
+        details.insert("resultLimitReached".into(), json!(limit));
+    }
+    if let Some(t) = capped.truncation {
+        notices.push(byte_limit_reached());
+        details.insert("truncation".into(), t);
+    }
+    search::append_notices(&mut output, &notices);
+    let result = ToolResult::success(output);
+    Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(root: &str, pattern: &str, path: &str) -> bool {
+        let p = compile(Path::new(root), pattern).unwrap().unwrap();
+        if p.full_path { p.glob.is_match(path) } else { p.glob.is_match(Path::new(path).file_name().unwrap()) }
+    }
+
+    #[test]
+    fn glob_semantics() {
+        assert!(m("/r", "*.txt", "/r/a/b/X.TXT"));
+        assert!(!m("/r", "*.TXT", "/r/a/b/x.txt"));
+        assert!(m("/r", "a/*.txt", "/r/a/x.txt"));
+        assert!(!m("/r", "a/*.txt", "/r/z/a/x.txt"));
+        assert!(!m("/r", "a/*.txt", "/r/a/b/x.txt"));
+        assert!(m("/r", "**/x.txt", "/r/a/b/x.txt"));
+        assert!(m("/r", "./a/*.txt", "/r/a/x.txt"));
+        assert!(m("/r[1]", "a/*", "/r[1]/a/x"));
+        assert!(m("/r", "{a,b}.txt", "/r/q/b.txt"));
+        assert!(m("/r", "/r/a/*.txt", "/r/a/x.txt"));
+        assert!(m("/", "a/*", "/a/x"));
+        assert!(compile(Path::new("/r"), "././").unwrap().is_none());
+        let e = compile(Path::new("/r"), "[").err().unwrap().to_string();
+        assert_eq!(e, "[fd error]: error parsing glob '[': unclosed character class; missing ']'");
+        let e = compile(Path::new("/r"), "s/[").err().unwrap().to_string();
+        assert_eq!(e, "[fd error]: error parsing glob '/r/s/[': unclosed character class; missing ']'");
+    }
 }

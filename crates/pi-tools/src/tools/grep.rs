@@ -1,10 +1,498 @@
-//! The `grep` tool.
+//! The `grep` tool: search file contents with ripgrep's engine, in process.
+//!
+//! Behaves as the reference's `rg --json --line-number --color=never --hidden
+//! [--ignore-case] [--fixed-strings] [--glob G] [--context C] -- PATTERN .`
+//! run inside the search folder (or on the single file given), formatted as
+//! `path:<n>: text` / `path-<n>- text`, with the reference's match limit,
+//! trailing-context window, 500-character line cut and 50 KiB cap.
+//!
+//! Files are searched in parallel but reported in path order (see
+//! [`crate::search`]); after the first `limit` matches in that order the search
+//! stops as soon as one more match proves the limit cut something off.
 
-use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use ignore::overrides::OverrideBuilder;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::limits::{GREP_DEFAULT_LIMIT, GREP_MAX_LINE_LENGTH, MAX_BYTES};
+use crate::search::{self, Flavor, WalkSpec};
+use crate::text::common::{byte_limit_reached, path_not_found};
+use crate::text::grep as text;
+use crate::truncate::truncate_line;
 use crate::{ToolContext, ToolError, ToolResult};
 
-/// Run `grep` (not implemented yet).
-pub async fn run(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    Err(ToolError::msg("grep: not implemented yet"))
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GrepArgs {
+    pattern: String,
+    path: Option<String>,
+    glob: Option<String>,
+    ignore_case: Option<bool>,
+    literal: Option<bool>,
+    context: Option<f64>,
+    limit: Option<f64>,
+}
+
+/// One validated grep request, ready to run on a blocking thread.
+struct Request {
+    root: PathBuf,
+    is_dir: bool,
+    pattern: String,
+    glob: Option<String>,
+    ignore_case: bool,
+    literal: bool,
+    context: u64,
+    limit: usize,
+}
+
+/// `Math.max(1, Math.floor(limit ?? default))`, saturating.
+pub(crate) fn effective_limit(limit: Option<f64>, default: usize) -> usize {
+    match limit {
+        None => default,
+        Some(v) if v.is_nan() || v < 1.0 => 1,
+        Some(v) => {
+            let f = v.floor();
+            if f >= usize::MAX as f64 { usize::MAX } else { f as usize }
+        }
+    }
+}
+
+/// Run `grep`.
+pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let a: GrepArgs = super::parse(args)?;
+    let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."));
+    let meta = std::fs::metadata(&root).map_err(|_| ToolError::msg(path_not_found(&root.to_string_lossy())))?;
+    let context = match a.context {
+        Some(c) if c > 0.0 => {
+            let f = c.floor();
+            if f >= u64::MAX as f64 { u64::MAX } else { f as u64 }
+        }
+        _ => 0,
+    };
+    let req = Request {
+        root,
+        is_dir: meta.is_dir(),
+        pattern: a.pattern,
+        glob: a.glob,
+        ignore_case: a.ignore_case.unwrap_or(false),
+        literal: a.literal.unwrap_or(false),
+        context,
+        limit: effective_limit(a.limit, GREP_DEFAULT_LIMIT),
+    };
+    let abort = ctx.abort.clone();
+    let task = tokio::task::spawn_blocking(move || execute(req, &abort));
+    tokio::select! {
+        r = task => r.map_err(|e| ToolError::msg(e.to_string()))?,
+        _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
+    }
+}
+
+fn build_matcher(req: &Request) -> Result<RegexMatcher, ToolError> {
+    let mut b = RegexMatcherBuilder::new();
+    b.multi_line(true)
+        .unicode(true)
+        .octal(false)
+        .fixed_strings(req.literal)
+        .case_insensitive(req.ignore_case)
+        .line_terminator(Some(b'\n'))
+        .dot_matches_new_line(false)
+        .ban_byte(Some(0));
+    b.build(&req.pattern).map_err(|e| {
+        let base = text::rg_error(&e.to_string());
+        ToolError::msg(match e.kind() {
+            grep_regex::ErrorKind::NotAllowed(_) => format!("{base}\n\n{}", text::MULTILINE_HINT),
+            grep_regex::ErrorKind::Banned(_) => format!("{base}\n\n{}", text::NUL_HINT),
+            _ => base,
+        })
+    })
+}
+
+/// One line rg would report: a match or a context line.
+struct Event {
+    line: u64,
+    is_match: bool,
+    /// The line without its terminator, cut to 500 characters; `None` once
+    /// the file alone is past the byte cap (then only its length is kept).
+    text: Option<String>,
+    text_len: usize,
+    cut: bool,
+}
+
+/// What one file gave.
+#[derive(Default)]
+struct FileHits {
+    display: String,
+    events: Vec<Event>,
+    matches: usize,
+    error: Option<String>,
+}
+
+/// Collects a file's events, stopping once nothing more can be shown.
+struct Collector<'a> {
+    hits: &'a mut FileHits,
+    limit: usize,
+    context: u64,
+    /// Line of the file's `limit+1`-th match plus the context: nothing past it
+    /// can reach the output.
+    stop_after: Option<u64>,
+    bytes: usize,
+}
+
+impl Collector<'_> {
+    fn push(&mut self, line: u64, is_match: bool, raw: &[u8]) -> bool {
+        if self.stop_after.is_some_and(|end| line > end) {
+            return false;
+        }
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let decoded = String::from_utf8_lossy(raw);
+        let (cut_text, cut) = truncate_line(&decoded, GREP_MAX_LINE_LENGTH);
+        let text_len = cut_text.len();
+        let keep = self.bytes <= MAX_BYTES + 1;
+        // Same length for `:n:` and `-n-` lines.
+        self.bytes += self.hits.display.len() + line.to_string().len() + 3 + text_len + 1;
+        self.hits.events.push(Event { line, is_match, text: keep.then_some(cut_text), text_len, cut });
+        if is_match {
+            self.hits.matches += 1;
+            if self.hits.matches == self.limit.saturating_add(1) {
+                self.stop_after = Some(line.saturating_add(self.context));
+            }
+        }
+        true
+    }
+}
+
+impl Sink for Collector<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let line = m.line_number().unwrap_or(0);
+        Ok(self.push(line, true, m.bytes()))
+    }
+
+    fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        let line = c.line_number().unwrap_or(0);
+        Ok(self.push(line, false, c.bytes()))
+    }
+}
+
+fn searcher(context: u64, binary: BinaryDetection) -> Searcher {
+    let c = usize::try_from(context).unwrap_or(usize::MAX);
+    SearcherBuilder::new()
+        .line_number(true)
+        .multi_line(false)
+        .before_context(c)
+        .after_context(c)
+        .binary_detection(binary)
+        .build()
+}
+
+fn search_file(path: &Path, display: String, error_path: String, req: &Request, matcher: &RegexMatcher) -> FileHits {
+    let mut hits = FileHits { display, ..FileHits::default() };
+    let binary = if req.is_dir { BinaryDetection::quit(0) } else { BinaryDetection::none() };
+    let mut s = searcher(req.context, binary);
+    let result = {
+        let mut sink = Collector { hits: &mut hits, limit: req.limit, context: req.context, stop_after: None, bytes: 0 };
+        s.search_path(matcher, path, &mut sink)
+    };
+    if let Err(e) = result {
+        hits.error = Some(text::rg_error(&format!("{error_path}: {e}")));
+    }
+    hits
+}
+
+/// The reference's treatment of rg's event stream, over files in order.
+struct Output {
+    lines: Vec<String>,
+    bytes: usize,
+    count: usize,
+    matches: usize,
+    limit_hit: bool,
+    trailing_end: u64,
+    last_file: usize,
+    match_limit_reached: bool,
+    lines_truncated: bool,
+    done: bool,
+}
+
+impl Output {
+    fn new() -> Self {
+        Output {
+            lines: Vec::new(),
+            bytes: 0,
+            count: 0,
+            matches: 0,
+            limit_hit: false,
+            trailing_end: 0,
+            last_file: usize::MAX,
+            match_limit_reached: false,
+            lines_truncated: false,
+            done: false,
+        }
+    }
+
+    fn push(&mut self, file: usize, display: &str, ev: &Event, as_match: bool) {
+        self.last_file = file;
+        if ev.cut {
+            self.lines_truncated = true;
+        }
+        let len = display.len() + ev.line.to_string().len() + 3 + ev.text_len;
+        if self.bytes <= MAX_BYTES + 1 {
+            let t = ev.text.as_deref().unwrap_or_default();
+            self.lines.push(if as_match {
+                text::match_line(display, ev.line, t)
+            } else {
+                text::context_line(display, ev.line, t)
+            });
+        }
+        self.bytes += len + 1;
+        self.count += 1;
+    }
+
+    fn feed(&mut self, file: usize, hits: &FileHits, limit: usize, context: u64) {
+        for ev in &hits.events {
+            if self.done {
+                return;
+            }
+            if !self.limit_hit {
+                self.push(file, &hits.display, ev, ev.is_match);
+                if ev.is_match {
+                    self.matches += 1;
+                    if self.matches >= limit {
+                        self.limit_hit = true;
+                        self.trailing_end = ev.line.saturating_add(context);
+                    }
+                }
+                continue;
+            }
+            let in_window = self.last_file == file && ev.line <= self.trailing_end;
+            if in_window {
+                self.push(file, &hits.display, ev, false);
+            }
+            if ev.is_match {
+                self.match_limit_reached = true;
+            }
+            if self.match_limit_reached && !(in_window && ev.line < self.trailing_end) {
+                self.done = true;
+            }
+        }
+    }
+}
+
+/// Rewrite a walk error's absolute paths the way rg prints them from `.`.
+fn walk_error(root: &Path, err: &ignore::Error) -> String {
+    let msg = err.to_string();
+    let root_s = root.to_string_lossy();
+    let msg = if root_s == "/" { msg } else { msg.replace(&format!("{root_s}/"), "./").replace(&*root_s, ".") };
+    text::rg_error(&msg)
+}
+
+fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
+    let matcher = build_matcher(&req)?;
+    let mut errors: Vec<String> = Vec::new();
+    let (files, root): (Vec<(PathBuf, String, String)>, PathBuf) = if req.is_dir {
+        // rg runs inside the folder, whose path the OS resolves.
+        let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
+        let overrides = match &req.glob {
+            Some(g) if !g.is_empty() => {
+                let g = strip_dot_slash(g);
+                let mut ob = OverrideBuilder::new(&root);
+                ob.add(&g).map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?;
+                Some(ob.build().map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?)
+            }
+            _ => None,
+        };
+        let spec = WalkSpec {
+            root: &root,
+            flavor: Flavor::Rg,
+            overrides,
+            require_git: search::inside_git_repo(&req.root),
+        };
+        let walked = search::walk(spec, abort, |e| e.file_type().is_some_and(|t| t.is_file()).then(|| e.path().to_path_buf()));
+        if walked.aborted {
+            return Err(ToolError::Aborted);
+        }
+        errors.extend(walked.errors.iter().map(|e| walk_error(&root, e)));
+        let mut paths = walked.items;
+        paths.sort();
+        let files = paths
+            .into_iter()
+            .map(|p| {
+                let rel = search::relative(&root, &p);
+                let err_path = format!("./{rel}");
+                (p, rel, err_path)
+            })
+            .collect();
+        (files, root)
+    } else {
+        let name = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let is_file = std::fs::metadata(&req.root).map(|m| m.is_file()).unwrap_or(false);
+        // Devices, FIFOs and sockets are not read: they could block forever.
+        let files = if is_file { vec![(req.root.clone(), name, req.root.to_string_lossy().into_owned())] } else { vec![] };
+        (files, req.root.clone())
+    };
+    let _ = root;
+
+    let results = search_in_order(&files, &req, &matcher, abort);
+    if abort.is_cancelled() {
+        return Err(ToolError::Aborted);
+    }
+    let mut out = Output::new();
+    for (i, hits) in results.iter().enumerate() {
+        if let Some(h) = hits {
+            if let Some(e) = &h.error {
+                errors.push(e.clone());
+            }
+            out.feed(i, h, req.limit, req.context);
+        }
+        if out.done {
+            break;
+        }
+    }
+    if !out.match_limit_reached && !errors.is_empty() {
+        return Err(ToolError::msg(errors.join("\n")));
+    }
+    if out.matches == 0 {
+        return Ok(ToolResult::success(text::NO_MATCHES));
+    }
+    let capped = search::cap_output(&out.lines, out.count, out.bytes.saturating_sub(1));
+    let mut output = capped.text;
+    let mut details = Map::new();
+    let mut notices = Vec::new();
+    if out.match_limit_reached {
+        notices.push(text::match_limit_reached(req.limit));
+        details.insert("matchLimitReached".into(), json!(req.limit));
+    }
+    if let Some(t) = capped.truncation {
+        notices.push(byte_limit_reached());
+        details.insert("truncation".into(), t);
+    }
+    if out.lines_truncated {
+        notices.push(text::lines_truncated());
+        details.insert("linesTruncated".into(), json!(true));
+    }
+    search::append_notices(&mut output, &notices);
+    let result = ToolResult::success(output);
+    Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
+}
+
+/// `glob.replace(/^(!?)(?:\.\/)+/, "$1")`: rg never matches a leading `./`.
+fn strip_dot_slash(g: &str) -> String {
+    let (neg, mut rest) = match g.strip_prefix('!') {
+        Some(r) => ("!", r),
+        None => ("", g),
+    };
+    if !rest.starts_with("./") {
+        return g.to_string();
+    }
+    while let Some(r) = rest.strip_prefix("./") {
+        rest = r;
+    }
+    format!("{neg}{rest}")
+}
+
+/// Search `files` on worker threads; return each file's hits, in order, up to
+/// the point where the matches so far prove the limit was exceeded (later
+/// files are `None`: they cannot change the output).
+fn search_in_order(
+    files: &[(PathBuf, String, String)],
+    req: &Request,
+    matcher: &RegexMatcher,
+    abort: &CancellationToken,
+) -> Vec<Option<FileHits>> {
+    let n = files.len();
+    let slots: Vec<OnceLock<FileHits>> = (0..n).map(|_| OnceLock::new()).collect();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // (files committed in order, matches in them)
+    let committed = Mutex::new((0usize, 0usize));
+    let workers = search::threads().min(n.max(1));
+    let work = || {
+        loop {
+            if stop.load(Ordering::Relaxed) || abort.is_cancelled() {
+                return;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return;
+            }
+            let (path, display, err_path) = &files[i];
+            let hits = search_file(path, display.clone(), err_path.clone(), req, matcher);
+            let _ = slots[i].set(hits);
+            let Ok(mut c) = committed.lock() else { return };
+            while c.0 < n {
+                let Some(h) = slots[c.0].get() else { break };
+                c.1 += h.matches;
+                c.0 += 1;
+                if c.1 > req.limit {
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+    };
+    if workers <= 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
+    let upto = committed.lock().map(|c| c.0).unwrap_or(0);
+    slots.into_iter().enumerate().map(|(i, s)| if i < upto { s.into_inner() } else { None }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_and_globs() {
+        assert_eq!(effective_limit(None, 100), 100);
+        assert_eq!(effective_limit(Some(0.0), 100), 1);
+        assert_eq!(effective_limit(Some(-5.0), 100), 1);
+        assert_eq!(effective_limit(Some(2.7), 100), 2);
+        assert_eq!(strip_dot_slash("./././src/*.ts"), "src/*.ts");
+        assert_eq!(strip_dot_slash("!./x"), "!x");
+        assert_eq!(strip_dot_slash("*.ts"), "*.ts");
+        assert_eq!(strip_dot_slash("!*.ts"), "!*.ts");
+    }
+
+    fn req(pattern: &str) -> Request {
+        Request {
+            root: PathBuf::from("."),
+            is_dir: true,
+            pattern: pattern.into(),
+            glob: None,
+            ignore_case: false,
+            literal: false,
+            context: 0,
+            limit: 100,
+        }
+    }
+
+    #[test]
+    fn regex_errors_read_like_rg() {
+        let e = build_matcher(&req("(")).err().unwrap().to_string();
+        assert_eq!(e, "rg: regex parse error:\n    (?:()\n    ^\nerror: unclosed group");
+        let e = build_matcher(&req("a\\nb")).err().unwrap().to_string();
+        assert_eq!(
+            e,
+            "rg: the literal \"\\n\" is not allowed in a regex\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched."
+        );
+        let e = build_matcher(&req("a\\x00")).err().unwrap().to_string();
+        assert!(e.starts_with("rg: pattern contains \"\\0\" but it is impossible to match\n\nConsider enabling text mode"));
+        let mut r = req("(");
+        r.literal = true;
+        assert!(build_matcher(&r).is_ok());
+    }
 }

@@ -1,0 +1,301 @@
+//! The in-process file walk shared by `grep` and `find` (no `rg` or `fd`
+//! binary involved).
+//!
+//! The walk is ripgrep's own `ignore` crate configured as the reference's
+//! `rg --hidden` and `fd --hidden` invocations configure it:
+//!
+//! - hidden files and folders are included, `.git/` contents too (neither tool
+//!   skips it when `--hidden` is given);
+//! - `.gitignore`, `.ignore`, `.git/info/exclude`, the global git excludes file
+//!   and the tool's own ignore file (`.rgignore` for grep, `.fdignore` plus
+//!   `$XDG_CONFIG_HOME/fd/ignore` for find) are honoured, each nested file
+//!   scoped to its folder, parent folders' files included;
+//! - symbolic links are not followed (a symlinked search root is);
+//! - inside a git repository (`.git` in the search folder or an ancestor)
+//!   `.gitignore` rules stop at a nested repository's root; outside one the
+//!   walk runs with `require_git(false)` (fd's `--no-require-git`, which the
+//!   reference passes there), so `.gitignore` applies and parent rules reach
+//!   into nested repositories, exactly as fd does.
+//!
+//! The walk is parallel; results are collected and sorted by path (component
+//! by component, which is the order of a depth-first walk with each folder's
+//! entries sorted by name: fd's order for small result sets and
+//! `rg --sort path`'s order), so output never depends on thread timing.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::overrides::Override;
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use tokio_util::sync::CancellationToken;
+
+/// Most worker threads used by a search (ripgrep's own cap).
+const MAX_THREADS: usize = 12;
+
+/// Worker threads for a walk or a search: the available cores, at most 12.
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
+}
+
+/// True when `dir` or one of its ancestors holds a `.git` entry (file, folder
+/// or symlink to an existing target): the reference's test for passing
+/// `--no-require-git` to fd.
+pub(crate) fn inside_git_repo(dir: &Path) -> bool {
+    dir.ancestors().any(|d| d.join(".git").exists())
+}
+
+/// Which tool's ignore conventions a walk follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// ripgrep: `.rgignore` files.
+    Rg,
+    /// fd: `.fdignore` files and the global `fd/ignore` file.
+    Fd,
+}
+
+/// What to walk and how.
+pub(crate) struct WalkSpec<'a> {
+    /// The search folder.
+    pub root: &'a Path,
+    /// Whose ignore files apply.
+    pub flavor: Flavor,
+    /// `--glob` overrides (grep only).
+    pub overrides: Option<Override>,
+    /// False outside a git repository (see the module doc).
+    pub require_git: bool,
+}
+
+/// The global fd ignore file: `$XDG_CONFIG_HOME/fd/ignore`, else
+/// `~/.config/fd/ignore`.
+fn fd_global_ignore() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| crate::paths::home_dir().map(|h| h.join(".config")))?;
+    let file = base.join("fd").join("ignore");
+    file.is_file().then_some(file)
+}
+
+fn builder(spec: WalkSpec<'_>) -> WalkBuilder {
+    let mut b = WalkBuilder::new(spec.root);
+    b.hidden(false)
+        .parents(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .require_git(spec.require_git)
+        .follow_links(false)
+        .threads(threads());
+    match spec.flavor {
+        Flavor::Rg => {
+            b.add_custom_ignore_filename(".rgignore");
+        }
+        Flavor::Fd => {
+            b.add_custom_ignore_filename(".fdignore");
+            if let Some(global) = fd_global_ignore() {
+                // A broken global file is fd's problem to report; the walk goes on.
+                let _ = b.add_ignore(global);
+            }
+        }
+    }
+    if let Some(o) = spec.overrides {
+        b.overrides(o);
+    }
+    b
+}
+
+/// What a walk collected.
+pub(crate) struct Walked<T> {
+    /// The kept items, in no particular order (callers sort).
+    pub items: Vec<T>,
+    /// Errors met on the way (unreadable folders, bad ignore files).
+    pub errors: Vec<ignore::Error>,
+    /// True when the walk stopped because the call was aborted.
+    pub aborted: bool,
+}
+
+struct Shared<T> {
+    items: Mutex<Vec<T>>,
+    errors: Mutex<Vec<ignore::Error>>,
+}
+
+struct Visitor<'s, T, F> {
+    keep: &'s F,
+    abort: &'s CancellationToken,
+    shared: &'s Shared<T>,
+    items: Vec<T>,
+    errors: Vec<ignore::Error>,
+}
+
+impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<'_, T, F> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.abort.is_cancelled() {
+            return WalkState::Quit;
+        }
+        match entry {
+            Ok(e) => {
+                if e.depth() > 0
+                    && let Some(item) = (self.keep)(&e)
+                {
+                    self.items.push(item);
+                }
+            }
+            Err(err) => self.errors.push(err),
+        }
+        WalkState::Continue
+    }
+}
+
+impl<T, F> Drop for Visitor<'_, T, F> {
+    fn drop(&mut self) {
+        if let Ok(mut items) = self.shared.items.lock() {
+            items.append(&mut self.items);
+        }
+        if let Ok(mut errors) = self.shared.errors.lock() {
+            errors.append(&mut self.errors);
+        }
+    }
+}
+
+struct Builder<'s, T, F> {
+    keep: &'s F,
+    abort: &'s CancellationToken,
+    shared: &'s Shared<T>,
+}
+
+impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitorBuilder<'s> for Builder<'s, T, F> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor {
+            keep: self.keep,
+            abort: self.abort,
+            shared: self.shared,
+            items: Vec::new(),
+            errors: Vec::new(),
+        })
+    }
+}
+
+/// Walk `spec.root` in parallel and keep what `keep` maps to `Some` (the root
+/// itself is never offered). Stops early when `abort` is cancelled.
+pub(crate) fn walk<T, F>(spec: WalkSpec<'_>, abort: &CancellationToken, keep: F) -> Walked<T>
+where
+    T: Send,
+    F: Fn(&DirEntry) -> Option<T> + Sync,
+{
+    let shared = Shared { items: Mutex::new(Vec::new()), errors: Mutex::new(Vec::new()) };
+    {
+        let mut b = Builder { keep: &keep, abort, shared: &shared };
+        builder(spec).build_parallel().visit(&mut b);
+    }
+    Walked {
+        items: shared.items.into_inner().unwrap_or_default(),
+        errors: shared.errors.into_inner().unwrap_or_default(),
+        aborted: abort.is_cancelled(),
+    }
+}
+
+/// A path relative to `root` with `/` separators (lossy for non-UTF-8 names).
+pub(crate) fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let s = rel.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' { s.into_owned() } else { s.replace(std::path::MAIN_SEPARATOR, "/") }
+}
+
+/// `Number.MAX_SAFE_INTEGER`: the reference's "no line limit" for grep/find.
+const NO_LINE_LIMIT: u64 = 9_007_199_254_740_991;
+
+/// Output after the 50 KiB cap, and the `details.truncation` object when the
+/// cap cut something.
+pub(crate) struct Capped {
+    /// The kept lines joined by `\n`.
+    pub text: String,
+    /// The reference's truncation record (`content`, `truncated`, …).
+    pub truncation: Option<serde_json::Value>,
+}
+
+/// Join `lines` and keep whole lines within 50 KiB. `total_lines` and
+/// `total_bytes` describe the full output (lines past the cap are counted
+/// but not stored by the callers).
+pub(crate) fn cap_output(lines: &[String], total_lines: usize, total_bytes: usize) -> Capped {
+    let joined = lines.join("\n");
+    let t = crate::truncate::truncate_head(
+        &joined,
+        crate::truncate::Limits { max_lines: usize::MAX, max_bytes: crate::limits::MAX_BYTES },
+    );
+    if !t.truncated {
+        return Capped { text: joined, truncation: None };
+    }
+    let details = serde_json::json!({
+        "content": t.content,
+        "truncated": true,
+        "truncatedBy": t.truncated_by,
+        "totalLines": total_lines,
+        "totalBytes": total_bytes,
+        "outputLines": t.output_lines,
+        "outputBytes": t.output_bytes,
+        "lastLinePartial": t.last_line_partial,
+        "firstLineExceedsLimit": t.first_line_exceeds_limit,
+        "maxLines": NO_LINE_LIMIT,
+        "maxBytes": t.max_bytes,
+    });
+    Capped { text: t.content, truncation: Some(details) }
+}
+
+/// Append `\n\n[<notices joined by ". ">]` when there are notices.
+pub(crate) fn append_notices(output: &mut String, notices: &[String]) {
+    if !notices.is_empty() {
+        output.push_str("\n\n[");
+        output.push_str(&notices.join(". "));
+        output.push(']');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn names(root: &Path, require_git: bool, flavor: Flavor) -> Vec<String> {
+        let w = walk(
+            WalkSpec { root, flavor, overrides: None, require_git },
+            &CancellationToken::new(),
+            |e: &DirEntry| Some(e.path().to_path_buf()),
+        );
+        let mut items = w.items;
+        items.sort();
+        items.iter().map(|p| relative(root, p)).collect()
+    }
+
+    #[test]
+    fn hidden_included_ignores_scoped_and_sorted() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        fs::create_dir_all(r.join("a/b")).unwrap();
+        fs::create_dir_all(r.join("a-b")).unwrap();
+        fs::write(r.join(".gitignore"), "*.log\n").unwrap();
+        fs::write(r.join("a/.gitignore"), "x.txt\n").unwrap();
+        fs::write(r.join("a/x.txt"), "").unwrap();
+        fs::write(r.join("a-b/x.txt"), "").unwrap();
+        fs::write(r.join("a/b/k.log"), "").unwrap();
+        fs::write(r.join(".h"), "").unwrap();
+        fs::write(r.join("q.rg"), "").unwrap();
+        fs::write(r.join(".rgignore"), "q.rg\n").unwrap();
+        let got = names(r, false, Flavor::Rg);
+        assert_eq!(got, [".gitignore", ".h", ".rgignore", "a", "a/.gitignore", "a/b", "a-b", "a-b/x.txt"]);
+        let fd = names(r, false, Flavor::Fd);
+        assert!(fd.contains(&"q.rg".to_string()));
+        // With require_git and no repository, .gitignore files are not applied.
+        let plain = names(r, true, Flavor::Fd);
+        assert!(plain.contains(&"a/x.txt".to_string()) && plain.contains(&"a/b/k.log".to_string()));
+    }
+
+    #[test]
+    fn git_repo_detection() {
+        let d = tempfile::tempdir().unwrap();
+        fs::create_dir_all(d.path().join("r/.git")).unwrap();
+        fs::create_dir_all(d.path().join("r/sub")).unwrap();
+        assert!(inside_git_repo(&d.path().join("r/sub")));
+        assert!(inside_git_repo(&d.path().join("r")));
+    }
+}
