@@ -64,13 +64,17 @@ pub fn prepare_edit_arguments(args: Value) -> Value {
     {
         map.insert("edits".into(), parsed);
     }
-    if let Some(Value::Object(_)) = map.get("edits") {
-        let single = map.remove("edits").unwrap_or(Value::Null);
-        map.insert("edits".into(), Value::Array(vec![single]));
+    // Keys keep their places (the reference edits the object in place), so
+    // `shift_remove`, never `remove` (which swaps the last key in).
+    if let Some(slot) = map.get_mut("edits")
+        && slot.is_object()
+    {
+        let single = slot.take();
+        *slot = Value::Array(vec![single]);
     }
     if let (Some(Value::String(_)), Some(Value::String(_))) = (map.get("oldText"), map.get("newText")) {
-        let old = map.remove("oldText").unwrap_or(Value::Null);
-        let new = map.remove("newText").unwrap_or(Value::Null);
+        let old = map.shift_remove("oldText").unwrap_or(Value::Null);
+        let new = map.shift_remove("newText").unwrap_or(Value::Null);
         let mut edit = Map::new();
         edit.insert("oldText".into(), old);
         edit.insert("newText".into(), new);
@@ -299,6 +303,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(two["edits"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn edit_shim_keeps_key_order_as_the_reference() {
+        let order = |v: Value| -> Vec<String> { prepare_edit_arguments(v).as_object().unwrap().keys().cloned().collect() };
+        assert_eq!(order(json!({"edits": {"oldText": "a", "newText": "b"}, "path": "f"})), ["edits", "path"]);
+        assert_eq!(order(json!({"oldText": "a", "newText": "b", "path": "f", "edits": "x"})), ["path", "edits"]);
+        assert_eq!(order(json!({"oldText": "a", "newText": "b", "path": "f"})), ["path", "edits"]);
+        assert_eq!(
+            prepare_edit_arguments(json!({"path": "f", "edits": "null", "oldText": "a"})),
+            json!({"path": "f", "edits": "null", "oldText": "a"})
+        );
+        assert_eq!(
+            prepare_edit_arguments(json!({"path": "f", "edits": 5, "oldText": "a", "newText": "b"})),
+            json!({"path": "f", "edits": [{"oldText": "a", "newText": "b"}]})
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::ToolResult;
+use crate::queue::FileMutationQueue;
 
 /// Receives partial results while a tool runs (bash streaming).
 pub type UpdateFn = Arc<dyn Fn(&ToolResult) + Send + Sync>;
@@ -43,6 +44,8 @@ pub struct ToolContext {
     pub on_update: Option<UpdateFn>,
     /// Session facts and command settings.
     pub session: SessionEnv,
+    /// Serialises `edit`/`write` calls per file; clones of the context share it.
+    pub mutation_queue: FileMutationQueue,
 }
 
 impl ToolContext {
@@ -53,6 +56,7 @@ impl ToolContext {
             abort: CancellationToken::new(),
             on_update: None,
             session: SessionEnv::default(),
+            mutation_queue: FileMutationQueue::new(),
         }
     }
 }

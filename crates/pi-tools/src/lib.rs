@@ -24,6 +24,7 @@ mod error;
 pub mod limits;
 mod name;
 pub mod paths;
+pub mod queue;
 mod result;
 mod search;
 mod spec;
@@ -33,6 +34,7 @@ pub mod truncate;
 
 pub use context::{SessionEnv, ToolContext, UpdateFn};
 pub use error::ToolError;
+pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use result::{Content, ToolResult};
 pub use spec::{Annotations, ToolSpec};
