@@ -120,15 +120,16 @@ struct Shared<T> {
     errors: Mutex<Vec<ignore::Error>>,
 }
 
-struct Visitor<'s, T, F> {
+struct Visitor<'s, T, S, F> {
     keep: &'s F,
+    state: S,
     abort: &'s CancellationToken,
     shared: &'s Shared<T>,
     items: Vec<T>,
     errors: Vec<ignore::Error>,
 }
 
-impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<'_, T, F> {
+impl<T: Send, S: Send, F: Fn(&mut S, &DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<'_, T, S, F> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         if self.abort.is_cancelled() {
             return WalkState::Quit;
@@ -136,7 +137,7 @@ impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<
         match entry {
             Ok(e) => {
                 if e.depth() > 0
-                    && let Some(item) = (self.keep)(&e)
+                    && let Some(item) = (self.keep)(&mut self.state, &e)
                 {
                     self.items.push(item);
                 }
@@ -147,7 +148,7 @@ impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<
     }
 }
 
-impl<T, F> Drop for Visitor<'_, T, F> {
+impl<T, S, F> Drop for Visitor<'_, T, S, F> {
     fn drop(&mut self) {
         if let Ok(mut items) = self.shared.items.lock() {
             items.append(&mut self.items);
@@ -158,16 +159,24 @@ impl<T, F> Drop for Visitor<'_, T, F> {
     }
 }
 
-struct Builder<'s, T, F> {
+struct Builder<'s, T, M, F> {
+    make: &'s M,
     keep: &'s F,
     abort: &'s CancellationToken,
     shared: &'s Shared<T>,
 }
 
-impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitorBuilder<'s> for Builder<'s, T, F> {
+impl<'s, T, S, M, F> ParallelVisitorBuilder<'s> for Builder<'s, T, M, F>
+where
+    T: Send + 's,
+    S: Send + 's,
+    M: Fn() -> S + Sync,
+    F: Fn(&mut S, &DirEntry) -> Option<T> + Sync,
+{
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
             keep: self.keep,
+            state: (self.make)(),
             abort: self.abort,
             shared: self.shared,
             items: Vec::new(),
@@ -177,15 +186,18 @@ impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitorBuil
 }
 
 /// Walk `spec.root` in parallel and keep what `keep` maps to `Some` (the root
-/// itself is never offered). Stops early when `abort` is cancelled.
-pub(crate) fn walk<T, F>(spec: WalkSpec<'_>, abort: &CancellationToken, keep: F) -> Walked<T>
+/// itself is never offered). Each walker thread gets its own state from
+/// `make` (a searcher, say). Stops early when `abort` is cancelled.
+pub(crate) fn walk<T, S, M, F>(spec: WalkSpec<'_>, abort: &CancellationToken, make: M, keep: F) -> Walked<T>
 where
     T: Send,
-    F: Fn(&DirEntry) -> Option<T> + Sync,
+    S: Send,
+    M: Fn() -> S + Sync,
+    F: Fn(&mut S, &DirEntry) -> Option<T> + Sync,
 {
     let shared = Shared { items: Mutex::new(Vec::new()), errors: Mutex::new(Vec::new()) };
     {
-        let mut b = Builder { keep: &keep, abort, shared: &shared };
+        let mut b = Builder { make: &make, keep: &keep, abort, shared: &shared };
         builder(spec).build_parallel().visit(&mut b);
     }
     Walked {
@@ -193,6 +205,16 @@ where
         errors: shared.errors.into_inner().unwrap_or_default(),
         aborted: abort.is_cancelled(),
     }
+}
+
+/// A sort key giving the component-by-component path order: the path's bytes
+/// with the separator mapped below every other byte.
+pub(crate) fn sort_key(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    let bytes: Vec<u8> = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes: Vec<u8> = path.to_string_lossy().replace('\\', "/").into_bytes();
+    bytes.into_iter().map(|b| if b == b'/' { 0 } else { b }).collect()
 }
 
 /// A path relative to `root` with `/` separators (lossy for non-UTF-8 names).
@@ -260,10 +282,11 @@ mod tests {
         let w = walk(
             WalkSpec { root, flavor, overrides: None, require_git },
             &CancellationToken::new(),
-            |e: &DirEntry| Some(e.path().to_path_buf()),
+            || (),
+            |_: &mut (), e: &DirEntry| Some(e.path().to_path_buf()),
         );
         let mut items = w.items;
-        items.sort();
+        items.sort_by_cached_key(|p| sort_key(p));
         items.iter().map(|p| relative(root, p)).collect()
     }
 
@@ -288,6 +311,16 @@ mod tests {
         // With require_git and no repository, .gitignore files are not applied.
         let plain = names(r, true, Flavor::Fd);
         assert!(plain.contains(&"a/x.txt".to_string()) && plain.contains(&"a/b/k.log".to_string()));
+    }
+
+    #[test]
+    fn sort_key_orders_like_paths() {
+        let mut v = vec!["a.txt", "a-b/x", "a/x", "A", "a/x/y", "a/.h", "ab"];
+        v.sort_by_cached_key(|p| sort_key(Path::new(p)));
+        let mut w = v.clone();
+        w.sort_by(|a, b| Path::new(a).cmp(Path::new(b)));
+        assert_eq!(v, w);
+        assert_eq!(v, ["A", "a/.h", "a/x", "a/x/y", "a-b/x", "a.txt", "ab"]);
     }
 
     #[test]

@@ -102,7 +102,7 @@ fn execute(root: &Path, pattern: &str, limit: usize, abort: &CancellationToken) 
     }
     let pat = compile(root, pattern)?;
     let spec = WalkSpec { root, flavor: Flavor::Fd, overrides: None, require_git: search::inside_git_repo(root) };
-    let walked = search::walk(spec, abort, |e| {
+    let walked = search::walk(spec, abort, || (), |_: &mut (), e| {
         let hit = match &pat {
             None => true,
             Some(p) if p.full_path => p.glob.is_match(e.path()),
@@ -118,7 +118,7 @@ fn execute(root: &Path, pattern: &str, limit: usize, abort: &CancellationToken) 
     if found.is_empty() {
         return Ok(ToolResult::success(text::NO_FILES));
     }
-    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    found.sort_by_cached_key(|(p, _)| search::sort_key(p));
     let limit_reached = found.len() > limit;
     found.truncate(limit);
     let mut lines = Vec::new();

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -194,18 +194,40 @@ fn searcher(context: u64, binary: BinaryDetection) -> Searcher {
         .build()
 }
 
-fn search_file(path: &Path, display: String, error_path: String, req: &Request, matcher: &RegexMatcher) -> FileHits {
+fn search_file(s: &mut Searcher, path: &Path, display: String, error_path: &str, req: &Request, m: &RegexMatcher) -> FileHits {
     let mut hits = FileHits { display, ..FileHits::default() };
-    let binary = if req.is_dir { BinaryDetection::quit(0) } else { BinaryDetection::none() };
-    let mut s = searcher(req.context, binary);
     let result = {
         let mut sink = Collector { hits: &mut hits, limit: req.limit, context: req.context, stop_after: None, bytes: 0 };
-        s.search_path(matcher, path, &mut sink)
+        s.search_path(m, path, &mut sink)
     };
     if let Err(e) = result {
         hits.error = Some(text::rg_error(&format!("{error_path}: {e}")));
     }
     hits
+}
+
+/// A file to report on: its path, what rg would call it in an error, and its
+/// hits once searched (`None` inside when it gave nothing).
+struct Item {
+    path: PathBuf,
+    display: String,
+    error_path: String,
+    hits: Option<Option<FileHits>>,
+}
+
+impl Item {
+    fn new(root: &Path, path: PathBuf) -> Item {
+        let display = search::relative(root, &path);
+        let error_path = format!("./{display}");
+        Item { path, display, error_path, hits: None }
+    }
+
+    fn search(&mut self, s: &mut Searcher, req: &Request, m: &RegexMatcher) -> usize {
+        let h = search_file(s, &self.path, self.display.clone(), &self.error_path, req, m);
+        let n = h.matches;
+        self.hits = Some((!h.events.is_empty() || h.error.is_some()).then_some(h));
+        n
+    }
 }
 
 /// The reference's treatment of rg's event stream, over files in order.
@@ -297,56 +319,29 @@ fn walk_error(root: &Path, err: &ignore::Error) -> String {
 fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
     let matcher = build_matcher(&req)?;
     let mut errors: Vec<String> = Vec::new();
-    let (files, root): (Vec<(PathBuf, String, String)>, PathBuf) = if req.is_dir {
-        // rg runs inside the folder, whose path the OS resolves.
-        let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
-        let overrides = match &req.glob {
-            Some(g) if !g.is_empty() => {
-                let g = strip_dot_slash(g);
-                let mut ob = OverrideBuilder::new(&root);
-                ob.add(&g).map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?;
-                Some(ob.build().map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?)
-            }
-            _ => None,
-        };
-        let spec = WalkSpec {
-            root: &root,
-            flavor: Flavor::Rg,
-            overrides,
-            require_git: search::inside_git_repo(&req.root),
-        };
-        let walked = search::walk(spec, abort, |e| e.file_type().is_some_and(|t| t.is_file()).then(|| e.path().to_path_buf()));
-        if walked.aborted {
-            return Err(ToolError::Aborted);
-        }
-        errors.extend(walked.errors.iter().map(|e| walk_error(&root, e)));
-        let mut paths = walked.items;
-        paths.sort();
-        let files = paths
-            .into_iter()
-            .map(|p| {
-                let rel = search::relative(&root, &p);
-                let err_path = format!("./{rel}");
-                (p, rel, err_path)
-            })
-            .collect();
-        (files, root)
+    let mut items: Vec<Item> = if req.is_dir {
+        let (items, walk_errors) = walk_and_search(&req, &matcher, abort)?;
+        errors.extend(walk_errors);
+        items
     } else {
-        let name = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let is_file = std::fs::metadata(&req.root).map(|m| m.is_file()).unwrap_or(false);
         // Devices, FIFOs and sockets are not read: they could block forever.
-        let files = if is_file { vec![(req.root.clone(), name, req.root.to_string_lossy().into_owned())] } else { vec![] };
-        (files, req.root.clone())
+        if is_file {
+            let display = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let error_path = req.root.to_string_lossy().into_owned();
+            vec![Item { path: req.root.clone(), display, error_path, hits: None }]
+        } else {
+            vec![]
+        }
     };
-    let _ = root;
-
-    let results = search_in_order(&files, &req, &matcher, abort);
+    search_in_order(&mut items, &req, &matcher, abort);
     if abort.is_cancelled() {
         return Err(ToolError::Aborted);
     }
     let mut out = Output::new();
-    for (i, hits) in results.iter().enumerate() {
-        if let Some(h) = hits {
+    for (i, item) in items.iter().enumerate() {
+        let Some(searched) = &item.hits else { break };
+        if let Some(h) = searched {
             if let Some(e) = &h.error {
                 errors.push(e.clone());
             }
@@ -383,6 +378,55 @@ fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolEr
     Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
 }
 
+/// Walk the folder and, while the matches found stay within the limit,
+/// search each file as the walk meets it (as rg does). Returns the files in
+/// path order, some already searched, plus rg-style walk errors.
+fn walk_and_search(
+    req: &Request,
+    matcher: &RegexMatcher,
+    abort: &CancellationToken,
+) -> Result<(Vec<Item>, Vec<String>), ToolError> {
+    // rg runs inside the folder, whose path the OS resolves.
+    let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
+    let overrides = match &req.glob {
+        Some(g) if !g.is_empty() => {
+            let g = strip_dot_slash(g);
+            let mut ob = OverrideBuilder::new(&root);
+            ob.add(&g).map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?;
+            Some(ob.build().map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?)
+        }
+        _ => None,
+    };
+    let spec = WalkSpec { root: &root, flavor: Flavor::Rg, overrides, require_git: search::inside_git_repo(&req.root) };
+    // Searching during the walk stops once more than `limit` matches were
+    // seen anywhere: the rest is searched afterwards in path order, only as
+    // far as the output needs.
+    let found = AtomicUsize::new(0);
+    let walked = search::walk(
+        spec,
+        abort,
+        || searcher(req.context, BinaryDetection::quit(0)),
+        |s, e| {
+            if !e.file_type().is_some_and(|t| t.is_file()) {
+                return None;
+            }
+            let mut item = Item::new(&root, e.path().to_path_buf());
+            if found.load(Ordering::Relaxed) <= req.limit {
+                let n = item.search(s, req, matcher);
+                found.fetch_add(n, Ordering::Relaxed);
+            }
+            Some(item)
+        },
+    );
+    if walked.aborted {
+        return Err(ToolError::Aborted);
+    }
+    let errors = walked.errors.iter().map(|e| walk_error(&root, e)).collect();
+    let mut items = walked.items;
+    items.sort_by_cached_key(|i| search::sort_key(&i.path));
+    Ok((items, errors))
+}
+
 /// `glob.replace(/^(!?)(?:\.\/)+/, "$1")`: rg never matches a leading `./`.
 fn strip_dot_slash(g: &str) -> String {
     let (neg, mut rest) = match g.strip_prefix('!') {
@@ -398,23 +442,34 @@ fn strip_dot_slash(g: &str) -> String {
     format!("{neg}{rest}")
 }
 
-/// Search `files` on worker threads; return each file's hits, in order, up to
-/// the point where the matches so far prove the limit was exceeded (later
-/// files are `None`: they cannot change the output).
-fn search_in_order(
-    files: &[(PathBuf, String, String)],
-    req: &Request,
-    matcher: &RegexMatcher,
-    abort: &CancellationToken,
-) -> Vec<Option<FileHits>> {
-    let n = files.len();
-    let slots: Vec<OnceLock<FileHits>> = (0..n).map(|_| OnceLock::new()).collect();
+/// Search the files not searched yet, on worker threads, in path order, up
+/// to the point where the matches so far prove the limit was exceeded (files
+/// after it stay unsearched: they cannot change the output).
+fn search_in_order(items: &mut [Item], req: &Request, matcher: &RegexMatcher, abort: &CancellationToken) {
+    let n = items.len();
+    let slots: Vec<Mutex<&mut Item>> = items.iter_mut().map(Mutex::new).collect();
+    let done: Vec<AtomicBool> = slots
+        .iter()
+        .map(|s| AtomicBool::new(s.lock().map(|i| i.hits.is_some()).unwrap_or(true)))
+        .collect();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     // (files committed in order, matches in them)
     let committed = Mutex::new((0usize, 0usize));
-    let workers = search::threads().min(n.max(1));
+    let advance = || {
+        let Ok(mut c) = committed.lock() else { return };
+        while c.0 < n && done[c.0].load(Ordering::Acquire) {
+            c.1 += slots[c.0].lock().ok().and_then(|i| i.hits.as_ref().and_then(|h| h.as_ref().map(|h| h.matches))).unwrap_or(0);
+            c.0 += 1;
+            if c.1 > req.limit {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    };
+    advance();
     let work = || {
+        let mut s = searcher(req.context, if req.is_dir { BinaryDetection::quit(0) } else { BinaryDetection::none() });
         loop {
             if stop.load(Ordering::Relaxed) || abort.is_cancelled() {
                 return;
@@ -423,21 +478,18 @@ fn search_in_order(
             if i >= n {
                 return;
             }
-            let (path, display, err_path) = &files[i];
-            let hits = search_file(path, display.clone(), err_path.clone(), req, matcher);
-            let _ = slots[i].set(hits);
-            let Ok(mut c) = committed.lock() else { return };
-            while c.0 < n {
-                let Some(h) = slots[c.0].get() else { break };
-                c.1 += h.matches;
-                c.0 += 1;
-                if c.1 > req.limit {
-                    stop.store(true, Ordering::Relaxed);
-                    break;
-                }
+            if done[i].load(Ordering::Acquire) {
+                continue;
             }
+            if let Ok(mut item) = slots[i].lock() {
+                item.search(&mut s, req, matcher);
+            }
+            done[i].store(true, Ordering::Release);
+            advance();
         }
     };
+    let pending = done.iter().filter(|d| !d.load(Ordering::Relaxed)).count();
+    let workers = search::threads().min(pending);
     if workers <= 1 {
         work();
     } else {
@@ -447,8 +499,6 @@ fn search_in_order(
             }
         });
     }
-    let upto = committed.lock().map(|c| c.0).unwrap_or(0);
-    slots.into_iter().enumerate().map(|(i, s)| if i < upto { s.into_inner() } else { None }).collect()
 }
 
 #[cfg(test)]

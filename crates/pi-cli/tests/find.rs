@@ -1,0 +1,258 @@
+//! `pi tool find` through the real binary: every find behaviour of
+//! pi-behaviour.md §0.6, §2 (tools.test.ts, regressions 3302/3303) and every
+//! notice and error of §4.8, plus beyond.md B1 (no `fd` needed).
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+struct Out {
+    text: String,
+    details: Value,
+    is_error: bool,
+}
+
+fn run_env(dir: &Path, args: Value, path_env: Option<&str>) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pi"));
+    cmd.args(["tool", "find", &args.to_string(), "--cwd"]).arg(dir);
+    if let Some(p) = path_env {
+        cmd.env("PATH", p);
+    }
+    let o = cmd.output().expect("run pi");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
+        panic!("not JSON: {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    });
+    let text = v["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n");
+    let is_error = v["isError"].as_bool().unwrap();
+    assert_eq!(o.status.code(), Some(if is_error { 1 } else { 0 }));
+    Out { text, details: v["details"].clone(), is_error }
+}
+
+fn find(dir: &Path, args: Value) -> Out {
+    run_env(dir, args, None)
+}
+
+fn ok(dir: &Path, args: Value) -> String {
+    let o = find(dir, args);
+    assert!(!o.is_error, "unexpected error: {}", o.text);
+    o.text
+}
+
+fn err(dir: &Path, args: Value) -> String {
+    let o = find(dir, args);
+    assert!(o.is_error, "expected an error, got: {}", o.text);
+    o.text
+}
+
+fn write(dir: &Path, rel: &str, content: &str) {
+    let p = dir.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, content).unwrap();
+}
+
+#[test]
+fn hidden_files_included_and_gitignore_respected_outside_git() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write(r, ".secret.txt", "");
+    write(r, "visible.txt", "");
+    write(r, "ignored.txt", "");
+    write(r, ".gitignore", "ignored.txt\n");
+    let o = find(r, json!({"pattern": "*.txt"}));
+    assert_eq!(o.text, ".secret.txt\nvisible.txt");
+    assert!(o.details.is_null());
+}
+
+#[test]
+fn nested_gitignore_is_scoped_to_its_folder() {
+    // Regression 3303.
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    fs::create_dir_all(r.join(".git")).unwrap();
+    write(r, "a/.gitignore", "skip.txt\n");
+    write(r, "a/skip.txt", "");
+    write(r, "b/skip.txt", "");
+    write(r, ".ignore", "also.txt\n");
+    write(r, "c/also.txt", "");
+    assert_eq!(ok(r, json!({"pattern": "*.txt"})), "b/skip.txt");
+}
+
+#[test]
+fn nested_repository_stops_parent_rules_inside_a_repository_only() {
+    // fd's behaviour, which the reference shows: with require-git (inside a
+    // repository) a nested repository starts afresh; outside one, parent
+    // .gitignore rules reach into it.
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write(r, "p/.gitignore", "*.log\n");
+    write(r, "p/top.log", "");
+    write(r, "p/nested/.git/HEAD", "");
+    write(r, "p/nested/n.log", "");
+    assert_eq!(ok(r, json!({"pattern": "*.log", "path": "p"})), "No files found matching pattern");
+    fs::create_dir_all(r.join("p/.git")).unwrap();
+    assert_eq!(ok(r, json!({"pattern": "*.log", "path": "p"})), "nested/n.log");
+}
+
+#[test]
+fn invalid_glob_surfaces_fds_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.txt", "");
+    assert_eq!(
+        err(d.path(), json!({"pattern": "["})),
+        "[fd error]: error parsing glob '[': unclosed character class; missing ']'"
+    );
+    let root = d.path().to_string_lossy().into_owned();
+    assert_eq!(
+        err(d.path(), json!({"pattern": "src/["})),
+        format!("[fd error]: error parsing glob '{root}/src/[': unclosed character class; missing ']'")
+    );
+}
+
+#[test]
+fn help_is_a_pattern_not_a_flag() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.txt", "");
+    let o = find(d.path(), json!({"pattern": "--help"}));
+    assert_eq!((o.text.as_str(), o.is_error, o.details.is_null()), ("No files found matching pattern", false, true));
+}
+
+#[test]
+fn folders_get_a_trailing_slash_and_results_are_in_path_order() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    for f in ["b.txt", "a/z.txt", "a-b/y.txt", "A.txt", "a.txt"] {
+        write(r, f, "");
+    }
+    assert_eq!(ok(r, json!({"pattern": "*"})), "A.txt\na/\na/z.txt\na-b/\na-b/y.txt\na.txt\nb.txt");
+    assert_eq!(ok(r, json!({"pattern": "a*"})), "A.txt\na/\na-b/\na.txt");
+}
+
+#[test]
+fn path_patterns_are_anchored_at_the_search_folder() {
+    // Regression 3302 and §0.6.
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write(r, "src/a.spec.ts", "");
+    write(r, "src/deep/er/b.spec.ts", "");
+    write(r, "src/c.ts", "");
+    write(r, "lib/src/d.spec.ts", "");
+    assert_eq!(ok(r, json!({"pattern": "src/**/*.spec.ts"})), "src/a.spec.ts\nsrc/deep/er/b.spec.ts");
+    assert_eq!(ok(r, json!({"pattern": "./src/*.ts"})), "src/a.spec.ts\nsrc/c.ts");
+    assert_eq!(ok(r, json!({"pattern": "**/src/*.spec.ts"})), "lib/src/d.spec.ts\nsrc/a.spec.ts");
+    assert_eq!(ok(r, json!({"pattern": "deep/**"})), "No files found matching pattern");
+    assert_eq!(ok(r, json!({"pattern": "deep/**", "path": "src"})), "deep/er/\ndeep/er/b.spec.ts");
+    let abs = format!("{}/src/*.ts", r.to_string_lossy());
+    assert_eq!(ok(r, json!({"pattern": abs})), "src/a.spec.ts\nsrc/c.ts");
+    // Without '/', names match at any depth.
+    assert_eq!(ok(r, json!({"pattern": "*.spec.ts"})), "lib/src/d.spec.ts\nsrc/a.spec.ts\nsrc/deep/er/b.spec.ts");
+}
+
+#[test]
+fn smart_case_and_braces() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    for f in ["README.md", "readme.txt", "Notes.MD", "x.rs", "y.toml"] {
+        write(r, f, "");
+    }
+    assert_eq!(ok(r, json!({"pattern": "readme*"})), "README.md\nreadme.txt");
+    assert_eq!(ok(r, json!({"pattern": "README*"})), "README.md");
+    assert_eq!(ok(r, json!({"pattern": "*.md"})), "Notes.MD\nREADME.md");
+    assert_eq!(ok(r, json!({"pattern": "*.{rs,toml}"})), "x.rs\ny.toml");
+}
+
+#[test]
+fn limit_notice_and_details() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..5 {
+        write(d.path(), &format!("f{i}.txt"), "");
+    }
+    let o = find(d.path(), json!({"pattern": "*.txt", "limit": 3}));
+    assert_eq!(o.text, "f0.txt\nf1.txt\nf2.txt\n\n[3 results limit reached. Use limit=6 for more, or refine pattern]");
+    assert_eq!(o.details, json!({"resultLimitReached": 3}));
+    assert_eq!(ok(d.path(), json!({"pattern": "*.txt", "limit": 5})).lines().count(), 5);
+    assert_eq!(
+        ok(d.path(), json!({"pattern": "*.txt", "limit": 0})),
+        "f0.txt\n\n[1 results limit reached. Use limit=2 for more, or refine pattern]"
+    );
+}
+
+#[test]
+fn default_limit_is_1000_and_output_is_capped_at_50kb() {
+    let d = tempfile::tempdir().unwrap();
+    let long = "n".repeat(60);
+    for i in 0..1100 {
+        write(d.path(), &format!("{long}{i:04}.txt"), "");
+    }
+    let o = find(d.path(), json!({"pattern": "*.txt"}));
+    let (body, notice) = o.text.split_once("\n\n[").unwrap();
+    assert_eq!(notice, "1000 results limit reached. Use limit=2000 for more, or refine pattern. 50.0KB limit reached]");
+    assert!(body.len() <= 50 * 1024);
+    let n = body.lines().count();
+    // 69 bytes per line with its newline: 742 * 69 - 1 <= 51200.
+    assert_eq!(n, 742);
+    assert_eq!(o.details["resultLimitReached"], json!(1000));
+    assert_eq!(o.details["truncation"]["totalLines"], json!(1000));
+    assert_eq!(o.details["truncation"]["totalBytes"], json!(1000 * 69 - 1));
+    assert_eq!(o.details["truncation"]["outputLines"], json!(n));
+    assert_eq!(o.details["truncation"]["truncatedBy"], json!("bytes"));
+}
+
+#[test]
+fn missing_path_or_a_file_gives_fds_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.txt", "");
+    for p in ["nope", "a.txt"] {
+        let abs = d.path().join(p);
+        assert_eq!(
+            err(d.path(), json!({"pattern": "*", "path": p})),
+            format!(
+                "[fd error]: Search path '{}' is not a directory.\n[fd error]: No valid search paths given.",
+                abs.display()
+            )
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_listed_not_followed() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write(r, "real/inner.txt", "");
+    std::os::unix::fs::symlink(r.join("real"), r.join("link")).unwrap();
+    std::os::unix::fs::symlink(r.join("missing"), r.join("broken")).unwrap();
+    assert_eq!(ok(r, json!({"pattern": "*"})), "broken\nlink\nreal/\nreal/inner.txt");
+    assert_eq!(ok(r, json!({"pattern": "*", "path": "link"})), "inner.txt");
+}
+
+#[test]
+fn git_contents_are_listed() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), ".git/HEAD", "");
+    write(d.path(), "x", "");
+    assert_eq!(ok(d.path(), json!({"pattern": "*"})), ".git/\n.git/HEAD\nx");
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_names_are_shown_lossily() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    if fs::write(d.path().join(std::ffi::OsStr::from_bytes(b"bad\xffname.txt")), "").is_err() {
+        eprintln!("file system refuses non-UTF-8 names; skipped");
+        return;
+    }
+    assert_eq!(ok(d.path(), json!({"pattern": "*.txt"})), "bad\u{FFFD}name.txt");
+    assert_eq!(ok(d.path(), json!({"pattern": "bad*"})), "bad\u{FFFD}name.txt");
+}
+
+#[test]
+fn works_without_fd_on_path() {
+    // B1: no fd binary is needed (or spawned).
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.txt", "");
+    let o = run_env(d.path(), json!({"pattern": "*.txt"}), Some(""));
+    assert_eq!((o.text.as_str(), o.is_error), ("a.txt", false));
+}
