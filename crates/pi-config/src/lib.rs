@@ -1,7 +1,8 @@
 //! pi's files and what they mean: the agent dir (`~/.pi/agent` or
 //! `PI_CODING_AGENT_DIR`), `models.json` (custom providers and models, with
 //! `$NAME`/`!command` value resolution), and the context files (`AGENTS.md`,
-//! `CLAUDE.md`) that go into the system prompt.
+//! `CLAUDE.md`) that go into the system prompt, the settings layers
+//! ([`settings`]) and project trust ([`trust`]).
 //!
 //! This crate depends on no other pi crate; it reads files and returns plain
 //! data, and every failure is a typed [`ConfigError`] whose `Display` reads as a
@@ -12,11 +13,16 @@ mod agent_dir;
 mod context_files;
 mod error;
 mod models;
+pub mod settings;
+pub mod text;
 pub mod tool_selection;
+pub mod trust;
 mod value;
 
 pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
 pub use error::ConfigError;
 pub use models::{BuiltinProvider, ModelEntry, ModelsFile, builtin_models, load_models};
+pub use settings::{Diagnostic, RetryConfig, Settings, SettingsError};
+pub use trust::{DefaultTrust, TrustError, TrustOutcome, TrustStore, resolve_trust};
 pub use value::resolve_value;

@@ -1,0 +1,156 @@
+//! Every user-visible message of the settings and trust modules, in one place.
+//!
+//! Strings quoted from the reference (Pi 1.6.0) are marked "reference"; the
+//! rest are ours (settings validation has no counterpart there).
+
+use std::path::Path;
+
+// ---------------------------------------------------------------- trust store
+
+/// reference: the store could not be read or parsed.
+pub fn trust_read_failed(path: &Path, message: &str) -> String {
+    format!("Failed to read trust store {}: {message}", path.display())
+}
+
+/// reference: the store's top level is not a JSON object.
+pub fn trust_not_object(path: &Path) -> String {
+    format!("Invalid trust store {}: expected an object", path.display())
+}
+
+/// reference: a value in the store is not `true`, `false` or `null`.
+/// The key is quoted as a JSON string.
+pub fn trust_bad_value(path: &Path, key: &str) -> String {
+    let quoted = serde_json::to_string(key).unwrap_or_else(|_| format!("\"{key}\""));
+    format!("Invalid trust store {}: value for {quoted} must be true, false, or null", path.display())
+}
+
+/// The lock next to the store stayed busy through every attempt (the
+/// reference says `Failed to acquire trust store lock`; we add the path).
+pub fn trust_lock_failed(lock_path: &Path) -> String {
+    format!("Failed to acquire trust store lock {}", lock_path.display())
+}
+
+/// The store could not be written.
+pub fn trust_write_failed(path: &Path, message: &str) -> String {
+    format!("Failed to write trust store {}: {message}", path.display())
+}
+
+// ------------------------------------------------------------ trust prompt
+
+/// reference: option that saves `true` for the folder.
+pub const OPTION_TRUST: &str = "Trust";
+/// reference: option that trusts for this process only.
+pub const OPTION_TRUST_SESSION: &str = "Trust (this session only)";
+/// reference: option that saves `false` for the folder.
+pub const OPTION_DO_NOT_TRUST: &str = "Do not trust";
+/// reference: option that distrusts for this process only.
+pub const OPTION_DO_NOT_TRUST_SESSION: &str = "Do not trust (this session only)";
+
+/// reference: option that saves `true` for the parent and removes the
+/// folder's own entry.
+pub fn option_trust_parent(parent: &Path) -> String {
+    format!("Trust parent folder ({})", parent.display())
+}
+
+/// reference: the start-up prompt's title (app name `pi`, config dir `.pi`).
+pub fn trust_prompt_title(cwd: &Path) -> String {
+    format!(
+        "Trust project folder?\n{}\n\nThis allows pi to load .pi settings and resources, install missing project packages, and execute project extensions.",
+        cwd.display()
+    )
+}
+
+/// reference: shown in interactive mode when the folder is untrusted and has
+/// trust-requiring resources.
+pub const UNTRUSTED_NOTICE: &str = "This project is not trusted. Project .pi resources and packages are ignored. Use /trust to save a trust decision, then restart pi.";
+
+/// reference: a `project_trust` handler failed (the next one is asked).
+pub fn extension_trust_error(extension: &str, error: &str) -> String {
+    format!("Extension \"{extension}\" project_trust error: {error}")
+}
+
+/// reference (`/trust`): the saved decision line. `entry` is the nearest saved
+/// decision; `cwd` the (canonical) folder asked about.
+pub fn saved_decision_line(entry: Option<(&Path, bool)>, cwd: &Path) -> String {
+    match entry {
+        None => "Saved decision: none".to_string(),
+        Some((p, d)) if p == cwd => format!("Saved decision: {} ({})", decision_word(d), p.display()),
+        Some((p, d)) => format!("Saved decision: {} (inherited from {})", decision_word(d), p.display()),
+    }
+}
+
+/// reference (`/trust`): the current process's trust.
+pub fn current_session_line(trusted: bool) -> String {
+    format!("Current session: {}", decision_word(trusted))
+}
+
+/// reference (`/trust`): after saving.
+pub fn saved_trust_decision(trusted: bool) -> String {
+    format!("Saved trust decision: {}. Restart pi for this to take effect.", decision_word(trusted))
+}
+
+/// reference: the implicit-trust save after `/reload` failed.
+pub fn could_not_save_trust_after_reload(message: &str) -> String {
+    format!("Could not save project trust after reload: {message}")
+}
+
+/// `trusted` or `untrusted`.
+pub fn decision_word(trusted: bool) -> &'static str {
+    if trusted { "trusted" } else { "untrusted" }
+}
+
+// ---------------------------------------------------------------- settings
+
+/// reference: a settings file is not valid JSON (printed after `Warning: `).
+pub fn settings_invalid_file(path: &Path, message: &str) -> String {
+    format!("Invalid settings file {}: {message}", path.display())
+}
+
+/// A settings file's top level is not a JSON object.
+pub const SETTINGS_EXPECTED_OBJECT: &str = "expected an object";
+
+/// A settings file exists but could not be read.
+pub fn settings_read_failed(path: &Path, message: &str) -> String {
+    format!("Could not read settings file {}: {message}", path.display())
+}
+
+/// A value of the wrong type (requirement B3): the key is ignored.
+pub fn settings_wrong_type(path: &Path, key: &str, expected: &str) -> String {
+    format!("{}: \"{key}\" must be {expected}; ignored", path.display())
+}
+
+/// An invalid `defaultProjectTrust`: `ask` is used.
+pub fn settings_bad_default_trust(path: &Path) -> String {
+    format!("{}: \"defaultProjectTrust\" must be one of \"ask\", \"always\", \"never\"; using \"ask\"", path.display())
+}
+
+/// A global-only key in the project file.
+pub fn settings_global_only(path: &Path, key: &str, user_path: &Path) -> String {
+    format!("{}: \"{key}\" can only be set in {}; ignored", path.display(), user_path.display())
+}
+
+/// reference: writing project settings of an untrusted project.
+pub const PROJECT_NOT_TRUSTED_WRITE: &str = "Project is not trusted; refusing to write project settings";
+
+/// A settings write failed.
+pub fn settings_write_failed(path: &Path, message: &str) -> String {
+    format!("Could not write settings file {}: {message}", path.display())
+}
+
+/// The lock of a settings file stayed busy.
+pub fn settings_lock_failed(lock_path: &Path) -> String {
+    format!("Failed to acquire settings lock {}", lock_path.display())
+}
+
+/// A write was asked with an empty key path.
+pub const SETTINGS_EMPTY_KEY: &str = "a settings key path must not be empty";
+
+/// A write would put a value of the wrong type.
+pub fn settings_write_wrong_type(key: &str, expected: &str) -> String {
+    format!("\"{key}\" must be {expected}")
+}
+
+/// Requirement B2: an untrusted project's `sessionDir` is not used.
+pub fn settings_untrusted_session_dir(path: &Path) -> String {
+    format!("Project is not trusted; ignoring \"sessionDir\" in {}", path.display())
+}

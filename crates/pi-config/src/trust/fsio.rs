@@ -1,0 +1,236 @@
+//! Locked, atomic file access shared by the trust store and the settings
+//! files.
+//!
+//! A lock is an OS file lock (`File::try_lock`) on `<file>.lock`, retried
+//! [`LOCK_ATTEMPTS`] times with [`LOCK_RETRY_DELAY`] between attempts, like the
+//! reference's `proper-lockfile` settings. The lock file exists only while it
+//! is held: the holder removes it before unlocking, and a process that locked
+//! a file that was removed meanwhile notices (the path no longer names the
+//! file it locked) and tries again. That keeps the path free for the
+//! reference, whose `proper-lockfile` takes the same path as a *directory*:
+//! a directory there is treated as a lock held by the reference (stale after
+//! [`FOREIGN_LOCK_STALE`], as `proper-lockfile` does).
+//!
+//! Writes go to a temporary file in the target's folder, are flushed, and
+//! renamed over the target, so a reader never sees a partial file. A target
+//! that is a symbolic link is written through (the link stays).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// How many times a busy lock is tried.
+pub const LOCK_ATTEMPTS: u32 = 10;
+/// Wait between two attempts.
+pub const LOCK_RETRY_DELAY: Duration = Duration::from_millis(20);
+/// A directory lock (the reference's) older than this is stale.
+pub const FOREIGN_LOCK_STALE: Duration = Duration::from_secs(10);
+
+/// Why a lock was not taken.
+#[derive(Debug)]
+pub(crate) enum LockError {
+    /// Still held by someone else after every attempt.
+    Busy,
+    /// The lock file could not be created or locked.
+    Io(io::Error),
+}
+
+/// A held lock; released (and its file removed) on drop.
+#[derive(Debug)]
+pub(crate) struct FileLock {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Remove first, unlock second: whoever locks the old file after this
+        // sees that the path no longer names it and retries.
+        let _ = fs::remove_file(&self.path);
+        if let Some(f) = self.file.take() {
+            let _ = f.unlock();
+        }
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    true
+}
+
+fn foreign_lock_is_stale(path: &Path) -> bool {
+    let Ok(meta) = fs::metadata(path) else { return false };
+    let Ok(modified) = meta.modified() else { return false };
+    SystemTime::now().duration_since(modified).map(|age| age > FOREIGN_LOCK_STALE).unwrap_or(false)
+}
+
+/// One attempt: `Ok(Some)` locked, `Ok(None)` busy, `Err` a real failure.
+fn try_once(lock_path: &Path) -> Result<Option<FileLock>, io::Error> {
+    let file = match OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::IsADirectory || lock_path.is_dir() => {
+            // The reference's lock (a directory). Clear it when stale.
+            if foreign_lock_is_stale(lock_path) {
+                let _ = fs::remove_dir(lock_path);
+            }
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => return Ok(None),
+        Err(fs::TryLockError::Error(e)) => return Err(e),
+    }
+    let ours = file.metadata()?;
+    match fs::metadata(lock_path) {
+        Ok(now) if same_file(&ours, &now) => Ok(Some(FileLock { path: lock_path.to_path_buf(), file: Some(file) })),
+        // Removed (and maybe re-created) by the previous holder: not ours.
+        _ => {
+            let _ = file.unlock();
+            Ok(None)
+        }
+    }
+}
+
+/// Lock `lock_path`, retrying while it is busy.
+pub(crate) fn lock(lock_path: &Path) -> Result<FileLock, LockError> {
+    for attempt in 0..LOCK_ATTEMPTS {
+        if attempt > 0 {
+            std::thread::sleep(LOCK_RETRY_DELAY);
+        }
+        match try_once(lock_path) {
+            Ok(Some(l)) => return Ok(l),
+            Ok(None) => continue,
+            Err(e) => return Err(LockError::Io(e)),
+        }
+    }
+    Err(LockError::Busy)
+}
+
+/// `<path>.lock`.
+pub(crate) fn lock_path_for(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".lock");
+    PathBuf::from(s)
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Write `bytes` to `path` atomically (temp file + rename). A symbolic link at
+/// `path` is followed, so the link's target is replaced, not the link.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let target = if fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false) {
+        fs::canonicalize(path)?
+    } else {
+        path.to_path_buf()
+    };
+    let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.{nanos}.tmp",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        if let Ok(meta) = fs::metadata(&target) {
+            let _ = f.set_permissions(meta.permissions());
+        }
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, &target)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Read a text file: `Ok(None)` when it does not exist; a leading BOM is
+/// stripped; invalid UTF-8 is replaced (as Node's `utf8` decoding does).
+pub(crate) fn read_text(path: &Path) -> io::Result<Option<String>> {
+    match fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            Ok(Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_is_exclusive_and_its_file_goes_away() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.lock");
+        let held = lock(&p).unwrap();
+        assert!(p.exists());
+        assert!(matches!(try_once(&p), Ok(None)));
+        let started = std::time::Instant::now();
+        assert!(matches!(lock(&p), Err(LockError::Busy)));
+        // 9 waits of 20 ms between 10 attempts.
+        assert!(started.elapsed() >= LOCK_RETRY_DELAY * (LOCK_ATTEMPTS - 1));
+        drop(held);
+        assert!(!p.exists());
+        let again = lock(&p).unwrap();
+        drop(again);
+    }
+
+    #[test]
+    fn a_fresh_directory_lock_is_busy_and_a_stale_one_is_cleared() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.lock");
+        fs::create_dir(&p).unwrap();
+        assert!(matches!(try_once(&p), Ok(None)));
+        let old = SystemTime::now() - Duration::from_secs(60);
+        File::open(&p).unwrap().set_modified(old).unwrap();
+        let l = lock(&p).unwrap();
+        assert!(p.is_file());
+        drop(l);
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_follows_links() {
+        let d = tempfile::tempdir().unwrap();
+        let real = d.path().join("real.json");
+        fs::write(&real, "old").unwrap();
+        let link = d.path().join("link.json");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        #[cfg(unix)]
+        {
+            write_atomic(&link, b"new").unwrap();
+            assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+            assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        }
+        write_atomic(&d.path().join("fresh"), b"x").unwrap();
+        assert_eq!(fs::read_to_string(d.path().join("fresh")).unwrap(), "x");
+        // No temporary files left behind.
+        let names: Vec<_> = fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(names.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")), "{names:?}");
+    }
+
+    #[test]
+    fn read_text_strips_bom() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        fs::write(&p, b"\xef\xbb\xbf{}").unwrap();
+        assert_eq!(read_text(&p).unwrap().as_deref(), Some("{}"));
+        assert_eq!(read_text(&d.path().join("missing")).unwrap(), None);
+    }
+}
