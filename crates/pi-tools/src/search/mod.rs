@@ -54,6 +54,7 @@ pub(crate) enum Flavor {
 }
 
 /// What to walk and how.
+#[derive(Clone)]
 pub(crate) struct WalkSpec<'a> {
     /// The search folder.
     pub root: &'a Path,
@@ -103,6 +104,19 @@ fn builder(spec: WalkSpec<'_>) -> WalkBuilder {
         b.overrides(o);
     }
     b
+}
+
+/// How long a search first tries a single-threaded walk in path order, which
+/// can stop as soon as the first `limit` results are known (a common pattern),
+/// before it falls back to a parallel walk of the whole tree (then sorted).
+pub(crate) const SORTED_WALK_BUDGET: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// A single-threaded walk yielding entries in path order (each folder's
+/// entries sorted by name, depth first: the order of [`sort_key`]).
+pub(crate) fn sorted_walk(spec: WalkSpec<'_>) -> ignore::Walk {
+    let mut b = builder(spec);
+    b.sort_by_file_name(|a, b| a.cmp(b));
+    b.build()
 }
 
 /// What a walk collected.

@@ -45,7 +45,8 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."));
     let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
     let abort = ctx.abort.clone();
-    let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, &abort));
+    let budget = search::SORTED_WALK_BUDGET;
+    let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, budget, &abort));
     tokio::select! {
         r = task => r.map_err(|e| ToolError::msg(e.to_string()))?,
         _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
@@ -96,29 +97,42 @@ fn compile(root: &Path, pattern: &str) -> Result<Option<Pattern>, ToolError> {
     Ok(Some(Pattern { glob: glob.compile_matcher(), full_path }))
 }
 
-fn execute(root: &Path, pattern: &str, limit: usize, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
+fn execute(
+    root: &Path,
+    pattern: &str,
+    limit: usize,
+    budget: std::time::Duration,
+    abort: &CancellationToken,
+) -> Result<ToolResult, ToolError> {
     if !root.is_dir() {
         return Err(ToolError::msg(text::search_path_not_a_directory(&root.to_string_lossy())));
     }
     let pat = compile(root, pattern)?;
     let spec = WalkSpec { root, flavor: Flavor::Fd, overrides: None, require_git: search::inside_git_repo(root) };
-    let walked = search::walk(spec, abort, || (), |_: &mut (), e| {
+    let keep = |e: &ignore::DirEntry| {
         let hit = match &pat {
             None => true,
             Some(p) if p.full_path => p.glob.is_match(e.path()),
             Some(p) => p.glob.is_match(Path::new(e.file_name())),
         };
         hit.then(|| (e.path().to_path_buf(), e.file_type().is_some_and(|t| t.is_dir())))
-    });
-    if walked.aborted {
-        return Err(ToolError::Aborted);
-    }
+    };
     // fd does not report walk errors unless asked (--show-errors).
-    let mut found: Vec<(PathBuf, bool)> = walked.items;
+    let mut found = match first_in_order(spec.clone(), limit, budget, abort, &keep)? {
+        Some(found) => found,
+        None => {
+            let walked = search::walk(spec, abort, || (), |_: &mut (), e| keep(e));
+            if walked.aborted {
+                return Err(ToolError::Aborted);
+            }
+            let mut found = walked.items;
+            found.sort_by_cached_key(|(p, _)| search::sort_key(p));
+            found
+        }
+    };
     if found.is_empty() {
         return Ok(ToolResult::success(text::NO_FILES));
     }
-    found.sort_by_cached_key(|(p, _)| search::sort_key(p));
     let limit_reached = found.len() > limit;
     found.truncate(limit);
     let mut lines = Vec::new();
@@ -151,6 +165,38 @@ fn execute(root: &Path, pattern: &str, limit: usize, abort: &CancellationToken) 
     Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
 }
 
+/// The first `limit + 1` results in path order from a single-threaded sorted
+/// walk, if that finishes (or gets that many) within the time budget.
+fn first_in_order(
+    spec: WalkSpec<'_>,
+    limit: usize,
+    budget: std::time::Duration,
+    abort: &CancellationToken,
+    keep: &dyn Fn(&ignore::DirEntry) -> Option<(PathBuf, bool)>,
+) -> Result<Option<Vec<(PathBuf, bool)>>, ToolError> {
+    let start = std::time::Instant::now();
+    let mut found = Vec::new();
+    for entry in search::sorted_walk(spec) {
+        if abort.is_cancelled() {
+            return Err(ToolError::Aborted);
+        }
+        if start.elapsed() > budget {
+            return Ok(None);
+        }
+        let Ok(e) = entry else { continue };
+        if e.depth() == 0 {
+            continue;
+        }
+        if let Some(item) = keep(&e) {
+            found.push(item);
+            if found.len() > limit {
+                break;
+            }
+        }
+    }
+    Ok(Some(found))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +204,23 @@ mod tests {
     fn m(root: &str, pattern: &str, path: &str) -> bool {
         let p = compile(Path::new(root), pattern).unwrap().unwrap();
         if p.full_path { p.glob.is_match(path) } else { p.glob.is_match(Path::new(path).file_name().unwrap()) }
+    }
+
+    #[test]
+    fn the_parallel_path_gives_the_same_answer_as_the_ordered_one() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..80 {
+            let p = d.path().join(format!("d{}/s{}/f{i}.{}", i % 5, i % 3, if i % 2 == 0 { "txt" } else { "rs" }));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let text = |r: Result<ToolResult, ToolError>| r.map(|t| t.text_content()).unwrap_or_else(|e| e.to_string());
+        for (pattern, limit) in [("*", 5), ("*.txt", 10), ("d1/**", 3), ("*.rs", 1000), ("nothing", 5)] {
+            let t = CancellationToken::new();
+            let ordered = text(execute(d.path(), pattern, limit, std::time::Duration::from_secs(60), &t));
+            let parallel = text(execute(d.path(), pattern, limit, std::time::Duration::ZERO, &t));
+            assert_eq!(ordered, parallel, "{pattern} {limit}");
+        }
     }
 
     #[test]

@@ -50,6 +50,8 @@ struct Request {
     literal: bool,
     context: u64,
     limit: usize,
+    /// Time for the single-threaded path-order attempt (see `first_in_order`).
+    budget: std::time::Duration,
 }
 
 /// `Math.max(1, Math.floor(limit ?? default))`, saturating.
@@ -85,6 +87,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
         literal: a.literal.unwrap_or(false),
         context,
         limit: effective_limit(a.limit, GREP_DEFAULT_LIMIT),
+        budget: search::SORTED_WALK_BUDGET,
     };
     let abort = ctx.abort.clone();
     let task = tokio::task::spawn_blocking(move || execute(req, &abort));
@@ -320,7 +323,23 @@ fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolEr
     let matcher = build_matcher(&req)?;
     let mut errors: Vec<String> = Vec::new();
     let mut items: Vec<Item> = if req.is_dir {
-        let (items, walk_errors) = walk_and_search(&req, &matcher, abort)?;
+        // rg runs inside the folder, whose path the OS resolves.
+        let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
+        let overrides = match &req.glob {
+            Some(g) if !g.is_empty() => {
+                let g = strip_dot_slash(g);
+                let mut ob = OverrideBuilder::new(&root);
+                ob.add(&g).map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?;
+                Some(ob.build().map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?)
+            }
+            _ => None,
+        };
+        let spec =
+            WalkSpec { root: &root, flavor: Flavor::Rg, overrides, require_git: search::inside_git_repo(&req.root) };
+        if let Some((out, errors)) = first_in_order(spec.clone(), &root, &req, &matcher, abort)? {
+            return finish(out, errors, &req);
+        }
+        let (items, walk_errors) = walk_and_search(spec, &root, &req, &matcher, abort)?;
         errors.extend(walk_errors);
         items
     } else {
@@ -351,6 +370,11 @@ fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolEr
             break;
         }
     }
+    finish(out, errors, &req)
+}
+
+/// The result from the processed event stream and the errors rg would print.
+fn finish(out: Output, errors: Vec<String>, req: &Request) -> Result<ToolResult, ToolError> {
     if !out.match_limit_reached && !errors.is_empty() {
         return Err(ToolError::msg(errors.join("\n")));
     }
@@ -378,26 +402,63 @@ fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolEr
     Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
 }
 
-/// Walk the folder and, while the matches found stay within the limit,
-/// search each file as the walk meets it (as rg does). Returns the files in
-/// path order, some already searched, plus rg-style walk errors.
+/// Search in path order on one thread, which ends early once the output is
+/// known (a common pattern); gives up (`None`) after the time budget.
+fn first_in_order(
+    spec: WalkSpec<'_>,
+    root: &Path,
+    req: &Request,
+    matcher: &RegexMatcher,
+    abort: &CancellationToken,
+) -> Result<Option<(Output, Vec<String>)>, ToolError> {
+    let start = std::time::Instant::now();
+    let mut s = searcher(req.context, BinaryDetection::quit(0));
+    let mut out = Output::new();
+    let mut errors = Vec::new();
+    let mut index = 0usize;
+    for entry in search::sorted_walk(spec) {
+        if abort.is_cancelled() {
+            return Err(ToolError::Aborted);
+        }
+        if start.elapsed() > req.budget {
+            return Ok(None);
+        }
+        let e = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                errors.push(walk_error(root, &err));
+                continue;
+            }
+        };
+        if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let mut item = Item::new(root, e.into_path());
+        item.search(&mut s, req, matcher);
+        if let Some(Some(h)) = &item.hits {
+            if let Some(err) = &h.error {
+                errors.push(err.clone());
+            }
+            out.feed(index, h, req.limit, req.context);
+        }
+        index += 1;
+        if out.done {
+            break;
+        }
+    }
+    Ok(Some((out, errors)))
+}
+
+/// Walk the folder in parallel and, while the matches found stay within the
+/// limit, search each file as the walk meets it (as rg does). Returns the
+/// files in path order, some already searched, plus rg-style walk errors.
 fn walk_and_search(
+    spec: WalkSpec<'_>,
+    root: &Path,
     req: &Request,
     matcher: &RegexMatcher,
     abort: &CancellationToken,
 ) -> Result<(Vec<Item>, Vec<String>), ToolError> {
-    // rg runs inside the folder, whose path the OS resolves.
-    let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
-    let overrides = match &req.glob {
-        Some(g) if !g.is_empty() => {
-            let g = strip_dot_slash(g);
-            let mut ob = OverrideBuilder::new(&root);
-            ob.add(&g).map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?;
-            Some(ob.build().map_err(|e| ToolError::msg(text::rg_error(&e.to_string())))?)
-        }
-        _ => None,
-    };
-    let spec = WalkSpec { root: &root, flavor: Flavor::Rg, overrides, require_git: search::inside_git_repo(&req.root) };
     // Searching during the walk stops once more than `limit` matches were
     // seen anywhere: the rest is searched afterwards in path order, only as
     // far as the output needs.
@@ -410,7 +471,7 @@ fn walk_and_search(
             if !e.file_type().is_some_and(|t| t.is_file()) {
                 return None;
             }
-            let mut item = Item::new(&root, e.path().to_path_buf());
+            let mut item = Item::new(root, e.path().to_path_buf());
             if found.load(Ordering::Relaxed) <= req.limit {
                 let n = item.search(s, req, matcher);
                 found.fetch_add(n, Ordering::Relaxed);
@@ -421,7 +482,7 @@ fn walk_and_search(
     if walked.aborted {
         return Err(ToolError::Aborted);
     }
-    let errors = walked.errors.iter().map(|e| walk_error(&root, e)).collect();
+    let errors = walked.errors.iter().map(|e| walk_error(root, e)).collect();
     let mut items = walked.items;
     items.sort_by_cached_key(|i| search::sort_key(&i.path));
     Ok((items, errors))
@@ -527,6 +588,41 @@ mod tests {
             literal: false,
             context: 0,
             limit: 100,
+            budget: search::SORTED_WALK_BUDGET,
+        }
+    }
+
+    fn text_of(r: Result<ToolResult, ToolError>) -> String {
+        match r {
+            Ok(t) => t.text_content(),
+            Err(e) => format!("ERR {e}"),
+        }
+    }
+
+    #[test]
+    fn the_parallel_path_gives_the_same_answer_as_the_ordered_one() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..60 {
+            let body: String = (0..(i % 7)).map(|k| if k % 3 == 0 { format!("needle {i} {k}\n") } else { format!("hay {k}\n") }).collect();
+            let p = d.path().join(format!("d{}/s{}/f{i}.txt", i % 5, i % 3));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, body).unwrap();
+        }
+        for (limit, context) in [(1, 0), (3, 1), (7, 2), (20, 0), (1000, 1)] {
+            let mut r = req("needle");
+            r.root = d.path().to_path_buf();
+            r.limit = limit;
+            r.context = context;
+            r.budget = std::time::Duration::from_secs(60);
+            let ordered = text_of(execute(r, &CancellationToken::new()));
+            let mut r = req("needle");
+            r.root = d.path().to_path_buf();
+            r.limit = limit;
+            r.context = context;
+            r.budget = std::time::Duration::ZERO;
+            let parallel = text_of(execute(r, &CancellationToken::new()));
+            assert_eq!(ordered, parallel, "limit {limit} context {context}");
+            assert!(ordered.contains("needle"));
         }
     }
 
