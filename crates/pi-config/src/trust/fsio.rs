@@ -1,9 +1,11 @@
 //! Locked, atomic file access shared by the trust store and the settings
 //! files.
 //!
-//! A lock is an OS file lock (`File::try_lock`) on `<file>.lock`, retried
-//! [`LOCK_ATTEMPTS`] times with [`LOCK_RETRY_DELAY`] between attempts, like the
-//! reference's `proper-lockfile` settings. The lock file exists only while it
+//! A lock is an OS file lock (`File::lock`) on `<file>.lock`, waited for at
+//! most [`LOCK_WAIT_LIMIT`]. (The reference polls 10 times, 20 ms apart: under
+//! steady contention from several processes that gives up while the lock is
+//! merely busy, and a decision is lost. A blocking wait is woken by the
+//! kernel when the holder lets go.) The lock file exists only while it
 //! is held: the holder removes it before unlocking, and a process that locked
 //! a file that was removed meanwhile notices (the path no longer names the
 //! file it locked) and tries again. That keeps the path free for the
@@ -21,17 +23,17 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-/// How many times a busy lock is tried.
-pub const LOCK_ATTEMPTS: u32 = 10;
-/// Wait between two attempts.
+/// Poll interval while the reference's directory lock is present.
 pub const LOCK_RETRY_DELAY: Duration = Duration::from_millis(20);
+/// How long a busy lock is waited for before giving up.
+pub const LOCK_WAIT_LIMIT: Duration = Duration::from_secs(5);
 /// A directory lock (the reference's) older than this is stale.
 pub const FOREIGN_LOCK_STALE: Duration = Duration::from_secs(10);
 
 /// Why a lock was not taken.
 #[derive(Debug)]
 pub(crate) enum LockError {
-    /// Still held by someone else after every attempt.
+    /// Still held by someone else at the wait limit.
     Busy,
     /// The lock file could not be created or locked.
     Io(io::Error),
@@ -72,48 +74,92 @@ fn foreign_lock_is_stale(path: &Path) -> bool {
     SystemTime::now().duration_since(modified).map(|age| age > FOREIGN_LOCK_STALE).unwrap_or(false)
 }
 
-/// One attempt: `Ok(Some)` locked, `Ok(None)` busy, `Err` a real failure.
-fn try_once(lock_path: &Path) -> Result<Option<FileLock>, io::Error> {
+/// What one attempt found.
+enum Attempt {
+    /// Locked, and the path still names the locked file.
+    Locked(FileLock),
+    /// Held by another process of ours (a `File` on the lock file) or by the
+    /// reference (a directory).
+    Busy(Option<File>),
+    /// The file we locked was removed meanwhile: try again at once.
+    Again,
+}
+
+/// Check that `file`, now locked, is still the one at `lock_path`.
+fn verify(file: File, lock_path: &Path) -> io::Result<Attempt> {
+    let ours = file.metadata()?;
+    match fs::metadata(lock_path) {
+        Ok(now) if same_file(&ours, &now) => Ok(Attempt::Locked(FileLock { path: lock_path.to_path_buf(), file: Some(file) })),
+        // Removed (and maybe re-created) by the previous holder: not ours.
+        _ => {
+            let _ = file.unlock();
+            Ok(Attempt::Again)
+        }
+    }
+}
+
+/// One non-blocking attempt.
+fn try_once(lock_path: &Path) -> io::Result<Attempt> {
     let file = match OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::IsADirectory || lock_path.is_dir() => {
             // The reference's lock (a directory). Clear it when stale.
             if foreign_lock_is_stale(lock_path) {
                 let _ = fs::remove_dir(lock_path);
+                return Ok(Attempt::Again);
             }
-            return Ok(None);
+            return Ok(Attempt::Busy(None));
         }
         Err(e) => return Err(e),
     };
     match file.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => return Ok(None),
-        Err(fs::TryLockError::Error(e)) => return Err(e),
-    }
-    let ours = file.metadata()?;
-    match fs::metadata(lock_path) {
-        Ok(now) if same_file(&ours, &now) => Ok(Some(FileLock { path: lock_path.to_path_buf(), file: Some(file) })),
-        // Removed (and maybe re-created) by the previous holder: not ours.
-        _ => {
-            let _ = file.unlock();
-            Ok(None)
-        }
+        Ok(()) => verify(file, lock_path),
+        Err(fs::TryLockError::WouldBlock) => Ok(Attempt::Busy(Some(file))),
+        Err(fs::TryLockError::Error(e)) => Err(e),
     }
 }
 
-/// Lock `lock_path`, retrying while it is busy.
+/// Lock `lock_path`, waiting while it is busy.
 pub(crate) fn lock(lock_path: &Path) -> Result<FileLock, LockError> {
-    for attempt in 0..LOCK_ATTEMPTS {
-        if attempt > 0 {
-            std::thread::sleep(LOCK_RETRY_DELAY);
-        }
-        match try_once(lock_path) {
-            Ok(Some(l)) => return Ok(l),
-            Ok(None) => continue,
-            Err(e) => return Err(LockError::Io(e)),
+    lock_within(lock_path, LOCK_WAIT_LIMIT)
+}
+
+/// Wait for the lock on `file` in a helper thread (the kernel wakes it when
+/// the holder lets go, which is fairer than polling), at most `limit`. After
+/// a timeout the thread stays blocked until the lock frees, then drops it.
+fn wait_blocking(file: File, limit: Duration) -> Option<io::Result<File>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("pi-lock-wait".into()).spawn(move || {
+        let r = file.lock().map(|()| file);
+        let _ = tx.send(r);
+    });
+    if spawned.is_err() {
+        std::thread::sleep(LOCK_RETRY_DELAY.min(limit));
+        return None;
+    }
+    rx.recv_timeout(limit).ok()
+}
+
+fn lock_within(lock_path: &Path, limit: Duration) -> Result<FileLock, LockError> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let remaining = deadline.saturating_duration_since(std::time::Instant::now());
+        match try_once(lock_path).map_err(LockError::Io)? {
+            Attempt::Locked(l) => return Ok(l),
+            Attempt::Again => {}
+            _ if remaining.is_zero() => return Err(LockError::Busy),
+            Attempt::Busy(Some(file)) => match wait_blocking(file, remaining) {
+                Some(Ok(file)) => {
+                    if let Attempt::Locked(l) = verify(file, lock_path).map_err(LockError::Io)? {
+                        return Ok(l);
+                    }
+                }
+                Some(Err(e)) => return Err(LockError::Io(e)),
+                None => {}
+            },
+            Attempt::Busy(None) => std::thread::sleep(LOCK_RETRY_DELAY.min(remaining)),
         }
     }
-    Err(LockError::Busy)
 }
 
 /// `<path>.lock`.
@@ -180,11 +226,10 @@ mod tests {
         let p = d.path().join("x.lock");
         let held = lock(&p).unwrap();
         assert!(p.exists());
-        assert!(matches!(try_once(&p), Ok(None)));
+        assert!(matches!(try_once(&p), Ok(Attempt::Busy(Some(_)))));
         let started = std::time::Instant::now();
-        assert!(matches!(lock(&p), Err(LockError::Busy)));
-        // 9 waits of 20 ms between 10 attempts.
-        assert!(started.elapsed() >= LOCK_RETRY_DELAY * (LOCK_ATTEMPTS - 1));
+        assert!(matches!(lock_within(&p, Duration::from_millis(100)), Err(LockError::Busy)));
+        assert!(started.elapsed() >= Duration::from_millis(100));
         drop(held);
         assert!(!p.exists());
         let again = lock(&p).unwrap();
@@ -196,7 +241,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("x.lock");
         fs::create_dir(&p).unwrap();
-        assert!(matches!(try_once(&p), Ok(None)));
+        assert!(matches!(try_once(&p), Ok(Attempt::Busy(None))));
         let old = SystemTime::now() - Duration::from_secs(60);
         File::open(&p).unwrap().set_modified(old).unwrap();
         let l = lock(&p).unwrap();

@@ -18,7 +18,7 @@ mod store;
 
 pub use crate::text::{UNTRUSTED_NOTICE, trust_prompt_title};
 pub use detect::{TRUST_REQUIRING_PI_ENTRIES, has_trust_requiring_resources, home_dir, trust_requiring_resources};
-pub use fsio::{LOCK_ATTEMPTS, LOCK_RETRY_DELAY};
+pub use fsio::{LOCK_RETRY_DELAY, LOCK_WAIT_LIMIT};
 pub use resolve::{
     DefaultTrust, ProjectTrustHandler, TrustAnswer, TrustChoice, TrustHandlerFn, TrustInput, TrustOption, TrustOutcome,
     TrustPrompt, TrustPromptFn, TrustSource, apply_trust_choice, resolve_trust, trust_options,
