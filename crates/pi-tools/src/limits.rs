@@ -14,3 +14,11 @@ pub const FIND_DEFAULT_LIMIT: usize = 1000;
 pub const LS_DEFAULT_LIMIT: usize = 500;
 /// Largest bash/powershell timeout in seconds.
 pub const MAX_TIMEOUT_SECONDS: f64 = 2147483.647;
+/// Unchanged lines shown around each change in `edit`'s diff and patch.
+pub const EDIT_DIFF_CONTEXT_LINES: usize = 4;
+/// Line edits up to which `edit` aligns a changed region exactly as the
+/// reference does; bigger regions use a faster, bounded diff.
+pub const EDIT_DIFF_MAX_EDITS: usize = 2000;
+/// Seconds that faster diff may spend on one region before settling for a
+/// coarser result (the file is written either way).
+pub const EDIT_DIFF_DEADLINE_SECS: u64 = 2;

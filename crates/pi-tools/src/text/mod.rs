@@ -5,7 +5,9 @@
 
 pub mod args;
 pub mod common;
+pub mod edit;
 pub mod find;
 pub mod grep;
 pub mod ls;
 pub mod read;
+pub mod write;

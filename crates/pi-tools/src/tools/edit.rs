@@ -1,10 +1,111 @@
-//! The `edit` tool.
+//! The `edit` tool: exact (or, failing that, fuzzy) text replacement in one
+//! file, all edits or none.
+//!
+//! The pieces: [`apply`] matches the edits against the original text and turns
+//! them into replacements, [`fuzzy`] is the normalised space matching falls
+//! back to, [`endings`] splices the replacements into the original bytes (BOM
+//! and line endings kept), [`diff`] renders `details.diff` and `details.patch`.
+//! The call runs in the file's turn of the mutation queue.
 
-use serde_json::Value;
+use std::path::PathBuf;
 
-use crate::{ToolContext, ToolError, ToolResult};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
-/// Run `edit` (not implemented yet).
-pub async fn run(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    Err(ToolError::msg("edit: not implemented yet"))
+use crate::os_error::{code_and_description, node_error};
+use crate::queue::FileMutationGuard;
+use crate::text::edit as msg;
+use crate::{ToolContext, ToolError, ToolResult, paths};
+
+mod apply;
+mod diff;
+mod endings;
+mod fuzzy;
+mod myers;
+
+use apply::EditText;
+
+#[derive(Deserialize)]
+struct EditArgs {
+    path: String,
+    edits: Vec<EditItem>,
+}
+
+#[derive(Deserialize)]
+struct EditItem {
+    #[serde(rename = "oldText")]
+    old_text: String,
+    #[serde(rename = "newText")]
+    new_text: String,
+}
+
+/// Run `edit`.
+pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let args: EditArgs = super::parse(args)?;
+    if args.edits.is_empty() {
+        return Err(ToolError::msg(msg::EMPTY_EDITS));
+    }
+    let abs = paths::resolve(&ctx.cwd, &args.path);
+    let abort = ctx.abort.clone();
+    let guard = tokio::select! {
+        _ = abort.cancelled() => return Err(ToolError::Aborted),
+        g = ctx.mutation_queue.lock(&abs) => g,
+    };
+    let token = abort.clone();
+    let job = tokio::task::spawn_blocking(move || edit_file(guard, abs, args, &token));
+    tokio::select! {
+        _ = abort.cancelled() => Err(ToolError::Aborted),
+        r = job => r.unwrap_or_else(|e| Err(ToolError::msg(e.to_string()))),
+    }
+}
+
+/// The blocking part; holds the file's turn until the write has settled.
+fn edit_file(
+    _guard: FileMutationGuard,
+    abs: PathBuf,
+    args: EditArgs,
+    abort: &CancellationToken,
+) -> Result<ToolResult, ToolError> {
+    let check = || if abort.is_cancelled() { Err(ToolError::Aborted) } else { Ok(()) };
+    let path = args.path.as_str();
+    check()?;
+    rustix::fs::access(&abs, rustix::fs::Access::READ_OK | rustix::fs::Access::WRITE_OK)
+        .map_err(|e| ToolError::msg(msg::could_not_edit(path, code_and_description(e.raw_os_error()).0)))?;
+    check()?;
+    let bytes = read(&abs)?;
+    check()?;
+    let source = endings::Source::decode(&bytes);
+    let edits: Vec<EditText> =
+        args.edits.into_iter().map(|e| EditText { old: e.old_text, new: e.new_text }).collect();
+    let count = edits.len();
+    let applied = apply::apply_edits(&source.lf, &edits, path).map_err(ToolError::msg)?;
+    let new_bytes = source.splice(&applied.reps);
+    check()?;
+    write(&abs, &new_bytes)?;
+    let d = diff::edit_diff(path, &source.lf, &applied.new_lf, &applied.reps);
+    let mut details = json!({"diff": d.diff, "patch": d.patch});
+    if let Some(line) = d.first_changed_line {
+        details["firstChangedLine"] = json!(line);
+    }
+    Ok(ToolResult::success(msg::replaced(path, count)).with_details(details))
+}
+
+fn read(abs: &std::path::Path) -> Result<Vec<u8>, ToolError> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(abs).map_err(|e| ToolError::msg(node_error(&e, "open", Some(abs))))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| ToolError::msg(node_error(&e, "read", None)))?;
+    Ok(bytes)
+}
+
+fn write(abs: &std::path::Path, bytes: &[u8]) -> Result<(), ToolError> {
+    use std::io::Write as _;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(abs)
+        .map_err(|e| ToolError::msg(node_error(&e, "open", Some(abs))))?;
+    file.write_all(bytes).map_err(|e| ToolError::msg(node_error(&e, "write", None)))
 }

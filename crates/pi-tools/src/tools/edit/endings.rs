@@ -1,0 +1,121 @@
+//! The file as read (BOM, line endings) and the way edits go back into it:
+//! replacements found in the `\n` text are spliced into the original text, so
+//! everything outside them keeps its bytes, and each line break of a
+//! replacement takes the ending of the line where the replacement starts
+//! (`\r\n`, `\n` or `\r`; on a last line without one, the ending of the line
+//! before; `\n` when the file has none). A mixed file stays mixed.
+
+use super::apply::{Rep, to_lf};
+
+const BOM: char = '\u{FEFF}';
+
+/// A file's text split into what matching needs and what writing restores.
+#[derive(Debug)]
+pub(super) struct Source {
+    bom: bool,
+    /// The text after the BOM, with its own line endings.
+    original: String,
+    /// `original` with `\n` line breaks.
+    pub lf: String,
+    /// Offsets in `lf` of the `\n`s that stand for a `\r\n`.
+    crlf: Vec<usize>,
+}
+
+impl Source {
+    /// Decode a file (invalid UTF-8 becomes U+FFFD, as the reference reads it).
+    pub fn decode(bytes: &[u8]) -> Source {
+        let text = String::from_utf8_lossy(bytes);
+        let (bom, original) = match text.strip_prefix(BOM) {
+            Some(rest) => (true, rest.to_string()),
+            None => (false, text.into_owned()),
+        };
+        let lf = to_lf(&original);
+        let mut crlf = Vec::new();
+        let mut removed = 0;
+        for (i, _) in original.match_indices("\r\n") {
+            crlf.push(i - removed);
+            removed += 1;
+        }
+        Source { bom, original, lf, crlf }
+    }
+
+    /// The offset in the original text of an offset in the `\n` text.
+    fn original_offset(&self, lf_offset: usize) -> usize {
+        lf_offset + self.crlf.partition_point(|&i| i < lf_offset)
+    }
+
+    /// The file's new bytes: `reps` (sorted, on the `\n` text) spliced into the original.
+    pub fn splice(&self, reps: &[Rep]) -> Vec<u8> {
+        let mut out = String::with_capacity(self.original.len() + 3);
+        if self.bom {
+            out.push(BOM);
+        }
+        let mut at = 0;
+        for r in reps {
+            let (start, end) = (self.original_offset(r.start), self.original_offset(r.end));
+            out.push_str(&self.original[at..start]);
+            let ending = ending_at(&self.original, start);
+            if ending == "\n" {
+                out.push_str(&r.text);
+            } else {
+                out.push_str(&r.text.replace('\n', ending));
+            }
+            at = end;
+        }
+        out.push_str(&self.original[at..]);
+        out.into_bytes()
+    }
+}
+
+/// The line ending of the line that contains `pos` (see the module doc).
+fn ending_at(text: &str, pos: usize) -> &'static str {
+    let bytes = text.as_bytes();
+    let kind = |i: usize| match bytes[i] {
+        b'\r' if bytes.get(i + 1) == Some(&b'\n') => "\r\n",
+        b'\r' => "\r",
+        _ => "\n",
+    };
+    if let Some(off) = bytes[pos..].iter().position(|&b| b == b'\r' || b == b'\n') {
+        return kind(pos + off);
+    }
+    match bytes[..pos].iter().rposition(|&b| b == b'\r' || b == b'\n') {
+        Some(i) if bytes[i] == b'\n' && i > 0 && bytes[i - 1] == b'\r' => "\r\n",
+        Some(i) => kind(i),
+        None => "\n",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(original: &str, start: usize, end: usize, text: &str) -> String {
+        let s = Source::decode(original.as_bytes());
+        String::from_utf8(s.splice(&[Rep { start, end, text: text.into() }])).unwrap()
+    }
+
+    #[test]
+    fn replacement_takes_the_ending_of_its_line() {
+        // lf "a\nb\nc\nd\n": replace "b\nc" (2..5).
+        assert_eq!(edit("a\r\nb\nc\r\nd\n", 2, 5, "X\nY\nZ"), "a\r\nX\nY\nZ\r\nd\n");
+        assert_eq!(edit("a\nb\r\nc\nd\r\n", 0, 3, "1\n2\n3"), "1\n2\n3\r\nc\nd\r\n");
+        assert_eq!(edit("a\rb\rc\r", 2, 4, "B1\nB2\n"), "a\rB1\rB2\rc\r");
+        // Starting on line 1's break: line 1's ending.
+        assert_eq!(edit("a\r\nb\nc\n", 1, 3, "\nX\nY"), "a\r\nX\r\nY\nc\n");
+    }
+
+    #[test]
+    fn last_line_without_ending_uses_the_line_before() {
+        assert_eq!(edit("x\ny\na\r\nb", 6, 7, "b\nc"), "x\ny\na\r\nb\r\nc");
+        assert_eq!(edit("a\rb", 2, 3, "b\nc"), "a\rb\rc");
+        assert_eq!(edit("abc", 1, 2, "1\n2"), "a1\n2c");
+    }
+
+    #[test]
+    fn bom_is_kept() {
+        let s = Source::decode("\u{FEFF}a\r\nb\r\n".as_bytes());
+        assert_eq!(s.lf, "a\nb\n");
+        let out = s.splice(&[Rep { start: 0, end: 1, text: "A\nA2".into() }]);
+        assert_eq!(out, "\u{FEFF}A\r\nA2\r\nb\r\n".as_bytes());
+    }
+}
