@@ -1,0 +1,354 @@
+//! The HTTP side shared by the clients: one `reqwest` client, POSTing a JSON
+//! body, reading a server-sent-event stream, and turning transport failures
+//! into the reference's messages.
+
+use std::pin::Pin;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures::{Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+
+use crate::error::ProviderError;
+use crate::text;
+
+/// How long to wait for a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a response may stay silent (first byte included) before it fails.
+const READ_TIMEOUT: Duration = Duration::from_secs(600);
+/// The most of an error body kept for the message.
+pub(crate) const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// The most characters of an error body shown (like the reference).
+pub(crate) const MAX_ERROR_BODY_CHARS: usize = 4000;
+
+static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+
+fn client() -> Result<&'static reqwest::Client, ProviderError> {
+    CLIENT
+        .get_or_init(|| {
+            // Ignore the error: another part of the process may have installed it.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            reqwest::Client::builder()
+                .connect_timeout(CONNECT_TIMEOUT)
+                .read_timeout(READ_TIMEOUT)
+                .user_agent(concat!("pi/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| format!("Could not create the HTTP client: {e}"))
+        })
+        .as_ref()
+        .map_err(|e| ProviderError::failed(e.clone()))
+}
+
+/// Join a base URL and a path with exactly one `/`.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
+}
+
+/// A non-2xx answer.
+pub(crate) struct HttpStatusError {
+    pub status: u16,
+    pub body: String,
+}
+
+/// What can go wrong before the event stream starts.
+pub(crate) enum SendError {
+    /// The server answered with an error status.
+    Status(HttpStatusError),
+    /// Anything else (already worded).
+    Other(ProviderError),
+}
+
+/// A stream of server-sent events.
+pub(crate) struct SseStream {
+    inner: Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>,
+}
+
+impl SseStream {
+    /// The next event; `None` at the end of the body.
+    pub async fn next(&mut self) -> Option<Result<Event, ProviderError>> {
+        let item = self.inner.next().await?;
+        Some(item.map_err(|e| match e {
+            EventStreamError::Transport(e) if e.is_timeout() => {
+                ProviderError::failed(text::TIMED_OUT)
+            }
+            EventStreamError::Transport(_) => ProviderError::failed(text::STREAM_CUT),
+            EventStreamError::Utf8(e) => {
+                ProviderError::failed(format!("Error reading response: {e}"))
+            }
+            EventStreamError::Parser(e) => {
+                ProviderError::failed(format!("Error reading response: {e}"))
+            }
+        }))
+    }
+}
+
+/// Build a header map; later entries win.
+pub(crate) fn headers<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<HeaderMap, ProviderError> {
+    let mut map = HeaderMap::new();
+    for (k, v) in pairs {
+        let name = HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| ProviderError::failed(format!("Invalid HTTP header name: {k}")))?;
+        let value = HeaderValue::from_str(v)
+            .map_err(|_| ProviderError::failed(format!("Invalid value for HTTP header {k}")))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
+/// POST `body` as JSON and return the event stream of a 2xx answer.
+pub(crate) async fn post_sse(
+    url: &str,
+    headers: HeaderMap,
+    body: &Value,
+) -> Result<SseStream, SendError> {
+    let client = client().map_err(SendError::Other)?;
+    let resp = client
+        .post(url)
+        .headers(headers)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(body).unwrap_or_default())
+        .send()
+        .await
+        .map_err(|e| SendError::Other(ProviderError::failed(transport_message(&e, url))))?;
+    let status = resp.status();
+    if !status.is_success() {
+        let body = read_error_body(resp).await;
+        return Err(SendError::Status(HttpStatusError {
+            status: status.as_u16(),
+            body,
+        }));
+    }
+    Ok(SseStream {
+        inner: Box::pin(resp.bytes_stream().eventsource()),
+    })
+}
+
+async fn read_error_body(resp: reqwest::Response) -> String {
+    let mut bytes = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() >= MAX_ERROR_BODY_BYTES {
+            bytes.truncate(MAX_ERROR_BODY_BYTES);
+            break;
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The message of a request that got no answer.
+fn transport_message(e: &reqwest::Error, url: &str) -> String {
+    if e.is_timeout() {
+        return text::TIMED_OUT.to_string();
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    let mut deepest = e.to_string();
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return text::connection_error(&format!(
+                    "connect ECONNREFUSED {}",
+                    host_port(url)
+                ));
+            }
+            if io.kind() == std::io::ErrorKind::TimedOut {
+                return text::TIMED_OUT.to_string();
+            }
+        }
+        deepest = s.to_string();
+        source = s.source();
+    }
+    text::connection_error(&deepest)
+}
+
+fn host_port(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(u) => {
+            let host = u
+                .host_str()
+                .unwrap_or("")
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string();
+            match u.port_or_known_default() {
+                Some(p) => format!("{host}:{p}"),
+                None => host,
+            }
+        }
+        Err(_) => url.to_string(),
+    }
+}
+
+/// Cut an error body to [`MAX_ERROR_BODY_CHARS`] characters.
+pub(crate) fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_ERROR_BODY_CHARS) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// The error value of a JSON error body: its `error` field, else the body.
+fn error_value(v: &Value) -> &Value {
+    match v.get("error") {
+        Some(e) if !e.is_null() => e,
+        _ => v,
+    }
+}
+
+fn non_empty_object(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| !o.is_empty())
+}
+
+/// The OpenAI SDK's wording of an HTTP error: `<status> <message>`.
+fn openai_sdk_message(status: u16, body: &str) -> String {
+    if body.is_empty() {
+        return format!("{status} {}", text::NO_BODY);
+    }
+    match serde_json::from_str::<Value>(body) {
+        Ok(v) => {
+            let e = error_value(&v);
+            let msg = match e.get("message") {
+                Some(Value::String(m)) if !m.is_empty() => m.clone(),
+                Some(m) if !m.is_null() && m != &Value::Bool(false) => m.to_string(),
+                _ => e.to_string(),
+            };
+            format!("{status} {}", clip(&msg))
+        }
+        Err(_) => format!("{status} {}", clip(body)),
+    }
+}
+
+/// Chat Completions: `<status>: <error JSON>` for an error object,
+/// else the SDK's wording (`<status> <text>`, `<status> status code (no body)`).
+pub(crate) fn completions_http_error(e: &HttpStatusError) -> String {
+    if let Ok(v) = serde_json::from_str::<Value>(&e.body) {
+        let err = error_value(&v);
+        if non_empty_object(err) {
+            return format!("{}: {}", e.status, clip(&err.to_string()));
+        }
+    }
+    openai_sdk_message(e.status, &e.body)
+}
+
+/// Responses: `<provider> API error (<status>): <error JSON or SDK wording>`.
+pub(crate) fn responses_http_error(provider: &str, e: &HttpStatusError) -> String {
+    let detail = match serde_json::from_str::<Value>(&e.body) {
+        Ok(v) if non_empty_object(error_value(&v)) => clip(&error_value(&v).to_string()),
+        _ => openai_sdk_message(e.status, &e.body),
+    };
+    text::responses_http_error(provider, e.status, &detail)
+}
+
+/// Anthropic: `<status> <body.message or the body as JSON or the text>`.
+pub(crate) fn anthropic_http_error(e: &HttpStatusError) -> String {
+    if e.body.is_empty() {
+        return format!("{} {}", e.status, text::NO_BODY);
+    }
+    match serde_json::from_str::<Value>(&e.body) {
+        Ok(v) => match v.get("message") {
+            Some(Value::String(m)) if !m.is_empty() => format!("{} {}", e.status, clip(m)),
+            _ => format!("{} {}", e.status, clip(&v.to_string())),
+        },
+        Err(_) => format!("{} {}", e.status, clip(&e.body)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(status: u16, body: &str) -> HttpStatusError {
+        HttpStatusError {
+            status,
+            body: body.to_string(),
+        }
+    }
+
+    /// Each expected string was printed by the reference (`pi -p`) for the same answer.
+    #[test]
+    fn completions_errors_read_like_the_reference() {
+        let cases = [
+            (500, r#"{"error":{"message":"boom"}}"#, r#"500: {"message":"boom"}"#),
+            (
+                429,
+                r#"{"error": {"message": "Rate limit reached", "type": "rate_limit"}}"#,
+                r#"429: {"message":"Rate limit reached","type":"rate_limit"}"#,
+            ),
+            (400, r#"{"message":"top msg"}"#, r#"400: {"message":"top msg"}"#),
+            (400, r#"{"error":"strerr"}"#, r#"400 "strerr""#),
+            (400, "", "400 status code (no body)"),
+            (
+                400,
+                r#"{"error":{"message":"m","code":"c"},"x":1}"#,
+                r#"400: {"message":"m","code":"c"}"#,
+            ),
+            (404, "<html>nf</html>", "404 <html>nf</html>"),
+            (400, "plain text body", "400 plain text body"),
+        ];
+        for (status, body, want) in cases {
+            assert_eq!(completions_http_error(&e(status, body)), want, "{body}");
+        }
+    }
+
+    #[test]
+    fn responses_errors_read_like_the_reference() {
+        let cases = [
+            (
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad thing"}}"#,
+                r#"mock API error (400): {"type":"invalid_request_error","message":"bad thing"}"#,
+            ),
+            ("plain text body", "mock API error (400): 400 plain text body"),
+            ("", "mock API error (400): 400 status code (no body)"),
+            (r#"{"error":"strerr"}"#, r#"mock API error (400): 400 "strerr""#),
+            (r#"{"message":"top msg"}"#, r#"mock API error (400): {"message":"top msg"}"#),
+        ];
+        for (body, want) in cases {
+            assert_eq!(responses_http_error("mock", &e(400, body)), want, "{body}");
+        }
+    }
+
+    #[test]
+    fn anthropic_errors_read_like_the_reference() {
+        let cases = [
+            (
+                r#"{"type": "error", "error": {"type": "invalid_request_error", "message": "bad thing"}}"#,
+                r#"400 {"type":"error","error":{"type":"invalid_request_error","message":"bad thing"}}"#,
+            ),
+            ("plain text body", "400 plain text body"),
+            ("", "400 status code (no body)"),
+            (r#"{"error":"strerr"}"#, r#"400 {"error":"strerr"}"#),
+            (r#"{"message":"top msg"}"#, "400 top msg"),
+        ];
+        for (body, want) in cases {
+            assert_eq!(anthropic_http_error(&e(400, body)), want, "{body}");
+        }
+    }
+
+    #[test]
+    fn long_bodies_are_clipped() {
+        let body = "x".repeat(10_000);
+        assert_eq!(
+            completions_http_error(&e(500, &body)).len(),
+            4 + MAX_ERROR_BODY_CHARS
+        );
+    }
+
+    #[test]
+    fn urls_join_with_one_slash() {
+        assert_eq!(
+            join_url("http://h/v1/", "/chat/completions"),
+            "http://h/v1/chat/completions"
+        );
+        assert_eq!(host_port("http://127.0.0.1:45999/v1"), "127.0.0.1:45999");
+        assert_eq!(host_port("https://api.openai.com/v1"), "api.openai.com:443");
+    }
+}

@@ -1,0 +1,628 @@
+//! Tool-call arguments: the raw JSON text a model streams, parsed the way the
+//! reference does it.
+//!
+//! * Empty or whitespace-only text is `{}`.
+//! * Inside strings, raw control characters are escaped and backslashes that
+//!   start no valid escape are doubled (models often send `"\q"` or a raw
+//!   newline); nothing else is repaired.
+//! * What still does not parse is reported with the message a JavaScript
+//!   engine's `JSON.parse` gives (`Expected ',' or '}' after property value in
+//!   JSON at position 16 (line 1 column 17)`), positions counted in UTF-16
+//!   units; a value that is not an object gives
+//!   `Tool arguments must be a JSON object`.
+//!
+//! The error text handed to the agent is `<message>\n\nReceived arguments:\n<raw>`.
+
+use serde_json::{Map, Value};
+
+use crate::text;
+
+/// Parse complete tool-call arguments: `(arguments, error)`. On error the
+/// arguments are `{}` and the error is the text described in the module doc.
+pub fn parse_tool_arguments(raw: &str) -> (Value, Option<String>) {
+    if raw.trim().is_empty() {
+        return (Value::Object(Map::new()), None);
+    }
+    let repaired = repair(raw);
+    let message = match parse_strict(&repaired) {
+        Ok(v @ Value::Object(_)) => return (v, None),
+        Ok(_) => text::ARGUMENTS_NOT_OBJECT.to_string(),
+        Err(e) => e,
+    };
+    (
+        Value::Object(Map::new()),
+        Some(text::arguments_error(&message, raw)),
+    )
+}
+
+/// Parse arguments that are still streaming, as far as they go: closes open
+/// strings, arrays and objects. `None` when nothing sensible can be made yet.
+pub fn parse_partial(raw: &str) -> Option<Value> {
+    if raw.trim().is_empty() {
+        return Some(Value::Object(Map::new()));
+    }
+    let repaired = repair(trim_open_escape(raw));
+    let mut stack = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in repaired.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => stack.push('}'),
+            '[' => stack.push(']'),
+            '}' | ']' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    let mut base = repaired;
+    if in_string {
+        base.push('"');
+    }
+    let trimmed = base.trim_end();
+    let base = trimmed.strip_suffix(',').unwrap_or(trimmed).to_string();
+    let closers: String = stack.iter().rev().collect();
+    for middle in ["", ":null", "null"] {
+        let candidate = format!("{base}{middle}{closers}");
+        if let Ok(v) = serde_json::from_str::<Value>(&candidate) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Drop an escape cut short at the end of a string still being streamed
+/// (`"x\` or `"x\u00`), so it is not taken for a literal backslash.
+fn trim_open_escape(raw: &str) -> &str {
+    let mut in_string = false;
+    let mut chars = raw.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if !in_string {
+            in_string = c == '"';
+            continue;
+        }
+        match c {
+            '"' => in_string = false,
+            '\\' => {
+                match chars.next() {
+                    None => return &raw[..i],
+                    Some((_, 'u')) => {
+                        let mut hex = 0;
+                        while hex < 4 && chars.peek().is_some_and(|(_, h)| h.is_ascii_hexdigit()) {
+                            chars.next();
+                            hex += 1;
+                        }
+                        if hex < 4 && chars.peek().is_none() {
+                            return &raw[..i];
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    raw
+}
+
+/// Escape raw control characters inside strings and double backslashes that
+/// start no valid escape. Valid JSON comes back unchanged.
+pub fn repair(raw: &str) -> String {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut out = String::with_capacity(raw.len() + 8);
+    let mut in_string = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if !in_string {
+            if c == '"' {
+                in_string = true;
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = false;
+                out.push(c);
+            }
+            '\\' => {
+                let next = chars.get(i + 1).copied();
+                match next {
+                    Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't') => {
+                        out.push('\\');
+                        out.push(next.unwrap_or_default());
+                        i += 2;
+                        continue;
+                    }
+                    Some('u')
+                        if chars.len() >= i + 6
+                            && chars[i + 2..i + 6].iter().all(|h| h.is_ascii_hexdigit()) =>
+                    {
+                        out.extend(&chars[i..i + 6]);
+                        i += 6;
+                        continue;
+                    }
+                    _ => out.push_str("\\\\"),
+                }
+            }
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Parse JSON strictly, with JavaScript's `JSON.parse` error messages.
+pub fn parse_strict(src: &str) -> Result<Value, String> {
+    let units: Vec<u16> = src.encode_utf16().collect();
+    let mut p = Parser { s: &units, i: 0 };
+    let v = p.value()?;
+    p.skip_ws();
+    if p.i < units.len() {
+        let (line, column) = p.location(p.i);
+        return Err(format!(
+            "Unexpected non-whitespace character after JSON at position {} (line {line} column {column})",
+            p.i
+        ));
+    }
+    Ok(v)
+}
+
+const CONTEXT: usize = 10;
+const MIN_LEN_FOR_CONTEXT: usize = CONTEXT * 2 + 1;
+
+struct Parser<'a> {
+    s: &'a [u16],
+    i: usize,
+}
+
+fn is_digit(c: u16) -> bool {
+    (b'0' as u16..=b'9' as u16).contains(&c)
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u16> {
+        self.s.get(self.i).copied()
+    }
+
+    fn at(&self, c: u8) -> bool {
+        self.peek() == Some(c as u16)
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(c) = self.peek() {
+            if c == b' ' as u16 || c == b'\t' as u16 || c == b'\n' as u16 || c == b'\r' as u16 {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn location(&self, pos: usize) -> (usize, usize) {
+        let mut line = 1;
+        let mut line_start = 0;
+        let mut k = 0;
+        while k < pos.min(self.s.len()) {
+            let c = self.s[k];
+            if c == b'\r' as u16 {
+                if self.s.get(k + 1) == Some(&(b'\n' as u16)) && k + 1 < pos {
+                    k += 1;
+                }
+                line += 1;
+                line_start = k + 1;
+            } else if c == b'\n' as u16 {
+                line += 1;
+                line_start = k + 1;
+            }
+            k += 1;
+        }
+        (line, pos - line_start + 1)
+    }
+
+    fn explicit(&self, pos: usize, what: &str) -> String {
+        let (line, column) = self.location(pos);
+        format!("{what} in JSON at position {pos} (line {line} column {column})")
+    }
+
+    /// The error for an unexpected token at `pos`, chosen by the token like
+    /// JavaScript engines do.
+    fn unexpected(&self, pos: usize) -> String {
+        let Some(c) = self.s.get(pos).copied() else {
+            return "Unexpected end of JSON input".to_string();
+        };
+        if c == b'"' as u16 {
+            return self.explicit(pos, "Unexpected string");
+        }
+        if c == b'-' as u16 || is_digit(c) {
+            return self.explicit(pos, "Unexpected number");
+        }
+        let whole = String::from_utf16_lossy(self.s);
+        if matches!(
+            whole.as_str(),
+            "NaN" | "Infinity" | "undefined" | "[object Object]"
+        ) {
+            return format!("\"{whole}\" is not valid JSON");
+        }
+        let token = String::from_utf16_lossy(&[c]);
+        let len = self.s.len();
+        if len < MIN_LEN_FOR_CONTEXT {
+            return format!("Unexpected token '{token}', \"{whole}\" is not valid JSON");
+        }
+        let (start, end, pre, post) = if pos < CONTEXT {
+            (0, pos + CONTEXT, "", "...")
+        } else if pos < len - CONTEXT {
+            (pos - CONTEXT, pos + CONTEXT, "...", "...")
+        } else {
+            (pos - CONTEXT, len, "...", "")
+        };
+        let snippet = String::from_utf16_lossy(&self.s[start..end.min(len)]);
+        format!("Unexpected token '{token}', {pre}\"{snippet}\"{post} is not valid JSON")
+    }
+
+    fn value(&mut self) -> Result<Value, String> {
+        self.skip_ws();
+        let Some(c) = self.peek() else {
+            return Err(self.unexpected(self.i));
+        };
+        match c {
+            0x22 => self.string().map(Value::String),
+            0x2d | 0x30..=0x39 => self.number(),
+            0x7b => self.object(),
+            0x5b => self.array(),
+            0x74 => self.literal("true", Value::Bool(true)),
+            0x66 => self.literal("false", Value::Bool(false)),
+            0x6e => self.literal("null", Value::Null),
+            _ => Err(self.unexpected(self.i)),
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, String> {
+        for (k, w) in word.bytes().enumerate().skip(1) {
+            let pos = self.i + k;
+            match self.s.get(pos) {
+                Some(&c) if c == w as u16 => {}
+                _ => return Err(self.unexpected(pos)),
+            }
+        }
+        self.i += word.len();
+        Ok(v)
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(is_digit) {
+            self.i += 1;
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, String> {
+        let start = self.i;
+        if self.at(b'-') {
+            self.i += 1;
+            if !self.peek().is_some_and(is_digit) {
+                return Err(self.explicit(self.i, "No number after minus sign"));
+            }
+        }
+        if self.at(b'0') {
+            self.i += 1;
+            if self.peek().is_some_and(is_digit) {
+                return Err(self.unexpected(self.i));
+            }
+        } else {
+            self.digits();
+        }
+        if self.at(b'.') {
+            self.i += 1;
+            if !self.peek().is_some_and(is_digit) {
+                return Err(self.explicit(self.i, "Unterminated fractional number"));
+            }
+            self.digits();
+        }
+        if self.at(b'e') || self.at(b'E') {
+            self.i += 1;
+            if self.at(b'+') || self.at(b'-') {
+                self.i += 1;
+            }
+            if !self.peek().is_some_and(is_digit) {
+                return Err(self.explicit(self.i, "Exponent part is missing a number"));
+            }
+            self.digits();
+        }
+        let text = String::from_utf16_lossy(&self.s[start..self.i]);
+        // Out-of-range numbers are Infinity in JavaScript, which JSON prints as null.
+        Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.i += 1;
+        let mut out: Vec<u16> = Vec::new();
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.explicit(self.s.len(), "Unterminated string"));
+            };
+            match c {
+                0x22 => {
+                    self.i += 1;
+                    return Ok(String::from_utf16_lossy(&out));
+                }
+                0x5c => {
+                    self.i += 1;
+                    let Some(e) = self.peek() else {
+                        return Err(self.explicit(self.s.len(), "Unterminated string"));
+                    };
+                    let decoded = match e {
+                        0x22 => 0x22,
+                        0x5c => 0x5c,
+                        0x2f => 0x2f,
+                        0x62 => 0x08,
+                        0x66 => 0x0c,
+                        0x6e => 0x0a,
+                        0x72 => 0x0d,
+                        0x74 => 0x09,
+                        0x75 => {
+                            let mut code: u16 = 0;
+                            for k in 1..=4 {
+                                let pos = self.i + k;
+                                let digit = self
+                                    .s
+                                    .get(pos)
+                                    .and_then(|&h| char::from_u32(h as u32))
+                                    .and_then(|h| h.to_digit(16));
+                                match digit {
+                                    Some(d) => code = code * 16 + d as u16,
+                                    None => {
+                                        return Err(self.explicit(pos, "Bad Unicode escape"));
+                                    }
+                                }
+                            }
+                            self.i += 4;
+                            code
+                        }
+                        _ => return Err(self.explicit(self.i, "Bad escaped character")),
+                    };
+                    out.push(decoded);
+                    self.i += 1;
+                }
+                c if c < 0x20 => {
+                    return Err(self.explicit(self.i, "Bad control character in string literal"));
+                }
+                c => {
+                    out.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+    }
+
+    fn object(&mut self) -> Result<Value, String> {
+        self.i += 1;
+        let mut map = Map::new();
+        self.skip_ws();
+        if self.at(b'}') {
+            self.i += 1;
+            return Ok(Value::Object(map));
+        }
+        if !self.at(b'"') {
+            return Err(self.explicit(self.i, "Expected property name or '}'"));
+        }
+        loop {
+            let key = self.string()?;
+            self.skip_ws();
+            if !self.at(b':') {
+                return Err(self.explicit(self.i, "Expected ':' after property name"));
+            }
+            self.i += 1;
+            let v = self.value()?;
+            map.insert(key, v);
+            self.skip_ws();
+            if self.at(b',') {
+                self.i += 1;
+                self.skip_ws();
+                if !self.at(b'"') {
+                    return Err(self.explicit(self.i, "Expected double-quoted property name"));
+                }
+            } else if self.at(b'}') {
+                self.i += 1;
+                return Ok(Value::Object(map));
+            } else {
+                return Err(self.explicit(self.i, "Expected ',' or '}' after property value"));
+            }
+        }
+    }
+
+    fn array(&mut self) -> Result<Value, String> {
+        self.i += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.at(b']') {
+            self.i += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            items.push(self.value()?);
+            self.skip_ws();
+            if self.at(b',') {
+                self.i += 1;
+            } else if self.at(b']') {
+                self.i += 1;
+                return Ok(Value::Array(items));
+            } else {
+                return Err(self.explicit(self.i, "Expected ',' or ']' after array element"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Messages checked against Node 22's `JSON.parse` (the reference's engine).
+    #[test]
+    fn strict_errors_read_like_json_parse() {
+        let cases: &[(&str, &str)] = &[
+            (
+                r#"{"path": "f.txt""#,
+                "Expected ',' or '}' after property value in JSON at position 16 (line 1 column 17)",
+            ),
+            (
+                r#"{"a":1,}"#,
+                "Expected double-quoted property name in JSON at position 7 (line 1 column 8)",
+            ),
+            ("abc", r#"Unexpected token 'a', "abc" is not valid JSON"#),
+            (
+                r#"{"a":1} x"#,
+                "Unexpected non-whitespace character after JSON at position 8 (line 1 column 9)",
+            ),
+            ("", "Unexpected end of JSON input"),
+            ("   ", "Unexpected end of JSON input"),
+            (r#"{"a":tru}"#, r#"Unexpected token '}', "{"a":tru}" is not valid JSON"#),
+            (
+                r#"{"a":"x\u00"}"#,
+                "Bad Unicode escape in JSON at position 11 (line 1 column 12)",
+            ),
+            (
+                r#"{"a" 1}"#,
+                "Expected ':' after property name in JSON at position 5 (line 1 column 6)",
+            ),
+            (
+                "{\"a\":\"line\nbreak\"}",
+                "Bad control character in string literal in JSON at position 10 (line 1 column 11)",
+            ),
+            (
+                r#"{"a":-}"#,
+                "No number after minus sign in JSON at position 6 (line 1 column 7)",
+            ),
+            (
+                r#"{"a":1.}"#,
+                "Unterminated fractional number in JSON at position 7 (line 1 column 8)",
+            ),
+            (
+                r#"{"a":1e}"#,
+                "Exponent part is missing a number in JSON at position 7 (line 1 column 8)",
+            ),
+            (
+                r#"{"a":"\q"}"#,
+                "Bad escaped character in JSON at position 7 (line 1 column 8)",
+            ),
+            (
+                r#"{"a":[1,2}"#,
+                "Expected ',' or ']' after array element in JSON at position 9 (line 1 column 10)",
+            ),
+            (
+                "{'a':1}",
+                "Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+            ),
+            (
+                r#"{"a":01}"#,
+                "Unexpected number in JSON at position 6 (line 1 column 7)",
+            ),
+            (
+                r#"{"a":"unterminated"#,
+                "Unterminated string in JSON at position 18 (line 1 column 19)",
+            ),
+            ("-", "No number after minus sign in JSON at position 1 (line 1 column 2)"),
+            ("[1,]", r#"Unexpected token ']', "[1,]" is not valid JSON"#),
+            (
+                "{\n  \"abcdefghijklmnop\": nul\n}",
+                "Unexpected token '\n', ...\"mnop\": nul\n}\" is not valid JSON",
+            ),
+            ("é", r#"Unexpected token 'é', "é" is not valid JSON"#),
+            (
+                "{\"a\":\"\u{1F600}\",x}",
+                "Expected double-quoted property name in JSON at position 10 (line 1 column 11)",
+            ),
+            (
+                "{\"a\":\"x\"\r\n,y}",
+                "Expected double-quoted property name in JSON at position 11 (line 2 column 2)",
+            ),
+            ("undefined", r#""undefined" is not valid JSON"#),
+            (
+                r#"{"a":1,"b":[1,2,3,4,5,6,7],"c":{"d":flase}}"#,
+                r#"Unexpected token 'l', ...""c":{"d":flase}}" is not valid JSON"#,
+            ),
+        ];
+        for (src, want) in cases {
+            assert_eq!(parse_strict(src).unwrap_err(), *want, "source {src:?}");
+        }
+    }
+
+    #[test]
+    fn strict_parses_valid_json() {
+        assert_eq!(
+            parse_strict(r#" {"a":[1,-2.5e3,true,false,null,"\u00e9\n"],"b":{}} "#).unwrap(),
+            json!({"a":[1,-2500.0,true,false,null,"é\n"],"b":{}})
+        );
+    }
+
+    #[test]
+    fn tool_arguments_like_the_reference() {
+        assert_eq!(parse_tool_arguments(""), (json!({}), None));
+        assert_eq!(parse_tool_arguments("  \n"), (json!({}), None));
+        assert_eq!(
+            parse_tool_arguments(r#"{"path":"f.txt"}"#),
+            (json!({"path":"f.txt"}), None)
+        );
+        // Repaired: raw control characters and bad escapes inside strings.
+        assert_eq!(
+            parse_tool_arguments("{\"a\":\"line\nbreak\"}").0,
+            json!({"a":"line\nbreak"})
+        );
+        assert_eq!(parse_tool_arguments(r#"{"a":"\q"}"#).0, json!({"a":"\\q"}));
+        assert_eq!(
+            parse_tool_arguments(r#"{"a":"x\u12G4"}"#).0,
+            json!({"a":"x\\u12G4"})
+        );
+        assert_eq!(
+            parse_tool_arguments("{bad json"),
+            (
+                json!({}),
+                Some("Expected property name or '}' in JSON at position 1 (line 1 column 2)\n\nReceived arguments:\n{bad json".to_string())
+            )
+        );
+        assert_eq!(
+            parse_tool_arguments("[1,2]").1.unwrap(),
+            "Tool arguments must be a JSON object\n\nReceived arguments:\n[1,2]"
+        );
+        // The position is counted in the repaired text, as in the reference.
+        assert_eq!(
+            parse_tool_arguments(r#"{"a":"x\q", }"#).1.unwrap(),
+            "Expected double-quoted property name in JSON at position 13 (line 1 column 14)\n\nReceived arguments:\n{\"a\":\"x\\q\", }"
+        );
+        assert_eq!(
+            parse_tool_arguments(r#"{"a":"x\"#).1.unwrap(),
+            "Unterminated string in JSON at position 9 (line 1 column 10)\n\nReceived arguments:\n{\"a\":\"x\\"
+        );
+    }
+
+    #[test]
+    fn partial_arguments_close_what_is_open() {
+        assert_eq!(parse_partial(r#"{"path": "src/ma"#), Some(json!({"path":"src/ma"})));
+        assert_eq!(parse_partial(r#"{"path": "a", "#), Some(json!({"path":"a"})));
+        assert_eq!(parse_partial(r#"{"pa"#), Some(json!({"pa":null})));
+        assert_eq!(parse_partial(r#"{"a": ["x", {"b": 1"#), Some(json!({"a":["x",{"b":1}]})));
+        assert_eq!(parse_partial(r#"{"a": "x\"#), Some(json!({"a":"x"})));
+        assert_eq!(parse_partial(r#"{"a": "x\u00"#), Some(json!({"a":"x"})));
+        assert_eq!(parse_partial(r#"{"a": tr"#), None);
+    }
+}

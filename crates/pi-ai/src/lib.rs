@@ -1,0 +1,163 @@
+//! pi's LLM provider layer: the message and streaming-event types the agent
+//! speaks, and clients that turn a [`Context`] into a streamed
+//! [`AssistantMessage`] over three wire APIs (OpenAI Chat Completions,
+//! OpenAI Responses, Anthropic Messages) plus a scripted in-process
+//! [`faux`] provider for tests.
+//!
+//! [`stream`] starts a request on the current tokio runtime and returns a
+//! channel of [`AssistantMessageEvent`]s. The last event is always
+//! [`Done`](AssistantMessageEvent::Done) or [`Error`](AssistantMessageEvent::Error):
+//! HTTP errors, malformed events, a stream cut short and an abort all end as
+//! an `error` event whose message has stop reason `error` or `aborted` and an
+//! `error_message` worded like the reference's (for example
+//! `500: {"message":"boom"}` on Chat Completions, `Request was aborted`).
+//! Nothing a server sends can panic the caller.
+//!
+//! Tool-call arguments are parsed when the call ends. When they are not a JSON
+//! object, the block keeps `arguments: {}` and sets `arguments_error` to the
+//! parser's message, a blank line, `Received arguments:` and the raw text (see
+//! [`json_args`]), so the agent can answer `Invalid arguments for tool "<name>": …`
+//! without running the tool.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use pi_ai::{Context, Message, Model, StreamOptions, UserMessage, complete};
+//! let model = Model {
+//!     id: "gpt-4o-mini".into(),
+//!     api: "openai-completions".into(),
+//!     provider: "openai".into(),
+//!     base_url: "https://api.openai.com/v1".into(),
+//!     ..Default::default()
+//! };
+//! let ctx = Context {
+//!     system_prompt: Some("Be brief.".into()),
+//!     messages: vec![Message::User(UserMessage::text("Say hi"))],
+//!     tools: vec![],
+//! };
+//! let options = StreamOptions { api_key: Some("sk-...".into()), ..Default::default() };
+//! let reply = complete(&model, &ctx, options).await;
+//! println!("{}", reply.text());
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod emitter;
+mod error;
+mod event;
+mod http;
+pub mod json_args;
+mod model;
+mod providers;
+pub mod text;
+mod types;
+
+use std::panic::AssertUnwindSafe;
+
+use futures::FutureExt;
+use tokio::sync::mpsc;
+
+pub use event::AssistantMessageEvent;
+pub use model::{Model, ModelCost, StreamOptions, api};
+pub use providers::faux;
+pub use types::{
+    AssistantMessage, ContentBlock, Context, Cost, Message, StopReason, Tool, ToolCall,
+    ToolResultMessage, Usage, UserContent, UserMessage, now_ms,
+};
+
+use emitter::Emitter;
+use error::ProviderError;
+
+/// Capacity of the event channel (the provider waits when the reader lags).
+const CHANNEL_CAPACITY: usize = 256;
+
+/// Start a request and return its events. Spawns a task on the current tokio
+/// runtime (without one, the receiver gets a single `error` event). The last
+/// event is always `done` or `error`; dropping the receiver cancels the
+/// request.
+pub fn stream(
+    model: &Model,
+    context: &Context,
+    options: StreamOptions,
+) -> mpsc::Receiver<AssistantMessageEvent> {
+    let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+    let mut em = Emitter::new(tx, model);
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            let model = model.clone();
+            let context = context.clone();
+            handle.spawn(async move { run(model, context, options, em).await });
+        }
+        Err(_) => {
+            em.msg.stop_reason = StopReason::Error;
+            em.msg.error_message = Some("pi_ai::stream needs a tokio runtime".to_string());
+            let _ = em.try_error();
+        }
+    }
+    rx
+}
+
+/// Run a request to the end and return its final message (an error ends as a
+/// message with stop reason `error` or `aborted`).
+pub async fn complete(model: &Model, context: &Context, options: StreamOptions) -> AssistantMessage {
+    let mut rx = stream(model, context, options);
+    let mut last = None;
+    while let Some(ev) = rx.recv().await {
+        if let Some(m) = ev.final_message() {
+            last = Some(m.clone());
+        }
+    }
+    last.unwrap_or_else(|| AssistantMessage {
+        api: model.api.clone(),
+        provider: model.provider.clone(),
+        model: model.id.clone(),
+        stop_reason: StopReason::Error,
+        error_message: Some("The response stream ended without a result".to_string()),
+        timestamp: now_ms(),
+        ..Default::default()
+    })
+}
+
+async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emitter) {
+    let signal = options.signal.clone();
+    let result = if signal.is_cancelled() {
+        Err(ProviderError::Aborted)
+    } else {
+        let work = async {
+            em.start().await?;
+            match model.api.as_str() {
+                api::OPENAI_COMPLETIONS => {
+                    providers::openai_completions::run(&model, &context, &options, &mut em).await
+                }
+                api::OPENAI_RESPONSES => {
+                    providers::openai_responses::run(&model, &context, &options, &mut em).await
+                }
+                api::ANTHROPIC_MESSAGES => {
+                    providers::anthropic::run(&model, &context, &options, &mut em).await
+                }
+                api::FAUX => providers::faux::run(&model, &context, &options, &mut em).await,
+                other => Err(ProviderError::Failed(format!(
+                    "Unsupported API \"{other}\" (supported: {})",
+                    api::ALL.join(", ")
+                ))),
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = signal.cancelled() => Err(ProviderError::Aborted),
+            r = AssertUnwindSafe(work).catch_unwind() => r.unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Err(ProviderError::Failed(format!("Internal error in the provider client: {what}")))
+            }),
+        }
+    };
+    match result {
+        Ok(reason) => em.done(reason).await,
+        Err(ProviderError::ReceiverGone) => {}
+        Err(ProviderError::Aborted) => em.error(StopReason::Aborted, text::REQUEST_ABORTED.into()).await,
+        Err(e) => em.error(StopReason::Error, e.to_string()).await,
+    }
+}

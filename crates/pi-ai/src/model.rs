@@ -1,0 +1,111 @@
+//! Models and per-request options.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+/// The wire APIs this crate speaks (values of [`Model::api`]).
+pub mod api {
+    /// OpenAI Chat Completions (`POST {baseUrl}/chat/completions`).
+    pub const OPENAI_COMPLETIONS: &str = "openai-completions";
+    /// OpenAI Responses (`POST {baseUrl}/responses`).
+    pub const OPENAI_RESPONSES: &str = "openai-responses";
+    /// Anthropic Messages (`POST {baseUrl}/v1/messages`).
+    pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
+    /// The scripted in-process provider of [`crate::faux`].
+    pub const FAUX: &str = "faux";
+    /// Every API above.
+    pub const ALL: [&str; 4] = [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, FAUX];
+}
+
+/// A model and how to reach it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Model {
+    /// The id sent to the provider.
+    pub id: String,
+    /// A display name.
+    pub name: String,
+    /// One of [`api`]'s constants.
+    pub api: String,
+    /// The provider name (the `models.json` key).
+    pub provider: String,
+    /// Where the API lives, e.g. `https://api.openai.com/v1` (OpenAI) or
+    /// `https://api.anthropic.com` (Anthropic, which appends `/v1/messages`).
+    pub base_url: String,
+    /// Whether the model reasons (enables thinking parameters).
+    #[serde(default)]
+    pub reasoning: bool,
+    /// Input kinds: `text`, `image`.
+    #[serde(default)]
+    pub input: Vec<String>,
+    /// Context window in tokens.
+    #[serde(default)]
+    pub context_window: u64,
+    /// Output-token limit, sent as the request's maximum unless
+    /// [`StreamOptions::max_tokens`] says otherwise.
+    #[serde(default)]
+    pub max_tokens: u64,
+    /// Extra HTTP headers for every request.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Prices in dollars per million tokens.
+    #[serde(default)]
+    pub cost: ModelCost,
+}
+
+impl Model {
+    /// Whether the model accepts images.
+    pub fn supports_images(&self) -> bool {
+        self.input.iter().any(|i| i == "image")
+    }
+}
+
+/// Prices in dollars per million tokens.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCost {
+    /// Per million input tokens.
+    #[serde(default)]
+    pub input: f64,
+    /// Per million output tokens.
+    #[serde(default)]
+    pub output: f64,
+    /// Per million cache-read tokens.
+    #[serde(default)]
+    pub cache_read: f64,
+    /// Per million cache-write tokens.
+    #[serde(default)]
+    pub cache_write: f64,
+}
+
+/// Options of one request.
+#[derive(Clone, Debug, Default)]
+pub struct StreamOptions {
+    /// The API key (`Authorization: Bearer` for OpenAI, `x-api-key` for Anthropic).
+    pub api_key: Option<String>,
+    /// Cancel to abort the request; the stream then ends with an `error` event
+    /// whose message has stop reason `aborted` and text `Request was aborted`.
+    pub signal: CancellationToken,
+    /// Output-token limit; defaults to the model's `max_tokens`.
+    pub max_tokens: Option<u64>,
+    /// Thinking level (`minimal`, `low`, `medium`, `high`, `xhigh`, `max`);
+    /// `None` or `off` means no thinking. Ignored for non-reasoning models.
+    pub reasoning: Option<String>,
+    /// Extra HTTP headers (after the model's, so they win).
+    pub headers: BTreeMap<String, String>,
+    /// A session id: sent as `prompt_cache_key` and `session-id` on the
+    /// Responses API.
+    pub session_id: Option<String>,
+}
+
+impl StreamOptions {
+    /// The thinking level, `None` when off.
+    pub(crate) fn thinking_level(&self) -> Option<&str> {
+        match self.reasoning.as_deref() {
+            None | Some("off") | Some("") => None,
+            Some(l) => Some(l),
+        }
+    }
+}

@@ -1,0 +1,524 @@
+//! Anthropic Messages (`POST {baseUrl}/v1/messages`, SSE).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::{max_tokens, messages_to_send, open_stream, tool_result_parts};
+use crate::emitter::Emitter;
+use crate::error::ProviderError;
+use crate::http;
+use crate::model::{Model, StreamOptions};
+use crate::text;
+use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
+
+/// The `anthropic-version` header.
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The beta header sent with thinking.
+pub(crate) const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
+
+/// The thinking budget of a level, before the cap of `max_tokens - 1024`.
+fn thinking_budget(level: &str) -> u64 {
+    match level {
+        "minimal" => 1024,
+        "low" => 2048,
+        "medium" => 8192,
+        _ => 16384,
+    }
+}
+
+/// Anthropic tool ids allow `[a-zA-Z0-9_-]`, at most 64 characters.
+fn tool_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
+}
+
+fn cache_control() -> Value {
+    json!({"type": "ephemeral"})
+}
+
+fn image_block(data: &str, mime: &str) -> Value {
+    json!({"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}})
+}
+
+/// The request body.
+pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    let images_ok = model.supports_images();
+    let mut messages: Vec<Value> = Vec::new();
+    // Tool results collect into one user message until something else comes.
+    let mut results: Vec<Value> = Vec::new();
+    let flush = |results: &mut Vec<Value>, messages: &mut Vec<Value>| {
+        if !results.is_empty() {
+            messages.push(json!({"role": "user", "content": std::mem::take(results)}));
+        }
+    };
+    for m in messages_to_send(context) {
+        match m {
+            Message::User(u) => {
+                flush(&mut results, &mut messages);
+                let blocks: Vec<Value> = match &u.content {
+                    UserContent::Text(t) => vec![json!({"type": "text", "text": t})],
+                    UserContent::Blocks(b) => b
+                        .iter()
+                        .filter_map(|b| match b {
+                            ContentBlock::Text { text } if !text.is_empty() => {
+                                Some(json!({"type": "text", "text": text}))
+                            }
+                            ContentBlock::Image { data, mime_type } if images_ok => {
+                                Some(image_block(data, mime_type))
+                            }
+                            _ => None,
+                        })
+                        .collect(),
+                };
+                if !blocks.is_empty() {
+                    messages.push(json!({"role": "user", "content": blocks}));
+                }
+            }
+            Message::Assistant(a) => {
+                flush(&mut results, &mut messages);
+                let same_api = a.api == model.api;
+                let blocks: Vec<Value> = a
+                    .content
+                    .iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::Thinking {
+                            thinking,
+                            signature: Some(sig),
+                        } if same_api && !sig.is_empty() => Some(
+                            json!({"type": "thinking", "thinking": thinking, "signature": sig}),
+                        ),
+                        ContentBlock::Text { text } if !text.is_empty() => {
+                            Some(json!({"type": "text", "text": text}))
+                        }
+                        ContentBlock::ToolCall {
+                            id,
+                            name,
+                            arguments,
+                            ..
+                        } => Some(json!({
+                            "type": "tool_use", "id": tool_id(id), "name": name, "input": arguments,
+                        })),
+                        _ => None,
+                    })
+                    .collect();
+                if !blocks.is_empty() {
+                    messages.push(json!({"role": "assistant", "content": blocks}));
+                }
+            }
+            Message::ToolResult(r) => {
+                let (text, images) = tool_result_parts(r, images_ok);
+                let content = if images.is_empty() {
+                    Value::String(text)
+                } else {
+                    let mut parts = Vec::new();
+                    if !text.is_empty() {
+                        parts.push(json!({"type": "text", "text": text}));
+                    }
+                    parts.extend(images.iter().map(|(d, m)| image_block(d, m)));
+                    Value::Array(parts)
+                };
+                results.push(json!({
+                    "type": "tool_result",
+                    "tool_use_id": tool_id(&r.tool_call_id),
+                    "content": content,
+                    "is_error": r.is_error,
+                }));
+            }
+        }
+    }
+    flush(&mut results, &mut messages);
+    // Cache up to the newest block.
+    if let Some(last) = messages.last_mut()
+        && last["role"] == "user"
+        && let Some(block) = last["content"]
+            .as_array_mut()
+            .and_then(|b| b.last_mut())
+            .and_then(Value::as_object_mut)
+    {
+        block.insert("cache_control".into(), cache_control());
+    }
+    let max = max_tokens(model, options);
+    let mut body = Map::new();
+    body.insert("model".into(), model.id.clone().into());
+    body.insert("messages".into(), Value::Array(messages));
+    body.insert("max_tokens".into(), max.into());
+    body.insert("stream".into(), true.into());
+    if let Some(sp) = &context.system_prompt {
+        body.insert(
+            "system".into(),
+            json!([{"type": "text", "text": sp, "cache_control": cache_control()}]),
+        );
+    }
+    if !context.tools.is_empty() {
+        let tools: Vec<Value> = context
+            .tools
+            .iter()
+            .map(|t| {
+                let mut schema = Map::new();
+                schema.insert("type".into(), "object".into());
+                schema.insert(
+                    "properties".into(),
+                    t.parameters
+                        .get("properties")
+                        .cloned()
+                        .unwrap_or_else(|| json!({})),
+                );
+                if let Some(obj) = t.parameters.as_object() {
+                    for (k, v) in obj {
+                        if k != "type" && k != "properties" {
+                            schema.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+                json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "eager_input_streaming": true,
+                    "input_schema": schema,
+                })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if model.reasoning {
+        let thinking = match options.thinking_level() {
+            None => json!({"type": "disabled"}),
+            Some(level) => {
+                let budget = thinking_budget(level).min(max.saturating_sub(1024)).max(1024);
+                json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"})
+            }
+        };
+        body.insert("thinking".into(), thinking);
+    }
+    Value::Object(body)
+}
+
+/// Run one request, streaming into `em`.
+pub(crate) async fn run(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    em: &mut Emitter,
+) -> Result<StopReason, ProviderError> {
+    let base = if model.base_url.is_empty() {
+        "https://api.anthropic.com"
+    } else {
+        &model.base_url
+    };
+    let url = http::join_url(base, "v1/messages");
+    let mut pairs: Vec<(&str, &str)> = vec![("anthropic-version", ANTHROPIC_VERSION)];
+    if let Some(k) = &options.api_key {
+        pairs.push(("x-api-key", k));
+    }
+    if model.reasoning && options.thinking_level().is_some() {
+        pairs.push(("anthropic-beta", INTERLEAVED_THINKING_BETA));
+    }
+    pairs.extend(model.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    pairs.extend(options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let headers = http::headers(pairs)?;
+    let body = request_body(model, context, options);
+    let mut sse = open_stream(&url, headers, &body, http::anthropic_http_error).await?;
+    let mut state = State::default();
+    while let Some(ev) = sse.next().await {
+        let ev = ev?;
+        if ev.event == "error" {
+            return Err(ProviderError::Failed(ev.data));
+        }
+        // Events that are not JSON are skipped, as the reference does.
+        let Ok(data) = serde_json::from_str::<Value>(&ev.data) else {
+            continue;
+        };
+        if handle_event(&data, &mut state, em).await? {
+            break;
+        }
+    }
+    let Some(reason) = state.stop else {
+        return Err(ProviderError::failed(text::ANTHROPIC_NO_STOP));
+    };
+    em.end_all().await?;
+    Ok(reason)
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    /// Content index by Anthropic block index.
+    blocks: HashMap<u64, usize>,
+    /// The `input` of a tool call's start event, by content index.
+    preset_input: HashMap<usize, String>,
+    usage: Usage,
+    stop: Option<StopReason>,
+}
+
+/// Handle one event; `Ok(true)` at `message_stop`.
+pub(crate) async fn handle_event(
+    data: &Value,
+    st: &mut State,
+    em: &mut Emitter,
+) -> Result<bool, ProviderError> {
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64);
+    match data.get("type").and_then(Value::as_str).unwrap_or("") {
+        "message_start" => {
+            let msg = &data["message"];
+            if let Some(id) = msg.get("id").and_then(Value::as_str) {
+                em.msg.response_id = Some(id.to_string());
+            }
+            let u = &msg["usage"];
+            st.usage.input = n(u.get("input_tokens")).unwrap_or(0);
+            st.usage.output = n(u.get("output_tokens")).unwrap_or(0);
+            st.usage.cache_read = n(u.get("cache_read_input_tokens")).unwrap_or(0);
+            st.usage.cache_write = n(u.get("cache_creation_input_tokens")).unwrap_or(0);
+            em.set_usage(st.usage.clone());
+        }
+        "content_block_start" => {
+            let index = n(data.get("index")).unwrap_or(0);
+            let block = &data["content_block"];
+            let i = match block.get("type").and_then(Value::as_str).unwrap_or("") {
+                "text" => {
+                    let i = em.text_start().await?;
+                    if let Some(t) = block.get("text").and_then(Value::as_str) {
+                        em.text_delta(i, t).await?;
+                    }
+                    i
+                }
+                "thinking" => {
+                    let i = em.thinking_start(None).await?;
+                    if let Some(t) = block.get("thinking").and_then(Value::as_str) {
+                        em.thinking_delta(i, t).await?;
+                    }
+                    i
+                }
+                "tool_use" | "server_tool_use" => {
+                    let id = block.get("id").and_then(Value::as_str).unwrap_or("");
+                    let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+                    let i = em.toolcall_start(id, name).await?;
+                    if let Some(input) = block
+                        .get("input")
+                        .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                    {
+                        st.preset_input.insert(i, input.to_string());
+                    }
+                    i
+                }
+                // redacted_thinking and unknown blocks are not kept.
+                _ => return Ok(false),
+            };
+            st.blocks.insert(index, i);
+        }
+        "content_block_delta" => {
+            let Some(&i) = st.blocks.get(&n(data.get("index")).unwrap_or(0)) else {
+                return Ok(false);
+            };
+            let d = &data["delta"];
+            let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("");
+            match s("type") {
+                "text_delta" => em.text_delta(i, s("text")).await?,
+                "thinking_delta" => em.thinking_delta(i, s("thinking")).await?,
+                "signature_delta" => em.thinking_signature(i, s("signature"), true),
+                "input_json_delta" => em.toolcall_delta(i, s("partial_json")).await?,
+                _ => {}
+            }
+        }
+        "content_block_stop" => {
+            if let Some(&i) = st.blocks.get(&n(data.get("index")).unwrap_or(0)) {
+                // A tool call that streamed no arguments keeps the input of its start.
+                if let Some(preset) = st.preset_input.remove(&i)
+                    && em.toolcall_raw(i).is_empty()
+                {
+                    em.toolcall_set_raw(i, &preset);
+                }
+                em.end(i).await?;
+            }
+        }
+        "message_delta" => {
+            if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                em.msg.raw_stop_reason = Some(reason.to_string());
+                st.stop = Some(match reason {
+                    "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
+                    "tool_use" => StopReason::ToolUse,
+                    _ => StopReason::Stop,
+                });
+            }
+            if let Some(u) = data.get("usage") {
+                if let Some(v) = n(u.get("output_tokens")) {
+                    st.usage.output = v;
+                }
+                if let Some(v) = n(u.get("input_tokens")) {
+                    st.usage.input = v;
+                }
+                if let Some(v) = n(u.get("cache_read_input_tokens")) {
+                    st.usage.cache_read = v;
+                }
+                if let Some(v) = n(u.get("cache_creation_input_tokens")) {
+                    st.usage.cache_write = v;
+                }
+                em.set_usage(st.usage.clone());
+            }
+        }
+        "message_stop" => return Ok(true),
+        "error" => {
+            return Err(ProviderError::Failed(data.to_string()));
+        }
+        _ => {}
+    }
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::AssistantMessageEvent;
+    use crate::types::{AssistantMessage, Tool, ToolResultMessage, UserMessage};
+    use tokio::sync::mpsc;
+
+    fn model() -> Model {
+        Model {
+            id: "mock-1".into(),
+            api: "anthropic-messages".into(),
+            provider: "mock".into(),
+            max_tokens: 16384,
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn events_build_thinking_text_and_tool_calls() {
+        let events = vec![
+            json!({"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"output_tokens":1,"cache_read_input_tokens":2,"cache_creation_input_tokens":3}}}),
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG"}}),
+            json!({"type":"content_block_stop","index":0}),
+            json!({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}),
+            json!({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"hi"}}),
+            json!({"type":"content_block_stop","index":1}),
+            json!({"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{}}}),
+            json!({"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\":"}}),
+            json!({"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"\"f.txt\"}"}}),
+            json!({"type":"content_block_stop","index":2}),
+            json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}),
+            json!({"type":"message_stop"}),
+        ];
+        let (tx, mut rx) = mpsc::channel(1000);
+        let mut em = Emitter::new(tx, &model());
+        let mut st = State::default();
+        for e in &events {
+            if handle_event(e, &mut st, &mut em).await.unwrap() {
+                break;
+            }
+        }
+        assert_eq!(st.stop, Some(StopReason::ToolUse));
+        em.done(StopReason::ToolUse).await;
+        drop(em);
+        let mut last = None;
+        let mut kinds = Vec::new();
+        while let Some(e) = rx.recv().await {
+            kinds.push(serde_json::to_value(&e).unwrap()["type"].as_str().unwrap().to_string());
+            last = Some(e);
+        }
+        assert_eq!(
+            kinds,
+            [
+                "thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta",
+                "text_end", "toolcall_start", "toolcall_delta", "toolcall_delta", "toolcall_end",
+                "done"
+            ]
+        );
+        let m = last.unwrap().message().clone();
+        assert_eq!(
+            m.content,
+            vec![
+                ContentBlock::Thinking {
+                    thinking: "hmm".into(),
+                    signature: Some("SIG".into())
+                },
+                ContentBlock::text("hi"),
+                ContentBlock::tool_call("toolu_1", "read", json!({"path":"f.txt"})),
+            ]
+        );
+        assert_eq!(
+            (m.usage.input, m.usage.output, m.usage.cache_read, m.usage.cache_write, m.usage.total_tokens),
+            (10, 5, 2, 3, 20)
+        );
+        assert_eq!(m.response_id.as_deref(), Some("msg_1"));
+        assert_eq!(m.raw_stop_reason.as_deref(), Some("tool_use"));
+    }
+
+    #[test]
+    fn request_body_matches_the_reference_shape() {
+        let ctx = Context {
+            system_prompt: Some("sys".into()),
+            messages: vec![
+                Message::User(UserMessage::text("go")),
+                Message::Assistant(AssistantMessage {
+                    content: vec![
+                        ContentBlock::Thinking {
+                            thinking: "t".into(),
+                            signature: Some("SIG".into()),
+                        },
+                        ContentBlock::tool_call("call_0_0|fc_0", "read", json!({"path":"f.txt"})),
+                    ],
+                    api: "anthropic-messages".into(),
+                    stop_reason: StopReason::ToolUse,
+                    ..Default::default()
+                }),
+                Message::ToolResult(ToolResultMessage {
+                    tool_call_id: "call_0_0|fc_0".into(),
+                    tool_name: "read".into(),
+                    content: vec![ContentBlock::text("")],
+                    details: None,
+                    is_error: false,
+                    duration_ms: None,
+                    timestamp: 0,
+                }),
+            ],
+            tools: vec![Tool {
+                name: "read".into(),
+                description: "Read".into(),
+                parameters: json!({"type":"object","required":["path"],"properties":{"path":{"type":"string"}}}),
+            }],
+        };
+        let mut m = model();
+        m.reasoning = true;
+        let opts = StreamOptions {
+            reasoning: Some("high".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            request_body(&m, &ctx, &opts),
+            json!({
+                "model": "mock-1",
+                "messages": [
+                    {"role": "user", "content": [{"type": "text", "text": "go"}]},
+                    {"role": "assistant", "content": [
+                        {"type": "thinking", "thinking": "t", "signature": "SIG"},
+                        {"type": "tool_use", "id": "call_0_0_fc_0", "name": "read", "input": {"path": "f.txt"}}
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "call_0_0_fc_0", "content": "", "is_error": false,
+                         "cache_control": {"type": "ephemeral"}}
+                    ]}
+                ],
+                "max_tokens": 16384,
+                "stream": true,
+                "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
+                "tools": [{"name": "read", "description": "Read", "eager_input_streaming": true,
+                    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}],
+                "thinking": {"type": "enabled", "budget_tokens": 15360, "display": "summarized"}
+            })
+        );
+        let off = request_body(&m, &ctx, &StreamOptions::default());
+        assert_eq!(off["thinking"], json!({"type": "disabled"}));
+        let _ = AssistantMessageEvent::Start {
+            partial: AssistantMessage::default(),
+        };
+    }
+}

@@ -1,0 +1,306 @@
+//! A scripted in-process provider for tests (api `faux`).
+//!
+//! Register a provider name, queue assistant messages (or functions that make
+//! one from the request), and point a [`Model`] with `api: "faux"` and that
+//! provider at it. Each request takes the next response from the queue and
+//! streams it like a real provider would (text and thinking in small chunks,
+//! tool-call arguments as JSON text). An empty queue ends the stream with the
+//! error `No more faux responses queued`.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! use pi_ai::{Context, StreamOptions, UserMessage, Message, complete, faux};
+//! let f = faux::register("faux-doc");
+//! f.set_responses(vec![faux::assistant_message(vec![faux::text("hello")])]);
+//! let ctx = Context { messages: vec![Message::User(UserMessage::text("hi"))], ..Default::default() };
+//! let msg = complete(&f.model(), &ctx, StreamOptions::default()).await;
+//! assert_eq!(msg.text(), "hello");
+//! # }
+//! ```
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::emitter::Emitter;
+use crate::error::ProviderError;
+use crate::model::{Model, StreamOptions, api};
+use crate::text;
+use crate::types::{AssistantMessage, ContentBlock, Context, StopReason, Usage};
+
+/// Makes a response from the request.
+pub type FauxFactory = Arc<dyn Fn(&Context, &StreamOptions, &Model) -> AssistantMessage + Send + Sync>;
+
+/// One scripted response.
+#[derive(Clone)]
+pub enum FauxResponse {
+    /// Send this message.
+    Message(AssistantMessage),
+    /// Compute the message from the request.
+    Factory(FauxFactory),
+}
+
+impl From<AssistantMessage> for FauxResponse {
+    fn from(m: AssistantMessage) -> Self {
+        FauxResponse::Message(m)
+    }
+}
+
+#[derive(Default)]
+struct FauxState {
+    queue: VecDeque<FauxResponse>,
+    contexts: Vec<Context>,
+    tokens_per_second: Option<f64>,
+}
+
+fn registry() -> &'static Mutex<HashMap<String, Arc<Mutex<FauxState>>>> {
+    static R: OnceLock<Mutex<HashMap<String, Arc<Mutex<FauxState>>>>> = OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A handle on a registered faux provider.
+#[derive(Clone)]
+pub struct FauxProvider {
+    name: String,
+    state: Arc<Mutex<FauxState>>,
+}
+
+/// Register (or reset) the faux provider `name` and return its handle. Use a
+/// distinct name per test: the registry is process-wide.
+pub fn register(name: &str) -> FauxProvider {
+    let state = Arc::new(Mutex::new(FauxState::default()));
+    lock(registry()).insert(name.to_string(), state.clone());
+    FauxProvider {
+        name: name.to_string(),
+        state,
+    }
+}
+
+impl FauxProvider {
+    /// A model served by this provider: id `faux-1`, name `Faux Model`, base
+    /// URL `http://localhost:0`, text and image input.
+    pub fn model(&self) -> Model {
+        Model {
+            id: "faux-1".into(),
+            name: "Faux Model".into(),
+            api: api::FAUX.into(),
+            provider: self.name.clone(),
+            base_url: "http://localhost:0".into(),
+            reasoning: false,
+            input: vec!["text".into(), "image".into()],
+            context_window: 128_000,
+            max_tokens: 16_384,
+            ..Default::default()
+        }
+    }
+
+    /// Replace the queue.
+    pub fn set_responses<R: Into<FauxResponse>>(&self, responses: Vec<R>) {
+        let mut s = lock(&self.state);
+        s.queue = responses.into_iter().map(Into::into).collect();
+    }
+
+    /// Add to the end of the queue.
+    pub fn append_responses<R: Into<FauxResponse>>(&self, responses: Vec<R>) {
+        let mut s = lock(&self.state);
+        s.queue.extend(responses.into_iter().map(Into::into));
+    }
+
+    /// Queue a factory.
+    pub fn append_factory(
+        &self,
+        f: impl Fn(&Context, &StreamOptions, &Model) -> AssistantMessage + Send + Sync + 'static,
+    ) {
+        lock(&self.state).queue.push_back(FauxResponse::Factory(Arc::new(f)));
+    }
+
+    /// How many responses are still queued.
+    pub fn pending_count(&self) -> usize {
+        lock(&self.state).queue.len()
+    }
+
+    /// The contexts of the requests served so far.
+    pub fn contexts(&self) -> Vec<Context> {
+        lock(&self.state).contexts.clone()
+    }
+
+    /// Pace streaming at this many (estimated) tokens per second; `None` streams at once.
+    pub fn set_tokens_per_second(&self, tps: Option<f64>) {
+        lock(&self.state).tokens_per_second = tps;
+    }
+}
+
+/// A text block.
+pub fn text(s: &str) -> ContentBlock {
+    ContentBlock::text(s)
+}
+
+/// A thinking block.
+pub fn thinking(s: &str) -> ContentBlock {
+    ContentBlock::Thinking {
+        thinking: s.to_string(),
+        signature: None,
+    }
+}
+
+/// A tool-call block; without `id` one is made up (`faux_call_<n>`).
+pub fn tool_call(name: &str, arguments: Value, id: Option<&str>) -> ContentBlock {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let id = id.map(str::to_string).unwrap_or_else(|| {
+        format!(
+            "faux_call_{}",
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        )
+    });
+    ContentBlock::tool_call(id, name, arguments)
+}
+
+/// An assistant message with this content; the stop reason is `toolUse`
+/// when it calls a tool, else `stop`.
+pub fn assistant_message(content: Vec<ContentBlock>) -> AssistantMessage {
+    let reason = if content
+        .iter()
+        .any(|b| matches!(b, ContentBlock::ToolCall { .. }))
+    {
+        StopReason::ToolUse
+    } else {
+        StopReason::Stop
+    };
+    AssistantMessage {
+        content,
+        stop_reason: reason,
+        ..Default::default()
+    }
+}
+
+/// A failed response: stop reason `error` with this message.
+pub fn error_message(message: &str) -> AssistantMessage {
+    AssistantMessage {
+        stop_reason: StopReason::Error,
+        error_message: Some(message.to_string()),
+        ..Default::default()
+    }
+}
+
+/// Characters per estimated token.
+const CHARS_PER_TOKEN: usize = 4;
+/// Estimated tokens per streamed chunk.
+const TOKENS_PER_CHUNK: usize = 4;
+
+fn estimate_tokens(chars: usize) -> u64 {
+    chars.div_ceil(CHARS_PER_TOKEN) as u64
+}
+
+fn context_chars(c: &Context) -> usize {
+    let mut n = c.system_prompt.as_ref().map_or(0, |s| s.chars().count());
+    n += serde_json::to_string(&c.messages).map_or(0, |s| s.chars().count());
+    n += serde_json::to_string(&c.tools).map_or(0, |s| s.chars().count());
+    n
+}
+
+fn chunks(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    chars
+        .chunks(CHARS_PER_TOKEN * TOKENS_PER_CHUNK)
+        .map(|c| c.iter().collect())
+        .collect()
+}
+
+async fn pace(tps: Option<f64>, piece: &str) {
+    if let Some(tps) = tps.filter(|t| *t > 0.0) {
+        let tokens = estimate_tokens(piece.chars().count()) as f64;
+        tokio::time::sleep(Duration::from_secs_f64(tokens / tps)).await;
+    }
+}
+
+/// Serve one request from the provider's queue.
+pub(crate) async fn run(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    em: &mut Emitter,
+) -> Result<StopReason, ProviderError> {
+    let state = lock(registry()).get(&model.provider).cloned();
+    let Some(state) = state else {
+        return Err(ProviderError::failed(text::NO_FAUX_RESPONSES));
+    };
+    let (next, tps) = {
+        let mut s = lock(&state);
+        s.contexts.push(context.clone());
+        (s.queue.pop_front(), s.tokens_per_second)
+    };
+    let scripted = match next {
+        None => return Err(ProviderError::failed(text::NO_FAUX_RESPONSES)),
+        Some(FauxResponse::Message(m)) => m,
+        Some(FauxResponse::Factory(f)) => f(context, options, model),
+    };
+    let input = estimate_tokens(context_chars(context));
+    let mut out_chars = 0;
+    for block in &scripted.content {
+        match block {
+            ContentBlock::Text { text } => {
+                let i = em.text_start().await?;
+                for piece in chunks(text) {
+                    pace(tps, &piece).await;
+                    em.text_delta(i, &piece).await?;
+                }
+                em.end(i).await?;
+                out_chars += text.chars().count();
+            }
+            ContentBlock::Thinking { thinking, signature } => {
+                let i = em.thinking_start(signature.clone()).await?;
+                for piece in chunks(thinking) {
+                    pace(tps, &piece).await;
+                    em.thinking_delta(i, &piece).await?;
+                }
+                em.end(i).await?;
+                out_chars += thinking.chars().count();
+            }
+            ContentBlock::ToolCall {
+                id,
+                name,
+                arguments,
+                arguments_error,
+            } => {
+                let i = em.toolcall_start(id, name).await?;
+                // A scripted parse failure streams its raw text (after the marker).
+                let raw = match arguments_error {
+                    Some(e) => e
+                        .split_once("\n\nReceived arguments:\n")
+                        .map(|(_, raw)| raw.to_string())
+                        .unwrap_or_default(),
+                    None => arguments.to_string(),
+                };
+                for piece in chunks(&raw) {
+                    pace(tps, &piece).await;
+                    em.toolcall_delta(i, &piece).await?;
+                }
+                em.end(i).await?;
+                out_chars += raw.chars().count();
+            }
+            ContentBlock::Image { .. } => {}
+        }
+    }
+    em.set_usage(Usage {
+        input,
+        output: estimate_tokens(out_chars),
+        ..Default::default()
+    });
+    if let Some(id) = &scripted.response_id {
+        em.msg.response_id = Some(id.clone());
+    }
+    match scripted.stop_reason {
+        StopReason::Error => Err(ProviderError::Failed(
+            scripted.error_message.unwrap_or_default(),
+        )),
+        StopReason::Aborted => Err(ProviderError::Aborted),
+        StopReason::Pending => Ok(StopReason::Stop),
+        r => Ok(r),
+    }
+}

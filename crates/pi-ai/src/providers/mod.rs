@@ -1,0 +1,138 @@
+//! The wire clients, one module per API, and what they share.
+
+pub(crate) mod anthropic;
+pub mod faux;
+pub(crate) mod openai_completions;
+pub(crate) mod openai_responses;
+
+use std::collections::HashSet;
+
+use crate::emitter::Emitter;
+use crate::error::ProviderError;
+use crate::http::{self, SendError, SseStream};
+use crate::model::{Model, StreamOptions};
+use crate::text;
+use crate::types::{AssistantMessage, ContentBlock, Context, Message, StopReason, ToolResultMessage};
+
+/// The output-token limit of a request.
+pub(crate) fn max_tokens(model: &Model, options: &StreamOptions) -> u64 {
+    options
+        .max_tokens
+        .or((model.max_tokens > 0).then_some(model.max_tokens))
+        .unwrap_or(DEFAULT_MAX_TOKENS)
+}
+
+/// Used when neither the model nor the options give a limit (the reference's
+/// default for models declared without `maxTokens`).
+pub(crate) const DEFAULT_MAX_TOKENS: u64 = 16384;
+
+/// The OpenAI-style effort for a thinking level (`xhigh` and `max` become `high`).
+pub(crate) fn openai_effort(level: &str) -> &str {
+    match level {
+        "minimal" | "low" | "medium" | "high" => level,
+        _ => "high",
+    }
+}
+
+/// Whether an assistant message should be sent back: failed or aborted
+/// turns are left out (their tool calls never got results).
+pub(crate) fn replayable(m: &AssistantMessage) -> bool {
+    !matches!(m.stop_reason, StopReason::Error | StopReason::Aborted)
+}
+
+/// The messages to send: replayable assistant messages, and only the tool
+/// results that answer a tool call sent before them.
+pub(crate) fn messages_to_send(context: &Context) -> Vec<&Message> {
+    let mut calls: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for m in &context.messages {
+        match m {
+            Message::Assistant(a) => {
+                if !replayable(a) {
+                    continue;
+                }
+                for b in &a.content {
+                    if let ContentBlock::ToolCall { id, .. } = b {
+                        calls.insert(id.as_str());
+                    }
+                }
+                out.push(m);
+            }
+            Message::ToolResult(r) => {
+                if calls.contains(r.tool_call_id.as_str()) {
+                    out.push(m);
+                }
+            }
+            Message::User(_) => out.push(m),
+        }
+    }
+    out
+}
+
+/// A tool result as text plus the images to send separately. Without image
+/// support each image becomes [`text::TOOL_IMAGE_OMITTED`]; text parts are
+/// joined with `\n`.
+pub(crate) fn tool_result_parts(
+    r: &ToolResultMessage,
+    images_ok: bool,
+) -> (String, Vec<(String, String)>) {
+    let mut texts = Vec::new();
+    let mut images = Vec::new();
+    for b in &r.content {
+        match b {
+            ContentBlock::Text { text } => texts.push(text.clone()),
+            ContentBlock::Image { data, mime_type } => {
+                if images_ok {
+                    images.push((data.clone(), mime_type.clone()));
+                } else {
+                    texts.push(text::TOOL_IMAGE_OMITTED.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    (texts.join("\n"), images)
+}
+
+/// On the OpenAI wire an empty or whitespace-only tool result is sent as
+/// [`text::NO_TOOL_OUTPUT`].
+pub(crate) fn non_empty_tool_text(s: String) -> String {
+    if s.trim().is_empty() {
+        text::NO_TOOL_OUTPUT.to_string()
+    } else {
+        s
+    }
+}
+
+/// The call id part of a tool-call id (`<call_id>|<item id>` on Responses).
+pub(crate) fn call_id(id: &str) -> &str {
+    id.split('|').next().unwrap_or(id)
+}
+
+/// `data:<mime>;base64,<data>`.
+pub(crate) fn data_url(data: &str, mime: &str) -> String {
+    format!("data:{mime};base64,{data}")
+}
+
+/// POST and map a failure with `status_message`, or start reading events.
+pub(crate) async fn open_stream(
+    url: &str,
+    headers: reqwest::header::HeaderMap,
+    body: &serde_json::Value,
+    status_message: impl FnOnce(&http::HttpStatusError) -> String,
+) -> Result<SseStream, ProviderError> {
+    match http::post_sse(url, headers, body).await {
+        Ok(s) => Ok(s),
+        Err(SendError::Status(e)) => Err(ProviderError::Failed(status_message(&e))),
+        Err(SendError::Other(e)) => Err(e),
+    }
+}
+
+/// The stop reason of a finished message: `toolUse` whenever it calls tools.
+pub(crate) fn final_reason(em: &Emitter, reason: StopReason) -> StopReason {
+    if reason == StopReason::Stop && em.has_tool_calls() {
+        StopReason::ToolUse
+    } else {
+        reason
+    }
+}

@@ -1,0 +1,570 @@
+//! OpenAI Chat Completions (`POST {baseUrl}/chat/completions`, SSE).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    call_id, data_url, final_reason, max_tokens, messages_to_send, non_empty_tool_text,
+    open_stream, openai_effort, tool_result_parts,
+};
+use crate::emitter::{BlockKind, Emitter};
+use crate::error::ProviderError;
+use crate::http;
+use crate::model::{Model, StreamOptions};
+use crate::text;
+use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
+
+/// The delta fields that carry reasoning text, in the order they are looked at.
+const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
+
+/// The request body.
+pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    let images_ok = model.supports_images();
+    let mut messages: Vec<Value> = Vec::new();
+    if let Some(sp) = &context.system_prompt {
+        messages.push(json!({"role": "system", "content": sp}));
+    }
+    let sent = messages_to_send(context);
+    let mut pending_images: Vec<Value> = Vec::new();
+    for (n, m) in sent.iter().enumerate() {
+        match m {
+            Message::User(u) => {
+                let content = match &u.content {
+                    UserContent::Text(t) => Value::String(t.clone()),
+                    UserContent::Blocks(blocks) => {
+                        let parts: Vec<Value> = blocks
+                            .iter()
+                            .filter_map(|b| match b {
+                                ContentBlock::Text { text } => {
+                                    Some(json!({"type": "text", "text": text}))
+                                }
+                                ContentBlock::Image { data, mime_type } if images_ok => Some(
+                                    json!({"type": "image_url", "image_url": {"url": data_url(data, mime_type)}}),
+                                ),
+                                _ => None,
+                            })
+                            .collect();
+                        if parts.is_empty() {
+                            continue;
+                        }
+                        Value::Array(parts)
+                    }
+                };
+                messages.push(json!({"role": "user", "content": content}));
+            }
+            Message::Assistant(a) => {
+                let text: String = a
+                    .content
+                    .iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::Text { text } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                let calls: Vec<Value> = a
+                    .content
+                    .iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::ToolCall {
+                            id,
+                            name,
+                            arguments,
+                            ..
+                        } => Some(json!({
+                            "id": call_id(id),
+                            "type": "function",
+                            "function": {"name": name, "arguments": arguments.to_string()},
+                        })),
+                        _ => None,
+                    })
+                    .collect();
+                if text.is_empty() && calls.is_empty() {
+                    continue;
+                }
+                let mut msg = Map::new();
+                msg.insert("role".into(), "assistant".into());
+                msg.insert(
+                    "content".into(),
+                    if text.is_empty() {
+                        Value::Null
+                    } else {
+                        Value::String(text)
+                    },
+                );
+                if a.api == model.api {
+                    let mut reasoning: HashMap<&str, String> = HashMap::new();
+                    for b in &a.content {
+                        if let ContentBlock::Thinking {
+                            thinking,
+                            signature: Some(field),
+                        } = b
+                            && REASONING_FIELDS.contains(&field.as_str())
+                        {
+                            reasoning.entry(field).or_default().push_str(thinking);
+                        }
+                    }
+                    for field in REASONING_FIELDS {
+                        if let Some(t) = reasoning.remove(field) {
+                            msg.insert(field.into(), Value::String(t));
+                        }
+                    }
+                }
+                if !calls.is_empty() {
+                    msg.insert("tool_calls".into(), Value::Array(calls));
+                }
+                messages.push(Value::Object(msg));
+            }
+            Message::ToolResult(r) => {
+                let (text, images) = tool_result_parts(r, images_ok);
+                messages.push(json!({
+                    "role": "tool",
+                    "content": non_empty_tool_text(text),
+                    "tool_call_id": call_id(&r.tool_call_id),
+                }));
+                for (data, mime) in images {
+                    pending_images.push(
+                        json!({"type": "image_url", "image_url": {"url": data_url(&data, &mime)}}),
+                    );
+                }
+                let next_is_result = matches!(sent.get(n + 1), Some(Message::ToolResult(_)));
+                if !next_is_result && !pending_images.is_empty() {
+                    let mut parts = vec![json!({"type": "text", "text": text::TOOL_IMAGES_ATTACHED})];
+                    parts.append(&mut pending_images);
+                    messages.push(json!({"role": "user", "content": parts}));
+                }
+            }
+        }
+    }
+    let mut body = Map::new();
+    body.insert("model".into(), model.id.clone().into());
+    body.insert("messages".into(), Value::Array(messages));
+    body.insert("stream".into(), true.into());
+    body.insert("stream_options".into(), json!({"include_usage": true}));
+    body.insert("store".into(), false.into());
+    body.insert(
+        "max_completion_tokens".into(),
+        max_tokens(model, options).into(),
+    );
+    if !context.tools.is_empty() {
+        let tools: Vec<Value> = context
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters,
+                }})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if model.reasoning
+        && let Some(level) = options.thinking_level()
+    {
+        body.insert("reasoning_effort".into(), openai_effort(level).into());
+    }
+    Value::Object(body)
+}
+
+/// Run one request, streaming into `em`.
+pub(crate) async fn run(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    em: &mut Emitter,
+) -> Result<StopReason, ProviderError> {
+    let base = if model.base_url.is_empty() {
+        "https://api.openai.com/v1"
+    } else {
+        &model.base_url
+    };
+    let url = http::join_url(base, "chat/completions");
+    let auth = options.api_key.as_ref().map(|k| format!("Bearer {k}"));
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    if let Some(a) = &auth {
+        pairs.push(("authorization", a));
+    }
+    pairs.extend(model.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    pairs.extend(options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let headers = http::headers(pairs)?;
+    let body = request_body(model, context, options);
+    let mut sse = open_stream(&url, headers, &body, http::completions_http_error).await?;
+    let mut state = State::default();
+    while let Some(ev) = sse.next().await {
+        let ev = ev?;
+        if ev.data.trim() == "[DONE]" {
+            break;
+        }
+        if ev.data.trim().is_empty() {
+            continue;
+        }
+        let chunk: Value = serde_json::from_str(&ev.data)
+            .map_err(|_| ProviderError::failed(text::MALFORMED_EVENT))?;
+        handle_chunk(&chunk, &mut state, em).await?;
+    }
+    let Some(reason) = state.finish else {
+        return Err(ProviderError::failed(text::COMPLETIONS_NO_FINISH));
+    };
+    em.end_all().await?;
+    Ok(final_reason(em, reason))
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    /// Content index of each streamed tool call, by its `index`.
+    tools: HashMap<u64, usize>,
+    /// The mapped finish reason, once seen.
+    finish: Option<StopReason>,
+}
+
+pub(crate) async fn handle_chunk(
+    chunk: &Value,
+    state: &mut State,
+    em: &mut Emitter,
+) -> Result<(), ProviderError> {
+    if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
+        let msg = match err.get("message") {
+            Some(Value::String(m)) => m.clone(),
+            _ => err.to_string(),
+        };
+        return Err(ProviderError::Failed(msg));
+    }
+    if em.msg.response_id.is_none()
+        && let Some(id) = chunk.get("id").and_then(Value::as_str)
+    {
+        em.msg.response_id = Some(id.to_string());
+    }
+    if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
+        em.set_usage(parse_usage(u));
+    }
+    let Some(choice) = chunk
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+    else {
+        return Ok(());
+    };
+    if let Some(delta) = choice.get("delta") {
+        for field in REASONING_FIELDS {
+            if let Some(t) = delta.get(field).and_then(Value::as_str)
+                && !t.is_empty()
+            {
+                let i = match em.open_last(BlockKind::Thinking) {
+                    Some(i) => i,
+                    None => em.thinking_start(Some(field.to_string())).await?,
+                };
+                em.thinking_delta(i, t).await?;
+                break;
+            }
+        }
+        if let Some(t) = delta.get("content").and_then(Value::as_str)
+            && !t.is_empty()
+        {
+            let i = match em.open_last(BlockKind::Text) {
+                Some(i) => i,
+                None => em.text_start().await?,
+            };
+            em.text_delta(i, t).await?;
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for (pos, call) in calls.iter().enumerate() {
+                let index = call
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(pos as u64);
+                let id = call.get("id").and_then(Value::as_str);
+                let f = call.get("function");
+                let name = f.and_then(|f| f.get("name")).and_then(Value::as_str);
+                let args = f
+                    .and_then(|f| f.get("arguments"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let i = match state.tools.get(&index) {
+                    Some(&i) => {
+                        em.toolcall_identity(i, id, name);
+                        i
+                    }
+                    None => {
+                        let i = em
+                            .toolcall_start(id.unwrap_or(""), name.unwrap_or(""))
+                            .await?;
+                        state.tools.insert(index, i);
+                        i
+                    }
+                };
+                em.toolcall_delta(i, args).await?;
+            }
+        }
+    }
+    if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+        em.msg.raw_stop_reason = Some(reason.to_string());
+        state.finish = Some(match reason {
+            "length" => StopReason::Length,
+            "tool_calls" | "function_call" => StopReason::ToolUse,
+            _ => StopReason::Stop,
+        });
+    }
+    Ok(())
+}
+
+fn parse_usage(u: &Value) -> Usage {
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    let prompt = n(u.get("prompt_tokens"));
+    let cached = n(u.pointer("/prompt_tokens_details/cached_tokens"));
+    Usage {
+        input: prompt.saturating_sub(cached),
+        output: n(u.get("completion_tokens")),
+        cache_read: cached,
+        cache_write: 0,
+        reasoning: n(u.pointer("/completion_tokens_details/reasoning_tokens")),
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::AssistantMessageEvent;
+    use crate::types::{Tool, ToolResultMessage, UserMessage};
+    use serde_json::json;
+    use tokio::sync::mpsc;
+
+    fn model() -> Model {
+        Model {
+            id: "mock-1".into(),
+            api: "openai-completions".into(),
+            provider: "mock".into(),
+            base_url: "http://x/v1".into(),
+            max_tokens: 16384,
+            input: vec!["text".into()],
+            ..Default::default()
+        }
+    }
+
+    async fn feed(chunks: &[Value]) -> (Vec<AssistantMessageEvent>, Result<StopReason, ProviderError>) {
+        let (tx, mut rx) = mpsc::channel(1000);
+        let mut em = Emitter::new(tx, &model());
+        let mut st = State::default();
+        let mut res = Ok(StopReason::Stop);
+        for c in chunks {
+            if let Err(e) = handle_chunk(c, &mut st, &mut em).await {
+                res = Err(e);
+                break;
+            }
+        }
+        if res.is_ok() {
+            res = match st.finish {
+                Some(r) => {
+                    em.end_all().await.unwrap();
+                    Ok(final_reason(&em, r))
+                }
+                None => Err(ProviderError::failed(text::COMPLETIONS_NO_FINISH)),
+            };
+        }
+        if let Ok(r) = &res {
+            em.done(*r).await;
+        }
+        drop(em);
+        let mut evs = Vec::new();
+        while let Some(e) = rx.recv().await {
+            evs.push(e);
+        }
+        (evs, res)
+    }
+
+    fn types(evs: &[AssistantMessageEvent]) -> Vec<String> {
+        evs.iter()
+            .map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn tool_call_deltas_are_assembled_by_index() {
+        let chunks = vec![
+            json!({"id":"c","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[
+                {"index":0,"id":"call_a","type":"function","function":{"name":"read","arguments":""}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"pa"}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[
+                {"index":1,"id":"call_b","function":{"name":"bash","arguments":"{\"command\":"}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"th\":\"f.txt\"}"}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\"ls\"}"}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+            json!({"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,
+                "prompt_tokens_details":{"cached_tokens":4}}}),
+        ];
+        let (evs, res) = feed(&chunks).await;
+        assert_eq!(res, Ok(StopReason::ToolUse));
+        assert_eq!(
+            types(&evs),
+            [
+                "toolcall_start", "toolcall_delta", "toolcall_start", "toolcall_delta",
+                "toolcall_delta", "toolcall_delta", "toolcall_end", "toolcall_end", "done"
+            ]
+        );
+        let AssistantMessageEvent::Done { message, .. } = evs.last().unwrap() else {
+            panic!()
+        };
+        let calls = message.tool_calls();
+        assert_eq!(calls[0].id, "call_a");
+        assert_eq!(calls[0].arguments, json!({"path":"f.txt"}));
+        assert_eq!(calls[1].name, "bash");
+        assert_eq!(calls[1].arguments, json!({"command":"ls"}));
+        assert_eq!(message.usage.input, 6);
+        assert_eq!(message.usage.cache_read, 4);
+        assert_eq!(message.usage.output, 5);
+        assert_eq!(message.usage.total_tokens, 15);
+        assert_eq!(message.response_id.as_deref(), Some("c"));
+        assert_eq!(message.raw_stop_reason.as_deref(), Some("tool_calls"));
+    }
+
+    #[tokio::test]
+    async fn thinking_then_text_closes_blocks_at_the_end_like_the_reference() {
+        let chunks = vec![
+            json!({"choices":[{"index":0,"delta":{"reasoning_content":"let me "}}]}),
+            json!({"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}),
+            json!({"choices":[{"index":0,"delta":{"content":"ans"}}]}),
+            json!({"choices":[{"index":0,"delta":{"content":"wer"}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        ];
+        let (evs, res) = feed(&chunks).await;
+        assert_eq!(res, Ok(StopReason::Stop));
+        assert_eq!(
+            types(&evs),
+            [
+                "thinking_start", "thinking_delta", "thinking_delta", "text_start", "text_delta",
+                "text_delta", "thinking_end", "text_end", "done"
+            ]
+        );
+        let m = evs.last().unwrap().message();
+        assert_eq!(
+            m.content,
+            vec![
+                ContentBlock::Thinking {
+                    thinking: "let me think".into(),
+                    signature: Some("reasoning_content".into())
+                },
+                ContentBlock::text("answer")
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn malformed_arguments_keep_the_raw_text() {
+        let chunks = vec![
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[
+                {"index":0,"id":"c1","function":{"name":"bash","arguments":"{bad json"}}]}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+        ];
+        let (evs, _) = feed(&chunks).await;
+        let AssistantMessageEvent::ToolcallEnd { tool_call, .. } = &evs[2] else {
+            panic!("{evs:?}")
+        };
+        assert_eq!(tool_call.arguments, json!({}));
+        assert_eq!(
+            tool_call.arguments_error.as_deref(),
+            Some("Expected property name or '}' in JSON at position 1 (line 1 column 2)\n\nReceived arguments:\n{bad json")
+        );
+    }
+
+    #[tokio::test]
+    async fn no_finish_reason_is_an_error_and_error_chunks_surface() {
+        let (_, res) = feed(&[json!({"choices":[{"index":0,"delta":{"content":"hi"}}]})]).await;
+        assert_eq!(res, Err(ProviderError::failed("Stream ended without finish_reason")));
+        let (_, res) = feed(&[json!({"error":{"message":"mid boom","type":"server_error"}})]).await;
+        assert_eq!(res, Err(ProviderError::failed("mid boom")));
+    }
+
+    #[test]
+    fn request_body_matches_the_reference_shape() {
+        let ctx = Context {
+            system_prompt: Some("sys".into()),
+            messages: vec![
+                Message::User(UserMessage::text("go")),
+                Message::Assistant(crate::types::AssistantMessage {
+                    content: vec![
+                        ContentBlock::tool_call("call_0_0", "read", json!({"path":"f.txt"})),
+                        ContentBlock::tool_call("call_0_1", "bash", json!({})),
+                    ],
+                    api: "openai-completions".into(),
+                    stop_reason: StopReason::ToolUse,
+                    ..Default::default()
+                }),
+                Message::ToolResult(ToolResultMessage {
+                    tool_call_id: "call_0_0".into(),
+                    tool_name: "read".into(),
+                    content: vec![
+                        ContentBlock::text("Read image file [image/png]"),
+                        ContentBlock::image("AAAA", "image/png"),
+                    ],
+                    details: None,
+                    is_error: false,
+                    duration_ms: None,
+                    timestamp: 0,
+                }),
+                Message::ToolResult(ToolResultMessage {
+                    tool_call_id: "call_0_1".into(),
+                    tool_name: "bash".into(),
+                    content: vec![ContentBlock::text("  \n")],
+                    details: None,
+                    is_error: true,
+                    duration_ms: None,
+                    timestamp: 0,
+                }),
+            ],
+            tools: vec![Tool {
+                name: "read".into(),
+                description: "Read".into(),
+                parameters: json!({"type":"object"}),
+            }],
+        };
+        let body = request_body(&model(), &ctx, &StreamOptions::default());
+        assert_eq!(
+            body,
+            json!({
+                "model": "mock-1",
+                "messages": [
+                    {"role": "system", "content": "sys"},
+                    {"role": "user", "content": [{"type": "text", "text": "go"}]},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "call_0_0", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"f.txt\"}"}},
+                        {"id": "call_0_1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+                    ]},
+                    {"role": "tool", "content": "Read image file [image/png]\n(tool image omitted: model does not support images)", "tool_call_id": "call_0_0"},
+                    {"role": "tool", "content": "(no tool output)", "tool_call_id": "call_0_1"}
+                ],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "store": false,
+                "max_completion_tokens": 16384,
+                "tools": [{"type": "function", "function": {"name": "read", "description": "Read", "parameters": {"type": "object"}}}]
+            })
+        );
+        // With image input the images follow the tool messages in a user message.
+        let mut m = model();
+        m.input.push("image".into());
+        let body = request_body(&m, &ctx, &StreamOptions::default());
+        let msgs = body["messages"].as_array().unwrap();
+        assert_eq!(msgs[3]["content"], "Read image file [image/png]");
+        assert_eq!(
+            msgs[5],
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "Attached image(s) from tool result:"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+            ]})
+        );
+    }
+
+    #[test]
+    fn reasoning_effort_only_for_reasoning_models() {
+        let ctx = Context::default();
+        let opts = StreamOptions {
+            reasoning: Some("xhigh".into()),
+            ..Default::default()
+        };
+        assert!(request_body(&model(), &ctx, &opts).get("reasoning_effort").is_none());
+        let mut m = model();
+        m.reasoning = true;
+        assert_eq!(request_body(&m, &ctx, &opts)["reasoning_effort"], "high");
+        assert!(request_body(&m, &ctx, &StreamOptions::default()).get("reasoning_effort").is_none());
+    }
+}

@@ -1,0 +1,60 @@
+//! Every user- and model-visible text of this crate, in one place. The wording
+//! is the reference's (Pi 1.6.0), measured by running it against a mock server.
+
+/// The error message of an aborted request.
+pub const REQUEST_ABORTED: &str = "Request was aborted";
+/// The faux provider's error when its queue is empty.
+pub const NO_FAUX_RESPONSES: &str = "No more faux responses queued";
+/// A tool call whose arguments parsed to something other than an object.
+pub const ARGUMENTS_NOT_OBJECT: &str = "Tool arguments must be a JSON object";
+/// Sent instead of an empty or whitespace-only tool result (OpenAI APIs).
+pub const NO_TOOL_OUTPUT: &str = "(no tool output)";
+/// Sent instead of an image in a tool result when the model takes no images.
+pub const TOOL_IMAGE_OMITTED: &str = "(tool image omitted: model does not support images)";
+/// Chat Completions: the user message that carries tool-result images.
+pub const TOOL_IMAGES_ATTACHED: &str = "Attached image(s) from tool result:";
+/// Chat Completions: the stream ended before a `finish_reason`.
+pub const COMPLETIONS_NO_FINISH: &str = "Stream ended without finish_reason";
+/// Anthropic: the stream ended before `message_delta` carried a stop reason.
+pub const ANTHROPIC_NO_STOP: &str = "Anthropic stream ended without a stop reason";
+/// Responses: the stream ended before `response.completed` (or failed/incomplete).
+pub const RESPONSES_NO_TERMINAL: &str =
+    "OpenAI Responses stream ended before a terminal response event";
+/// The connection dropped in the middle of the response body. (The reference
+/// prints Node's socket error text; we keep its words so retry rules that
+/// look for "terminated" / "other side closed" treat both alike.)
+pub const STREAM_CUT: &str = "terminated: other side closed";
+/// A server-sent event whose data is not JSON (OpenAI APIs).
+pub const MALFORMED_EVENT: &str = "Could not parse message into JSON:\nFrom chunk:\nError reading response: malformed server-sent event JSON.";
+/// The request timed out (no bytes for the read timeout).
+pub const TIMED_OUT: &str = "Request timed out.";
+/// An HTTP error without a body.
+pub const NO_BODY: &str = "status code (no body)";
+
+/// `<message>\n\nReceived arguments:\n<raw>`: why tool-call arguments were rejected.
+pub fn arguments_error(message: &str, raw: &str) -> String {
+    format!("{message}\n\nReceived arguments:\n{raw}")
+}
+
+/// A connection failure: `Connection error.: <detail>` (for a refused
+/// connection the detail is `connect ECONNREFUSED <host>:<port>`, as in the reference).
+pub fn connection_error(detail: &str) -> String {
+    if detail.is_empty() {
+        "Connection error.".to_string()
+    } else {
+        format!("Connection error.: {detail}")
+    }
+}
+
+/// Responses API HTTP errors: `<provider> API error (<status>): <detail>`.
+pub fn responses_http_error(provider: &str, status: u16, detail: &str) -> String {
+    format!("{provider} API error ({status}): {detail}")
+}
+
+/// Responses `response.failed`: `<code>: <message>` (or just the message).
+pub fn responses_failed(code: Option<&str>, message: &str) -> String {
+    match code {
+        Some(c) if !c.is_empty() => format!("{c}: {message}"),
+        _ => message.to_string(),
+    }
+}

@@ -1,0 +1,467 @@
+//! Messages, content blocks, usage and stop reasons: the values that travel
+//! between the agent and a model. Their JSON form (camelCase, `role`/`type`
+//! tags) is the reference's, so sessions and `--mode json` output can be
+//! written with `serde_json` directly.
+
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+/// Milliseconds since the Unix epoch, the timestamp unit of every message.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// One message of a conversation, tagged by `role`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum Message {
+    /// What the user (or the agent on the user's behalf) says.
+    User(UserMessage),
+    /// What the model answered.
+    Assistant(AssistantMessage),
+    /// The result of one tool call, sent back to the model.
+    ToolResult(ToolResultMessage),
+}
+
+/// A user message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserMessage {
+    /// A plain string or a list of text/image blocks.
+    pub content: UserContent,
+    /// Milliseconds since the epoch.
+    pub timestamp: i64,
+}
+
+impl UserMessage {
+    /// A user message with one text block, stamped now (the reference sends
+    /// prompts as a one-block list, not as a bare string).
+    pub fn text(text: impl Into<String>) -> Self {
+        UserMessage {
+            content: UserContent::Blocks(vec![ContentBlock::text(text)]),
+            timestamp: now_ms(),
+        }
+    }
+}
+
+/// The content of a user message: a string or blocks (text and images).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    /// A bare string.
+    Text(String),
+    /// Text and image blocks.
+    Blocks(Vec<ContentBlock>),
+}
+
+impl UserContent {
+    /// The content as blocks (a bare string becomes one text block).
+    pub fn blocks(&self) -> Vec<ContentBlock> {
+        match self {
+            UserContent::Text(t) => vec![ContentBlock::text(t.clone())],
+            UserContent::Blocks(b) => b.clone(),
+        }
+    }
+}
+
+/// A content block, tagged by `type`.
+///
+/// A tool call whose arguments were not valid JSON keeps `arguments` as an
+/// empty object and carries the parse error, followed by the raw text, in
+/// `arguments_error` (`argumentsError` in JSON, like the reference):
+/// `"<JSON.parse-style message>\n\nReceived arguments:\n<raw>"`. The agent
+/// answers such a call with `Invalid arguments for tool "<name>": <arguments_error>`
+/// without running the tool.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ContentBlock {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// Base64 data (no `data:` prefix).
+        data: String,
+        /// For example `image/png`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// The model's reasoning.
+    Thinking {
+        /// The reasoning text (or summary).
+        thinking: String,
+        /// Provider data needed to send the block back: Anthropic's signature,
+        /// the Chat Completions field name the text came in (`reasoning_content`,
+        /// `reasoning`), or the Responses reasoning item as JSON.
+        #[serde(
+            rename = "thinkingSignature",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        signature: Option<String>,
+    },
+    /// A call of a tool by the model.
+    ToolCall {
+        /// The provider's call id (Responses: `<call_id>|<item id>`).
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The parsed arguments (an object; `{}` when they did not parse).
+        arguments: Value,
+        /// Set when the raw arguments were not a JSON object; see the type doc.
+        #[serde(
+            rename = "argumentsError",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        arguments_error: Option<String>,
+    },
+}
+
+impl ContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text { text: text.into() }
+    }
+
+    /// An image block.
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        ContentBlock::Image {
+            data: data.into(),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// A tool-call block with well-formed arguments.
+    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ContentBlock::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            arguments_error: None,
+        }
+    }
+
+    /// This block as a [`ToolCall`], if it is one.
+    pub fn as_tool_call(&self) -> Option<ToolCall> {
+        match self {
+            ContentBlock::ToolCall {
+                id,
+                name,
+                arguments,
+                arguments_error,
+            } => Some(ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                arguments: arguments.clone(),
+                arguments_error: arguments_error.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A tool call on its own (what `toolcall_end` carries); serializes with
+/// `"type":"toolCall"` like the block.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "toolCall", rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The provider's call id.
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The parsed arguments (`{}` when they did not parse).
+    pub arguments: Value,
+    /// Why the arguments did not parse, followed by the raw text; see [`ContentBlock`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_error: Option<String>,
+}
+
+impl From<ToolCall> for ContentBlock {
+    fn from(t: ToolCall) -> Self {
+        ContentBlock::ToolCall {
+            id: t.id,
+            name: t.name,
+            arguments: t.arguments,
+            arguments_error: t.arguments_error,
+        }
+    }
+}
+
+/// Why a model stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    /// Still streaming (only seen on partial messages).
+    #[default]
+    Pending,
+    /// The model finished its turn.
+    Stop,
+    /// The output-token limit was hit.
+    Length,
+    /// The model wants tool results.
+    ToolUse,
+    /// The request failed; see `error_message`.
+    Error,
+    /// The request was cancelled.
+    Aborted,
+}
+
+/// An assistant message (final or partial).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantMessage {
+    /// Text, thinking and tool-call blocks in the order the model produced them.
+    pub content: Vec<ContentBlock>,
+    /// The wire API (`openai-completions`, `anthropic-messages`, ...).
+    pub api: String,
+    /// The provider name (the `models.json` key).
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+    /// Token counts and cost.
+    pub usage: Usage,
+    /// Why the model stopped (`pending` while streaming).
+    pub stop_reason: StopReason,
+    /// Milliseconds since the epoch when the request started.
+    pub timestamp: i64,
+    /// The provider's response id, when it sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    /// The provider's own stop reason (`tool_calls`, `end_turn`, `completed`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_stop_reason: Option<String>,
+    /// Set when `stop_reason` is `error` or `aborted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// Wall time of the request; set by the agent, not by this crate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The thinking level the turn ran with; set by the agent, not by this crate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<String>,
+}
+
+impl AssistantMessage {
+    /// The text blocks joined together (what print mode shows).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for b in &self.content {
+            if let ContentBlock::Text { text } = b {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    /// The tool calls, in order.
+    pub fn tool_calls(&self) -> Vec<ToolCall> {
+        self.content
+            .iter()
+            .filter_map(ContentBlock::as_tool_call)
+            .collect()
+    }
+}
+
+/// Token counts of one response, with their cost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Input tokens not read from the cache.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Input tokens read from the cache.
+    pub cache_read: u64,
+    /// Input tokens written to the cache.
+    pub cache_write: u64,
+    /// Reasoning tokens (part of `output`), when the provider says.
+    #[serde(default)]
+    pub reasoning: u64,
+    /// The provider's total, or the sum of the above.
+    pub total_tokens: u64,
+    /// Cost in dollars.
+    pub cost: Cost,
+}
+
+/// Cost in dollars, computed from [`crate::ModelCost`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    /// Input cost.
+    #[serde(serialize_with = "js_number")]
+    pub input: f64,
+    /// Output cost.
+    #[serde(serialize_with = "js_number")]
+    pub output: f64,
+    /// Cache-read cost.
+    #[serde(serialize_with = "js_number")]
+    pub cache_read: f64,
+    /// Cache-write cost.
+    #[serde(serialize_with = "js_number")]
+    pub cache_write: f64,
+    /// The sum.
+    #[serde(serialize_with = "js_number")]
+    pub total: f64,
+    /// Whether the total came from the provider rather than from prices.
+    #[serde(default)]
+    pub total_from_provider: bool,
+}
+
+/// Serialize a float the way JavaScript prints numbers: integral values
+/// without a fraction (`0`, not `0.0`).
+fn js_number<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e15 {
+        s.serialize_i64(*v as i64)
+    } else if v.is_finite() {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_none()
+    }
+}
+
+/// The result of one tool call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultMessage {
+    /// The id of the call this answers.
+    pub tool_call_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// Text and image blocks.
+    pub content: Vec<ContentBlock>,
+    /// Structured details for the UI and session (not sent to the model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// Whether the tool failed.
+    pub is_error: bool,
+    /// How long the tool ran; set by the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Milliseconds since the epoch.
+    pub timestamp: i64,
+}
+
+/// A tool as the model sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// JSON schema of the arguments.
+    pub parameters: Value,
+}
+
+/// Everything sent to a model for one turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Context {
+    /// The system prompt, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn assistant_message_serializes_like_the_reference() {
+        let m = AssistantMessage {
+            content: vec![
+                ContentBlock::tool_call("call_0_0", "read", json!({"path": "f.txt"})),
+                ContentBlock::ToolCall {
+                    id: "call_0_1".into(),
+                    name: "bash".into(),
+                    arguments: json!({}),
+                    arguments_error: Some("bad".into()),
+                },
+            ],
+            api: "openai-completions".into(),
+            provider: "mock".into(),
+            model: "mock-1".into(),
+            usage: Usage {
+                input: 10,
+                output: 5,
+                total_tokens: 15,
+                ..Default::default()
+            },
+            stop_reason: StopReason::ToolUse,
+            timestamp: 1,
+            response_id: Some("c".into()),
+            raw_stop_reason: Some("tool_calls".into()),
+            ..Default::default()
+        };
+        let s = serde_json::to_string(&Message::Assistant(m.clone())).unwrap();
+        assert_eq!(
+            s,
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"call_0_0","name":"read","arguments":{"path":"f.txt"}},{"type":"toolCall","id":"call_0_1","name":"bash","arguments":{},"argumentsError":"bad"}],"api":"openai-completions","provider":"mock","model":"mock-1","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"reasoning":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"totalFromProvider":false}},"stopReason":"toolUse","timestamp":1,"responseId":"c","rawStopReason":"tool_calls"}"#
+        );
+        let back: Message = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, Message::Assistant(m));
+    }
+
+    #[test]
+    fn user_and_tool_result_round_trip() {
+        let u: Message =
+            serde_json::from_str(r#"{"role":"user","content":"hi","timestamp":3}"#).unwrap();
+        assert!(matches!(&u, Message::User(UserMessage { content: UserContent::Text(t), .. }) if t == "hi"));
+        let u2: Message = serde_json::from_str(
+            r#"{"role":"user","content":[{"type":"text","text":"go"},{"type":"image","data":"AA==","mimeType":"image/png"}],"timestamp":3}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&u2).unwrap(),
+            r#"{"role":"user","content":[{"type":"text","text":"go"},{"type":"image","data":"AA==","mimeType":"image/png"}],"timestamp":3}"#
+        );
+        let t = r#"{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"x"}],"details":{},"isError":true,"timestamp":5}"#;
+        let m: Message = serde_json::from_str(t).unwrap();
+        assert_eq!(serde_json::to_string(&m).unwrap(), t);
+    }
+
+    #[test]
+    fn thinking_signature_and_tool_call_struct() {
+        let b = ContentBlock::Thinking {
+            thinking: "hm".into(),
+            signature: Some("reasoning_content".into()),
+        };
+        assert_eq!(
+            serde_json::to_string(&b).unwrap(),
+            r#"{"type":"thinking","thinking":"hm","thinkingSignature":"reasoning_content"}"#
+        );
+        let tc = ToolCall {
+            id: "a".into(),
+            name: "n".into(),
+            arguments: json!({}),
+            arguments_error: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&tc).unwrap(),
+            r#"{"type":"toolCall","id":"a","name":"n","arguments":{}}"#
+        );
+        assert_eq!(ContentBlock::from(tc.clone()).as_tool_call(), Some(tc));
+    }
+
+    #[test]
+    fn cost_prints_fractions_and_integers_like_javascript() {
+        let c = Cost {
+            input: 0.0015,
+            output: 2.0,
+            ..Default::default()
+        };
+        let s = serde_json::to_string(&c).unwrap();
+        assert!(s.starts_with(r#"{"input":0.0015,"output":2,"cacheRead":0"#), "{s}");
+    }
+}
