@@ -5,6 +5,7 @@
 
 mod help;
 mod tool_cmd;
+mod trust_cmd;
 
 use std::process::ExitCode;
 
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("tool") => tool_cmd::main(&args[1..]),
+        Some("trust") => trust_cmd::main(&args[1..]),
         _ => {
             eprintln!("{}", help::AGENT_NOT_BUILT);
             ExitCode::from(1)
