@@ -1,0 +1,109 @@
+//! The scripted faux provider.
+
+use std::time::Duration;
+
+use pi_ai::{
+    AssistantMessageEvent, Context, Message, StopReason, StreamOptions, UserMessage, complete,
+    faux, stream,
+};
+use serde_json::json;
+
+fn ctx() -> Context {
+    Context {
+        messages: vec![Message::User(UserMessage::text("hi"))],
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn serves_the_queue_in_order_then_reports_it_empty() {
+    let f = faux::register("faux-queue");
+    f.set_responses(vec![
+        faux::assistant_message(vec![faux::thinking("hmm"), faux::text("hello there, a longer text")]),
+        faux::assistant_message(vec![faux::tool_call("read", json!({"path": "a"}), Some("c1"))]),
+    ]);
+    assert_eq!(f.pending_count(), 2);
+    let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
+    assert_eq!(m.stop_reason, StopReason::Stop);
+    assert_eq!(m.text(), "hello there, a longer text");
+    assert_eq!((m.api.as_str(), m.provider.as_str(), m.model.as_str()), ("faux", "faux-queue", "faux-1"));
+    assert!(m.usage.input > 0 && m.usage.output > 0);
+    let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
+    assert_eq!(m.stop_reason, StopReason::ToolUse);
+    assert_eq!(m.tool_calls()[0].arguments, json!({"path": "a"}));
+    assert_eq!(m.tool_calls()[0].id, "c1");
+    let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
+    assert_eq!(m.stop_reason, StopReason::Error);
+    assert_eq!(m.error_message.as_deref(), Some("No more faux responses queued"));
+    assert_eq!(f.contexts().len(), 3);
+}
+
+#[tokio::test]
+async fn streams_text_in_chunks_with_partials() {
+    let f = faux::register("faux-chunks");
+    let text = "x".repeat(100);
+    f.set_responses(vec![faux::assistant_message(vec![faux::text(&text)])]);
+    let mut rx = stream(&f.model(), &ctx(), StreamOptions::default());
+    let mut deltas = 0;
+    let mut seen = String::new();
+    while let Some(e) = rx.recv().await {
+        if let AssistantMessageEvent::TextDelta { delta, partial, .. } = &e {
+            deltas += 1;
+            seen.push_str(delta);
+            assert_eq!(partial.text(), seen);
+        }
+    }
+    assert!(deltas > 1);
+    assert_eq!(seen, text);
+}
+
+#[tokio::test]
+async fn factories_see_the_request_and_errors_are_scripted() {
+    let f = faux::register("faux-factory");
+    f.append_factory(|c, _, _| {
+        faux::assistant_message(vec![faux::text(&format!("{} messages", c.messages.len()))])
+    });
+    f.append_responses(vec![faux::error_message("scripted failure")]);
+    let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
+    assert_eq!(m.text(), "1 messages");
+    let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
+    assert_eq!(m.stop_reason, StopReason::Error);
+    assert_eq!(m.error_message.as_deref(), Some("scripted failure"));
+}
+
+#[tokio::test]
+async fn abort_while_pacing() {
+    let f = faux::register("faux-abort");
+    f.set_tokens_per_second(Some(20.0));
+    f.set_responses(vec![faux::assistant_message(vec![faux::text(&"word ".repeat(200))])]);
+    let opts = StreamOptions::default();
+    let signal = opts.signal.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        signal.cancel();
+    });
+    let m = complete(&f.model(), &ctx(), opts).await;
+    assert_eq!(m.stop_reason, StopReason::Aborted);
+    assert_eq!(m.error_message.as_deref(), Some("Request was aborted"));
+    assert!(!m.text().is_empty() && m.text().len() < 1000);
+}
+
+#[tokio::test]
+async fn unknown_provider_and_unknown_api_are_errors_not_panics() {
+    let mut m = faux::register("faux-x").model();
+    m.provider = "never-registered".into();
+    let r = complete(&m, &ctx(), StreamOptions::default()).await;
+    assert_eq!(r.error_message.as_deref(), Some("No more faux responses queued"));
+    m.api = "bogus".into();
+    let r = complete(&m, &ctx(), StreamOptions::default()).await;
+    assert_eq!(r.stop_reason, StopReason::Error);
+    assert!(r.error_message.unwrap().starts_with("Unsupported API \"bogus\""));
+}
+
+#[test]
+fn stream_without_a_runtime_reports_an_error() {
+    let f = faux::register("faux-nort");
+    let mut rx = stream(&f.model(), &ctx(), StreamOptions::default());
+    let e = rx.try_recv().expect("an event");
+    assert!(matches!(e, AssistantMessageEvent::Error { reason: StopReason::Error, .. }));
+}
