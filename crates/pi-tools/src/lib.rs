@@ -38,4 +38,4 @@ pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use result::{Content, ToolResult};
 pub use spec::{Annotations, ToolSpec};
-pub use tools::{call_tool, execute_validated, prepare_arguments};
+pub use tools::{call_tool, execute_validated, kill_running_commands, prepare_arguments};

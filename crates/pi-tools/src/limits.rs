@@ -22,3 +22,14 @@ pub const EDIT_DIFF_MAX_EDITS: usize = 2000;
 /// Seconds that faster diff may spend on one region before settling for a
 /// coarser result (the file is written either way).
 pub const EDIT_DIFF_DEADLINE_SECS: u64 = 2;
+/// Decoded bytes of bash output kept in memory to cut the model's tail from
+/// (twice [`MAX_BYTES`]); the rest streams to the output file.
+pub const BASH_TAIL_WINDOW: usize = 2 * MAX_BYTES;
+/// Largest `output` of bash's structured result (1 MiB of raw output); longer
+/// output keeps its first and last half around an omission marker.
+pub const BASH_STRUCTURED_MAX_BYTES: usize = 1024 * 1024;
+/// Milliseconds between two streaming updates of a running command.
+pub const BASH_UPDATE_INTERVAL_MS: u64 = 100;
+/// Milliseconds a command's output is still read after its shell exited, when
+/// a background process keeps the output open.
+pub const BASH_EXIT_GRACE_MS: u64 = 100;

@@ -4,6 +4,7 @@
 //! wording lives here and nowhere else. One file per tool, plus `common`.
 
 pub mod args;
+pub mod bash;
 pub mod common;
 pub mod edit;
 pub mod find;

@@ -1,15 +1,481 @@
-//! The `bash` and `powershell` tools.
+//! The `bash` and `powershell` tools: one command, run in the session's
+//! folder in its own process group, its merged output streamed, tail-cut for
+//! the model and saved in full to a file once it passes the limits.
 
-use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use crate::{ToolContext, ToolError, ToolResult};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
 
-/// Run `bash` (not implemented yet).
-pub async fn run(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    Err(ToolError::msg("bash: not implemented yet"))
+use crate::limits::{BASH_EXIT_GRACE_MS, BASH_UPDATE_INTERVAL_MS, MAX_TIMEOUT_SECONDS};
+use crate::text::bash as text;
+use crate::{Content, ToolContext, ToolError, ToolResult};
+
+mod accumulator;
+mod output_file;
+mod process;
+mod shell;
+
+use accumulator::Accumulator;
+pub use process::kill_running_commands;
+use process::{CommandSpec, lock};
+use shell::ShellKind;
+
+/// How long to wait for a killed shell to be reaped before giving up on it.
+const REAP_AFTER_KILL: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Deserialize)]
+struct CommandArgs {
+    command: String,
+    timeout: Option<f64>,
 }
 
-/// Run `powershell` (not implemented yet).
-pub async fn run_powershell(_args: Value, _ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    Err(ToolError::msg("powershell: not implemented yet"))
+/// Run `bash`.
+pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    run_shell(ShellKind::Bash, args, ctx).await
+}
+
+/// Run `powershell` (`pwsh` off Windows).
+pub async fn run_powershell(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    run_shell(ShellKind::PowerShell, args, ctx).await
+}
+
+/// Check a `timeout`: positive, finite, at most 2147483.647 seconds.
+fn check_timeout(timeout: Option<f64>) -> Result<Option<Duration>, ToolError> {
+    let Some(t) = timeout else { return Ok(None) };
+    if !t.is_finite() || t <= 0.0 {
+        return Err(ToolError::msg(text::INVALID_TIMEOUT));
+    }
+    if t > MAX_TIMEOUT_SECONDS {
+        return Err(ToolError::msg(text::timeout_too_large()));
+    }
+    Duration::try_from_secs_f64(t).map(Some).map_err(|_| ToolError::msg(text::INVALID_TIMEOUT))
+}
+
+async fn run_shell(kind: ShellKind, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let args: CommandArgs = super::parse(args)?;
+    let timeout = check_timeout(args.timeout)?;
+    let path_var = std::env::var_os("PATH");
+    let shell = shell::resolve(kind, &ctx.session, path_var.as_deref())?;
+    if !ctx.cwd.exists() {
+        return Err(ToolError::msg(text::working_dir_missing(&ctx.cwd.to_string_lossy(), kind.label())));
+    }
+    let command = match (&ctx.session.shell_command_prefix, kind) {
+        (Some(prefix), ShellKind::Bash) if !prefix.is_empty() => format!("{prefix}\n{}", args.command),
+        _ => args.command,
+    };
+    if command.contains('\0') {
+        return Err(ToolError::msg(text::argument_has_nul(shell.args.len(), &text::quote_argument(&command))));
+    }
+    let spec = process::build_command(&shell, &command, &ctx.cwd, &ctx.session);
+    // A sandbox (pi-sandbox) wraps `spec` here, before it is started.
+    let outcome = execute(&spec, kind, timeout, ctx).await?;
+    outcome.into_result(args.timeout.unwrap_or(0.0))
+}
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// Exit code (128 + n for a signal).
+    Exited(i64),
+    /// The shell's end could not be observed.
+    Unknown,
+    /// Killed at the timeout.
+    TimedOut,
+    /// Killed on abort.
+    Aborted,
+}
+
+/// A finished command: how it ended and its output.
+struct Outcome {
+    end: End,
+    shown: accumulator::Shown,
+    structured: accumulator::StructuredOutput,
+    wall: Duration,
+}
+
+impl Outcome {
+    fn into_result(self, timeout_secs: f64) -> Result<ToolResult, ToolError> {
+        let mut output = self.shown.model_text();
+        let details = self.shown.details();
+        let with_notice = |output: &str, notice: &str| {
+            if output.is_empty() { notice.to_string() } else { format!("{output}\n\n{notice}") }
+        };
+        let code = match self.end {
+            End::TimedOut => {
+                return Ok(ToolResult {
+                    structured: Some(json!({ "error": text::timeout_code(timeout_secs) })),
+                    ..ToolResult::error(with_notice(&output, &text::timed_out(timeout_secs)))
+                });
+            }
+            End::Aborted => return Err(ToolError::msg(with_notice(&output, text::COMMAND_ABORTED))),
+            End::Unknown => {
+                if output.is_empty() {
+                    output = text::NO_OUTPUT.to_string();
+                }
+                return Err(ToolError::msg(with_notice(&output, text::TERMINATED_WITHOUT_EXIT_CODE)));
+            }
+            End::Exited(code) => code,
+        };
+        if output.is_empty() {
+            output = text::NO_OUTPUT.to_string();
+        }
+        let mut structured = Map::new();
+        structured.insert("output".into(), Value::String(self.structured.output));
+        structured.insert("truncated".into(), Value::Bool(self.structured.truncated));
+        if self.structured.truncated
+            && let Some(p) = &self.shown.full_output_path
+        {
+            structured.insert("full_output_path".into(), Value::String(p.to_string_lossy().into_owned()));
+        }
+        structured.insert("exit_code".into(), json!(code));
+        structured.insert("wall_time_seconds".into(), wall_seconds(self.wall));
+        let text = if code == 0 { output } else { format!("{output}\n\n{}", text::exited_with_code(code)) };
+        Ok(ToolResult {
+            content: vec![Content::Text { text }],
+            details,
+            is_error: code != 0,
+            structured: Some(Value::Object(structured)),
+        })
+    }
+}
+
+/// Wall time rounded to 0.1 s, written as an integer when whole (`0`, `1.3`).
+fn wall_seconds(wall: Duration) -> Value {
+    let tenths = (wall.as_secs_f64() * 10.0).round();
+    if tenths % 10.0 == 0.0 { json!((tenths / 10.0) as u64) } else { json!(tenths / 10.0) }
+}
+
+/// Start `spec` and follow it to its end: stream updates, enforce the
+/// timeout, honour the abort, and stop reading shortly after the shell exits.
+async fn execute(
+    spec: &CommandSpec,
+    kind: ShellKind,
+    timeout: Option<Duration>,
+    ctx: &ToolContext,
+) -> Result<Outcome, ToolError> {
+    let started = Instant::now();
+    let process::Running { mut child, mut group, output } = process::spawn(spec).map_err(|e| {
+        let program = spec.program.to_string_lossy();
+        let code = process::errno_name(&e).map(str::to_string).unwrap_or_else(|| e.to_string());
+        ToolError::msg(text::spawn_failed(&program, &code))
+    })?;
+    let acc = Arc::new(Mutex::new(Accumulator::new(kind.output_prefix(), std::env::temp_dir())));
+    let stop = Arc::new(process::StopSignal::default());
+    let (done_tx, mut done_rx) = oneshot::channel::<()>();
+    {
+        let (acc, stop) = (Arc::clone(&acc), Arc::clone(&stop));
+        std::thread::Builder::new()
+            .name(format!("pi-{}-output", kind.output_prefix().trim_start_matches("pi-")))
+            .spawn(move || {
+                process::pump(output, &acc, &stop);
+                let _ = done_tx.send(());
+            })
+            .map_err(|e| ToolError::msg(e.to_string()))?;
+    }
+
+    let update = ctx.on_update.clone();
+    if let Some(f) = &update {
+        f(&ToolResult { content: vec![], details: None, is_error: false, structured: None });
+    }
+    let mut last_version = 0u64;
+    let mut emit_update = |acc: &Mutex<Accumulator>| {
+        let Some(f) = &update else { return };
+        let (version, shown) = {
+            let a = lock(acc);
+            if a.version() == last_version {
+                return;
+            }
+            (a.version(), a.shown())
+        };
+        last_version = version;
+        f(&ToolResult {
+            content: vec![Content::Text { text: shown.text.clone() }],
+            details: Some(shown.update_details()),
+            is_error: false,
+            structured: None,
+        });
+    };
+
+    let deadline = async {
+        match timeout {
+            Some(t) => tokio::time::sleep(t).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(deadline);
+    let aborted = ctx.abort.cancelled();
+    tokio::pin!(aborted);
+    let mut ticker = tokio::time::interval(Duration::from_millis(BASH_UPDATE_INTERVAL_MS));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticker.tick().await;
+
+    let end = loop {
+        tokio::select! {
+            status = child.wait() => {
+                group.disarm();
+                break match status {
+                    Ok(s) => exit_code(s).map_or(End::Unknown, End::Exited),
+                    Err(_) => End::Unknown,
+                };
+            }
+            _ = &mut deadline => break End::TimedOut,
+            _ = &mut aborted => break End::Aborted,
+            _ = ticker.tick(), if update.is_some() => emit_update(&acc),
+        }
+    };
+    if matches!(end, End::TimedOut | End::Aborted) {
+        group.kill();
+        if tokio::time::timeout(REAP_AFTER_KILL, child.wait()).await.is_ok() {
+            group.disarm();
+        }
+    }
+    // The shell is gone; what is still in the pipe arrives within the grace
+    // period, and a background process holding the pipe does not hold us.
+    stop.stop_at(Instant::now() + Duration::from_millis(BASH_EXIT_GRACE_MS));
+    loop {
+        tokio::select! {
+            _ = &mut done_rx => break,
+            _ = ticker.tick(), if update.is_some() => emit_update(&acc),
+        }
+    }
+    let a = lock(&acc);
+    Ok(Outcome { end, shown: a.shown(), structured: a.structured(), wall: started.elapsed() })
+}
+
+/// The exit code, or 128 + the signal number for a killed shell.
+fn exit_code(status: std::process::ExitStatus) -> Option<i64> {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().map(i64::from).or_else(|| status.signal().map(|s| 128 + i64::from(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SessionEnv;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn ctx(dir: &Path) -> ToolContext {
+        ToolContext::new(dir)
+    }
+
+    /// `kill_running_commands` kills every command of this process, so its
+    /// test runs alone (write) while the others share (read).
+    static KILL_ALL: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+    async fn bash(ctx: &ToolContext, args: Value) -> Result<ToolResult, ToolError> {
+        let _shared = KILL_ALL.read().await;
+        run(args, ctx).await
+    }
+
+    fn text_of(r: &ToolResult) -> String {
+        r.text_content()
+    }
+
+    /// Whether any process of group `pgid` is still alive after a short wait
+    /// (a killed process needs a moment to die; zombies, dead but not yet
+    /// reaped by init, do not count).
+    fn group_alive(pgid: i32) -> bool {
+        let t0 = Instant::now();
+        while group_alive_now(pgid) {
+            if t0.elapsed() > Duration::from_secs(1) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
+    fn group_alive_now(pgid: i32) -> bool {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { return false };
+            // Fields after the command name `(…)`: state, ppid, pgrp.
+            let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { return false };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            fields.len() > 2 && fields[0] != "Z" && fields[2].parse::<i32>().ok() == Some(pgid)
+        })
+    }
+
+    #[tokio::test]
+    async fn structured_result_of_success_and_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = bash(&ctx(dir.path()), json!({"command": "echo hi"})).await.unwrap();
+        assert_eq!((text_of(&r).as_str(), r.is_error, r.details.clone()), ("hi\n", false, None));
+        assert_eq!(
+            r.structured.unwrap(),
+            json!({"output": "hi\n", "truncated": false, "exit_code": 0, "wall_time_seconds": 0})
+        );
+        let r = bash(&ctx(dir.path()), json!({"command": "printf 'out\\n'; exit 3"})).await.unwrap();
+        assert_eq!((text_of(&r).as_str(), r.is_error), ("out\n\n\nCommand exited with code 3", true));
+        assert_eq!(r.structured.unwrap()["exit_code"], 3);
+        let r = bash(&ctx(dir.path()), json!({"command": "true"})).await.unwrap();
+        assert_eq!(text_of(&r), "(no output)");
+        assert_eq!(r.structured.unwrap()["output"], "");
+    }
+
+    #[tokio::test]
+    async fn structured_output_over_one_mib_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = bash(&ctx(dir.path()), json!({"command": "head -c 3000000 /dev/zero | tr '\\0' c"})).await.unwrap();
+        let s = r.structured.unwrap();
+        assert_eq!(s["truncated"], true);
+        let path = s["full_output_path"].as_str().unwrap();
+        assert_eq!(r.details.unwrap()["fullOutputPath"], path);
+        assert_eq!(std::fs::metadata(path).unwrap().len(), 3_000_000);
+        let out = s["output"].as_str().unwrap();
+        assert_eq!(out.len(), 1_048_576 + "\n\n[... 1951424 bytes omitted ...]\n\n".len());
+        let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["output", "truncated", "full_output_path", "exit_code", "wall_time_seconds"]);
+    }
+
+    #[test]
+    fn wall_time_is_rounded_to_tenths() {
+        assert_eq!(wall_seconds(Duration::from_millis(40)), json!(0));
+        assert_eq!(wall_seconds(Duration::from_millis(1260)), json!(1.3));
+        assert_eq!(wall_seconds(Duration::from_millis(2000)), json!(2));
+    }
+
+    #[tokio::test]
+    async fn timeouts_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ctx(dir.path());
+        for t in [json!(0), json!(-1), json!(-f64::MIN_POSITIVE)] {
+            let e = bash(&c, json!({"command": "echo a", "timeout": t})).await.unwrap_err();
+            assert_eq!(e.to_string(), "Invalid timeout: must be a finite number of seconds");
+        }
+        let e = bash(&c, json!({"command": "echo a", "timeout": 2147483.648})).await.unwrap_err();
+        assert_eq!(e.to_string(), "Invalid timeout: maximum is 2147483.647 seconds");
+        assert!(check_timeout(Some(f64::NAN)).is_err() && check_timeout(Some(f64::INFINITY)).is_err());
+        assert_eq!(check_timeout(Some(2147483.647)).unwrap(), Some(Duration::from_millis(2147483647)));
+    }
+
+    #[tokio::test]
+    async fn timeout_result_and_structured_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = Instant::now();
+        let r = bash(&ctx(dir.path()), json!({"command": "printf x; sleep 5", "timeout": 0.5})).await.unwrap();
+        assert!(t0.elapsed() < Duration::from_secs(2));
+        assert_eq!((text_of(&r).as_str(), r.is_error), ("x\n\nCommand timed out after 0.5 seconds", true));
+        assert_eq!(r.structured.unwrap(), json!({"error": "timeout:0.5"}));
+    }
+
+    #[tokio::test]
+    async fn abort_kills_the_group_and_keeps_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ctx(dir.path());
+        let token = c.abort.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            token.cancel();
+        });
+        let t0 = Instant::now();
+        let e = bash(&c, json!({"command": "echo $$; sleep 100 & sleep 100"})).await.unwrap_err();
+        assert!(t0.elapsed() < Duration::from_secs(2));
+        let text = e.to_string();
+        let (pid, rest) = text.split_once('\n').unwrap();
+        assert_eq!(rest, "\n\nCommand aborted");
+        assert!(!group_alive(pid.parse().unwrap()));
+    }
+
+    #[tokio::test]
+    async fn dropping_the_call_kills_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ctx(dir.path());
+        let pid_file = dir.path().join("pid");
+        let cmd = format!("echo $$ > {}; sleep 100 & sleep 100", pid_file.display());
+        let _shared = KILL_ALL.read().await;
+        let r = tokio::time::timeout(Duration::from_millis(500), run(json!({ "command": cmd }), &c)).await;
+        assert!(r.is_err());
+        let pgid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        assert!(!group_alive(pgid));
+    }
+
+    #[tokio::test]
+    async fn kill_running_commands_ends_every_running_group() {
+        let _alone = KILL_ALL.write().await;
+        let dir = tempfile::tempdir().unwrap();
+        let c = ctx(dir.path());
+        let killer = tokio::spawn(async {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            kill_running_commands();
+        });
+        let t0 = Instant::now();
+        let r = run(json!({"command": "sleep 100"}), &c).await.unwrap();
+        killer.await.unwrap();
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        assert_eq!(text_of(&r), "(no output)\n\nCommand exited with code 137");
+    }
+
+    #[tokio::test]
+    async fn session_settings_shell_path_and_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = ctx(dir.path());
+        c.session = SessionEnv {
+            shell_path: Some("/bin/sh".into()),
+            shell_command_prefix: Some("X=from-prefix".into()),
+            session_id: Some("s-1".into()),
+            provider: Some("p".into()),
+            model: Some("m".into()),
+            reasoning_level: Some("high".into()),
+            agent_dir: Some(dir.path().join("agent")),
+            ..SessionEnv::default()
+        };
+        let r = bash(
+            &c,
+            json!({"command": "echo $0 $X $PI_SESSION_ID $PI_PROVIDER $PI_MODEL $PI_REASONING_LEVEL; echo $PATH"}),
+        )
+        .await
+        .unwrap();
+        let text = text_of(&r);
+        let (first, path) = text.split_once('\n').unwrap();
+        assert_eq!(first, "/bin/sh from-prefix s-1 p m high");
+        assert!(path.starts_with(&format!("{}:", dir.path().join("agent/bin").display())), "{path}");
+        c.session.shell_path = Some(dir.path().join("nope").to_string_lossy().into_owned());
+        let e = bash(&c, json!({"command": "echo"})).await.unwrap_err();
+        assert_eq!(e.to_string(), format!("Custom shell path not found: {}", dir.path().join("nope").display()));
+        // A folder as shell cannot be started; the error names the program like Node does.
+        c.session.shell_path = Some(dir.path().to_string_lossy().into_owned());
+        let e = bash(&c, json!({"command": "echo"})).await.unwrap_err();
+        assert_eq!(e.to_string(), format!("spawn {} EACCES", dir.path().display()));
+    }
+
+    #[tokio::test]
+    async fn updates_start_empty_are_throttled_and_carry_truncation() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = ctx(dir.path());
+        let seen: Arc<Mutex<Vec<ToolResult>>> = Arc::default();
+        let sink = Arc::clone(&seen);
+        c.on_update = Some(Arc::new(move |r: &ToolResult| sink.lock().unwrap().push(r.clone())));
+        let cmd = "for i in $(seq 40); do echo line$i; sleep 0.05; done; seq 3000; sleep 0.3";
+        bash(&c, json!({ "command": cmd })).await.unwrap();
+        let seen = seen.lock().unwrap();
+        assert!(seen.len() >= 5 && seen.len() < 25, "{} updates", seen.len());
+        assert!(seen[0].content.is_empty() && seen[0].details.is_none());
+        assert_eq!(seen[1].details, Some(json!({})));
+        assert!(text_of(&seen[1]).starts_with("line1\n"));
+        let last = seen.last().unwrap();
+        assert!(text_of(last).ends_with("\n3000"));
+        let d = last.details.as_ref().unwrap();
+        assert_eq!(d["truncation"]["totalLines"], 3040);
+        assert!(d["fullOutputPath"].as_str().unwrap().contains("pi-bash-"));
+    }
+
+    #[tokio::test]
+    async fn nul_bytes_and_missing_folders_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = bash(&ctx(dir.path()), json!({"command": "echo a\u{0}b"})).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "The argument 'args[1]' must be a string without null bytes. Received 'echo a\\x00b'"
+        );
+        let gone = dir.path().join("gone");
+        let e = bash(&ctx(&gone), json!({"command": "echo"})).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("Working directory does not exist: {}\nCannot execute bash commands.", gone.display())
+        );
+    }
 }

@@ -14,6 +14,8 @@ mod ls;
 mod read;
 mod write;
 
+pub use bash::kill_running_commands;
+
 /// Run a call whose arguments already passed preparation and validation.
 pub async fn execute_validated(name: ToolName, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     if ctx.abort.is_cancelled() {

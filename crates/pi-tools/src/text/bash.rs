@@ -1,0 +1,218 @@
+//! Messages of the `bash` and `powershell` tools.
+
+use crate::limits::{MAX_BYTES, MAX_TIMEOUT_SECONDS};
+use crate::truncate::format_size;
+
+/// A `timeout` that is not a positive, finite number.
+pub const INVALID_TIMEOUT: &str = "Invalid timeout: must be a finite number of seconds";
+
+/// A `timeout` above the largest one a timer can hold:
+/// `Invalid timeout: maximum is 2147483.647 seconds`.
+pub fn timeout_too_large() -> String {
+    format!("Invalid timeout: maximum is {} seconds", js_number(MAX_TIMEOUT_SECONDS))
+}
+
+/// The `shellPath` setting names a file that does not exist.
+pub fn custom_shell_not_found(path: &str) -> String {
+    format!("Custom shell path not found: {path}")
+}
+
+/// No `pwsh` (or, on Windows, `powershell.exe`) to run a PowerShell command with.
+pub const NO_POWERSHELL: &str =
+    "No PowerShell executable found. Install PowerShell or add powershell.exe/pwsh.exe to PATH.";
+
+/// The session's working directory is gone. `shell` is `bash` or `PowerShell`.
+pub fn working_dir_missing(cwd: &str, shell: &str) -> String {
+    format!("Working directory does not exist: {cwd}\nCannot execute {shell} commands.")
+}
+
+/// The error of a command stopped by its `timeout` (the number printed as
+/// JavaScript prints it: `0.05`, `1`, `2.5`, `1e-7`).
+pub fn timed_out(seconds: f64) -> String {
+    format!("Command timed out after {} seconds", js_number(seconds))
+}
+
+/// The structured error a script sees for a timeout: `timeout:<n>`.
+pub fn timeout_code(seconds: f64) -> String {
+    format!("timeout:{}", js_number(seconds))
+}
+
+/// The error of a command stopped by an abort.
+pub const COMMAND_ABORTED: &str = "Command aborted";
+
+/// Appended (after a blank line) to the output of a command that failed.
+pub fn exited_with_code(code: i64) -> String {
+    format!("Command exited with code {code}")
+}
+
+/// Appended when the command's end could not be observed.
+pub const TERMINATED_WITHOUT_EXIT_CODE: &str = "Command terminated without an exit code";
+
+/// The whole text of a command that printed nothing.
+pub const NO_OUTPUT: &str = "(no output)";
+
+/// The shell could not be started: `spawn <program> <CODE>` (`ENOENT`,
+/// `EACCES`, …), or the system's message when the error has no code name.
+pub fn spawn_failed(program: &str, code: &str) -> String {
+    format!("spawn {program} {code}")
+}
+
+/// A command (or shell argument) with a NUL byte, which no process argument can hold.
+/// `index` is the argument's position after the program; `shown` the argument
+/// quoted as `quote_argument` does.
+pub fn argument_has_nul(index: usize, shown: &str) -> String {
+    format!("The argument 'args[{index}]' must be a string without null bytes. Received {shown}")
+}
+
+/// Where the full output went, the end of every truncation notice.
+pub fn full_output(path: &str) -> String {
+    format!("Full output: {path}")
+}
+
+/// The end of a truncation notice when the full output could not be saved.
+pub fn full_output_not_saved(reason: &str) -> String {
+    format!("Full output could not be saved: {reason}")
+}
+
+/// `[Showing lines <a>-<b> of <total>. <where>]`: the tail was cut at the line limit.
+pub fn showing_lines(first: u64, last: u64, total: u64, full: &str) -> String {
+    format!("[Showing lines {first}-{last} of {total}. {full}]")
+}
+
+/// `[Showing lines <a>-<b> of <total> (50.0KB limit). <where>]`: cut at the byte limit.
+pub fn showing_lines_byte_limit(first: u64, last: u64, total: u64, full: &str) -> String {
+    format!("[Showing lines {first}-{last} of {total} ({} limit). {full}]", format_size(MAX_BYTES))
+}
+
+/// `[Showing last <size> of line <n> (line is <size>). <where>]`: the last line
+/// alone is over the byte limit and only its end is shown.
+pub fn showing_last_of_line(shown_bytes: usize, line: u64, line_bytes: u64, full: &str) -> String {
+    format!(
+        "[Showing last {} of line {line} (line is {}). {full}]",
+        format_size(shown_bytes),
+        format_size(usize::try_from(line_bytes).unwrap_or(usize::MAX))
+    )
+}
+
+/// The marker between the kept head and tail of a structured `output` over 1 MiB.
+pub fn structured_omitted(bytes: u64) -> String {
+    format!("\n\n[... {bytes} bytes omitted ...]\n\n")
+}
+
+/// A number as JavaScript's `String(n)` prints it: integers without a
+/// fraction, decimals in shortest form, below `1e-6` and from `1e21` in
+/// exponent form (`1e-7`, `1.5e+21`).
+pub fn js_number(n: f64) -> String {
+    if !n.is_finite() {
+        return if n.is_nan() {
+            "NaN".into()
+        } else if n > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    let abs = n.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let s = format!("{n:e}");
+        // Rust writes `1e21` / `1e-7`; JavaScript adds `+` to positive exponents.
+        return match s.split_once('e') {
+            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+            _ => s,
+        };
+    }
+    if n == 0.0 {
+        return "0".into();
+    }
+    format!("{n}")
+}
+
+/// A string quoted the way Node.js shows a rejected argument: single quotes
+/// (double quotes when the text has `'` but no `"`, backticks when it has
+/// both but no backtick or `${`), control characters escaped, and cut to 128
+/// characters followed by `...`.
+pub fn quote_argument(s: &str) -> String {
+    let quote = if !s.contains('\'') {
+        '\''
+    } else if !s.contains('"') {
+        '"'
+    } else if !s.contains('`') && !s.contains("${") {
+        '`'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\\' => out.push_str("\\\\"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    let count = out.chars().count();
+    if count > 128 {
+        let cut: String = out.chars().take(128).collect();
+        return format!("{cut}...");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        assert_eq!(js_number(0.05), "0.05");
+        assert_eq!(js_number(1.0), "1");
+        assert_eq!(js_number(2.5), "2.5");
+        assert_eq!(js_number(1e-6), "0.000001");
+        assert_eq!(js_number(1e-7), "1e-7");
+        assert_eq!(js_number(1.5e-7), "1.5e-7");
+        assert_eq!(js_number(2147483.647), "2147483.647");
+        assert_eq!(js_number(1e21), "1e+21");
+        assert_eq!(js_number(0.1 + 0.2), "0.30000000000000004");
+    }
+
+    #[test]
+    fn fixed_texts() {
+        assert_eq!(timeout_too_large(), "Invalid timeout: maximum is 2147483.647 seconds");
+        assert_eq!(timed_out(0.05), "Command timed out after 0.05 seconds");
+        assert_eq!(
+            working_dir_missing("/x", "bash"),
+            "Working directory does not exist: /x\nCannot execute bash commands."
+        );
+        assert_eq!(
+            showing_lines_byte_limit(50, 100, 100, &full_output("/t/f.log")),
+            "[Showing lines 50-100 of 100 (50.0KB limit). Full output: /t/f.log]"
+        );
+        assert_eq!(
+            showing_last_of_line(51200, 1, 3_000_000, &full_output("/p")),
+            "[Showing last 50.0KB of line 1 (line is 2.9MB). Full output: /p]"
+        );
+        assert_eq!(structured_omitted(12), "\n\n[... 12 bytes omitted ...]\n\n");
+    }
+
+    #[test]
+    fn arguments_are_quoted_like_node() {
+        assert_eq!(quote_argument("echo a\0b"), "'echo a\\x00b'");
+        assert_eq!(quote_argument("it's"), "\"it's\"");
+        assert_eq!(quote_argument("a'\"b"), "`a'\"b`");
+        assert_eq!(quote_argument("a'\"`b"), "'a\\'\"`b'");
+        assert_eq!(quote_argument("\u{b}\u{7f}"), "'\\x0B\\x7F'");
+        let long = quote_argument(&"x".repeat(300));
+        assert_eq!(long.chars().count(), 131);
+        assert!(long.ends_with("xxx..."));
+    }
+}

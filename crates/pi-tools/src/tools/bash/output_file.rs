@@ -1,0 +1,117 @@
+//! The files that hold a command's full output: `<prefix>-<16 hex>.log` in
+//! the OS temp dir (`TMPDIR` honoured), mode 0600, created exclusively so an
+//! existing path or a planted symlink is never opened, followed or overwritten.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// How many random names are tried before giving up.
+const ATTEMPTS: usize = 16;
+
+/// Create a new output file for `prefix` (`pi-bash`, `pi-powershell`) in `dir`.
+/// The file is open for reading and writing.
+pub(crate) fn create(dir: &Path, prefix: &str) -> io::Result<(File, PathBuf)> {
+    create_with_names(dir, prefix, random_hex)
+}
+
+/// [`create`] with the random part of the name supplied by `next_name`
+/// (tests use it to aim at a planted path). Names that exist are skipped.
+pub(crate) fn create_with_names(
+    dir: &Path,
+    prefix: &str,
+    mut next_name: impl FnMut() -> io::Result<String>,
+) -> io::Result<(File, PathBuf)> {
+    let mut last = io::Error::new(io::ErrorKind::AlreadyExists, "no free output file name");
+    for _ in 0..ATTEMPTS {
+        let path = dir.join(format!("{prefix}-{}.log", next_name()?));
+        match open_exclusive(&path) {
+            Ok(file) => return Ok((file, path)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}
+
+/// Open `path` as a new file: `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600. Fails
+/// with `AlreadyExists` when anything (a file, a symlink, dangling or not) is there.
+pub(crate) fn open_exclusive(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .mode(0o600)
+        .open(path)
+}
+
+/// 16 lowercase hex characters from the OS random source.
+fn random_hex() -> io::Result<String> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Seek, Write};
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn names_are_prefix_16_hex_log_and_mode_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut f, path) = create(dir.path(), "pi-bash").unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let hex = name.strip_prefix("pi-bash-").unwrap().strip_suffix(".log").unwrap();
+        assert_eq!(hex.len(), 16);
+        assert!(hex.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        f.write_all(b"abc").unwrap();
+        f.rewind().unwrap();
+        let mut s = String::new();
+        f.read_to_string(&mut s).unwrap();
+        assert_eq!(s, "abc");
+        let (_, other) = create(dir.path(), "pi-bash").unwrap();
+        assert_ne!(path, other);
+    }
+
+    #[test]
+    fn a_planted_symlink_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted = dir.path().join("pi-bash-aaaaaaaaaaaaaaaa.log");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let dangling = dir.path().join("pi-bash-bbbbbbbbbbbbbbbb.log");
+        std::os::unix::fs::symlink(dir.path().join("nothing"), &dangling).unwrap();
+
+        // Opening the planted names directly fails and touches nothing.
+        assert_eq!(open_exclusive(&planted).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(open_exclusive(&dangling).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert!(!dir.path().join("nothing").exists());
+
+        // The creator aimed at both planted names moves on to a fresh one.
+        let mut names = ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"].into_iter();
+        let (mut f, path) =
+            create_with_names(dir.path(), "pi-bash", || Ok(names.next().unwrap_or("dddddddddddddddd").to_string()))
+                .unwrap();
+        assert_eq!(path, dir.path().join("pi-bash-cccccccccccccccc.log"));
+        f.write_all(b"output").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(!dir.path().join("nothing").exists());
+        assert!(std::fs::symlink_metadata(&planted).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn gives_up_when_every_name_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pi-bash-x.log"), "").unwrap();
+        let e = create_with_names(dir.path(), "pi-bash", || Ok("x".to_string())).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        let e = create(&dir.path().join("missing-dir"), "pi-bash").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    }
+}
