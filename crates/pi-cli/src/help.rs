@@ -23,9 +23,5 @@ Built-in Tool Names:
   ls         - List directory contents (read-only, off by default)
 ";
 
-/// Printed when the agent itself is asked for before it exists in this build.
-pub const AGENT_NOT_BUILT: &str =
-    "Error: the agent loop is not available in this build yet; use `pi tool NAME ARGS_JSON` (see `pi --help`).";
-
 /// `pi tool` usage.
 pub const TOOL_USAGE: &str = "Usage: pi tool NAME [ARGS_JSON | -] [--cwd DIR]\n       pi tool --list";

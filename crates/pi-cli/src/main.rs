@@ -3,7 +3,14 @@
 //! This binary is a thin shell over the library crates: it parses the command
 //! line and hands each sub-command to its module.
 
+mod cli_args;
 mod help;
+mod json_mode;
+mod model_select;
+mod print_mode;
+mod rpc_mode;
+mod run;
+mod text;
 mod tool_cmd;
 mod trust_cmd;
 
@@ -22,9 +29,17 @@ fn main() -> ExitCode {
         }
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
-        _ => {
-            eprintln!("{}", help::AGENT_NOT_BUILT);
-            ExitCode::from(1)
-        }
+        _ => match cli_args::parse(&args) {
+            Err(e) => run::fail(&e),
+            Ok(a) if a.help => {
+                print!("{}", help::HELP);
+                ExitCode::SUCCESS
+            }
+            Ok(a) if a.version => {
+                println!("{}", env!("CARGO_PKG_VERSION"));
+                ExitCode::SUCCESS
+            }
+            Ok(a) => run::main(a),
+        },
     }
 }

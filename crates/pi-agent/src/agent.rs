@@ -1,0 +1,326 @@
+//! The loop: prompt → stream → tool calls → dispatch → results → next turn,
+//! until the model stops, fails, is aborted, or every call of a batch asks to
+//! terminate.
+
+use std::sync::Arc;
+
+use pi_ai::{
+    AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Message, Model, StopReason, StreamOptions,
+    ToolResultMessage, UserMessage, now_ms,
+};
+use pi_tools::ToolContext;
+use tokio_util::sync::CancellationToken;
+
+use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
+use crate::events::{AgentEvent, EventToolResult};
+use crate::retry::RetrySettings;
+
+/// Receives [`AgentEvent`]s.
+pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
+
+/// A conversation with one model and one set of tools.
+pub struct Agent {
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The system prompt sent with every request.
+    pub system_prompt: String,
+    /// The model.
+    pub model: Model,
+    /// Its API key, resolved.
+    pub api_key: Option<String>,
+    /// Thinking level (`off`, `low`, …), when the model reasons.
+    pub thinking: Option<String>,
+    /// Retry of failed requests.
+    pub retry: RetrySettings,
+    /// The tools and handlers.
+    pub dispatcher: Dispatcher,
+    /// Folder, session facts and the mutation queue handed to tools.
+    pub tool_ctx: ToolContext,
+    sink: EventSink,
+    abort: AbortHandle,
+    /// Messages to inject after the current turn's tool calls (`steer`).
+    pub steering: Queue,
+    /// Messages to run after the current run ends (`follow_up`).
+    pub follow_ups: Queue,
+}
+
+/// A queue of user messages shared with a controller (RPC).
+pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
+
+/// Aborts whatever run is current; cheap to clone and share.
+#[derive(Clone, Default)]
+pub struct AbortHandle(Arc<std::sync::Mutex<CancellationToken>>);
+
+impl AbortHandle {
+    /// Abort the current run.
+    pub fn abort(&self) {
+        if let Ok(t) = self.0.lock() {
+            t.cancel();
+        }
+    }
+    fn token(&self) -> CancellationToken {
+        self.0.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+    fn fresh(&self) -> CancellationToken {
+        let t = CancellationToken::new();
+        if let Ok(mut g) = self.0.lock() {
+            *g = t.clone();
+        }
+        t
+    }
+}
+
+impl Agent {
+    /// A new agent; `sink` receives every event.
+    pub fn new(
+        model: Model,
+        system_prompt: String,
+        dispatcher: Dispatcher,
+        tool_ctx: ToolContext,
+        sink: EventSink,
+    ) -> Self {
+        let mut agent = Agent {
+            messages: Vec::new(),
+            system_prompt,
+            model,
+            api_key: None,
+            thinking: None,
+            retry: RetrySettings::default(),
+            dispatcher,
+            tool_ctx,
+            sink,
+            abort: AbortHandle::default(),
+            steering: Queue::default(),
+            follow_ups: Queue::default(),
+        };
+        agent.wire_tool_events();
+        agent
+    }
+
+    fn wire_tool_events(&mut self) {
+        let sink = self.sink.clone();
+        self.dispatcher.sink = Some(Arc::new(move |ev: ToolEvent| {
+            let out = match ev {
+                ToolEvent::Start { id, name, args, parent } => AgentEvent::ToolExecutionStart {
+                    tool_call_id: id,
+                    tool_name: name,
+                    args,
+                    parent_tool_call_id: parent,
+                },
+                ToolEvent::Update { id, name, args, partial, parent } => AgentEvent::ToolExecutionUpdate {
+                    tool_call_id: id,
+                    tool_name: name,
+                    args,
+                    partial_result: EventToolResult::from(&partial),
+                    parent_tool_call_id: parent,
+                },
+                ToolEvent::End { id, name, result, duration_ms, parent } => AgentEvent::ToolExecutionEnd {
+                    tool_call_id: id,
+                    tool_name: name,
+                    is_error: result.is_error,
+                    result: EventToolResult::from(&result),
+                    duration_ms,
+                    parent_tool_call_id: parent,
+                },
+                ToolEvent::HandlerError { source, event, error } => {
+                    AgentEvent::ExtensionError { extension_path: source, event, error }
+                }
+            };
+            sink(&out);
+        }));
+    }
+
+    /// A handle that aborts the current run (stream and tools).
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.abort.clone()
+    }
+
+    /// Abort the current run.
+    pub fn abort(&self) {
+        self.abort.abort();
+    }
+
+    fn emit(&self, ev: AgentEvent) {
+        (self.sink)(&ev);
+    }
+
+    fn context(&self) -> Context {
+        let tools = self
+            .dispatcher
+            .registry
+            .declared()
+            .iter()
+            .map(|t| pi_ai::Tool {
+                name: t.def().name.clone(),
+                description: t.def().description.clone(),
+                parameters: t.def().parameters.clone(),
+            })
+            .collect();
+        Context { system_prompt: Some(self.system_prompt.clone()), messages: self.messages.clone(), tools }
+    }
+
+    async fn stream_once(&self) -> AssistantMessage {
+        let options = StreamOptions {
+            api_key: self.api_key.clone(),
+            signal: self.abort.token(),
+            max_tokens: None,
+            reasoning: self.thinking.clone(),
+            headers: Default::default(),
+            session_id: self.tool_ctx.session.session_id.clone(),
+        };
+        let mut rx = pi_ai::stream(&self.model, &self.context(), options);
+        let mut started = false;
+        while let Some(ev) = rx.recv().await {
+            match ev {
+                AssistantMessageEvent::Done { message, .. } => return message,
+                AssistantMessageEvent::Error { error, .. } => return error,
+                AssistantMessageEvent::Start { partial } => {
+                    if !started {
+                        started = true;
+                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(partial) });
+                    }
+                }
+                other => {
+                    let usage = other.message().usage.clone();
+                    if !started {
+                        started = true;
+                        let mut first = other.message().clone();
+                        first.content.clear();
+                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(first) });
+                    }
+                    self.emit(AgentEvent::MessageUpdate { usage, assistant_message_event: other });
+                }
+            }
+        }
+        AssistantMessage {
+            api: self.model.api.clone(),
+            provider: self.model.provider.clone(),
+            model: self.model.id.clone(),
+            stop_reason: StopReason::Error,
+            error_message: Some(crate::text::STREAM_ENDED_EARLY.to_string()),
+            timestamp: now_ms(),
+            ..Default::default()
+        }
+    }
+
+    /// One model request with the retry policy applied.
+    async fn request(&self) -> AssistantMessage {
+        let mut attempt = 0u32;
+        loop {
+            let msg = self.stream_once().await;
+            let failed = msg.stop_reason == StopReason::Error;
+            let err = msg.error_message.clone().unwrap_or_default();
+            if failed && self.retry.enabled && attempt < self.retry.max_retries && crate::retry::is_retryable(&err) {
+                attempt += 1;
+                let delay = self.retry.delay_for(attempt);
+                self.emit(AgentEvent::AutoRetryStart {
+                    attempt,
+                    max_attempts: self.retry.max_retries,
+                    delay_ms: delay.as_millis() as u64,
+                    error_message: err,
+                });
+                let token = self.abort.token();
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = token.cancelled() => {}
+                }
+                continue;
+            }
+            if attempt > 0 {
+                self.emit(AgentEvent::AutoRetryEnd {
+                    success: !failed,
+                    attempt,
+                    final_error: failed.then(|| err.clone()),
+                });
+            }
+            return msg;
+        }
+    }
+
+    /// Run one user prompt to the end. Returns the last assistant message.
+    pub async fn prompt(&mut self, text: &str) -> Option<AssistantMessage> {
+        let token = self.abort.fresh();
+        self.tool_ctx.abort = token.clone();
+        let first_new = self.messages.len();
+        self.emit(AgentEvent::AgentStart);
+        self.push_user(text);
+        let mut last;
+        loop {
+            self.emit(AgentEvent::TurnStart);
+            let assistant = self.request().await;
+            self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
+            self.messages.push(Message::Assistant(assistant.clone()));
+            last = Some(assistant.clone());
+            let calls: Vec<CallRequest> = assistant
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::ToolCall { id, name, arguments, arguments_error } => Some(CallRequest {
+                        id: id.clone(),
+                        name: name.clone(),
+                        args: match arguments_error {
+                            Some(detail) => RawArgs::Invalid { detail: detail.clone() },
+                            None => RawArgs::Json(arguments.clone()),
+                        },
+                        parent: None,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
+            if stop || calls.is_empty() {
+                self.emit(AgentEvent::TurnEnd { message: assistant, tool_results: vec![] });
+                if !stop && let Some(next) = pop(&self.follow_ups) {
+                    self.push_user(&next);
+                    continue;
+                }
+                break;
+            }
+            let finished = self.dispatcher.batch(calls, &self.tool_ctx).await;
+            let terminate = finished.iter().all(|f| f.terminate);
+            let mut results = Vec::new();
+            for f in finished {
+                let msg = ToolResultMessage {
+                    tool_call_id: f.id,
+                    tool_name: f.name,
+                    content: f.result.content.iter().map(crate::convert::content_block).collect(),
+                    details: f.result.details,
+                    is_error: f.result.is_error,
+                    duration_ms: Some(f.duration_ms),
+                    timestamp: now_ms(),
+                };
+                let m = Message::ToolResult(msg.clone());
+                if !terminate {
+                    self.emit(AgentEvent::MessageStart { message: m.clone() });
+                    self.emit(AgentEvent::MessageEnd { message: m.clone() });
+                    self.messages.push(m);
+                }
+                results.push(msg);
+            }
+            self.emit(AgentEvent::TurnEnd { message: assistant, tool_results: results });
+            if terminate || token.is_cancelled() {
+                break;
+            }
+            while let Some(next) = pop(&self.steering) {
+                self.push_user(&next);
+            }
+        }
+        let aborted = token.is_cancelled();
+        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec() });
+        self.emit(AgentEvent::AgentSettled { aborted });
+        last
+    }
+}
+
+fn pop(q: &Queue) -> Option<String> {
+    q.lock().ok().and_then(|mut g| g.pop_front())
+}
+
+impl Agent {
+    fn push_user(&mut self, text: &str) {
+        let user = Message::User(UserMessage::text(text));
+        self.emit(AgentEvent::MessageStart { message: user.clone() });
+        self.emit(AgentEvent::MessageEnd { message: user.clone() });
+        self.messages.push(user);
+    }
+}

@@ -1,0 +1,327 @@
+//! The one path every tool call takes (design.md):
+//!
+//! look up (callable set) → prepare arguments → validate against the schema →
+//! `tool_call` handlers (block / mutate / terminate; a failing handler blocks) →
+//! execute → `tool_result` handlers (patch; a failing handler is reported, the
+//! result kept) → result.
+//!
+//! Model calls, nested calls and (later) codemode and MCP all come through
+//! [`Dispatcher::preflight`] and [`Dispatcher::run`]; nothing else runs a tool.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use pi_tools::{ToolContext, ToolResult};
+use serde_json::Value;
+
+use crate::hooks::{Interceptor, ToolCallEvent, ToolResultEvent};
+use crate::registry::Registry;
+use crate::text;
+use crate::tool::{AgentTool, ExecutionMode, Invocation};
+
+/// Progress of one call, for the event stream.
+#[derive(Debug, Clone)]
+pub enum ToolEvent {
+    /// The call is about to be prepared (emitted before handlers run).
+    Start {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments as received.
+        args: Value,
+        /// Parent call id (nested calls).
+        parent: Option<String>,
+    },
+    /// A partial result while the tool runs.
+    Update {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments.
+        args: Value,
+        /// The partial result.
+        partial: ToolResult,
+        /// Parent call id.
+        parent: Option<String>,
+    },
+    /// The call finished.
+    End {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Final result.
+        result: ToolResult,
+        /// Milliseconds from start to end.
+        duration_ms: u64,
+        /// Parent call id.
+        parent: Option<String>,
+    },
+    /// A `tool_result` handler failed; the result was kept.
+    HandlerError {
+        /// The handler's source.
+        source: String,
+        /// Event name (`tool_result`).
+        event: String,
+        /// The failure.
+        error: String,
+    },
+}
+
+/// Receives [`ToolEvent`]s.
+pub type ToolEventSink = Arc<dyn Fn(ToolEvent) + Send + Sync>;
+
+/// Arguments as the model sent them: parsed JSON, or raw text that did not parse.
+#[derive(Debug, Clone)]
+pub enum RawArgs {
+    /// Parsed JSON.
+    Json(Value),
+    /// Text that is not a JSON object: the parser's message, a blank line,
+    /// `Received arguments:` and the raw text.
+    Invalid {
+        /// What the model is told after `Invalid arguments for tool "<name>": `.
+        detail: String,
+    },
+}
+
+/// One call to dispatch.
+#[derive(Debug, Clone)]
+pub struct CallRequest {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// Arguments.
+    pub args: RawArgs,
+    /// Parent call id for nested calls.
+    pub parent: Option<String>,
+}
+
+/// A call that passed preflight and waits to run.
+pub struct Ready {
+    req: CallRequest,
+    tool: Arc<dyn AgentTool>,
+    args: Value,
+    started: Instant,
+    /// A handler asked the run to end after this batch.
+    pub terminate: bool,
+}
+
+impl Ready {
+    /// Whether the tool must run alone.
+    pub fn sequential(&self) -> bool {
+        self.tool.def().execution_mode == ExecutionMode::Sequential
+    }
+}
+
+/// The outcome of a finished call.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// The result the model gets.
+    pub result: ToolResult,
+    /// A handler asked for termination.
+    pub terminate: bool,
+    /// Milliseconds from start to end.
+    pub duration_ms: u64,
+}
+
+/// Which set a call resolves against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// The model: active direct and model-only tools.
+    Model,
+    /// Another tool (`executeTool`): codemode/deferred and active direct tools.
+    Nested,
+}
+
+/// Runs calls through the one pipeline.
+#[derive(Clone)]
+pub struct Dispatcher {
+    /// The tools.
+    pub registry: Registry,
+    /// Handlers, in load order.
+    pub interceptors: Vec<Arc<dyn Interceptor>>,
+    /// Event receiver.
+    pub sink: Option<ToolEventSink>,
+}
+
+impl Dispatcher {
+    /// A dispatcher over `registry` with no handlers.
+    pub fn new(registry: Registry) -> Self {
+        Dispatcher { registry, interceptors: Vec::new(), sink: None }
+    }
+
+    fn emit(&self, ev: ToolEvent) {
+        if let Some(s) = &self.sink {
+            s(ev);
+        }
+    }
+
+    fn finish(&self, req: &CallRequest, result: ToolResult, started: Instant, terminate: bool) -> Finished {
+        let duration_ms = started.elapsed().as_millis() as u64;
+        self.emit(ToolEvent::End {
+            id: req.id.clone(),
+            name: req.name.clone(),
+            result: result.clone(),
+            duration_ms,
+            parent: req.parent.clone(),
+        });
+        Finished { id: req.id.clone(), name: req.name.clone(), result, terminate, duration_ms }
+    }
+
+    /// Look up, prepare, validate and run the `tool_call` handlers. A call
+    /// that fails any step is finished here with its error result.
+    pub async fn preflight(&self, req: CallRequest, caller: Caller) -> Result<Ready, Finished> {
+        let started = Instant::now();
+        let shown_args = match &req.args {
+            RawArgs::Json(v) => v.clone(),
+            RawArgs::Invalid { .. } => Value::Object(Default::default()),
+        };
+        self.emit(ToolEvent::Start {
+            id: req.id.clone(),
+            name: req.name.clone(),
+            args: shown_args,
+            parent: req.parent.clone(),
+        });
+        let tool = match caller {
+            Caller::Model => self.registry.model_callable(&req.name),
+            Caller::Nested => self.registry.nested_callable(&req.name),
+        };
+        let Some(tool) = tool else {
+            let r = ToolResult::error(text::tool_not_found(&req.name));
+            return Err(self.finish(&req, r, started, false));
+        };
+        let parsed = match &req.args {
+            RawArgs::Json(v) => v.clone(),
+            RawArgs::Invalid { detail } => {
+                let r = ToolResult::error(text::invalid_arguments(&req.name, detail));
+                return Err(self.finish(&req, r, started, false));
+            }
+        };
+        let prepared = tool.prepare_arguments(parsed);
+        let valid = match pi_tools::args::validate(&req.name, &tool.def().parameters, &prepared) {
+            Ok(v) => v,
+            Err(e) => return Err(self.finish(&req, ToolResult::error(e.to_string()), started, false)),
+        };
+        let mut ev = ToolCallEvent {
+            tool_call_id: req.id.clone(),
+            tool_name: req.name.clone(),
+            input: valid,
+            parent_tool_call_id: req.parent.clone(),
+        };
+        let mut terminate = false;
+        for h in &self.interceptors {
+            match h.on_tool_call(&mut ev).await {
+                Err(message) => {
+                    let r = ToolResult::error(message);
+                    return Err(self.finish(&req, r, started, false));
+                }
+                Ok(Some(d)) if d.block => {
+                    let reason = d.reason.unwrap_or_else(|| text::BLOCKED.to_string());
+                    return Err(self.finish(&req, ToolResult::error(reason), started, d.terminate));
+                }
+                Ok(Some(d)) => terminate = d.terminate,
+                Ok(None) => {}
+            }
+        }
+        Ok(Ready { req, tool, args: ev.input, started, terminate })
+    }
+
+    /// Execute a prepared call and run the `tool_result` handlers.
+    pub async fn run(&self, ready: Ready, ctx: &ToolContext) -> Finished {
+        let Ready { req, tool, args, started, terminate } = ready;
+        let mut ctx = ctx.clone();
+        if let Some(sink) = self.sink.clone() {
+            let (id, name, a, parent) = (req.id.clone(), req.name.clone(), args.clone(), req.parent.clone());
+            ctx.on_update = Some(Arc::new(move |partial: &ToolResult| {
+                sink(ToolEvent::Update {
+                    id: id.clone(),
+                    name: name.clone(),
+                    args: a.clone(),
+                    partial: partial.clone(),
+                    parent: parent.clone(),
+                })
+            }));
+        }
+        let mut result = tool.execute(Invocation { call_id: &req.id, args: args.clone(), ctx: &ctx }).await;
+        if !self.interceptors.is_empty() {
+            let mut ev = ToolResultEvent {
+                tool_call_id: req.id.clone(),
+                tool_name: req.name.clone(),
+                input: args,
+                content: result.content.clone(),
+                details: result.details.clone(),
+                is_error: result.is_error,
+                parent_tool_call_id: req.parent.clone(),
+            };
+            for h in &self.interceptors {
+                match h.on_tool_result(&ev).await {
+                    Ok(Some(p)) => {
+                        if let Some(c) = p.content {
+                            ev.content = c;
+                            result.structured = None;
+                        }
+                        if let Some(d) = p.details {
+                            ev.details = d;
+                        }
+                        if let Some(e) = p.is_error {
+                            ev.is_error = e;
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(error) => self.emit(ToolEvent::HandlerError {
+                        source: h.source().to_string(),
+                        event: "tool_result".into(),
+                        error,
+                    }),
+                }
+            }
+            result.content = ev.content;
+            result.details = ev.details;
+            result.is_error = ev.is_error;
+        }
+        self.finish(&req, result, started, terminate)
+    }
+
+    /// Preflight and run one call (nested calls and single calls).
+    pub async fn call(&self, req: CallRequest, caller: Caller, ctx: &ToolContext) -> Finished {
+        match self.preflight(req, caller).await {
+            Ok(ready) => self.run(ready, ctx).await,
+            Err(done) => done,
+        }
+    }
+
+    /// A batch from one assistant message: preflighted in order, executed in
+    /// parallel (sequential tools alone), results in call order.
+    pub async fn batch(&self, reqs: Vec<CallRequest>, ctx: &ToolContext) -> Vec<Finished> {
+        let mut slots: Vec<Option<Finished>> = Vec::with_capacity(reqs.len());
+        let mut ready = Vec::new();
+        for req in reqs {
+            match self.preflight(req, Caller::Model).await {
+                Ok(r) => {
+                    ready.push((slots.len(), r));
+                    slots.push(None);
+                }
+                Err(done) => slots.push(Some(done)),
+            }
+        }
+        let any_sequential = ready.iter().any(|(_, r)| r.sequential());
+        if any_sequential {
+            for (i, r) in ready {
+                slots[i] = Some(self.run(r, ctx).await);
+            }
+        } else {
+            let futs = ready.into_iter().map(|(i, r)| async move { (i, self.run(r, ctx).await) });
+            for (i, f) in futures::future::join_all(futs).await {
+                slots[i] = Some(f);
+            }
+        }
+        slots.into_iter().flatten().collect()
+    }
+}

@@ -1,0 +1,165 @@
+//! The agent's event stream, serialised as the JSON mode prints it (one object
+//! per line, `type` first). Order of one run:
+//!
+//! `agent_start` → (`turn_start` → `message_start`/`message_update`…/`message_end`
+//! for the assistant → per tool call `tool_execution_start` (+ updates) →
+//! `tool_execution_end` → per result `message_start`/`message_end` →
+//! `turn_end`)… → `agent_end` → `agent_settled`.
+
+use pi_ai::{AssistantMessage, AssistantMessageEvent, Message, ToolResultMessage, Usage};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A tool result as events carry it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventToolResult {
+    /// Content blocks.
+    pub content: Vec<pi_tools::Content>,
+    /// Details, when any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// Structured output, when any.
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+}
+
+impl From<&pi_tools::ToolResult> for EventToolResult {
+    fn from(r: &pi_tools::ToolResult) -> Self {
+        EventToolResult {
+            content: r.content.clone(),
+            details: r.details.clone(),
+            structured_content: r.structured.clone(),
+        }
+    }
+}
+
+/// One event of a run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// A run starts.
+    AgentStart,
+    /// A turn (one model request and its tool calls) starts.
+    TurnStart,
+    /// A message enters the conversation (for the assistant: streaming starts).
+    MessageStart {
+        /// The message (partial for the assistant).
+        message: Message,
+    },
+    /// A streaming delta of the assistant message.
+    MessageUpdate {
+        /// Usage so far.
+        usage: Usage,
+        /// The delta event (without its `partial` message).
+        #[serde(rename = "assistantMessageEvent")]
+        assistant_message_event: AssistantMessageEvent,
+    },
+    /// A message is complete.
+    MessageEnd {
+        /// The final message.
+        message: Message,
+    },
+    /// A tool call starts.
+    ToolExecutionStart {
+        /// Call id.
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        /// Tool name.
+        #[serde(rename = "toolName")]
+        tool_name: String,
+        /// Arguments.
+        args: Value,
+        /// Parent call id for nested calls.
+        #[serde(rename = "parentToolCallId", skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
+    },
+    /// A partial tool result.
+    ToolExecutionUpdate {
+        /// Call id.
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        /// Tool name.
+        #[serde(rename = "toolName")]
+        tool_name: String,
+        /// Arguments.
+        args: Value,
+        /// The partial result.
+        #[serde(rename = "partialResult")]
+        partial_result: EventToolResult,
+        /// Parent call id.
+        #[serde(rename = "parentToolCallId", skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
+    },
+    /// A tool call finished.
+    ToolExecutionEnd {
+        /// Call id.
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        /// Tool name.
+        #[serde(rename = "toolName")]
+        tool_name: String,
+        /// The result.
+        result: EventToolResult,
+        /// Whether it is an error.
+        #[serde(rename = "isError")]
+        is_error: bool,
+        /// Milliseconds it took.
+        #[serde(rename = "durationMs")]
+        duration_ms: u64,
+        /// Parent call id.
+        #[serde(rename = "parentToolCallId", skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
+    },
+    /// A turn ended.
+    TurnEnd {
+        /// The assistant message of the turn.
+        message: AssistantMessage,
+        /// Its tool results, in call order.
+        #[serde(rename = "toolResults")]
+        tool_results: Vec<ToolResultMessage>,
+    },
+    /// A retryable failure; the request is tried again after a delay.
+    AutoRetryStart {
+        /// 1-based attempt number.
+        attempt: u32,
+        /// Most attempts.
+        #[serde(rename = "maxAttempts")]
+        max_attempts: u32,
+        /// Delay before the retry.
+        #[serde(rename = "delayMs")]
+        delay_ms: u64,
+        /// The failure.
+        #[serde(rename = "errorMessage")]
+        error_message: String,
+    },
+    /// A retry sequence ended.
+    AutoRetryEnd {
+        /// Whether the request finally succeeded.
+        success: bool,
+        /// Attempts made.
+        attempt: u32,
+        /// The last failure, when it did not succeed.
+        #[serde(rename = "finalError", skip_serializing_if = "Option::is_none")]
+        final_error: Option<String>,
+    },
+    /// An extension handler failed (its result was kept).
+    ExtensionError {
+        /// Where the handler came from.
+        #[serde(rename = "extensionPath")]
+        extension_path: String,
+        /// The event it handled.
+        event: String,
+        /// The failure.
+        error: String,
+    },
+    /// The run ended.
+    AgentEnd {
+        /// The messages of the run.
+        messages: Vec<Message>,
+    },
+    /// Nothing more will happen for this prompt.
+    AgentSettled {
+        /// Whether the run was aborted.
+        aborted: bool,
+    },
+}

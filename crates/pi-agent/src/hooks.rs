@@ -1,0 +1,79 @@
+//! The extension points of the dispatch path: `tool_call` handlers (block,
+//! mutate, terminate; a failing handler blocks) and `tool_result` handlers
+//! (patch; a failing handler is reported and skipped). Requirements I1–I3.
+
+use futures::future::BoxFuture;
+use pi_tools::Content;
+use serde_json::Value;
+
+/// What a `tool_call` handler sees; `input` may be changed in place and later
+/// handlers and the tool see the change (no re-validation).
+#[derive(Debug, Clone)]
+pub struct ToolCallEvent {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The validated arguments, mutable.
+    pub input: Value,
+    /// The id of the call that made this nested call, if any.
+    pub parent_tool_call_id: Option<String>,
+}
+
+/// A `tool_call` handler's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolCallDecision {
+    /// Refuse the call.
+    pub block: bool,
+    /// Why (sent to the model).
+    pub reason: Option<String>,
+    /// Ask the run to end after this batch.
+    pub terminate: bool,
+}
+
+/// What a `tool_result` handler sees.
+#[derive(Debug, Clone)]
+pub struct ToolResultEvent {
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The arguments the tool ran with.
+    pub input: Value,
+    /// The result so far.
+    pub content: Vec<Content>,
+    /// Its details.
+    pub details: Option<Value>,
+    /// Whether it is an error.
+    pub is_error: bool,
+    /// Parent call id for nested calls.
+    pub parent_tool_call_id: Option<String>,
+}
+
+/// A partial change to a result; absent fields keep their value.
+#[derive(Debug, Clone, Default)]
+pub struct ResultPatch {
+    /// New content.
+    pub content: Option<Vec<Content>>,
+    /// New details.
+    pub details: Option<Option<Value>>,
+    /// New error flag.
+    pub is_error: Option<bool>,
+}
+
+/// A set of handlers from one source (an extension, a shipped policy).
+pub trait Interceptor: Send + Sync {
+    /// Where the handlers come from (for error reports).
+    fn source(&self) -> &str;
+    /// Before a call runs. `Err(message)` blocks the call with that message.
+    fn on_tool_call<'a>(
+        &'a self,
+        _ev: &'a mut ToolCallEvent,
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// After a call ran. `Err(message)` is reported and the result kept.
+    fn on_tool_result<'a>(&'a self, _ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+}

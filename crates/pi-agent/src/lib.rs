@@ -1,0 +1,29 @@
+//! The agent of `pi`: the loop that turns a prompt into model requests and
+//! tool calls, the tool registry (exposure, active, declared and callable
+//! sets), the one dispatch pipeline every tool call takes, the system prompt
+//! and the session files.
+//!
+//! `pi-agent` knows nothing of JavaScript, MCP or terminals: extensions reach
+//! it through the [`Interceptor`] trait and by registering [`AgentTool`]s.
+#![deny(missing_docs)]
+
+mod agent;
+mod convert;
+mod dispatch;
+mod events;
+mod hooks;
+mod prompt;
+mod registry;
+mod retry;
+pub mod session;
+mod text;
+mod tool;
+
+pub use agent::{AbortHandle, Agent, EventSink, Queue};
+pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, ToolEvent, ToolEventSink};
+pub use events::{AgentEvent, EventToolResult};
+pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+pub use prompt::{PromptInputs, build_system_prompt};
+pub use registry::Registry;
+pub use retry::{RetrySettings, is_retryable};
+pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, ToolDef};

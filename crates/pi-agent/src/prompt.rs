@@ -1,0 +1,135 @@
+//! The system prompt, assembled from the active tools' snippets and guidelines
+//! (requirement T11), context files, `SYSTEM.md`/`APPEND_SYSTEM.md` and the
+//! command-line texts, with the date and working folder. The general wording
+//! is our own; the per-tool lines are the tools' data.
+
+use std::path::Path;
+
+use pi_config::ContextFile;
+
+use crate::tool::{Exposure, ToolDef};
+
+/// Everything the prompt is built from.
+#[derive(Debug, Clone)]
+pub struct PromptInputs<'a> {
+    /// Replaces the default prompt (`SYSTEM.md` or `--system-prompt`).
+    pub custom: Option<&'a str>,
+    /// Appended texts (`APPEND_SYSTEM.md`, `--append-system-prompt`).
+    pub append: Vec<&'a str>,
+    /// Context files, in load order.
+    pub context_files: &'a [ContextFile],
+    /// The session folder.
+    pub cwd: &'a Path,
+    /// Today's date, `YYYY-MM-DD`.
+    pub date: &'a str,
+}
+
+const PREAMBLE: &str = "You are pi, a coding agent working in the user's project. You look at files, run commands and change code through the tools listed below, and you report clearly what you did.";
+const NO_TOOLS: &str = "(none)";
+const GENERAL_RULES: &[&str] =
+    &["Keep answers short and to the point.", "Name the files you look at or change by their paths."];
+const BASH_FOR_FILES: &str = "Without grep, find or ls tools, use bash (rg, find, ls) to explore files.";
+
+impl Default for PromptInputs<'_> {
+    fn default() -> Self {
+        PromptInputs { custom: None, append: Vec::new(), context_files: &[], cwd: Path::new("/"), date: "" }
+    }
+}
+
+/// Build the system prompt for the declared tools.
+pub fn build_system_prompt(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> String {
+    let mut out = String::new();
+    if let Some(custom) = inputs.custom {
+        out.push_str(custom);
+    } else {
+        out.push_str(PREAMBLE);
+        out.push_str("\n\n<tools>\n");
+        let listed: Vec<&&ToolDef> = tools.iter().filter(|t| t.exposure != Exposure::Hidden).collect();
+        if listed.is_empty() {
+            out.push_str(NO_TOOLS);
+            out.push('\n');
+        }
+        for t in &listed {
+            let snippet = t.prompt_snippet.as_deref().unwrap_or_else(|| t.description.lines().next().unwrap_or(""));
+            out.push_str(&format!("- {}: {}\n", t.name, snippet));
+        }
+        out.push_str("</tools>\n\n<rules>\n");
+        let has = |n: &str| listed.iter().any(|t| t.name == n);
+        if has("bash") && !has("grep") && !has("find") && !has("ls") {
+            out.push_str(&format!("- {BASH_FOR_FILES}\n"));
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for g in listed.iter().flat_map(|t| t.prompt_guidelines.iter()) {
+            if !seen.contains(&g.as_str()) {
+                seen.push(g);
+                out.push_str(&format!("- {g}\n"));
+            }
+        }
+        for r in GENERAL_RULES {
+            out.push_str(&format!("- {r}\n"));
+        }
+        out.push_str("</rules>");
+    }
+    for a in &inputs.append {
+        out.push_str("\n\n");
+        out.push_str(a);
+    }
+    if !inputs.context_files.is_empty() {
+        out.push_str("\n\n<project_context>\n");
+        for f in inputs.context_files {
+            out.push_str(&format!("<file path=\"{}\">\n{}\n</file>\n", f.path.display(), f.content.trim_end()));
+        }
+        out.push_str("</project_context>");
+    }
+    out.push_str(&format!("\n\nToday is {}.\n<cwd>\n{}\n</cwd>", inputs.date, inputs.cwd.display()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::{AgentTool, BuiltinTool};
+    use pi_tools::ToolName;
+
+    fn defs(names: &[ToolName]) -> Vec<BuiltinTool> {
+        names.iter().map(|n| BuiltinTool::new(*n)).collect()
+    }
+
+    #[test]
+    fn lists_snippets_and_guidelines_of_declared_tools_only() {
+        let tools = defs(&[ToolName::Read, ToolName::Grep]);
+        let refs: Vec<&ToolDef> = tools.iter().map(|t| t.def()).collect();
+        let p = build_system_prompt(
+            &refs,
+            &PromptInputs { cwd: Path::new("/p"), date: "2026-12-02", ..Default::default() },
+        );
+        assert!(
+            p.contains("- read: Read file contents\n- grep: Search file contents for patterns (respects .gitignore)\n")
+        );
+        assert!(p.contains("- Use read to examine files instead of cat or sed.\n"));
+        assert!(!p.contains("bash"));
+        assert!(p.ends_with("<cwd>\n/p\n</cwd>"));
+    }
+
+    #[test]
+    fn empty_tool_list_says_none() {
+        let p = build_system_prompt(&[], &PromptInputs { cwd: Path::new("/p"), date: "d", ..Default::default() });
+        assert!(p.contains("<tools>\n(none)\n</tools>"));
+    }
+
+    #[test]
+    fn custom_prompt_replaces_but_context_files_stay() {
+        let files = vec![ContextFile { path: "/p/AGENTS.md".into(), content: "be nice".into() }];
+        let inputs = PromptInputs {
+            custom: Some("CUSTOM"),
+            append: vec!["APPENDED"],
+            context_files: &files,
+            cwd: Path::new("/p"),
+            date: "d",
+        };
+        let p = build_system_prompt(&[], &inputs);
+        assert!(p.starts_with("CUSTOM\n\nAPPENDED"));
+        assert!(p.contains("be nice"));
+        assert!(!p.contains("<tools>"));
+    }
+}

@@ -1,0 +1,17 @@
+//! Every model- or user-visible message of the agent, in one place.
+
+/// Result of a call a handler blocked without a reason.
+pub const BLOCKED: &str = "Tool execution was blocked";
+
+/// `Tool <name> not found`.
+pub fn tool_not_found(name: &str) -> String {
+    pi_tools::text::common::tool_not_found(name)
+}
+
+/// The error of a model stream that closed without a final event.
+pub const STREAM_ENDED_EARLY: &str = "The model stream ended without a final message";
+
+/// A call whose arguments are not a JSON object.
+pub fn invalid_arguments(tool: &str, detail: &str) -> String {
+    format!("Invalid arguments for tool \"{tool}\": {detail}")
+}

@@ -1,0 +1,127 @@
+//! A tool as the agent sees it: a definition (data) plus an execute function.
+//! Built-ins wrap `pi-tools`; extensions, MCP and codemode add their own.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use pi_tools::{Annotations, ToolContext, ToolName, ToolResult, ToolSpec};
+use serde_json::Value;
+
+/// How a tool is reached (requirement X1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Exposure {
+    /// Declared while active and callable while active.
+    #[default]
+    Direct,
+    /// Declared while active, never callable by other tools.
+    ModelOnly,
+    /// Always callable, never declared, listed by codemode.
+    Codemode,
+    /// Like codemode but found only by search.
+    Deferred,
+    /// Unreachable.
+    Hidden,
+}
+
+/// Whether sibling calls may run at the same time as this tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecutionMode {
+    /// May run alongside other calls.
+    #[default]
+    Parallel,
+    /// Runs alone.
+    Sequential,
+}
+
+/// A tool's definition: everything but the code.
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    /// Unique name.
+    pub name: String,
+    /// What the model reads.
+    pub description: String,
+    /// JSON schema of the arguments.
+    pub parameters: Value,
+    /// One-line system-prompt entry.
+    pub prompt_snippet: Option<String>,
+    /// System-prompt rules while active.
+    pub prompt_guidelines: Vec<String>,
+    /// Author hints.
+    pub annotations: Annotations,
+    /// How it is reached.
+    pub exposure: Exposure,
+    /// Activate on registration (direct/model-only only).
+    pub default_active: bool,
+    /// Parallel or sequential.
+    pub execution_mode: ExecutionMode,
+}
+
+/// A running call's facts handed to a tool.
+pub struct Invocation<'a> {
+    /// The call's id.
+    pub call_id: &'a str,
+    /// Validated (and possibly handler-mutated) arguments.
+    pub args: Value,
+    /// Folder, abort signal, updates, session facts.
+    pub ctx: &'a ToolContext,
+}
+
+/// A tool the agent can declare and call.
+pub trait AgentTool: Send + Sync {
+    /// Its definition.
+    fn def(&self) -> &ToolDef;
+    /// Argument preparation before validation (compatibility shims).
+    fn prepare_arguments(&self, args: Value) -> Value {
+        args
+    }
+    /// Run it. Failures are error results, never panics.
+    fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult>;
+}
+
+/// A built-in tool of `pi-tools` as an [`AgentTool`].
+pub struct BuiltinTool {
+    name: ToolName,
+    def: ToolDef,
+}
+
+impl BuiltinTool {
+    /// Wrap a built-in.
+    pub fn new(name: ToolName) -> Self {
+        let spec = ToolSpec::of(name);
+        let def = ToolDef {
+            name: spec.name.to_string(),
+            description: spec.description,
+            parameters: spec.parameters,
+            prompt_snippet: Some(spec.prompt_snippet.to_string()),
+            prompt_guidelines: spec.prompt_guidelines.iter().map(|s| s.to_string()).collect(),
+            annotations: spec.annotations,
+            exposure: Exposure::Direct,
+            default_active: false,
+            execution_mode: ExecutionMode::Parallel,
+        };
+        BuiltinTool { name, def }
+    }
+
+    /// All eight built-ins.
+    pub fn all() -> Vec<Arc<dyn AgentTool>> {
+        ToolName::ALL.iter().map(|t| Arc::new(BuiltinTool::new(*t)) as Arc<dyn AgentTool>).collect()
+    }
+}
+
+impl AgentTool for BuiltinTool {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+    fn prepare_arguments(&self, args: Value) -> Value {
+        pi_tools::prepare_arguments(self.name, args)
+    }
+    fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            match pi_tools::execute_validated(self.name, inv.args, inv.ctx).await {
+                Ok(r) => r,
+                Err(e) => ToolResult::error(e.to_string()),
+            }
+        })
+    }
+}

@@ -1,0 +1,153 @@
+//! Choosing the model: `--model provider/id[:thinking]` (or an id or name
+//! alone), `--provider`, the `defaultProvider`/`defaultModel` settings, or the
+//! first model whose key is available; and `--list-models`.
+
+use pi_config::{ModelEntry, resolve_value};
+
+use crate::text;
+
+/// The chosen model, its key and thinking level.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    /// The model.
+    pub entry: ModelEntry,
+    /// The key, resolved.
+    pub api_key: Option<String>,
+    /// `:<thinking>` from the pattern.
+    pub thinking: Option<String>,
+}
+
+/// The key for a model: `--api-key`, then `models.json`'s `apiKey`, then the
+/// provider's environment variable.
+pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, String> {
+    if let Some(k) = cli_key {
+        return Ok(Some(k.to_string()));
+    }
+    if let Some(raw) = &entry.api_key {
+        return resolve_value("apiKey", raw).map(Some).map_err(|e| e.to_string());
+    }
+    Ok(entry.env_key.as_ref().and_then(|v| std::env::var(v).ok()).filter(|v| !v.is_empty()))
+}
+
+fn has_key(entry: &ModelEntry) -> bool {
+    entry.api_key.is_some() || entry.env_key.as_ref().is_some_and(|v| std::env::var(v).is_ok_and(|k| !k.is_empty()))
+}
+
+/// Models whose key is available.
+pub fn available(models: &[ModelEntry]) -> Vec<&ModelEntry> {
+    models.iter().filter(|m| has_key(m)).collect()
+}
+
+fn split_thinking(pattern: &str) -> (&str, Option<String>) {
+    match pattern.rsplit_once(':') {
+        Some((p, t)) if text::THINKING_LEVELS.contains(&t) => (p, Some(t.to_string())),
+        _ => (pattern, None),
+    }
+}
+
+/// Find the model a `--model` pattern names.
+pub fn find<'a>(
+    models: &'a [ModelEntry],
+    pattern: &str,
+    provider: Option<&str>,
+) -> Option<(&'a ModelEntry, Option<String>)> {
+    let (pat, thinking) = split_thinking(pattern);
+    let in_provider = |m: &&ModelEntry| provider.is_none_or(|p| m.provider == p);
+    let exact =
+        |m: &&ModelEntry| format!("{}/{}", m.provider, m.id) == pat || m.id == pat || m.name.eq_ignore_ascii_case(pat);
+    let candidates: Vec<&ModelEntry> = models.iter().filter(in_provider).collect();
+    let prefer_keyed = |list: Vec<&'a ModelEntry>| list.iter().find(|m| has_key(m)).copied().or(list.first().copied());
+    let exact_hits: Vec<&ModelEntry> = candidates.iter().copied().filter(exact).collect();
+    if let Some(m) = prefer_keyed(exact_hits) {
+        return Some((m, thinking));
+    }
+    let low = pat.to_lowercase();
+    let partial: Vec<&ModelEntry> = candidates
+        .into_iter()
+        .filter(|m| {
+            format!("{}/{}", m.provider, m.id).to_lowercase().contains(&low) || m.name.to_lowercase().contains(&low)
+        })
+        .collect();
+    prefer_keyed(partial).map(|m| (m, thinking))
+}
+
+fn human(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1_000_000.0)
+    } else if n >= 1000 {
+        let k = n as f64 / 1000.0;
+        if k.fract() == 0.0 { format!("{}K", k as u64) } else { format!("{k:.1}K") }
+    } else {
+        n.to_string()
+    }
+}
+
+/// The `--list-models` table of available models, optionally filtered.
+pub fn list(models: &[ModelEntry], search: Option<&str>) -> String {
+    let mut rows: Vec<&ModelEntry> = available(models);
+    if let Some(s) = search {
+        let s = s.to_lowercase();
+        rows.retain(|m| format!("{}/{} {}", m.provider, m.id, m.name).to_lowercase().contains(&s));
+        if rows.is_empty() {
+            return format!("{}\n", text::no_models_matching(search.unwrap_or_default()));
+        }
+    }
+    rows.sort_by(|a, b| (&a.provider, &a.id).cmp(&(&b.provider, &b.id)));
+    let mut table: Vec<[String; 6]> =
+        vec![["provider", "model", "context", "max-out", "thinking", "images"].map(String::from)];
+    for m in rows {
+        table.push([
+            m.provider.clone(),
+            m.id.clone(),
+            human(m.context_window),
+            human(m.max_tokens),
+            if m.reasoning { "yes" } else { "no" }.into(),
+            if m.input.iter().any(|i| i == "image") { "yes" } else { "no" }.into(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..6).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for r in &table {
+        let cells: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        out.push_str(&cells.join("  "));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(provider: &str, id: &str) -> ModelEntry {
+        let mut m = pi_config::builtin_models().remove(0);
+        m.provider = provider.into();
+        m.id = id.into();
+        m.name = id.into();
+        m.api_key = Some("x".into());
+        m
+    }
+
+    #[test]
+    fn finds_by_provider_id_and_thinking() {
+        let models = vec![entry("mock", "mock-1"), entry("other", "mock-1"), entry("mock", "big-model")];
+        let (m, t) = find(&models, "other/mock-1:high", None).unwrap();
+        assert_eq!((m.provider.as_str(), t.as_deref()), ("other", Some("high")));
+        assert_eq!(find(&models, "mock-1", Some("mock")).unwrap().0.provider, "mock");
+        assert_eq!(find(&models, "big", None).unwrap().0.id, "big-model");
+        assert!(find(&models, "nosuch/x", None).is_none());
+    }
+
+    #[test]
+    fn table_format() {
+        let mut m = entry("mock", "mock-1");
+        m.context_window = 128_000;
+        m.max_tokens = 16_384;
+        m.reasoning = false;
+        m.input = vec!["text".into()];
+        assert_eq!(
+            list(&[m], None),
+            "provider  model   context  max-out  thinking  images\nmock      mock-1  128K     16.4K    no        no    \n"
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! Print mode (`-p`, or output not a terminal): run the messages in order,
+//! then print the text of the last assistant message; an error or abort goes
+//! to standard error with exit status 1. Also the plain line-based loop used
+//! on a terminal until the terminal UI exists.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use pi_agent::Agent;
+use pi_ai::{AssistantMessage, ContentBlock, StopReason};
+
+use crate::text;
+
+fn texts(m: &AssistantMessage) -> Vec<&str> {
+    m.content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn failed(m: &AssistantMessage) -> Option<String> {
+    matches!(m.stop_reason, StopReason::Error | StopReason::Aborted)
+        .then(|| m.error_message.clone().unwrap_or_else(|| text::REQUEST_FAILED.to_string()))
+}
+
+/// Exit status for a termination signal: 128 + its number.
+const SIGTERM_EXIT: u8 = 143;
+
+/// Run `messages` one after another; print the final text when `print_text`.
+pub async fn run(mut agent: Agent, messages: Vec<String>, print_text: bool) -> ExitCode {
+    if messages.is_empty() {
+        eprintln!("Error: {}", text::NO_MESSAGE);
+        return ExitCode::from(1);
+    }
+    let abort = agent.abort_handle();
+    let work = async {
+        let mut last = None;
+        for m in &messages {
+            last = agent.prompt(m).await;
+            if last.as_ref().is_some_and(|l| failed(l).is_some()) {
+                break;
+            }
+        }
+        last
+    };
+    let last = tokio::select! {
+        last = work => last,
+        _ = terminate_signal() => {
+            abort.abort();
+            return ExitCode::from(SIGTERM_EXIT);
+        }
+    };
+    let Some(last) = last else { return ExitCode::SUCCESS };
+    if let Some(err) = failed(&last) {
+        eprintln!("{err}");
+        return ExitCode::from(1);
+    }
+    if print_text {
+        let mut out = std::io::stdout().lock();
+        for t in texts(&last) {
+            let _ = writeln!(out, "{t}");
+        }
+        let _ = out.flush();
+    }
+    ExitCode::SUCCESS
+}
+
+async fn terminate_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    }
+    #[cfg(not(unix))]
+    std::future::pending::<()>().await
+}
+
+/// A plain prompt loop on a terminal: one line in, the answer out.
+pub async fn interactive(mut agent: Agent) -> ExitCode {
+    let stdin = std::io::stdin();
+    loop {
+        print!("> ");
+        let _ = std::io::stdout().flush();
+        let mut line = String::new();
+        match stdin.lock().read_line(&mut line) {
+            Ok(0) | Err(_) => return ExitCode::SUCCESS,
+            Ok(_) => {}
+        }
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line == "/quit" || line == "/exit" {
+            return ExitCode::SUCCESS;
+        }
+        if let Some(last) = agent.prompt(line).await {
+            match failed(&last) {
+                Some(err) => eprintln!("{err}"),
+                None => {
+                    for t in texts(&last) {
+                        println!("{t}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! RPC mode: JSONL commands on standard input, responses and events on
+//! standard output (LF framing; a trailing CR is stripped; U+2028/2029 are not
+//! separators). Commands run while a prompt streams; responses carry the
+//! command's `id`.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pi_agent::{Agent, AgentEvent};
+use pi_ai::{ContentBlock, Message};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use crate::{json_mode, text};
+
+/// What commands read while a run holds the agent.
+#[derive(Default)]
+struct Shared {
+    messages: Mutex<Vec<Message>>,
+    streaming: AtomicBool,
+}
+
+static SHARED: OnceLock<Arc<Shared>> = OnceLock::new();
+
+fn shared() -> Arc<Shared> {
+    SHARED.get_or_init(|| Arc::new(Shared::default())).clone()
+}
+
+fn out(v: &Value) {
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(o, "{}", serde_json::to_string(v).unwrap_or_default());
+    let _ = o.flush();
+}
+
+/// The event sink of RPC mode: print events, mirror the conversation.
+pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
+    let s = shared();
+    Arc::new(move |ev: &AgentEvent| {
+        match ev {
+            AgentEvent::MessageEnd { message } => {
+                if let Ok(mut m) = s.messages.lock() {
+                    m.push(message.clone());
+                }
+            }
+            AgentEvent::AgentSettled { .. } => s.streaming.store(false, Ordering::SeqCst),
+            _ => {}
+        }
+        out(&json_mode::event_value(ev));
+    })
+}
+
+fn respond(id: &Option<Value>, command: &str, result: Result<Option<Value>, String>) {
+    let mut v = json!({"type": "response", "command": command});
+    if let Some(id) = id {
+        v["id"] = id.clone();
+    }
+    match result {
+        Ok(data) => {
+            v["success"] = json!(true);
+            if let Some(d) = data {
+                v["data"] = d;
+            }
+        }
+        Err(e) => {
+            v["success"] = json!(false);
+            v["error"] = json!(e);
+        }
+    }
+    out(&v);
+}
+
+fn last_assistant_text(messages: &[Message]) -> Option<String> {
+    messages.iter().rev().find_map(|m| match m {
+        Message::Assistant(a) => {
+            let t: Vec<&str> = a
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            (!t.is_empty()).then(|| t.join(""))
+        }
+        _ => None,
+    })
+}
+
+fn stats(messages: &[Message], session_id: &Value) -> Value {
+    let (mut users, mut assistants, mut calls, mut results) = (0, 0, 0, 0);
+    let (mut input, mut output, mut cache_read, mut cache_write, mut cost) = (0u64, 0u64, 0u64, 0u64, 0f64);
+    for m in messages {
+        match m {
+            Message::User(_) => users += 1,
+            Message::Assistant(a) => {
+                assistants += 1;
+                calls += a.content.iter().filter(|b| matches!(b, ContentBlock::ToolCall { .. })).count();
+                input += a.usage.input;
+                output += a.usage.output;
+                cache_read += a.usage.cache_read;
+                cache_write += a.usage.cache_write;
+                cost += a.usage.cost.total;
+            }
+            Message::ToolResult(_) => results += 1,
+        }
+    }
+    json!({
+        "sessionId": session_id,
+        "userMessages": users, "assistantMessages": assistants, "toolCalls": calls, "toolResults": results,
+        "totalMessages": messages.len(),
+        "tokens": {"input": input, "output": output, "cacheRead": cache_read, "cacheWrite": cache_write,
+                   "total": input + output + cache_read + cache_write},
+        "cost": cost,
+    })
+}
+
+/// Serve commands until standard input closes, then wait for the current run.
+pub async fn run(agent: Agent, header: Value, models: Vec<pi_config::ModelEntry>) -> std::process::ExitCode {
+    let s = shared();
+    if let Ok(mut m) = s.messages.lock() {
+        *m = agent.messages.clone();
+    }
+    let abort = agent.abort_handle();
+    let steering = agent.steering.clone();
+    let follow_ups = agent.follow_ups.clone();
+    let tool_ctx = agent.tool_ctx.clone();
+    let agent = Arc::new(tokio::sync::Mutex::new(agent));
+    let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
+    let mut running: Option<tokio::task::JoinHandle<()>> = None;
+    while let Ok(Some(raw)) = lines.next_segment().await {
+        let line = String::from_utf8_lossy(&raw);
+        let line = line.strip_suffix('\r').unwrap_or(&line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let cmd: Value = match serde_json::from_str(line) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) => {
+                respond(&None, "parse", Err(text::rpc_parse_failed("expected a JSON object")));
+                continue;
+            }
+            Err(e) => {
+                respond(&None, "parse", Err(text::rpc_parse_failed(&e.to_string())));
+                continue;
+            }
+        };
+        let id = cmd.get("id").cloned();
+        let kind = cmd.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+        let message = cmd.get("message").and_then(Value::as_str).map(String::from);
+        let streaming = s.streaming.load(Ordering::SeqCst);
+        match kind.as_str() {
+            "prompt" | "steer" | "follow_up" => {
+                let Some(msg) = message else {
+                    respond(&id, &kind, Err(text::RPC_MISSING_MESSAGE.into()));
+                    continue;
+                };
+                let behaviour = match kind.as_str() {
+                    "steer" => Some("steer"),
+                    "follow_up" => Some("followUp"),
+                    _ => cmd.get("streamingBehavior").and_then(Value::as_str),
+                };
+                if streaming {
+                    let queue = match behaviour {
+                        Some("steer") => &steering,
+                        Some("followUp") => &follow_ups,
+                        _ => {
+                            respond(&id, &kind, Err(text::RPC_ALREADY_STREAMING.into()));
+                            continue;
+                        }
+                    };
+                    if let Ok(mut q) = queue.lock() {
+                        q.push_back(msg);
+                    }
+                    respond(&id, &kind, Ok(Some(json!({"disposition": "queued"}))));
+                    continue;
+                }
+                let disposition = if kind == "prompt" { "started" } else { "queued" };
+                respond(&id, &kind, Ok(Some(json!({"disposition": disposition}))));
+                s.streaming.store(true, Ordering::SeqCst);
+                let a = agent.clone();
+                running = Some(tokio::spawn(async move {
+                    let mut g = a.lock().await;
+                    g.prompt(&msg).await;
+                }));
+            }
+            "abort" => {
+                abort.abort();
+                if let Some(h) = running.take() {
+                    let _ = h.await;
+                }
+                respond(&id, &kind, Ok(None));
+            }
+            "clear_queue" => {
+                let drain =
+                    |q: &pi_agent::Queue| q.lock().map(|mut g| g.drain(..).collect::<Vec<_>>()).unwrap_or_default();
+                respond(&id, &kind, Ok(Some(json!({"steering": drain(&steering), "followUp": drain(&follow_ups)}))));
+            }
+            "get_state" => {
+                let g = agent.try_lock();
+                let model = g.as_ref().ok().map(|g| serde_json::to_value(&g.model).unwrap_or(Value::Null));
+                let count = s.messages.lock().map(|m| m.len()).unwrap_or(0);
+                let pending =
+                    steering.lock().map(|q| q.len()).unwrap_or(0) + follow_ups.lock().map(|q| q.len()).unwrap_or(0);
+                let mut data = json!({
+                    "thinkingLevel": tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into()),
+                    "isStreaming": streaming, "isCompacting": false,
+                    "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
+                    "sessionId": header["id"], "autoCompactionEnabled": false,
+                    "messageCount": count, "pendingMessageCount": pending,
+                });
+                if let Some(f) = &tool_ctx.session.session_file {
+                    data["sessionFile"] = json!(f);
+                }
+                if let Some(m) = model {
+                    data["model"] = m;
+                }
+                respond(&id, &kind, Ok(Some(data)));
+            }
+            "get_messages" => {
+                let m = s.messages.lock().map(|m| m.clone()).unwrap_or_default();
+                respond(&id, &kind, Ok(Some(json!({"messages": m}))));
+            }
+            "get_last_assistant_text" => {
+                let m = s.messages.lock().map(|m| m.clone()).unwrap_or_default();
+                respond(&id, &kind, Ok(Some(json!({"text": last_assistant_text(&m)}))));
+            }
+            "get_session_stats" => {
+                let m = s.messages.lock().map(|m| m.clone()).unwrap_or_default();
+                respond(&id, &kind, Ok(Some(stats(&m, &header["id"]))));
+            }
+            "get_available_models" => {
+                let list: Vec<Value> = crate::model_select::available(&models)
+                    .into_iter()
+                    .map(|m| serde_json::to_value(crate::run::ai_model(m)).unwrap_or(Value::Null))
+                    .collect();
+                respond(&id, &kind, Ok(Some(json!({"models": list}))));
+            }
+            "set_model" => {
+                let provider = cmd.get("provider").and_then(Value::as_str).unwrap_or_default();
+                let model_id = cmd.get("modelId").and_then(Value::as_str).unwrap_or_default();
+                let found = models.iter().find(|m| m.provider == provider && m.id == model_id);
+                match (found, agent.try_lock()) {
+                    (None, _) => respond(&id, &kind, Err(text::rpc_model_not_found(provider, model_id))),
+                    (Some(_), Err(_)) => respond(&id, &kind, Err(text::RPC_BUSY.into())),
+                    (Some(m), Ok(mut g)) => {
+                        match crate::model_select::api_key_for(m, None) {
+                            Ok(k) => g.api_key = k.or(g.api_key.clone()),
+                            Err(e) => {
+                                respond(&id, &kind, Err(e));
+                                continue;
+                            }
+                        }
+                        g.model = crate::run::ai_model(m);
+                        respond(&id, &kind, Ok(Some(serde_json::to_value(&g.model).unwrap_or(Value::Null))));
+                    }
+                }
+            }
+            "new_session" => match agent.try_lock() {
+                Ok(mut g) => {
+                    g.messages.clear();
+                    if let Ok(mut m) = s.messages.lock() {
+                        m.clear();
+                    }
+                    respond(&id, &kind, Ok(Some(json!({"cancelled": false}))));
+                }
+                Err(_) => respond(&id, &kind, Err(text::RPC_BUSY.into())),
+            },
+            "bash" => {
+                let Some(command) = cmd.get("command").and_then(Value::as_str) else {
+                    respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));
+                    continue;
+                };
+                let r =
+                    pi_tools::execute_validated(pi_tools::ToolName::Bash, json!({"command": command}), &tool_ctx).await;
+                let data = match r {
+                    Ok(res) => bash_data(&res),
+                    Err(e) => {
+                        json!({"output": e.to_string(), "exitCode": Value::Null, "cancelled": matches!(e, pi_tools::ToolError::Aborted), "truncated": false})
+                    }
+                };
+                respond(&id, &kind, Ok(Some(data)));
+            }
+            "extension_ui_response" => {}
+            other => respond(&id, other, Err(text::rpc_unknown_command(other))),
+        }
+    }
+    if let Some(h) = running.take() {
+        let _ = h.await;
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+fn bash_data(r: &pi_tools::ToolResult) -> Value {
+    match &r.structured {
+        Some(sv) => {
+            let mut d = json!({
+                "output": sv.get("output").cloned().unwrap_or(json!(r.text_content())),
+                "exitCode": sv.get("exit_code").cloned().unwrap_or(Value::Null),
+                "cancelled": false,
+                "truncated": sv.get("truncated").cloned().unwrap_or(json!(false)),
+            });
+            if let Some(p) = sv.get("full_output_path").filter(|p| !p.is_null()) {
+                d["fullOutputPath"] = p.clone();
+            }
+            d
+        }
+        None => {
+            json!({"output": r.text_content(), "exitCode": if r.is_error { Value::Null } else { json!(0) }, "cancelled": false, "truncated": false})
+        }
+    }
+}

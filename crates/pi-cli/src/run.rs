@@ -1,0 +1,306 @@
+//! Running the agent from the command line: choose the model, the tools and
+//! the session, build the system prompt, then hand over to the mode (print,
+//! JSON or RPC).
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use pi_agent::session::{self, SessionWriter};
+use pi_agent::{Agent, AgentEvent, BuiltinTool, Dispatcher, PromptInputs, Registry, build_system_prompt};
+use pi_config::tool_selection::{NoTools, Selection, SelectionInput, tool_list_error};
+use pi_tools::{SessionEnv, ToolContext};
+
+use crate::cli_args::{CliArgs, Mode};
+use crate::model_select::{self, Chosen};
+use crate::{json_mode, print_mode, rpc_mode, text};
+
+/// Print `Error: <msg>` and return exit status 1.
+pub fn fail(msg: &str) -> ExitCode {
+    eprintln!("Error: {msg}");
+    ExitCode::from(1)
+}
+
+/// The tools of the session (§5.3): built-ins the selection registers,
+/// activated in allowlist order when there is an allowlist.
+pub fn build_registry(args: &CliArgs, default_tools: Option<Vec<String>>) -> Registry {
+    let input = SelectionInput {
+        default_tools,
+        tools: args.tools.as_ref().map(|(_, t)| t.clone()),
+        exclude: args.exclude_tools.clone(),
+        no_tools: if args.no_tools {
+            Some(NoTools::All)
+        } else if args.no_builtin_tools {
+            Some(NoTools::Builtin)
+        } else {
+            None
+        },
+    };
+    let selection = Selection::compute(&input);
+    let mut registry = Registry::new();
+    for tool in BuiltinTool::all() {
+        if selection.registers(&tool.def().name, false) {
+            registry.register(tool);
+        }
+    }
+    let active: Vec<String> = match selection.allowlist() {
+        Some(list) => {
+            let mut names = Vec::new();
+            for pattern in list {
+                for t in registry.all() {
+                    let n = &t.def().name;
+                    if pi_config::tool_selection::name_matches(pattern, n) && !names.contains(n) {
+                        names.push(n.clone());
+                    }
+                }
+            }
+            names
+        }
+        None => selection.initial_active.clone(),
+    };
+    registry.set_active(&active);
+    registry
+}
+
+fn text_or_file(v: &str) -> String {
+    let p = Path::new(v);
+    if p.is_file() { std::fs::read_to_string(p).unwrap_or_else(|_| v.to_string()) } else { v.to_string() }
+}
+
+fn today() -> String {
+    humantime::format_rfc3339(std::time::SystemTime::now()).to_string()[..10].to_string()
+}
+
+/// A configured model as the provider layer's model.
+pub fn ai_model(e: &pi_config::ModelEntry) -> pi_ai::Model {
+    pi_ai::Model {
+        id: e.id.clone(),
+        name: e.name.clone(),
+        api: e.api.clone(),
+        provider: e.provider.clone(),
+        base_url: e.base_url.clone(),
+        reasoning: e.reasoning,
+        input: e.input.clone(),
+        context_window: e.context_window,
+        max_tokens: e.max_tokens,
+        headers: e
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), pi_config::resolve_value(k, v).unwrap_or_default()))
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// Shared session file, written as messages end.
+pub type SharedSession = Arc<Mutex<Option<SessionWriter>>>;
+
+/// `pi [options] [messages…]` (everything but `pi tool`).
+pub fn main(args: CliArgs) -> ExitCode {
+    for w in &args.warnings {
+        eprintln!("Warning: {w}");
+    }
+    if let Some((flag, entries)) = &args.tools
+        && let Some(e) = tool_list_error(entries)
+    {
+        return fail(&format!("{flag}: {e}"));
+    }
+    let agent_dir = pi_config::agent_dir();
+    let models = match pi_config::load_models(&agent_dir) {
+        Ok(m) => m,
+        Err(e) => return fail(&e.to_string()),
+    };
+    if let Some(search) = &args.list_models {
+        print!("{}", model_select::list(&models, search.as_deref()));
+        return ExitCode::SUCCESS;
+    }
+    let chosen = match &args.model {
+        Some(pattern) => match model_select::find(&models, pattern, args.provider.as_deref()) {
+            Some((m, thinking)) => (m.clone(), thinking),
+            None => return fail(&text::model_not_found(pattern)),
+        },
+        None => match model_select::available(&models).first() {
+            Some(m) => ((*m).clone(), None),
+            None => return fail(text::NO_MODEL),
+        },
+    };
+    let api_key = match model_select::api_key_for(&chosen.0, args.api_key.as_deref()) {
+        Ok(Some(k)) => Some(k),
+        Ok(None) => return fail(text::NO_API_KEY),
+        Err(e) => return fail(&e),
+    };
+    let chosen = Chosen { entry: chosen.0, api_key, thinking: chosen.1.or(args.thinking.clone()) };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+
+    let mode = if args.mode == Mode::Rpc {
+        Mode::Rpc
+    } else if args.mode == Mode::Json {
+        Mode::Json
+    } else {
+        Mode::Text
+    };
+
+    // Session file.
+    let sessions_root = args
+        .session_dir
+        .as_deref()
+        .map(pi_config::expand_tilde)
+        .or_else(|| {
+            std::env::var("PI_CODING_AGENT_SESSION_DIR")
+                .ok()
+                .filter(|s| !s.is_empty())
+                .map(|s| pi_config::expand_tilde(&s))
+        })
+        .map(|root| (root, true))
+        .unwrap_or_else(|| (agent_dir.join("sessions"), false));
+    let session_dir =
+        if sessions_root.1 { sessions_root.0.clone() } else { session::session_dir(&sessions_root.0, &cwd) };
+    let mut history = Vec::new();
+    let writer = if args.no_session {
+        None
+    } else if args.continue_session || args.session.is_some() {
+        let path = match &args.session {
+            Some(p) => Ok(PathBuf::from(p)),
+            None => session::most_recent(&session_dir),
+        };
+        match path.and_then(|p| session::load(&p)) {
+            Ok(loaded) => {
+                for (line, err) in &loaded.bad_lines {
+                    eprintln!("Warning: {}", text::session_bad_line(&loaded.path, *line, err));
+                }
+                history = loaded.messages.clone();
+                match SessionWriter::append_to(&loaded) {
+                    Ok(w) => Some(w),
+                    Err(e) => return fail(&e.to_string()),
+                }
+            }
+            Err(session::SessionError::NoneFound(_)) if args.session.is_none() => {
+                match SessionWriter::create(&session_dir, &cwd, args.session_id.clone()) {
+                    Ok(w) => Some(w),
+                    Err(e) => return fail(&e.to_string()),
+                }
+            }
+            Err(e) => return fail(&e.to_string()),
+        }
+    } else {
+        match SessionWriter::create(&session_dir, &cwd, args.session_id.clone()) {
+            Ok(w) => Some(w),
+            Err(e) => return fail(&e.to_string()),
+        }
+    };
+    let session_id = writer.as_ref().map(|w| w.id.clone()).unwrap_or_else(|| uuid_like());
+    let session_file = writer.as_ref().map(|w| w.path().to_string_lossy().into_owned());
+    let session: SharedSession = Arc::new(Mutex::new(writer));
+
+    // Tools and prompt.
+    let registry = build_registry(&args, None);
+    let (context_files, ctx_warnings) =
+        if args.no_context_files { (vec![], vec![]) } else { pi_config::load_context_files(&agent_dir, &cwd) };
+    for (p, e) in ctx_warnings {
+        eprintln!("Warning: {}", text::context_file_unreadable(&p, &e));
+    }
+    let custom = args.system_prompt.as_deref().map(text_or_file);
+    let appended: Vec<String> = args.append_system_prompt.iter().map(|a| text_or_file(a)).collect();
+    let date = today();
+    let declared = registry.declared();
+    let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
+    let system_prompt = build_system_prompt(
+        &defs,
+        &PromptInputs {
+            custom: custom.as_deref(),
+            append: appended.iter().map(String::as_str).collect(),
+            context_files: &context_files,
+            cwd: &cwd,
+            date: &date,
+        },
+    );
+
+    let mut tool_ctx = ToolContext::new(cwd.clone());
+    tool_ctx.session = SessionEnv {
+        session_id: Some(session_id.clone()),
+        session_file,
+        provider: Some(chosen.entry.provider.clone()),
+        model: Some(chosen.entry.id.clone()),
+        reasoning_level: Some(chosen.thinking.clone().unwrap_or_else(|| text::DEFAULT_REASONING_LEVEL.to_string())),
+        agent_dir: Some(agent_dir.clone()),
+        shell_path: None,
+        shell_command_prefix: None,
+    };
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let model = ai_model(&chosen.entry);
+    let header = serde_json::json!({"type": "session", "version": session::SESSION_VERSION, "id": session_id, "cwd": cwd.to_string_lossy()});
+    let out_sink: Arc<dyn Fn(&AgentEvent) + Send + Sync> = match mode {
+        Mode::Json => json_mode::sink(),
+        Mode::Rpc => rpc_mode::sink(),
+        Mode::Text => Arc::new(|_: &AgentEvent| {}),
+    };
+    let session_for_sink = session.clone();
+    let sink: pi_agent::EventSink = Arc::new(move |ev: &AgentEvent| {
+        if let AgentEvent::MessageEnd { message } = ev
+            && let Ok(mut guard) = session_for_sink.lock()
+            && let Some(w) = guard.as_mut()
+            && let Err(e) = w.append_message(message)
+        {
+            eprintln!("Warning: {e}");
+            *guard = None;
+        }
+        out_sink(ev);
+    });
+    let mut agent = Agent::new(model, system_prompt, Dispatcher::new(registry), tool_ctx, sink);
+    agent.api_key = chosen.api_key.clone();
+    agent.thinking = chosen.thinking.clone().filter(|t| t != "off");
+    agent.messages = history;
+
+    match mode {
+        Mode::Rpc => runtime.block_on(rpc_mode::run(agent, header, models)),
+        Mode::Json | Mode::Text => {
+            let mut messages = args.messages.clone();
+            if !std::io::stdin().is_terminal() {
+                let mut piped = String::new();
+                let _ = std::io::stdin().read_to_string(&mut piped);
+                if !piped.trim().is_empty() {
+                    match messages.first_mut() {
+                        Some(first) => *first = format!("{piped}\n\n{first}"),
+                        None => messages.push(piped),
+                    }
+                }
+            }
+            if !args.files.is_empty() {
+                let attached = attach_files(&cwd, &args.files);
+                match attached {
+                    Ok(block) => match messages.first_mut() {
+                        Some(first) => *first = format!("{block}{first}"),
+                        None => messages.push(block),
+                    },
+                    Err(e) => return fail(&e),
+                }
+            }
+            if mode == Mode::Json {
+                json_mode::print_line(&header);
+            }
+            if messages.is_empty() && mode == Mode::Text && !args.print && std::io::stdin().is_terminal() {
+                return runtime.block_on(print_mode::interactive(agent));
+            }
+            runtime.block_on(print_mode::run(agent, messages, mode == Mode::Text))
+        }
+    }
+}
+
+fn uuid_like() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn attach_files(cwd: &Path, files: &[String]) -> Result<String, String> {
+    let mut out = String::new();
+    for f in files {
+        let path = pi_tools::paths::resolve(cwd, f);
+        let content = std::fs::read(&path).map_err(|e| text::attach_failed(&path, &e.to_string()))?;
+        out.push_str(&format!("<file name=\"{}\">\n{}\n</file>\n", path.display(), String::from_utf8_lossy(&content)));
+    }
+    Ok(out)
+}
