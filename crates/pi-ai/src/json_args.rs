@@ -367,7 +367,7 @@ impl Parser<'_> {
                 0x5c => {
                     self.i += 1;
                     let Some(e) = self.peek() else {
-                        return Err(self.explicit(self.s.len(), "Unterminated string"));
+                        return Err(self.unexpected(self.s.len()));
                     };
                     let decoded = match e {
                         0x22 => 0x22,
@@ -542,6 +542,20 @@ mod tests {
                 "Unterminated string in JSON at position 18 (line 1 column 19)",
             ),
             ("-", "No number after minus sign in JSON at position 1 (line 1 column 2)"),
+            (r#"{"u": "\"#, "Unexpected end of JSON input"),
+            ("{\"a\":\r\"b\"\r,x}", "Expected double-quoted property name in JSON at position 11 (line 3 column 2)"),
+            (
+                "abcdefghijkl[mnopqrstuvwxyz",
+                r#"Unexpected token 'a', "abcdefghij"... is not valid JSON"#,
+            ),
+            (
+                r#"{"long key name here": "a much longer value string", "k2": x}"#,
+                r#"Unexpected token 'x', ..."g", "k2": x}" is not valid JSON"#,
+            ),
+            (
+                r#"{"abcdefghijklmnopqrstuv": x, "k": 1234567890}"#,
+                r#"Unexpected token 'x', ..."pqrstuv": x, "k": 12"... is not valid JSON"#,
+            ),
             ("[1,]", r#"Unexpected token ']', "[1,]" is not valid JSON"#),
             (
                 "{\n  \"abcdefghijklmnop\": nul\n}",
