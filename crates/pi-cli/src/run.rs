@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex};
 use pi_agent::session::{self, SessionWriter};
 use pi_agent::{Agent, AgentEvent, BuiltinTool, Dispatcher, PromptInputs, Registry, build_system_prompt};
 use pi_config::tool_selection::{NoTools, Selection, SelectionInput, tool_list_error};
+use pi_config::trust::TrustInput;
+use pi_config::{Settings, TrustStore, resolve_trust};
 use pi_tools::{SessionEnv, ToolContext};
 
 use crate::cli_args::{CliArgs, Mode};
@@ -107,6 +109,31 @@ pub fn main(args: CliArgs) -> ExitCode {
         return fail(&format!("{flag}: {e}"));
     }
     let agent_dir = pi_config::agent_dir();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+
+    // Trust first (B2): the project's settings are read only once it is decided.
+    let (mut settings, diagnostics) = Settings::load(&agent_dir, &cwd, false);
+    for d in diagnostics {
+        eprintln!("Warning: {d}");
+    }
+    let mut trust_input = TrustInput::new(&cwd, TrustStore::new(&agent_dir));
+    trust_input.cli_override = args.approve;
+    trust_input.default_trust = settings.default_project_trust();
+    let trust = match resolve_trust(trust_input) {
+        Ok(t) => t,
+        Err(e) => return fail(&e.to_string()),
+    };
+    for w in &trust.warnings {
+        eprintln!("Warning: {w}");
+    }
+    if trust.trusted {
+        for d in settings.trust_project() {
+            eprintln!("Warning: {d}");
+        }
+    } else if let Some(d) = settings.ignored_project_session_dir() {
+        eprintln!("Warning: {d}");
+    }
+
     let models = match pi_config::load_models(&agent_dir) {
         Ok(m) => m,
         Err(e) => return fail(&e.to_string()),
@@ -120,18 +147,33 @@ pub fn main(args: CliArgs) -> ExitCode {
             Some((m, thinking)) => (m.clone(), thinking),
             None => return fail(&text::model_not_found(pattern)),
         },
-        None => match model_select::available(&models).first() {
-            Some(m) => ((*m).clone(), None),
-            None => return fail(text::NO_MODEL),
-        },
+        None => {
+            let preferred = settings.default_model().and_then(|id| {
+                let pattern = match settings.default_provider() {
+                    Some(p) => format!("{p}/{id}"),
+                    None => id.to_string(),
+                };
+                model_select::find(&models, &pattern, None)
+            });
+            match preferred
+                .map(|(m, t)| (m.clone(), t))
+                .or_else(|| model_select::available(&models).first().map(|m| ((*m).clone(), None)))
+            {
+                Some(found) => found,
+                None => return fail(text::NO_MODEL),
+            }
+        }
     };
     let api_key = match model_select::api_key_for(&chosen.0, args.api_key.as_deref()) {
         Ok(Some(k)) => Some(k),
         Ok(None) => return fail(text::NO_API_KEY),
         Err(e) => return fail(&e),
     };
-    let chosen = Chosen { entry: chosen.0, api_key, thinking: chosen.1.or(args.thinking.clone()) };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let chosen = Chosen {
+        entry: chosen.0,
+        api_key,
+        thinking: chosen.1.or(args.thinking.clone()).or_else(|| settings.default_thinking_level().map(String::from)),
+    };
 
     let mode = if args.mode == Mode::Rpc {
         Mode::Rpc
@@ -194,14 +236,18 @@ pub fn main(args: CliArgs) -> ExitCode {
     let session: SharedSession = Arc::new(Mutex::new(writer));
 
     // Tools and prompt.
-    let registry = build_registry(&args, None);
+    let registry = build_registry(&args, settings.resolved_default_tools());
     let (context_files, ctx_warnings) =
         if args.no_context_files { (vec![], vec![]) } else { pi_config::load_context_files(&agent_dir, &cwd) };
     for (p, e) in ctx_warnings {
         eprintln!("Warning: {}", text::context_file_unreadable(&p, &e));
     }
-    let custom = args.system_prompt.as_deref().map(text_or_file);
-    let appended: Vec<String> = args.append_system_prompt.iter().map(|a| text_or_file(a)).collect();
+    let project_file = |name: &str| trust.trusted.then(|| cwd.join(".pi").join(name)).filter(|p| p.is_file());
+    let prompt_file = |name: &str| project_file(name).or_else(|| Some(agent_dir.join(name)).filter(|p| p.is_file()));
+    let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|t| t.trim_start_matches('\u{feff}').to_string());
+    let custom = args.system_prompt.as_deref().map(text_or_file).or_else(|| prompt_file("SYSTEM.md").and_then(read));
+    let mut appended: Vec<String> = prompt_file("APPEND_SYSTEM.md").and_then(read).into_iter().collect();
+    appended.extend(args.append_system_prompt.iter().map(|a| text_or_file(a)));
     let date = today();
     let declared = registry.declared();
     let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
@@ -224,8 +270,8 @@ pub fn main(args: CliArgs) -> ExitCode {
         model: Some(chosen.entry.id.clone()),
         reasoning_level: Some(chosen.thinking.clone().unwrap_or_else(|| text::DEFAULT_REASONING_LEVEL.to_string())),
         agent_dir: Some(agent_dir.clone()),
-        shell_path: None,
-        shell_command_prefix: None,
+        shell_path: settings.shell_path().map(|p| p.to_string_lossy().into_owned()),
+        shell_command_prefix: settings.shell_command_prefix().map(String::from),
     };
 
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -255,6 +301,13 @@ pub fn main(args: CliArgs) -> ExitCode {
     agent.api_key = chosen.api_key.clone();
     agent.thinking = chosen.thinking.clone().filter(|t| t != "off");
     agent.messages = history;
+    let retry = settings.retry();
+    agent.retry = pi_agent::RetrySettings {
+        enabled: retry.enabled,
+        max_retries: retry.max_retries,
+        base_delay_ms: retry.base_delay_ms,
+        max_delay_ms: retry.max_delay_ms,
+    };
 
     match mode {
         Mode::Rpc => runtime.block_on(rpc_mode::run(agent, header, models)),
@@ -284,6 +337,9 @@ pub fn main(args: CliArgs) -> ExitCode {
                 json_mode::print_line(&header);
             }
             if messages.is_empty() && mode == Mode::Text && !args.print && std::io::stdin().is_terminal() {
+                if let Some(notice) = trust.untrusted_notice() {
+                    eprintln!("{notice}");
+                }
                 return runtime.block_on(print_mode::interactive(agent));
             }
             runtime.block_on(print_mode::run(agent, messages, mode == Mode::Text))

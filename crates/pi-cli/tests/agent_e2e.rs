@@ -1,0 +1,414 @@
+//! End-to-end: the real `pi` binary against the mock model server on
+//! 127.0.0.1 (OpenAI Chat Completions, Anthropic Messages), in print, JSON and
+//! RPC modes, with sessions.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use pi_test_support::{MockServer, ToolCallSpec, Turn};
+use serde_json::{Value, json};
+
+struct Env {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    work: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let work = dir.path().join("work");
+        std::fs::create_dir_all(home.join(".pi/agent")).unwrap();
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        Env { _dir: dir, home, work }
+    }
+
+    fn agent_dir(&self) -> PathBuf {
+        self.home.join(".pi/agent")
+    }
+
+    fn settings(&self, v: Value) {
+        std::fs::write(self.agent_dir().join("settings.json"), v.to_string()).unwrap();
+    }
+
+    fn no_retry(&self) {
+        self.settings(json!({"retry": {"enabled": false}}));
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pi"));
+        c.args(args)
+            .current_dir(&self.work)
+            .env("HOME", &self.home)
+            .env("TMPDIR", self.home.parent().unwrap().join("tmp"))
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let mut base = vec!["-p", "--offline", "--model", "mock/mock-1"];
+        base.extend_from_slice(args);
+        self.cmd(&base).stdin(Stdio::null()).output().unwrap()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The `role: "tool"` messages of a recorded Chat Completions request.
+fn tool_messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn declared(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| t.iter().map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn multi_turn_tool_loop() {
+    let env = Env::new();
+    std::fs::write(env.work.join("f.txt"), "hello file\n").unwrap();
+    let server = MockServer::start(vec![
+        Turn::tool("read", json!({"path": "f.txt"})),
+        Turn::tool("bash", json!({"command": "echo from-bash"})),
+        Turn::text("all done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "go"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "all done\n");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(tool_messages(&reqs[1].body).last().unwrap().1, "hello file\n");
+    assert_eq!(tool_messages(&reqs[2].body).last().unwrap().1, "from-bash\n");
+    assert_eq!(declared(&reqs[0].body), ["read", "bash", "edit", "write"]);
+}
+
+#[test]
+fn two_calls_in_one_turn_answer_in_call_order() {
+    let env = Env::new();
+    std::fs::write(env.work.join("f.txt"), "quick\n").unwrap();
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            ToolCallSpec::new("bash", json!({"command": "sleep 0.4; echo slow"})).with_id("first"),
+            ToolCallSpec::new("read", json!({"path": "f.txt"})).with_id("second"),
+        ]),
+        Turn::text("ok"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let started = Instant::now();
+    let out = env.run(&["--no-session", "go"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let msgs = tool_messages(&server.requests()[1].body);
+    assert_eq!(msgs, [("first".to_string(), "slow\n".to_string()), ("second".to_string(), "quick\n".to_string())]);
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn malformed_arguments_and_unknown_tools_are_reported_to_the_model() {
+    let env = Env::new();
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            ToolCallSpec::raw("read", "{\"path\": "),
+            ToolCallSpec::new("nosuch", json!({})),
+            ToolCallSpec::new("read", json!({})),
+        ]),
+        Turn::text("ok"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "go"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let msgs = tool_messages(&server.requests()[1].body);
+    assert!(msgs[0].1.starts_with("Invalid arguments for tool \"read\": "), "{}", msgs[0].1);
+    assert!(msgs[0].1.contains("Received arguments:\n{\"path\": "), "{}", msgs[0].1);
+    assert_eq!(msgs[1].1, "Tool nosuch not found");
+    assert_eq!(msgs[2].1, "Validation failed for tool \"read\":\n  - path: missing\n\nReceived arguments:\n{}");
+}
+
+#[test]
+fn rate_limit_is_retried() {
+    let env = Env::new();
+    env.settings(json!({"retry": {"baseDelayMs": 50}}));
+    let server = MockServer::start(vec![Turn::error(429, "slow down"), Turn::text("after retry")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "go"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "after retry\n");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn server_error_exits_1_with_the_servers_message() {
+    let env = Env::new();
+    env.no_retry();
+    let server = MockServer::start(vec![Turn::error(500, "boom")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).trim_end(), "500: {\"message\":\"boom\"}");
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn a_stream_cut_mid_way_exits_1() {
+    let env = Env::new();
+    env.no_retry();
+    let server = MockServer::start(vec![Turn::text("this answer never ends properly").cut()]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "go"]);
+    assert_eq!(out.status.code(), Some(1), "stdout: {}", stdout(&out));
+    assert!(!stderr(&out).trim().is_empty());
+}
+
+#[test]
+fn anthropic_messages_tool_loop() {
+    let env = Env::new();
+    std::fs::write(env.work.join("f.txt"), "anthropic file\n").unwrap();
+    let server = MockServer::start(vec![Turn::tool("read", json!({"path": "f.txt"})), Turn::text("done")]);
+    server.write_models_json(&env.agent_dir(), "anthropic-messages");
+    let out = env.run(&["--no-session", "go"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "done\n");
+    let body = &server.requests()[1].body;
+    let text = body.to_string();
+    assert!(text.contains("tool_result") && text.contains("anthropic file"), "{text}");
+}
+
+#[test]
+fn tool_selection_flags_decide_the_declared_tools() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["--tools", "read,grep,find,ls"], &["read", "grep", "find", "ls"]),
+        (&["--tools", "ls,read"], &["ls", "read"]),
+        (&["--tools", "read,bash", "--exclude-tools", "read"], &["bash"]),
+        (&["-t", "+grep,-bash"], &["read", "edit", "write", "grep"]),
+        (&["--no-builtin-tools"], &[]),
+        (&["--tools", ""], &[]),
+        (&["--tools", "*"], &["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"]),
+    ];
+    for (flags, want) in cases {
+        let env = Env::new();
+        let server = MockServer::start(vec![Turn::text("ok")]);
+        server.write_models_json(&env.agent_dir(), "openai-completions");
+        let mut args = vec!["--no-session"];
+        args.extend_from_slice(flags);
+        args.push("go");
+        let out = env.run(&args);
+        assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
+        assert_eq!(declared(&server.requests()[0].body), *want, "{flags:?}");
+    }
+}
+
+#[test]
+fn mixed_tool_list_is_an_error() {
+    let env = Env::new();
+    let server = MockServer::start(vec![]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "-t", "read,+bash", "go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).trim_end(), "Error: -t: tool names cannot be mixed with +name or -name entries");
+    let out = env.run(&["--no-session", "--tools", "+gr*", "go"]);
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "Error: --tools: +name and -name entries take exact tool names, not patterns: +gr*"
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn no_model_configured_names_the_ways_to_configure_one() {
+    let env = Env::new();
+    let out = env.cmd(&["-p", "hello"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("OPENAI_API_KEY") && err.contains("ANTHROPIC_API_KEY") && err.contains("models.json"),
+        "{err}"
+    );
+    let out = env.cmd(&["-p", "--model", "nosuch/x", "hello"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "Error: Model \"nosuch/x\" not found. Use --list-models to see available models."
+    );
+}
+
+#[test]
+fn json_mode_lines_all_parse_in_the_documented_order() {
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::tool("bash", json!({"command": "echo x"})), Turn::text("fin")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "--mode", "json", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).expect(l)).collect();
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types[0], "session");
+    assert_eq!(types[1], "agent_start");
+    assert_eq!(*types.last().unwrap(), "agent_settled");
+    let pos = |t: &str| types.iter().position(|x| *x == t).unwrap_or_else(|| panic!("no {t} in {types:?}"));
+    assert!(pos("turn_start") < pos("message_update"));
+    assert!(pos("tool_execution_start") < pos("tool_execution_end"));
+    assert!(pos("tool_execution_end") < pos("turn_end"));
+    assert!(pos("turn_end") < pos("agent_end"));
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["type"] == "message_update")
+            .all(|e| e["assistantMessageEvent"].get("partial").is_none())
+    );
+    let end = events.iter().find(|e| e["type"] == "tool_execution_end").unwrap();
+    assert_eq!(end["result"]["content"][0]["text"], "x\n");
+}
+
+#[test]
+fn sessions_are_written_private_and_continue_restores_the_conversation() {
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::text("first answer"), Turn::text("second answer")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["remember this"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = env.agent_dir().join("sessions");
+    let sub: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(sub.len(), 1);
+    assert!(
+        sub[0].file_name().unwrap().to_string_lossy().starts_with("--") && sub[0].to_string_lossy().ends_with("--")
+    );
+    let files: Vec<PathBuf> = std::fs::read_dir(&sub[0]).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!((header["type"].as_str(), header["version"].as_u64()), (Some("session"), Some(3)));
+
+    // A torn last line is reported and the rest still loads.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&files[0]).unwrap();
+    f.write_all(b"{\"type\":\"message\",\"id\":\"tor").unwrap();
+    drop(f);
+    let out = env.run(&["--continue", "and now?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Skipped unreadable line"), "{}", stderr(&out));
+    let body = &server.requests()[1].body;
+    let all = body["messages"].to_string();
+    assert!(all.contains("remember this") && all.contains("first answer") && all.contains("and now?"), "{all}");
+}
+
+fn rpc_read(reader: &mut impl BufRead) -> Value {
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+fn rpc_until(reader: &mut impl BufRead, pred: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let v = rpc_read(reader);
+        if pred(&v) {
+            return v;
+        }
+    }
+}
+
+#[test]
+fn rpc_commands_and_abort() {
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::text("hello from rpc"), Turn::text("never finished").stall()]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let mut child = env
+        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let is_response = |v: &Value| v["type"] == "response";
+
+    send(json!({"id": "s1", "type": "get_state"}));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!((r["id"].as_str(), r["success"].as_bool()), (Some("s1"), Some(true)));
+    assert_eq!(r["data"]["isStreaming"], false);
+    assert_eq!(r["data"]["model"]["id"], "mock-1");
+
+    send(json!({"id": "u1", "type": "frobnicate"}));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!(r["error"], "Unknown command: frobnicate");
+    assert_eq!(r["success"], false);
+
+    send(json!("not an object"));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!(r["command"], "parse");
+    assert!(r["error"].as_str().unwrap().starts_with("Failed to parse command: "));
+
+    send(json!({"id": "p1", "type": "prompt", "message": "hi"}));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!(r["data"]["disposition"], "started");
+    rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+
+    send(json!({"id": "t1", "type": "get_last_assistant_text"}));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!(r["data"]["text"], "hello from rpc");
+
+    send(json!({"id": "m1", "type": "get_messages"}));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!(r["data"]["messages"].as_array().unwrap().len(), 2);
+
+    send(json!({"id": "st1", "type": "get_session_stats"}));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!(r["data"]["assistantMessages"], 1);
+
+    send(json!({"id": "b1", "type": "bash", "command": "echo rpc-bash"}));
+    let r = rpc_until(&mut reader, is_response);
+    assert_eq!((r["data"]["output"].as_str(), r["data"]["exitCode"].as_i64()), (Some("rpc-bash\n"), Some(0)));
+
+    // A prompt whose stream stalls, aborted.
+    send(json!({"id": "p2", "type": "prompt", "message": "again"}));
+    rpc_until(&mut reader, |v| v["type"] == "response" && v["id"] == "p2");
+    assert!(server.wait_for_requests(2, Duration::from_secs(10)));
+    send(json!({"id": "p3", "type": "prompt", "message": "while busy"}));
+    let r = rpc_until(&mut reader, |v| v["type"] == "response" && v["id"] == "p3");
+    assert_eq!(r["success"], false);
+    let started = Instant::now();
+    send(json!({"id": "a1", "type": "abort"}));
+    let settled = rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+    assert_eq!(settled["aborted"], true);
+    rpc_until(&mut reader, |v| v["type"] == "response" && v["id"] == "a1");
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    drop(send);
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success());
+}
