@@ -43,17 +43,11 @@ impl Emitter {
     }
 
     async fn send(&self, ev: AssistantMessageEvent) -> Result<(), ProviderError> {
-        self.tx
-            .send(ev)
-            .await
-            .map_err(|_| ProviderError::ReceiverGone)
+        self.tx.send(ev).await.map_err(|_| ProviderError::ReceiverGone)
     }
 
     pub async fn start(&mut self) -> Result<(), ProviderError> {
-        self.send(AssistantMessageEvent::Start {
-            partial: self.msg.clone(),
-        })
-        .await
+        self.send(AssistantMessageEvent::Start { partial: self.msg.clone() }).await
     }
 
     /// Set the usage and price it with the model's costs.
@@ -64,8 +58,7 @@ impl Emitter {
         usage.cost.output = usage.output as f64 * p.output / 1e6;
         usage.cost.cache_read = usage.cache_read as f64 * p.cache_read / 1e6;
         usage.cost.cache_write = usage.cache_write as f64 * p.cache_write / 1e6;
-        usage.cost.total =
-            usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write;
+        usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write;
         self.msg.usage = usage;
     }
 
@@ -88,11 +81,7 @@ impl Emitter {
 
     pub async fn text_start(&mut self) -> Result<usize, ProviderError> {
         let i = self.push(ContentBlock::text(""));
-        self.send(AssistantMessageEvent::TextStart {
-            content_index: i,
-            partial: self.msg.clone(),
-        })
-        .await?;
+        self.send(AssistantMessageEvent::TextStart { content_index: i, partial: self.msg.clone() }).await?;
         Ok(i)
     }
 
@@ -112,15 +101,8 @@ impl Emitter {
     }
 
     pub async fn thinking_start(&mut self, signature: Option<String>) -> Result<usize, ProviderError> {
-        let i = self.push(ContentBlock::Thinking {
-            thinking: String::new(),
-            signature,
-        });
-        self.send(AssistantMessageEvent::ThinkingStart {
-            content_index: i,
-            partial: self.msg.clone(),
-        })
-        .await?;
+        let i = self.push(ContentBlock::Thinking { thinking: String::new(), signature });
+        self.send(AssistantMessageEvent::ThinkingStart { content_index: i, partial: self.msg.clone() }).await?;
         Ok(i)
     }
 
@@ -150,17 +132,9 @@ impl Emitter {
     }
 
     pub async fn toolcall_start(&mut self, id: &str, name: &str) -> Result<usize, ProviderError> {
-        let i = self.push(ContentBlock::tool_call(
-            id,
-            name,
-            Value::Object(Default::default()),
-        ));
+        let i = self.push(ContentBlock::tool_call(id, name, Value::Object(Default::default())));
         self.raw_args.insert(i, String::new());
-        self.send(AssistantMessageEvent::ToolcallStart {
-            content_index: i,
-            partial: self.msg.clone(),
-        })
-        .await?;
+        self.send(AssistantMessageEvent::ToolcallStart { content_index: i, partial: self.msg.clone() }).await?;
         Ok(i)
     }
 
@@ -183,9 +157,7 @@ impl Emitter {
         let raw = self.raw_args.entry(i).or_default();
         raw.push_str(delta);
         let partial_args = json_args::parse_partial(raw);
-        if let (Some(v), Some(ContentBlock::ToolCall { arguments, .. })) =
-            (partial_args, self.msg.content.get_mut(i))
-        {
+        if let (Some(v), Some(ContentBlock::ToolCall { arguments, .. })) = (partial_args, self.msg.content.get_mut(i)) {
             *arguments = v;
         }
         self.send(AssistantMessageEvent::ToolcallDelta {
@@ -223,12 +195,7 @@ impl Emitter {
                 content: thinking.clone(),
                 partial: AssistantMessage::default(),
             },
-            ContentBlock::ToolCall {
-                id,
-                name,
-                arguments,
-                arguments_error,
-            } => {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error } => {
                 let raw = self.raw_args.remove(&i).unwrap_or_default();
                 let (args, err) = json_args::parse_tool_arguments(&raw);
                 *arguments = args;
@@ -260,31 +227,20 @@ impl Emitter {
 
     /// Whether the message has a tool call.
     pub fn has_tool_calls(&self) -> bool {
-        self.msg
-            .content
-            .iter()
-            .any(|b| matches!(b, ContentBlock::ToolCall { .. }))
+        self.msg.content.iter().any(|b| matches!(b, ContentBlock::ToolCall { .. }))
     }
 
     /// Send the final `done` event.
     pub async fn done(&mut self, reason: StopReason) {
         self.msg.stop_reason = reason;
-        let _ = self
-            .send(AssistantMessageEvent::Done {
-                reason,
-                message: self.msg.clone(),
-            })
-            .await;
+        let _ = self.send(AssistantMessageEvent::Done { reason, message: self.msg.clone() }).await;
     }
 
     /// Send an `error` event with the message as it stands, without waiting
     /// (for callers outside a runtime).
     pub fn try_error(&self) -> Result<(), ProviderError> {
         self.tx
-            .try_send(AssistantMessageEvent::Error {
-                reason: self.msg.stop_reason,
-                error: self.msg.clone(),
-            })
+            .try_send(AssistantMessageEvent::Error { reason: self.msg.stop_reason, error: self.msg.clone() })
             .map_err(|_| ProviderError::ReceiverGone)
     }
 
@@ -292,45 +248,16 @@ impl Emitter {
     pub async fn error(&mut self, reason: StopReason, message: String) {
         self.msg.stop_reason = reason;
         self.msg.error_message = Some(message);
-        let _ = self
-            .send(AssistantMessageEvent::Error {
-                reason,
-                error: self.msg.clone(),
-            })
-            .await;
+        let _ = self.send(AssistantMessageEvent::Error { reason, error: self.msg.clone() }).await;
     }
 }
 
 fn with_partial(ev: AssistantMessageEvent, msg: AssistantMessage) -> AssistantMessageEvent {
     use AssistantMessageEvent::*;
     match ev {
-        TextEnd {
-            content_index,
-            content,
-            ..
-        } => TextEnd {
-            content_index,
-            content,
-            partial: msg,
-        },
-        ThinkingEnd {
-            content_index,
-            content,
-            ..
-        } => ThinkingEnd {
-            content_index,
-            content,
-            partial: msg,
-        },
-        ToolcallEnd {
-            content_index,
-            tool_call,
-            ..
-        } => ToolcallEnd {
-            content_index,
-            tool_call,
-            partial: msg,
-        },
+        TextEnd { content_index, content, .. } => TextEnd { content_index, content, partial: msg },
+        ThinkingEnd { content_index, content, .. } => ThinkingEnd { content_index, content, partial: msg },
+        ToolcallEnd { content_index, tool_call, .. } => ToolcallEnd { content_index, tool_call, partial: msg },
         other => other,
     }
 }

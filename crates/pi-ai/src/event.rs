@@ -10,11 +10,7 @@ use crate::types::{AssistantMessage, StopReason, ToolCall};
 /// the event; `content_index` is the block the event is about. The last event
 /// of a stream is always [`Done`](Self::Done) or [`Error`](Self::Error).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum AssistantMessageEvent {
     /// The request was accepted; `partial` is empty.
     Start {
@@ -169,10 +165,7 @@ mod tests {
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["type"], "toolcall_end");
         assert_eq!(v["toolCall"]["type"], "toolCall");
-        let e = AssistantMessageEvent::Error {
-            reason: StopReason::Aborted,
-            error: AssistantMessage::default(),
-        };
+        let e = AssistantMessageEvent::Error { reason: StopReason::Aborted, error: AssistantMessage::default() };
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["type"], "error");
         assert_eq!(v["reason"], "aborted");

@@ -43,11 +43,7 @@ fn client() -> Result<&'static reqwest::Client, ProviderError> {
 
 /// Join a base URL and a path with exactly one `/`.
 pub(crate) fn join_url(base: &str, path: &str) -> String {
-    format!(
-        "{}/{}",
-        base.trim_end_matches('/'),
-        path.trim_start_matches('/')
-    )
+    format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))
 }
 
 /// A non-2xx answer.
@@ -74,24 +70,16 @@ impl SseStream {
     pub async fn next(&mut self) -> Option<Result<Event, ProviderError>> {
         let item = self.inner.next().await?;
         Some(item.map_err(|e| match e {
-            EventStreamError::Transport(e) if e.is_timeout() => {
-                ProviderError::failed(text::TIMED_OUT)
-            }
+            EventStreamError::Transport(e) if e.is_timeout() => ProviderError::failed(text::TIMED_OUT),
             EventStreamError::Transport(_) => ProviderError::failed(text::STREAM_CUT),
-            EventStreamError::Utf8(e) => {
-                ProviderError::failed(format!("Error reading response: {e}"))
-            }
-            EventStreamError::Parser(e) => {
-                ProviderError::failed(format!("Error reading response: {e}"))
-            }
+            EventStreamError::Utf8(e) => ProviderError::failed(format!("Error reading response: {e}")),
+            EventStreamError::Parser(e) => ProviderError::failed(format!("Error reading response: {e}")),
         }))
     }
 }
 
 /// Build a header map; later entries win.
-pub(crate) fn headers<'a>(
-    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
-) -> Result<HeaderMap, ProviderError> {
+pub(crate) fn headers<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<HeaderMap, ProviderError> {
     let mut map = HeaderMap::new();
     for (k, v) in pairs {
         let name = HeaderName::from_bytes(k.as_bytes())
@@ -104,11 +92,7 @@ pub(crate) fn headers<'a>(
 }
 
 /// POST `body` as JSON and return the event stream of a 2xx answer.
-pub(crate) async fn post_sse(
-    url: &str,
-    headers: HeaderMap,
-    body: &Value,
-) -> Result<SseStream, SendError> {
+pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: &Value) -> Result<SseStream, SendError> {
     let client = client().map_err(SendError::Other)?;
     let resp = client
         .post(url)
@@ -122,14 +106,9 @@ pub(crate) async fn post_sse(
     let status = resp.status();
     if !status.is_success() {
         let body = read_error_body(resp).await;
-        return Err(SendError::Status(HttpStatusError {
-            status: status.as_u16(),
-            body,
-        }));
+        return Err(SendError::Status(HttpStatusError { status: status.as_u16(), body }));
     }
-    Ok(SseStream {
-        inner: Box::pin(resp.bytes_stream().eventsource()),
-    })
+    Ok(SseStream { inner: Box::pin(resp.bytes_stream().eventsource()) })
 }
 
 async fn read_error_body(resp: reqwest::Response) -> String {
@@ -155,10 +134,7 @@ fn transport_message(e: &reqwest::Error, url: &str) -> String {
     while let Some(s) = source {
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return text::connection_error(&format!(
-                    "connect ECONNREFUSED {}",
-                    host_port(url)
-                ));
+                return text::connection_error(&format!("connect ECONNREFUSED {}", host_port(url)));
             }
             if io.kind() == std::io::ErrorKind::TimedOut {
                 return text::TIMED_OUT.to_string();
@@ -173,12 +149,7 @@ fn transport_message(e: &reqwest::Error, url: &str) -> String {
 fn host_port(url: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(u) => {
-            let host = u
-                .host_str()
-                .unwrap_or("")
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_string();
+            let host = u.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']').to_string();
             match u.port_or_known_default() {
                 Some(p) => format!("{host}:{p}"),
                 None => host,
@@ -267,10 +238,7 @@ mod tests {
     use super::*;
 
     fn e(status: u16, body: &str) -> HttpStatusError {
-        HttpStatusError {
-            status,
-            body: body.to_string(),
-        }
+        HttpStatusError { status, body: body.to_string() }
     }
 
     /// Each expected string was printed by the reference (`pi -p`) for the same answer.
@@ -286,11 +254,7 @@ mod tests {
             (400, r#"{"message":"top msg"}"#, r#"400: {"message":"top msg"}"#),
             (400, r#"{"error":"strerr"}"#, r#"400 "strerr""#),
             (400, "", "400 status code (no body)"),
-            (
-                400,
-                r#"{"error":{"message":"m","code":"c"},"x":1}"#,
-                r#"400: {"message":"m","code":"c"}"#,
-            ),
+            (400, r#"{"error":{"message":"m","code":"c"},"x":1}"#, r#"400: {"message":"m","code":"c"}"#),
             (404, "<html>nf</html>", "404 <html>nf</html>"),
             (400, "plain text body", "400 plain text body"),
         ];
@@ -336,18 +300,12 @@ mod tests {
     #[test]
     fn long_bodies_are_clipped() {
         let body = "x".repeat(10_000);
-        assert_eq!(
-            completions_http_error(&e(500, &body)).len(),
-            4 + MAX_ERROR_BODY_CHARS
-        );
+        assert_eq!(completions_http_error(&e(500, &body)).len(), 4 + MAX_ERROR_BODY_CHARS);
     }
 
     #[test]
     fn urls_join_with_one_slash() {
-        assert_eq!(
-            join_url("http://h/v1/", "/chat/completions"),
-            "http://h/v1/chat/completions"
-        );
+        assert_eq!(join_url("http://h/v1/", "/chat/completions"), "http://h/v1/chat/completions");
         assert_eq!(host_port("http://127.0.0.1:45999/v1"), "127.0.0.1:45999");
         assert_eq!(host_port("https://api.openai.com/v1"), "api.openai.com:443");
     }

@@ -29,10 +29,7 @@ pub fn parse_tool_arguments(raw: &str) -> (Value, Option<String>) {
         Ok(_) => text::ARGUMENTS_NOT_OBJECT.to_string(),
         Err(e) => e,
     };
-    (
-        Value::Object(Map::new()),
-        Some(text::arguments_error(&message, raw)),
-    )
+    (Value::Object(Map::new()), Some(text::arguments_error(&message, raw)))
 }
 
 /// Parse arguments that are still streaming, as far as they go: closes open
@@ -94,22 +91,20 @@ fn trim_open_escape(raw: &str) -> &str {
         }
         match c {
             '"' => in_string = false,
-            '\\' => {
-                match chars.next() {
-                    None => return &raw[..i],
-                    Some((_, 'u')) => {
-                        let mut hex = 0;
-                        while hex < 4 && chars.peek().is_some_and(|(_, h)| h.is_ascii_hexdigit()) {
-                            chars.next();
-                            hex += 1;
-                        }
-                        if hex < 4 && chars.peek().is_none() {
-                            return &raw[..i];
-                        }
+            '\\' => match chars.next() {
+                None => return &raw[..i],
+                Some((_, 'u')) => {
+                    let mut hex = 0;
+                    while hex < 4 && chars.peek().is_some_and(|(_, h)| h.is_ascii_hexdigit()) {
+                        chars.next();
+                        hex += 1;
                     }
-                    Some(_) => {}
+                    if hex < 4 && chars.peek().is_none() {
+                        return &raw[..i];
+                    }
                 }
-            }
+                Some(_) => {}
+            },
             _ => {}
         }
     }
@@ -147,10 +142,7 @@ pub fn repair(raw: &str) -> String {
                         i += 2;
                         continue;
                     }
-                    Some('u')
-                        if chars.len() >= i + 6
-                            && chars[i + 2..i + 6].iter().all(|h| h.is_ascii_hexdigit()) =>
-                    {
+                    Some('u') if chars.len() >= i + 6 && chars[i + 2..i + 6].iter().all(|h| h.is_ascii_hexdigit()) => {
                         out.extend(&chars[i..i + 6]);
                         i += 6;
                         continue;
@@ -257,10 +249,7 @@ impl Parser<'_> {
             return self.explicit(pos, "Unexpected number");
         }
         let whole = String::from_utf16_lossy(self.s);
-        if matches!(
-            whole.as_str(),
-            "NaN" | "Infinity" | "undefined" | "[object Object]"
-        ) {
+        if matches!(whole.as_str(), "NaN" | "Infinity" | "undefined" | "[object Object]") {
             return format!("\"{whole}\" is not valid JSON");
         }
         let token = String::from_utf16_lossy(&[c]);
@@ -485,69 +474,30 @@ mod tests {
                 r#"{"path": "f.txt""#,
                 "Expected ',' or '}' after property value in JSON at position 16 (line 1 column 17)",
             ),
-            (
-                r#"{"a":1,}"#,
-                "Expected double-quoted property name in JSON at position 7 (line 1 column 8)",
-            ),
+            (r#"{"a":1,}"#, "Expected double-quoted property name in JSON at position 7 (line 1 column 8)"),
             ("abc", r#"Unexpected token 'a', "abc" is not valid JSON"#),
-            (
-                r#"{"a":1} x"#,
-                "Unexpected non-whitespace character after JSON at position 8 (line 1 column 9)",
-            ),
+            (r#"{"a":1} x"#, "Unexpected non-whitespace character after JSON at position 8 (line 1 column 9)"),
             ("", "Unexpected end of JSON input"),
             ("   ", "Unexpected end of JSON input"),
             (r#"{"a":tru}"#, r#"Unexpected token '}', "{"a":tru}" is not valid JSON"#),
-            (
-                r#"{"a":"x\u00"}"#,
-                "Bad Unicode escape in JSON at position 11 (line 1 column 12)",
-            ),
-            (
-                r#"{"a" 1}"#,
-                "Expected ':' after property name in JSON at position 5 (line 1 column 6)",
-            ),
+            (r#"{"a":"x\u00"}"#, "Bad Unicode escape in JSON at position 11 (line 1 column 12)"),
+            (r#"{"a" 1}"#, "Expected ':' after property name in JSON at position 5 (line 1 column 6)"),
             (
                 "{\"a\":\"line\nbreak\"}",
                 "Bad control character in string literal in JSON at position 10 (line 1 column 11)",
             ),
-            (
-                r#"{"a":-}"#,
-                "No number after minus sign in JSON at position 6 (line 1 column 7)",
-            ),
-            (
-                r#"{"a":1.}"#,
-                "Unterminated fractional number in JSON at position 7 (line 1 column 8)",
-            ),
-            (
-                r#"{"a":1e}"#,
-                "Exponent part is missing a number in JSON at position 7 (line 1 column 8)",
-            ),
-            (
-                r#"{"a":"\q"}"#,
-                "Bad escaped character in JSON at position 7 (line 1 column 8)",
-            ),
-            (
-                r#"{"a":[1,2}"#,
-                "Expected ',' or ']' after array element in JSON at position 9 (line 1 column 10)",
-            ),
-            (
-                "{'a':1}",
-                "Expected property name or '}' in JSON at position 1 (line 1 column 2)",
-            ),
-            (
-                r#"{"a":01}"#,
-                "Unexpected number in JSON at position 6 (line 1 column 7)",
-            ),
-            (
-                r#"{"a":"unterminated"#,
-                "Unterminated string in JSON at position 18 (line 1 column 19)",
-            ),
+            (r#"{"a":-}"#, "No number after minus sign in JSON at position 6 (line 1 column 7)"),
+            (r#"{"a":1.}"#, "Unterminated fractional number in JSON at position 7 (line 1 column 8)"),
+            (r#"{"a":1e}"#, "Exponent part is missing a number in JSON at position 7 (line 1 column 8)"),
+            (r#"{"a":"\q"}"#, "Bad escaped character in JSON at position 7 (line 1 column 8)"),
+            (r#"{"a":[1,2}"#, "Expected ',' or ']' after array element in JSON at position 9 (line 1 column 10)"),
+            ("{'a':1}", "Expected property name or '}' in JSON at position 1 (line 1 column 2)"),
+            (r#"{"a":01}"#, "Unexpected number in JSON at position 6 (line 1 column 7)"),
+            (r#"{"a":"unterminated"#, "Unterminated string in JSON at position 18 (line 1 column 19)"),
             ("-", "No number after minus sign in JSON at position 1 (line 1 column 2)"),
             (r#"{"u": "\"#, "Unexpected end of JSON input"),
             ("{\"a\":\r\"b\"\r,x}", "Expected double-quoted property name in JSON at position 11 (line 3 column 2)"),
-            (
-                "abcdefghijkl[mnopqrstuvwxyz",
-                r#"Unexpected token 'a', "abcdefghij"... is not valid JSON"#,
-            ),
+            ("abcdefghijkl[mnopqrstuvwxyz", r#"Unexpected token 'a', "abcdefghij"... is not valid JSON"#),
             (
                 r#"{"long key name here": "a much longer value string", "k2": x}"#,
                 r#"Unexpected token 'x', ..."g", "k2": x}" is not valid JSON"#,
@@ -557,19 +507,13 @@ mod tests {
                 r#"Unexpected token 'x', ..."pqrstuv": x, "k": 12"... is not valid JSON"#,
             ),
             ("[1,]", r#"Unexpected token ']', "[1,]" is not valid JSON"#),
-            (
-                "{\n  \"abcdefghijklmnop\": nul\n}",
-                "Unexpected token '\n', ...\"mnop\": nul\n}\" is not valid JSON",
-            ),
+            ("{\n  \"abcdefghijklmnop\": nul\n}", "Unexpected token '\n', ...\"mnop\": nul\n}\" is not valid JSON"),
             ("é", r#"Unexpected token 'é', "é" is not valid JSON"#),
             (
                 "{\"a\":\"\u{1F600}\",x}",
                 "Expected double-quoted property name in JSON at position 10 (line 1 column 11)",
             ),
-            (
-                "{\"a\":\"x\"\r\n,y}",
-                "Expected double-quoted property name in JSON at position 11 (line 2 column 2)",
-            ),
+            ("{\"a\":\"x\"\r\n,y}", "Expected double-quoted property name in JSON at position 11 (line 2 column 2)"),
             ("undefined", r#""undefined" is not valid JSON"#),
             (
                 r#"{"a":1,"b":[1,2,3,4,5,6,7],"c":{"d":flase}}"#,
@@ -593,20 +537,11 @@ mod tests {
     fn tool_arguments_like_the_reference() {
         assert_eq!(parse_tool_arguments(""), (json!({}), None));
         assert_eq!(parse_tool_arguments("  \n"), (json!({}), None));
-        assert_eq!(
-            parse_tool_arguments(r#"{"path":"f.txt"}"#),
-            (json!({"path":"f.txt"}), None)
-        );
+        assert_eq!(parse_tool_arguments(r#"{"path":"f.txt"}"#), (json!({"path":"f.txt"}), None));
         // Repaired: raw control characters and bad escapes inside strings.
-        assert_eq!(
-            parse_tool_arguments("{\"a\":\"line\nbreak\"}").0,
-            json!({"a":"line\nbreak"})
-        );
+        assert_eq!(parse_tool_arguments("{\"a\":\"line\nbreak\"}").0, json!({"a":"line\nbreak"}));
         assert_eq!(parse_tool_arguments(r#"{"a":"\q"}"#).0, json!({"a":"\\q"}));
-        assert_eq!(
-            parse_tool_arguments(r#"{"a":"x\u12G4"}"#).0,
-            json!({"a":"x\\u12G4"})
-        );
+        assert_eq!(parse_tool_arguments(r#"{"a":"x\u12G4"}"#).0, json!({"a":"x\\u12G4"}));
         assert_eq!(
             parse_tool_arguments("{bad json"),
             (

@@ -60,8 +60,8 @@ pub use event::AssistantMessageEvent;
 pub use model::{Model, ModelCost, StreamOptions, api};
 pub use providers::faux;
 pub use types::{
-    AssistantMessage, ContentBlock, Context, Cost, Message, StopReason, Tool, ToolCall,
-    ToolResultMessage, Usage, UserContent, UserMessage, now_ms,
+    AssistantMessage, ContentBlock, Context, Cost, Message, StopReason, Tool, ToolCall, ToolResultMessage, Usage,
+    UserContent, UserMessage, now_ms,
 };
 
 use emitter::Emitter;
@@ -74,11 +74,7 @@ const CHANNEL_CAPACITY: usize = 256;
 /// runtime (without one, the receiver gets a single `error` event). The last
 /// event is always `done` or `error`; dropping the receiver cancels the
 /// request.
-pub fn stream(
-    model: &Model,
-    context: &Context,
-    options: StreamOptions,
-) -> mpsc::Receiver<AssistantMessageEvent> {
+pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc::Receiver<AssistantMessageEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut em = Emitter::new(tx, model);
     match tokio::runtime::Handle::try_current() {
@@ -128,12 +124,8 @@ async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emi
                 api::OPENAI_COMPLETIONS => {
                     providers::openai_completions::run(&model, &context, &options, &mut em).await
                 }
-                api::OPENAI_RESPONSES => {
-                    providers::openai_responses::run(&model, &context, &options, &mut em).await
-                }
-                api::ANTHROPIC_MESSAGES => {
-                    providers::anthropic::run(&model, &context, &options, &mut em).await
-                }
+                api::OPENAI_RESPONSES => providers::openai_responses::run(&model, &context, &options, &mut em).await,
+                api::ANTHROPIC_MESSAGES => providers::anthropic::run(&model, &context, &options, &mut em).await,
                 api::FAUX => providers::faux::run(&model, &context, &options, &mut em).await,
                 other => Err(ProviderError::Failed(format!(
                     "Unsupported API \"{other}\" (supported: {})",

@@ -18,14 +18,14 @@ pub const COMPLETIONS_NO_FINISH: &str = "Stream ended without finish_reason";
 /// Anthropic: the stream ended before `message_delta` carried a stop reason.
 pub const ANTHROPIC_NO_STOP: &str = "Anthropic stream ended without a stop reason";
 /// Responses: the stream ended before `response.completed` (or failed/incomplete).
-pub const RESPONSES_NO_TERMINAL: &str =
-    "OpenAI Responses stream ended before a terminal response event";
+pub const RESPONSES_NO_TERMINAL: &str = "OpenAI Responses stream ended before a terminal response event";
 /// The connection dropped in the middle of the response body. (The reference
 /// prints Node's socket error text; we keep its words so retry rules that
 /// look for "terminated" / "other side closed" treat both alike.)
 pub const STREAM_CUT: &str = "terminated: other side closed";
 /// A server-sent event whose data is not JSON (OpenAI APIs).
-pub const MALFORMED_EVENT: &str = "Could not parse message into JSON:\nFrom chunk:\nError reading response: malformed server-sent event JSON.";
+pub const MALFORMED_EVENT: &str =
+    "Could not parse message into JSON:\nFrom chunk:\nError reading response: malformed server-sent event JSON.";
 /// The request timed out (no bytes for the read timeout).
 pub const TIMED_OUT: &str = "Request timed out.";
 /// An HTTP error without a body.
@@ -39,11 +39,7 @@ pub fn arguments_error(message: &str, raw: &str) -> String {
 /// A connection failure: `Connection error.: <detail>` (for a refused
 /// connection the detail is `connect ECONNREFUSED <host>:<port>`, as in the reference).
 pub fn connection_error(detail: &str) -> String {
-    if detail.is_empty() {
-        "Connection error.".to_string()
-    } else {
-        format!("Connection error.: {detail}")
-    }
+    if detail.is_empty() { "Connection error.".to_string() } else { format!("Connection error.: {detail}") }
 }
 
 /// Responses API HTTP errors: `<provider> API error (<status>): <detail>`.

@@ -8,10 +8,7 @@ use serde_json::Value;
 
 /// Milliseconds since the Unix epoch, the timestamp unit of every message.
 pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// One message of a conversation, tagged by `role`.
@@ -40,10 +37,7 @@ impl UserMessage {
     /// A user message with one text block, stamped now (the reference sends
     /// prompts as a one-block list, not as a bare string).
     pub fn text(text: impl Into<String>) -> Self {
-        UserMessage {
-            content: UserContent::Blocks(vec![ContentBlock::text(text)]),
-            timestamp: now_ms(),
-        }
+        UserMessage { content: UserContent::Blocks(vec![ContentBlock::text(text)]), timestamp: now_ms() }
     }
 }
 
@@ -98,11 +92,7 @@ pub enum ContentBlock {
         /// Provider data needed to send the block back: Anthropic's signature,
         /// the Chat Completions field name the text came in (`reasoning_content`,
         /// `reasoning`), or the Responses reasoning item as JSON.
-        #[serde(
-            rename = "thinkingSignature",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(rename = "thinkingSignature", default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
     },
     /// A call of a tool by the model.
@@ -114,11 +104,7 @@ pub enum ContentBlock {
         /// The parsed arguments (an object; `{}` when they did not parse).
         arguments: Value,
         /// Set when the raw arguments were not a JSON object; see the type doc.
-        #[serde(
-            rename = "argumentsError",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(rename = "argumentsError", default, skip_serializing_if = "Option::is_none")]
         arguments_error: Option<String>,
     },
 }
@@ -131,31 +117,18 @@ impl ContentBlock {
 
     /// An image block.
     pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        ContentBlock::Image {
-            data: data.into(),
-            mime_type: mime_type.into(),
-        }
+        ContentBlock::Image { data: data.into(), mime_type: mime_type.into() }
     }
 
     /// A tool-call block with well-formed arguments.
     pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        ContentBlock::ToolCall {
-            id: id.into(),
-            name: name.into(),
-            arguments,
-            arguments_error: None,
-        }
+        ContentBlock::ToolCall { id: id.into(), name: name.into(), arguments, arguments_error: None }
     }
 
     /// This block as a [`ToolCall`], if it is one.
     pub fn as_tool_call(&self) -> Option<ToolCall> {
         match self {
-            ContentBlock::ToolCall {
-                id,
-                name,
-                arguments,
-                arguments_error,
-            } => Some(ToolCall {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error } => Some(ToolCall {
                 id: id.clone(),
                 name: name.clone(),
                 arguments: arguments.clone(),
@@ -184,12 +157,7 @@ pub struct ToolCall {
 
 impl From<ToolCall> for ContentBlock {
     fn from(t: ToolCall) -> Self {
-        ContentBlock::ToolCall {
-            id: t.id,
-            name: t.name,
-            arguments: t.arguments,
-            arguments_error: t.arguments_error,
-        }
+        ContentBlock::ToolCall { id: t.id, name: t.name, arguments: t.arguments, arguments_error: t.arguments_error }
     }
 }
 
@@ -261,10 +229,7 @@ impl AssistantMessage {
 
     /// The tool calls, in order.
     pub fn tool_calls(&self) -> Vec<ToolCall> {
-        self.content
-            .iter()
-            .filter_map(ContentBlock::as_tool_call)
-            .collect()
+        self.content.iter().filter_map(ContentBlock::as_tool_call).collect()
     }
 }
 
@@ -392,12 +357,7 @@ mod tests {
             api: "openai-completions".into(),
             provider: "mock".into(),
             model: "mock-1".into(),
-            usage: Usage {
-                input: 10,
-                output: 5,
-                total_tokens: 15,
-                ..Default::default()
-            },
+            usage: Usage { input: 10, output: 5, total_tokens: 15, ..Default::default() },
             stop_reason: StopReason::ToolUse,
             timestamp: 1,
             response_id: Some("c".into()),
@@ -415,8 +375,7 @@ mod tests {
 
     #[test]
     fn user_and_tool_result_round_trip() {
-        let u: Message =
-            serde_json::from_str(r#"{"role":"user","content":"hi","timestamp":3}"#).unwrap();
+        let u: Message = serde_json::from_str(r#"{"role":"user","content":"hi","timestamp":3}"#).unwrap();
         assert!(matches!(&u, Message::User(UserMessage { content: UserContent::Text(t), .. }) if t == "hi"));
         let u2: Message = serde_json::from_str(
             r#"{"role":"user","content":[{"type":"text","text":"go"},{"type":"image","data":"AA==","mimeType":"image/png"}],"timestamp":3}"#,
@@ -433,34 +392,19 @@ mod tests {
 
     #[test]
     fn thinking_signature_and_tool_call_struct() {
-        let b = ContentBlock::Thinking {
-            thinking: "hm".into(),
-            signature: Some("reasoning_content".into()),
-        };
+        let b = ContentBlock::Thinking { thinking: "hm".into(), signature: Some("reasoning_content".into()) };
         assert_eq!(
             serde_json::to_string(&b).unwrap(),
             r#"{"type":"thinking","thinking":"hm","thinkingSignature":"reasoning_content"}"#
         );
-        let tc = ToolCall {
-            id: "a".into(),
-            name: "n".into(),
-            arguments: json!({}),
-            arguments_error: None,
-        };
-        assert_eq!(
-            serde_json::to_string(&tc).unwrap(),
-            r#"{"type":"toolCall","id":"a","name":"n","arguments":{}}"#
-        );
+        let tc = ToolCall { id: "a".into(), name: "n".into(), arguments: json!({}), arguments_error: None };
+        assert_eq!(serde_json::to_string(&tc).unwrap(), r#"{"type":"toolCall","id":"a","name":"n","arguments":{}}"#);
         assert_eq!(ContentBlock::from(tc.clone()).as_tool_call(), Some(tc));
     }
 
     #[test]
     fn cost_prints_fractions_and_integers_like_javascript() {
-        let c = Cost {
-            input: 0.0015,
-            output: 2.0,
-            ..Default::default()
-        };
+        let c = Cost { input: 0.0015, output: 2.0, ..Default::default() };
         let s = serde_json::to_string(&c).unwrap();
         assert!(s.starts_with(r#"{"input":0.0015,"output":2,"cacheRead":0"#), "{s}");
     }

@@ -2,17 +2,11 @@
 
 use std::time::Duration;
 
-use pi_ai::{
-    AssistantMessageEvent, Context, Message, StopReason, StreamOptions, UserMessage, complete,
-    faux, stream,
-};
+use pi_ai::{AssistantMessageEvent, Context, Message, StopReason, StreamOptions, UserMessage, complete, faux, stream};
 use serde_json::json;
 
 fn ctx() -> Context {
-    Context {
-        messages: vec![Message::User(UserMessage::text("hi"))],
-        ..Default::default()
-    }
+    Context { messages: vec![Message::User(UserMessage::text("hi"))], ..Default::default() }
 }
 
 #[tokio::test]
@@ -60,9 +54,7 @@ async fn streams_text_in_chunks_with_partials() {
 #[tokio::test]
 async fn factories_see_the_request_and_errors_are_scripted() {
     let f = faux::register("faux-factory");
-    f.append_factory(|c, _, _| {
-        faux::assistant_message(vec![faux::text(&format!("{} messages", c.messages.len()))])
-    });
+    f.append_factory(|c, _, _| faux::assistant_message(vec![faux::text(&format!("{} messages", c.messages.len()))]));
     f.append_responses(vec![faux::error_message("scripted failure")]);
     let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
     assert_eq!(m.text(), "1 messages");

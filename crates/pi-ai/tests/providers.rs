@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use pi_ai::{
-    AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Message, Model, StopReason,
-    StreamOptions, Tool, ToolResultMessage, UserMessage, complete, stream,
+    AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Message, Model, StopReason, StreamOptions, Tool,
+    ToolResultMessage, UserMessage, complete, stream,
 };
 use pi_test_support::{MockServer, ToolCallSpec, Turn};
 use serde_json::json;
@@ -13,11 +13,7 @@ use serde_json::json;
 const APIS: [&str; 3] = ["openai-completions", "openai-responses", "anthropic-messages"];
 
 fn model(server: &MockServer, api: &str) -> Model {
-    let base_url = if api == "anthropic-messages" {
-        server.base_url()
-    } else {
-        format!("{}/v1", server.base_url())
-    };
+    let base_url = if api == "anthropic-messages" { server.base_url() } else { format!("{}/v1", server.base_url()) };
     Model {
         id: "mock-1".into(),
         name: "mock-1".into(),
@@ -44,10 +40,7 @@ fn context() -> Context {
 }
 
 fn options() -> StreamOptions {
-    StreamOptions {
-        api_key: Some("test-key".into()),
-        ..Default::default()
-    }
+    StreamOptions { api_key: Some("test-key".into()), ..Default::default() }
 }
 
 /// Collect all events; assert the stream ends with exactly one terminal event.
@@ -79,10 +72,7 @@ async fn text_streams_and_requests_are_well_formed() {
         assert_eq!(m.api, api);
         assert_eq!((m.provider.as_str(), m.model.as_str()), ("mock", "mock-1"));
         assert!(m.usage.output == 5 && m.usage.total_tokens >= 15, "{api}: {:?}", m.usage);
-        let deltas = evs
-            .iter()
-            .filter(|e| matches!(e, AssistantMessageEvent::TextDelta { .. }))
-            .count();
+        let deltas = evs.iter().filter(|e| matches!(e, AssistantMessageEvent::TextDelta { .. })).count();
         assert_eq!(deltas, 2, "{api}: the mock sends the text in two pieces");
         let reqs = server.requests();
         assert_eq!(reqs.len(), 1);
@@ -179,7 +169,9 @@ async fn malformed_arguments_keep_the_raw_text_for_the_agent() {
         assert_eq!(calls[1].arguments, json!({}));
         assert_eq!(
             calls[1].arguments_error.as_deref(),
-            Some("Expected property name or '}' in JSON at position 1 (line 1 column 2)\n\nReceived arguments:\n{bad json"),
+            Some(
+                "Expected property name or '}' in JSON at position 1 (line 1 column 2)\n\nReceived arguments:\n{bad json"
+            ),
             "{api}"
         );
     }
@@ -201,16 +193,12 @@ async fn http_500_and_429_surface_the_status_and_server_message() {
         };
         let want_429 = match api {
             "openai-completions" => r#"429: {"message":"Rate limit reached","type":"rate_limit"}"#,
-            "openai-responses" => {
-                r#"mock API error (429): {"message":"Rate limit reached","type":"rate_limit"}"#
-            }
+            "openai-responses" => r#"mock API error (429): {"message":"Rate limit reached","type":"rate_limit"}"#,
             _ => r#"429 {"error":{"message":"Rate limit reached","type":"rate_limit"}}"#,
         };
         for want in [want_500, want_429] {
             let evs = events(&model(&server, api), &context(), options()).await;
-            let AssistantMessageEvent::Error { reason, error } = evs.last().unwrap() else {
-                panic!("{api}: {evs:?}")
-            };
+            let AssistantMessageEvent::Error { reason, error } = evs.last().unwrap() else { panic!("{api}: {evs:?}") };
             assert_eq!(*reason, StopReason::Error);
             assert_eq!(error.stop_reason, StopReason::Error);
             assert_eq!(error.error_message.as_deref(), Some(want), "{api}");
@@ -231,11 +219,7 @@ async fn a_cut_stream_is_an_error_keeping_the_partial_content() {
         let evs = events(&model(&server, api), &context(), options()).await;
         let m = last(&evs);
         assert_eq!(m.stop_reason, StopReason::Error, "{api}: {m:?}");
-        assert_eq!(
-            m.error_message.as_deref(),
-            Some("terminated: other side closed"),
-            "{api}"
-        );
+        assert_eq!(m.error_message.as_deref(), Some("terminated: other side closed"), "{api}");
     }
 }
 
@@ -348,10 +332,7 @@ async fn connection_refused_reads_like_the_reference() {
 #[tokio::test]
 async fn history_with_tool_results_round_trips_through_each_api() {
     for api in APIS {
-        let server = MockServer::start(vec![
-            Turn::tool("read", json!({"path": "f.txt"})),
-            Turn::text("done"),
-        ]);
+        let server = MockServer::start(vec![Turn::tool("read", json!({"path": "f.txt"})), Turn::text("done")]);
         let model = model(&server, api);
         let mut ctx = context();
         let first = complete(&model, &ctx, options()).await;
@@ -371,18 +352,14 @@ async fn history_with_tool_results_round_trips_through_each_api() {
         let body = &server.requests()[1].body;
         let s = body.to_string();
         match api {
-            "openai-completions" => assert!(
-                s.contains(r#"{"role":"tool","content":"(no tool output)","tool_call_id":"call_0_0"}"#),
-                "{s}"
-            ),
+            "openai-completions" => {
+                assert!(s.contains(r#"{"role":"tool","content":"(no tool output)","tool_call_id":"call_0_0"}"#), "{s}")
+            }
             "openai-responses" => assert!(
                 s.contains(r#"{"type":"function_call_output","call_id":"call_0_0","output":"(no tool output)"}"#),
                 "{s}"
             ),
-            _ => assert!(
-                s.contains(r#""tool_use_id":"toolu_0_0","content":"","is_error":false"#),
-                "{s}"
-            ),
+            _ => assert!(s.contains(r#""tool_use_id":"toolu_0_0","content":"","is_error":false"#), "{s}"),
         }
     }
 }
@@ -393,15 +370,10 @@ async fn thinking_streams_for_each_api() {
         let server = MockServer::start(vec![Turn::thinking("let me think", "answer")]);
         let mut m = model(&server, api);
         m.reasoning = true;
-        let opts = StreamOptions {
-            reasoning: Some("high".into()),
-            ..options()
-        };
+        let opts = StreamOptions { reasoning: Some("high".into()), ..options() };
         let msg = complete(&m, &context(), opts).await;
         assert_eq!(msg.stop_reason, StopReason::Stop, "{api}: {msg:?}");
-        let ContentBlock::Thinking { thinking, signature } = &msg.content[0] else {
-            panic!("{api}: {msg:?}")
-        };
+        let ContentBlock::Thinking { thinking, signature } = &msg.content[0] else { panic!("{api}: {msg:?}") };
         assert_eq!(thinking, "let me think", "{api}");
         assert!(signature.is_some(), "{api}");
         assert_eq!(msg.text(), "answer");

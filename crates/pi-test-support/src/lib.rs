@@ -76,20 +76,12 @@ pub struct ToolCallSpec {
 impl ToolCallSpec {
     /// A call with JSON arguments.
     pub fn new(name: &str, args: Value) -> Self {
-        ToolCallSpec {
-            name: name.into(),
-            args: Args::Json(args),
-            id: None,
-        }
+        ToolCallSpec { name: name.into(), args: Args::Json(args), id: None }
     }
 
     /// A call whose argument text is sent as is.
     pub fn raw(name: &str, args: &str) -> Self {
-        ToolCallSpec {
-            name: name.into(),
-            args: Args::Raw(args.into()),
-            id: None,
-        }
+        ToolCallSpec { name: name.into(), args: Args::Raw(args.into()), id: None }
     }
 
     /// Set the call id.
@@ -125,19 +117,12 @@ pub struct Turn {
 impl Turn {
     /// Answer with text.
     pub fn text(s: &str) -> Self {
-        Turn {
-            text: Some(s.into()),
-            ..Default::default()
-        }
+        Turn { text: Some(s.into()), ..Default::default() }
     }
 
     /// Reason, then answer with text.
     pub fn thinking(thinking: &str, text: &str) -> Self {
-        Turn {
-            thinking: Some(thinking.into()),
-            text: Some(text.into()),
-            ..Default::default()
-        }
+        Turn { thinking: Some(thinking.into()), text: Some(text.into()), ..Default::default() }
     }
 
     /// Call one tool with JSON arguments.
@@ -152,18 +137,12 @@ impl Turn {
 
     /// Call several tools in one turn.
     pub fn tools(calls: Vec<ToolCallSpec>) -> Self {
-        Turn {
-            tool_calls: calls,
-            ..Default::default()
-        }
+        Turn { tool_calls: calls, ..Default::default() }
     }
 
     /// Answer with an HTTP status and body.
     pub fn status(code: u16, body: &str) -> Self {
-        Turn {
-            status: Some((code, body.into())),
-            ..Default::default()
-        }
+        Turn { status: Some((code, body.into())), ..Default::default() }
     }
 
     /// Answer with an HTTP status and the body `{"error":{"message":<message>}}`.
@@ -173,10 +152,7 @@ impl Turn {
 
     /// Send a raw SSE body (with `content-type: text/event-stream`).
     pub fn raw_sse(body: &str) -> Self {
-        Turn {
-            raw_sse: Some(body.into()),
-            ..Default::default()
-        }
+        Turn { raw_sse: Some(body.into()), ..Default::default() }
     }
 
     /// Also stream this text (before the tool calls).
@@ -230,10 +206,7 @@ impl RecordedRequest {
     /// The first value of a header (name case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str())
     }
 }
 
@@ -263,25 +236,17 @@ impl MockServer {
     /// When no local port can be bound or no thread started (a broken test
     /// machine).
     pub fn start(script: Vec<Turn>) -> MockServer {
-        let std_listener =
-            std::net::TcpListener::bind("127.0.0.1:0").expect("mock server: bind 127.0.0.1:0");
-        std_listener
-            .set_nonblocking(true)
-            .expect("mock server: set_nonblocking");
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("mock server: bind 127.0.0.1:0");
+        std_listener.set_nonblocking(true).expect("mock server: set_nonblocking");
         let port = std_listener.local_addr().expect("mock server: local_addr").port();
-        let state = Arc::new(Mutex::new(State {
-            turns: script.into(),
-            ..Default::default()
-        }));
+        let state = Arc::new(Mutex::new(State { turns: script.into(), ..Default::default() }));
         let (tx, mut rx) = tokio::sync::oneshot::channel::<()>();
         let st = state.clone();
         let thread = std::thread::Builder::new()
             .name(format!("pi-mock-server-{port}"))
             .spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("mock server: runtime");
+                let rt =
+                    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("mock server: runtime");
                 rt.block_on(async move {
                     let Ok(listener) = TcpListener::from_std(std_listener) else {
                         return;
@@ -299,12 +264,7 @@ impl MockServer {
                 });
             })
             .expect("mock server: thread");
-        MockServer {
-            port,
-            state,
-            shutdown: Some(tx),
-            thread: Some(thread),
-        }
+        MockServer { port, state, shutdown: Some(tx), thread: Some(thread) }
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -519,11 +479,7 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
     if sock.write_all(head.as_bytes()).await.is_err() {
         return;
     }
-    let upto = if turn.cut || turn.stall {
-        events.len().div_ceil(2).max(1).min(events.len())
-    } else {
-        events.len()
-    };
+    let upto = if turn.cut || turn.stall { events.len().div_ceil(2).max(1).min(events.len()) } else { events.len() };
     for ev in &events[..upto] {
         let chunk = format!("{:x}\r\n{ev}\r\n", ev.len());
         if sock.write_all(chunk.as_bytes()).await.is_err() {
@@ -553,11 +509,7 @@ async fn write_plain(sock: &mut TcpStream, code: u16, headers: &[(String, String
     let mut head = format!(
         "HTTP/1.1 {code} {}\r\ncontent-type: {}\r\ncontent-length: {}\r\nconnection: close\r\n",
         reason(code),
-        if body.trim_start().starts_with('{') {
-            "application/json"
-        } else {
-            "text/plain"
-        },
+        if body.trim_start().starts_with('{') { "application/json" } else { "text/plain" },
         body.len()
     );
     for (k, v) in headers {
@@ -629,10 +581,7 @@ fn completions_events(turn: &Turn, index: usize) -> Vec<String> {
             Value::Null,
         ));
         for p in parts {
-            out.push(chunk(
-                json!({"tool_calls": [{"index": k, "function": {"arguments": p}}]}),
-                Value::Null,
-            ));
+            out.push(chunk(json!({"tool_calls": [{"index": k, "function": {"arguments": p}}]}), Value::Null));
         }
     }
     let finish = if turn.tool_calls.is_empty() { "stop" } else { "tool_calls" };
@@ -654,15 +603,24 @@ fn anthropic_events(turn: &Turn, index: usize) -> Vec<String> {
     )];
     let mut block = 0;
     let mut simple = |out: &mut Vec<String>, kind: &str, delta_kind: &str, field: &str, text: &str| {
-        out.push(named("content_block_start", &json!({"type": "content_block_start", "index": block,
-            "content_block": {"type": kind, field: ""}})));
+        out.push(named(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": block,
+            "content_block": {"type": kind, field: ""}}),
+        ));
         for p in halves(text) {
-            out.push(named("content_block_delta", &json!({"type": "content_block_delta", "index": block,
-                "delta": {"type": delta_kind, field: p}})));
+            out.push(named(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": block,
+                "delta": {"type": delta_kind, field: p}}),
+            ));
         }
         if kind == "thinking" {
-            out.push(named("content_block_delta", &json!({"type": "content_block_delta", "index": block,
-                "delta": {"type": "signature_delta", "signature": format!("sig_{index}")}})));
+            out.push(named(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": block,
+                "delta": {"type": "signature_delta", "signature": format!("sig_{index}")}}),
+            ));
         }
         out.push(named("content_block_stop", &json!({"type": "content_block_stop", "index": block})));
         block += 1;
@@ -675,18 +633,27 @@ fn anthropic_events(turn: &Turn, index: usize) -> Vec<String> {
     }
     for (k, c) in turn.tool_calls.iter().enumerate() {
         let id = c.id.clone().unwrap_or_else(|| format!("toolu_{index}_{k}"));
-        out.push(named("content_block_start", &json!({"type": "content_block_start", "index": block,
-            "content_block": {"type": "tool_use", "id": id, "name": c.name, "input": {}}})));
+        out.push(named(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": block,
+            "content_block": {"type": "tool_use", "id": id, "name": c.name, "input": {}}}),
+        ));
         for p in halves(&c.args.text()) {
-            out.push(named("content_block_delta", &json!({"type": "content_block_delta", "index": block,
-                "delta": {"type": "input_json_delta", "partial_json": p}})));
+            out.push(named(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": block,
+                "delta": {"type": "input_json_delta", "partial_json": p}}),
+            ));
         }
         out.push(named("content_block_stop", &json!({"type": "content_block_stop", "index": block})));
         block += 1;
     }
     let stop = if turn.tool_calls.is_empty() { "end_turn" } else { "tool_use" };
-    out.push(named("message_delta", &json!({"type": "message_delta",
-        "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": USAGE_OUTPUT}})));
+    out.push(named(
+        "message_delta",
+        &json!({"type": "message_delta",
+        "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": USAGE_OUTPUT}}),
+    ));
     out.push(named("message_stop", &json!({"type": "message_stop"})));
     out
 }
@@ -701,39 +668,66 @@ fn responses_events(turn: &Turn, index: usize) -> Vec<String> {
     let mut oi = 0;
     if let Some(t) = &turn.thinking {
         let id = format!("rs_{index}");
-        out.push(named("response.output_item.added", &json!({"type": "response.output_item.added",
-            "output_index": oi, "item": {"type": "reasoning", "id": id, "summary": []}})));
-        out.push(named("response.reasoning_summary_part.added", &json!({"type": "response.reasoning_summary_part.added",
-            "item_id": id, "output_index": oi, "summary_index": 0, "part": {"type": "summary_text", "text": ""}})));
+        out.push(named(
+            "response.output_item.added",
+            &json!({"type": "response.output_item.added",
+            "output_index": oi, "item": {"type": "reasoning", "id": id, "summary": []}}),
+        ));
+        out.push(named(
+            "response.reasoning_summary_part.added",
+            &json!({"type": "response.reasoning_summary_part.added",
+            "item_id": id, "output_index": oi, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
+        ));
         for p in halves(t) {
-            out.push(named("response.reasoning_summary_text.delta", &json!({"type": "response.reasoning_summary_text.delta",
-                "item_id": id, "output_index": oi, "summary_index": 0, "delta": p})));
+            out.push(named(
+                "response.reasoning_summary_text.delta",
+                &json!({"type": "response.reasoning_summary_text.delta",
+                "item_id": id, "output_index": oi, "summary_index": 0, "delta": p}),
+            ));
         }
         let item = json!({"type": "reasoning", "id": id, "summary": [{"type": "summary_text", "text": t}],
             "encrypted_content": format!("enc_{index}")});
-        out.push(named("response.output_item.done", &json!({"type": "response.output_item.done",
-            "output_index": oi, "item": item})));
+        out.push(named(
+            "response.output_item.done",
+            &json!({"type": "response.output_item.done",
+            "output_index": oi, "item": item}),
+        ));
         items.push(item);
         oi += 1;
     }
     if let Some(t) = &turn.text {
         let id = format!("msg_{index}");
-        out.push(named("response.output_item.added", &json!({"type": "response.output_item.added",
+        out.push(named(
+            "response.output_item.added",
+            &json!({"type": "response.output_item.added",
             "output_index": oi, "item": {"type": "message", "id": id, "role": "assistant",
-            "status": "in_progress", "content": []}})));
-        out.push(named("response.content_part.added", &json!({"type": "response.content_part.added",
+            "status": "in_progress", "content": []}}),
+        ));
+        out.push(named(
+            "response.content_part.added",
+            &json!({"type": "response.content_part.added",
             "item_id": id, "output_index": oi, "content_index": 0,
-            "part": {"type": "output_text", "text": "", "annotations": []}})));
+            "part": {"type": "output_text", "text": "", "annotations": []}}),
+        ));
         for p in halves(t) {
-            out.push(named("response.output_text.delta", &json!({"type": "response.output_text.delta",
-                "item_id": id, "output_index": oi, "content_index": 0, "delta": p})));
+            out.push(named(
+                "response.output_text.delta",
+                &json!({"type": "response.output_text.delta",
+                "item_id": id, "output_index": oi, "content_index": 0, "delta": p}),
+            ));
         }
-        out.push(named("response.output_text.done", &json!({"type": "response.output_text.done",
-            "item_id": id, "output_index": oi, "content_index": 0, "text": t})));
+        out.push(named(
+            "response.output_text.done",
+            &json!({"type": "response.output_text.done",
+            "item_id": id, "output_index": oi, "content_index": 0, "text": t}),
+        ));
         let item = json!({"type": "message", "id": id, "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": t, "annotations": []}]});
-        out.push(named("response.output_item.done", &json!({"type": "response.output_item.done",
-            "output_index": oi, "item": item})));
+        out.push(named(
+            "response.output_item.done",
+            &json!({"type": "response.output_item.done",
+            "output_index": oi, "item": item}),
+        ));
         items.push(item);
         oi += 1;
     }
@@ -741,26 +735,41 @@ fn responses_events(turn: &Turn, index: usize) -> Vec<String> {
         let id = format!("fc_{index}_{k}");
         let call_id = c.id.clone().unwrap_or_else(|| format!("call_{index}_{k}"));
         let args = c.args.text();
-        out.push(named("response.output_item.added", &json!({"type": "response.output_item.added",
+        out.push(named(
+            "response.output_item.added",
+            &json!({"type": "response.output_item.added",
             "output_index": oi, "item": {"type": "function_call", "id": id, "call_id": call_id,
-            "name": c.name, "arguments": "", "status": "in_progress"}})));
+            "name": c.name, "arguments": "", "status": "in_progress"}}),
+        ));
         for p in halves(&args) {
-            out.push(named("response.function_call_arguments.delta", &json!({"type": "response.function_call_arguments.delta",
-                "item_id": id, "output_index": oi, "delta": p})));
+            out.push(named(
+                "response.function_call_arguments.delta",
+                &json!({"type": "response.function_call_arguments.delta",
+                "item_id": id, "output_index": oi, "delta": p}),
+            ));
         }
-        out.push(named("response.function_call_arguments.done", &json!({"type": "response.function_call_arguments.done",
-            "item_id": id, "output_index": oi, "arguments": args})));
+        out.push(named(
+            "response.function_call_arguments.done",
+            &json!({"type": "response.function_call_arguments.done",
+            "item_id": id, "output_index": oi, "arguments": args}),
+        ));
         let item = json!({"type": "function_call", "id": id, "call_id": call_id, "name": c.name,
             "arguments": args, "status": "completed"});
-        out.push(named("response.output_item.done", &json!({"type": "response.output_item.done",
-            "output_index": oi, "item": item})));
+        out.push(named(
+            "response.output_item.done",
+            &json!({"type": "response.output_item.done",
+            "output_index": oi, "item": item}),
+        ));
         items.push(item);
         oi += 1;
     }
-    out.push(named("response.completed", &json!({"type": "response.completed", "response": {
+    out.push(named(
+        "response.completed",
+        &json!({"type": "response.completed", "response": {
         "id": rid, "status": "completed", "output": items,
         "usage": {"input_tokens": USAGE_INPUT, "output_tokens": USAGE_OUTPUT,
-            "total_tokens": USAGE_INPUT + USAGE_OUTPUT}}})));
+            "total_tokens": USAGE_INPUT + USAGE_OUTPUT}}}),
+    ));
     out
 }
 
@@ -787,12 +796,8 @@ mod tests {
         let send = |path: &str| {
             let mut s = std::net::TcpStream::connect(("127.0.0.1", server.port())).unwrap();
             let body = r#"{"model":"m"}"#;
-            write!(
-                s,
-                "POST {path} HTTP/1.1\r\nHost: x\r\nX-Test: yes\r\ncontent-length: {}\r\n\r\n{body}",
-                body.len()
-            )
-            .unwrap();
+            write!(s, "POST {path} HTTP/1.1\r\nHost: x\r\nX-Test: yes\r\ncontent-length: {}\r\n\r\n{body}", body.len())
+                .unwrap();
             let mut out = String::new();
             s.read_to_string(&mut out).unwrap();
             out

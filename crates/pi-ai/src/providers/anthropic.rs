@@ -29,16 +29,7 @@ fn thinking_budget(level: &str) -> u64 {
 
 /// Anthropic tool ids allow `[a-zA-Z0-9_-]`, at most 64 characters.
 fn tool_id(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect()
+    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).take(64).collect()
 }
 
 fn cache_control() -> Value {
@@ -72,9 +63,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                             ContentBlock::Text { text } if !text.is_empty() => {
                                 Some(json!({"type": "text", "text": text}))
                             }
-                            ContentBlock::Image { data, mime_type } if images_ok => {
-                                Some(image_block(data, mime_type))
-                            }
+                            ContentBlock::Image { data, mime_type } if images_ok => Some(image_block(data, mime_type)),
                             _ => None,
                         })
                         .collect(),
@@ -90,21 +79,11 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                     .content
                     .iter()
                     .filter_map(|b| match b {
-                        ContentBlock::Thinking {
-                            thinking,
-                            signature: Some(sig),
-                        } if same_api && !sig.is_empty() => Some(
-                            json!({"type": "thinking", "thinking": thinking, "signature": sig}),
-                        ),
-                        ContentBlock::Text { text } if !text.is_empty() => {
-                            Some(json!({"type": "text", "text": text}))
+                        ContentBlock::Thinking { thinking, signature: Some(sig) } if same_api && !sig.is_empty() => {
+                            Some(json!({"type": "thinking", "thinking": thinking, "signature": sig}))
                         }
-                        ContentBlock::ToolCall {
-                            id,
-                            name,
-                            arguments,
-                            ..
-                        } => Some(json!({
+                        ContentBlock::Text { text } if !text.is_empty() => Some(json!({"type": "text", "text": text})),
+                        ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
                             "type": "tool_use", "id": tool_id(id), "name": name, "input": arguments,
                         })),
                         _ => None,
@@ -139,10 +118,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
     // Cache up to the newest block.
     if let Some(last) = messages.last_mut()
         && last["role"] == "user"
-        && let Some(block) = last["content"]
-            .as_array_mut()
-            .and_then(|b| b.last_mut())
-            .and_then(Value::as_object_mut)
+        && let Some(block) = last["content"].as_array_mut().and_then(|b| b.last_mut()).and_then(Value::as_object_mut)
     {
         block.insert("cache_control".into(), cache_control());
     }
@@ -153,10 +129,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
     body.insert("max_tokens".into(), max.into());
     body.insert("stream".into(), true.into());
     if let Some(sp) = &context.system_prompt {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": sp, "cache_control": cache_control()}]),
-        );
+        body.insert("system".into(), json!([{"type": "text", "text": sp, "cache_control": cache_control()}]));
     }
     if !context.tools.is_empty() {
         let tools: Vec<Value> = context
@@ -165,13 +138,8 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
             .map(|t| {
                 let mut schema = Map::new();
                 schema.insert("type".into(), "object".into());
-                schema.insert(
-                    "properties".into(),
-                    t.parameters
-                        .get("properties")
-                        .cloned()
-                        .unwrap_or_else(|| json!({})),
-                );
+                schema
+                    .insert("properties".into(), t.parameters.get("properties").cloned().unwrap_or_else(|| json!({})));
                 if let Some(obj) = t.parameters.as_object() {
                     for (k, v) in obj {
                         if k != "type" && k != "properties" {
@@ -209,11 +177,7 @@ pub(crate) async fn run(
     options: &StreamOptions,
     em: &mut Emitter,
 ) -> Result<StopReason, ProviderError> {
-    let base = if model.base_url.is_empty() {
-        "https://api.anthropic.com"
-    } else {
-        &model.base_url
-    };
+    let base = if model.base_url.is_empty() { "https://api.anthropic.com" } else { &model.base_url };
     let url = http::join_url(base, "v1/messages");
     let mut pairs: Vec<(&str, &str)> = vec![("anthropic-version", ANTHROPIC_VERSION)];
     if let Some(k) = &options.api_key {
@@ -259,11 +223,7 @@ pub(crate) struct State {
 }
 
 /// Handle one event; `Ok(true)` at `message_stop`.
-pub(crate) async fn handle_event(
-    data: &Value,
-    st: &mut State,
-    em: &mut Emitter,
-) -> Result<bool, ProviderError> {
+pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter) -> Result<bool, ProviderError> {
     let n = |v: Option<&Value>| v.and_then(Value::as_u64);
     match data.get("type").and_then(Value::as_str).unwrap_or("") {
         "message_start" => {
@@ -300,10 +260,7 @@ pub(crate) async fn handle_event(
                     let id = block.get("id").and_then(Value::as_str).unwrap_or("");
                     let name = block.get("name").and_then(Value::as_str).unwrap_or("");
                     let i = em.toolcall_start(id, name).await?;
-                    if let Some(input) = block
-                        .get("input")
-                        .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
-                    {
+                    if let Some(input) = block.get("input").filter(|v| v.as_object().is_some_and(|o| !o.is_empty())) {
                         st.preset_input.insert(i, input.to_string());
                     }
                     i
@@ -427,8 +384,16 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                "thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta",
-                "text_end", "toolcall_start", "toolcall_delta", "toolcall_delta", "toolcall_end",
+                "thinking_start",
+                "thinking_delta",
+                "thinking_end",
+                "text_start",
+                "text_delta",
+                "text_end",
+                "toolcall_start",
+                "toolcall_delta",
+                "toolcall_delta",
+                "toolcall_end",
                 "done"
             ]
         );
@@ -436,10 +401,7 @@ mod tests {
         assert_eq!(
             m.content,
             vec![
-                ContentBlock::Thinking {
-                    thinking: "hmm".into(),
-                    signature: Some("SIG".into())
-                },
+                ContentBlock::Thinking { thinking: "hmm".into(), signature: Some("SIG".into()) },
                 ContentBlock::text("hi"),
                 ContentBlock::tool_call("toolu_1", "read", json!({"path":"f.txt"})),
             ]
@@ -460,10 +422,7 @@ mod tests {
                 Message::User(UserMessage::text("go")),
                 Message::Assistant(AssistantMessage {
                     content: vec![
-                        ContentBlock::Thinking {
-                            thinking: "t".into(),
-                            signature: Some("SIG".into()),
-                        },
+                        ContentBlock::Thinking { thinking: "t".into(), signature: Some("SIG".into()) },
                         ContentBlock::tool_call("call_0_0|fc_0", "read", json!({"path":"f.txt"})),
                     ],
                     api: "anthropic-messages".into(),
@@ -488,10 +447,7 @@ mod tests {
         };
         let mut m = model();
         m.reasoning = true;
-        let opts = StreamOptions {
-            reasoning: Some("high".into()),
-            ..Default::default()
-        };
+        let opts = StreamOptions { reasoning: Some("high".into()), ..Default::default() };
         assert_eq!(
             request_body(&m, &ctx, &opts),
             json!({
@@ -517,8 +473,6 @@ mod tests {
         );
         let off = request_body(&m, &ctx, &StreamOptions::default());
         assert_eq!(off["thinking"], json!({"type": "disabled"}));
-        let _ = AssistantMessageEvent::Start {
-            partial: AssistantMessage::default(),
-        };
+        let _ = AssistantMessageEvent::Start { partial: AssistantMessage::default() };
     }
 }

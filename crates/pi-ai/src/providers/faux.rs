@@ -37,14 +37,14 @@ pub type FauxFactory = Arc<dyn Fn(&Context, &StreamOptions, &Model) -> Assistant
 #[derive(Clone)]
 pub enum FauxResponse {
     /// Send this message.
-    Message(AssistantMessage),
+    Message(Box<AssistantMessage>),
     /// Compute the message from the request.
     Factory(FauxFactory),
 }
 
 impl From<AssistantMessage> for FauxResponse {
     fn from(m: AssistantMessage) -> Self {
-        FauxResponse::Message(m)
+        FauxResponse::Message(Box::new(m))
     }
 }
 
@@ -76,10 +76,7 @@ pub struct FauxProvider {
 pub fn register(name: &str) -> FauxProvider {
     let state = Arc::new(Mutex::new(FauxState::default()));
     lock(registry()).insert(name.to_string(), state.clone());
-    FauxProvider {
-        name: name.to_string(),
-        state,
-    }
+    FauxProvider { name: name.to_string(), state }
 }
 
 impl FauxProvider {
@@ -143,49 +140,32 @@ pub fn text(s: &str) -> ContentBlock {
 
 /// A thinking block.
 pub fn thinking(s: &str) -> ContentBlock {
-    ContentBlock::Thinking {
-        thinking: s.to_string(),
-        signature: None,
-    }
+    ContentBlock::Thinking { thinking: s.to_string(), signature: None }
 }
 
 /// A tool-call block; without `id` one is made up (`faux_call_<n>`).
 pub fn tool_call(name: &str, arguments: Value, id: Option<&str>) -> ContentBlock {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let id = id.map(str::to_string).unwrap_or_else(|| {
-        format!(
-            "faux_call_{}",
-            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        )
-    });
+    let id = id
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("faux_call_{}", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     ContentBlock::tool_call(id, name, arguments)
 }
 
 /// An assistant message with this content; the stop reason is `toolUse`
 /// when it calls a tool, else `stop`.
 pub fn assistant_message(content: Vec<ContentBlock>) -> AssistantMessage {
-    let reason = if content
-        .iter()
-        .any(|b| matches!(b, ContentBlock::ToolCall { .. }))
-    {
+    let reason = if content.iter().any(|b| matches!(b, ContentBlock::ToolCall { .. })) {
         StopReason::ToolUse
     } else {
         StopReason::Stop
     };
-    AssistantMessage {
-        content,
-        stop_reason: reason,
-        ..Default::default()
-    }
+    AssistantMessage { content, stop_reason: reason, ..Default::default() }
 }
 
 /// A failed response: stop reason `error` with this message.
 pub fn error_message(message: &str) -> AssistantMessage {
-    AssistantMessage {
-        stop_reason: StopReason::Error,
-        error_message: Some(message.to_string()),
-        ..Default::default()
-    }
+    AssistantMessage { stop_reason: StopReason::Error, error_message: Some(message.to_string()), ..Default::default() }
 }
 
 /// Characters per estimated token.
@@ -206,10 +186,7 @@ fn context_chars(c: &Context) -> usize {
 
 fn chunks(s: &str) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
-    chars
-        .chunks(CHARS_PER_TOKEN * TOKENS_PER_CHUNK)
-        .map(|c| c.iter().collect())
-        .collect()
+    chars.chunks(CHARS_PER_TOKEN * TOKENS_PER_CHUNK).map(|c| c.iter().collect()).collect()
 }
 
 async fn pace(tps: Option<f64>, piece: &str) {
@@ -237,7 +214,7 @@ pub(crate) async fn run(
     };
     let scripted = match next {
         None => return Err(ProviderError::failed(text::NO_FAUX_RESPONSES)),
-        Some(FauxResponse::Message(m)) => m,
+        Some(FauxResponse::Message(m)) => *m,
         Some(FauxResponse::Factory(f)) => f(context, options, model),
     };
     let input = estimate_tokens(context_chars(context));
@@ -262,19 +239,13 @@ pub(crate) async fn run(
                 em.end(i).await?;
                 out_chars += thinking.chars().count();
             }
-            ContentBlock::ToolCall {
-                id,
-                name,
-                arguments,
-                arguments_error,
-            } => {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error } => {
                 let i = em.toolcall_start(id, name).await?;
                 // A scripted parse failure streams its raw text (after the marker).
                 let raw = match arguments_error {
-                    Some(e) => e
-                        .split_once("\n\nReceived arguments:\n")
-                        .map(|(_, raw)| raw.to_string())
-                        .unwrap_or_default(),
+                    Some(e) => {
+                        e.split_once("\n\nReceived arguments:\n").map(|(_, raw)| raw.to_string()).unwrap_or_default()
+                    }
                     None => arguments.to_string(),
                 };
                 for piece in chunks(&raw) {
@@ -287,18 +258,12 @@ pub(crate) async fn run(
             ContentBlock::Image { .. } => {}
         }
     }
-    em.set_usage(Usage {
-        input,
-        output: estimate_tokens(out_chars),
-        ..Default::default()
-    });
+    em.set_usage(Usage { input, output: estimate_tokens(out_chars), ..Default::default() });
     if let Some(id) = &scripted.response_id {
         em.msg.response_id = Some(id.clone());
     }
     match scripted.stop_reason {
-        StopReason::Error => Err(ProviderError::Failed(
-            scripted.error_message.unwrap_or_default(),
-        )),
+        StopReason::Error => Err(ProviderError::Failed(scripted.error_message.unwrap_or_default())),
         StopReason::Aborted => Err(ProviderError::Aborted),
         StopReason::Pending => Ok(StopReason::Stop),
         r => Ok(r),

@@ -16,10 +16,7 @@ use crate::types::{AssistantMessage, ContentBlock, Context, Message, StopReason,
 
 /// The output-token limit of a request.
 pub(crate) fn max_tokens(model: &Model, options: &StreamOptions) -> u64 {
-    options
-        .max_tokens
-        .or((model.max_tokens > 0).then_some(model.max_tokens))
-        .unwrap_or(DEFAULT_MAX_TOKENS)
+    options.max_tokens.or((model.max_tokens > 0).then_some(model.max_tokens)).unwrap_or(DEFAULT_MAX_TOKENS)
 }
 
 /// Used when neither the model nor the options give a limit (the reference's
@@ -72,10 +69,7 @@ pub(crate) fn messages_to_send(context: &Context) -> Vec<&Message> {
 /// A tool result as text plus the images to send separately. Without image
 /// support each image becomes [`text::TOOL_IMAGE_OMITTED`]; text parts are
 /// joined with `\n`.
-pub(crate) fn tool_result_parts(
-    r: &ToolResultMessage,
-    images_ok: bool,
-) -> (String, Vec<(String, String)>) {
+pub(crate) fn tool_result_parts(r: &ToolResultMessage, images_ok: bool) -> (String, Vec<(String, String)>) {
     let mut texts = Vec::new();
     let mut images = Vec::new();
     for b in &r.content {
@@ -97,11 +91,7 @@ pub(crate) fn tool_result_parts(
 /// On the OpenAI wire an empty or whitespace-only tool result is sent as
 /// [`text::NO_TOOL_OUTPUT`].
 pub(crate) fn non_empty_tool_text(s: String) -> String {
-    if s.trim().is_empty() {
-        text::NO_TOOL_OUTPUT.to_string()
-    } else {
-        s
-    }
+    if s.trim().is_empty() { text::NO_TOOL_OUTPUT.to_string() } else { s }
 }
 
 /// The call id part of a tool-call id (`<call_id>|<item id>` on Responses).
@@ -130,9 +120,5 @@ pub(crate) async fn open_stream(
 
 /// The stop reason of a finished message: `toolUse` whenever it calls tools.
 pub(crate) fn final_reason(em: &Emitter, reason: StopReason) -> StopReason {
-    if reason == StopReason::Stop && em.has_tool_calls() {
-        StopReason::ToolUse
-    } else {
-        reason
-    }
+    if reason == StopReason::Stop && em.has_tool_calls() { StopReason::ToolUse } else { reason }
 }

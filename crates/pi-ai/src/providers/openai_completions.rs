@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{
-    call_id, data_url, final_reason, max_tokens, messages_to_send, non_empty_tool_text,
-    open_stream, openai_effort, tool_result_parts,
+    call_id, data_url, final_reason, max_tokens, messages_to_send, non_empty_tool_text, open_stream, openai_effort,
+    tool_result_parts,
 };
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
@@ -36,12 +36,10 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                         let parts: Vec<Value> = blocks
                             .iter()
                             .filter_map(|b| match b {
-                                ContentBlock::Text { text } => {
-                                    Some(json!({"type": "text", "text": text}))
+                                ContentBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+                                ContentBlock::Image { data, mime_type } if images_ok => {
+                                    Some(json!({"type": "image_url", "image_url": {"url": data_url(data, mime_type)}}))
                                 }
-                                ContentBlock::Image { data, mime_type } if images_ok => Some(
-                                    json!({"type": "image_url", "image_url": {"url": data_url(data, mime_type)}}),
-                                ),
                                 _ => None,
                             })
                             .collect();
@@ -66,12 +64,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                     .content
                     .iter()
                     .filter_map(|b| match b {
-                        ContentBlock::ToolCall {
-                            id,
-                            name,
-                            arguments,
-                            ..
-                        } => Some(json!({
+                        ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
                             "id": call_id(id),
                             "type": "function",
                             "function": {"name": name, "arguments": arguments.to_string()},
@@ -84,21 +77,11 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                 }
                 let mut msg = Map::new();
                 msg.insert("role".into(), "assistant".into());
-                msg.insert(
-                    "content".into(),
-                    if text.is_empty() {
-                        Value::Null
-                    } else {
-                        Value::String(text)
-                    },
-                );
+                msg.insert("content".into(), if text.is_empty() { Value::Null } else { Value::String(text) });
                 if a.api == model.api {
                     let mut reasoning: HashMap<&str, String> = HashMap::new();
                     for b in &a.content {
-                        if let ContentBlock::Thinking {
-                            thinking,
-                            signature: Some(field),
-                        } = b
+                        if let ContentBlock::Thinking { thinking, signature: Some(field) } = b
                             && REASONING_FIELDS.contains(&field.as_str())
                         {
                             reasoning.entry(field).or_default().push_str(thinking);
@@ -123,9 +106,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                     "tool_call_id": call_id(&r.tool_call_id),
                 }));
                 for (data, mime) in images {
-                    pending_images.push(
-                        json!({"type": "image_url", "image_url": {"url": data_url(&data, &mime)}}),
-                    );
+                    pending_images.push(json!({"type": "image_url", "image_url": {"url": data_url(&data, &mime)}}));
                 }
                 let next_is_result = matches!(sent.get(n + 1), Some(Message::ToolResult(_)));
                 if !next_is_result && !pending_images.is_empty() {
@@ -142,10 +123,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
     body.insert("stream".into(), true.into());
     body.insert("stream_options".into(), json!({"include_usage": true}));
     body.insert("store".into(), false.into());
-    body.insert(
-        "max_completion_tokens".into(),
-        max_tokens(model, options).into(),
-    );
+    body.insert("max_completion_tokens".into(), max_tokens(model, options).into());
     if !context.tools.is_empty() {
         let tools: Vec<Value> = context
             .tools
@@ -173,11 +151,7 @@ pub(crate) async fn run(
     options: &StreamOptions,
     em: &mut Emitter,
 ) -> Result<StopReason, ProviderError> {
-    let base = if model.base_url.is_empty() {
-        "https://api.openai.com/v1"
-    } else {
-        &model.base_url
-    };
+    let base = if model.base_url.is_empty() { "https://api.openai.com/v1" } else { &model.base_url };
     let url = http::join_url(base, "chat/completions");
     let auth = options.api_key.as_ref().map(|k| format!("Bearer {k}"));
     let mut pairs: Vec<(&str, &str)> = Vec::new();
@@ -198,8 +172,7 @@ pub(crate) async fn run(
         if ev.data.trim().is_empty() {
             continue;
         }
-        let chunk: Value = serde_json::from_str(&ev.data)
-            .map_err(|_| ProviderError::failed(text::MALFORMED_EVENT))?;
+        let chunk: Value = serde_json::from_str(&ev.data).map_err(|_| ProviderError::failed(text::MALFORMED_EVENT))?;
         handle_chunk(&chunk, &mut state, em).await?;
     }
     let Some(reason) = state.finish else {
@@ -217,11 +190,7 @@ pub(crate) struct State {
     finish: Option<StopReason>,
 }
 
-pub(crate) async fn handle_chunk(
-    chunk: &Value,
-    state: &mut State,
-    em: &mut Emitter,
-) -> Result<(), ProviderError> {
+pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emitter) -> Result<(), ProviderError> {
     if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
         let msg = match err.get("message") {
             Some(Value::String(m)) => m.clone(),
@@ -237,11 +206,7 @@ pub(crate) async fn handle_chunk(
     if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
         em.set_usage(parse_usage(u));
     }
-    let Some(choice) = chunk
-        .get("choices")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first())
-    else {
+    let Some(choice) = chunk.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
         return Ok(());
     };
     if let Some(delta) = choice.get("delta") {
@@ -268,26 +233,18 @@ pub(crate) async fn handle_chunk(
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (pos, call) in calls.iter().enumerate() {
-                let index = call
-                    .get("index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(pos as u64);
+                let index = call.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
                 let id = call.get("id").and_then(Value::as_str);
                 let f = call.get("function");
                 let name = f.and_then(|f| f.get("name")).and_then(Value::as_str);
-                let args = f
-                    .and_then(|f| f.get("arguments"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                let args = f.and_then(|f| f.get("arguments")).and_then(Value::as_str).unwrap_or("");
                 let i = match state.tools.get(&index) {
                     Some(&i) => {
                         em.toolcall_identity(i, id, name);
                         i
                     }
                     None => {
-                        let i = em
-                            .toolcall_start(id.unwrap_or(""), name.unwrap_or(""))
-                            .await?;
+                        let i = em.toolcall_start(id.unwrap_or(""), name.unwrap_or("")).await?;
                         state.tools.insert(index, i);
                         i
                     }
@@ -373,9 +330,7 @@ mod tests {
     }
 
     fn types(evs: &[AssistantMessageEvent]) -> Vec<String> {
-        evs.iter()
-            .map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string())
-            .collect()
+        evs.iter().map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string()).collect()
     }
 
     #[tokio::test]
@@ -397,13 +352,18 @@ mod tests {
         assert_eq!(
             types(&evs),
             [
-                "toolcall_start", "toolcall_delta", "toolcall_start", "toolcall_delta",
-                "toolcall_delta", "toolcall_delta", "toolcall_end", "toolcall_end", "done"
+                "toolcall_start",
+                "toolcall_delta",
+                "toolcall_start",
+                "toolcall_delta",
+                "toolcall_delta",
+                "toolcall_delta",
+                "toolcall_end",
+                "toolcall_end",
+                "done"
             ]
         );
-        let AssistantMessageEvent::Done { message, .. } = evs.last().unwrap() else {
-            panic!()
-        };
+        let AssistantMessageEvent::Done { message, .. } = evs.last().unwrap() else { panic!() };
         let calls = message.tool_calls();
         assert_eq!(calls[0].id, "call_a");
         assert_eq!(calls[0].arguments, json!({"path":"f.txt"}));
@@ -431,18 +391,22 @@ mod tests {
         assert_eq!(
             types(&evs),
             [
-                "thinking_start", "thinking_delta", "thinking_delta", "text_start", "text_delta",
-                "text_delta", "thinking_end", "text_end", "done"
+                "thinking_start",
+                "thinking_delta",
+                "thinking_delta",
+                "text_start",
+                "text_delta",
+                "text_delta",
+                "thinking_end",
+                "text_end",
+                "done"
             ]
         );
         let m = evs.last().unwrap().message();
         assert_eq!(
             m.content,
             vec![
-                ContentBlock::Thinking {
-                    thinking: "let me think".into(),
-                    signature: Some("reasoning_content".into())
-                },
+                ContentBlock::Thinking { thinking: "let me think".into(), signature: Some("reasoning_content".into()) },
                 ContentBlock::text("answer")
             ]
         );
@@ -456,13 +420,13 @@ mod tests {
             json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
         ];
         let (evs, _) = feed(&chunks).await;
-        let AssistantMessageEvent::ToolcallEnd { tool_call, .. } = &evs[2] else {
-            panic!("{evs:?}")
-        };
+        let AssistantMessageEvent::ToolcallEnd { tool_call, .. } = &evs[2] else { panic!("{evs:?}") };
         assert_eq!(tool_call.arguments, json!({}));
         assert_eq!(
             tool_call.arguments_error.as_deref(),
-            Some("Expected property name or '}' in JSON at position 1 (line 1 column 2)\n\nReceived arguments:\n{bad json")
+            Some(
+                "Expected property name or '}' in JSON at position 1 (line 1 column 2)\n\nReceived arguments:\n{bad json"
+            )
         );
     }
 
@@ -511,11 +475,7 @@ mod tests {
                     timestamp: 0,
                 }),
             ],
-            tools: vec![Tool {
-                name: "read".into(),
-                description: "Read".into(),
-                parameters: json!({"type":"object"}),
-            }],
+            tools: vec![Tool { name: "read".into(), description: "Read".into(), parameters: json!({"type":"object"}) }],
         };
         let body = request_body(&model(), &ctx, &StreamOptions::default());
         assert_eq!(
@@ -557,10 +517,7 @@ mod tests {
     #[test]
     fn reasoning_effort_only_for_reasoning_models() {
         let ctx = Context::default();
-        let opts = StreamOptions {
-            reasoning: Some("xhigh".into()),
-            ..Default::default()
-        };
+        let opts = StreamOptions { reasoning: Some("xhigh".into()), ..Default::default() };
         assert!(request_body(&model(), &ctx, &opts).get("reasoning_effort").is_none());
         let mut m = model();
         m.reasoning = true;

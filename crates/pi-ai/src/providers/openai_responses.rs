@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{
-    call_id, data_url, final_reason, max_tokens, messages_to_send, non_empty_tool_text,
-    open_stream, openai_effort, tool_result_parts,
+    call_id, data_url, final_reason, max_tokens, messages_to_send, non_empty_tool_text, open_stream, openai_effort,
+    tool_result_parts,
 };
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
@@ -31,9 +31,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                     UserContent::Blocks(b) => b
                         .iter()
                         .filter_map(|b| match b {
-                            ContentBlock::Text { text } => {
-                                Some(json!({"type": "input_text", "text": text}))
-                            }
+                            ContentBlock::Text { text } => Some(json!({"type": "input_text", "text": text})),
                             ContentBlock::Image { data, mime_type } if images_ok => Some(json!({
                                 "type": "input_image", "detail": "auto",
                                 "image_url": data_url(data, mime_type),
@@ -50,10 +48,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                 let same_api = a.api == model.api;
                 for b in &a.content {
                     match b {
-                        ContentBlock::Thinking {
-                            signature: Some(sig),
-                            ..
-                        } if same_api => {
+                        ContentBlock::Thinking { signature: Some(sig), .. } if same_api => {
                             if let Ok(item) = serde_json::from_str::<Value>(sig)
                                 && item.get("type").and_then(Value::as_str) == Some("reasoning")
                             {
@@ -66,12 +61,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                             "content": [{"type": "output_text", "text": text, "annotations": []}],
                             "status": "completed",
                         })),
-                        ContentBlock::ToolCall {
-                            id,
-                            name,
-                            arguments,
-                            ..
-                        } => {
+                        ContentBlock::ToolCall { id, name, arguments, .. } => {
                             let mut item = Map::new();
                             item.insert("type".into(), "function_call".into());
                             if let Some((_, item_id)) = id.split_once('|')
@@ -91,18 +81,19 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
             }
             Message::ToolResult(r) => {
                 let (text, images) = tool_result_parts(r, images_ok);
-                let output = if images.is_empty() {
-                    Value::String(non_empty_tool_text(text))
-                } else {
-                    let mut parts = Vec::new();
-                    if !text.is_empty() {
-                        parts.push(json!({"type": "input_text", "text": text}));
-                    }
-                    parts.extend(images.iter().map(|(d, m)| {
-                        json!({"type": "input_image", "detail": "auto", "image_url": data_url(d, m)})
-                    }));
-                    Value::Array(parts)
-                };
+                let output =
+                    if images.is_empty() {
+                        Value::String(non_empty_tool_text(text))
+                    } else {
+                        let mut parts = Vec::new();
+                        if !text.is_empty() {
+                            parts.push(json!({"type": "input_text", "text": text}));
+                        }
+                        parts.extend(images.iter().map(
+                            |(d, m)| json!({"type": "input_image", "detail": "auto", "image_url": data_url(d, m)}),
+                        ));
+                        Value::Array(parts)
+                    };
                 input.push(json!({
                     "type": "function_call_output",
                     "call_id": call_id(&r.tool_call_id),
@@ -137,10 +128,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                 body.insert("reasoning".into(), json!({"effort": "none"}));
             }
             Some(level) => {
-                body.insert(
-                    "reasoning".into(),
-                    json!({"effort": openai_effort(level), "summary": "auto"}),
-                );
+                body.insert("reasoning".into(), json!({"effort": openai_effort(level), "summary": "auto"}));
                 body.insert("include".into(), json!(["reasoning.encrypted_content"]));
             }
         }
@@ -155,11 +143,7 @@ pub(crate) async fn run(
     options: &StreamOptions,
     em: &mut Emitter,
 ) -> Result<StopReason, ProviderError> {
-    let base = if model.base_url.is_empty() {
-        "https://api.openai.com/v1"
-    } else {
-        &model.base_url
-    };
+    let base = if model.base_url.is_empty() { "https://api.openai.com/v1" } else { &model.base_url };
     let url = http::join_url(base, "responses");
     let auth = options.api_key.as_ref().map(|k| format!("Bearer {k}"));
     let mut pairs: Vec<(&str, &str)> = Vec::new();
@@ -175,10 +159,7 @@ pub(crate) async fn run(
     let headers = http::headers(pairs)?;
     let body = request_body(model, context, options);
     let provider = model.provider.clone();
-    let mut sse = open_stream(&url, headers, &body, |e| {
-        http::responses_http_error(&provider, e)
-    })
-    .await?;
+    let mut sse = open_stream(&url, headers, &body, |e| http::responses_http_error(&provider, e)).await?;
     let mut state = State::default();
     while let Some(ev) = sse.next().await {
         let ev = ev?;
@@ -188,8 +169,7 @@ pub(crate) async fn run(
         if ev.data.trim().is_empty() {
             continue;
         }
-        let data: Value = serde_json::from_str(&ev.data)
-            .map_err(|_| ProviderError::failed(text::MALFORMED_EVENT))?;
+        let data: Value = serde_json::from_str(&ev.data).map_err(|_| ProviderError::failed(text::MALFORMED_EVENT))?;
         if let Some(reason) = handle_event(&data, &mut state, em).await? {
             em.end_all().await?;
             return Ok(final_reason(em, reason));
@@ -210,11 +190,7 @@ fn item_key(data: &Value) -> String {
     data.get("item_id")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .or_else(|| {
-            data.get("output_index")
-                .and_then(Value::as_u64)
-                .map(|i| format!("#{i}"))
-        })
+        .or_else(|| data.get("output_index").and_then(Value::as_u64).map(|i| format!("#{i}")))
         .unwrap_or_default()
 }
 
@@ -222,11 +198,7 @@ fn item_id(item: &Value, data: &Value) -> String {
     item.get("id")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .or_else(|| {
-            data.get("output_index")
-                .and_then(Value::as_u64)
-                .map(|i| format!("#{i}"))
-        })
+        .or_else(|| data.get("output_index").and_then(Value::as_u64).map(|i| format!("#{i}")))
         .unwrap_or_default()
 }
 
@@ -335,11 +307,7 @@ pub(crate) async fn handle_event(
             let status = resp
                 .get("status")
                 .and_then(Value::as_str)
-                .unwrap_or(if data["type"] == "response.completed" {
-                    "completed"
-                } else {
-                    "incomplete"
-                });
+                .unwrap_or(if data["type"] == "response.completed" { "completed" } else { "incomplete" });
             em.msg.raw_stop_reason = Some(status.to_string());
             let reason = match status {
                 "incomplete" => StopReason::Length,
@@ -358,11 +326,8 @@ pub(crate) async fn handle_event(
             return Err(ProviderError::Failed(text::responses_failed(code, &message)));
         }
         "error" => {
-            let message = data
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| data.to_string());
+            let message =
+                data.get("message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| data.to_string());
             return Err(ProviderError::Failed(message));
         }
         _ => {}
@@ -434,17 +399,21 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                "text_start", "text_delta", "text_delta", "text_end", "toolcall_start",
-                "toolcall_delta", "toolcall_delta", "toolcall_end", "done"
+                "text_start",
+                "text_delta",
+                "text_delta",
+                "text_end",
+                "toolcall_start",
+                "toolcall_delta",
+                "toolcall_delta",
+                "toolcall_end",
+                "done"
             ]
         );
         let m = last.unwrap().message().clone();
         assert_eq!(
             m.content,
-            vec![
-                ContentBlock::text("hello"),
-                ContentBlock::tool_call("call_1|fc_1", "read", json!({"path":"f.txt"}))
-            ]
+            vec![ContentBlock::text("hello"), ContentBlock::tool_call("call_1|fc_1", "read", json!({"path":"f.txt"}))]
         );
         assert_eq!((m.usage.input, m.usage.cache_read, m.usage.output, m.usage.total_tokens), (8, 2, 5, 15));
         assert_eq!(m.raw_stop_reason.as_deref(), Some("completed"));
@@ -456,15 +425,9 @@ mod tests {
         let mut em = Emitter::new(tx, &model());
         let mut st = State::default();
         let e = json!({"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"failed boom"}}});
-        assert_eq!(
-            handle_event(&e, &mut st, &mut em).await,
-            Err(ProviderError::failed("server_error: failed boom"))
-        );
+        assert_eq!(handle_event(&e, &mut st, &mut em).await, Err(ProviderError::failed("server_error: failed boom")));
         let e = json!({"type":"error","code":"rate_limit_exceeded","message":"err boom"});
-        assert_eq!(
-            handle_event(&e, &mut st, &mut em).await,
-            Err(ProviderError::failed("err boom"))
-        );
+        assert_eq!(handle_event(&e, &mut st, &mut em).await, Err(ProviderError::failed("err boom")));
     }
 
     #[test]
@@ -494,10 +457,7 @@ mod tests {
             ],
             tools: vec![],
         };
-        let opts = StreamOptions {
-            session_id: Some("sid".into()),
-            ..Default::default()
-        };
+        let opts = StreamOptions { session_id: Some("sid".into()), ..Default::default() };
         assert_eq!(
             request_body(&model(), &ctx, &opts),
             json!({
