@@ -24,7 +24,8 @@ fn run_env(dir: &Path, args: Value, path_env: Option<&str>) -> Out {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
         panic!("not JSON: {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
     });
-    let text = v["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n");
+    let text =
+        v["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n");
     let is_error = v["isError"].as_bool().unwrap();
     assert_eq!(o.status.code(), Some(if is_error { 1 } else { 0 }));
     Out { text, details: v["details"].clone(), is_error }

@@ -24,7 +24,8 @@ fn run_env(dir: &Path, args: Value, path_env: Option<&str>) -> Out {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
         panic!("not JSON: {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
     });
-    let text = v["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n");
+    let text =
+        v["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n");
     let is_error = v["isError"].as_bool().unwrap();
     assert_eq!(o.status.code(), Some(if is_error { 1 } else { 0 }));
     Out { text, details: v["details"].clone(), is_error }
@@ -79,7 +80,10 @@ fn a_match_inside_the_trailing_context_is_shown_as_context() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "c.txt", "m1\nm2\nx\ny\n");
     let t = ok(d.path(), json!({"pattern": "m", "path": "c.txt", "context": 2, "limit": 1}));
-    assert_eq!(t, "c.txt:1: m1\nc.txt-2- m2\nc.txt-3- x\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]");
+    assert_eq!(
+        t,
+        "c.txt:1: m1\nc.txt-2- m2\nc.txt-3- x\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    );
     // Exactly `limit` matches: no notice.
     let t = ok(d.path(), json!({"pattern": "m", "path": "c.txt", "limit": 2}));
     assert_eq!(t, "c.txt:1: m1\nc.txt:2: m2");
@@ -102,7 +106,9 @@ fn default_limit_is_100() {
     write(d.path(), "many.txt", body);
     let t = ok(d.path(), json!({"pattern": "hit"}));
     assert_eq!(t.lines().filter(|l| l.starts_with("many.txt:")).count(), 100);
-    assert!(t.ends_with("many.txt:100: hit 100\n\n[100 matches limit reached. Use limit=200 for more, or refine pattern]"));
+    assert!(
+        t.ends_with("many.txt:100: hit 100\n\n[100 matches limit reached. Use limit=200 for more, or refine pattern]")
+    );
 }
 
 #[test]
@@ -224,17 +230,14 @@ fn ignore_case_literal_and_glob() {
     );
     // With '/', it is anchored at the search folder; a leading ./ is dropped.
     assert_eq!(ok(d.path(), json!({"pattern": "foo", "ignoreCase": true, "glob": "src/*.ts"})), "src/a.ts:1: Foo.bar");
-    assert_eq!(ok(d.path(), json!({"pattern": "foo", "ignoreCase": true, "glob": "./src/*.ts"})), "src/a.ts:1: Foo.bar");
+    assert_eq!(
+        ok(d.path(), json!({"pattern": "foo", "ignoreCase": true, "glob": "./src/*.ts"})),
+        "src/a.ts:1: Foo.bar"
+    );
     assert_eq!(ok(d.path(), json!({"pattern": "foo", "ignoreCase": true, "glob": "deep/*.ts"})), "No matches found");
-    assert_eq!(
-        ok(d.path(), json!({"pattern": "foo", "ignoreCase": true, "glob": "!*.ts"})),
-        "c.md:1: FOO"
-    );
+    assert_eq!(ok(d.path(), json!({"pattern": "foo", "ignoreCase": true, "glob": "!*.ts"})), "c.md:1: FOO");
     // Relative to the search path.
-    assert_eq!(
-        ok(d.path(), json!({"pattern": "foo", "path": "src", "glob": "deep/*.ts"})),
-        "deep/b.ts:1: foo"
-    );
+    assert_eq!(ok(d.path(), json!({"pattern": "foo", "path": "src", "glob": "deep/*.ts"})), "deep/b.ts:1: foo");
 }
 
 #[test]
@@ -329,7 +332,8 @@ fn the_limit_is_deterministic_across_many_files() {
         write(d.path(), &format!("f{i:03}.txt"), "needle\nneedle\n");
     }
     let expected: Vec<String> = (0..25).flat_map(|i| [1, 2].map(|n| format!("f{i:03}.txt:{n}: needle"))).collect();
-    let expected = format!("{}\n\n[50 matches limit reached. Use limit=100 for more, or refine pattern]", expected.join("\n"));
+    let expected =
+        format!("{}\n\n[50 matches limit reached. Use limit=100 for more, or refine pattern]", expected.join("\n"));
     for _ in 0..3 {
         assert_eq!(ok(d.path(), json!({"pattern": "needle", "limit": 50})), expected);
     }

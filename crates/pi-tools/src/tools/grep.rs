@@ -11,8 +11,8 @@
 //! stops as soon as one more match proves the limit cut something off.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -197,10 +197,18 @@ fn searcher(context: u64, binary: BinaryDetection) -> Searcher {
         .build()
 }
 
-fn search_file(s: &mut Searcher, path: &Path, display: String, error_path: &str, req: &Request, m: &RegexMatcher) -> FileHits {
+fn search_file(
+    s: &mut Searcher,
+    path: &Path,
+    display: String,
+    error_path: &str,
+    req: &Request,
+    m: &RegexMatcher,
+) -> FileHits {
     let mut hits = FileHits { display, ..FileHits::default() };
     let result = {
-        let mut sink = Collector { hits: &mut hits, limit: req.limit, context: req.context, stop_after: None, bytes: 0 };
+        let mut sink =
+            Collector { hits: &mut hits, limit: req.limit, context: req.context, stop_after: None, bytes: 0 };
         s.search_path(m, path, &mut sink)
     };
     if let Err(e) = result {
@@ -509,10 +517,8 @@ fn strip_dot_slash(g: &str) -> String {
 fn search_in_order(items: &mut [Item], req: &Request, matcher: &RegexMatcher, abort: &CancellationToken) {
     let n = items.len();
     let slots: Vec<Mutex<&mut Item>> = items.iter_mut().map(Mutex::new).collect();
-    let done: Vec<AtomicBool> = slots
-        .iter()
-        .map(|s| AtomicBool::new(s.lock().map(|i| i.hits.is_some()).unwrap_or(true)))
-        .collect();
+    let done: Vec<AtomicBool> =
+        slots.iter().map(|s| AtomicBool::new(s.lock().map(|i| i.hits.is_some()).unwrap_or(true))).collect();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     // (files committed in order, matches in them)
@@ -520,7 +526,11 @@ fn search_in_order(items: &mut [Item], req: &Request, matcher: &RegexMatcher, ab
     let advance = || {
         let Ok(mut c) = committed.lock() else { return };
         while c.0 < n && done[c.0].load(Ordering::Acquire) {
-            c.1 += slots[c.0].lock().ok().and_then(|i| i.hits.as_ref().and_then(|h| h.as_ref().map(|h| h.matches))).unwrap_or(0);
+            c.1 += slots[c.0]
+                .lock()
+                .ok()
+                .and_then(|i| i.hits.as_ref().and_then(|h| h.as_ref().map(|h| h.matches)))
+                .unwrap_or(0);
             c.0 += 1;
             if c.1 > req.limit {
                 stop.store(true, Ordering::Relaxed);
@@ -603,7 +613,9 @@ mod tests {
     fn the_parallel_path_gives_the_same_answer_as_the_ordered_one() {
         let d = tempfile::tempdir().unwrap();
         for i in 0..60 {
-            let body: String = (0..(i % 7)).map(|k| if k % 3 == 0 { format!("needle {i} {k}\n") } else { format!("hay {k}\n") }).collect();
+            let body: String = (0..(i % 7))
+                .map(|k| if k % 3 == 0 { format!("needle {i} {k}\n") } else { format!("hay {k}\n") })
+                .collect();
             let p = d.path().join(format!("d{}/s{}/f{i}.txt", i % 5, i % 3));
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, body).unwrap();
@@ -636,7 +648,9 @@ mod tests {
             "rg: the literal \"\\n\" is not allowed in a regex\n\nConsider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched."
         );
         let e = build_matcher(&req("a\\x00")).err().unwrap().to_string();
-        assert!(e.starts_with("rg: pattern contains \"\\0\" but it is impossible to match\n\nConsider enabling text mode"));
+        assert!(
+            e.starts_with("rg: pattern contains \"\\0\" but it is impossible to match\n\nConsider enabling text mode")
+        );
         let mut r = req("(");
         r.literal = true;
         assert!(build_matcher(&r).is_ok());
