@@ -160,7 +160,8 @@ pub fn main(argv: &[String]) -> ExitCode {
         [c, d] => (*c, Some(*d)),
         _ => return usage_error(USAGE),
     };
-    let raw_dir = dir_arg.map(PathBuf::from).unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+    let raw_dir =
+        dir_arg.map(PathBuf::from).unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
     let dir = canonical_dir(&raw_dir);
     let store = TrustStore::new(&agent_dir());
     let needs_dir = matches!(command, "yes" | "no" | "parent");
@@ -170,10 +171,10 @@ pub fn main(argv: &[String]) -> ExitCode {
     let result = match command {
         "status" => return status(&store, &dir, as_json),
         "list" => return if dir_arg.is_some() { usage_error(USAGE) } else { list(&store, as_json) },
-        "yes" => apply_trust_choice(&store, &dir, TrustChoice::Trust).map(|_| format!("saved: trusted for {}", dir.display())),
-        "no" => {
-            apply_trust_choice(&store, &dir, TrustChoice::DoNotTrust).map(|_| format!("saved: untrusted for {}", dir.display()))
-        }
+        "yes" => apply_trust_choice(&store, &dir, TrustChoice::Trust)
+            .map(|_| format!("saved: trusted for {}", dir.display())),
+        "no" => apply_trust_choice(&store, &dir, TrustChoice::DoNotTrust)
+            .map(|_| format!("saved: untrusted for {}", dir.display())),
         "parent" => match dir.parent() {
             None => return usage_error(&no_parent(&dir)),
             Some(parent) => apply_trust_choice(&store, &dir, TrustChoice::TrustParent).map(|_| {

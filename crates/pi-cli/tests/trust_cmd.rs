@@ -60,7 +60,10 @@ fn status_of_a_fresh_folder() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
         out(&o),
-        format!("path: {}\ndecision: no decision\nresources: no\nstart-up: trusted (no trust-requiring resources)\n", plain.display())
+        format!(
+            "path: {}\ndecision: no decision\nresources: no\nstart-up: trusted (no trust-requiring resources)\n",
+            plain.display()
+        )
     );
     // `pi trust` alone is `status`; nothing was created.
     assert_eq!(out(&e.pi(&plain, &[])), out(&o));
@@ -125,9 +128,15 @@ fn yes_no_parent_clear_and_list() {
     assert_eq!(v["store"], e.agent.join("trust.json").display().to_string());
 
     let o = e.pi(&b, &["clear"]);
-    assert_eq!(out(&o), format!("removed: the decision for {}\ndecision: trusted (inherited from {})\n", b.display(), a.display()));
+    assert_eq!(
+        out(&o),
+        format!("removed: the decision for {}\ndecision: trusted (inherited from {})\n", b.display(), a.display())
+    );
     let o = e.pi(&b, &["clear"]);
-    assert_eq!(out(&o), format!("removed: nothing was saved for {}\ndecision: trusted (inherited from {})\n", b.display(), a.display()));
+    assert_eq!(
+        out(&o),
+        format!("removed: nothing was saved for {}\ndecision: trusted (inherited from {})\n", b.display(), a.display())
+    );
     let o = e.pi(&b, &["status"]);
     assert!(out(&o).contains(&format!("decision: trusted (inherited from {})\n", a.display())));
 }
@@ -170,9 +179,15 @@ fn a_corrupt_store_is_an_error_and_is_left_alone() {
     fs::create_dir_all(&e.agent).unwrap();
     let store = e.agent.join("trust.json");
     for (content, message) in [
-        ("{\"x\": ", format!("Failed to read trust store {}: EOF while parsing a value at line 1 column 6", store.display())),
+        (
+            "{\"x\": ",
+            format!("Failed to read trust store {}: EOF while parsing a value at line 1 column 6", store.display()),
+        ),
         ("[]", format!("Invalid trust store {}: expected an object", store.display())),
-        ("{\"/x\": \"yes\"}", format!("Invalid trust store {}: value for \"/x\" must be true, false, or null", store.display())),
+        (
+            "{\"/x\": \"yes\"}",
+            format!("Invalid trust store {}: value for \"/x\" must be true, false, or null", store.display()),
+        ),
     ] {
         fs::write(&store, content).unwrap();
         for args in [&["status"][..], &["yes"], &["clear"], &["list"]] {
@@ -242,7 +257,8 @@ fn concurrent_processes_lose_no_decision() {
     }
     assert!(failures.is_empty(), "{failures:?}");
     assert!(reads > 0);
-    let v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let v: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v.len(), PROCS * EACH);
     for p in 0..PROCS {
         for i in 0..EACH {

@@ -101,10 +101,14 @@ fn trust_project_after_an_untrusted_load() {
 #[test]
 fn deep_merge_objects_recursive_arrays_and_primitives_replace() {
     let e = env();
-    e.user(r#"{"retry": {"enabled": false, "maxRetries": 5, "provider": {"maxRetries": 1, "timeoutMs": 9}},
-              "enabledModels": ["a", "b"], "theme": "dark", "unknown": {"x": 1, "y": [1]}}"#);
-    e.project(r#"{"retry": {"maxRetries": 7, "provider": {"maxRetries": 2}},
-                 "enabledModels": ["c"], "unknown": {"y": [2], "z": null}}"#);
+    e.user(
+        r#"{"retry": {"enabled": false, "maxRetries": 5, "provider": {"maxRetries": 1, "timeoutMs": 9}},
+              "enabledModels": ["a", "b"], "theme": "dark", "unknown": {"x": 1, "y": [1]}}"#,
+    );
+    e.project(
+        r#"{"retry": {"maxRetries": 7, "provider": {"maxRetries": 2}},
+                 "enabledModels": ["c"], "unknown": {"y": [2], "z": null}}"#,
+    );
     let (s, d) = e.load(true);
     assert!(d.is_empty(), "{d:?}");
     assert_eq!(
@@ -148,7 +152,8 @@ fn default_tools_merge_special_case() {
 fn wrong_type_is_reported_and_never_replaces_a_selection() {
     let e = env();
     e.user(r#"{"defaultTools": ["read", "grep"]}"#);
-    let p = e.project(r#"{"defaultTools": "read", "retry": {"maxRetries": "5"}, "quietStartup": "header", "mystery": 1}"#);
+    let p =
+        e.project(r#"{"defaultTools": "read", "retry": {"maxRetries": "5"}, "quietStartup": "header", "mystery": 1}"#);
     let (s, d) = e.load(true);
     assert_eq!(
         d,
@@ -182,14 +187,31 @@ fn many_keys_are_validated() {
     assert_eq!(
         keys,
         vec![
-            "defaultProvider", "defaultModel", "defaultThinkingLevel", "transport", "compaction.enabled",
-            "compaction.reserveTokens", "retry.enabled", "retry.baseDelayMs", "retry.maxAgentDelayMs",
-            "hideThinkingBlock", "shellPath", "quietStartup", "packages", "extensions", "skills", "prompts",
-            "themes", "sessionDir",
+            "defaultProvider",
+            "defaultModel",
+            "defaultThinkingLevel",
+            "transport",
+            "compaction.enabled",
+            "compaction.reserveTokens",
+            "retry.enabled",
+            "retry.baseDelayMs",
+            "retry.maxAgentDelayMs",
+            "hideThinkingBlock",
+            "shellPath",
+            "quietStartup",
+            "packages",
+            "extensions",
+            "skills",
+            "prompts",
+            "themes",
+            "sessionDir",
         ]
     );
     assert!(d.iter().all(|m| m.starts_with(&format!("{}: ", u.display())) && m.ends_with("; ignored")));
-    assert!(d.contains(&format!("{}: \"transport\" must be one of \"auto\", \"sse\", \"websocket\", \"websocket-cached\"; ignored", u.display())));
+    assert!(d.contains(&format!(
+        "{}: \"transport\" must be one of \"auto\", \"sse\", \"websocket\", \"websocket-cached\"; ignored",
+        u.display()
+    )));
     assert_eq!(Value::Object(s.merged().clone()), json!({"compaction": {}, "retry": {}}));
 }
 
@@ -197,7 +219,8 @@ fn many_keys_are_validated() {
 fn default_project_trust_is_global_only_and_invalid_means_ask() {
     let e = env();
     let u = e.user(r#"{"defaultProjectTrust": "sometimes", "httpProxy": "http://u"}"#);
-    let p = e.project(r#"{"defaultProjectTrust": "always", "httpProxy": "http://p", "cacheWarming": "off", "theme": "x"}"#);
+    let p =
+        e.project(r#"{"defaultProjectTrust": "always", "httpProxy": "http://p", "cacheWarming": "off", "theme": "x"}"#);
     let (s, d) = e.load(true);
     assert_eq!(s.default_project_trust(), DefaultTrust::Ask);
     assert_eq!(s.http_proxy(), Some("http://u"));
@@ -207,7 +230,10 @@ fn default_project_trust_is_global_only_and_invalid_means_ask() {
     assert_eq!(
         d,
         vec![
-            format!("{}: \"defaultProjectTrust\" must be one of \"ask\", \"always\", \"never\"; using \"ask\"", u.display()),
+            format!(
+                "{}: \"defaultProjectTrust\" must be one of \"ask\", \"always\", \"never\"; using \"ask\"",
+                u.display()
+            ),
             format!("{}: \"defaultProjectTrust\" can only be set in {}; ignored", p.display(), u.display()),
             format!("{}: \"httpProxy\" can only be set in {}; ignored", p.display(), u.display()),
             format!("{}: \"cacheWarming\" can only be set in {}; ignored", p.display(), u.display()),
@@ -233,7 +259,10 @@ fn unparsable_file_is_reported_and_counts_as_empty() {
     let u = e.user("{\"defaultModel\": ");
     e.project(r#"{"defaultProvider": "p"}"#);
     let (s, d) = e.load(true);
-    assert_eq!(d, vec![format!("Invalid settings file {}: EOF while parsing a value at line 1 column 17", u.display())]);
+    assert_eq!(
+        d,
+        vec![format!("Invalid settings file {}: EOF while parsing a value at line 1 column 17", u.display())]
+    );
     assert_eq!(s.default_model(), None);
     assert_eq!(s.default_provider(), Some("p"));
 
@@ -305,7 +334,10 @@ fn project_writes_refused_when_untrusted_and_create_pi_only_when_writing() {
     s.write_project(&["defaultModel"], Some(json!("m"))).unwrap();
     s.write_project(&["retry", "maxRetries"], Some(json!(9))).unwrap();
     let path = e.cwd.join(".pi/settings.json");
-    assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"defaultModel\": \"m\",\n  \"retry\": {\n    \"maxRetries\": 9\n  }\n}\n");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "{\n  \"defaultModel\": \"m\",\n  \"retry\": {\n    \"maxRetries\": 9\n  }\n}\n"
+    );
     assert_eq!(s.default_model(), Some("m"));
     assert_eq!(s.retry().max_retries, 9);
     assert!(!e.cwd.join(".pi/settings.json.lock").exists());

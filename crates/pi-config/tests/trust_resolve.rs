@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use pi_config::trust::{
     DefaultTrust, ProjectTrustHandler, TRUST_REQUIRING_PI_ENTRIES, TrustAnswer, TrustChoice, TrustInput, TrustPrompt,
-    TrustSource, TrustStore, apply_trust_choice, has_trust_requiring_resources, resolve_trust,
-    trust_requiring_resources, trust_options,
+    TrustSource, TrustStore, apply_trust_choice, has_trust_requiring_resources, resolve_trust, trust_options,
+    trust_requiring_resources,
 };
 
 struct Env {
@@ -140,7 +140,9 @@ fn cli_override_wins_outright() {
     assert!(!o.trusted);
     assert_eq!(
         o.untrusted_notice(),
-        Some("This project is not trusted. Project .pi resources and packages are ignored. Use /trust to save a trust decision, then restart pi.")
+        Some(
+            "This project is not trusted. Project .pi resources and packages are ignored. Use /trust to save a trust decision, then restart pi."
+        )
     );
 }
 
@@ -254,7 +256,12 @@ fn saved_decision_then_default_setting() {
     assert_eq!(o.source, TrustSource::Saved { path: p.clone() });
 }
 
-fn resolve_with_prompt(e: &Env, cwd: &Path, default: DefaultTrust, answer: Option<TrustChoice>) -> (pi_config::TrustOutcome, Vec<TrustPrompt>) {
+fn resolve_with_prompt(
+    e: &Env,
+    cwd: &Path,
+    default: DefaultTrust,
+    answer: Option<TrustChoice>,
+) -> (pi_config::TrustOutcome, Vec<TrustPrompt>) {
     let shown = RefCell::new(Vec::new());
     let mut i = e.input(cwd);
     i.default_trust = default;
@@ -323,7 +330,10 @@ fn options_without_session_only_and_at_the_root() {
     let e = env();
     let p = e.dir("p");
     let labels = |cwd: &Path, s: bool| trust_options(cwd, s).into_iter().map(|o| o.label).collect::<Vec<_>>();
-    assert_eq!(labels(&p, false), vec!["Trust".to_string(), format!("Trust parent folder ({})", e.root.display()), "Do not trust".into()]);
+    assert_eq!(
+        labels(&p, false),
+        vec!["Trust".to_string(), format!("Trust parent folder ({})", e.root.display()), "Do not trust".into()]
+    );
     assert_eq!(
         labels(Path::new("/"), true),
         vec!["Trust", "Trust (this session only)", "Do not trust", "Do not trust (this session only)"]
@@ -341,7 +351,10 @@ fn the_title_and_notice_constants() {
         pi_config::trust::UNTRUSTED_NOTICE,
         "This project is not trusted. Project .pi resources and packages are ignored. Use /trust to save a trust decision, then restart pi."
     );
-    assert_eq!(pi_config::text::saved_trust_decision(true), "Saved trust decision: trusted. Restart pi for this to take effect.");
+    assert_eq!(
+        pi_config::text::saved_trust_decision(true),
+        "Saved trust decision: trusted. Restart pi for this to take effect."
+    );
     assert_eq!(
         pi_config::text::saved_decision_line(Some((Path::new("/a"), false)), Path::new("/a/b")),
         "Saved decision: untrusted (inherited from /a)"

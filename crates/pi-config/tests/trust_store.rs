@@ -112,7 +112,10 @@ fn corruption_fails_closed_with_exact_messages() {
     fs::write(store.path(), "{").unwrap();
     let e = store.get(&root).unwrap_err();
     assert!(matches!(e, TrustError::Read { .. }));
-    assert_eq!(e.to_string(), format!("Failed to read trust store {p}: EOF while parsing an object at line 1 column 1"));
+    assert_eq!(
+        e.to_string(),
+        format!("Failed to read trust store {p}: EOF while parsing an object at line 1 column 1")
+    );
 
     fs::write(store.path(), "").unwrap();
     assert!(store.get(&root).unwrap_err().to_string().starts_with(&format!("Failed to read trust store {p}: ")));
@@ -188,7 +191,8 @@ fn concurrent_handles_lose_no_decision_and_readers_see_whole_files() {
             let mut reads = 0;
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 if let Ok(text) = fs::read_to_string(&path) {
-                    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("partial file: {e}: {text:?}"));
+                    let v: serde_json::Value =
+                        serde_json::from_str(&text).unwrap_or_else(|e| panic!("partial file: {e}: {text:?}"));
                     assert!(v.is_object());
                     reads += 1;
                 }
@@ -204,7 +208,7 @@ fn concurrent_handles_lose_no_decision_and_readers_see_whole_files() {
                 for i in 0..EACH {
                     // A fresh handle each time, as separate processes would have.
                     let store = TrustStore::new(&agent);
-                    store.set(&dirs.join(format!("t{t}-{i}")), Some(i % 2 == 0)).unwrap();
+                    store.set(&dirs.join(format!("t{t}-{i}")), Some(i.is_multiple_of(2))).unwrap();
                 }
             })
         })
@@ -219,6 +223,6 @@ fn concurrent_handles_lose_no_decision_and_readers_see_whole_files() {
     assert_eq!(entries.len(), THREADS * EACH);
     for (p, d) in entries {
         let i: usize = p.file_name().unwrap().to_string_lossy().rsplit('-').next().unwrap().parse().unwrap();
-        assert_eq!(d, i % 2 == 0, "{}", p.display());
+        assert_eq!(d, i.is_multiple_of(2), "{}", p.display());
     }
 }

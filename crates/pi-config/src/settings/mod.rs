@@ -293,10 +293,8 @@ impl Settings {
         let mut project = self.project.clone();
         let project_tools = project.shift_remove("defaultTools");
         merge::deep_merge(&mut merged, &project);
-        let tools = merge_default_tools(
-            string_array(self.user.get("defaultTools")),
-            string_array(project_tools.as_ref()),
-        );
+        let tools =
+            merge_default_tools(string_array(self.user.get("defaultTools")), string_array(project_tools.as_ref()));
         if let Some(t) = tools {
             merged.insert("defaultTools".into(), Value::from(t));
         }
@@ -430,7 +428,8 @@ impl Settings {
     /// such as `-builtin:mcp` in the project file overrides an earlier one).
     pub fn resources(&self, kind: ResourceKind) -> Vec<ResourceEntry> {
         let mut out = Vec::new();
-        let layers = [(Scope::User, &self.user, self.agent_dir.clone()), (Scope::Project, &self.project, self.cwd.join(".pi"))];
+        let layers =
+            [(Scope::User, &self.user, self.agent_dir.clone()), (Scope::Project, &self.project, self.cwd.join(".pi"))];
         for (scope, layer, base) in layers {
             for entry in string_array(layer.get(kind.key())).unwrap_or_default() {
                 out.push(ResourceEntry { entry, scope, base_dir: base.clone() });
@@ -463,16 +462,22 @@ impl Settings {
         let Some(first) = path.first() else {
             return Err(SettingsError::Invalid(text::SETTINGS_EMPTY_KEY.to_string()));
         };
-        let (user_path, file) = (self.user_path(), match scope {
-            Scope::User => self.user_path(),
-            Scope::Project => self.project_path(),
-        });
+        let (user_path, file) = (
+            self.user_path(),
+            match scope {
+                Scope::User => self.user_path(),
+                Scope::Project => self.project_path(),
+            },
+        );
         if scope == Scope::Project && GLOBAL_ONLY_KEYS.contains(first) {
             return Err(SettingsError::Invalid(text::settings_global_only(&file, first, &user_path)));
         }
         if let Some(v) = &value {
             let bad = if path == ["defaultProjectTrust"] {
-                v.as_str().and_then(DefaultTrust::parse).is_none().then(|| "one of \"ask\", \"always\", \"never\"".to_string())
+                v.as_str()
+                    .and_then(DefaultTrust::parse)
+                    .is_none()
+                    .then(|| "one of \"ask\", \"always\", \"never\"".to_string())
             } else {
                 validate::rule_for(path).filter(|c| !c.ok(v)).map(|c| c.expected())
             };
@@ -493,15 +498,18 @@ impl Settings {
             None => Map::new(),
             Some(t) => match serde_json::from_str::<Value>(&t) {
                 Ok(Value::Object(m)) => m,
-                Ok(_) => return Err(SettingsError::Invalid(text::settings_invalid_file(&file, text::SETTINGS_EXPECTED_OBJECT))),
+                Ok(_) => {
+                    return Err(SettingsError::Invalid(text::settings_invalid_file(
+                        &file,
+                        text::SETTINGS_EXPECTED_OBJECT,
+                    )));
+                }
                 Err(e) => return Err(SettingsError::Invalid(text::settings_invalid_file(&file, &e.to_string()))),
             },
         };
         set_path(&mut doc, path, value);
-        let mut out = serde_json::to_string_pretty(&Value::Object(doc.clone())).map_err(|e| SettingsError::Io {
-            path: file.clone(),
-            message: e.to_string(),
-        })?;
+        let mut out = serde_json::to_string_pretty(&Value::Object(doc.clone()))
+            .map_err(|e| SettingsError::Io { path: file.clone(), message: e.to_string() })?;
         out.push('\n');
         fsio::write_atomic(&file, out.as_bytes()).map_err(io)?;
         let checked = check_layer(doc, scope, &file, &user_path, &mut Vec::new());

@@ -78,9 +78,9 @@ impl Check {
             Check::BoolOr(vals) => v.is_boolean() || one_of(v, vals),
             Check::NonNegNumOr(vals) => non_neg(v) || one_of(v, vals),
             Check::NumOr(vals) => v.is_number() || one_of(v, vals),
-            Check::Packages => v.as_array().is_some_and(|a| {
-                a.iter().all(|p| p.is_string() || p.get("source").is_some_and(Value::is_string))
-            }),
+            Check::Packages => v
+                .as_array()
+                .is_some_and(|a| a.iter().all(|p| p.is_string() || p.get("source").is_some_and(Value::is_string))),
             Check::ZeroOrOne => v.as_f64().is_some_and(|n| n == 0.0 || n == 1.0),
             Check::TerminalImages => v == &Value::Bool(false) || one_of(v, &["kitty", "iterm2", "auto"]),
         }

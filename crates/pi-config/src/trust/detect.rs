@@ -19,11 +19,8 @@ pub fn trust_requiring_resources(cwd: &Path, home: Option<&Path>) -> Vec<PathBuf
     let cwd = canonical_dir(cwd);
     let user_skills = home.map(|h| canonical_dir(h).join(".agents").join("skills"));
     let pi_dir = cwd.join(".pi");
-    let mut found: Vec<PathBuf> = TRUST_REQUIRING_PI_ENTRIES
-        .iter()
-        .map(|e| pi_dir.join(e))
-        .filter(|p| std::fs::metadata(p).is_ok())
-        .collect();
+    let mut found: Vec<PathBuf> =
+        TRUST_REQUIRING_PI_ENTRIES.iter().map(|e| pi_dir.join(e)).filter(|p| std::fs::metadata(p).is_ok()).collect();
     for dir in cwd.ancestors() {
         let skills = dir.join(".agents").join("skills");
         if Some(&skills) != user_skills.as_ref() && std::fs::metadata(&skills).is_ok() {

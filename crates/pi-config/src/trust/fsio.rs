@@ -89,7 +89,9 @@ enum Attempt {
 fn verify(file: File, lock_path: &Path) -> io::Result<Attempt> {
     let ours = file.metadata()?;
     match fs::metadata(lock_path) {
-        Ok(now) if same_file(&ours, &now) => Ok(Attempt::Locked(FileLock { path: lock_path.to_path_buf(), file: Some(file) })),
+        Ok(now) if same_file(&ours, &now) => {
+            Ok(Attempt::Locked(FileLock { path: lock_path.to_path_buf(), file: Some(file) }))
+        }
         // Removed (and maybe re-created) by the previous holder: not ours.
         _ => {
             let _ = file.unlock();

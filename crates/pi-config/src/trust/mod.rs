@@ -11,8 +11,8 @@
 //! Trust never limits what tools can reach, and context files load whatever
 //! the decision.
 
-pub(crate) mod fsio;
 mod detect;
+pub(crate) mod fsio;
 mod resolve;
 mod store;
 

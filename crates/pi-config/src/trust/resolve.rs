@@ -293,7 +293,11 @@ pub fn resolve_trust(input: TrustInput<'_>) -> Result<TrustOutcome, TrustError> 
         (DefaultTrust::Never, _) => Ok(done(false, TrustSource::Default(DefaultTrust::Never), warnings)),
         (DefaultTrust::Ask, None) => Ok(done(false, TrustSource::Default(DefaultTrust::Ask), warnings)),
         (DefaultTrust::Ask, Some(mut ask)) => {
-            let p = TrustPrompt { cwd: cwd.clone(), title: text::trust_prompt_title(&cwd), options: trust_options(&cwd, true) };
+            let p = TrustPrompt {
+                cwd: cwd.clone(),
+                title: text::trust_prompt_title(&cwd),
+                options: trust_options(&cwd, true),
+            };
             match ask(&p) {
                 Some(choice) => {
                     let trusted = apply_trust_choice(&store, &cwd, choice)?;

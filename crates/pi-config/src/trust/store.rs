@@ -206,9 +206,9 @@ impl TrustStore {
         }
         let dir = canonical_dir(cwd);
         let map = self.with_lock(|| self.read_unlocked())?;
-        Ok(dir
-            .ancestors()
-            .find_map(|a| map.get(&key_of(a)).and_then(Value::as_bool).map(|d| TrustEntry { path: a.to_path_buf(), decision: d })))
+        Ok(dir.ancestors().find_map(|a| {
+            map.get(&key_of(a)).and_then(Value::as_bool).map(|d| TrustEntry { path: a.to_path_buf(), decision: d })
+        }))
     }
 
     /// The nearest saved decision at or above `cwd`, without its folder.
