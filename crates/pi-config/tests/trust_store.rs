@@ -226,3 +226,30 @@ fn concurrent_handles_lose_no_decision_and_readers_see_whole_files() {
         assert_eq!(d, i.is_multiple_of(2), "{}", p.display());
     }
 }
+
+/// A read-only agent dir (e.g. mounted read-only into a container): reads work
+/// without the lock file, writes fail with a clear message. Root ignores the
+/// permission bits, so the test skips itself when it can write anyway.
+#[cfg(unix)]
+#[test]
+fn a_read_only_agent_dir_can_still_be_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_t, root, store) = setup();
+    let agent = root.join("agent");
+    fs::create_dir_all(&agent).unwrap();
+    store.set(&root, Some(true)).unwrap();
+    fs::set_permissions(&agent, fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = agent.join("probe");
+    if fs::write(&probe, "").is_ok() {
+        let _ = fs::remove_file(&probe);
+        fs::set_permissions(&agent, fs::Permissions::from_mode(0o755)).unwrap();
+        eprintln!("skipped: running with privileges that ignore permission bits");
+        return;
+    }
+    let got = store.get(&root);
+    let put = store.set(&root, Some(false));
+    fs::set_permissions(&agent, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(got.unwrap(), Some(true));
+    let e = put.unwrap_err().to_string();
+    assert!(e.starts_with(&format!("Failed to write trust store {}: ", store.path().display())), "{e}");
+}

@@ -153,17 +153,34 @@ impl TrustStore {
         fsio::lock_path_for(&self.path)
     }
 
-    fn with_lock<T>(&self, f: impl FnOnce() -> Result<T, TrustError>) -> Result<T, TrustError> {
-        if let Err(e) = std::fs::create_dir_all(&self.agent_dir) {
-            return Err(TrustError::Write { path: self.path.clone(), message: e.to_string() });
-        }
+    /// Run `f` under the store's lock. For a read (`write == false`) in an
+    /// agent dir where the lock file cannot be created (read-only mount,
+    /// permissions), read without it: writes replace the file atomically, so
+    /// an unlocked read still sees a whole file.
+    fn with_lock<T>(&self, write: bool, f: impl FnOnce() -> Result<T, TrustError>) -> Result<T, TrustError> {
+        let fail = |e: std::io::Error| {
+            let message = e.to_string();
+            if write {
+                TrustError::Write { path: self.path.clone(), message }
+            } else {
+                TrustError::Read { path: self.path.clone(), message }
+            }
+        };
+        std::fs::create_dir_all(&self.agent_dir).map_err(fail)?;
         let lock_path = self.lock_path();
         let _guard = match fsio::lock(&lock_path) {
-            Ok(g) => g,
+            Ok(g) => Some(g),
             Err(LockError::Busy) => return Err(TrustError::Locked { lock_path }),
-            Err(LockError::Io(e)) => {
-                return Err(TrustError::Read { path: self.path.clone(), message: e.to_string() });
+            Err(LockError::Io(e))
+                if !write
+                    && matches!(
+                        e.kind(),
+                        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                    ) =>
+            {
+                None
             }
+            Err(LockError::Io(e)) => return Err(fail(e)),
         };
         f()
     }
@@ -191,7 +208,7 @@ impl TrustStore {
         if !self.agent_dir.is_dir() {
             return Ok(Vec::new());
         }
-        let map = self.with_lock(|| self.read_unlocked())?;
+        let map = self.with_lock(false, || self.read_unlocked())?;
         let mut out: Vec<(String, bool)> = map.into_iter().filter_map(|(k, v)| v.as_bool().map(|b| (k, b))).collect();
         out.sort_by(|a, b| js_order(&a.0, &b.0));
         Ok(out.into_iter().map(|(k, b)| (PathBuf::from(k), b)).collect())
@@ -205,7 +222,7 @@ impl TrustStore {
             return Ok(None);
         }
         let dir = canonical_dir(cwd);
-        let map = self.with_lock(|| self.read_unlocked())?;
+        let map = self.with_lock(false, || self.read_unlocked())?;
         Ok(dir.ancestors().find_map(|a| {
             map.get(&key_of(a)).and_then(Value::as_bool).map(|d| TrustEntry { path: a.to_path_buf(), decision: d })
         }))
@@ -227,7 +244,7 @@ impl TrustStore {
     /// is not a boolean is dropped. A corrupt store is an error and is left as
     /// it is.
     pub fn set_many(&self, updates: &[(PathBuf, Option<bool>)]) -> Result<(), TrustError> {
-        self.with_lock(|| {
+        self.with_lock(true, || {
             let mut map = self.read_unlocked()?;
             for (dir, decision) in updates {
                 let key = key_of(&canonical_dir(dir));
