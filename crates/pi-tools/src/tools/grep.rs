@@ -140,6 +140,9 @@ struct FileHits {
 /// Collects a file's events, stopping once nothing more can be shown.
 struct Collector<'a> {
     hits: &'a mut FileHits,
+    /// Search folder and file, to name the file once it has something.
+    name: (Option<&'a Path>, &'a Path),
+    named: bool,
     limit: usize,
     context: u64,
     /// Line of the file's `limit+1`-th match plus the context: nothing past it
@@ -152,6 +155,10 @@ impl Collector<'_> {
     fn push(&mut self, line: u64, is_match: bool, raw: &[u8]) -> bool {
         if self.stop_after.is_some_and(|end| line > end) {
             return false;
+        }
+        if !self.named {
+            self.hits.display = names(self.name.0, self.name.1).0;
+            self.named = true;
         }
         let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -197,44 +204,60 @@ fn searcher(context: u64, binary: BinaryDetection) -> Searcher {
         .build()
 }
 
-fn search_file(
-    s: &mut Searcher,
-    path: &Path,
-    display: String,
-    error_path: &str,
-    req: &Request,
-    m: &RegexMatcher,
-) -> FileHits {
-    let mut hits = FileHits { display, ..FileHits::default() };
+/// How a file is named in the output and in rg's error lines: relative to
+/// the search folder (`./`-prefixed in errors) or, for a single file, its base
+/// name (absolute path in errors).
+fn names(root: Option<&Path>, path: &Path) -> (String, String) {
+    match root {
+        Some(r) => {
+            let display = search::relative(r, path);
+            let error_path = format!("./{display}");
+            (display, error_path)
+        }
+        None => (
+            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            path.to_string_lossy().into_owned(),
+        ),
+    }
+}
+
+fn search_file(s: &mut Searcher, path: &Path, root: Option<&Path>, req: &Request, m: &RegexMatcher) -> FileHits {
+    let mut hits = FileHits::default();
     let result = {
-        let mut sink =
-            Collector { hits: &mut hits, limit: req.limit, context: req.context, stop_after: None, bytes: 0 };
+        let mut sink = Collector {
+            hits: &mut hits,
+            name: (root, path),
+            named: false,
+            limit: req.limit,
+            context: req.context,
+            stop_after: None,
+            bytes: 0,
+        };
         s.search_path(m, path, &mut sink)
     };
     if let Err(e) = result {
+        let (display, error_path) = names(root, path);
+        hits.display = display;
         hits.error = Some(text::rg_error(&format!("{error_path}: {e}")));
     }
     hits
 }
 
-/// A file to report on: its path, what rg would call it in an error, and its
-/// hits once searched (`None` inside when it gave nothing).
+/// A file to report on and its hits once searched (`None` inside when it
+/// gave nothing).
 struct Item {
     path: PathBuf,
-    display: String,
-    error_path: String,
     hits: Option<Option<FileHits>>,
 }
 
 impl Item {
-    fn new(root: &Path, path: PathBuf) -> Item {
-        let display = search::relative(root, &path);
-        let error_path = format!("./{display}");
-        Item { path, display, error_path, hits: None }
+    fn new(path: PathBuf) -> Item {
+        Item { path, hits: None }
     }
 
-    fn search(&mut self, s: &mut Searcher, req: &Request, m: &RegexMatcher) -> usize {
-        let h = search_file(s, &self.path, self.display.clone(), &self.error_path, req, m);
+    /// Search the file; `root` is the search folder (`None` for a single file).
+    fn search(&mut self, s: &mut Searcher, root: Option<&Path>, req: &Request, m: &RegexMatcher) -> usize {
+        let h = search_file(s, &self.path, root, req, m);
         let n = h.matches;
         self.hits = Some((!h.events.is_empty() || h.error.is_some()).then_some(h));
         n
@@ -330,7 +353,7 @@ fn walk_error(root: &Path, err: &ignore::Error) -> String {
 fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
     let matcher = build_matcher(&req)?;
     let mut errors: Vec<String> = Vec::new();
-    let mut items: Vec<Item> = if req.is_dir {
+    let (mut items, root): (Vec<Item>, Option<PathBuf>) = if req.is_dir {
         // rg runs inside the folder, whose path the OS resolves.
         let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
         let overrides = match &req.glob {
@@ -349,19 +372,13 @@ fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolEr
         }
         let (items, walk_errors) = walk_and_search(spec, &root, &req, &matcher, abort)?;
         errors.extend(walk_errors);
-        items
+        (items, Some(root))
     } else {
         let is_file = std::fs::metadata(&req.root).map(|m| m.is_file()).unwrap_or(false);
         // Devices, FIFOs and sockets are not read: they could block forever.
-        if is_file {
-            let display = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let error_path = req.root.to_string_lossy().into_owned();
-            vec![Item { path: req.root.clone(), display, error_path, hits: None }]
-        } else {
-            vec![]
-        }
+        (if is_file { vec![Item::new(req.root.clone())] } else { vec![] }, None)
     };
-    search_in_order(&mut items, &req, &matcher, abort);
+    search_in_order(&mut items, root.as_deref(), &req, &matcher, abort);
     if abort.is_cancelled() {
         return Err(ToolError::Aborted);
     }
@@ -441,8 +458,8 @@ fn first_in_order(
         if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let mut item = Item::new(root, e.into_path());
-        item.search(&mut s, req, matcher);
+        let mut item = Item::new(e.into_path());
+        item.search(&mut s, Some(root), req, matcher);
         if let Some(Some(h)) = &item.hits {
             if let Some(err) = &h.error {
                 errors.push(err.clone());
@@ -479,9 +496,9 @@ fn walk_and_search(
             if !e.file_type().is_some_and(|t| t.is_file()) {
                 return None;
             }
-            let mut item = Item::new(root, e.path().to_path_buf());
+            let mut item = Item::new(e.path().to_path_buf());
             if found.load(Ordering::Relaxed) <= req.limit {
-                let n = item.search(s, req, matcher);
+                let n = item.search(s, Some(root), req, matcher);
                 found.fetch_add(n, Ordering::Relaxed);
             }
             Some(item)
@@ -514,7 +531,13 @@ fn strip_dot_slash(g: &str) -> String {
 /// Search the files not searched yet, on worker threads, in path order, up
 /// to the point where the matches so far prove the limit was exceeded (files
 /// after it stay unsearched: they cannot change the output).
-fn search_in_order(items: &mut [Item], req: &Request, matcher: &RegexMatcher, abort: &CancellationToken) {
+fn search_in_order(
+    items: &mut [Item],
+    root: Option<&Path>,
+    req: &Request,
+    matcher: &RegexMatcher,
+    abort: &CancellationToken,
+) {
     let n = items.len();
     let slots: Vec<Mutex<&mut Item>> = items.iter_mut().map(Mutex::new).collect();
     let done: Vec<AtomicBool> =
@@ -553,7 +576,7 @@ fn search_in_order(items: &mut [Item], req: &Request, matcher: &RegexMatcher, ab
                 continue;
             }
             if let Ok(mut item) = slots[i].lock() {
-                item.search(&mut s, req, matcher);
+                item.search(&mut s, root, req, matcher);
             }
             done[i].store(true, Ordering::Release);
             advance();
@@ -600,6 +623,23 @@ mod tests {
             limit: 100,
             budget: search::SORTED_WALK_BUDGET,
         }
+    }
+
+    #[test]
+    fn file_and_walk_errors_read_like_rg() {
+        let d = tempfile::tempdir().unwrap();
+        let m = build_matcher(&req("x")).unwrap();
+        let mut s = searcher(0, BinaryDetection::quit(0));
+        let h = search_file(&mut s, &d.path().join("sub/gone.txt"), Some(d.path()), &req("x"), &m);
+        assert_eq!(h.error.as_deref(), Some("rg: ./sub/gone.txt: No such file or directory (os error 2)"));
+        let h = search_file(&mut s, &d.path().join("gone.txt"), None, &req("x"), &m);
+        let abs = d.path().join("gone.txt");
+        assert_eq!(h.error, Some(format!("rg: {}: No such file or directory (os error 2)", abs.display())));
+        let denied = ignore::Error::WithPath {
+            path: d.path().join("locked"),
+            err: Box::new(ignore::Error::Io(std::io::Error::from_raw_os_error(13))),
+        };
+        assert_eq!(walk_error(d.path(), &denied), "rg: ./locked: Permission denied (os error 13)");
     }
 
     fn text_of(r: Result<ToolResult, ToolError>) -> String {
