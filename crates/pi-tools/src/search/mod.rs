@@ -24,6 +24,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use ignore::overrides::Override;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
@@ -106,10 +107,52 @@ fn builder(spec: WalkSpec<'_>) -> WalkBuilder {
     b
 }
 
-/// How long a search first tries a single-threaded walk in path order, which
-/// can stop as soon as the first `limit` results are known (a common pattern),
-/// before it falls back to a parallel walk of the whole tree (then sorted).
-pub(crate) const SORTED_WALK_BUDGET: std::time::Duration = std::time::Duration::from_millis(5);
+/// How much a search first spends on a single-threaded walk in path order,
+/// which can stop as soon as the first `limit` results are known (a common
+/// pattern), before it falls back to a parallel walk of the whole tree (then
+/// sorted): 5 ms of the thread's CPU time, or 50 ms of wall time (a cold disk).
+/// CPU time keeps the choice independent of how busy the machine is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    cpu: Duration,
+    wall: Duration,
+}
+
+impl Budget {
+    /// The default budget.
+    pub(crate) const DEFAULT: Budget = Budget { cpu: Duration::from_millis(5), wall: Duration::from_millis(50) };
+    /// No budget: go parallel at once (tests).
+    #[cfg(test)]
+    pub(crate) const NONE: Budget = Budget { cpu: Duration::ZERO, wall: Duration::ZERO };
+    /// Unlimited: stay single-threaded (tests).
+    #[cfg(test)]
+    pub(crate) const UNLIMITED: Budget = Budget { cpu: Duration::MAX, wall: Duration::MAX };
+
+    /// Start spending this budget now.
+    pub(crate) fn start(self) -> Spending {
+        Spending { budget: self, cpu0: thread_cpu(), wall0: Instant::now() }
+    }
+}
+
+/// A budget being spent by the current thread.
+pub(crate) struct Spending {
+    budget: Budget,
+    cpu0: Duration,
+    wall0: Instant,
+}
+
+impl Spending {
+    /// True once either the CPU or the wall-time allowance is used up.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.wall0.elapsed() > self.budget.wall || thread_cpu().saturating_sub(self.cpu0) > self.budget.cpu
+    }
+}
+
+/// CPU time (user + system) used by the calling thread.
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(u64::try_from(t.tv_sec).unwrap_or(0), u32::try_from(t.tv_nsec).unwrap_or(0))
+}
 
 /// A single-threaded walk yielding entries in path order (each folder's
 /// entries sorted by name, depth first: the order of [`sort_key`]).

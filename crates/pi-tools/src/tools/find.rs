@@ -45,7 +45,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."));
     let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
     let abort = ctx.abort.clone();
-    let budget = search::SORTED_WALK_BUDGET;
+    let budget = search::Budget::DEFAULT;
     let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, budget, &abort));
     tokio::select! {
         r = task => r.map_err(|e| ToolError::msg(e.to_string()))?,
@@ -101,7 +101,7 @@ fn execute(
     root: &Path,
     pattern: &str,
     limit: usize,
-    budget: std::time::Duration,
+    budget: search::Budget,
     abort: &CancellationToken,
 ) -> Result<ToolResult, ToolError> {
     if !root.is_dir() {
@@ -170,17 +170,17 @@ fn execute(
 fn first_in_order(
     spec: WalkSpec<'_>,
     limit: usize,
-    budget: std::time::Duration,
+    budget: search::Budget,
     abort: &CancellationToken,
     keep: &dyn Fn(&ignore::DirEntry) -> Option<(PathBuf, bool)>,
 ) -> Result<Option<Vec<(PathBuf, bool)>>, ToolError> {
-    let start = std::time::Instant::now();
+    let spending = budget.start();
     let mut found = Vec::new();
     for entry in search::sorted_walk(spec) {
         if abort.is_cancelled() {
             return Err(ToolError::Aborted);
         }
-        if start.elapsed() > budget {
+        if spending.exhausted() {
             return Ok(None);
         }
         let Ok(e) = entry else { continue };
@@ -217,8 +217,8 @@ mod tests {
         let text = |r: Result<ToolResult, ToolError>| r.map(|t| t.text_content()).unwrap_or_else(|e| e.to_string());
         for (pattern, limit) in [("*", 5), ("*.txt", 10), ("d1/**", 3), ("*.rs", 1000), ("nothing", 5)] {
             let t = CancellationToken::new();
-            let ordered = text(execute(d.path(), pattern, limit, std::time::Duration::from_secs(60), &t));
-            let parallel = text(execute(d.path(), pattern, limit, std::time::Duration::ZERO, &t));
+            let ordered = text(execute(d.path(), pattern, limit, search::Budget::UNLIMITED, &t));
+            let parallel = text(execute(d.path(), pattern, limit, search::Budget::NONE, &t));
             assert_eq!(ordered, parallel, "{pattern} {limit}");
         }
     }

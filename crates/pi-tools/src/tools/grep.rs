@@ -50,8 +50,8 @@ struct Request {
     literal: bool,
     context: u64,
     limit: usize,
-    /// Time for the single-threaded path-order attempt (see `first_in_order`).
-    budget: std::time::Duration,
+    /// Allowance for the single-threaded path-order attempt (see `first_in_order`).
+    budget: search::Budget,
 }
 
 /// `Math.max(1, Math.floor(limit ?? default))`, saturating.
@@ -87,7 +87,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
         literal: a.literal.unwrap_or(false),
         context,
         limit: effective_limit(a.limit, GREP_DEFAULT_LIMIT),
-        budget: search::SORTED_WALK_BUDGET,
+        budget: search::Budget::DEFAULT,
     };
     let abort = ctx.abort.clone();
     let task = tokio::task::spawn_blocking(move || execute(req, &abort));
@@ -436,7 +436,7 @@ fn first_in_order(
     matcher: &RegexMatcher,
     abort: &CancellationToken,
 ) -> Result<Option<(Output, Vec<String>)>, ToolError> {
-    let start = std::time::Instant::now();
+    let spending = req.budget.start();
     let mut s = searcher(req.context, BinaryDetection::quit(0));
     let mut out = Output::new();
     let mut errors = Vec::new();
@@ -445,7 +445,7 @@ fn first_in_order(
         if abort.is_cancelled() {
             return Err(ToolError::Aborted);
         }
-        if start.elapsed() > req.budget {
+        if spending.exhausted() {
             return Ok(None);
         }
         let e = match entry {
@@ -621,7 +621,7 @@ mod tests {
             literal: false,
             context: 0,
             limit: 100,
-            budget: search::SORTED_WALK_BUDGET,
+            budget: search::Budget::DEFAULT,
         }
     }
 
@@ -665,13 +665,13 @@ mod tests {
             r.root = d.path().to_path_buf();
             r.limit = limit;
             r.context = context;
-            r.budget = std::time::Duration::from_secs(60);
+            r.budget = search::Budget::UNLIMITED;
             let ordered = text_of(execute(r, &CancellationToken::new()));
             let mut r = req("needle");
             r.root = d.path().to_path_buf();
             r.limit = limit;
             r.context = context;
-            r.budget = std::time::Duration::ZERO;
+            r.budget = search::Budget::NONE;
             let parallel = text_of(execute(r, &CancellationToken::new()));
             assert_eq!(ordered, parallel, "limit {limit} context {context}");
             assert!(ordered.contains("needle"));
