@@ -23,7 +23,15 @@ pub(crate) struct Emitter {
     raw_args: HashMap<usize, String>,
     /// Content indexes whose block has been closed.
     ended: Vec<bool>,
+    /// Raw length at the last partial parse, by content index.
+    parsed_len: HashMap<usize, usize>,
 }
+
+/// Partial tool arguments are re-parsed on every delta up to this size...
+const PARTIAL_PARSE_ALWAYS: usize = 8 * 1024;
+/// ...and beyond it only after growing by a quarter since the last parse,
+/// which keeps the total work linear in the size of the arguments.
+const PARTIAL_PARSE_GROWTH_DIVISOR: usize = 4;
 
 impl Emitter {
     pub fn new(tx: mpsc::Sender<AssistantMessageEvent>, model: &Model) -> Self {
@@ -39,6 +47,7 @@ impl Emitter {
             prices: model.cost.clone(),
             raw_args: HashMap::new(),
             ended: Vec::new(),
+            parsed_len: HashMap::new(),
         }
     }
 
@@ -156,9 +165,15 @@ impl Emitter {
         }
         let raw = self.raw_args.entry(i).or_default();
         raw.push_str(delta);
-        let partial_args = json_args::parse_partial(raw);
-        if let (Some(v), Some(ContentBlock::ToolCall { arguments, .. })) = (partial_args, self.msg.content.get_mut(i)) {
-            *arguments = v;
+        let last = self.parsed_len.get(&i).copied().unwrap_or(0);
+        if raw.len() <= PARTIAL_PARSE_ALWAYS || raw.len() >= last + last / PARTIAL_PARSE_GROWTH_DIVISOR {
+            self.parsed_len.insert(i, raw.len());
+            let partial_args = json_args::parse_partial(raw);
+            if let (Some(v), Some(ContentBlock::ToolCall { arguments, .. })) =
+                (partial_args, self.msg.content.get_mut(i))
+            {
+                *arguments = v;
+            }
         }
         self.send(AssistantMessageEvent::ToolcallDelta {
             content_index: i,

@@ -99,3 +99,31 @@ fn stream_without_a_runtime_reports_an_error() {
     let e = rx.try_recv().expect("an event");
     assert!(matches!(e, AssistantMessageEvent::Error { reason: StopReason::Error, .. }));
 }
+
+/// A 190 KB `write` call streamed in 16-character deltas: re-parsing the
+/// partial arguments on every delta took 243 s here; throttled, about 0.5 s
+/// (debug build). The bound only catches a return to quadratic work.
+#[tokio::test]
+async fn large_tool_arguments_stream_in_linear_time() {
+    let f = faux::register("faux-large-args");
+    let content = "line of text for a file\n".repeat(8000);
+    f.set_responses(vec![faux::assistant_message(vec![faux::tool_call(
+        "write",
+        json!({"path": "a.txt", "content": content}),
+        None,
+    )])]);
+    let t = std::time::Instant::now();
+    let mut rx = stream(&f.model(), &ctx(), StreamOptions::default());
+    let mut deltas = 0;
+    let mut last = None;
+    while let Some(e) = rx.recv().await {
+        if matches!(e, AssistantMessageEvent::ToolcallDelta { .. }) {
+            deltas += 1;
+        }
+        last = Some(e);
+    }
+    assert!(deltas > 10_000);
+    let m = last.unwrap().final_message().cloned().unwrap();
+    assert_eq!(m.tool_calls()[0].arguments["content"], json!(content));
+    assert!(t.elapsed() < Duration::from_secs(30), "took {:?}", t.elapsed());
+}

@@ -23,6 +23,7 @@ mod context;
 mod error;
 pub mod limits;
 mod name;
+mod os_error;
 pub mod paths;
 pub mod queue;
 mod result;

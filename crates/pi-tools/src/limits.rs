@@ -33,3 +33,16 @@ pub const BASH_UPDATE_INTERVAL_MS: u64 = 100;
 /// Milliseconds a command's output is still read after its shell exited, when
 /// a background process keeps the output open.
 pub const BASH_EXIT_GRACE_MS: u64 = 100;
+/// `read`: images wider or taller than this are resized to fit (pixels).
+pub const READ_IMAGE_MAX_DIMENSION: u32 = 2000;
+/// `read`: largest inline image, counted as base64 text (4.5 MiB).
+pub const READ_IMAGE_MAX_BASE64_BYTES: usize = 4_718_592;
+/// `read`: JPEG qualities tried, best first, when a re-encoded image is too big.
+pub const READ_IMAGE_JPEG_QUALITIES: &[u8] = &[80, 70, 60, 50, 40];
+/// `read`: each further attempt scales the image by this factor when no
+/// encoding fits at the current size.
+pub const READ_IMAGE_DOWNSCALE_STEP: f64 = 0.75;
+/// `read`: most downscale steps tried before the image is omitted.
+pub const READ_IMAGE_MAX_DOWNSCALES: usize = 8;
+/// `read`: image files bigger than this are not loaded (the image is omitted).
+pub const READ_IMAGE_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;

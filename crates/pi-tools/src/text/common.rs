@@ -25,3 +25,12 @@ pub const LINE_TRUNCATED_SUFFIX: &str = "... [truncated]";
 pub fn middle_truncated(removed_chars: usize) -> String {
     format!("…{removed_chars} chars truncated…")
 }
+
+/// Node.js's text for a failed system call, which the reference passes through:
+/// `<CODE>: <description>, <syscall> '<path>'`, or without the path part.
+pub fn system_error(code: &str, description: &str, syscall: &str, path: Option<&str>) -> String {
+    match path {
+        Some(p) => format!("{code}: {description}, {syscall} '{p}'"),
+        None => format!("{code}: {description}, {syscall}"),
+    }
+}
