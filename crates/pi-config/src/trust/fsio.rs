@@ -106,8 +106,7 @@ fn try_once(lock_path: &Path) -> io::Result<Attempt> {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::IsADirectory || lock_path.is_dir() => {
             // The reference's lock (a directory). Clear it when stale.
-            if foreign_lock_is_stale(lock_path) {
-                let _ = fs::remove_dir(lock_path);
+            if foreign_lock_is_stale(lock_path) && fs::remove_dir(lock_path).is_ok() {
                 return Ok(Attempt::Again);
             }
             return Ok(Attempt::Busy(None));
@@ -148,8 +147,8 @@ fn lock_within(lock_path: &Path, limit: Duration) -> Result<FileLock, LockError>
         let remaining = deadline.saturating_duration_since(std::time::Instant::now());
         match try_once(lock_path).map_err(LockError::Io)? {
             Attempt::Locked(l) => return Ok(l),
-            Attempt::Again => {}
             _ if remaining.is_zero() => return Err(LockError::Busy),
+            Attempt::Again => {}
             Attempt::Busy(Some(file)) => match wait_blocking(file, remaining) {
                 Some(Ok(file)) => {
                     if let Attempt::Locked(l) = verify(file, lock_path).map_err(LockError::Io)? {
@@ -249,6 +248,10 @@ mod tests {
         let l = lock(&p).unwrap();
         assert!(p.is_file());
         drop(l);
+        // A stale one that cannot be removed (not empty) is busy, not a hang.
+        fs::create_dir_all(p.join("x")).unwrap();
+        File::open(&p).unwrap().set_modified(old).unwrap();
+        assert!(matches!(lock_within(&p, Duration::from_millis(100)), Err(LockError::Busy)));
     }
 
     #[test]
