@@ -66,6 +66,14 @@ pub(crate) struct SseStream {
 }
 
 impl SseStream {
+    /// Events parsed from these body pieces (for tests: split anywhere).
+    #[cfg(test)]
+    pub fn from_chunks(chunks: Vec<Vec<u8>>) -> Self {
+        SseStream {
+            inner: Box::pin(futures::stream::iter(chunks.into_iter().map(Ok::<_, reqwest::Error>)).eventsource()),
+        }
+    }
+
     /// The next event; `None` at the end of the body.
     pub async fn next(&mut self) -> Option<Result<Event, ProviderError>> {
         let item = self.inner.next().await?;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::{max_tokens, messages_to_send, open_stream, tool_result_parts};
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
-use crate::http;
+use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
 use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
@@ -191,6 +191,11 @@ pub(crate) async fn run(
     let headers = http::headers(pairs)?;
     let body = request_body(model, context, options);
     let mut sse = open_stream(&url, headers, &body, http::anthropic_http_error).await?;
+    read_stream(&mut sse, em).await
+}
+
+/// Read the events of a 2xx answer into `em`.
+pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result<StopReason, ProviderError> {
     let mut state = State::default();
     while let Some(ev) = sse.next().await {
         let ev = ev?;
@@ -344,6 +349,36 @@ mod tests {
             max_tokens: 16384,
             ..Default::default()
         }
+    }
+
+    #[tokio::test]
+    async fn split_chunks_give_the_same_message() {
+        let body = concat!(
+            "event: message_start\r\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":3}}}\r\n\r\n",
+            "event: ping\ndata: {\"type\": \"ping\"}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"h\u{e9}llo \u{1F600}\"}}\n\n",
+            "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":7}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        );
+        for size in crate::providers::testing::PIECE_SIZES {
+            let (tx, _rx) = mpsc::channel(10_000);
+            let mut em = Emitter::new(tx, &model());
+            let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
+            assert_eq!(read_stream(&mut sse, &mut em).await, Ok(StopReason::Length), "piece size {size}");
+            assert_eq!(em.msg.text(), "h\u{e9}llo \u{1F600}");
+            assert_eq!((em.msg.usage.input, em.msg.usage.output), (3, 7));
+        }
+    }
+
+    #[tokio::test]
+    async fn error_events_surface_their_data() {
+        let (tx, _rx) = mpsc::channel(100);
+        let mut em = Emitter::new(tx, &model());
+        let data = r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
+        let mut sse = SseStream::from_chunks(vec![format!("event: error\ndata: {data}\n\n").into_bytes()]);
+        assert_eq!(read_stream(&mut sse, &mut em).await, Err(ProviderError::failed(data)));
     }
 
     #[tokio::test]

@@ -122,3 +122,15 @@ pub(crate) async fn open_stream(
 pub(crate) fn final_reason(em: &Emitter, reason: StopReason) -> StopReason {
     if reason == StopReason::Stop && em.has_tool_calls() { StopReason::ToolUse } else { reason }
 }
+
+/// Test helpers shared by the clients' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// Cut `body` into pieces of `size` bytes (also inside UTF-8 characters).
+    pub fn split_bytes(body: &str, size: usize) -> Vec<Vec<u8>> {
+        body.as_bytes().chunks(size.max(1)).map(<[u8]>::to_vec).collect()
+    }
+
+    /// Piece sizes every stream is replayed with.
+    pub const PIECE_SIZES: [usize; 6] = [1, 2, 3, 7, 64, usize::MAX];
+}

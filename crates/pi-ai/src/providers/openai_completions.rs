@@ -10,7 +10,7 @@ use super::{
 };
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
-use crate::http;
+use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
 use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
@@ -163,6 +163,11 @@ pub(crate) async fn run(
     let headers = http::headers(pairs)?;
     let body = request_body(model, context, options);
     let mut sse = open_stream(&url, headers, &body, http::completions_http_error).await?;
+    read_stream(&mut sse, em).await
+}
+
+/// Read the events of a 2xx answer into `em`.
+pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result<StopReason, ProviderError> {
     let mut state = State::default();
     while let Some(ev) = sse.next().await {
         let ev = ev?;
@@ -331,6 +336,44 @@ mod tests {
 
     fn types(evs: &[AssistantMessageEvent]) -> Vec<String> {
         evs.iter().map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string()).collect()
+    }
+
+    /// The same body split anywhere (also inside UTF-8 characters and `\r\n`)
+    /// gives the same message.
+    #[tokio::test]
+    async fn split_chunks_give_the_same_message() {
+        let body = concat!(
+            "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"h\u{e9}llo \u{1F600}\"}}]}\r\n\r\n",
+            ": keep-alive comment\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"read\",\"arguments\":\"{\\\"path\\\"\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\":\\\"\u{e9}.txt\\\"}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        for size in crate::providers::testing::PIECE_SIZES {
+            let (tx, _rx) = mpsc::channel(10_000);
+            let mut em = Emitter::new(tx, &model());
+            let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
+            let r = read_stream(&mut sse, &mut em).await;
+            assert_eq!(r, Ok(StopReason::ToolUse), "piece size {size}");
+            assert_eq!(em.msg.content[0], ContentBlock::text("h\u{e9}llo \u{1F600}"), "piece size {size}");
+            assert_eq!(em.msg.tool_calls()[0].arguments, json!({"path": "\u{e9}.txt"}), "piece size {size}");
+            assert_eq!((em.msg.usage.input, em.msg.usage.output), (10, 5));
+        }
+    }
+
+    #[tokio::test]
+    async fn malformed_event_json_reads_like_the_reference() {
+        let (tx, _rx) = mpsc::channel(100);
+        let mut em = Emitter::new(tx, &model());
+        let mut sse = SseStream::from_chunks(vec![b"data: {not json\n\n".to_vec()]);
+        assert_eq!(
+            read_stream(&mut sse, &mut em).await,
+            Err(ProviderError::failed(
+                "Could not parse message into JSON:\nFrom chunk:\nError reading response: malformed server-sent event JSON."
+            ))
+        );
     }
 
     #[tokio::test]

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
-use crate::http;
+use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
 use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
@@ -160,6 +160,11 @@ pub(crate) async fn run(
     let body = request_body(model, context, options);
     let provider = model.provider.clone();
     let mut sse = open_stream(&url, headers, &body, |e| http::responses_http_error(&provider, e)).await?;
+    read_stream(&mut sse, em).await
+}
+
+/// Read the events of a 2xx answer into `em`.
+pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result<StopReason, ProviderError> {
     let mut state = State::default();
     while let Some(ev) = sse.next().await {
         let ev = ev?;
@@ -361,6 +366,25 @@ mod tests {
             provider: "mock".into(),
             max_tokens: 16384,
             ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn split_chunks_give_the_same_message() {
+        let body = concat!(
+            "event: response.created\r\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\r\n\r\n",
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"m\",\"delta\":\"h\u{e9}llo \u{1F600}\"}\n\n",
+            "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"message\",\"id\":\"m\"}}\n\n",
+            "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"response\":{\"id\":\"r\",\"status\":\"incomplete\",\"usage\":{\"input_tokens\":3,\"output_tokens\":4}}}\n\n",
+        );
+        for size in crate::providers::testing::PIECE_SIZES {
+            let (tx, _rx) = mpsc::channel(10_000);
+            let mut em = Emitter::new(tx, &model());
+            let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
+            assert_eq!(read_stream(&mut sse, &mut em).await, Ok(StopReason::Length), "piece size {size}");
+            assert_eq!(em.msg.text(), "h\u{e9}llo \u{1F600}");
+            assert_eq!((em.msg.usage.input, em.msg.usage.output, em.msg.usage.total_tokens), (3, 4, 7));
+            assert_eq!(em.msg.raw_stop_reason.as_deref(), Some("incomplete"));
         }
     }
 
