@@ -444,6 +444,22 @@ fn permission_denied_passes_through() {
     assert_eq!(out.text(), format!("EACCES: permission denied, access '{}'", p.display()));
 }
 
+#[test]
+fn special_files_do_not_hang() {
+    let d = dir();
+    assert_eq!(ok_text(json!({"path": "/dev/null"}), d.path()), "");
+    // An endless device stops where Node's readFile gives up (2 GiB).
+    let t0 = std::time::Instant::now();
+    let text = err_text(json!({"path": "/dev/zero"}), d.path());
+    assert!(text.starts_with("File size (") && text.ends_with(") is greater than 2 GiB"), "{text}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(60));
+    // A FIFO without a writer is not waited for.
+    let fifo = d.path().join("fifo");
+    if Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        assert_eq!(ok_text(json!({"path": "fifo"}), d.path()), "");
+    }
+}
+
 // ---------- paths ----------
 
 #[test]

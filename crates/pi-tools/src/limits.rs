@@ -46,3 +46,6 @@ pub const READ_IMAGE_DOWNSCALE_STEP: f64 = 0.75;
 pub const READ_IMAGE_MAX_DOWNSCALES: usize = 8;
 /// `read`: image files bigger than this are not loaded (the image is omitted).
 pub const READ_IMAGE_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
+/// `read`: bytes read from a device, FIFO or socket before giving up (2 GiB,
+/// where Node's `readFile` fails too); regular files have no such limit.
+pub const READ_SPECIAL_FILE_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;

@@ -74,6 +74,11 @@ pub fn offset_beyond_end(offset: &str, total: u64) -> String {
 pub const FRACTIONAL_OFFSET_LONG_LINE: &str =
     "The \"string\" argument must be of type string or an instance of Buffer or ArrayBuffer. Received undefined";
 
+/// Node's error for a file too big to read at once (after `read` bytes).
+pub fn file_too_large(read: u64) -> String {
+    format!("File size ({read}) is greater than 2 GiB")
+}
+
 /// A path with a NUL byte, as Node.js rejects it; `path` is shown the way
 /// Node's `util.inspect` prints a string.
 pub fn path_with_null_bytes(path: &str) -> String {

@@ -10,7 +10,6 @@
 //! checked before each `stat`, so a limit can be reported as reached even if
 //! the entries after it would all have been left out, as in the reference.
 
-use std::cmp::Ordering;
 use std::ffi::OsString;
 use std::path::Path;
 
@@ -67,10 +66,7 @@ pub(crate) fn sort_names(names: &mut Vec<String>) {
         return;
     };
     let mut keyed: Vec<(String, String)> = names.drain(..).map(|n| (n.to_lowercase(), n)).collect();
-    keyed.sort_by(|(a, _), (b, _)| match collator.compare(a, b) {
-        Ordering::Equal => Ordering::Equal,
-        o => o,
-    });
+    keyed.sort_by(|(a, _), (b, _)| collator.compare(a, b));
     names.extend(keyed.into_iter().map(|(_, n)| n));
 }
 

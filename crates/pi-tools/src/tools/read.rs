@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::jsnum::js_number;
 use self::lines::{ScanError, Selection};
-use crate::limits::{MAX_BYTES, MAX_LINES, READ_IMAGE_MAX_FILE_BYTES};
+use crate::limits::{MAX_BYTES, MAX_LINES, READ_IMAGE_MAX_FILE_BYTES, READ_SPECIAL_FILE_MAX_BYTES};
 use crate::os_error::{node_errno_error, node_error};
 use crate::paths::resolve_read_path;
 use crate::text::read as msg;
@@ -56,8 +56,38 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
 
 fn scan_error(e: ScanError) -> ToolError {
     match e {
+        ScanError::Io(e) if e.kind() == std::io::ErrorKind::FileTooLarge => ToolError::msg(e.to_string()),
         ScanError::Io(e) => ToolError::msg(node_error(&e, "read", None)),
         ScanError::Aborted => ToolError::Aborted,
+    }
+}
+
+/// A device, FIFO or socket can stream forever (`/dev/zero`): stop after
+/// [`READ_SPECIAL_FILE_MAX_BYTES`] with Node's "greater than 2 GiB" error, as
+/// the reference fails there too. Regular files are read whatever their size.
+struct Capped<R> {
+    inner: R,
+    read: u64,
+    cap: Option<u64>,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        match self.cap {
+            Some(cap) if self.read > cap => {
+                Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, msg::file_too_large(self.read)))
+            }
+            _ => Ok(n),
+        }
+    }
+}
+
+impl<R: Seek> Seek for Capped<R> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.read = 0;
+        self.inner.seek(pos)
     }
 }
 
@@ -102,7 +132,11 @@ fn read_blocking(abs: &Path, args: &ReadArgs, abort: &CancellationToken) -> Resu
     }
     match picture::detect(&head[..n]) {
         Some(kind) => read_image(file, &head[..n], kind),
-        None => read_text(file, &head[..n], args, abort),
+        None => {
+            let regular = file.metadata().is_ok_and(|m| m.is_file());
+            let cap = (!regular).then_some(READ_SPECIAL_FILE_MAX_BYTES);
+            read_text(Capped { inner: file, read: n as u64, cap }, &head[..n], args, abort)
+        }
     }
 }
 
@@ -205,7 +239,12 @@ fn truncation_details(t: &Truncation) -> Value {
     json!({ "truncation": inner })
 }
 
-fn read_text(mut file: File, head: &[u8], args: &ReadArgs, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
+fn read_text(
+    mut file: Capped<File>,
+    head: &[u8],
+    args: &ReadArgs,
+    abort: &CancellationToken,
+) -> Result<ToolResult, ToolError> {
     let aborted = || abort.is_cancelled();
     let start_f = start_line(args.offset);
     let start = start_f as u64; // start_f >= 0; saturates
