@@ -381,6 +381,18 @@ mod tests {
     }
 
     #[test]
+    fn relative_paths_use_slashes_and_handle_the_file_system_root() {
+        assert_eq!(relative(Path::new("/"), Path::new("/etc/x")), "etc/x");
+        assert_eq!(relative(Path::new("/a/b"), Path::new("/a/b/c/d.txt")), "c/d.txt");
+        let mut out = String::from("x");
+        append_notices(&mut out, &["a".into(), "b".into()]);
+        assert_eq!(out, "x\n\n[a. b]");
+        let mut none = String::from("x");
+        append_notices(&mut none, &[]);
+        assert_eq!(none, "x");
+    }
+
+    #[test]
     fn git_repo_detection() {
         let d = tempfile::tempdir().unwrap();
         fs::create_dir_all(d.path().join("r/.git")).unwrap();
