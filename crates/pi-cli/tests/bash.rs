@@ -363,8 +363,9 @@ fn environment_of_the_command() {
         ],
     );
     assert_eq!(r.text(), format!("{}/bin:/usr/bin:/bin\npi true off unset unset\n", agent.display()));
-    let r = s.cmd("pwd");
-    assert_eq!(r.text(), format!("{}\n", s.dir.path().canonicalize().unwrap().display()));
+    // T6: the folder is the session's; a `cwd` argument from the model changes nothing.
+    let r = s.bash(json!({"command": "pwd", "cwd": "/"}));
+    assert_eq!(r.text(), format!("{}\n", s.dir.path().display()));
 }
 
 #[test]
