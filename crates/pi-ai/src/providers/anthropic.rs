@@ -132,7 +132,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
         body.insert("system".into(), json!([{"type": "text", "text": sp, "cache_control": cache_control()}]));
     }
     if !context.tools.is_empty() {
-        let tools: Vec<Value> = context
+        let mut tools: Vec<Value> = context
             .tools
             .iter()
             .map(|t| {
@@ -155,6 +155,10 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                 })
             })
             .collect();
+        // Cache the tool list too (marker on the last tool, as the reference does).
+        if let Some(last) = tools.last_mut().and_then(Value::as_object_mut) {
+            last.insert("cache_control".into(), cache_control());
+        }
         body.insert("tools".into(), Value::Array(tools));
     }
     if model.reasoning {
@@ -502,7 +506,8 @@ mod tests {
                 "stream": true,
                 "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
                 "tools": [{"name": "read", "description": "Read", "eager_input_streaming": true,
-                    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}],
+                    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+                    "cache_control": {"type": "ephemeral"}}],
                 "thinking": {"type": "enabled", "budget_tokens": 15360, "display": "summarized"}
             })
         );
