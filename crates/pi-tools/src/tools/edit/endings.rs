@@ -1,9 +1,11 @@
 //! The file as read (BOM, line endings) and the way edits go back into it:
 //! replacements found in the `\n` text are spliced into the original text, so
-//! everything outside them keeps its bytes, and each line break of a
-//! replacement takes the ending of the line where the replacement starts
-//! (`\r\n`, `\n` or `\r`; on a last line without one, the ending of the line
-//! before; `\n` when the file has none). A mixed file stays mixed.
+//! everything outside them keeps its bytes, and the line breaks of a
+//! replacement take the ending found at the first `\n` from where the
+//! replacement starts (`\r\n` or `\n`; on the last line, the file's last
+//! `\n`; in a file without `\n`, `\r` if it has one). A mixed file stays mixed,
+//! a CR-only file stays CR-only. (Measured on the reference, Pi 1.6.0: a lone
+//! `\r` on the replacement's own line does not count as its ending.)
 
 use super::apply::{Rep, to_lf};
 
@@ -67,20 +69,18 @@ impl Source {
     }
 }
 
-/// The line ending of the line that contains `pos` (see the module doc).
+/// The line ending for replacement text starting at `pos`: that of the next
+/// `\n` at or after `pos` (`\r\n` when a `\r` precedes it), else that of the
+/// file's last `\n`; in a file without `\n`, `\r` if it has any, else `\n`.
 fn ending_at(text: &str, pos: usize) -> &'static str {
     let bytes = text.as_bytes();
-    let kind = |i: usize| match bytes[i] {
-        b'\r' if bytes.get(i + 1) == Some(&b'\n') => "\r\n",
-        b'\r' => "\r",
-        _ => "\n",
-    };
-    if let Some(off) = bytes[pos..].iter().position(|&b| b == b'\r' || b == b'\n') {
+    let kind = |i: usize| if i > 0 && bytes[i - 1] == b'\r' { "\r\n" } else { "\n" };
+    if let Some(off) = bytes[pos..].iter().position(|&b| b == b'\n') {
         return kind(pos + off);
     }
-    match bytes[..pos].iter().rposition(|&b| b == b'\r' || b == b'\n') {
-        Some(i) if bytes[i] == b'\n' && i > 0 && bytes[i - 1] == b'\r' => "\r\n",
+    match bytes[..pos].iter().rposition(|&b| b == b'\n') {
         Some(i) => kind(i),
+        None if bytes.contains(&b'\r') => "\r",
         None => "\n",
     }
 }
@@ -109,6 +109,20 @@ mod tests {
         assert_eq!(edit("x\ny\na\r\nb", 6, 7, "b\nc"), "x\ny\na\r\nb\r\nc");
         assert_eq!(edit("a\rb", 2, 3, "b\nc"), "a\rb\rc");
         assert_eq!(edit("abc", 1, 2, "1\n2"), "a1\n2c");
+    }
+
+    #[test]
+    fn lone_cr_is_only_used_in_files_without_lf() {
+        // The next `\n` decides, even past lines that end in `\r`.
+        assert_eq!(edit("a\rb\rc\n", 0, 1, "x\ny"), "x\ny\rb\rc\n");
+        assert_eq!(edit("a\rb\rc\r\n", 0, 1, "x\ny"), "x\r\ny\rb\rc\r\n");
+        assert_eq!(edit("a\r\r\nb", 0, 1, "x\ny"), "x\r\ny\r\r\nb");
+        // After the last `\n`: the last `\n` decides.
+        assert_eq!(edit("a\r\nb\rc", 4, 5, "c\nd"), "a\r\nb\rc\r\nd");
+        assert_eq!(edit("a\nb\rc\rd", 6, 7, "d\ne"), "a\nb\rc\rd\ne");
+        // No `\n` at all.
+        assert_eq!(edit("ab\rc", 3, 4, "c\nd"), "ab\rc\rd");
+        assert_eq!(edit("\ra", 1, 2, "a\nb"), "\ra\rb");
     }
 
     #[test]
