@@ -174,7 +174,7 @@ fn first_in_order(
     abort: &CancellationToken,
     keep: &dyn Fn(&ignore::DirEntry) -> Option<(PathBuf, bool)>,
 ) -> Result<Option<Vec<(PathBuf, bool)>>, ToolError> {
-    let spending = budget.start();
+    let mut spending = budget.start();
     let mut found = Vec::new();
     for entry in search::sorted_walk(spec) {
         if abort.is_cancelled() {

@@ -436,7 +436,7 @@ fn first_in_order(
     matcher: &RegexMatcher,
     abort: &CancellationToken,
 ) -> Result<Option<(Output, Vec<String>)>, ToolError> {
-    let spending = req.budget.start();
+    let mut spending = req.budget.start();
     let mut s = searcher(req.context, BinaryDetection::quit(0));
     let mut out = Output::new();
     let mut errors = Vec::new();
