@@ -67,44 +67,51 @@ TREE=$(cd "$TREE" && pwd)
 
 inside_git() { local d=$1; while :; do [ -e "$d/.git" ] && return 0; [ "$d" = / ] && return 1; d=$(dirname "$d"); done; }
 
-# median wall time in milliseconds of RUNS runs (after one warm-up run)
-median_ms() {
+# "wall cpu": medians in milliseconds over RUNS runs (after one warm-up run) of
+# wall time and of CPU time (user + system, all threads; steadier on a busy machine)
+medians() {
   "$@" >/dev/null 2>&1 || true
-  local times=()
+  local walls=() cpus=() t
   for _ in $(seq "$RUNS"); do
-    local s e
-    s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
-    times+=($(( (e - s) / 1000000 )))
+    t=$( { TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null 2>&1; } 2>&1 | tail -1 )
+    walls+=($(awk '{printf "%d", $1 * 1000}' <<<"$t"))
+    cpus+=($(awk '{printf "%d", ($2 + $3) * 1000}' <<<"$t"))
   done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  local mw mc
+  mw=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  mc=$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  echo "$mw $mc"
 }
 
-row() { # label pi_ms other_ms
-  awk -v l="$1" -v p="$2" -v o="$3" 'BEGIN { r = (o > 0) ? p / o : 0; printf "%-58s %7d ms %7d ms  %5.2fx\n", l, p, o, r }'
+row() { # label "pi_wall pi_cpu" "other_wall other_cpu"
+  awk -v l="$1" -v p="$2" -v o="$3" 'BEGIN {
+    split(p, a, " "); split(o, b, " ")
+    rw = (b[1] > 0) ? a[1] / b[1] : 0; rc = (b[2] > 0) ? a[2] / b[2] : 0
+    printf "%-52s %6d %6d | %6d %6d | %5.2fx %5.2fx\n", l, a[1], a[2], b[1], b[2], rw, rc }'
 }
 
 echo "tree: $TREE ($(find "$TREE" -type f | wc -l) files, $(du -sh "$TREE" | cut -f1)); runs: $RUNS, median"
 echo "pi: $PI"
-printf '%-58s %10s %10s %7s\n' "case" "pi" "other" "ratio"
+printf '%-52s %13s | %13s | %13s\n' "case (ms: wall, cpu)" "pi" "rg/fd" "ratio"
 
 if [ -n "$RG" ]; then
   echo "rg: $RG ($("$RG" --version | head -1))"
   rgref() { (cd "$TREE" && "$RG" --no-config --json --line-number --color=never --hidden "$@"); }
   pig() { "$PI" tool grep "$1" --cwd "$TREE"; }
   row "grep rare pattern (full scan) vs rg" \
-    "$(median_ms pig '{"pattern":"zqxwvyy_nomatch"}')" "$(median_ms rgref -- zqxwvyy_nomatch .)"
-  row "grep rare pattern vs rg --no-require-git (same ignores, B10)" \
-    "$(median_ms pig '{"pattern":"zqxwvyy_nomatch"}')" "$(median_ms rgref --no-require-git -- zqxwvyy_nomatch .)"
+    "$(medians pig '{"pattern":"zqxwvyy_nomatch"}')" "$(medians rgref -- zqxwvyy_nomatch .)"
+  row "grep rare vs rg --no-require-git (same ignores, B10)" \
+    "$(medians pig '{"pattern":"zqxwvyy_nomatch"}')" "$(medians rgref --no-require-git -- zqxwvyy_nomatch .)"
   row "grep -i rare pattern vs rg --ignore-case" \
-    "$(median_ms pig '{"pattern":"ZQXWV_nomatch","ignoreCase":true}')" "$(median_ms rgref --ignore-case -- ZQXWV_nomatch .)"
+    "$(medians pig '{"pattern":"ZQXWV_nomatch","ignoreCase":true}')" "$(medians rgref --ignore-case -- ZQXWV_nomatch .)"
   row "grep regex, glob *.ts vs rg --glob" \
-    "$(median_ms pig '{"pattern":"cons[a-z]+ \\w+ zq","glob":"*.ts"}')" "$(median_ms rgref --glob '*.ts' -- 'cons[a-z]+ \w+ zq' .)"
+    "$(medians pig '{"pattern":"cons[a-z]+ \\w+ zq","glob":"*.ts"}')" "$(medians rgref --glob '*.ts' -- 'cons[a-z]+ \w+ zq' .)"
   row "grep common pattern, limit 100 vs rg (full run)" \
-    "$(median_ms pig '{"pattern":"function"}')" "$(median_ms rgref -- function .)"
+    "$(medians pig '{"pattern":"function"}')" "$(medians rgref -- function .)"
   # The reference kills rg after limit+1 matches; `head` does the same here.
   rgkill() { (cd "$TREE" && "$RG" --no-config --json --line-number --color=never --hidden -- function . | head -n 150); }
   row "grep common pattern, limit 100 vs rg killed early" \
-    "$(median_ms pig '{"pattern":"function"}')" "$(median_ms rgkill)"
+    "$(medians pig '{"pattern":"function"}')" "$(medians rgkill)"
 else
   echo "rg not found: grep comparison skipped"
 fi
@@ -118,12 +125,12 @@ if [ -n "$FD" ]; then
   fi
   fdref() { "$FD" --glob --color=never --hidden "${nrg[@]}" --max-results 1001 "$@"; }
   pif() { "$PI" tool find "$1" --cwd "$TREE"; }
-  row "find *.json" "$(median_ms pif '{"pattern":"*.json"}')" "$(median_ms fdref -- '*.json' "$TREE")"
-  row "find * (limit reached)" "$(median_ms pif '{"pattern":"*"}')" "$(median_ms fdref -- '*' "$TREE")"
-  row "find *.nomatch (full walk)" "$(median_ms pif '{"pattern":"*.nomatch"}')" "$(median_ms fdref -- '*.nomatch' "$TREE")"
+  row "find *.json" "$(medians pif '{"pattern":"*.json"}')" "$(medians fdref -- '*.json' "$TREE")"
+  row "find * (limit reached)" "$(medians pif '{"pattern":"*"}')" "$(medians fdref -- '*' "$TREE")"
+  row "find *.nomatch (full walk)" "$(medians pif '{"pattern":"*.nomatch"}')" "$(medians fdref -- '*.nomatch' "$TREE")"
   esc=$(printf '%s' "$TREE" | sed 's/[][\\*?{}]/\\&/g')
-  row "find **/lib/*.ts (path pattern)" "$(median_ms pif '{"pattern":"**/lib/*.ts"}')" \
-    "$(median_ms fdref --full-path --ignore-case -- "$esc/**/lib/*.ts" "$TREE")"
+  row "find **/lib/*.ts (path pattern)" "$(medians pif '{"pattern":"**/lib/*.ts"}')" \
+    "$(medians fdref --full-path --ignore-case -- "$esc/**/lib/*.ts" "$TREE")"
 else
   echo "fd/fdfind not found: find comparison skipped"
 fi
