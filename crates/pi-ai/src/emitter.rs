@@ -25,6 +25,8 @@ pub(crate) struct Emitter {
     ended: Vec<bool>,
     /// Raw length at the last partial parse, by content index.
     parsed_len: HashMap<usize, usize>,
+    /// Whether `start` was sent.
+    started: bool,
 }
 
 /// Partial tool arguments are re-parsed on every delta up to this size...
@@ -48,6 +50,7 @@ impl Emitter {
             raw_args: HashMap::new(),
             ended: Vec::new(),
             parsed_len: HashMap::new(),
+            started: false,
         }
     }
 
@@ -55,7 +58,12 @@ impl Emitter {
         self.tx.send(ev).await.map_err(|_| ProviderError::ReceiverGone)
     }
 
+    /// Send `start` (once): when the server has accepted the request.
     pub async fn start(&mut self) -> Result<(), ProviderError> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
         self.send(AssistantMessageEvent::Start { partial: self.msg.clone() }).await
     }
 
@@ -68,6 +76,7 @@ impl Emitter {
         usage.cost.cache_read = usage.cache_read as f64 * p.cache_read / 1e6;
         usage.cost.cache_write = usage.cache_write as f64 * p.cache_write / 1e6;
         usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write;
+        usage.cost.total_from_provider.get_or_insert(false);
         self.msg.usage = usage;
     }
 

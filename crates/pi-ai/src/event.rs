@@ -7,12 +7,15 @@ use crate::types::{AssistantMessage, StopReason, ToolCall};
 /// One event of a streamed response, tagged by `type` (`text_delta`, ...).
 ///
 /// Every non-terminal event carries the `partial` message as it stands after
-/// the event; `content_index` is the block the event is about. The last event
-/// of a stream is always [`Done`](Self::Done) or [`Error`](Self::Error).
+/// the event; `content_index` is the block the event is about. The first event
+/// is [`Start`](Self::Start) once the server has accepted the request (a
+/// request refused outright, e.g. with an HTTP error, has no `start`); the
+/// last event of a stream is always [`Done`](Self::Done) or [`Error`](Self::Error).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum AssistantMessageEvent {
-    /// The request was accepted; `partial` is empty.
+    /// The server accepted the request (Anthropic: after its `message_start`,
+    /// so `partial` has the input usage); no content yet.
     Start {
         /// The message so far.
         partial: AssistantMessage,

@@ -119,7 +119,6 @@ async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emi
         Err(ProviderError::Aborted)
     } else {
         let work = async {
-            em.start().await?;
             match model.api.as_str() {
                 api::OPENAI_COMPLETIONS => {
                     providers::openai_completions::run(&model, &context, &options, &mut em).await

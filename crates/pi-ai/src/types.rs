@@ -245,13 +245,17 @@ pub struct Usage {
     pub cache_read: u64,
     /// Input tokens written to the cache.
     pub cache_write: u64,
-    /// Reasoning tokens (part of `output`), when the provider says.
-    #[serde(default)]
-    pub reasoning: u64,
-    /// The provider's total, or the sum of the above.
+    /// Reasoning tokens (part of `output`); the OpenAI APIs report it (also 0),
+    /// Anthropic does not (then the key is absent, as in the reference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
+    /// `input + output + cache_read + cache_write`.
     pub total_tokens: u64,
     /// Cost in dollars.
     pub cost: Cost,
+    /// Anthropic: input tokens written to the one-hour cache (part of `cache_write`).
+    #[serde(rename = "cacheWrite1h", default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<u64>,
 }
 
 /// Cost in dollars, computed from [`crate::ModelCost`].
@@ -273,9 +277,10 @@ pub struct Cost {
     /// The sum.
     #[serde(serialize_with = "js_number")]
     pub total: f64,
-    /// Whether the total came from the provider rather than from prices.
-    #[serde(default)]
-    pub total_from_provider: bool,
+    /// Whether the total came from the provider rather than from prices
+    /// (absent until a response reported usage, as in the reference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_from_provider: Option<bool>,
 }
 
 /// Serialize a float the way JavaScript prints numbers: integral values
@@ -357,7 +362,14 @@ mod tests {
             api: "openai-completions".into(),
             provider: "mock".into(),
             model: "mock-1".into(),
-            usage: Usage { input: 10, output: 5, total_tokens: 15, ..Default::default() },
+            usage: Usage {
+                input: 10,
+                output: 5,
+                reasoning: Some(0),
+                total_tokens: 15,
+                cost: Cost { total_from_provider: Some(false), ..Default::default() },
+                ..Default::default()
+            },
             stop_reason: StopReason::ToolUse,
             timestamp: 1,
             response_id: Some("c".into()),
@@ -371,6 +383,14 @@ mod tests {
         );
         let back: Message = serde_json::from_str(&s).unwrap();
         assert_eq!(back, Message::Assistant(m));
+    }
+
+    #[test]
+    fn usage_before_any_response_has_the_reference_keys() {
+        assert_eq!(
+            serde_json::to_string(&Usage::default()).unwrap(),
+            r#"{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}"#
+        );
     }
 
     #[test]

@@ -210,7 +210,14 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
         let Ok(data) = serde_json::from_str::<Value>(&ev.data) else {
             continue;
         };
-        if handle_event(&data, &mut state, em).await? {
+        // `start` follows message_start, so the partial already has its usage.
+        let is_message_start = data.get("type").and_then(Value::as_str) == Some("message_start");
+        if !is_message_start {
+            em.start().await?;
+        }
+        let stop = handle_event(&data, &mut state, em).await?;
+        em.start().await?;
+        if stop {
             break;
         }
     }
@@ -245,6 +252,7 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
             st.usage.output = n(u.get("output_tokens")).unwrap_or(0);
             st.usage.cache_read = n(u.get("cache_read_input_tokens")).unwrap_or(0);
             st.usage.cache_write = n(u.get("cache_creation_input_tokens")).unwrap_or(0);
+            st.usage.cache_write_1h = Some(n(u.pointer("/cache_creation/ephemeral_1h_input_tokens")).unwrap_or(0));
             em.set_usage(st.usage.clone());
         }
         "content_block_start" => {
@@ -325,6 +333,9 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
                 }
                 if let Some(v) = n(u.get("cache_creation_input_tokens")) {
                     st.usage.cache_write = v;
+                }
+                if let Some(v) = n(u.pointer("/cache_creation/ephemeral_1h_input_tokens")) {
+                    st.usage.cache_write_1h = Some(v);
                 }
                 em.set_usage(st.usage.clone());
             }

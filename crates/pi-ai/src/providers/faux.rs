@@ -217,6 +217,7 @@ pub(crate) async fn run(
         Some(FauxResponse::Message(m)) => *m,
         Some(FauxResponse::Factory(f)) => f(context, options, model),
     };
+    em.start().await?;
     let input = estimate_tokens(context_chars(context));
     let mut out_chars = 0;
     for block in &scripted.content {

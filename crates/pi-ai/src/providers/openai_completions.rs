@@ -163,6 +163,7 @@ pub(crate) async fn run(
     let headers = http::headers(pairs)?;
     let body = request_body(model, context, options);
     let mut sse = open_stream(&url, headers, &body, http::completions_http_error).await?;
+    em.start().await?;
     read_stream(&mut sse, em).await
 }
 
@@ -278,7 +279,7 @@ fn parse_usage(u: &Value) -> Usage {
         output: n(u.get("completion_tokens")),
         cache_read: cached,
         cache_write: 0,
-        reasoning: n(u.pointer("/completion_tokens_details/reasoning_tokens")),
+        reasoning: Some(n(u.pointer("/completion_tokens_details/reasoning_tokens"))),
         ..Default::default()
     }
 }

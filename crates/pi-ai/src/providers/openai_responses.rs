@@ -160,6 +160,7 @@ pub(crate) async fn run(
     let body = request_body(model, context, options);
     let provider = model.provider.clone();
     let mut sse = open_stream(&url, headers, &body, |e| http::responses_http_error(&provider, e)).await?;
+    em.start().await?;
     read_stream(&mut sse, em).await
 }
 
@@ -348,7 +349,7 @@ fn parse_usage(u: &Value) -> Usage {
         input: input.saturating_sub(cached),
         output: n(u.get("output_tokens")),
         cache_read: cached,
-        reasoning: n(u.pointer("/output_tokens_details/reasoning_tokens")),
+        reasoning: Some(n(u.pointer("/output_tokens_details/reasoning_tokens"))),
         ..Default::default()
     }
 }
