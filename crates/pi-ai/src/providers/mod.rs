@@ -134,3 +134,47 @@ pub(crate) mod testing {
     /// Piece sizes every stream is replayed with.
     pub const PIECE_SIZES: [usize; 6] = [1, 2, 3, 7, 64, usize::MAX];
 }
+
+#[cfg(test)]
+mod hostile_streams {
+    use super::testing::split_bytes;
+    use crate::emitter::Emitter;
+    use crate::http::SseStream;
+    use crate::model::Model;
+    use tokio::sync::mpsc;
+
+    /// Events with wrong types, missing fields, odd indexes and orders: every
+    /// client must end with a result (never panic, never hang).
+    const BODIES: &[&str] = &[
+        "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-1,\"function\":{\"arguments\":5}}]},\"finish_reason\":7}]}\n\n",
+        "data: {\"choices\":\"x\",\"usage\":{\"prompt_tokens\":-3,\"prompt_tokens_details\":{\"cached_tokens\":99}}}\n\n",
+        "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":18446744073709551615,\"id\":null}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: []\n\ndata: null\n\ndata: 42\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":99,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n",
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":null},\"usage\":\"x\"}\n\n",
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"input\":[1]}}\n\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\n\n",
+        "data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"reasoning\"}}\n\ndata: {\"type\":\"response.function_call_arguments.done\",\"item_id\":\"zz\"}\n\ndata: {\"type\":\"response.completed\",\"response\":null}\n\n",
+        "data: {\"type\":\"response.reasoning_summary_part.added\",\"item_id\":\"r\"}\n\ndata: {\"type\":\"response.reasoning_summary_part.added\",\"item_id\":\"r\"}\n\ndata: {\"type\":\"response.failed\"}\n\n",
+        "data: {\"type\":\"response.output_item.added\",\"item\":{\"type\":\"function_call\",\"arguments\":\"{\\\"a\\\":\"}}\n\ndata: {\"type\":\"response.incomplete\",\"response\":{\"status\":7}}\n\n",
+        ":\n\n\n\n\r\r\n\ndata\n\nevent:\n\nid: 3\nretry: x\n\n",
+    ];
+
+    #[tokio::test]
+    async fn hostile_events_never_panic() {
+        for api in ["openai-completions", "anthropic-messages", "openai-responses"] {
+            let model = Model { api: api.into(), ..Default::default() };
+            for body in BODIES {
+                for size in [1, 5, usize::MAX] {
+                    let (tx, _rx) = mpsc::channel(10_000);
+                    let mut em = Emitter::new(tx, &model);
+                    let mut sse = SseStream::from_chunks(split_bytes(body, size));
+                    let _ = match api {
+                        "openai-completions" => super::openai_completions::read_stream(&mut sse, &mut em).await,
+                        "anthropic-messages" => super::anthropic::read_stream(&mut sse, &mut em).await,
+                        _ => super::openai_responses::read_stream(&mut sse, &mut em).await,
+                    };
+                }
+            }
+        }
+    }
+}
