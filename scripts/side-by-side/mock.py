@@ -7,6 +7,10 @@ turns = json.load(open(script_path))
 state = {"i": 0}
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    def setup(self):
+        super().setup()
+        import socket
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     def log_message(self, *a): pass
     def do_POST(self):
         n = int(self.headers.get("content-length", 0)); body = self.rfile.read(n)
