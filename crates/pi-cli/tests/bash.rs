@@ -255,6 +255,12 @@ fn one_long_line_shows_its_last_bytes() {
         full_output_path(r.text()).display()
     )));
     assert_eq!(std::fs::metadata(full_output_path(r.text())).unwrap().len(), 1_000_021);
+    // Ending in a newline, the reference reports the (empty) text after it: `line is 0B`.
+    let r = s.cmd("head -c 100000 /dev/zero | tr '\\0' a; echo");
+    assert!(r.text().ends_with(&format!(
+        "\n\n[Showing last 50.0KB of line 1 (line is 0B). Full output: {}]",
+        full_output_path(r.text()).display()
+    )));
 }
 
 #[test]

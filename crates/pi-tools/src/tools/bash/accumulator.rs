@@ -314,7 +314,9 @@ impl Accumulator {
             FileState::None => text::full_output_not_saved("no output file"),
         };
         let notice = if t.last_line_partial {
-            let line_bytes = if self.ends_with_newline { self.prev_line_bytes } else { self.line_bytes };
+            // As the reference: the size of the text after the last newline, so
+            // output ending in a newline reports `line is 0B`.
+            let line_bytes = self.line_bytes;
             text::showing_last_of_line(t.output_bytes, total_lines, line_bytes, &full)
         } else {
             let first = (total_lines + 1).saturating_sub(t.output_lines as u64);
@@ -515,10 +517,11 @@ mod tests {
         );
         assert_eq!(s.text.len(), MAX_BYTES);
         assert!(a.window.len() <= 2 * BASH_TAIL_WINDOW);
-        // With a final newline the reference says `line is 0B`; we give the line's size.
+        // With a final newline the reference says `line is 0B` (the text after
+        // the last newline); we say the same, so models see identical notices.
         let mut b = acc(dir.path());
         feed(&mut b, format!("{}\n", "a".repeat(100_000)).as_bytes(), 4096);
-        assert!(b.shown().notice.unwrap().starts_with("[Showing last 50.0KB of line 1 (line is 97.7KB)."));
+        assert!(b.shown().notice.unwrap().starts_with("[Showing last 50.0KB of line 1 (line is 0B)."));
     }
 
     #[test]
