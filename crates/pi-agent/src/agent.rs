@@ -168,12 +168,22 @@ impl Agent {
             headers: Default::default(),
             session_id: self.tool_ctx.session.session_id.clone(),
         };
+        let began = std::time::Instant::now();
         let mut rx = pi_ai::stream(&self.model, &self.context(), options);
         let mut started = false;
+        let finish = |mut m: AssistantMessage, started: bool| {
+            m.duration_ms = Some(began.elapsed().as_millis() as u64);
+            m.thinking_level = Some(self.thinking.clone().unwrap_or_else(|| crate::text::THINKING_OFF.to_string()));
+            if !started {
+                // No `start` (an HTTP error, say): the message still starts, as the final one.
+                self.emit(AgentEvent::MessageStart { message: Message::Assistant(m.clone()) });
+            }
+            m
+        };
         while let Some(ev) = rx.recv().await {
             match ev {
-                AssistantMessageEvent::Done { message, .. } => return message,
-                AssistantMessageEvent::Error { error, .. } => return error,
+                AssistantMessageEvent::Done { message, .. } => return finish(message, started),
+                AssistantMessageEvent::Error { error, .. } => return finish(error, started),
                 AssistantMessageEvent::Start { partial } => {
                     if !started {
                         started = true;
@@ -192,7 +202,7 @@ impl Agent {
                 }
             }
         }
-        AssistantMessage {
+        let ended = AssistantMessage {
             api: self.model.api.clone(),
             provider: self.model.provider.clone(),
             model: self.model.id.clone(),
@@ -200,7 +210,8 @@ impl Agent {
             error_message: Some(crate::text::STREAM_ENDED_EARLY.to_string()),
             timestamp: now_ms(),
             ..Default::default()
-        }
+        };
+        finish(ended, started)
     }
 
     /// One model request with the retry policy applied.

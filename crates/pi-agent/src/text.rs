@@ -15,3 +15,6 @@ pub const STREAM_ENDED_EARLY: &str = "The model stream ended without a final mes
 pub fn invalid_arguments(tool: &str, detail: &str) -> String {
     format!("Invalid arguments for tool \"{tool}\": {detail}")
 }
+
+/// The thinking level recorded on messages of a model run without thinking.
+pub const THINKING_OFF: &str = "off";

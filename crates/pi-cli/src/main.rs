@@ -10,13 +10,26 @@ mod model_select;
 mod print_mode;
 mod rpc_mode;
 mod run;
+mod signals;
 mod text;
 mod tool_cmd;
 mod trust_cmd;
 
 use std::process::ExitCode;
 
+/// Let a closed standard output end the process quietly (as `rg` and other
+/// Unix tools do: `pi tool read … | head`), instead of a write error panic.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: resetting one signal's disposition to the default at start-up,
+    // before any thread exists, has no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("--version" | "-v") => {

@@ -26,33 +26,19 @@ fn failed(m: &AssistantMessage) -> Option<String> {
         .then(|| m.error_message.clone().unwrap_or_else(|| text::REQUEST_FAILED.to_string()))
 }
 
-/// Exit status for a termination signal: 128 + its number.
-const SIGTERM_EXIT: u8 = 143;
-
 /// Run `messages` one after another; print the final text when `print_text`.
 pub async fn run(mut agent: Agent, messages: Vec<String>, print_text: bool) -> ExitCode {
     if messages.is_empty() {
         eprintln!("Error: {}", text::NO_MESSAGE);
         return ExitCode::from(1);
     }
-    let abort = agent.abort_handle();
-    let work = async {
-        let mut last = None;
-        for m in &messages {
-            last = agent.prompt(m).await;
-            if last.as_ref().is_some_and(|l| failed(l).is_some()) {
-                break;
-            }
+    let mut last = None;
+    for m in &messages {
+        last = agent.prompt(m).await;
+        if last.as_ref().is_some_and(|l| failed(l).is_some()) {
+            break;
         }
-        last
-    };
-    let last = tokio::select! {
-        last = work => last,
-        _ = terminate_signal() => {
-            abort.abort();
-            return ExitCode::from(SIGTERM_EXIT);
-        }
-    };
+    }
     let Some(last) = last else { return ExitCode::SUCCESS };
     if let Some(err) = failed(&last) {
         eprintln!("{err}");
@@ -66,21 +52,6 @@ pub async fn run(mut agent: Agent, messages: Vec<String>, print_text: bool) -> E
         let _ = out.flush();
     }
     ExitCode::SUCCESS
-}
-
-async fn terminate_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    }
-    #[cfg(not(unix))]
-    std::future::pending::<()>().await
 }
 
 /// A plain prompt loop on a terminal: one line in, the answer out.

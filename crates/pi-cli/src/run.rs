@@ -309,6 +309,10 @@ pub fn main(args: CliArgs) -> ExitCode {
         max_delay_ms: retry.max_delay_ms,
     };
 
+    {
+        let _guard = runtime.enter();
+        crate::signals::install(agent.abort_handle());
+    }
     match mode {
         Mode::Rpc => runtime.block_on(rpc_mode::run(agent, header, models)),
         Mode::Json | Mode::Text => {

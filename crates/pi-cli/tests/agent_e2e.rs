@@ -412,3 +412,55 @@ fn rpc_commands_and_abort() {
     let status = child.wait().unwrap();
     assert!(status.success());
 }
+
+#[test]
+fn a_failed_request_still_starts_its_message_in_json_mode() {
+    let env = Env::new();
+    env.no_retry();
+    let server = MockServer::start(vec![Turn::error(500, "boom")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "--mode", "json", "go"]);
+    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let assistant = |t: &str| {
+        events
+            .iter()
+            .position(|e| e["type"] == t && e["message"]["role"] == "assistant")
+            .unwrap_or_else(|| panic!("no {t}"))
+    };
+    assert!(assistant("message_start") < assistant("message_end"));
+    let end = &events[assistant("message_end")]["message"];
+    assert_eq!((end["stopReason"].as_str(), end["thinkingLevel"].as_str()), (Some("error"), Some("off")));
+    assert_eq!(end["errorMessage"], "500: {\"message\":\"boom\"}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_ends_the_run_and_its_commands() {
+    let env = Env::new();
+    let marker = format!("pi-e2e-sleep-{}", std::process::id());
+    let server = MockServer::start(vec![Turn::tool("bash", json!({"command": format!("exec -a {marker} sleep 100")}))]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let mut child = env
+        .cmd(&["-p", "--offline", "--no-session", "--model", "mock/mock-1", "go"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let running = || {
+        std::fs::read_dir("/proc").unwrap().filter_map(Result::ok).any(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).starts_with(&marker))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !running() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(running(), "the command never started");
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!running(), "the command outlived pi");
+}

@@ -25,8 +25,9 @@ fn run(args: Value, cwd: &Path) -> Out {
         .arg(cwd)
         .output()
         .unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    });
     Out { json, code: out.status.code().unwrap_or(-1) }
 }
 
@@ -73,11 +74,8 @@ fn apply_patch(old: &str, patch: &str) -> String {
     assert!(lines.next().unwrap().starts_with("--- "));
     assert!(lines.next().unwrap().starts_with("+++ "));
     while let Some(header) = lines.next() {
-        let nums: Vec<usize> = header
-            .trim_start_matches("@@ -")
-            .split([' ', ',', '+'])
-            .filter_map(|s| s.parse().ok())
-            .collect();
+        let nums: Vec<usize> =
+            header.trim_start_matches("@@ -").split([' ', ',', '+']).filter_map(|s| s.parse().ok()).collect();
         let start = if nums[1] == 0 { nums[0] } else { nums[0] - 1 };
         out.extend(old_lines[at..start].iter().copied());
         at = start;
@@ -315,7 +313,10 @@ fn missing_file_folder_and_below_a_file() {
     assert!(!d.path().join("nope.txt").exists());
     assert_eq!(e("file/x").text(), "Could not edit file: file/x. Error code: ENOTDIR.");
     assert_eq!(e("dir").text(), "EISDIR: illegal operation on a directory, read");
-    assert_eq!(e("~/pi-edit-test-surely-missing/q").text(), "Could not edit file: ~/pi-edit-test-surely-missing/q. Error code: ENOENT.");
+    assert_eq!(
+        e("~/pi-edit-test-surely-missing/q").text(),
+        "Could not edit file: ~/pi-edit-test-surely-missing/q. Error code: ENOENT."
+    );
 }
 
 fn euid_is_root() -> bool {
@@ -349,12 +350,18 @@ fn fuzzy_trailing_whitespace() {
         edits(&[("function a() {\n  return 1;\n}", "function a() {\n  return 2;\n}")]),
     );
     assert_eq!(bytes, b"function a() {\n  return 2;\n}\n");
-    assert_eq!(json["details"]["diff"], "-1 function a() {  \n-2   return 1;\t\n+1 function a() {\n+2   return 2;\n 3 }");
+    assert_eq!(
+        json["details"]["diff"],
+        "-1 function a() {  \n-2   return 1;\t\n+1 function a() {\n+2   return 2;\n 3 }"
+    );
 }
 
 #[test]
 fn fuzzy_nfkc_cjk_compatibility_and_combining() {
-    let (_, b) = ok("console.log(\u{201c}你好，世界！\u{201d});\n", edits(&[("console.log(\"你好,世界!\");", "console.log(\"hi\");")]));
+    let (_, b) = ok(
+        "console.log(\u{201c}你好，世界！\u{201d});\n",
+        edits(&[("console.log(\"你好,世界!\");", "console.log(\"hi\");")]),
+    );
     assert_eq!(b, b"console.log(\"hi\");\n");
     let (_, b) = ok("const ＡＢＣ１２３ = 1;\n", edits(&[("const ABC123 = 1;", "const ABC = 2;")]));
     assert_eq!(b, b"const ABC = 2;\n");
@@ -486,8 +493,10 @@ fn legacy_and_stringified_arguments() {
     let (_, b) = ok("a\nb\n", json!({"path": "f.txt", "edits": {"oldText": "b", "newText": "Y"}}));
     assert_eq!(b, b"a\nY\n");
     // Legacy fields are appended to the existing edits (a multi-edit call).
-    let (json, b) =
-        ok("a\nb\n", json!({"path": "f.txt", "edits": [{"oldText": "a", "newText": "X"}], "oldText": "b", "newText": "Y"}));
+    let (json, b) = ok(
+        "a\nb\n",
+        json!({"path": "f.txt", "edits": [{"oldText": "a", "newText": "X"}], "oldText": "b", "newText": "Y"}),
+    );
     assert_eq!(b, b"X\nY\n");
     assert_eq!(json["content"][0]["text"], "Successfully replaced 2 block(s) in f.txt.");
 }
@@ -502,7 +511,10 @@ fn invalid_edits_are_an_invalid_call() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("Validation failed for tool \"edit\":\n  - edits.0: expected object, got string\n"), "{err}");
+    assert!(
+        err.starts_with("Validation failed for tool \"edit\":\n  - edits.0: expected object, got string\n"),
+        "{err}"
+    );
     assert_eq!(file(&d), b"a\n");
 }
 
