@@ -78,8 +78,12 @@ async fn write_and_edit_share_the_queue() {
                 let content = format!("{big}\nbase\n");
                 call_tool(ToolName::Write, json!({"path": "f.txt", "content": content}), &ctx).await
             } else {
-                call_tool(ToolName::Edit, json!({"path": "f.txt", "edits": [{"oldText": "base\n", "newText": "base\n\n"}]}), &ctx)
-                    .await
+                call_tool(
+                    ToolName::Edit,
+                    json!({"path": "f.txt", "edits": [{"oldText": "base\n", "newText": "base\n\n"}]}),
+                    &ctx,
+                )
+                .await
             }
         }));
     }
@@ -116,7 +120,8 @@ async fn aborted_calls_write_nothing() {
     std::fs::write(dir.path().join("f.txt"), "a\n").unwrap();
     let ctx = ToolContext::new(dir.path());
     ctx.abort.cancel();
-    let r = call_tool(ToolName::Edit, json!({"path": "f.txt", "edits": [{"oldText": "a", "newText": "b"}]}), &ctx).await;
+    let r =
+        call_tool(ToolName::Edit, json!({"path": "f.txt", "edits": [{"oldText": "a", "newText": "b"}]}), &ctx).await;
     assert!(r.is_error);
     assert_eq!(r.text_content(), "Operation aborted");
     let r = call_tool(ToolName::Write, json!({"path": "g.txt", "content": "x"}), &ctx).await;

@@ -43,7 +43,9 @@ pub fn not_unique(path: &str, index: Option<usize>, count: i64) -> String {
 
 /// Two matched regions overlap (`first` is the one that starts first in the file).
 pub fn overlap(path: &str, first: usize, second: usize) -> String {
-    format!("edits[{first}] and edits[{second}] overlap in {path}. Merge them into one edit or target disjoint regions.")
+    format!(
+        "edits[{first}] and edits[{second}] overlap in {path}. Merge them into one edit or target disjoint regions."
+    )
 }
 
 /// The edits leave the file as it was.
@@ -59,7 +61,8 @@ pub fn no_changes(path: &str, multi: bool) -> String {
 
 /// Fuzzy normalisation changed the number of lines (cannot happen with the
 /// normalisation used, kept as the reference's guard).
-pub const LINE_COUNT_MISMATCH: &str = "Cannot preserve unchanged lines because the base content has a different line count.";
+pub const LINE_COUNT_MISMATCH: &str =
+    "Cannot preserve unchanged lines because the base content has a different line count.";
 
 /// A fuzzy match of nothing in an empty file.
 pub const RANGE_OUTSIDE: &str = "Replacement range is outside the base content.";

@@ -23,6 +23,8 @@ mod diff;
 mod endings;
 mod fuzzy;
 mod myers;
+#[cfg(test)]
+mod props;
 
 use apply::EditText;
 
@@ -76,8 +78,7 @@ fn edit_file(
     let bytes = read(&abs)?;
     check()?;
     let source = endings::Source::decode(&bytes);
-    let edits: Vec<EditText> =
-        args.edits.into_iter().map(|e| EditText { old: e.old_text, new: e.new_text }).collect();
+    let edits: Vec<EditText> = args.edits.into_iter().map(|e| EditText { old: e.old_text, new: e.new_text }).collect();
     let count = edits.len();
     let applied = apply::apply_edits(&source.lf, &edits, path).map_err(ToolError::msg)?;
     let new_bytes = source.splice(&applied.reps);

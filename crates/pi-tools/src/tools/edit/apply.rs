@@ -102,14 +102,18 @@ pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Resu
         matches.push(Match { edit: i, start, len });
     }
     if any_fuzzy {
-        // Every edit is matched again in fuzzy space, so all offsets share one base.
+        // Every edit is matched again in the fuzzy text, so all offsets share
+        // one base: as is first (so a trailing space the model typed is
+        // consumed, as in the reference), then in its fuzzy form.
         for m in &mut matches {
-            let needle = &fuzzy_old[m.edit];
-            let Some(at) = fuzzy_content.find(needle.as_str()) else {
-                return Err(msg::not_found(path, label(m.edit)));
+            let (raw, needle) = (&edits[m.edit].old, &fuzzy_old[m.edit]);
+            let found = match fuzzy_content.find(raw.as_str()) {
+                Some(at) => Some((at, raw.len())),
+                None => fuzzy_content.find(needle.as_str()).map(|at| (at, needle.len())),
             };
-            m.start = at;
-            m.len = needle.len();
+            let Some((start, len)) = found else { return Err(msg::not_found(path, label(m.edit))) };
+            m.start = start;
+            m.len = len;
         }
     }
     matches.sort_by_key(|m| m.start);
@@ -118,10 +122,8 @@ pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Resu
             return Err(msg::overlap(path, pair[0].edit, pair[1].edit));
         }
     }
-    let char_reps: Vec<Rep> = matches
-        .iter()
-        .map(|m| Rep { start: m.start, end: m.start + m.len, text: edits[m.edit].new.clone() })
-        .collect();
+    let char_reps: Vec<Rep> =
+        matches.iter().map(|m| Rep { start: m.start, end: m.start + m.len, text: edits[m.edit].new.clone() }).collect();
     let reps = if any_fuzzy { whole_line_reps(content, &fuzzy_content, &char_reps)? } else { char_reps };
     let new_lf = splice(content, &reps);
     if new_lf == content {
@@ -185,13 +187,29 @@ mod tests {
 
     #[test]
     fn matches_against_the_original_not_incrementally() {
-        assert_eq!(run("foo\nbar\nbaz\n", &[("foo\n", "foo bar\n"), ("bar\n", "BAR\n")]).unwrap(), "foo bar\nBAR\nbaz\n");
+        assert_eq!(
+            run("foo\nbar\nbaz\n", &[("foo\n", "foo bar\n"), ("bar\n", "BAR\n")]).unwrap(),
+            "foo bar\nBAR\nbaz\n"
+        );
     }
 
     #[test]
     fn fuzzy_rewrites_only_touched_lines() {
-        assert_eq!(run("k\na  \nb \u{201C}q\u{201D}\nc  \n", &[("a\nb", "a\nB"), ("k", "K")]).unwrap(), "K\na\nB \"q\"\nc  \n");
+        assert_eq!(
+            run("k\na  \nb \u{201C}q\u{201D}\nc  \n", &[("a\nb", "a\nB"), ("k", "K")]).unwrap(),
+            "K\na\nB \"q\"\nc  \n"
+        );
         assert_eq!(run("a  \nb \u{201C}q\u{201D}\nc\n", &[("a\nb \"q\"", "a\nB")]).unwrap(), "a\nB\nc\n");
+    }
+
+    #[test]
+    fn fuzzy_base_is_searched_as_is_first() {
+        // "   x " is in the fuzzy text as typed: its trailing space is replaced too.
+        assert_eq!(run("   x\u{a0}y  \n", &[("   x ", "Q")]).unwrap(), "Qy\n");
+        assert_eq!(run("x\u{201C} y\n", &[("x\" ", "Q")]).unwrap(), "Qy\n");
+        // Not there as typed: the fuzzy form (trailing space dropped) is used.
+        assert_eq!(run("x\u{a0}y\n", &[("x\u{a0} ", "Q")]).unwrap(), "Q y\n");
+        assert_eq!(run("x\u{201C}\u{a0}y\n", &[("x\u{201C} ", "Q")]).unwrap(), "Q y\n");
     }
 
     #[test]

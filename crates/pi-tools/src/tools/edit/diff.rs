@@ -99,7 +99,9 @@ fn line_index_end(starts: &[usize], len: usize, pos: usize) -> usize {
 
 fn shift_op(op: DiffOp, o: usize, n: usize) -> DiffOp {
     match op {
-        DiffOp::Equal { old_index, new_index, len } => DiffOp::Equal { old_index: old_index + o, new_index: new_index + n, len },
+        DiffOp::Equal { old_index, new_index, len } => {
+            DiffOp::Equal { old_index: old_index + o, new_index: new_index + n, len }
+        }
         DiffOp::Delete { old_index, old_len, new_index } => {
             DiffOp::Delete { old_index: old_index + o, old_len, new_index: new_index + n }
         }
@@ -219,7 +221,8 @@ pub(super) fn edit_diff(path: &str, old: &str, new: &str, reps: &[Rep]) -> EditD
     // Width of the line numbers: the larger line count, counted as `split("\n")` does.
     let count = |s: &str| s.matches('\n').count() + 1;
     let width = count(old).max(count(new)).to_string().len();
-    let first_changed_line = ops.iter().find(|op| !matches!(op, DiffOp::Equal { .. })).map(|op| op.new_range().start + 1);
+    let first_changed_line =
+        ops.iter().find(|op| !matches!(op, DiffOp::Equal { .. })).map(|op| op.new_range().start + 1);
     let diff = display(&ops, &old_lines, &new_lines, width);
     EditDiff { diff, patch: patch(path, ops, &old_lines, &new_lines), first_changed_line }
 }

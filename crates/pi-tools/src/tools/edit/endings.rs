@@ -32,12 +32,8 @@ impl Source {
             None => (false, text.into_owned()),
         };
         let lf = to_lf(&original);
-        let mut crlf = Vec::new();
-        let mut removed = 0;
-        for (i, _) in original.match_indices("\r\n") {
-            crlf.push(i - removed);
-            removed += 1;
-        }
+        // The k-th `\r\n` sits k bytes earlier in the `\n` text.
+        let crlf = original.match_indices("\r\n").enumerate().map(|(k, (i, _))| i - k).collect();
         Source { bom, original, lf, crlf }
     }
 

@@ -11,12 +11,38 @@
 
 use similar::DiffOp;
 
+/// The furthest x reached on diagonal `k` at step `d - 1` (`row` holds
+/// diagonals `-(d-1)..=(d-1)`), if a path is there.
+fn at(row: &[i32], d: isize, k: isize) -> Option<isize> {
+    let i = k + d - 1;
+    if i < 0 {
+        return None;
+    }
+    row.get(i as usize).copied().filter(|&x| x >= 0).map(|x| x as isize)
+}
+
+/// The move that reaches diagonal `k` at step `d`: `(is_deletion, x after the
+/// move)`. A deletion comes from `k - 1` (one step right), an insertion from
+/// `k + 1` (one step down); the one reaching further wins, a deletion on a tie;
+/// moves leaving the grid do not count.
+fn choose(row: &[i32], d: isize, k: isize, n: isize, m: isize) -> Option<(bool, isize)> {
+    let del = (k > -d).then(|| at(row, d, k - 1)).flatten().filter(|&x| x < n).map(|x| x + 1);
+    let ins = (k < d).then(|| at(row, d, k + 1)).flatten().filter(|&x| x - (k + 1) < m);
+    match (del, ins) {
+        (Some(dx), Some(ix)) if dx - 1 < ix => Some((false, ix)),
+        (Some(dx), _) => Some((true, dx)),
+        (None, Some(ix)) => Some((false, ix)),
+        (None, None) => None,
+    }
+}
+
 /// Ops turning `old` into `new`, or `None` when more than `max_d` edits are needed.
 pub(super) fn diff<T: PartialEq>(old: &[T], new: &[T], max_d: usize) -> Option<Vec<DiffOp>> {
     let (n, m) = (old.len() as isize, new.len() as isize);
+    if n > i32::MAX as isize || m > i32::MAX as isize {
+        return None;
+    }
     let max_d = max_d.min(old.len() + new.len()) as isize;
-    let offset = max_d + 1;
-    let idx = |k: isize| (k + offset) as usize;
     let snake = |mut x: isize, mut y: isize| {
         while x < n && y < m && old[x as usize] == new[y as usize] {
             x += 1;
@@ -24,85 +50,50 @@ pub(super) fn diff<T: PartialEq>(old: &[T], new: &[T], max_d: usize) -> Option<V
         }
         x
     };
-    // v[k] = furthest x on diagonal k = x - y; -1 marks "no path".
-    let mut v = vec![-1isize; (2 * offset + 1) as usize];
-    let mut trace: Vec<Vec<isize>> = Vec::new();
     let start = snake(0, 0);
     if start >= n && start >= m {
         let equal = DiffOp::Equal { old_index: 0, new_index: 0, len: old.len() };
         return Some(if old.is_empty() { vec![] } else { vec![equal] });
     }
-    v[idx(0)] = start;
-    trace.push(v.clone());
+    // trace[d][k + d] = furthest x on diagonal k = x - y after d edits; -1: no path.
+    let mut trace: Vec<Vec<i32>> = vec![vec![start as i32]];
     for d in 1..=max_d {
-        let prev = v.clone();
+        let prev = &trace[d as usize - 1];
+        let mut row = vec![-1i32; (2 * d + 1) as usize];
         for k in (-d..=d).step_by(2) {
-            // Deletion: from diagonal k-1, one step right. Insertion: from k+1, one step down.
-            let del = (k > -d).then(|| prev[idx(k - 1)]).filter(|&x| x >= 0 && x < n).map(|x| x + 1);
-            let ins = (k < d).then(|| prev[idx(k + 1)]).filter(|&x| x >= 0 && x - (k + 1) < m);
-            let x = match (del, ins) {
-                (Some(dx), Some(ix)) => {
-                    if dx - 1 < ix {
-                        ix
-                    } else {
-                        dx
-                    }
-                }
-                (Some(dx), None) => dx,
-                (None, Some(ix)) => ix,
-                (None, None) => {
-                    v[idx(k)] = -1;
-                    continue;
-                }
-            };
+            let Some((_, x)) = choose(prev, d, k, n, m) else { continue };
             let x = snake(x, x - k);
-            v[idx(k)] = x;
+            row[(k + d) as usize] = x as i32;
             if x >= n && x - k >= m {
-                trace.push(v.clone());
-                return Some(backtrack(&trace, idx, old.len(), new.len(), d, start));
+                return Some(backtrack(&trace, n, m, d, k, start));
             }
         }
-        trace.push(v.clone());
+        trace.push(row);
     }
     None
 }
 
-/// Walk the trace back from (n, m), then emit ops front to back.
-fn backtrack(
-    trace: &[Vec<isize>],
-    idx: impl Fn(isize) -> usize,
-    n: usize,
-    m: usize,
-    d_end: isize,
-    start: isize,
-) -> Vec<DiffOp> {
+/// Walk the trace back from (n, m) reached on diagonal `k_end` after `d_end`
+/// edits, then emit ops front to back.
+fn backtrack(trace: &[Vec<i32>], n: isize, m: isize, d_end: isize, k_end: isize, start: isize) -> Vec<DiffOp> {
+    let (n_us, m_us) = (n as usize, m as usize);
     // Moves from the end: (is_deletion, x, y) of the point before the move.
     let mut moves: Vec<(bool, isize, isize)> = Vec::new();
-    let (mut x, mut y) = (n as isize, m as isize);
+    let mut k = k_end;
+    let (mut x, mut y) = (n, m);
     for d in (1..=d_end).rev() {
         let prev = &trace[d as usize - 1];
-        let k = x - y;
-        let del = (k > -d).then(|| prev[idx(k - 1)]).filter(|&px| px >= 0 && px < n as isize).map(|px| px + 1);
-        let ins = (k < d).then(|| prev[idx(k + 1)]).filter(|&px| px >= 0 && px - (k + 1) < m as isize);
-        let took_deletion = match (del, ins) {
-            (Some(dx), Some(ix)) => dx - 1 >= ix,
-            (Some(_), None) => true,
-            _ => false,
-        };
-        let (px, py) = if took_deletion {
-            let px = prev[idx(k - 1)];
-            (px, px - (k - 1))
-        } else {
-            let px = prev[idx(k + 1)];
-            (px, px - (k + 1))
-        };
-        moves.push((took_deletion, px, py));
-        x = px;
-        y = py;
+        let Some((deletion, _)) = choose(prev, d, k, n, m) else { break };
+        let from = if deletion { k - 1 } else { k + 1 };
+        let px = at(prev, d, from).unwrap_or(0);
+        let py = px - from;
+        moves.push((deletion, px, py));
+        (x, y, k) = (px, py, from);
     }
     debug_assert!(x == y && x == start);
     let changes: Vec<(bool, usize, usize)> =
         moves.into_iter().rev().map(|(del, px, py)| (del, px as usize, py as usize)).collect();
+    let (n, m) = (n_us, m_us);
     let mut ops = Vec::new();
     let (mut ox, mut ny) = (0usize, 0usize);
     let mut i = 0;
@@ -155,7 +146,9 @@ mod tests {
         let mut s = String::new();
         for op in ops {
             match op {
-                DiffOp::Equal { old_index, len, .. } => old[old_index..old_index + len].iter().for_each(|l| s += &format!(" {l}")),
+                DiffOp::Equal { old_index, len, .. } => {
+                    old[old_index..old_index + len].iter().for_each(|l| s += &format!(" {l}"))
+                }
                 DiffOp::Delete { old_index, old_len, .. } => {
                     old[old_index..old_index + old_len].iter().for_each(|l| s += &format!("-{l}"))
                 }
@@ -178,7 +171,7 @@ mod tests {
         assert_eq!(render(&["a"], &["b"]), "-a+b");
         assert_eq!(render(&[], &["b"]), "+b");
         assert_eq!(render(&["a"], &[]), "-a");
-        assert_eq!(render::<>(&[], &[]), "");
+        assert_eq!(render(&[], &[]), "");
         assert_eq!(render(&["x", "y"], &["x", "y"]), " x y");
     }
 
