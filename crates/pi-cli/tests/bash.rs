@@ -394,7 +394,7 @@ fn powershell_without_pwsh() {
     );
     assert_eq!(
         (r.text(), r.status),
-        ("No PowerShell executable found. Install PowerShell or add powershell.exe/pwsh.exe to PATH.", 1)
+        ("The powershell tool is only available on Windows.", 1)
     );
 }
 

@@ -17,7 +17,10 @@ pub fn custom_shell_not_found(path: &str) -> String {
     format!("Custom shell path not found: {path}")
 }
 
-/// No `pwsh` (or, on Windows, `powershell.exe`) to run a PowerShell command with.
+/// Off Windows with no `pwsh` on `PATH`: the reference's text on Linux and macOS.
+pub const POWERSHELL_WINDOWS_ONLY: &str = "The powershell tool is only available on Windows.";
+
+/// On Windows, no `pwsh.exe` or `powershell.exe` to run a PowerShell command with.
 pub const NO_POWERSHELL: &str =
     "No PowerShell executable found. Install PowerShell or add powershell.exe/pwsh.exe to PATH.";
 
