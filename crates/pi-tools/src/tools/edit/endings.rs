@@ -54,15 +54,25 @@ impl Source {
             out.push_str(&self.original[at..start]);
             let ending = ending_at(&self.original, start);
             if ending == "\n" {
-                out.push_str(&r.text);
+                push_joined(&mut out, &r.text);
             } else {
-                out.push_str(&r.text.replace('\n', ending));
+                push_joined(&mut out, &r.text.replace('\n', ending));
             }
             at = end;
         }
-        out.push_str(&self.original[at..]);
+        push_joined(&mut out, &self.original[at..]);
         out.into_bytes()
     }
+}
+
+/// Append `piece`; where a lone `\r` would meet a `\n` across the joint (and
+/// the two would read as one `\r\n` break), the `\r` becomes `\r\n`, so the
+/// file still reads as the edited text (as the reference writes it).
+fn push_joined(out: &mut String, piece: &str) {
+    if out.ends_with('\r') && piece.starts_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(piece);
 }
 
 /// The line ending for replacement text starting at `pos`: that of the next
@@ -119,6 +129,17 @@ mod tests {
         // No `\n` at all.
         assert_eq!(edit("ab\rc", 3, 4, "c\nd"), "ab\rc\rd");
         assert_eq!(edit("\ra", 1, 2, "a\nb"), "\ra\rb");
+    }
+
+    #[test]
+    fn a_lone_cr_meeting_an_lf_across_a_joint_becomes_crlf() {
+        // lf "a\nX\nb": removing X would glue "\r" and "\n" into one break.
+        assert_eq!(edit("a\rX\nb", 2, 3, ""), "a\r\n\nb");
+        assert_eq!(edit("foo\rbar\nx", 4, 7, "\nQ"), "foo\r\n\nQ\nx");
+        assert_eq!(edit("a\rX\nb\n", 2, 3, "\n"), "a\r\n\n\nb\n");
+        // No gluing: nothing to do.
+        assert_eq!(edit("a\rX\r\nb\n", 2, 3, ""), "a\r\r\nb\n");
+        assert_eq!(edit("a\rX\nb\n", 2, 4, ""), "a\rb\n");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! Unicode dashes and special spaces made ASCII. The number of lines never
 //! changes, so a line of the fuzzy text is the same line of the file.
 
-use unicode_normalization::UnicodeNormalization;
+use std::borrow::Cow;
+
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
 /// JavaScript's idea of white space (`String.prototype.trimEnd`): Unicode
 /// `Zs`, tab, vertical tab, form feed, BOM and the line terminators. Unlike
@@ -28,13 +30,23 @@ fn ascii_equivalent(c: char) -> char {
 
 /// `text` in fuzzy space (expects `\n` line breaks).
 pub(super) fn normalize(text: &str) -> String {
-    let nfkc: String = text.nfkc().collect();
+    // NFKC leaves ASCII and already-normal text alone: skip the rebuild then.
+    let nfkc: Cow<str> = if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().collect())
+    };
     let mut out = String::with_capacity(nfkc.len());
     for (i, line) in nfkc.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.extend(line.trim_end_matches(is_js_whitespace).chars().map(ascii_equivalent));
+        let line = line.trim_end_matches(is_js_whitespace);
+        if line.is_ascii() {
+            out.push_str(line);
+        } else {
+            out.extend(line.chars().map(ascii_equivalent));
+        }
     }
     out
 }
