@@ -538,3 +538,24 @@ fn invalid_utf8_is_read_as_replacement_characters() {
     assert_eq!(out.json["isError"], json!(false));
     assert_eq!(file(&d), "ok \u{fffd}\nLINE\n".as_bytes());
 }
+
+#[test]
+fn fifos_and_devices_do_not_hang_or_fill_memory() {
+    // The reference would block on a FIFO and read /dev/zero forever; a
+    // non-regular file reads as empty here (as /dev/null does in the reference).
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("p");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let not_found = |p: &str| {
+        format!(
+            "Could not find the exact text in {p}. The old text must match exactly including all whitespace and newlines."
+        )
+    };
+    assert_eq!(run(json!({"path": "p", "edits": [{"oldText": "a", "newText": "b"}]}), d.path()).text(), not_found("p"));
+    for dev in ["/dev/zero", "/dev/null"] {
+        assert_eq!(
+            run(json!({"path": dev, "edits": [{"oldText": "a", "newText": "b"}]}), d.path()).text(),
+            not_found(dev)
+        );
+    }
+}

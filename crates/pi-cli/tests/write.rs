@@ -178,3 +178,15 @@ fn missing_arguments_are_an_invalid_call() {
     );
     assert!(!d.path().join("a.txt").exists());
 }
+
+#[test]
+fn a_fifo_nobody_reads_fails_instead_of_hanging() {
+    // The reference would block; opening without blocking gives ENXIO.
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("p");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert_eq!(
+        err(json!({"path": "p", "content": "x"}), d.path()),
+        format!("ENXIO: no such device or address, open '{}'", fifo.display())
+    );
+}

@@ -92,17 +92,37 @@ fn edit_file(
     Ok(ToolResult::success(msg::replaced(path, count)).with_details(details))
 }
 
+/// The file's bytes. Opened without blocking, and only a regular file is
+/// read: a FIFO or a device (`/dev/zero`) reads as empty instead of hanging or
+/// filling memory (`/dev/null` reads as empty in the reference too).
 fn read(abs: &std::path::Path) -> Result<Vec<u8>, ToolError> {
     use std::io::Read as _;
-    let mut file = std::fs::File::open(abs).map_err(|e| ToolError::msg(node_error(&e, "open", Some(abs))))?;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(abs)
+        .map_err(|e| ToolError::msg(node_error(&e, "open", Some(abs))))?;
+    let meta = file.metadata().map_err(|e| ToolError::msg(node_error(&e, "fstat", None)))?;
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(|e| ToolError::msg(node_error(&e, "read", None)))?;
+    if meta.is_dir() {
+        return Err(ToolError::msg(node_error(
+            &std::io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()),
+            "read",
+            None,
+        )));
+    }
+    if meta.is_file() {
+        file.read_to_end(&mut bytes).map_err(|e| ToolError::msg(node_error(&e, "read", None)))?;
+    }
     Ok(bytes)
 }
 
 fn write(abs: &std::path::Path, bytes: &[u8]) -> Result<(), ToolError> {
     use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
     let mut file = std::fs::OpenOptions::new()
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
         .write(true)
         .create(true)
         .truncate(true)

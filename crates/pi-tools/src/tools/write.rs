@@ -4,6 +4,7 @@
 //! Node's words (`EISDIR: illegal operation on a directory, open '<abs>'`).
 
 use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -55,7 +56,9 @@ fn write_file(
         std::fs::create_dir_all(dir).map_err(|e| ToolError::msg(node_error(&e, "mkdir", Some(dir))))?;
     }
     check()?;
+    // Without blocking: a FIFO nobody reads fails (ENXIO) instead of hanging.
     let mut file = std::fs::OpenOptions::new()
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
         .write(true)
         .create(true)
         .truncate(true)
