@@ -216,6 +216,18 @@ mod tests {
         }
     }
 
+    #[test]
+    fn odd_inputs_never_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "a/".repeat(5000) + ".env";
+        for input in ["", ".", "/", "..", "../../../../../..", "a\0b", "\u{0}", "~", "@", "file://", &long] {
+            let _ = protects(dir.path(), input);
+        }
+        assert!(protects(dir.path(), &long));
+        assert!(!protects(dir.path(), ""));
+        assert!(protects(Path::new("relative/cwd"), ".env"));
+    }
+
     #[cfg(unix)]
     #[test]
     fn canonicalisation_follows_live_and_dangling_links() {
