@@ -5,9 +5,11 @@
 
 mod cli_args;
 mod help;
+mod interactive;
 mod json_mode;
 mod model_select;
 mod print_mode;
+mod reload;
 mod rpc_mode;
 mod run;
 mod signals;

@@ -3,7 +3,7 @@
 //! to standard error with exit status 1. Also the plain line-based loop used
 //! on a terminal until the terminal UI exists.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use pi_agent::Agent;
@@ -52,35 +52,4 @@ pub async fn run(mut agent: Agent, messages: Vec<String>, print_text: bool) -> E
         let _ = out.flush();
     }
     ExitCode::SUCCESS
-}
-
-/// A plain prompt loop on a terminal: one line in, the answer out.
-pub async fn interactive(mut agent: Agent) -> ExitCode {
-    let stdin = std::io::stdin();
-    loop {
-        print!("> ");
-        let _ = std::io::stdout().flush();
-        let mut line = String::new();
-        match stdin.lock().read_line(&mut line) {
-            Ok(0) | Err(_) => return ExitCode::SUCCESS,
-            Ok(_) => {}
-        }
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if line == "/quit" || line == "/exit" {
-            return ExitCode::SUCCESS;
-        }
-        if let Some(last) = agent.prompt(line).await {
-            match failed(&last) {
-                Some(err) => eprintln!("{err}"),
-                None => {
-                    for t in texts(&last) {
-                        println!("{t}");
-                    }
-                }
-            }
-        }
-    }
 }

@@ -116,7 +116,12 @@ fn stats(messages: &[Message], session_id: &Value) -> Value {
 }
 
 /// Serve commands until standard input closes, then wait for the current run.
-pub async fn run(agent: Agent, header: Value, models: Vec<pi_config::ModelEntry>) -> std::process::ExitCode {
+pub async fn run(
+    agent: Agent,
+    header: Value,
+    models: Vec<pi_config::ModelEntry>,
+    mut reload_state: crate::reload::ReloadState,
+) -> std::process::ExitCode {
     let s = shared();
     if let Ok(mut m) = s.messages.lock() {
         *m = agent.messages.clone();
@@ -160,6 +165,16 @@ pub async fn run(agent: Agent, header: Value, models: Vec<pi_config::ModelEntry>
                     "follow_up" => Some("followUp"),
                     _ => cmd.get("streamingBehavior").and_then(Value::as_str),
                 };
+                if kind == "prompt" && msg.trim() == "/reload" {
+                    if streaming {
+                        respond(&id, &kind, Err(text::RPC_BUSY.into()));
+                    } else {
+                        let mut g = agent.lock().await;
+                        let status = crate::reload::reload(&mut g, &mut reload_state);
+                        respond(&id, &kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
+                    }
+                    continue;
+                }
                 if streaming {
                     let queue = match behaviour {
                         Some("steer") => &steering,
@@ -240,10 +255,11 @@ pub async fn run(agent: Agent, header: Value, models: Vec<pi_config::ModelEntry>
                 let provider = cmd.get("provider").and_then(Value::as_str).unwrap_or_default();
                 let model_id = cmd.get("modelId").and_then(Value::as_str).unwrap_or_default();
                 let found = models.iter().find(|m| m.provider == provider && m.id == model_id);
-                match (found, agent.try_lock()) {
-                    (None, _) => respond(&id, &kind, Err(text::rpc_model_not_found(provider, model_id))),
-                    (Some(_), Err(_)) => respond(&id, &kind, Err(text::RPC_BUSY.into())),
-                    (Some(m), Ok(mut g)) => {
+                match found {
+                    None => respond(&id, &kind, Err(text::rpc_model_not_found(provider, model_id))),
+                    Some(_) if streaming => respond(&id, &kind, Err(text::RPC_BUSY.into())),
+                    Some(m) => {
+                        let mut g = agent.lock().await;
                         match crate::model_select::api_key_for(m, None) {
                             Ok(k) => g.api_key = k.or(g.api_key.clone()),
                             Err(e) => {
@@ -256,16 +272,17 @@ pub async fn run(agent: Agent, header: Value, models: Vec<pi_config::ModelEntry>
                     }
                 }
             }
-            "new_session" => match agent.try_lock() {
-                Ok(mut g) => {
-                    g.messages.clear();
+            "new_session" => {
+                if streaming {
+                    respond(&id, &kind, Err(text::RPC_BUSY.into()));
+                } else {
+                    agent.lock().await.messages.clear();
                     if let Ok(mut m) = s.messages.lock() {
                         m.clear();
                     }
                     respond(&id, &kind, Ok(Some(json!({"cancelled": false}))));
                 }
-                Err(_) => respond(&id, &kind, Err(text::RPC_BUSY.into())),
-            },
+            }
             "bash" => {
                 let Some(command) = cmd.get("command").and_then(Value::as_str) else {
                     respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));

@@ -16,6 +16,7 @@ use pi_tools::{SessionEnv, ToolContext};
 
 use crate::cli_args::{CliArgs, Mode};
 use crate::model_select::{self, Chosen};
+use crate::reload::ReloadState;
 use crate::{json_mode, print_mode, rpc_mode, text};
 
 /// Print `Error: <msg>` and return exit status 1.
@@ -95,6 +96,58 @@ pub fn ai_model(e: &pi_config::ModelEntry) -> pi_ai::Model {
     }
 }
 
+/// What the system prompt is built from, kept so `/reload` can rebuild it.
+#[derive(Debug, Clone)]
+pub struct PromptSource {
+    /// The agent dir (its context file, `SYSTEM.md`, `APPEND_SYSTEM.md`).
+    pub agent_dir: PathBuf,
+    /// The session folder.
+    pub cwd: PathBuf,
+    /// Whether the project's `.pi/SYSTEM.md` and `APPEND_SYSTEM.md` may load.
+    pub trusted: bool,
+    /// `--no-context-files`.
+    pub no_context_files: bool,
+    /// `--system-prompt`.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt`.
+    pub append_system_prompt: Vec<String>,
+}
+
+impl PromptSource {
+    /// Read the files and build the prompt for the registry's declared tools.
+    pub fn build(&self, registry: &Registry) -> String {
+        let (context_files, warnings) = if self.no_context_files {
+            (vec![], vec![])
+        } else {
+            pi_config::load_context_files(&self.agent_dir, &self.cwd)
+        };
+        for (p, e) in warnings {
+            eprintln!("Warning: {}", text::context_file_unreadable(&p, &e));
+        }
+        let project_file = |name: &str| self.trusted.then(|| self.cwd.join(".pi").join(name)).filter(|p| p.is_file());
+        let prompt_file =
+            |name: &str| project_file(name).or_else(|| Some(self.agent_dir.join(name)).filter(|p| p.is_file()));
+        let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|t| t.trim_start_matches('\u{feff}').to_string());
+        let custom =
+            self.system_prompt.as_deref().map(text_or_file).or_else(|| prompt_file("SYSTEM.md").and_then(read));
+        let mut appended: Vec<String> = prompt_file("APPEND_SYSTEM.md").and_then(read).into_iter().collect();
+        appended.extend(self.append_system_prompt.iter().map(|a| text_or_file(a)));
+        let date = today();
+        let declared = registry.declared();
+        let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
+        build_system_prompt(
+            &defs,
+            &PromptInputs {
+                custom: custom.as_deref(),
+                append: appended.iter().map(String::as_str).collect(),
+                context_files: &context_files,
+                cwd: &self.cwd,
+                date: &date,
+            },
+        )
+    }
+}
+
 /// Shared session file, written as messages end.
 pub type SharedSession = Arc<Mutex<Option<SessionWriter>>>;
 
@@ -116,9 +169,17 @@ pub fn main(args: CliArgs) -> ExitCode {
     for d in diagnostics {
         eprintln!("Warning: {d}");
     }
+    let interactive =
+        args.mode == Mode::Text && !args.print && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let mut trust_input = TrustInput::new(&cwd, TrustStore::new(&agent_dir));
     trust_input.cli_override = args.approve;
     trust_input.default_trust = settings.default_project_trust();
+    if interactive {
+        trust_input.prompt = Some(Box::new(|p: &pi_config::trust::TrustPrompt| {
+            let labels: Vec<String> = p.options.iter().map(|o| o.label.clone()).collect();
+            crate::interactive::choose(&p.title, &labels).map(|i| p.options[i].choice)
+        }));
+    }
     let trust = match resolve_trust(trust_input) {
         Ok(t) => t,
         Err(e) => return fail(&e.to_string()),
@@ -237,30 +298,28 @@ pub fn main(args: CliArgs) -> ExitCode {
 
     // Tools and prompt.
     let registry = build_registry(&args, settings.resolved_default_tools());
-    let (context_files, ctx_warnings) =
-        if args.no_context_files { (vec![], vec![]) } else { pi_config::load_context_files(&agent_dir, &cwd) };
-    for (p, e) in ctx_warnings {
-        eprintln!("Warning: {}", text::context_file_unreadable(&p, &e));
-    }
-    let project_file = |name: &str| trust.trusted.then(|| cwd.join(".pi").join(name)).filter(|p| p.is_file());
-    let prompt_file = |name: &str| project_file(name).or_else(|| Some(agent_dir.join(name)).filter(|p| p.is_file()));
-    let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|t| t.trim_start_matches('\u{feff}').to_string());
-    let custom = args.system_prompt.as_deref().map(text_or_file).or_else(|| prompt_file("SYSTEM.md").and_then(read));
-    let mut appended: Vec<String> = prompt_file("APPEND_SYSTEM.md").and_then(read).into_iter().collect();
-    appended.extend(args.append_system_prompt.iter().map(|a| text_or_file(a)));
-    let date = today();
-    let declared = registry.declared();
-    let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
-    let system_prompt = build_system_prompt(
-        &defs,
-        &PromptInputs {
-            custom: custom.as_deref(),
-            append: appended.iter().map(String::as_str).collect(),
-            context_files: &context_files,
-            cwd: &cwd,
-            date: &date,
-        },
-    );
+    let prompt_source = PromptSource {
+        agent_dir: agent_dir.clone(),
+        cwd: cwd.clone(),
+        trusted: trust.trusted,
+        no_context_files: args.no_context_files,
+        system_prompt: args.system_prompt.clone(),
+        append_system_prompt: args.append_system_prompt.clone(),
+    };
+    let system_prompt = prompt_source.build(&registry);
+    let cli_tools = args.tools.as_ref().map(|(_, t)| t.clone());
+    let reload_state = ReloadState {
+        prompt: prompt_source.clone(),
+        agent_dir: agent_dir.clone(),
+        uses_default_tools: (cli_tools.is_none()
+            || cli_tools.as_ref().is_some_and(|t| t.iter().any(|e| pi_config::tool_selection::is_modifier(e))))
+            && !args.no_tools
+            && !args.no_builtin_tools,
+        cli_tools,
+        last_default: settings
+            .resolved_default_tools()
+            .unwrap_or_else(|| pi_config::tool_selection::DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()),
+    };
 
     let mut tool_ctx = ToolContext::new(cwd.clone());
     tool_ctx.session = SessionEnv {
@@ -314,7 +373,7 @@ pub fn main(args: CliArgs) -> ExitCode {
         crate::signals::install(agent.abort_handle());
     }
     match mode {
-        Mode::Rpc => runtime.block_on(rpc_mode::run(agent, header, models)),
+        Mode::Rpc => runtime.block_on(rpc_mode::run(agent, header, models, reload_state)),
         Mode::Json | Mode::Text => {
             let mut messages = args.messages.clone();
             if !std::io::stdin().is_terminal() {
@@ -340,11 +399,11 @@ pub fn main(args: CliArgs) -> ExitCode {
             if mode == Mode::Json {
                 json_mode::print_line(&header);
             }
-            if messages.is_empty() && mode == Mode::Text && !args.print && std::io::stdin().is_terminal() {
+            if interactive {
                 if let Some(notice) = trust.untrusted_notice() {
                     eprintln!("{notice}");
                 }
-                return runtime.block_on(print_mode::interactive(agent));
+                return runtime.block_on(crate::interactive::run(agent, messages, reload_state));
             }
             runtime.block_on(print_mode::run(agent, messages, mode == Mode::Text))
         }

@@ -76,3 +76,9 @@ pub const RPC_MISSING_COMMAND: &str = "Missing \"command\"";
 
 /// RPC: the command needs the agent idle.
 pub const RPC_BUSY: &str = "The agent is busy; abort or wait for agent_settled first";
+
+/// `/reload` succeeded.
+pub const RELOADED: &str = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
+
+/// The interactive prompt's question for a numbered choice.
+pub const CHOOSE_NUMBER: &str = "Choose a number (Enter to dismiss): ";

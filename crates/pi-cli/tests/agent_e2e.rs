@@ -464,3 +464,40 @@ fn sigterm_ends_the_run_and_its_commands() {
     std::thread::sleep(Duration::from_millis(100));
     assert!(!running(), "the command outlived pi");
 }
+
+#[test]
+fn rpc_reload_activates_newly_default_tools_but_not_removed_ones() {
+    let env = Env::new();
+    env.settings(json!({"defaultTools": ["read", "bash", "edit"]}));
+    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let mut child = env
+        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1", "-t", "-bash"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(json!({"id": "p1", "type": "prompt", "message": "first"}));
+    rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+    // The user adds grep to defaultTools (and would re-add bash): only grep is new.
+    env.settings(json!({"defaultTools": ["read", "bash", "edit", "grep"]}));
+    send(json!({"id": "r1", "type": "prompt", "message": "/reload"}));
+    let r = rpc_until(&mut reader, |v| v["type"] == "response");
+    assert_eq!(r["data"]["disposition"], "handled");
+    assert_eq!(r["data"]["message"], "Reloaded keybindings, extensions, skills, prompts, themes, and context files");
+    send(json!({"id": "p2", "type": "prompt", "message": "second"}));
+    rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+    drop(send);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let reqs = server.requests();
+    assert_eq!(declared(&reqs[0].body), ["read", "edit"]);
+    assert_eq!(declared(&reqs[1].body), ["read", "edit", "grep"]);
+}

@@ -392,10 +392,7 @@ fn powershell_without_pwsh() {
         s.tmp.path(),
         &[("PATH", empty.path().to_str().unwrap())],
     );
-    assert_eq!(
-        (r.text(), r.status),
-        ("The powershell tool is only available on Windows.", 1)
-    );
+    assert_eq!((r.text(), r.status), ("The powershell tool is only available on Windows.", 1));
 }
 
 #[test]

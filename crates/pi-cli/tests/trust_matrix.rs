@@ -233,7 +233,10 @@ fn a_folder_without_resources_is_trusted_unless_a_decision_says_otherwise() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim_end(), format!("Error: Invalid trust store {}: expected an object", agent.join("trust.json").display()));
+    assert_eq!(
+        err.trim_end(),
+        format!("Error: Invalid trust store {}: expected an object", agent.join("trust.json").display())
+    );
 }
 
 #[test]

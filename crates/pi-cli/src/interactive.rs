@@ -1,0 +1,103 @@
+//! The plain terminal loop (until the terminal UI exists): one line in, the
+//! answer out; `/trust`, `/reload` and `/quit` are commands. Also the numbered
+//! prompt used for the start-up trust question.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use pi_agent::Agent;
+use pi_ai::{AssistantMessage, ContentBlock, StopReason};
+use pi_config::TrustStore;
+use pi_config::trust::{apply_trust_choice, trust_options};
+
+use crate::reload::{ReloadState, reload};
+use crate::text;
+
+/// Print `title` and numbered `labels`; read a number from standard input.
+/// `None` when dismissed (empty line, end of input, or not a listed number).
+pub fn choose(title: &str, labels: &[String]) -> Option<usize> {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{title}");
+    for (i, l) in labels.iter().enumerate() {
+        let _ = writeln!(err, "  {}. {l}", i + 1);
+    }
+    let _ = write!(err, "{}", text::CHOOSE_NUMBER);
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).ok()?;
+    let n: usize = line.trim().parse().ok()?;
+    (1..=labels.len()).contains(&n).then(|| n - 1)
+}
+
+fn answer_text(m: &AssistantMessage) -> Result<String, String> {
+    if matches!(m.stop_reason, StopReason::Error | StopReason::Aborted) {
+        return Err(m.error_message.clone().unwrap_or_else(|| text::REQUEST_FAILED.to_string()));
+    }
+    let texts: Vec<&str> = m
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    Ok(texts.join("\n"))
+}
+
+fn trust_command(agent_dir: &std::path::Path, cwd: &std::path::Path, trusted_now: bool) {
+    let cwd = &pi_config::trust::canonical_dir(cwd);
+    let store = TrustStore::new(agent_dir);
+    let entry = match store.get_entry(cwd) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return;
+        }
+    };
+    let options = trust_options(cwd, false);
+    let labels: Vec<String> = options.iter().map(|o| o.label.clone()).collect();
+    let title = format!(
+        "{}\n{}",
+        pi_config::text::saved_decision_line(entry.as_ref().map(|e| (e.path.as_path(), e.decision)), cwd),
+        pi_config::text::current_session_line(trusted_now)
+    );
+    if let Some(i) = choose(&title, &labels) {
+        match apply_trust_choice(&store, cwd, options[i].choice) {
+            Ok(t) => println!("{}", pi_config::text::saved_trust_decision(t)),
+            Err(e) => eprintln!("Error: {e}"),
+        }
+    }
+}
+
+/// Run `initial` messages, then read prompts from the terminal until end of input.
+pub async fn run(mut agent: Agent, initial: Vec<String>, mut state: ReloadState) -> ExitCode {
+    let mut pending = initial.into_iter();
+    loop {
+        let line = match pending.next() {
+            Some(m) => m,
+            None => {
+                print!("> ");
+                let _ = std::io::stdout().flush();
+                let mut line = String::new();
+                match std::io::stdin().lock().read_line(&mut line) {
+                    Ok(0) | Err(_) => return ExitCode::SUCCESS,
+                    Ok(_) => line.trim().to_string(),
+                }
+            }
+        };
+        match line.as_str() {
+            "" => continue,
+            "/quit" | "/exit" => return ExitCode::SUCCESS,
+            "/reload" => println!("{}", reload(&mut agent, &mut state)),
+            "/trust" => trust_command(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted),
+            _ => {
+                if let Some(last) = agent.prompt(&line).await {
+                    match answer_text(&last) {
+                        Ok(t) => println!("{t}"),
+                        Err(e) => eprintln!("{e}"),
+                    }
+                }
+            }
+        }
+    }
+}

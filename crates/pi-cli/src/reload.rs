@@ -1,0 +1,54 @@
+//! `/reload` (interactive and RPC): read the settings and context files again
+//! without re-deciding trust, activate tools newly added to `defaultTools`
+//! (never re-enabling one removed with `-name`), re-apply the command line's
+//! `+name`/`-name` modifiers, and rebuild the system prompt (reference §5.4, S7).
+
+use std::path::PathBuf;
+
+use pi_agent::Agent;
+use pi_config::Settings;
+use pi_config::tool_selection::{apply_modifiers, is_modifier};
+
+use crate::run::PromptSource;
+use crate::text;
+
+/// What `/reload` needs to remember between reloads.
+#[derive(Debug, Clone)]
+pub struct ReloadState {
+    /// How to rebuild the system prompt.
+    pub prompt: PromptSource,
+    /// The agent dir.
+    pub agent_dir: PathBuf,
+    /// `--tools` entries, when given.
+    pub cli_tools: Option<Vec<String>>,
+    /// Whether `defaultTools` drives the active set (no allowlist, no `--no-tools`).
+    pub uses_default_tools: bool,
+    /// The resolved `defaultTools` at the last (re)load.
+    pub last_default: Vec<String>,
+}
+
+/// Reload and return the status line.
+pub fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
+    let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
+    for d in diagnostics {
+        eprintln!("Warning: {d}");
+    }
+    if state.uses_default_tools {
+        let new_default = settings
+            .resolved_default_tools()
+            .unwrap_or_else(|| pi_config::tool_selection::DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect());
+        let mut active: Vec<String> = agent.dispatcher.registry.active().to_vec();
+        for name in new_default.iter().filter(|n| !state.last_default.contains(n)) {
+            if !active.contains(name) {
+                active.push(name.clone());
+            }
+        }
+        if let Some(mods) = state.cli_tools.as_ref().filter(|t| t.iter().all(|e| is_modifier(e)) && !t.is_empty()) {
+            active = apply_modifiers(&active, mods);
+        }
+        agent.dispatcher.registry.set_active(&active);
+        state.last_default = new_default;
+    }
+    agent.system_prompt = state.prompt.build(&agent.dispatcher.registry);
+    text::RELOADED.to_string()
+}
