@@ -4,6 +4,7 @@
 //! line and hands each sub-command to its module.
 
 mod cli_args;
+mod extensions;
 mod help;
 mod interactive;
 mod json_mode;

@@ -356,7 +356,14 @@ pub fn main(args: CliArgs) -> ExitCode {
         }
         out_sink(ev);
     });
-    let mut agent = Agent::new(model, system_prompt, Dispatcher::new(registry), tool_ctx, sink);
+    let ext_specs = crate::extensions::specs(&args.extensions, settings.extensions(), args.no_extensions);
+    let interceptors = match crate::extensions::load(&ext_specs, &cwd, &registry, interactive) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    let mut dispatcher = Dispatcher::new(registry);
+    dispatcher.interceptors = interceptors;
+    let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink);
     agent.api_key = chosen.api_key.clone();
     agent.thinking = chosen.thinking.clone().filter(|t| t != "off");
     agent.messages = history;

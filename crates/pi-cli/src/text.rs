@@ -82,3 +82,16 @@ pub const RELOADED: &str = "Reloaded keybindings, extensions, skills, prompts, t
 
 /// The interactive prompt's question for a numbered choice.
 pub const CHOOSE_NUMBER: &str = "Choose a number (Enter to dismiss): ";
+
+/// An extension could not be loaded (start-up stops, exit 1).
+pub fn extension_load_failed(spec: &str, error: &str) -> String {
+    format!("Failed to load extension \"{spec}\": {error}")
+}
+
+/// `builtin:<name>` names nothing.
+pub fn unknown_builtin(name: &str) -> String {
+    format!("unknown built-in extension \"{name}\" (available: {})", pi_policies::BUILTIN_NAMES.join(", "))
+}
+
+/// A script extension before the JavaScript host is in this build.
+pub const SCRIPT_EXTENSIONS_UNAVAILABLE: &str = "TypeScript and JavaScript extensions are not supported by this build yet";

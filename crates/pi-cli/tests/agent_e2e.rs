@@ -501,3 +501,38 @@ fn rpc_reload_activates_newly_default_tools_but_not_removed_ones() {
     assert_eq!(declared(&reqs[0].body), ["read", "edit"]);
     assert_eq!(declared(&reqs[1].body), ["read", "edit", "grep"]);
 }
+
+#[test]
+fn shipped_policies_switched_on_by_flag_or_setting() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.work.join("sub")).unwrap();
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            ToolCallSpec::new("write", json!({"path": ".env", "content": "SECRET=1"})),
+            ToolCallSpec::new("write", json!({"path": "my.env.bak", "content": "ok"})),
+            ToolCallSpec::new("bash", json!({"command": "rm -rf sub"})),
+        ]),
+        Turn::text("done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    env.settings(json!({"extensions": ["builtin:permission-gate"]}));
+    let out = env.run(&["--no-session", "-e", "builtin:protected-paths", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let msgs = tool_messages(&server.requests()[1].body);
+    assert_eq!(msgs[0].1, "Path \".env\" is protected");
+    assert_eq!(msgs[1].1, "Successfully wrote to my.env.bak");
+    assert_eq!(msgs[2].1, "Dangerous command blocked (no UI for confirmation)");
+    assert!(!env.work.join(".env").exists());
+    assert!(env.work.join("sub").exists());
+}
+
+#[test]
+fn an_extension_that_cannot_load_stops_start_up() {
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::text("never")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "-e", "builtin:nosuch", "go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("Error: Failed to load extension \"builtin:nosuch\": "), "{}", stderr(&out));
+    assert!(server.requests().is_empty());
+}

@@ -1,0 +1,107 @@
+//! Which extensions a run loads and how: `-e PATH|builtin:<name>` (explicit,
+//! first), then the `extensions` setting unless `--no-extensions`. Built-ins
+//! are the shipped policies of `pi-policies`; a load failure stops start-up
+//! with `Failed to load extension "<spec>": <error>` (exit 1).
+
+use std::io::Write;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use pi_agent::{Interceptor, Registry};
+use pi_policies::{Approver, PolicyOptions};
+
+use crate::text;
+
+/// Built-in extensions of the reference that this build does not provide
+/// yet; naming them is not an error (they are simply absent).
+const REFERENCE_ONLY_BUILTINS: &[&str] = &["mcp", "codemode", "tool-search", "llama.cpp"];
+
+/// Asks on the terminal (interactive mode).
+pub struct TerminalApprover;
+
+impl Approver for TerminalApprover {
+    fn confirm<'a>(&'a self, title: &'a str, message: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            let labels = vec!["Yes".to_string(), "No".to_string()];
+            let question = format!("{title}\n{message}");
+            tokio::task::spawn_blocking(move || crate::interactive::choose(&question, &labels) == Some(0))
+                .await
+                .unwrap_or(false)
+        })
+    }
+
+    fn select<'a>(&'a self, title: &'a str, options: &'a [&'a str]) -> BoxFuture<'a, Option<String>> {
+        let labels: Vec<String> = options.iter().map(|s| s.to_string()).collect();
+        let title = title.to_string();
+        Box::pin(async move {
+            let chosen = labels.clone();
+            tokio::task::spawn_blocking(move || crate::interactive::choose(&title, &labels))
+                .await
+                .ok()
+                .flatten()
+                .map(|i| chosen[i].clone())
+        })
+    }
+
+    fn notify(&self, message: &str, _kind: pi_policies::NotifyKind) {
+        let _ = writeln!(std::io::stderr(), "{message}");
+    }
+}
+
+/// The extension specs of a run, in load order.
+pub fn specs(explicit: &[String], from_settings: Vec<String>, no_extensions: bool) -> Vec<String> {
+    let mut out: Vec<String> = explicit.to_vec();
+    if !no_extensions {
+        let disabled: Vec<String> =
+            from_settings.iter().filter_map(|s| s.strip_prefix('-').map(String::from)).collect();
+        for s in from_settings {
+            let s = s.strip_prefix('+').map(String::from).unwrap_or(s);
+            if !s.starts_with('-') && !disabled.contains(&s) && !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// Build the interceptors for `specs`; `Err` is the start-up error message.
+pub fn load(
+    specs: &[String],
+    cwd: &std::path::Path,
+    registry: &Registry,
+    interactive: bool,
+) -> Result<Vec<Arc<dyn Interceptor>>, String> {
+    let mut out = Vec::new();
+    for spec in specs {
+        match spec.strip_prefix("builtin:") {
+            Some(name) => {
+                let mut opts = PolicyOptions::new(cwd).with_annotations(pi_policies::registry_annotations(registry));
+                if interactive {
+                    opts = opts.with_ui(Arc::new(TerminalApprover));
+                }
+                match pi_policies::builtin(name, opts) {
+                    Some(i) => out.push(i),
+                    None if REFERENCE_ONLY_BUILTINS.contains(&name) => {}
+                    None => return Err(text::extension_load_failed(spec, &text::unknown_builtin(name))),
+                }
+            }
+            None => return Err(text::extension_load_failed(spec, text::SCRIPT_EXTENSIONS_UNAVAILABLE)),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_first_then_settings_minus_disabled() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            specs(&s(&["builtin:approval"]), s(&["builtin:protected-paths", "-builtin:mcp", "builtin:mcp"]), false),
+            s(&["builtin:approval", "builtin:protected-paths"])
+        );
+        assert_eq!(specs(&s(&["a.ts"]), s(&["builtin:approval"]), true), s(&["a.ts"]));
+    }
+}
