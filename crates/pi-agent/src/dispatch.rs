@@ -15,6 +15,7 @@ use pi_tools::{ToolContext, ToolResult};
 use serde_json::Value;
 
 use crate::hooks::{Interceptor, ToolCallEvent, ToolResultEvent};
+use crate::nested::{NestedCaller, NestedCalls, NestedScope};
 use crate::registry::Registry;
 use crate::text;
 use crate::tool::{AgentTool, ExecutionMode, Invocation};
@@ -129,6 +130,10 @@ pub struct Finished {
     pub terminate: bool,
     /// Milliseconds from start to end.
     pub duration_ms: u64,
+    /// The bounded record of the nested calls this call made (model-issued
+    /// calls only; `None` when it made none). It belongs on the tool result
+    /// message as `nestedCalls`.
+    pub nested_calls: Option<NestedCalls>,
 }
 
 /// Which set a call resolves against.
@@ -172,7 +177,7 @@ impl Dispatcher {
             duration_ms,
             parent: req.parent.clone(),
         });
-        Finished { id: req.id.clone(), name: req.name.clone(), result, terminate, duration_ms }
+        Finished { id: req.id.clone(), name: req.name.clone(), result, terminate, duration_ms, nested_calls: None }
     }
 
     /// Look up, prepare, validate and run the `tool_call` handlers. A call
@@ -233,23 +238,58 @@ impl Dispatcher {
         Ok(Ready { req, tool, args: ev.input, started, terminate })
     }
 
-    /// Execute a prepared call and run the `tool_result` handlers.
+    /// Execute a prepared call and run the `tool_result` handlers. The
+    /// result carries the record of the nested calls the tool made.
     pub async fn run(&self, ready: Ready, ctx: &ToolContext) -> Finished {
+        let scope = Arc::new(NestedScope::default());
+        let mut done = self.run_in_scope(ready, ctx, scope.clone(), false, None).await;
+        done.nested_calls = scope.snapshot();
+        done
+    }
+
+    /// [`Dispatcher::run`] inside a nested-call scope: `holds_queue` when the
+    /// caller holds the sequential queue; `extra_update` also receives partial results.
+    pub(crate) async fn run_in_scope(
+        &self,
+        ready: Ready,
+        ctx: &ToolContext,
+        scope: Arc<NestedScope>,
+        holds_queue: bool,
+        extra_update: Option<pi_tools::UpdateFn>,
+    ) -> Finished {
         let Ready { req, tool, args, started, terminate } = ready;
         let mut ctx = ctx.clone();
-        if let Some(sink) = self.sink.clone() {
+        if self.sink.is_some() || extra_update.is_some() {
+            let sink = self.sink.clone();
             let (id, name, a, parent) = (req.id.clone(), req.name.clone(), args.clone(), req.parent.clone());
             ctx.on_update = Some(Arc::new(move |partial: &ToolResult| {
-                sink(ToolEvent::Update {
-                    id: id.clone(),
-                    name: name.clone(),
-                    args: a.clone(),
-                    partial: partial.clone(),
-                    parent: parent.clone(),
-                })
+                if let Some(f) = &extra_update {
+                    f(partial);
+                }
+                if let Some(sink) = &sink {
+                    sink(ToolEvent::Update {
+                        id: id.clone(),
+                        name: name.clone(),
+                        args: a.clone(),
+                        partial: partial.clone(),
+                        parent: parent.clone(),
+                    })
+                }
             }));
         }
-        let mut result = tool.execute(Invocation { call_id: &req.id, args: args.clone(), ctx: &ctx }).await;
+        let nested = NestedCaller {
+            dispatcher: self,
+            parent: &req.id,
+            ctx: &ctx,
+            scope,
+            next: Default::default(),
+            holds_queue,
+        };
+        let wants_end = std::sync::atomic::AtomicBool::new(false);
+        let inv =
+            Invocation { call_id: &req.id, args: args.clone(), ctx: &ctx, nested: Some(nested), terminate: Some(&wants_end) };
+        let mut result = tool.execute(inv).await;
+        let terminate = terminate || wants_end.load(std::sync::atomic::Ordering::Relaxed);
         if !self.interceptors.is_empty() {
             let mut ev = ToolResultEvent {
                 tool_call_id: req.id.clone(),
@@ -263,6 +303,13 @@ impl Dispatcher {
             for h in &self.interceptors {
                 match h.on_tool_result(&ev).await {
                     Ok(Some(p)) => {
+                        for error in p.errors {
+                            self.emit(ToolEvent::HandlerError {
+                                source: h.source().to_string(),
+                                event: "tool_result".into(),
+                                error,
+                            });
+                        }
                         if let Some(c) = p.content {
                             ev.content = c;
                             result.structured = None;

@@ -59,6 +59,9 @@ pub struct ResultPatch {
     pub details: Option<Option<Value>>,
     /// New error flag.
     pub is_error: Option<bool>,
+    /// Failures of some of the source's handlers, to report; the rest of the
+    /// patch still applies (a source may run several handlers in a chain).
+    pub errors: Vec<String>,
 }
 
 /// A set of handlers from one source (an extension, a shipped policy).

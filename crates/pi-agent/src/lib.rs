@@ -12,6 +12,7 @@ mod convert;
 mod dispatch;
 mod events;
 mod hooks;
+mod nested;
 mod prompt;
 mod registry;
 mod retry;
@@ -23,6 +24,10 @@ pub use agent::{AbortHandle, Agent, EventSink, Queue};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+pub use nested::{
+    NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
+    NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,
+};
 pub use prompt::{PromptInputs, build_system_prompt};
 pub use registry::Registry;
 pub use retry::{RetrySettings, is_retryable};

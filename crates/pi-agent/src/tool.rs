@@ -65,6 +65,12 @@ pub struct Invocation<'a> {
     pub args: Value,
     /// Folder, abort signal, updates, session facts.
     pub ctx: &'a ToolContext,
+    /// Calls to other tools through the same pipeline (`ctx.executeTool`);
+    /// present when the call came through the [`crate::Dispatcher`].
+    pub nested: Option<crate::nested::NestedCaller<'a>>,
+    /// Set by the tool to ask the run to end after this batch (an extension
+    /// tool's `terminate: true`); it ends only when every call of the batch asks.
+    pub terminate: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// A tool the agent can declare and call.

@@ -1,0 +1,174 @@
+//! The host's public types: options, limits, and the traits pi implements for
+//! extensions (dialogs, the tool registry).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use pi_agent::AgentTool;
+use serde::Serialize;
+
+/// Default time limit: JavaScript running this long without pausing (awaiting
+/// a host operation or a timer) stops the extension.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
+/// Default memory limit of one extension's JavaScript heap.
+pub const DEFAULT_MEMORY_LIMIT: usize = 256 * 1024 * 1024;
+/// Stack of an extension's engine thread.
+pub(crate) const ENGINE_THREAD_STACK: usize = 16 * 1024 * 1024;
+/// JavaScript stack limit (deep recursion throws `RangeError`), well inside the thread's stack.
+pub(crate) const JS_STACK: usize = 4 * 1024 * 1024;
+/// After an abort, how long a tool's JavaScript may take to finish before the call ends anyway.
+pub(crate) const ABORT_GRACE: Duration = Duration::from_secs(2);
+
+/// The run mode extensions see as `ctx.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Interactive terminal UI (`"tui"`).
+    Tui,
+    /// RPC over stdin/stdout (`"rpc"`).
+    Rpc,
+    /// JSON event stream (`"json"`).
+    Json,
+    /// Print mode, `-p` (`"print"`).
+    #[default]
+    Print,
+}
+
+impl Mode {
+    /// The name extensions see.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Tui => "tui",
+            Mode::Rpc => "rpc",
+            Mode::Json => "json",
+            Mode::Print => "print",
+        }
+    }
+}
+
+/// Resource limits of one extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// JavaScript may run this long without pausing; then the extension is stopped.
+    pub time: Duration,
+    /// The JavaScript heap may grow to this many bytes; allocations beyond throw
+    /// `InternalError: out of memory` inside the extension.
+    pub memory: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { time: DEFAULT_TIME_LIMIT, memory: DEFAULT_MEMORY_LIMIT }
+    }
+}
+
+/// How extensions are loaded and what their `ctx` says.
+#[derive(Clone, Default)]
+pub struct HostOptions {
+    /// The session folder (`ctx.cwd`); relative extension paths resolve against it.
+    pub cwd: PathBuf,
+    /// `ctx.hasUI`: true in TUI and RPC modes. Without a UI, `select`/`input`
+    /// resolve `undefined`, `confirm` resolves `false`, `notify` does nothing.
+    pub has_ui: bool,
+    /// `ctx.mode`.
+    pub mode: Mode,
+    /// Where dialogs and notifications go when `has_ui` is true (RPC:
+    /// `extension_ui_request`). Without one, dialogs resolve as cancelled.
+    pub ui: Option<Arc<dyn UiBridge>>,
+    /// `ctx.isProjectTrusted()`.
+    pub project_trusted: bool,
+    /// Time and memory limits per extension.
+    pub limits: Limits,
+}
+
+/// A dialog an extension asks for (`ctx.ui.select/confirm/input/editor`). It
+/// serialises as the fields of an RPC `extension_ui_request` (`method`, `title`, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "method", rename_all = "camelCase")]
+pub enum UiRequest {
+    /// Choose one of `options`.
+    Select {
+        /// The prompt.
+        title: String,
+        /// The choices.
+        options: Vec<String>,
+        /// Milliseconds before it resolves as cancelled (enforced by the host too).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
+    /// Yes or no.
+    Confirm {
+        /// The prompt.
+        title: String,
+        /// The explanation.
+        message: String,
+        /// Milliseconds before it resolves as cancelled (enforced by the host too).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
+    /// One line of text.
+    Input {
+        /// The prompt.
+        title: String,
+        /// Placeholder text.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        placeholder: Option<String>,
+        /// Milliseconds before it resolves as cancelled (enforced by the host too).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
+    /// Multi-line text.
+    Editor {
+        /// The prompt.
+        title: String,
+        /// Text to start with.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prefill: Option<String>,
+    },
+}
+
+/// The answer to a [`UiRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiResponse {
+    /// A chosen option or entered text (select, input, editor).
+    Value(String),
+    /// The answer to a confirm.
+    Confirmed(bool),
+    /// Dismissed or timed out: select/input/editor resolve `undefined`, confirm `false`.
+    Cancelled,
+}
+
+/// Severity of `ctx.ui.notify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NotifyLevel {
+    /// `"info"`.
+    Info,
+    /// `"warning"`.
+    Warning,
+    /// `"error"`.
+    Error,
+}
+
+/// Where extension dialogs go (implemented by pi's TUI or RPC mode).
+pub trait UiBridge: Send + Sync {
+    /// Show a dialog and wait for the answer.
+    fn dialog(&self, request: UiRequest) -> BoxFuture<'static, UiResponse>;
+    /// Show a notification (fire and forget).
+    fn notify(&self, message: &str, level: NotifyLevel);
+}
+
+/// The session's tool registry as extensions see it (`pi.getAllTools()`,
+/// `pi.getActiveTools()`, `pi.setActiveTools()`, tools registered after load).
+/// Implemented by the agent; bound with [`crate::LoadedExtensions::bind_tools`].
+pub trait ToolsApi: Send + Sync {
+    /// Every registered tool, hidden ones included.
+    fn all_tools(&self) -> Vec<Arc<dyn AgentTool>>;
+    /// The active tool names, in order.
+    fn active_tools(&self) -> Vec<String>;
+    /// Replace the active set (unknown and hidden names are ignored).
+    fn set_active_tools(&self, names: &[String]);
+    /// A tool an extension registered after loading (in a handler).
+    fn register_tool(&self, tool: Arc<dyn AgentTool>);
+}

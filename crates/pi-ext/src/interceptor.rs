@@ -1,0 +1,89 @@
+//! One extension's `tool_call` and `tool_result` handlers as an [`Interceptor`].
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use pi_agent::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+use serde_json::{Map, Value, json};
+
+use crate::convert;
+use crate::engine::{CallEnv, Engine};
+
+/// The handlers of one extension, in registration order.
+pub(crate) struct ExtInterceptor {
+    pub(crate) engine: Arc<Engine>,
+}
+
+impl Interceptor for ExtInterceptor {
+    fn source(&self) -> &str {
+        &self.engine.path
+    }
+
+    fn on_tool_call<'a>(
+        &'a self,
+        ev: &'a mut ToolCallEvent,
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
+        Box::pin(async move {
+            if !self.engine.handles("tool_call") {
+                return Ok(None);
+            }
+            let mut event = Map::new();
+            event.insert("type".into(), json!("tool_call"));
+            event.insert("toolCallId".into(), json!(ev.tool_call_id));
+            event.insert("toolName".into(), json!(ev.tool_name));
+            event.insert("input".into(), ev.input.clone());
+            if let Some(p) = &ev.parent_tool_call_id {
+                event.insert("parentToolCallId".into(), json!(p));
+            }
+            let text = self.engine.invoke("tool_call", Value::Object(event).to_string(), &CallEnv::default()).await?;
+            let out: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            if let Some(error) = out.get("error").and_then(Value::as_str) {
+                return Err(error.to_string());
+            }
+            if let Some(input) = out.get("input") {
+                ev.input = input.clone();
+            }
+            if out.get("block").and_then(Value::as_bool) == Some(true) {
+                return Ok(Some(ToolCallDecision {
+                    block: true,
+                    reason: out.get("reason").and_then(Value::as_str).map(str::to_string),
+                    terminate: out.get("terminate").and_then(Value::as_bool) == Some(true),
+                }));
+            }
+            Ok(None)
+        })
+    }
+
+    fn on_tool_result<'a>(&'a self, ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
+        Box::pin(async move {
+            if !self.engine.handles("tool_result") {
+                return Ok(None);
+            }
+            let mut event = Map::new();
+            event.insert("type".into(), json!("tool_result"));
+            event.insert("toolCallId".into(), json!(ev.tool_call_id));
+            event.insert("toolName".into(), json!(ev.tool_name));
+            event.insert("input".into(), ev.input.clone());
+            event.insert("content".into(), serde_json::to_value(&ev.content).unwrap_or(Value::Array(vec![])));
+            event.insert("details".into(), ev.details.clone().unwrap_or(Value::Null));
+            event.insert("isError".into(), json!(ev.is_error));
+            if let Some(p) = &ev.parent_tool_call_id {
+                event.insert("parentToolCallId".into(), json!(p));
+            }
+            let text = self.engine.invoke("tool_result", Value::Object(event).to_string(), &CallEnv::default()).await?;
+            let out: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let patch = ResultPatch {
+                content: out.get("content").map(|c| convert::content(Some(c))),
+                details: (out.get("hasDetails").and_then(Value::as_bool) == Some(true))
+                    .then(|| out.get("details").cloned().filter(|d| !d.is_null())),
+                is_error: out.get("isError").and_then(Value::as_bool),
+                errors: out
+                    .get("errors")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(|e| e.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default(),
+            };
+            Ok(Some(patch))
+        })
+    }
+}

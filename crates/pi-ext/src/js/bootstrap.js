@@ -1,0 +1,558 @@
+// The glue between pi's extension engine (Rust) and one extension: the `pi` object
+// (ExtensionAPI), the `ctx` objects handed to handlers and tools, timers, console and a
+// few web APIs. Evaluated once per extension before its module. Rust calls the functions
+// of `__pi_internal`; they answer through the host functions (`host.done`, `host.op`, ...).
+// Values cross the boundary as JSON text.
+(function (host, config) {
+  "use strict";
+
+  const define = (obj, name, value) =>
+    Object.defineProperty(obj, name, { value, enumerable: false, configurable: true, writable: true });
+
+  function safeString(value) {
+    try {
+      return String(value);
+    } catch (_e) {
+      return Object.prototype.toString.call(value);
+    }
+  }
+
+  function errorMessage(error) {
+    if (error instanceof Error) return safeString(error.message);
+    return safeString(error);
+  }
+
+  function toJson(value) {
+    const text = JSON.stringify(value === undefined ? null : value);
+    return text === undefined ? "null" : text;
+  }
+
+  function sync(kind, payload) {
+    return JSON.parse(host.sync(kind, toJson(payload)));
+  }
+
+  // ---------------------------------------------------------------- console
+  function formatArg(arg) {
+    if (typeof arg === "string") return arg;
+    if (arg instanceof Error) return arg.stack ? `${arg.name}: ${arg.message}\n${arg.stack}` : `${arg.name}: ${arg.message}`;
+    if (typeof arg === "object" && arg !== null) {
+      try {
+        return JSON.stringify(arg);
+      } catch (_e) {
+        return safeString(arg);
+      }
+    }
+    return safeString(arg);
+  }
+  const log = (level) => (...args) => host.log(level, args.map(formatArg).join(" "));
+  const consoleObject = {
+    log: log("log"),
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
+    debug: log("debug"),
+    trace: log("debug"),
+  };
+  define(globalThis, "console", consoleObject);
+
+  // ---------------------------------------------------------------- timers
+  const timers = new Map();
+  let nextTimer = 1;
+  function addTimer(fn, ms, args, repeat) {
+    if (typeof fn !== "function") throw new TypeError("The \"callback\" argument must be of type function");
+    const id = nextTimer++;
+    const delay = Math.max(0, Number(ms) || 0);
+    timers.set(id, { fn, args, repeat, delay });
+    host.timer(id, delay);
+    return id;
+  }
+  function clearTimer(id) {
+    if (timers.delete(id)) host.clearTimer(id);
+  }
+  define(globalThis, "setTimeout", (fn, ms, ...args) => addTimer(fn, ms, args, false));
+  define(globalThis, "setInterval", (fn, ms, ...args) => addTimer(fn, ms, args, true));
+  define(globalThis, "clearTimeout", (id) => clearTimer(id));
+  define(globalThis, "clearInterval", (id) => clearTimer(id));
+  if (typeof globalThis.queueMicrotask !== "function") {
+    define(globalThis, "queueMicrotask", (fn) => {
+      Promise.resolve().then(fn);
+    });
+  }
+  if (typeof globalThis.structuredClone !== "function") {
+    define(globalThis, "structuredClone", (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value))));
+  }
+
+  // ---------------------------------------------------------------- AbortController
+  if (typeof globalThis.AbortController !== "function") {
+    class AbortSignal {
+      constructor() {
+        this.aborted = false;
+        this.reason = undefined;
+        this.onabort = null;
+        define(this, "_listeners", []);
+      }
+      addEventListener(type, fn, options) {
+        if (type !== "abort" || typeof fn !== "function") return;
+        this._listeners.push({ fn, once: !!(options && options.once) });
+      }
+      removeEventListener(type, fn) {
+        if (type !== "abort") return;
+        const i = this._listeners.findIndex((l) => l.fn === fn);
+        if (i >= 0) this._listeners.splice(i, 1);
+      }
+      throwIfAborted() {
+        if (this.aborted) throw this.reason;
+      }
+      static abort(reason) {
+        const c = new AbortController();
+        c.abort(reason);
+        return c.signal;
+      }
+      static timeout(ms) {
+        const c = new AbortController();
+        setTimeout(() => c.abort(abortError("The operation was aborted due to timeout", "TimeoutError")), ms);
+        return c.signal;
+      }
+      static any(signals) {
+        const c = new AbortController();
+        for (const s of signals) {
+          if (s.aborted) {
+            c.abort(s.reason);
+            break;
+          }
+          s.addEventListener("abort", () => c.abort(s.reason), { once: true });
+        }
+        return c.signal;
+      }
+    }
+    function abortError(message, name) {
+      const e = new Error(message);
+      e.name = name || "AbortError";
+      return e;
+    }
+    class AbortController {
+      constructor() {
+        this.signal = new AbortSignal();
+      }
+      abort(reason) {
+        const s = this.signal;
+        if (s.aborted) return;
+        s.aborted = true;
+        s.reason = reason === undefined ? abortError("This operation was aborted") : reason;
+        const event = { type: "abort", target: s };
+        try {
+          if (typeof s.onabort === "function") s.onabort(event);
+        } catch (e) {
+          consoleObject.error(e);
+        }
+        for (const l of s._listeners.slice()) {
+          if (l.once) s.removeEventListener("abort", l.fn);
+          try {
+            l.fn.call(s, event);
+          } catch (e) {
+            consoleObject.error(e);
+          }
+        }
+      }
+    }
+    define(globalThis, "AbortController", AbortController);
+    define(globalThis, "AbortSignal", AbortSignal);
+  }
+  if (typeof globalThis.performance !== "object" || typeof globalThis.performance.now !== "function") {
+    const origin = Date.now();
+    define(globalThis, "performance", { now: () => Date.now() - origin, timeOrigin: origin });
+  }
+
+  // ---------------------------------------------------------------- async host operations
+  const pendingOps = new Map();
+  let nextOp = 1;
+  function op(callId, kind, payload, onUpdate) {
+    const id = nextOp++;
+    return new Promise((resolve, reject) => {
+      pendingOps.set(id, { resolve, reject, onUpdate });
+      host.op(callId, id, kind, toJson(payload));
+    });
+  }
+
+  // ---------------------------------------------------------------- the pi object
+  const handlers = new Map();
+  const tools = new Map();
+
+  function publishEvents() {
+    const names = [];
+    for (const [name, list] of handlers) if (list.length > 0) names.push(name);
+    host.sync("events", toJson(names));
+  }
+
+  function unsupported(name) {
+    return () => {
+      throw new Error(`pi.${name}() is not supported by pi's extension engine`);
+    };
+  }
+  const noop = () => undefined;
+
+  const eventBus = new Map();
+  const pi = {
+    on(event, handler) {
+      if (typeof event !== "string") throw new TypeError("pi.on: event must be a string");
+      if (typeof handler !== "function") throw new TypeError("pi.on: handler must be a function");
+      if (!handlers.has(event)) handlers.set(event, []);
+      const entry = { handler };
+      handlers.get(event).push(entry);
+      publishEvents();
+      return () => {
+        const list = handlers.get(event) || [];
+        const i = list.indexOf(entry);
+        if (i >= 0) {
+          list.splice(i, 1);
+          publishEvents();
+        }
+      };
+    },
+    registerTool(def) {
+      if (!def || typeof def !== "object") throw new TypeError("pi.registerTool: expected a tool definition object");
+      if (typeof def.name !== "string" || def.name === "") throw new TypeError("pi.registerTool: tool name must be a non-empty string");
+      if (typeof def.execute !== "function") throw new TypeError(`pi.registerTool: tool "${def.name}" has no execute function`);
+      tools.set(def.name, def);
+      sync("registerTool", {
+        name: def.name,
+        label: def.label,
+        description: typeof def.description === "string" ? def.description : "",
+        parameters: def.parameters === undefined ? { type: "object", properties: {} } : def.parameters,
+        promptSnippet: def.promptSnippet,
+        promptGuidelines: Array.isArray(def.promptGuidelines) ? def.promptGuidelines.map(String) : [],
+        exposure: def.exposure,
+        defaultActive: def.defaultActive,
+        annotations: def.annotations,
+        executionMode: def.executionMode,
+        hasPrepareArguments: typeof def.prepareArguments === "function",
+      });
+    },
+    getAllTools() {
+      return sync("getAllTools", null);
+    },
+    getActiveTools() {
+      return sync("getActiveTools", null);
+    },
+    setActiveTools(names) {
+      sync("setActiveTools", Array.isArray(names) ? names.map(String) : []);
+    },
+    getThinkingLevel() {
+      return "off";
+    },
+    setThinkingLevel: noop,
+    getSessionName: noop,
+    setSessionName: noop,
+    setLabel: noop,
+    appendEntry: noop,
+    registerCommand: noop,
+    getCommands() {
+      return [];
+    },
+    registerShortcut: noop,
+    registerFlag: noop,
+    getFlag: noop,
+    registerMessageRenderer: noop,
+    registerEntryRenderer: noop,
+    registerToolRenderer: noop,
+    registerMarkdownTransformer: noop,
+    getSettings() {
+      return {};
+    },
+    sendMessage: unsupported("sendMessage"),
+    sendUserMessage: unsupported("sendUserMessage"),
+    exec: unsupported("exec"),
+    setModel: unsupported("setModel"),
+    registerProvider: unsupported("registerProvider"),
+    unregisterProvider: unsupported("unregisterProvider"),
+    registerMcpServer: unsupported("registerMcpServer"),
+    events: {
+      on(name, fn) {
+        if (!eventBus.has(name)) eventBus.set(name, []);
+        eventBus.get(name).push(fn);
+        return () => {
+          const list = eventBus.get(name) || [];
+          const i = list.indexOf(fn);
+          if (i >= 0) list.splice(i, 1);
+        };
+      },
+      emit(name, data) {
+        for (const fn of (eventBus.get(name) || []).slice()) fn(data);
+      },
+    },
+  };
+
+  // ---------------------------------------------------------------- ctx
+  const neverAborted = new AbortController().signal;
+
+  function makeUi(callId, trust) {
+    const hasUI = config.hasUI;
+    const cancelled = (opts) => !!(opts && opts.signal && opts.signal.aborted);
+    function dialog(kind, payload, opts, fallback) {
+      if (!hasUI || cancelled(opts)) return Promise.resolve(fallback);
+      const p = op(callId, kind, Object.assign(payload, { timeout: opts && opts.timeout }));
+      if (!opts || !opts.signal) return p;
+      return new Promise((resolve, reject) => {
+        opts.signal.addEventListener("abort", () => resolve(fallback), { once: true });
+        p.then(resolve, reject);
+      });
+    }
+    return {
+      select(title, options, opts) {
+        return dialog("select", { title: safeString(title), options: Array.isArray(options) ? options.map(String) : [] }, opts, undefined);
+      },
+      confirm(title, message, opts) {
+        return dialog("confirm", { title: safeString(title), message: message === undefined ? "" : safeString(message) }, opts, false).then((v) => v === true);
+      },
+      input(title, placeholder, opts) {
+        return dialog("input", { title: safeString(title), placeholder: placeholder === undefined ? null : safeString(placeholder) }, opts, undefined);
+      },
+      editor(title, prefill) {
+        return dialog("editor", { title: safeString(title), prefill: prefill === undefined ? null : safeString(prefill) }, undefined, undefined);
+      },
+      notify(message, type) {
+        const level = type === "warning" || type === "error" ? type : "info";
+        if (hasUI) host.sync("notify", toJson({ message: safeString(message), type: level }));
+        else if (trust) host.log("notify", safeString(message));
+      },
+      setStatus: noop,
+      setWidget: noop,
+      setTitle: noop,
+      setFooter: noop,
+      setHeader: noop,
+      setEditorText: noop,
+      getEditorText() {
+        return "";
+      },
+      setWorkingMessage: noop,
+      setHiddenThinkingLabel: noop,
+      setEditorComponent: noop,
+      addAutocompleteProvider: noop,
+      pasteToEditor: noop,
+      custom() {
+        return Promise.resolve(undefined);
+      },
+    };
+  }
+
+  function makeCtx(callId, extra) {
+    const ctx = {
+      cwd: config.cwd,
+      mode: config.mode,
+      hasUI: config.hasUI,
+      ui: makeUi(callId, extra && extra.trust),
+      signal: (extra && extra.signal) || neverAborted,
+      isProjectTrusted() {
+        return config.projectTrusted;
+      },
+      isIdle() {
+        return false;
+      },
+      hasPendingMessages() {
+        return false;
+      },
+      abort: noop,
+      shutdown: noop,
+      getContextUsage: noop,
+      getSystemPrompt() {
+        return "";
+      },
+    };
+    if (extra && extra.tool) Object.assign(ctx, extra.tool);
+    return ctx;
+  }
+
+  // ---------------------------------------------------------------- results
+  function normalizeContent(content) {
+    if (!Array.isArray(content)) return [];
+    const out = [];
+    for (const block of content) {
+      if (!block || typeof block !== "object") continue;
+      if (block.type === "text") out.push({ type: "text", text: safeString(block.text === undefined ? "" : block.text) });
+      else if (block.type === "image") out.push({ type: "image", data: safeString(block.data), mimeType: safeString(block.mimeType) });
+    }
+    return out;
+  }
+
+  function normalizeResult(r) {
+    const result = r && typeof r === "object" ? r : {};
+    const out = { content: normalizeContent(result.content), isError: result.isError === true, terminate: result.terminate === true };
+    if (result.details !== undefined) out.details = result.details;
+    if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
+    return out;
+  }
+
+  // ---------------------------------------------------------------- running handlers
+  function handlersOf(name) {
+    return (handlers.get(name) || []).slice();
+  }
+
+  async function runToolCall(callId, event) {
+    const ctx = makeCtx(callId);
+    for (const { handler } of handlersOf("tool_call")) {
+      let r;
+      try {
+        r = await handler(event, ctx);
+      } catch (e) {
+        return { error: e instanceof Error ? errorMessage(e) : `Extension failed, blocking execution: ${safeString(e)}` };
+      }
+      if (r && typeof r === "object") {
+        if (r.block) return { input: event.input, block: true, reason: r.reason === undefined ? null : safeString(r.reason), terminate: r.terminate === true };
+      }
+    }
+    return { input: event.input, block: false };
+  }
+
+  async function runToolResult(callId, event) {
+    const ctx = makeCtx(callId);
+    const patch = {};
+    const errors = [];
+    for (const { handler } of handlersOf("tool_result")) {
+      let r;
+      try {
+        r = await handler(event, ctx);
+      } catch (e) {
+        errors.push(errorMessage(e));
+        continue;
+      }
+      if (!r || typeof r !== "object") continue;
+      if (r.content !== undefined) {
+        event.content = r.content;
+        patch.content = normalizeContent(r.content);
+      }
+      if (r.details !== undefined) {
+        event.details = r.details;
+        patch.details = r.details;
+        patch.hasDetails = true;
+      }
+      if (r.isError !== undefined) {
+        event.isError = r.isError === true;
+        patch.isError = event.isError;
+      }
+    }
+    patch.errors = errors;
+    return patch;
+  }
+
+  async function runProjectTrust(callId, event) {
+    const ctx = makeCtx(callId, { trust: true });
+    const errors = [];
+    for (const { handler } of handlersOf("project_trust")) {
+      try {
+        const r = await handler(event, ctx);
+        if (r && (r.trusted === "yes" || r.trusted === "no")) return { trusted: r.trusted, remember: r.remember === true, errors };
+      } catch (e) {
+        errors.push(errorMessage(e));
+      }
+    }
+    return { trusted: null, remember: false, errors };
+  }
+
+  async function runNotification(callId, name, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    for (const { handler } of handlersOf(name)) {
+      try {
+        await handler(event, ctx);
+      } catch (e) {
+        errors.push(errorMessage(e));
+      }
+    }
+    return { errors };
+  }
+
+  const controllers = new Map();
+
+  async function runExecute(callId, p) {
+    const def = tools.get(p.name);
+    if (!def) throw new Error(`Tool ${p.name} not found`);
+    const controller = new AbortController();
+    controllers.set(callId, controller);
+    try {
+      const onUpdate = (partial) => host.emit(callId, "update", toJson(normalizeResult(partial)));
+      const toolCtx = {
+        tools: p.tools,
+        executeTool(name, args, options) {
+          const onUpd = options && typeof options.onUpdate === "function" ? options.onUpdate : undefined;
+          return op(callId, "executeTool", { name: safeString(name), args: args === undefined ? {} : args, updates: !!onUpd }, onUpd);
+        },
+      };
+      const ctx = makeCtx(callId, { signal: controller.signal, tool: toolCtx });
+      const r = await def.execute(p.toolCallId, p.params, controller.signal, onUpdate, ctx);
+      return normalizeResult(r);
+    } finally {
+      controllers.delete(callId);
+    }
+  }
+
+  function settle(callId, promise) {
+    promise.then(
+      (value) => host.done(callId, true, toJson(value)),
+      (error) => host.done(callId, false, errorMessage(error)),
+    );
+  }
+
+  const internal = {
+    cwd: config.cwd,
+    sync,
+    load(callId, evaluated, namespace) {
+      Promise.resolve(evaluated).then(
+        () => {
+          const factory = namespace.default;
+          if (typeof factory !== "function") {
+            host.done(callId, false, "\u0000not-a-factory");
+            return;
+          }
+          settle(
+            callId,
+            Promise.resolve().then(() => factory(pi)),
+          );
+        },
+        (error) => host.done(callId, false, errorMessage(error)),
+      );
+    },
+    dispatch(callId, kind, json) {
+      const p = JSON.parse(json);
+      let run;
+      if (kind === "tool_call") run = () => runToolCall(callId, p);
+      else if (kind === "tool_result") run = () => runToolResult(callId, p);
+      else if (kind === "project_trust") run = () => runProjectTrust(callId, p);
+      else if (kind === "execute") run = () => runExecute(callId, p);
+      else run = () => runNotification(callId, kind, p);
+      settle(callId, Promise.resolve().then(run));
+    },
+    prepareArguments(name, json) {
+      const def = tools.get(name);
+      if (!def || typeof def.prepareArguments !== "function") return json;
+      const out = def.prepareArguments(JSON.parse(json));
+      return toJson(out);
+    },
+    abort(callId) {
+      const c = controllers.get(callId);
+      if (c) c.abort();
+    },
+    complete(opId, ok, json) {
+      const pending = pendingOps.get(opId);
+      if (!pending) return;
+      pendingOps.delete(opId);
+      if (ok) pending.resolve(json === "" ? undefined : JSON.parse(json));
+      else pending.reject(new Error(json));
+    },
+    update(opId, json) {
+      const pending = pendingOps.get(opId);
+      if (pending && pending.onUpdate) pending.onUpdate(JSON.parse(json));
+    },
+    fireTimer(id) {
+      const t = timers.get(id);
+      if (!t) return;
+      if (t.repeat) host.timer(id, t.delay);
+      else timers.delete(id);
+      try {
+        t.fn(...t.args);
+      } catch (e) {
+        consoleObject.error(e);
+      }
+    },
+  };
+  define(globalThis, "__pi_internal", internal);
+});

@@ -1,0 +1,307 @@
+//! The JavaScript/TypeScript extension host of `pi`: Pi extensions, written
+//! against the reference's extension API, run as they are (beyond.md B7).
+//!
+//! Each extension gets its own QuickJS engine on its own thread, with a time
+//! and a memory limit. TypeScript is stripped with oxc; relative imports load
+//! files; the reference's packages (`@earendil-works/pi-coding-agent`,
+//! `@mariozechner/pi-coding-agent`, `typebox`, `@sinclair/typebox`,
+//! `@earendil-works/pi-ai`) are built in. An extension's default export is
+//! called with `pi`; its `tool_call`/`tool_result` handlers become one
+//! [`pi_agent::Interceptor`] and its tools [`pi_agent::AgentTool`]s, so every
+//! call goes through the one dispatch pipeline of `pi-agent`.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), pi_ext::ExtError> {
+//! use pi_ext::{ExtensionHost, HostOptions};
+//! let opts = HostOptions { cwd: std::env::current_dir().unwrap(), ..Default::default() };
+//! let loaded = ExtensionHost::load(&["./permission-gate.ts".into()], opts).await?;
+//! let mut dispatcher = pi_agent::Dispatcher::new(pi_agent::Registry::new());
+//! dispatcher.interceptors.extend(loaded.interceptors.iter().cloned());
+//! for tool in &loaded.tools {
+//!     dispatcher.registry.register(tool.clone());
+//! }
+//! for error in loaded.session_start("startup").await {
+//!     eprintln!("{error}");
+//! }
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+mod api;
+mod convert;
+mod engine;
+mod interceptor;
+mod modules;
+mod strip;
+pub mod text;
+mod tool;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pi_agent::{AgentTool, Interceptor};
+use serde_json::{Value, json};
+
+pub use api::{
+    DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, HostOptions, Limits, Mode, NotifyLevel, ToolsApi, UiBridge, UiRequest,
+    UiResponse,
+};
+
+use engine::{CallEnv, CallMsg, Engine, EngineConfig};
+use interceptor::ExtInterceptor;
+use tool::{ExtTool, ToolMeta};
+
+/// A load failure. Its `Display` is what pi prints before exiting with code 1:
+/// `Failed to load extension "<path>": <error>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtError {
+    /// The extension's absolute path.
+    pub path: String,
+    /// What went wrong (`Extension path does not exist: …`, `Failed to load extension: …`, …).
+    pub message: String,
+}
+
+impl fmt::Display for ExtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&text::load_error(&self.path, &self.message))
+    }
+}
+
+impl std::error::Error for ExtError {}
+
+/// A handler failure to report (not fatal): `Extension error (<path>): <error>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionError {
+    /// The extension's path.
+    pub path: String,
+    /// The event whose handler failed (`session_start`, …).
+    pub event: String,
+    /// The error message.
+    pub error: String,
+}
+
+impl fmt::Display for ExtensionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&text::extension_error(&self.path, &self.error))
+    }
+}
+
+/// The decision of a `project_trust` handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustDecision {
+    /// `"yes"` → true, `"no"` → false.
+    pub trusted: bool,
+    /// Save the decision for exactly this folder.
+    pub remember: bool,
+    /// The extension that decided.
+    pub path: String,
+}
+
+/// What the `project_trust` handlers said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustOutcome {
+    /// The first yes/no, if any handler gave one.
+    pub decision: Option<TrustDecision>,
+    /// Failed handlers: `Extension "<path>" project_trust error: <message>`.
+    pub warnings: Vec<String>,
+}
+
+/// Loads extensions.
+pub struct ExtensionHost;
+
+impl ExtensionHost {
+    /// Load `paths` in order (relative paths resolve against `opts.cwd`; a folder
+    /// means its `package.json` `pi.extensions` entries, else its `index.ts` or
+    /// `index.js`). Each extension's factory runs to completion. The first
+    /// failure, in load order, is the error.
+    pub async fn load(paths: &[PathBuf], opts: HostOptions) -> Result<LoadedExtensions, ExtError> {
+        let mut entries = Vec::new();
+        for p in paths {
+            let abs = modules::normalize(&opts.cwd.join(p));
+            entries.extend(entry_points(&abs)?);
+        }
+        // Start every engine first: they load in parallel; results are taken in order.
+        let mut started = Vec::new();
+        for path in &entries {
+            let cfg = EngineConfig {
+                path: path.clone(),
+                cwd: opts.cwd.clone(),
+                has_ui: opts.has_ui,
+                mode: opts.mode,
+                project_trusted: opts.project_trusted,
+                ui: opts.ui.clone(),
+                limits: opts.limits,
+            };
+            let shown = path.to_string_lossy().into_owned();
+            let (engine, rx) =
+                Engine::start(cfg).map_err(|e| ExtError { path: shown.clone(), message: text::load_failed(&e) })?;
+            started.push((shown, engine, rx));
+        }
+        let mut extensions = Vec::new();
+        for (shown, engine, mut rx) in started {
+            let metas = loop {
+                match rx.recv().await {
+                    Some(CallMsg::Done(Ok(json))) => break json,
+                    Some(CallMsg::Done(Err(message))) => return Err(ExtError { path: shown, message }),
+                    Some(_) => continue,
+                    None => return Err(ExtError { path: shown.clone(), message: text::load_failed(&text::stopped(&shown)) }),
+                }
+            };
+            let metas: Vec<Value> = serde_json::from_str(&metas).unwrap_or_default();
+            let tools = metas
+                .iter()
+                .map(|m| Arc::new(ExtTool::new(engine.clone(), ToolMeta::from_json(m, &shown))) as Arc<dyn AgentTool>)
+                .collect();
+            extensions.push(Extension { engine, tools });
+        }
+        let interceptors = extensions
+            .iter()
+            .map(|e| Arc::new(ExtInterceptor { engine: e.engine.clone() }) as Arc<dyn Interceptor>)
+            .collect();
+        let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
+        for e in &extensions {
+            for t in &e.tools {
+                if !tools.iter().any(|k| k.def().name == t.def().name) {
+                    tools.push(t.clone());
+                }
+            }
+        }
+        Ok(LoadedExtensions { extensions, interceptors, tools })
+    }
+}
+
+/// The extension files a path stands for.
+fn entry_points(abs: &Path) -> Result<Vec<PathBuf>, ExtError> {
+    let shown = abs.to_string_lossy().into_owned();
+    if !abs.exists() {
+        return Err(ExtError { path: shown.clone(), message: text::path_missing(&shown) });
+    }
+    if !abs.is_dir() {
+        return Ok(vec![abs.to_path_buf()]);
+    }
+    if let Ok(pkg) = std::fs::read_to_string(abs.join("package.json"))
+        && let Ok(v) = serde_json::from_str::<Value>(&pkg)
+        && let Some(list) = v.pointer("/pi/extensions").and_then(Value::as_array)
+    {
+        let out: Vec<PathBuf> =
+            list.iter().filter_map(Value::as_str).map(|s| modules::normalize(&abs.join(s))).collect();
+        if !out.is_empty() {
+            for p in &out {
+                if !p.exists() {
+                    let s = p.to_string_lossy().into_owned();
+                    return Err(ExtError { path: s.clone(), message: text::path_missing(&s) });
+                }
+            }
+            return Ok(out);
+        }
+    }
+    for index in ["index.ts", "index.js", "index.mjs"] {
+        if abs.join(index).is_file() {
+            return Ok(vec![abs.join(index)]);
+        }
+    }
+    Err(ExtError { path: shown.clone(), message: text::no_entry_point(&shown) })
+}
+
+struct Extension {
+    engine: Arc<Engine>,
+    tools: Vec<Arc<dyn AgentTool>>,
+}
+
+/// Loaded extensions, in load order.
+pub struct LoadedExtensions {
+    extensions: Vec<Extension>,
+    /// One interceptor per extension (its `tool_call` and `tool_result`
+    /// handlers), in load order: add them to the dispatcher.
+    pub interceptors: Vec<Arc<dyn Interceptor>>,
+    /// The tools registered while loading: the first registration of a name
+    /// across extensions wins, within one extension the last. Register them
+    /// after the built-ins (an extension tool replaces a built-in of its name).
+    pub tools: Vec<Arc<dyn AgentTool>>,
+}
+
+impl LoadedExtensions {
+    /// The extensions' paths, in load order.
+    pub fn paths(&self) -> Vec<&str> {
+        self.extensions.iter().map(|e| e.engine.path.as_str()).collect()
+    }
+
+    /// Let extensions see and change the session's tools (`pi.getAllTools()`,
+    /// `pi.getActiveTools()`, `pi.setActiveTools()`, later `registerTool` calls).
+    pub fn bind_tools(&self, api: Arc<dyn ToolsApi>) {
+        for e in &self.extensions {
+            e.engine.send(engine::Msg::Bind(api.clone()));
+        }
+    }
+
+    /// Run the `project_trust` handlers in load order until one says yes or
+    /// no. A failing handler is a warning and the next one is asked.
+    pub async fn project_trust(&self, cwd: &Path) -> TrustOutcome {
+        let mut out = TrustOutcome::default();
+        let payload = json!({"type": "project_trust", "cwd": cwd.to_string_lossy()}).to_string();
+        for e in &self.extensions {
+            if !e.engine.handles("project_trust") {
+                continue;
+            }
+            let v = match e.engine.invoke("project_trust", payload.clone(), &CallEnv::default()).await {
+                Ok(text) => serde_json::from_str::<Value>(&text).unwrap_or(Value::Null),
+                Err(message) => {
+                    out.warnings.push(text::project_trust_error(&e.engine.path, &message));
+                    continue;
+                }
+            };
+            for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
+                out.warnings.push(text::project_trust_error(&e.engine.path, err.as_str().unwrap_or("")));
+            }
+            if let Some(t) = v.get("trusted").and_then(Value::as_str) {
+                out.decision = Some(TrustDecision {
+                    trusted: t == "yes",
+                    remember: v.get("remember").and_then(Value::as_bool) == Some(true),
+                    path: e.engine.path.clone(),
+                });
+                break;
+            }
+        }
+        out
+    }
+
+    /// Run the handlers of a notification event (`session_start`,
+    /// `session_shutdown`, `agent_start`, …) in load order; `payload` is the
+    /// event object without `type`. Failures are returned for reporting.
+    pub async fn emit(&self, event: &str, payload: Value) -> Vec<ExtensionError> {
+        let mut ev = match payload {
+            Value::Object(m) => m,
+            _ => Default::default(),
+        };
+        ev.insert("type".into(), json!(event));
+        let text = Value::Object(ev).to_string();
+        let mut errors = Vec::new();
+        for e in &self.extensions {
+            if !e.engine.handles(event) {
+                continue;
+            }
+            let report = |error: String| ExtensionError { path: e.engine.path.clone(), event: event.to_string(), error };
+            match e.engine.invoke(event, text.clone(), &CallEnv::default()).await {
+                Ok(out) => {
+                    let v = serde_json::from_str::<Value>(&out).unwrap_or(Value::Null);
+                    for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
+                        errors.push(report(err.as_str().unwrap_or("").to_string()));
+                    }
+                }
+                Err(message) => errors.push(report(message)),
+            }
+        }
+        errors
+    }
+
+    /// `session_start` with `reason` (`"startup"`, `"reload"`, `"new"`, `"resume"`, `"fork"`).
+    pub async fn session_start(&self, reason: &str) -> Vec<ExtensionError> {
+        self.emit("session_start", json!({"reason": reason})).await
+    }
+
+    /// `session_shutdown` with `reason` (`"quit"`, `"reload"`, …).
+    pub async fn session_shutdown(&self, reason: &str) -> Vec<ExtensionError> {
+        self.emit("session_shutdown", json!({"reason": reason})).await
+    }
+}

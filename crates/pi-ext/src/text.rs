@@ -1,0 +1,106 @@
+//! Every user- or model-visible message of the extension host, in one place.
+
+use std::time::Duration;
+
+/// `Extension path does not exist: <path>` (as the reference).
+pub fn path_missing(path: &str) -> String {
+    format!("Extension path does not exist: {path}")
+}
+
+/// `Extension does not export a valid factory function: <path>` (as the reference).
+pub fn not_a_factory(path: &str) -> String {
+    format!("Extension does not export a valid factory function: {path}")
+}
+
+/// `Failed to load extension: <error>`: the factory or the module failed (as the reference).
+pub fn load_failed(error: &str) -> String {
+    format!("Failed to load extension: {error}")
+}
+
+/// A folder given as an extension has no entry point.
+pub fn no_entry_point(path: &str) -> String {
+    format!("Extension folder has no index.ts, index.js or package.json \"pi.extensions\" entry: {path}")
+}
+
+/// The whole load error, as pi prints it: `Failed to load extension "<path>": <error>`.
+pub fn load_error(path: &str, error: &str) -> String {
+    format!("Failed to load extension \"{path}\": {error}")
+}
+
+/// A handler or tool ran JavaScript longer than the limit without pausing; the extension is stopped.
+pub fn time_limit(path: &str, limit: Duration) -> String {
+    format!(
+        "Extension {path} exceeded its time limit ({} of JavaScript without pausing); the extension is stopped",
+        human(limit)
+    )
+}
+
+/// The extension's engine has stopped (after a time limit, or at shutdown).
+pub fn stopped(path: &str) -> String {
+    format!("Extension {path} is not running")
+}
+
+/// A `tool_call` handler threw something that is not an `Error` (as the reference).
+pub fn blocking_failure(value: &str) -> String {
+    format!("Extension failed, blocking execution: {value}")
+}
+
+/// A handler failure reported on stderr (as the reference): `Extension error (<path>): <message>`.
+pub fn extension_error(path: &str, message: &str) -> String {
+    format!("Extension error ({path}): {message}")
+}
+
+/// A failing `project_trust` handler (as the reference): a warning, the next handler is asked.
+pub fn project_trust_error(path: &str, message: &str) -> String {
+    format!("Extension \"{path}\" project_trust error: {message}")
+}
+
+/// A module import the engine cannot satisfy: a Node.js built-in.
+pub fn node_builtin(name: &str) -> String {
+    format!("Node.js built-in module '{name}' is not available in pi's extension engine (only node:path is)")
+}
+
+/// A module import the engine cannot satisfy: an npm package.
+pub fn no_packages(name: &str) -> String {
+    format!("Cannot find package '{name}': pi's extension engine loads only relative imports and pi's own packages")
+}
+
+/// A relative import that names no file.
+pub fn module_not_found(name: &str) -> String {
+    format!("Cannot find module '{name}'")
+}
+
+/// A factory whose promise waits on nothing that could settle it.
+pub const FACTORY_STALLED: &str = "the extension's factory never finished (its promise waits on nothing)";
+
+/// `ctx.executeTool` from a context whose call has ended.
+pub const CALL_ENDED: &str = "The call this context belongs to has ended";
+
+fn human(d: Duration) -> String {
+    if d.as_millis() % 1000 == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        assert_eq!(
+            load_error("/a/x.ts", &path_missing("/a/x.ts")),
+            "Failed to load extension \"/a/x.ts\": Extension path does not exist: /a/x.ts"
+        );
+        assert_eq!(
+            time_limit("/a/x.ts", Duration::from_millis(250)),
+            "Extension /a/x.ts exceeded its time limit (250 ms of JavaScript without pausing); the extension is stopped"
+        );
+        assert_eq!(
+            time_limit("/a/x.ts", Duration::from_secs(10)),
+            "Extension /a/x.ts exceeded its time limit (10 s of JavaScript without pausing); the extension is stopped"
+        );
+    }
+}

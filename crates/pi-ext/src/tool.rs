@@ -1,0 +1,118 @@
+//! A tool an extension registered (`pi.registerTool`) as an [`AgentTool`].
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use futures::future::BoxFuture;
+use pi_agent::{AgentTool, ExecutionMode, Exposure, Invocation, ToolDef};
+use pi_tools::{Annotations, ToolResult};
+use serde_json::{Value, json};
+
+use crate::convert;
+use crate::engine::{CallEnv, Engine};
+
+/// What `registerTool` told the host about a tool (the code stays in JavaScript).
+#[derive(Debug, Clone)]
+pub(crate) struct ToolMeta {
+    pub def: ToolDef,
+    pub has_prepare: bool,
+    /// The JSON it came from.
+    pub raw: Value,
+}
+
+impl ToolMeta {
+    pub(crate) fn from_json(v: &Value, _source: &str) -> ToolMeta {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let exposure = match v.get("exposure").and_then(Value::as_str) {
+            Some("model-only") => Exposure::ModelOnly,
+            Some("codemode") => Exposure::Codemode,
+            Some("deferred") => Exposure::Deferred,
+            Some("hidden") => Exposure::Hidden,
+            _ => Exposure::Direct,
+        };
+        let annotations = v.get("annotations").map(annotations).unwrap_or_default();
+        let def = ToolDef {
+            name: s("name").unwrap_or_default(),
+            description: s("description").unwrap_or_default(),
+            parameters: v.get("parameters").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+            prompt_snippet: s("promptSnippet"),
+            prompt_guidelines: v
+                .get("promptGuidelines")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
+                .unwrap_or_default(),
+            annotations,
+            exposure,
+            default_active: v.get("defaultActive").and_then(Value::as_bool) != Some(false),
+            execution_mode: match v.get("executionMode").and_then(Value::as_str) {
+                Some("sequential") => ExecutionMode::Sequential,
+                _ => ExecutionMode::Parallel,
+            },
+        };
+        ToolMeta { def, has_prepare: v.get("hasPrepareArguments").and_then(Value::as_bool) == Some(true), raw: v.clone() }
+    }
+}
+
+fn annotations(v: &Value) -> Annotations {
+    let b = |k: &str| v.get(k).and_then(Value::as_bool);
+    Annotations {
+        read_only_hint: b("readOnlyHint"),
+        destructive_hint: b("destructiveHint"),
+        idempotent_hint: b("idempotentHint"),
+        open_world_hint: b("openWorldHint"),
+    }
+}
+
+/// An extension's tool: its definition, run by the extension's engine.
+pub(crate) struct ExtTool {
+    engine: Arc<Engine>,
+    meta: ToolMeta,
+}
+
+impl ExtTool {
+    pub(crate) fn new(engine: Arc<Engine>, meta: ToolMeta) -> Self {
+        ExtTool { engine, meta }
+    }
+}
+
+impl AgentTool for ExtTool {
+    fn def(&self) -> &ToolDef {
+        &self.meta.def
+    }
+
+    fn prepare_arguments(&self, args: Value) -> Value {
+        if !self.meta.has_prepare {
+            return args;
+        }
+        self.engine.prepare_arguments(&self.meta.def.name, &args).unwrap_or(args)
+    }
+
+    fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let tools: Vec<Value> = inv
+                .nested
+                .as_ref()
+                .map(|n| n.callable().iter().map(|t| convert::callable_info(t.as_ref())).collect())
+                .unwrap_or_default();
+            let payload = json!({
+                "name": self.meta.def.name,
+                "toolCallId": inv.call_id,
+                "params": inv.args,
+                "tools": tools,
+            });
+            let env = CallEnv { nested: inv.nested.as_ref(), tool_ctx: Some(inv.ctx) };
+            match self.engine.invoke("execute", payload.to_string(), &env).await {
+                Ok(text) => {
+                    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                    if v.get("terminate").and_then(Value::as_bool) == Some(true)
+                        && let Some(flag) = inv.terminate
+                    {
+                        flag.store(true, Ordering::Relaxed);
+                    }
+                    convert::tool_result(&v)
+                }
+                Err(message) => ToolResult::error(message),
+            }
+        })
+    }
+}
