@@ -34,6 +34,9 @@ impl From<&pi_tools::ToolResult> for EventToolResult {
 }
 
 /// One event of a run.
+// Events are built once, handed to the sink by reference and serialised;
+// boxing the message-carrying variants would buy nothing and complicate serde.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
