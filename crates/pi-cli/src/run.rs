@@ -292,7 +292,7 @@ pub fn main(args: CliArgs) -> ExitCode {
             Err(e) => return fail(&e.to_string()),
         }
     };
-    let session_id = writer.as_ref().map(|w| w.id.clone()).unwrap_or_else(|| uuid_like());
+    let session_id = writer.as_ref().map(|w| w.id.clone()).unwrap_or_else(uuid_like);
     let session_file = writer.as_ref().map(|w| w.path().to_string_lossy().into_owned());
     let session: SharedSession = Arc::new(Mutex::new(writer));
 

@@ -94,4 +94,5 @@ pub fn unknown_builtin(name: &str) -> String {
 }
 
 /// A script extension before the JavaScript host is in this build.
-pub const SCRIPT_EXTENSIONS_UNAVAILABLE: &str = "TypeScript and JavaScript extensions are not supported by this build yet";
+pub const SCRIPT_EXTENSIONS_UNAVAILABLE: &str =
+    "TypeScript and JavaScript extensions are not supported by this build yet";

@@ -407,7 +407,6 @@ fn rpc_commands_and_abort() {
     rpc_until(&mut reader, |v| v["type"] == "response" && v["id"] == "a1");
     assert!(started.elapsed() < Duration::from_secs(5));
 
-    drop(send);
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success());
@@ -494,7 +493,6 @@ fn rpc_reload_activates_newly_default_tools_but_not_removed_ones() {
     assert_eq!(r["data"]["message"], "Reloaded keybindings, extensions, skills, prompts, themes, and context files");
     send(json!({"id": "p2", "type": "prompt", "message": "second"}));
     rpc_until(&mut reader, |v| v["type"] == "agent_settled");
-    drop(send);
     drop(stdin);
     assert!(child.wait().unwrap().success());
     let reqs = server.requests();
