@@ -386,10 +386,9 @@ impl Looper<'_> {
         for sink in calls {
             let _ = sink.send(CallMsg::Done(Err(message.clone())));
         }
+        // The handler set stays as it was: a stopped extension's tool_call
+        // handlers keep blocking (fail-safe), its other handlers report the error.
         self.state.timers.borrow_mut().clear();
-        if let Ok(mut e) = self.state.events.write() {
-            e.clear();
-        }
     }
 
     fn finish_call(&self, id: u64, result: Result<String, String>) {
