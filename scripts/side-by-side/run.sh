@@ -4,7 +4,8 @@
 # For each case in cases/*.json, build the same folder twice, run the reference
 # and our `pi` against the same scripted mock model (mock.py, OpenAI Chat
 # Completions SSE on 127.0.0.1), and compare the tool results each sends back
-# to the model (the `role: "tool"` messages of the last request).
+# to the model (the `role: "tool"` messages of the last request) and the tool
+# names each declares in its first request.
 #
 # Usage: scripts/side-by-side/run.sh [CASE...]
 # Needs: python3, a built `pi` (PI_BIN, default target/debug/pi), and the
@@ -68,7 +69,17 @@ def results(who):
                 c = c.replace(f"{out}/{who}/", "<scratch>/")
                 res.append(c)
     return res
+def declared(who):
+    try:
+        first = json.loads(open(f"{out}/{who}/log.jsonl").readline())
+    except (FileNotFoundError, ValueError):
+        return None
+    return [t["function"]["name"] for t in first.get("tools", [])]
 r, o = results("ref"), results("ours")
+dr, do = declared("ref"), declared("ours")
+if dr != do:
+    print(f"  declared tools differ:\n    ref : {dr}\n    ours: {do}")
+    sys.exit(1)
 if r == o:
     sys.exit(0)
 for i, (a, b) in enumerate(zip(r, o)):

@@ -209,7 +209,7 @@ fn tool_selection_flags_decide_the_declared_tools() {
         (&["-t", "+grep,-bash"], &["read", "edit", "write", "grep"]),
         (&["--no-builtin-tools"], &[]),
         (&["--tools", ""], &[]),
-        (&["--tools", "*"], &["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"]),
+        (&["--tools", "*"], &["read", "bash", "powershell", "edit", "write", "grep", "find", "ls"]),
     ];
     for (flags, want) in cases {
         let env = Env::new();

@@ -31,16 +31,16 @@ pub const CODING_TOOLS: [ToolName; 4] = [ToolName::Read, ToolName::Bash, ToolNam
 pub const READ_ONLY_TOOLS: [ToolName; 4] = [ToolName::Read, ToolName::Grep, ToolName::Find, ToolName::Ls];
 
 impl ToolName {
-    /// Every built-in, in the reference's registry order.
+    /// Every built-in, in the reference's registry order (what `--tools '*'` declares).
     pub const ALL: [ToolName; 8] = [
         ToolName::Read,
         ToolName::Bash,
+        ToolName::Powershell,
         ToolName::Edit,
         ToolName::Write,
         ToolName::Grep,
         ToolName::Find,
         ToolName::Ls,
-        ToolName::Powershell,
     ];
 
     /// The name the model sees.
