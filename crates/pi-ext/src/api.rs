@@ -162,6 +162,10 @@ pub trait UiBridge: Send + Sync {
 /// The session's tool registry as extensions see it (`pi.getAllTools()`,
 /// `pi.getActiveTools()`, `pi.setActiveTools()`, tools registered after load).
 /// Implemented by the agent; bound with [`crate::LoadedExtensions::bind_tools`].
+///
+/// The methods are called synchronously on an extension's engine thread while
+/// its JavaScript runs: they must not wait for anything a tool call may hold
+/// (do not keep a lock on the registry across a dispatch).
 pub trait ToolsApi: Send + Sync {
     /// Every registered tool, hidden ones included.
     fn all_tools(&self) -> Vec<Arc<dyn AgentTool>>;

@@ -372,7 +372,7 @@ impl Looper<'_> {
                     }
                     let message =
                         e.0.with(|ctx| describe_caught(CaughtError::from_error(&ctx, rquickjs::Error::Exception)));
-                    eprintln!("{}", text::extension_error(&self.state.path, &message));
+                    stderr_line(&text::extension_error(&self.state.path, &message));
                 }
             }
         }
@@ -514,13 +514,19 @@ impl Looper<'_> {
                         .map_err(describe_caught)
                 });
                 if let Err(e) = &out {
-                    eprintln!("{}", text::extension_error(&self.state.path, e));
+                    stderr_line(&text::extension_error(&self.state.path, e));
                 }
                 let _ = reply.send(out.ok());
             }
         }
         true
     }
+}
+
+/// One line on stderr; a closed stderr is ignored (never a panic).
+fn stderr_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// A caught JavaScript error as one line: `Name: message` for errors, the value otherwise.
@@ -622,17 +628,7 @@ fn host_object<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<Objec
             Function::new(ctx.clone(), move |kind: String, payload: String| -> String { host_sync(&state, &kind, &payload) })?,
         )?;
     }
-    {
-        let state = state.clone();
-        host.set(
-            "log",
-            Function::new(ctx.clone(), move |level: String, message: String| {
-                let _ = &state;
-                let _ = level;
-                eprintln!("{message}");
-            })?,
-        )?;
-    }
+    host.set("log", Function::new(ctx.clone(), |_level: String, message: String| stderr_line(&message))?)?;
     {
         let state = state.clone();
         host.set(

@@ -657,3 +657,123 @@ async fn tools_first_registration_wins_across_extensions() {
     assert_eq!(loaded.tools.len(), 1);
     assert_eq!(loaded.tools[0].def().description, "first 2");
 }
+
+// ------------------------------------------------------------------ waiting, aborts, preparation
+
+#[tokio::test]
+async fn tools_of_one_extension_run_concurrently() {
+    let h = harness(&["async-tools.ts"]).await;
+    let reqs: Vec<CallRequest> = (0..3)
+        .map(|i| CallRequest { id: format!("p{i}"), name: "sleepy".into(), args: RawArgs::Json(json!({"ms": 200})), parent: None })
+        .collect();
+    let started = Instant::now();
+    let done = h.d.batch(reqs, &h.ctx()).await;
+    let took = started.elapsed();
+    let texts: Vec<String> = done.iter().map(text).collect();
+    assert_eq!(texts, vec!["slept p0", "slept p1", "slept p2"]);
+    assert!(took < Duration::from_millis(550), "{took:?}");
+    let f = h.call("t", "ticks", json!({})).await;
+    assert_eq!(text(&f), "3");
+}
+
+#[tokio::test]
+async fn aborts_reach_the_tool_and_end_the_call() {
+    let h = harness(&["async-tools.ts"]).await;
+    let ctx = h.ctx();
+    let token = ctx.abort.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        token.cancel();
+    });
+    let req = CallRequest { id: "a1".into(), name: "wait_abort".into(), args: RawArgs::Json(json!({})), parent: None };
+    let f = h.d.call(req, Caller::Model, &ctx).await;
+    assert_eq!(text(&f), "aborted cleanly: true");
+
+    let ctx = h.ctx();
+    let token = ctx.abort.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        token.cancel();
+    });
+    let started = Instant::now();
+    let req = CallRequest { id: "a2".into(), name: "ignore_abort".into(), args: RawArgs::Json(json!({})), parent: None };
+    let f = h.d.call(req, Caller::Model, &ctx).await;
+    assert!(f.result.is_error);
+    assert_eq!(text(&f), "Operation aborted");
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn prepare_arguments_runs_before_validation() {
+    let h = harness(&["async-tools.ts"]).await;
+    let f = h.call("x", "legacy", json!({"old": 7})).await;
+    assert_eq!(text(&f), "value=7");
+    let f = h.call("y", "legacy", json!({"value": "v"})).await;
+    assert_eq!(text(&f), "value=v");
+    let f = h.call("z", "legacy", json!({})).await;
+    assert!(text(&f).starts_with("Validation failed for tool \"legacy\":\n  - value: missing"), "{}", text(&f));
+}
+
+#[tokio::test]
+async fn dropped_hosts_stop_their_engines() {
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = ExtensionHost::load(&[fixture("async-tools.ts")], options(dir.path())).await.unwrap();
+        drop(loaded);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+// ------------------------------------------------------------------ exposure (X1–X3)
+
+#[tokio::test]
+async fn exposure_decides_activation_and_reach() {
+    let h = harness(&["exposure.ts"]).await;
+    let active = h.d.registry.active().to_vec();
+    for name in ["x_direct", "x_model_only", "x_call"] {
+        assert!(active.contains(&name.to_string()), "{name} {active:?}");
+    }
+    for name in ["x_codemode", "x_deferred", "x_hidden", "x_withdrawn"] {
+        assert!(!active.contains(&name.to_string()), "{name}");
+    }
+    let withdrawn = h.loaded.tools.iter().find(|t| t.def().name == "x_withdrawn").unwrap();
+    assert_eq!(withdrawn.def().description, "gone");
+    // The model reaches active direct and model-only tools only.
+    for (name, ok) in [("x_direct", true), ("x_model_only", true), ("x_codemode", false), ("x_deferred", false), ("x_hidden", false), ("x_withdrawn", false)] {
+        let f = h.call("m", name, json!({})).await;
+        assert_eq!(!f.result.is_error, ok, "{name}: {}", text(&f));
+        if !ok {
+            assert_eq!(text(&f), format!("Tool {name} not found"));
+        }
+    }
+    // Other tools reach codemode, deferred and active direct tools; never model-only or hidden.
+    for (name, ok) in [("x_direct", true), ("x_codemode", true), ("x_deferred", true), ("x_model_only", false), ("x_hidden", false), ("x_withdrawn", false)] {
+        let f = h.call("n", "x_call", json!({"name": name})).await;
+        assert_eq!(!f.result.is_error, ok, "{name}: {}", text(&f));
+        if !ok {
+            assert_eq!(text(&f), format!("Tool {name} not found"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn tools_registered_after_loading_reach_the_registry() {
+    let h = harness(&["exposure.ts"]).await;
+    let shared = Arc::new(SharedRegistry(Mutex::new(h.d.registry.clone())));
+    h.loaded.bind_tools(shared.clone());
+    assert!(h.loaded.session_start("startup").await.is_empty());
+    {
+        let reg = shared.0.lock().unwrap();
+        assert!(reg.get("x_late").is_some());
+        assert!(reg.active().contains(&"x_late".to_string()));
+    }
+    let mut d = h.d.clone();
+    d.registry = shared.0.lock().unwrap().clone();
+    let ctx = h.ctx();
+    let req = |name: &str| CallRequest { id: "l".into(), name: name.into(), args: RawArgs::Json(json!({})), parent: None };
+    assert_eq!(d.call(req("x_late"), Caller::Model, &ctx).await.result.text_content(), "late");
+    assert_eq!(d.call(req("x_withdraw_late"), Caller::Model, &ctx).await.result.text_content(), "withdrawn");
+    let reg = shared.0.lock().unwrap();
+    assert_eq!(reg.get("x_late").unwrap().def().exposure, pi_agent::Exposure::Hidden);
+    assert!(!reg.active().contains(&"x_late".to_string()));
+}
