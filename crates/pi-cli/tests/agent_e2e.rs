@@ -534,3 +534,72 @@ fn an_extension_that_cannot_load_stops_start_up() {
     assert!(stderr(&out).starts_with("Error: Failed to load extension \"builtin:nosuch\": "), "{}", stderr(&out));
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn rpc_queues_models_and_new_session() {
+    let env = Env::new();
+    let server = MockServer::start(vec![
+        Turn::tool("bash", json!({"command": "sleep 1; echo slow"})),
+        Turn::text("after steering"),
+        Turn::text("follow-up answer"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let mut child = env
+        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let response = |reader: &mut BufReader<_>, id: &str| {
+        let id = id.to_string();
+        rpc_until(reader, move |v| v["type"] == "response" && v["id"] == id.as_str())
+    };
+
+    send(json!({"id": "m", "type": "get_available_models"}));
+    let r = response(&mut reader, "m");
+    assert!(r["data"]["models"].as_array().unwrap().iter().any(|m| m["id"] == "mock-1"));
+    send(json!({"id": "sm", "type": "set_model", "provider": "mock", "modelId": "mock-1"}));
+    assert_eq!(response(&mut reader, "sm")["data"]["id"], "mock-1");
+    send(json!({"id": "bad", "type": "set_model", "provider": "nope", "modelId": "x"}));
+    assert_eq!(response(&mut reader, "bad")["error"], "Model not found: nope/x");
+
+    send(json!({"id": "p", "type": "prompt", "message": "start"}));
+    response(&mut reader, "p");
+    rpc_until(&mut reader, |v| v["type"] == "tool_execution_start");
+    send(json!({"id": "s", "type": "steer", "message": "steer this way"}));
+    assert_eq!(response(&mut reader, "s")["data"]["disposition"], "queued");
+    send(json!({"id": "f", "type": "follow_up", "message": "and then this"}));
+    assert_eq!(response(&mut reader, "f")["data"]["disposition"], "queued");
+    send(json!({"id": "f2", "type": "prompt", "message": "dropped", "streamingBehavior": "followUp"}));
+    response(&mut reader, "f2");
+    send(json!({"id": "c", "type": "clear_queue"}));
+    let r = response(&mut reader, "c");
+    assert_eq!(r["data"]["steering"], json!(["steer this way"]));
+    assert_eq!(r["data"]["followUp"], json!(["and then this", "dropped"]));
+    send(json!({"id": "s2", "type": "steer", "message": "steer this way"}));
+    response(&mut reader, "s2");
+    send(json!({"id": "f3", "type": "follow_up", "message": "and then this"}));
+    response(&mut reader, "f3");
+    rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let second = reqs[1].body["messages"].to_string();
+    let (tool_at, steer_at) = (second.find("slow").unwrap(), second.find("steer this way").unwrap());
+    assert!(tool_at < steer_at, "the steering message comes after the tool result");
+    assert!(reqs[2].body["messages"].to_string().contains("and then this"));
+
+    send(json!({"id": "n", "type": "new_session"}));
+    assert_eq!(response(&mut reader, "n")["data"]["cancelled"], false);
+    send(json!({"id": "g", "type": "get_messages"}));
+    assert_eq!(response(&mut reader, "g")["data"]["messages"], json!([]));
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
