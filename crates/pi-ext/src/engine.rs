@@ -27,6 +27,7 @@ use tokio::sync::mpsc as tmpsc;
 
 use crate::api::{Limits, Mode, NotifyLevel, ToolsApi, UiBridge, UiRequest, UiResponse};
 use crate::convert;
+use crate::memory::{HeapState, LimitedAllocator};
 use crate::modules::{PiLoader, PiResolver};
 use crate::text;
 use crate::tool::{ExtTool, ToolMeta};
@@ -263,6 +264,8 @@ struct State {
     path: String,
     cfg: EngineConfig,
     calls: RefCell<HashMap<u64, CallSink>>,
+    /// Outcomes reported during the current turn, delivered when it ends well.
+    outbox: RefCell<Vec<(u64, Result<String, String>)>>,
     deferred: RefCell<VecDeque<Msg>>,
     timers: RefCell<HashMap<u64, Instant>>,
     tools: RefCell<Vec<ToolMeta>>,
@@ -285,11 +288,11 @@ fn run_thread(
     let fail = |m: String| {
         let _ = load_sink.send(CallMsg::Done(Err(m)));
     };
-    let rt = match Runtime::new() {
+    let heap = HeapState::default();
+    let rt = match Runtime::new_with_alloc(LimitedAllocator::new(cfg.limits.memory, heap.clone())) {
         Ok(rt) => rt,
         Err(e) => return fail(text::load_failed(&e.to_string())),
     };
-    rt.set_memory_limit(cfg.limits.memory);
     rt.set_max_stack_size(crate::api::JS_STACK);
     let deadline = Rc::new(Cell::new(Instant::now() + Duration::from_secs(3600)));
     let interrupted = Rc::new(Cell::new(false));
@@ -313,6 +316,7 @@ fn run_thread(
         path: path.clone(),
         cfg,
         calls: RefCell::new(HashMap::new()),
+        outbox: RefCell::new(Vec::new()),
         deferred: RefCell::new(VecDeque::new()),
         timers: RefCell::new(HashMap::new()),
         tools: RefCell::new(Vec::new()),
@@ -324,7 +328,7 @@ fn run_thread(
         poisoned: RefCell::new(None),
     });
     state.calls.borrow_mut().insert(0, load_sink);
-    let looper = Looper { rt: &rt, context: &context, state: state.clone(), deadline, interrupted };
+    let looper = Looper { rt: &rt, context: &context, state: state.clone(), deadline, interrupted, heap };
 
     // Install the host functions and the glue, then load the module.
     let started = looper.turn(|ctx| install(ctx, &state));
@@ -342,6 +346,7 @@ struct Looper<'r> {
     state: Rc<State>,
     deadline: Rc<Cell<Instant>>,
     interrupted: Rc<Cell<bool>>,
+    heap: HeapState,
 }
 
 impl Looper<'_> {
@@ -354,9 +359,23 @@ impl Looper<'_> {
         let out = self.context.with(|ctx| f(&ctx));
         self.drain_jobs();
         self.deadline.set(Instant::now() + Duration::from_secs(3600));
-        if self.interrupted.get() {
-            self.poison();
-            return Err(self.state.poisoned.borrow().clone().unwrap_or_default());
+        let stop = if self.interrupted.get() {
+            Some(text::time_limit(&self.state.path, self.state.cfg.limits.time))
+        } else if self.heap.take_hit() {
+            Some(text::out_of_memory(&self.state.path, self.state.cfg.limits.memory))
+        } else {
+            None
+        };
+        if let Some(message) = stop {
+            // Outcomes of this turn are not trusted: every call gets the reason.
+            self.state.outbox.borrow_mut().clear();
+            self.poison(message.clone());
+            self.rt.run_gc();
+            return Err(message);
+        }
+        let finished: Vec<(u64, Result<String, String>)> = self.state.outbox.borrow_mut().drain(..).collect();
+        for (id, result) in finished {
+            self.finish_call(id, result);
         }
         out
     }
@@ -378,9 +397,8 @@ impl Looper<'_> {
         }
     }
 
-    /// The extension ran too long: every call fails, no more JavaScript runs.
-    fn poison(&self) {
-        let message = text::time_limit(&self.state.path, self.state.cfg.limits.time);
+    /// The extension ran too long or out of memory: every call fails, no more JavaScript runs.
+    fn poison(&self, message: String) {
         *self.state.poisoned.borrow_mut() = Some(message.clone());
         let calls: Vec<CallSink> = self.state.calls.borrow_mut().drain().map(|(_, s)| s).collect();
         for sink in calls {
@@ -579,10 +597,7 @@ fn host_object<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<Objec
                 let id = id as u64;
                 let result = if ok { Ok(payload) } else { Err(payload) };
                 let result = if id == 0 { finish_load(&state, result) } else { result };
-                let sink = state.calls.borrow_mut().remove(&id);
-                if let Some(sink) = sink {
-                    let _ = sink.send(CallMsg::Done(result));
-                }
+                state.outbox.borrow_mut().push((id, result));
             })?,
         )?;
     }

@@ -65,7 +65,9 @@ impl Interceptor for ExtInterceptor {
             event.insert("toolName".into(), json!(ev.tool_name));
             event.insert("input".into(), ev.input.clone());
             event.insert("content".into(), serde_json::to_value(&ev.content).unwrap_or(Value::Array(vec![])));
-            event.insert("details".into(), ev.details.clone().unwrap_or(Value::Null));
+            if let Some(d) = &ev.details {
+                event.insert("details".into(), d.clone());
+            }
             event.insert("isError".into(), json!(ev.is_error));
             if let Some(p) = &ev.parent_tool_call_id {
                 event.insert("parentToolCallId".into(), json!(p));

@@ -31,6 +31,7 @@ mod api;
 mod convert;
 mod engine;
 mod interceptor;
+mod memory;
 mod modules;
 mod strip;
 pub mod text;

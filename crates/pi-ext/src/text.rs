@@ -35,6 +35,14 @@ pub fn time_limit(path: &str, limit: Duration) -> String {
     )
 }
 
+/// An extension's JavaScript heap reached its limit; the extension is stopped.
+pub fn out_of_memory(path: &str, limit: usize) -> String {
+    format!(
+        "Extension {path} ran out of memory (its limit is {}); the extension is stopped",
+        bytes(limit)
+    )
+}
+
 /// The extension's engine has stopped (after a time limit, or at shutdown).
 pub fn stopped(path: &str) -> String {
     format!("Extension {path} is not running")
@@ -76,8 +84,13 @@ pub const FACTORY_STALLED: &str = "the extension's factory never finished (its p
 /// `ctx.executeTool` from a context whose call has ended.
 pub const CALL_ENDED: &str = "The call this context belongs to has ended";
 
+fn bytes(n: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) { format!("{} MiB", n / MIB) } else { format!("{n} bytes") }
+}
+
 fn human(d: Duration) -> String {
-    if d.as_millis() % 1000 == 0 {
+    if d.as_millis().is_multiple_of(1000) {
         format!("{} s", d.as_secs())
     } else {
         format!("{} ms", d.as_millis())
@@ -101,6 +114,10 @@ mod tests {
         assert_eq!(
             time_limit("/a/x.ts", Duration::from_secs(10)),
             "Extension /a/x.ts exceeded its time limit (10 s of JavaScript without pausing); the extension is stopped"
+        );
+        assert_eq!(
+            out_of_memory("/a/x.ts", 256 * 1024 * 1024),
+            "Extension /a/x.ts ran out of memory (its limit is 256 MiB); the extension is stopped"
         );
     }
 }

@@ -476,15 +476,23 @@ async fn endless_microtasks_and_tools_are_stopped_too() {
 
 #[tokio::test]
 async fn endless_allocation_hits_the_memory_limit() {
-    let h = harness_with(&["runaway.ts"], |o| o.limits = Limits { memory: 32 * 1024 * 1024, ..Limits::default() }).await;
+    let limit = 32 * 1024 * 1024;
+    let h = harness_with(&["runaway.ts", "mutate-a.ts"], |o| o.limits = Limits { memory: limit, ..Limits::default() }).await;
+    let path = fixture("runaway.ts").to_string_lossy().into_owned();
     let started = Instant::now();
     let f = h.call("a1", "ls", json!({"path": "alloc"})).await;
     assert!(f.result.is_error);
-    assert_eq!(text(&f), "out of memory");
+    assert_eq!(text(&f), pi_ext::text::out_of_memory(&path, limit));
     assert!(started.elapsed() < Duration::from_secs(10));
-    // The extension keeps working after the failed allocation.
+    // The stopped extension blocks later calls; the other one still runs.
     let f = h.call("a2", "ls", json!({"path": "sub"})).await;
-    assert_eq!(text(&f), "a.txt");
+    assert_eq!(text(&f), pi_ext::text::out_of_memory(&path, limit));
+    // At load time too.
+    let src = h.dir.path().join("hog.ts");
+    std::fs::write(&src, "const keep: string[] = []; for (;;) keep.push(\"y\".repeat(1 << 20) + keep.length);\nexport default function () {}").unwrap();
+    let opts = HostOptions { limits: Limits { memory: limit, ..Limits::default() }, ..options(h.dir.path()) };
+    let e = ExtensionHost::load(&[src.clone()], opts).await.err().unwrap();
+    assert_eq!(e.message, pi_ext::text::out_of_memory(&src.to_string_lossy(), limit));
 }
 
 // ------------------------------------------------------------------ lifecycle, trust, registry
@@ -776,4 +784,23 @@ async fn tools_registered_after_loading_reach_the_registry() {
     let reg = shared.0.lock().unwrap();
     assert_eq!(reg.get("x_late").unwrap().def().exposure, pi_agent::Exposure::Hidden);
     assert!(!reg.active().contains(&"x_late".to_string()));
+}
+
+#[tokio::test]
+async fn values_that_do_not_survive_json_end_the_call_with_an_error() {
+    let h = harness(&["hostile.ts"]).await;
+    for path in ["cycle", "bigint"] {
+        let f = h.call("h", "ls", json!({"path": path})).await;
+        assert!(f.result.is_error, "{path}");
+        assert!(!text(&f).is_empty(), "{path}");
+    }
+    let f = h.call("h", "ls", json!({"path": "getter"})).await;
+    assert!(f.result.is_error);
+    let f = h.call("h", "cyclic_result", json!({})).await;
+    assert!(f.result.is_error, "{}", text(&f));
+    // An extension that replaces JSON does not break the host's glue.
+    let f = h.call("h", "ls", json!({"path": "json"})).await;
+    assert!(f.result.is_error, "json is not a folder");
+    let f = h.call("h", "ls", json!({"path": "sub"})).await;
+    assert_eq!(text(&f), "a.txt");
 }

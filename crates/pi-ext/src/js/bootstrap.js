@@ -18,17 +18,25 @@
   }
 
   function errorMessage(error) {
-    if (error instanceof Error) return safeString(error.message);
-    return safeString(error);
+    try {
+      if (error instanceof Error) return safeString(error.message);
+      return safeString(error);
+    } catch (_e) {
+      return "Unknown error";
+    }
   }
 
+  // Captured now: an extension that replaces JSON later does not break the glue.
+  const jsonStringify = JSON.stringify.bind(JSON);
+  const jsonParse = JSON.parse.bind(JSON);
+
   function toJson(value) {
-    const text = JSON.stringify(value === undefined ? null : value);
+    const text = jsonStringify(value === undefined ? null : value);
     return text === undefined ? "null" : text;
   }
 
   function sync(kind, payload) {
-    return JSON.parse(host.sync(kind, toJson(payload)));
+    return jsonParse(host.sync(kind, toJson(payload)));
   }
 
   // ---------------------------------------------------------------- console
@@ -58,15 +66,39 @@
   // ---------------------------------------------------------------- timers
   const timers = new Map();
   let nextTimer = 1;
+  // Node returns a Timeout object (unref/ref/hasRef/refresh); it converts to its id.
+  class Timeout {
+    constructor(id) {
+      define(this, "_id", id);
+    }
+    ref() {
+      return this;
+    }
+    unref() {
+      return this;
+    }
+    hasRef() {
+      return true;
+    }
+    refresh() {
+      const t = timers.get(this._id);
+      if (t) host.timer(this._id, t.delay);
+      return this;
+    }
+    [Symbol.toPrimitive]() {
+      return this._id;
+    }
+  }
   function addTimer(fn, ms, args, repeat) {
     if (typeof fn !== "function") throw new TypeError("The \"callback\" argument must be of type function");
     const id = nextTimer++;
     const delay = Math.max(0, Number(ms) || 0);
     timers.set(id, { fn, args, repeat, delay });
     host.timer(id, delay);
-    return id;
+    return new Timeout(id);
   }
-  function clearTimer(id) {
+  function clearTimer(timer) {
+    const id = timer instanceof Timeout ? timer._id : Number(timer);
     if (timers.delete(id)) host.clearTimer(id);
   }
   define(globalThis, "setTimeout", (fn, ms, ...args) => addTimer(fn, ms, args, false));
@@ -485,9 +517,19 @@
     }
   }
 
+  // Every call ends with exactly one host.done, whatever the value (cycles, BigInt, throwing getters).
   function settle(callId, promise) {
     promise.then(
-      (value) => host.done(callId, true, toJson(value)),
+      (value) => {
+        let text;
+        try {
+          text = toJson(value);
+        } catch (e) {
+          host.done(callId, false, errorMessage(e));
+          return;
+        }
+        host.done(callId, true, text);
+      },
       (error) => host.done(callId, false, errorMessage(error)),
     );
   }
@@ -512,7 +554,7 @@
       );
     },
     dispatch(callId, kind, json) {
-      const p = JSON.parse(json);
+      const p = jsonParse(json);
       let run;
       if (kind === "tool_call") run = () => runToolCall(callId, p);
       else if (kind === "tool_result") run = () => runToolResult(callId, p);
@@ -524,7 +566,7 @@
     prepareArguments(name, json) {
       const def = tools.get(name);
       if (!def || typeof def.prepareArguments !== "function") return json;
-      const out = def.prepareArguments(JSON.parse(json));
+      const out = def.prepareArguments(jsonParse(json));
       return toJson(out);
     },
     abort(callId) {
@@ -535,12 +577,12 @@
       const pending = pendingOps.get(opId);
       if (!pending) return;
       pendingOps.delete(opId);
-      if (ok) pending.resolve(json === "" ? undefined : JSON.parse(json));
+      if (ok) pending.resolve(json === "" ? undefined : jsonParse(json));
       else pending.reject(new Error(json));
     },
     update(opId, json) {
       const pending = pendingOps.get(opId);
-      if (pending && pending.onUpdate) pending.onUpdate(JSON.parse(json));
+      if (pending && pending.onUpdate) pending.onUpdate(jsonParse(json));
     },
     fireTimer(id) {
       const t = timers.get(id);
@@ -554,5 +596,5 @@
       }
     },
   };
-  define(globalThis, "__pi_internal", internal);
+  Object.defineProperty(globalThis, "__pi_internal", { value: Object.freeze(internal), enumerable: false, configurable: false, writable: false });
 });
