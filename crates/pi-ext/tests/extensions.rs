@@ -491,7 +491,7 @@ async fn endless_allocation_hits_the_memory_limit() {
     let src = h.dir.path().join("hog.ts");
     std::fs::write(&src, "const keep: string[] = []; for (;;) keep.push(\"y\".repeat(1 << 20) + keep.length);\nexport default function () {}").unwrap();
     let opts = HostOptions { limits: Limits { memory: limit, ..Limits::default() }, ..options(h.dir.path()) };
-    let e = ExtensionHost::load(&[src.clone()], opts).await.err().unwrap();
+    let e = ExtensionHost::load(std::slice::from_ref(&src), opts).await.err().unwrap();
     assert_eq!(e.message, pi_ext::text::out_of_memory(&src.to_string_lossy(), limit));
 }
 
