@@ -1,10 +1,15 @@
 //! Which extensions a run loads and how: `-e PATH|builtin:<name>` (explicit,
-//! first), then the `extensions` setting unless `--no-extensions`. Built-ins
-//! are the shipped policies of `pi-policies`; a load failure stops start-up
-//! with `Failed to load extension "<spec>": <error>` (exit 1).
+//! first), then unless `--no-extensions` the agent dir's `extensions/` folder,
+//! the `extensions` setting, and (trusted projects only) `.pi/extensions/`.
+//! Built-ins are the shipped policies of `pi-policies`; scripts run in
+//! `pi-ext`. A load failure stops start-up with
+//! `Failed to load extension "<path>": <error>` (exit 1).
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use pi_ext::{ExtensionHost, HostOptions, LoadedExtensions};
 
 use futures::future::BoxFuture;
 use pi_agent::{Interceptor, Registry};
@@ -64,8 +69,38 @@ pub fn specs(explicit: &[String], from_settings: Vec<String>, no_extensions: boo
     out
 }
 
-/// Build the interceptors for `specs`; `Err` is the start-up error message.
-pub fn load(
+/// Script extensions found in a folder (`<agent-dir>/extensions`,
+/// `.pi/extensions`): `*.ts`, `*.js`, `*.mjs` files and sub-folders with an
+/// `index.ts`/`index.js`/`package.json`, in file-name order.
+pub fn discover(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else { return vec![] };
+    let mut out: Vec<PathBuf> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            if p.is_dir() {
+                ["index.ts", "index.js", "index.mjs", "package.json"].iter().any(|f| p.join(f).is_file())
+            } else {
+                p.extension().is_some_and(|x| x == "ts" || x == "js" || x == "mjs")
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Load script extensions (not `builtin:` specs) with the host options of the run.
+pub async fn load_scripts(paths: &[PathBuf], opts: HostOptions) -> Result<Option<LoadedExtensions>, String> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    ExtensionHost::load(paths, opts).await.map(Some).map_err(|e| e.to_string())
+}
+
+/// Build the built-in policies' interceptors for the `builtin:` specs among
+/// `specs` (script specs are loaded by [`load_scripts`]); `Err` is the
+/// start-up error message.
+pub fn load_builtins(
     specs: &[String],
     cwd: &std::path::Path,
     registry: &Registry,
@@ -85,7 +120,7 @@ pub fn load(
                     None => return Err(text::extension_load_failed(spec, &text::unknown_builtin(name))),
                 }
             }
-            None => return Err(text::extension_load_failed(spec, text::SCRIPT_EXTENSIONS_UNAVAILABLE)),
+            None => {}
         }
     }
     Ok(out)

@@ -27,7 +27,11 @@ pub fn fail(msg: &str) -> ExitCode {
 
 /// The tools of the session (§5.3): built-ins the selection registers,
 /// activated in allowlist order when there is an allowlist.
-pub fn build_registry(args: &CliArgs, default_tools: Option<Vec<String>>) -> Registry {
+pub fn build_registry(
+    args: &CliArgs,
+    default_tools: Option<Vec<String>>,
+    ext_tools: Vec<Arc<dyn pi_agent::AgentTool>>,
+) -> Registry {
     let input = SelectionInput {
         default_tools,
         tools: args.tools.as_ref().map(|(_, t)| t.clone()),
@@ -47,6 +51,19 @@ pub fn build_registry(args: &CliArgs, default_tools: Option<Vec<String>>) -> Reg
             registry.register(tool);
         }
     }
+    // Extension tools: the first registration of a name wins across extensions
+    // (already applied by the host); one with a built-in's name replaces it.
+    let mut activate_on_registration = Vec::new();
+    for tool in ext_tools {
+        let def = tool.def().clone();
+        if selection.registers(&def.name, false) {
+            registry.register(tool);
+            if def.default_active && matches!(def.exposure, pi_agent::Exposure::Direct | pi_agent::Exposure::ModelOnly)
+            {
+                activate_on_registration.push(def.name);
+            }
+        }
+    }
     let active: Vec<String> = match selection.allowlist() {
         Some(list) => {
             let mut names = Vec::new();
@@ -60,7 +77,15 @@ pub fn build_registry(args: &CliArgs, default_tools: Option<Vec<String>>) -> Reg
             }
             names
         }
-        None => selection.initial_active.clone(),
+        None => {
+            let mut names = selection.initial_active.clone();
+            for n in activate_on_registration {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            names
+        }
     };
     registry.set_active(&active);
     registry
@@ -169,11 +194,55 @@ pub fn main(args: CliArgs) -> ExitCode {
     for d in diagnostics {
         eprintln!("Warning: {d}");
     }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let ext_mode = match args.mode {
+        Mode::Rpc => pi_ext::Mode::Rpc,
+        Mode::Json => pi_ext::Mode::Json,
+        Mode::Text => pi_ext::Mode::Print,
+    };
     let interactive =
         args.mode == Mode::Text && !args.print && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let mut trust_input = TrustInput::new(&cwd, TrustStore::new(&agent_dir));
     trust_input.cli_override = args.approve;
     trust_input.default_trust = settings.default_project_trust();
+    // Extensions that load before trust: -e paths, the agent dir's, the user's setting.
+    let host_opts = |trusted: bool| pi_ext::HostOptions {
+        cwd: cwd.clone(),
+        has_ui: interactive || args.mode == Mode::Rpc,
+        mode: if interactive { pi_ext::Mode::Tui } else { ext_mode },
+        ui: None,
+        project_trusted: trusted,
+        limits: Default::default(),
+    };
+    let user_specs = crate::extensions::specs(&args.extensions, settings.extensions(), args.no_extensions);
+    let mut pre_paths: Vec<PathBuf> =
+        user_specs.iter().filter(|s| !s.starts_with("builtin:")).map(|s| pi_config::expand_tilde(s)).collect();
+    if !args.no_extensions {
+        pre_paths.extend(crate::extensions::discover(&agent_dir.join("extensions")));
+    }
+    let pre_loaded = match runtime.block_on(crate::extensions::load_scripts(&pre_paths, host_opts(false))) {
+        Ok(l) => l.map(Arc::new),
+        Err(e) => return fail(&e),
+    };
+    if let Some(loaded) = pre_loaded.clone() {
+        let handle = runtime.handle().clone();
+        trust_input.handlers.push(pi_config::trust::ProjectTrustHandler {
+            extension: loaded.paths().join(", "),
+            decide: Box::new(move |dir: &Path| {
+                let out = handle.block_on(loaded.project_trust(dir));
+                for w in out.warnings {
+                    eprintln!("Warning: {w}");
+                }
+                Ok(match out.decision {
+                    Some(d) => pi_config::trust::TrustAnswer { decision: Some(d.trusted), remember: d.remember },
+                    None => pi_config::trust::TrustAnswer::default(),
+                })
+            }),
+        });
+    }
     if interactive {
         trust_input.prompt = Some(Box::new(|p: &pi_config::trust::TrustPrompt| {
             let labels: Vec<String> = p.options.iter().map(|o| o.label.clone()).collect();
@@ -296,8 +365,31 @@ pub fn main(args: CliArgs) -> ExitCode {
     let session_file = writer.as_ref().map(|w| w.path().to_string_lossy().into_owned());
     let session: SharedSession = Arc::new(Mutex::new(writer));
 
+    // Project extensions load only once the project is trusted.
+    let post_paths: Vec<PathBuf> = if trust.trusted && !args.no_extensions {
+        let mut p = crate::extensions::discover(&cwd.join(".pi").join("extensions"));
+        p.extend(
+            settings
+                .resources(pi_config::settings::ResourceKind::Extensions)
+                .into_iter()
+                .filter(|r| r.scope == pi_config::settings::Scope::Project)
+                .filter(|r| !r.entry.starts_with("builtin:") && !r.entry.starts_with('-') && !r.entry.starts_with('!'))
+                .map(|r| r.base_dir.join(r.entry.trim_start_matches('+'))),
+        );
+        p.retain(|x| !pre_paths.contains(x));
+        p
+    } else {
+        vec![]
+    };
+    let post_loaded = match runtime.block_on(crate::extensions::load_scripts(&post_paths, host_opts(true))) {
+        Ok(l) => l.map(Arc::new),
+        Err(e) => return fail(&e),
+    };
+    let ext_tools: Vec<Arc<dyn pi_agent::AgentTool>> =
+        [&pre_loaded, &post_loaded].into_iter().flatten().flat_map(|l| l.tools.iter().cloned()).collect();
+
     // Tools and prompt.
-    let registry = build_registry(&args, settings.resolved_default_tools());
+    let registry = build_registry(&args, settings.resolved_default_tools(), ext_tools);
     let prompt_source = PromptSource {
         agent_dir: agent_dir.clone(),
         cwd: cwd.clone(),
@@ -333,10 +425,6 @@ pub fn main(args: CliArgs) -> ExitCode {
         shell_command_prefix: settings.shell_command_prefix().map(String::from),
     };
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => return fail(&e.to_string()),
-    };
     let model = ai_model(&chosen.entry);
     let header = serde_json::json!({"type": "session", "version": session::SESSION_VERSION, "id": session_id, "cwd": cwd.to_string_lossy()});
     let out_sink: Arc<dyn Fn(&AgentEvent) + Send + Sync> = match mode {
@@ -357,11 +445,19 @@ pub fn main(args: CliArgs) -> ExitCode {
         out_sink(ev);
     });
     let ext_specs = crate::extensions::specs(&args.extensions, settings.extensions(), args.no_extensions);
-    let interceptors = match crate::extensions::load(&ext_specs, &cwd, &registry, interactive) {
+    let mut interceptors = match crate::extensions::load_builtins(&ext_specs, &cwd, &registry, interactive) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
     let mut dispatcher = Dispatcher::new(registry);
+    for loaded in [&pre_loaded, &post_loaded].into_iter().flatten() {
+        interceptors.extend(loaded.interceptors.iter().cloned());
+        for errors in [runtime.block_on(loaded.session_start("startup"))] {
+            for e in errors {
+                eprintln!("{e}");
+            }
+        }
+    }
     dispatcher.interceptors = interceptors;
     let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink);
     agent.api_key = chosen.api_key.clone();

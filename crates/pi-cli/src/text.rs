@@ -92,7 +92,3 @@ pub fn extension_load_failed(spec: &str, error: &str) -> String {
 pub fn unknown_builtin(name: &str) -> String {
     format!("unknown built-in extension \"{name}\" (available: {})", pi_policies::BUILTIN_NAMES.join(", "))
 }
-
-/// A script extension before the JavaScript host is in this build.
-pub const SCRIPT_EXTENSIONS_UNAVAILABLE: &str =
-    "TypeScript and JavaScript extensions are not supported by this build yet";

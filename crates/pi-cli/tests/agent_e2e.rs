@@ -603,3 +603,71 @@ fn rpc_queues_models_and_new_session() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+fn fixture(name: &str) -> String {
+    format!("{}/../pi-ext/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn typescript_extensions_gate_calls_and_add_tools() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.work.join("sub")).unwrap();
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            ToolCallSpec::new("bash", json!({"command": "rm -rf sub"})),
+            ToolCallSpec::new("greet", json!({"name": "Ada", "times": 2, "loud": true})),
+        ]),
+        Turn::text("done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let (gate, tools) = (fixture("permission-gate.ts"), fixture("typebox-tool.ts"));
+    let out = env.run(&["--no-session", "-e", &gate, "-e", &tools, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = server.requests();
+    let names = declared(&reqs[0].body);
+    assert!(names.contains(&"greet".to_string()) && !names.contains(&"failing".to_string()), "{names:?}");
+    assert!(!names.contains(&"schema_of_greet".to_string()), "codemode tools are not declared: {names:?}");
+    let msgs = tool_messages(&reqs[1].body);
+    assert_eq!(msgs[0].1, "Dangerous command blocked (no UI for confirmation)");
+    assert_eq!(msgs[1].1, "Hello, Ada! Hello, Ada!");
+    assert!(env.work.join("sub").exists());
+}
+
+#[test]
+fn extensions_are_discovered_and_project_ones_need_trust() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.agent_dir().join("extensions")).unwrap();
+    std::fs::copy(fixture("typebox-tool.ts"), env.agent_dir().join("extensions/greet.ts")).unwrap();
+    std::fs::create_dir_all(env.work.join(".pi/extensions")).unwrap();
+    std::fs::copy(fixture("permission-gate.ts"), env.work.join(".pi/extensions/gate.ts")).unwrap();
+    for (flag, gated) in [("--no-approve", false), ("--approve", true)] {
+        let server =
+            MockServer::start(vec![Turn::tool("bash", json!({"command": "rm -rf nothing-here"})), Turn::text("ok")]);
+        server.write_models_json(&env.agent_dir(), "openai-completions");
+        let out = env.run(&["--no-session", flag, "go"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let reqs = server.requests();
+        assert!(declared(&reqs[0].body).contains(&"greet".to_string()), "user extension loads either way");
+        let result = &tool_messages(&reqs[1].body)[0].1;
+        assert_eq!(result == "Dangerous command blocked (no UI for confirmation)", gated, "{flag}: {result}");
+    }
+    let server = MockServer::start(vec![Turn::text("ok")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "--no-extensions", "go"]);
+    assert!(out.status.success());
+    assert!(!declared(&server.requests()[0].body).contains(&"greet".to_string()));
+}
+
+#[test]
+fn a_script_extension_that_fails_to_load_stops_start_up() {
+    let env = Env::new();
+    std::fs::write(env.work.join("broken.ts"), "export default function (pi) { throw new Error('nope'); }").unwrap();
+    let server = MockServer::start(vec![Turn::text("never")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "-e", "broken.ts", "go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("Error: Failed to load extension \""), "{}", stderr(&out));
+    let out = env.run(&["--no-session", "-e", "missing.ts", "go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(server.requests().is_empty());
+}
