@@ -108,19 +108,16 @@ pub fn load_builtins(
 ) -> Result<Vec<Arc<dyn Interceptor>>, String> {
     let mut out = Vec::new();
     for spec in specs {
-        match spec.strip_prefix("builtin:") {
-            Some(name) => {
-                let mut opts = PolicyOptions::new(cwd).with_annotations(pi_policies::registry_annotations(registry));
-                if interactive {
-                    opts = opts.with_ui(Arc::new(TerminalApprover));
-                }
-                match pi_policies::builtin(name, opts) {
-                    Some(i) => out.push(i),
-                    None if REFERENCE_ONLY_BUILTINS.contains(&name) => {}
-                    None => return Err(text::extension_load_failed(spec, &text::unknown_builtin(name))),
-                }
+        if let Some(name) = spec.strip_prefix("builtin:") {
+            let mut opts = PolicyOptions::new(cwd).with_annotations(pi_policies::registry_annotations(registry));
+            if interactive {
+                opts = opts.with_ui(Arc::new(TerminalApprover));
             }
-            None => {}
+            match pi_policies::builtin(name, opts) {
+                Some(i) => out.push(i),
+                None if REFERENCE_ONLY_BUILTINS.contains(&name) => {}
+                None => return Err(text::extension_load_failed(spec, &text::unknown_builtin(name))),
+            }
         }
     }
     Ok(out)
