@@ -83,6 +83,11 @@ pub trait AgentTool: Send + Sync {
     }
     /// Run it. Failures are error results, never panics.
     fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult>;
+    /// Where the tool comes from (`sourceInfo.path`): an extension's file;
+    /// `None` for pi's own tools (`builtin:<name>`).
+    fn source_path(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// A built-in tool of `pi-tools` as an [`AgentTool`].

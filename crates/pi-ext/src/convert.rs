@@ -83,12 +83,19 @@ pub(crate) fn tool_info(t: &dyn AgentTool) -> Value {
     m.insert("name".into(), json!(d.name));
     m.insert("description".into(), json!(d.description));
     m.insert("parameters".into(), d.parameters.clone());
-    m.insert("promptGuidelines".into(), json!(d.prompt_guidelines));
+    if !d.prompt_guidelines.is_empty() {
+        m.insert("promptGuidelines".into(), json!(d.prompt_guidelines));
+    }
     m.insert("exposure".into(), json!(exposure_name(d.exposure)));
     let annotations = serde_json::to_value(&d.annotations).unwrap_or(Value::Null);
     if annotations.as_object().is_some_and(|o| !o.is_empty()) {
         m.insert("annotations".into(), annotations);
     }
+    let source = match t.source_path() {
+        Some(path) => json!({"path": path, "source": "extension", "scope": "temporary", "origin": "top-level"}),
+        None => json!({"path": format!("builtin:{}", d.name), "source": "builtin", "scope": "temporary", "origin": "top-level"}),
+    };
+    m.insert("sourceInfo".into(), source);
     Value::Object(m)
 }
 

@@ -80,6 +80,10 @@ impl AgentTool for ExtTool {
         &self.meta.def
     }
 
+    fn source_path(&self) -> Option<&str> {
+        Some(&self.engine.path)
+    }
+
     fn prepare_arguments(&self, args: Value) -> Value {
         if !self.meta.has_prepare {
             return args;

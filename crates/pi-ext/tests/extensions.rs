@@ -549,6 +549,16 @@ async fn extensions_read_and_change_the_registry() {
     // loadout is read-only: no question asked.
     let f = h.call("t1", "loadout", json!({})).await;
     assert_eq!(text(&f), "read,bash,edit,write,grep,find,ls,loadout");
+    let mine = &f.result.details.as_ref().unwrap()["mine"];
+    let ls = &mine[0];
+    assert_eq!(ls["name"], "ls");
+    assert_eq!(ls["exposure"], "direct");
+    assert!(ls.get("promptGuidelines").is_none());
+    assert_eq!(ls["sourceInfo"], json!({"path": "builtin:ls", "source": "builtin", "scope": "temporary", "origin": "top-level"}));
+    let loadout = &mine[1];
+    assert_eq!(loadout["annotations"], json!({"readOnlyHint": true}));
+    assert_eq!(loadout["parameters"]["properties"]["add"], json!({"type": "string"}));
+    assert_eq!(loadout["sourceInfo"]["path"], fixture("tools-api.ts").to_string_lossy().as_ref());
     assert!(ui.asked.lock().unwrap().is_empty());
     let f = h.call("t2", "loadout", json!({"add": "powershell"})).await;
     assert_eq!(text(&f), "read,bash,edit,write,grep,find,ls,loadout,powershell");
