@@ -806,6 +806,10 @@ async fn values_that_do_not_survive_json_end_the_call_with_an_error() {
     }
     let f = h.call("h", "ls", json!({"path": "getter"})).await;
     assert!(f.result.is_error);
+    // Deep recursion is a RangeError in the extension, not a crash of pi.
+    let f = h.call("h", "ls", json!({"path": "recurse"})).await;
+    assert!(f.result.is_error);
+    assert!(text(&f).contains("stack"), "{}", text(&f));
     let f = h.call("h", "cyclic_result", json!({})).await;
     assert!(f.result.is_error, "{}", text(&f));
     // An extension that replaces JSON does not break the host's glue.
@@ -813,4 +817,14 @@ async fn values_that_do_not_survive_json_end_the_call_with_an_error() {
     assert!(f.result.is_error, "json is not a folder");
     let f = h.call("h", "ls", json!({"path": "sub"})).await;
     assert_eq!(text(&f), "a.txt");
+}
+
+#[tokio::test]
+async fn catastrophic_regex_backtracking_is_stopped_by_the_time_limit() {
+    let limit = Duration::from_millis(300);
+    let h = harness_with(&["hostile.ts"], |o| o.limits = Limits { time: limit, ..Limits::default() }).await;
+    let started = Instant::now();
+    let f = h.call("r", "ls", json!({"path": "regex"})).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(text(&f), pi_ext::text::time_limit(&fixture("hostile.ts").to_string_lossy(), limit));
 }
