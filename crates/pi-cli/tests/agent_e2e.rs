@@ -671,3 +671,26 @@ fn a_script_extension_that_fails_to_load_stops_start_up() {
     assert_eq!(out.status.code(), Some(1));
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn selection_applies_to_extension_tools_too() {
+    let tools = fixture("typebox-tool.ts");
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["--no-builtin-tools"], &["greet"]),
+        (&["--tools", "read,greet"], &["read", "greet"]),
+        (&["--tools", "read"], &["read"]),
+        (&["--exclude-tools", "greet"], &["read", "bash", "edit", "write"]),
+        (&["--no-tools"], &[]),
+    ];
+    for (flags, want) in cases {
+        let env = Env::new();
+        let server = MockServer::start(vec![Turn::text("ok")]);
+        server.write_models_json(&env.agent_dir(), "openai-completions");
+        let mut args = vec!["--no-session", "-e", tools.as_str()];
+        args.extend_from_slice(flags);
+        args.push("go");
+        let out = env.run(&args);
+        assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
+        assert_eq!(declared(&server.requests()[0].body), *want, "{flags:?}");
+    }
+}
