@@ -430,7 +430,12 @@ pub fn main(args: CliArgs) -> ExitCode {
     let out_sink: Arc<dyn Fn(&AgentEvent) + Send + Sync> = match mode {
         Mode::Json => json_mode::sink(),
         Mode::Rpc => rpc_mode::sink(),
-        Mode::Text => Arc::new(|_: &AgentEvent| {}),
+        // Print mode: only failing extension handlers are reported, on stderr.
+        Mode::Text => Arc::new(|ev: &AgentEvent| {
+            if let AgentEvent::ExtensionError { extension_path, error, .. } = ev {
+                eprintln!("{}", pi_ext::text::extension_error(extension_path, error));
+            }
+        }),
     };
     let session_for_sink = session.clone();
     let sink: pi_agent::EventSink = Arc::new(move |ev: &AgentEvent| {

@@ -694,3 +694,17 @@ fn selection_applies_to_extension_tools_too() {
         assert_eq!(declared(&server.requests()[0].body), *want, "{flags:?}");
     }
 }
+
+#[test]
+fn a_failing_tool_result_handler_is_reported_and_the_result_stands() {
+    let env = Env::new();
+    std::fs::write(env.work.join("f.txt"), "content\n").unwrap();
+    let server = MockServer::start(vec![Turn::tool("read", json!({"path": "f.txt"})), Turn::text("done")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let throwing = fixture("throwing.ts");
+    let out = env.run(&["--no-session", "-e", &throwing, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown = std::fs::canonicalize(&throwing).unwrap();
+    assert!(stderr(&out).contains(&format!("Extension error ({}): result boom", shown.display())), "{}", stderr(&out));
+    assert_eq!(tool_messages(&server.requests()[1].body)[0].1, "content\n");
+}
