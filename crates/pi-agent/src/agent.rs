@@ -298,6 +298,7 @@ impl Agent {
                     details: f.result.details,
                     is_error: f.result.is_error,
                     duration_ms: Some(f.duration_ms),
+                    nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()),
                     timestamp: now_ms(),
                 };
                 let m = Message::ToolResult(msg.clone());

@@ -313,6 +313,10 @@ pub struct ToolResultMessage {
     /// How long the tool ran; set by the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// The bounded record of the nested calls this call made (`{calls,
+    /// complete}`); absent when it made none. Never sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nested_calls: Option<Value>,
     /// Milliseconds since the epoch.
     pub timestamp: i64,
 }

@@ -344,6 +344,7 @@ async fn history_with_tool_results_round_trips_through_each_api() {
         let call = first.tool_calls().remove(0);
         ctx.messages.push(Message::Assistant(first));
         ctx.messages.push(Message::ToolResult(ToolResultMessage {
+            nested_calls: None,
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             content: vec![ContentBlock::text("")],

@@ -708,3 +708,38 @@ fn a_failing_tool_result_handler_is_reported_and_the_result_stands() {
     assert!(stderr(&out).contains(&format!("Extension error ({}): result boom", shown.display())), "{}", stderr(&out));
     assert_eq!(tool_messages(&server.requests()[1].body)[0].1, "content\n");
 }
+
+#[test]
+fn nested_calls_get_ids_and_a_record_in_the_session() {
+    let env = Env::new();
+    std::fs::write(env.work.join("f.txt"), "x\n").unwrap();
+    let server = MockServer::start(vec![
+        Turn::tool(
+            "run_tools",
+            json!({"calls": [{"name": "read", "args": {"path": "f.txt"}}, {"name": "missing", "args": {}}]}),
+        ),
+        Turn::text("done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let nested = fixture("nested.ts");
+    let out = env.run(&["--mode", "json", "--no-session", "-e", &nested, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let starts: Vec<(String, Option<String>)> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_execution_start")
+        .map(|e| (e["toolCallId"].as_str().unwrap().to_string(), e["parentToolCallId"].as_str().map(String::from)))
+        .collect();
+    let parent = starts[0].0.clone();
+    assert_eq!(starts[1], (format!("{parent}/1"), Some(parent.clone())));
+    assert_eq!(starts[2], (format!("{parent}/2"), Some(parent.clone())));
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
+        .map(|e| e["message"].clone())
+        .unwrap();
+    let record = &result["nestedCalls"];
+    assert_eq!(record["calls"].as_array().unwrap().len(), 2, "{record}");
+    assert_eq!(record["complete"], true);
+    assert_eq!(tool_messages(&server.requests()[1].body)[0].1, format!("{parent}/1:ok | {parent}/2:error"));
+}

@@ -498,6 +498,7 @@ mod tests {
                     ..Default::default()
                 }),
                 Message::ToolResult(ToolResultMessage {
+                    nested_calls: None,
                     tool_call_id: "call_0_0".into(),
                     tool_name: "read".into(),
                     content: vec![
@@ -510,6 +511,7 @@ mod tests {
                     timestamp: 0,
                 }),
                 Message::ToolResult(ToolResultMessage {
+                    nested_calls: None,
                     tool_call_id: "call_0_1".into(),
                     tool_name: "bash".into(),
                     content: vec![ContentBlock::text("  \n")],

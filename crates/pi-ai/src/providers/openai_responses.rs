@@ -471,6 +471,7 @@ mod tests {
                     ..Default::default()
                 }),
                 Message::ToolResult(ToolResultMessage {
+                    nested_calls: None,
                     tool_call_id: "call_0_0|fc_0".into(),
                     tool_name: "read".into(),
                     content: vec![ContentBlock::text("")],
