@@ -104,14 +104,14 @@ pub fn load_builtins(
     specs: &[String],
     cwd: &std::path::Path,
     registry: &Registry,
-    interactive: bool,
+    ui: Option<Arc<dyn Approver>>,
 ) -> Result<Vec<Arc<dyn Interceptor>>, String> {
     let mut out = Vec::new();
     for spec in specs {
         if let Some(name) = spec.strip_prefix("builtin:") {
             let mut opts = PolicyOptions::new(cwd).with_annotations(pi_policies::registry_annotations(registry));
-            if interactive {
-                opts = opts.with_ui(Arc::new(TerminalApprover));
+            if let Some(ui) = &ui {
+                opts = opts.with_ui(ui.clone());
             }
             match pi_policies::builtin(name, opts) {
                 Some(i) => out.push(i),

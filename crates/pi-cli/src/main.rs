@@ -12,6 +12,7 @@ mod model_select;
 mod print_mode;
 mod reload;
 mod rpc_mode;
+mod rpc_ui;
 mod run;
 mod signals;
 mod text;

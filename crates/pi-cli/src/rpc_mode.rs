@@ -27,7 +27,8 @@ fn shared() -> Arc<Shared> {
     SHARED.get_or_init(|| Arc::new(Shared::default())).clone()
 }
 
-fn out(v: &Value) {
+/// Print one record on standard output and flush.
+pub(crate) fn out(v: &Value) {
     let mut o = std::io::stdout().lock();
     let _ = writeln!(o, "{}", serde_json::to_string(v).unwrap_or_default());
     let _ = o.flush();
@@ -298,7 +299,7 @@ pub async fn run(
                 };
                 respond(&id, &kind, Ok(Some(data)));
             }
-            "extension_ui_response" => {}
+            "extension_ui_response" => crate::rpc_ui::bridge().answer(&cmd),
             other => respond(&id, other, Err(text::rpc_unknown_command(other))),
         }
     }

@@ -213,7 +213,7 @@ pub fn main(args: CliArgs) -> ExitCode {
         cwd: cwd.clone(),
         has_ui: interactive || args.mode == Mode::Rpc,
         mode: if interactive { pi_ext::Mode::Tui } else { ext_mode },
-        ui: None,
+        ui: (args.mode == Mode::Rpc).then(|| crate::rpc_ui::bridge() as Arc<dyn pi_ext::UiBridge>),
         project_trusted: trusted,
         limits: Default::default(),
     };
@@ -450,7 +450,14 @@ pub fn main(args: CliArgs) -> ExitCode {
         out_sink(ev);
     });
     let ext_specs = crate::extensions::specs(&args.extensions, settings.extensions(), args.no_extensions);
-    let mut interceptors = match crate::extensions::load_builtins(&ext_specs, &cwd, &registry, interactive) {
+    let approver: Option<Arc<dyn pi_policies::Approver>> = if interactive {
+        Some(Arc::new(crate::extensions::TerminalApprover))
+    } else if args.mode == Mode::Rpc {
+        Some(Arc::new(crate::rpc_ui::RpcApprover(crate::rpc_ui::bridge())))
+    } else {
+        None
+    };
+    let mut interceptors = match crate::extensions::load_builtins(&ext_specs, &cwd, &registry, approver) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };

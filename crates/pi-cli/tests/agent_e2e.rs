@@ -743,3 +743,52 @@ fn nested_calls_get_ids_and_a_record_in_the_session() {
     assert_eq!(record["complete"], true);
     assert_eq!(tool_messages(&server.requests()[1].body)[0].1, format!("{parent}/1:ok | {parent}/2:error"));
 }
+
+#[test]
+fn rpc_extension_dialogs_travel_as_ui_requests() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.work.join("keep")).unwrap();
+    std::fs::create_dir_all(env.work.join("gone")).unwrap();
+    let server = MockServer::start(vec![
+        Turn::tool("bash", json!({"command": "rm -rf keep"})),
+        Turn::tool("bash", json!({"command": "rm -rf gone"})),
+        Turn::text("done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let gate = fixture("permission-gate.ts");
+    for spec in ["builtin:permission-gate", gate.as_str()] {
+        std::fs::create_dir_all(env.work.join("keep")).unwrap();
+        std::fs::create_dir_all(env.work.join("gone")).unwrap();
+        if spec != "builtin:permission-gate" {
+            server.push(vec![
+                Turn::tool("bash", json!({"command": "rm -rf keep"})),
+                Turn::tool("bash", json!({"command": "rm -rf gone"})),
+                Turn::text("done"),
+            ]);
+        }
+        let mut child = env
+            .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1", "-e", spec])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        writeln!(stdin, "{}", json!({"type": "prompt", "message": "go"})).unwrap();
+        for answer in ["No", "Yes"] {
+            let req = rpc_until(&mut reader, |v| v["type"] == "extension_ui_request" && v["method"] == "select");
+            assert!(req["title"].as_str().unwrap().contains("Dangerous command"), "{req}");
+            assert_eq!(req["options"], json!(["Yes", "No"]));
+            writeln!(stdin, "{}", json!({"type": "extension_ui_response", "id": req["id"], "value": answer})).unwrap();
+            stdin.flush().unwrap();
+        }
+        rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        assert!(env.work.join("keep").exists(), "{spec}: a 'No' must block");
+        assert!(!env.work.join("gone").exists(), "{spec}: a 'Yes' lets the command run");
+    }
+    let reqs = server.requests();
+    assert_eq!(tool_messages(&reqs[1].body)[0].1, "Blocked by user");
+}

@@ -1,0 +1,102 @@
+//! Extension dialogs in RPC mode: each becomes an `extension_ui_request` on
+//! standard output and waits for the client's `extension_ui_response`
+//! (`{id, value}`, `{id, confirmed}` or `{id, cancelled: true}`); notifications
+//! are fire-and-forget requests. Serves both the script extensions
+//! (`pi_ext::UiBridge`) and the shipped policies (`pi_policies::Approver`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use futures::future::BoxFuture;
+use pi_ext::{NotifyLevel, UiBridge, UiRequest, UiResponse};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+/// The RPC dialog bridge of this process.
+#[derive(Default)]
+pub struct RpcUi {
+    pending: Mutex<HashMap<String, oneshot::Sender<UiResponse>>>,
+    next: AtomicU64,
+}
+
+static RPC_UI: OnceLock<Arc<RpcUi>> = OnceLock::new();
+
+/// The bridge (created on first use).
+pub fn bridge() -> Arc<RpcUi> {
+    RPC_UI.get_or_init(|| Arc::new(RpcUi::default())).clone()
+}
+
+impl RpcUi {
+    fn ask(&self, request: Value) -> oneshot::Receiver<UiResponse> {
+        let id = format!("ui-{}", self.next.fetch_add(1, Ordering::SeqCst) + 1);
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut p) = self.pending.lock() {
+            p.insert(id.clone(), tx);
+        }
+        let mut v = request;
+        v["type"] = json!("extension_ui_request");
+        v["id"] = json!(id);
+        crate::rpc_mode::out(&v);
+        rx
+    }
+
+    /// Deliver a client's `extension_ui_response`; unknown ids are ignored.
+    pub fn answer(&self, response: &Value) {
+        let Some(id) = response.get("id").and_then(Value::as_str) else { return };
+        let Some(tx) = self.pending.lock().ok().and_then(|mut p| p.remove(id)) else { return };
+        let answer = if response.get("cancelled").and_then(Value::as_bool) == Some(true) {
+            UiResponse::Cancelled
+        } else if let Some(c) = response.get("confirmed").and_then(Value::as_bool) {
+            UiResponse::Confirmed(c)
+        } else if let Some(v) = response.get("value").and_then(Value::as_str) {
+            UiResponse::Value(v.to_string())
+        } else {
+            UiResponse::Cancelled
+        };
+        let _ = tx.send(answer);
+    }
+}
+
+impl UiBridge for RpcUi {
+    fn dialog(&self, request: UiRequest) -> BoxFuture<'static, UiResponse> {
+        let rx = self.ask(serde_json::to_value(&request).unwrap_or(Value::Null));
+        Box::pin(async move { rx.await.unwrap_or(UiResponse::Cancelled) })
+    }
+
+    fn notify(&self, message: &str, level: NotifyLevel) {
+        let id = format!("ui-{}", self.next.fetch_add(1, Ordering::SeqCst) + 1);
+        crate::rpc_mode::out(&json!({
+            "type": "extension_ui_request", "id": id, "method": "notify", "message": message, "notifyType": level,
+        }));
+    }
+}
+
+/// The shipped policies ask through the same bridge.
+pub struct RpcApprover(pub Arc<RpcUi>);
+
+impl pi_policies::Approver for RpcApprover {
+    fn confirm<'a>(&'a self, title: &'a str, message: &'a str) -> BoxFuture<'a, bool> {
+        let rx = self.0.ask(json!({"method": "confirm", "title": title, "message": message}));
+        Box::pin(async move { matches!(rx.await, Ok(UiResponse::Confirmed(true))) })
+    }
+
+    fn select<'a>(&'a self, title: &'a str, options: &'a [&'a str]) -> BoxFuture<'a, Option<String>> {
+        let rx = self.0.ask(json!({"method": "select", "title": title, "options": options}));
+        Box::pin(async move {
+            match rx.await {
+                Ok(UiResponse::Value(v)) => Some(v),
+                _ => None,
+            }
+        })
+    }
+
+    fn notify(&self, message: &str, kind: pi_policies::NotifyKind) {
+        let level = match kind {
+            pi_policies::NotifyKind::Warning => NotifyLevel::Warning,
+            pi_policies::NotifyKind::Error => NotifyLevel::Error,
+            pi_policies::NotifyKind::Info => NotifyLevel::Info,
+        };
+        UiBridge::notify(self.0.as_ref(), message, level);
+    }
+}
