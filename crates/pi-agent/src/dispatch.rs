@@ -277,17 +277,16 @@ impl Dispatcher {
                 }
             }));
         }
-        let nested = NestedCaller {
-            dispatcher: self,
-            parent: &req.id,
-            ctx: &ctx,
-            scope,
-            next: Default::default(),
-            holds_queue,
-        };
+        let nested =
+            NestedCaller { dispatcher: self, parent: &req.id, ctx: &ctx, scope, next: Default::default(), holds_queue };
         let wants_end = std::sync::atomic::AtomicBool::new(false);
-        let inv =
-            Invocation { call_id: &req.id, args: args.clone(), ctx: &ctx, nested: Some(nested), terminate: Some(&wants_end) };
+        let inv = Invocation {
+            call_id: &req.id,
+            args: args.clone(),
+            ctx: &ctx,
+            nested: Some(nested),
+            terminate: Some(&wants_end),
+        };
         let mut result = tool.execute(inv).await;
         let terminate = terminate || wants_end.load(std::sync::atomic::Ordering::Relaxed);
         if !self.interceptors.is_empty() {

@@ -43,7 +43,12 @@ async fn main() {
         drop(loaded);
     }
     let (none, five) = (median(none), median(five));
-    println!("load: none {:.2} ms, five extensions {:.2} ms (+{:.2} ms)", ms(none), ms(five), ms(five.saturating_sub(none)));
+    println!(
+        "load: none {:.2} ms, five extensions {:.2} ms (+{:.2} ms)",
+        ms(none),
+        ms(five),
+        ms(five.saturating_sub(none))
+    );
 
     let loaded = ExtensionHost::load(&paths[..1], opts()).await.unwrap();
     let gate = loaded.interceptors[0].clone();

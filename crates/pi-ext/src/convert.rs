@@ -11,7 +11,9 @@ pub(crate) fn content(v: Option<&Value>) -> Vec<Content> {
     items
         .iter()
         .filter_map(|b| match b.get("type").and_then(Value::as_str) {
-            Some("text") => Some(Content::Text { text: b.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
+            Some("text") => {
+                Some(Content::Text { text: b.get("text").and_then(Value::as_str).unwrap_or("").to_string() })
+            }
             Some("image") => Some(Content::Image {
                 data: b.get("data").and_then(Value::as_str).unwrap_or("").to_string(),
                 mime_type: b.get("mimeType").and_then(Value::as_str).unwrap_or("").to_string(),
@@ -54,10 +56,7 @@ pub(crate) fn result_json(r: &ToolResult) -> Value {
 /// What `ctx.executeTool()` resolves to.
 pub(crate) fn outcome_json(o: &NestedOutcome) -> Value {
     let mut m = Map::new();
-    m.insert(
-        "toolCall".into(),
-        json!({"type": "toolCall", "id": o.id, "name": o.name, "arguments": o.arguments}),
-    );
+    m.insert("toolCall".into(), json!({"type": "toolCall", "id": o.id, "name": o.name, "arguments": o.arguments}));
     m.insert("result".into(), result_json(&o.result));
     m.insert("isError".into(), Value::Bool(o.is_error));
     if let Some(ms) = o.duration_ms {
@@ -93,7 +92,9 @@ pub(crate) fn tool_info(t: &dyn AgentTool) -> Value {
     }
     let source = match t.source_path() {
         Some(path) => json!({"path": path, "source": "extension", "scope": "temporary", "origin": "top-level"}),
-        None => json!({"path": format!("builtin:{}", d.name), "source": "builtin", "scope": "temporary", "origin": "top-level"}),
+        None => {
+            json!({"path": format!("builtin:{}", d.name), "source": "builtin", "scope": "temporary", "origin": "top-level"})
+        }
     };
     m.insert("sourceInfo".into(), source);
     Value::Object(m)
@@ -138,7 +139,13 @@ mod tests {
         let r = tool_result(&v);
         assert_eq!(r.content.len(), 2);
         assert!(r.is_error);
-        assert_eq!(result_json(&r), json!({"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}], "details": {"k": 1}}));
-        assert_eq!(result_json(&ToolResult::error("x")), json!({"content": [{"type": "text", "text": "x"}], "details": {}}));
+        assert_eq!(
+            result_json(&r),
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}], "details": {"k": 1}})
+        );
+        assert_eq!(
+            result_json(&ToolResult::error("x")),
+            json!({"content": [{"type": "text", "text": "x"}], "details": {}})
+        );
     }
 }

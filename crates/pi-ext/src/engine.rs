@@ -189,7 +189,9 @@ impl Engine {
                 message: s("message").unwrap_or_default(),
                 timeout,
             }),
-            "input" => Some(UiRequest::Input { title: s("title").unwrap_or_default(), placeholder: s("placeholder"), timeout }),
+            "input" => {
+                Some(UiRequest::Input { title: s("title").unwrap_or_default(), placeholder: s("placeholder"), timeout })
+            }
             "editor" => Some(UiRequest::Editor { title: s("title").unwrap_or_default(), prefill: s("prefill") }),
             _ => None,
         };
@@ -200,7 +202,9 @@ impl Engine {
                 Some(ui) => {
                     let fut = ui.dialog(request);
                     match timeout {
-                        Some(ms) => tokio::time::timeout(Duration::from_millis(ms), fut).await.unwrap_or(UiResponse::Cancelled),
+                        Some(ms) => {
+                            tokio::time::timeout(Duration::from_millis(ms), fut).await.unwrap_or(UiResponse::Cancelled)
+                        }
                         None => fut.await,
                     }
                 }
@@ -461,7 +465,10 @@ impl Looper<'_> {
         for (_, id) in due {
             self.state.timers.borrow_mut().remove(&id);
             let _ = self.turn(|ctx| {
-                Self::internal(ctx, "fireTimer").and_then(|f| f.call::<_, ()>((id as f64,))).catch(ctx).map_err(describe_caught)
+                Self::internal(ctx, "fireTimer")
+                    .and_then(|f| f.call::<_, ()>((id as f64,)))
+                    .catch(ctx)
+                    .map_err(describe_caught)
             });
         }
     }
@@ -521,7 +528,10 @@ impl Looper<'_> {
             }
             Msg::Abort { id } => {
                 let _ = self.turn(|ctx| {
-                    Self::internal(ctx, "abort").and_then(|f| f.call::<_, ()>((id as f64,))).catch(ctx).map_err(describe_caught)
+                    Self::internal(ctx, "abort")
+                        .and_then(|f| f.call::<_, ()>((id as f64,)))
+                        .catch(ctx)
+                        .map_err(describe_caught)
                 });
             }
             Msg::Prepare { name, args, reply } => {
@@ -558,10 +568,7 @@ fn describe_caught(e: CaughtError<'_>) -> String {
                 _ => message,
             }
         }
-        CaughtError::Value(v) => v
-            .as_string()
-            .and_then(|s| s.to_string().ok())
-            .unwrap_or_else(|| format!("{v:?}")),
+        CaughtError::Value(v) => v.as_string().and_then(|s| s.to_string().ok()).unwrap_or_else(|| format!("{v:?}")),
         CaughtError::Error(e) => e.to_string(),
     }
 }
@@ -640,7 +647,9 @@ fn host_object<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<Objec
         let state = state.clone();
         host.set(
             "sync",
-            Function::new(ctx.clone(), move |kind: String, payload: String| -> String { host_sync(&state, &kind, &payload) })?,
+            Function::new(ctx.clone(), move |kind: String, payload: String| -> String {
+                host_sync(&state, &kind, &payload)
+            })?,
         )?;
     }
     host.set("log", Function::new(ctx.clone(), |_level: String, message: String| stderr_line(&message))?)?;
@@ -650,7 +659,10 @@ fn host_object<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<Objec
             "timer",
             Function::new(ctx.clone(), move |id: f64, ms: f64| {
                 let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
-                state.timers.borrow_mut().insert(id as u64, Instant::now() + Duration::from_micros((ms * 1000.0) as u64));
+                state
+                    .timers
+                    .borrow_mut()
+                    .insert(id as u64, Instant::now() + Duration::from_micros((ms * 1000.0) as u64));
             })?,
         )?;
     }
@@ -683,8 +695,10 @@ fn host_sync(state: &State, kind: &str, payload: &str) -> String {
     let api = state.tools_api.borrow().clone();
     let out = match kind {
         "events" => {
-            let names: HashSet<String> =
-                p.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
+            let names: HashSet<String> = p
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
             if state.poisoned.borrow().is_none()
                 && let Ok(mut e) = state.events.write()
             {
@@ -719,8 +733,10 @@ fn host_sync(state: &State, kind: &str, payload: &str) -> String {
         },
         "setActiveTools" => {
             if let Some(api) = &api {
-                let names: Vec<String> =
-                    p.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
+                let names: Vec<String> = p
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
                 api.set_active_tools(&names);
             }
             Value::Null
@@ -740,7 +756,8 @@ fn host_sync(state: &State, kind: &str, payload: &str) -> String {
         "truncate" => convert::truncation(&p),
         "truncateLine" => {
             let line = p.get("line").and_then(Value::as_str).unwrap_or("");
-            let max = p.get("maxChars").and_then(Value::as_u64).unwrap_or(pi_tools::limits::GREP_MAX_LINE_LENGTH as u64);
+            let max =
+                p.get("maxChars").and_then(Value::as_u64).unwrap_or(pi_tools::limits::GREP_MAX_LINE_LENGTH as u64);
             let (text, cut) = pi_tools::truncate::truncate_line(line, max as usize);
             json!({"text": text, "wasTruncated": cut})
         }
@@ -755,7 +772,8 @@ fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
     let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
     let name = state.path.clone();
-    let declared = Module::declare(ctx.clone(), name, js).catch(ctx).map_err(|e| text::load_failed(&describe_caught(e)))?;
+    let declared =
+        Module::declare(ctx.clone(), name, js).catch(ctx).map_err(|e| text::load_failed(&describe_caught(e)))?;
     let (module, promise) = declared.eval().catch(ctx).map_err(|e| text::load_failed(&describe_caught(e)))?;
     let namespace = module.namespace().catch(ctx).map_err(|e| text::load_failed(&describe_caught(e)))?;
     let f = Looper::internal(ctx, "load").catch(ctx).map_err(|e| text::load_failed(&describe_caught(e)))?;

@@ -146,7 +146,12 @@ impl ExtensionHost {
                     Some(CallMsg::Done(Ok(json))) => break json,
                     Some(CallMsg::Done(Err(message))) => return Err(ExtError { path: shown, message }),
                     Some(_) => continue,
-                    None => return Err(ExtError { path: shown.clone(), message: text::load_failed(&text::stopped(&shown)) }),
+                    None => {
+                        return Err(ExtError {
+                            path: shown.clone(),
+                            message: text::load_failed(&text::stopped(&shown)),
+                        });
+                    }
                 }
             };
             let metas: Vec<Value> = serde_json::from_str(&metas).unwrap_or_default();
@@ -282,7 +287,8 @@ impl LoadedExtensions {
             if !e.engine.handles(event) {
                 continue;
             }
-            let report = |error: String| ExtensionError { path: e.engine.path.clone(), event: event.to_string(), error };
+            let report =
+                |error: String| ExtensionError { path: e.engine.path.clone(), event: event.to_string(), error };
             match e.engine.invoke(event, text.clone(), &CallEnv::default()).await {
                 Ok(out) => {
                     let v = serde_json::from_str::<Value>(&out).unwrap_or(Value::Null);

@@ -95,7 +95,8 @@ export default function (pi: ExtensionAPI): void {
 
     #[test]
     fn syntax_errors_name_the_place() {
-        let err = to_javascript(Path::new("/x/bad.ts"), "export default function(pi: any) {\n  const x = ;\n}\n").unwrap_err();
+        let err = to_javascript(Path::new("/x/bad.ts"), "export default function(pi: any) {\n  const x = ;\n}\n")
+            .unwrap_err();
         assert!(err.starts_with("ParseError: "), "{err}");
         assert!(err.ends_with(" /x/bad.ts:2:13"), "{err}");
     }

@@ -37,10 +37,7 @@ pub fn time_limit(path: &str, limit: Duration) -> String {
 
 /// An extension's JavaScript heap reached its limit; the extension is stopped.
 pub fn out_of_memory(path: &str, limit: usize) -> String {
-    format!(
-        "Extension {path} ran out of memory (its limit is {}); the extension is stopped",
-        bytes(limit)
-    )
+    format!("Extension {path} ran out of memory (its limit is {}); the extension is stopped", bytes(limit))
 }
 
 /// The extension's engine has stopped (after a time limit, or at shutdown).
@@ -90,11 +87,7 @@ fn bytes(n: usize) -> String {
 }
 
 fn human(d: Duration) -> String {
-    if d.as_millis().is_multiple_of(1000) {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{} ms", d.as_millis())
-    }
+    if d.as_millis().is_multiple_of(1000) { format!("{} s", d.as_secs()) } else { format!("{} ms", d.as_millis()) }
 }
 
 #[cfg(test)]

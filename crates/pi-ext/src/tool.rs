@@ -49,7 +49,11 @@ impl ToolMeta {
                 _ => ExecutionMode::Parallel,
             },
         };
-        ToolMeta { def, has_prepare: v.get("hasPrepareArguments").and_then(Value::as_bool) == Some(true), raw: v.clone() }
+        ToolMeta {
+            def,
+            has_prepare: v.get("hasPrepareArguments").and_then(Value::as_bool) == Some(true),
+            raw: v.clone(),
+        }
     }
 }
 

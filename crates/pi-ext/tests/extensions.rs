@@ -124,7 +124,11 @@ impl UiBridge for ScriptedUi {
 #[tokio::test]
 async fn permission_gate_asks_when_there_is_a_ui() {
     let ui = Arc::new(ScriptedUi::default());
-    ui.answers.lock().unwrap().extend([UiResponse::Cancelled, UiResponse::Value("Yes".into()), UiResponse::Value("No".into())]);
+    ui.answers.lock().unwrap().extend([
+        UiResponse::Cancelled,
+        UiResponse::Value("Yes".into()),
+        UiResponse::Value("No".into()),
+    ]);
     let bridge: Arc<dyn UiBridge> = ui.clone();
     let h = harness_with(&["permission-gate.ts"], |o| {
         o.has_ui = true;
@@ -157,7 +161,9 @@ async fn permission_gate_asks_when_there_is_a_ui() {
 #[tokio::test]
 async fn protected_paths_guard_write_and_edit() {
     let h = harness(&["protected-paths.ts"]).await;
-    for (tool, path) in [("write", ".env"), ("write", "a/.git/config"), ("edit", "node_modules/x.js"), ("write", ".env.local")] {
+    for (tool, path) in
+        [("write", ".env"), ("write", "a/.git/config"), ("edit", "node_modules/x.js"), ("write", ".env.local")]
+    {
         let args = if tool == "write" {
             json!({"path": path, "content": "x"})
         } else {
@@ -185,7 +191,10 @@ async fn protected_paths_notify_with_a_ui() {
     .await;
     let f = h.call("c", "write", json!({"path": ".env", "content": "x"})).await;
     assert_eq!(text(&f), "Path \".env\" is protected");
-    assert_eq!(*ui.notes.lock().unwrap(), vec![("Blocked write to protected path: .env".to_string(), NotifyLevel::Warning)]);
+    assert_eq!(
+        *ui.notes.lock().unwrap(),
+        vec![("Blocked write to protected path: .env".to_string(), NotifyLevel::Warning)]
+    );
 }
 
 /// The reference's own example files, unmodified, when the reference is installed here.
@@ -207,7 +216,12 @@ async fn reference_examples_run_unmodified() {
     let mut d = Dispatcher::new(reg);
     d.interceptors = loaded.interceptors.clone();
     let ctx = ToolContext::new(tmp.path());
-    let call = |name: &str, args: Value| CallRequest { id: "r".into(), name: name.into(), args: RawArgs::Json(args), parent: None };
+    let call = |name: &str, args: Value| CallRequest {
+        id: "r".into(),
+        name: name.into(),
+        args: RawArgs::Json(args),
+        parent: None,
+    };
     let f = d.call(call("bash", json!({"command": "rm -rf x"})), Caller::Model, &ctx).await;
     assert_eq!(f.result.text_content(), "Dangerous command blocked (no UI for confirmation)");
     let f = d.call(call("write", json!({"path": ".env", "content": "x"})), Caller::Model, &ctx).await;
@@ -301,11 +315,17 @@ async fn execute_tool_goes_through_the_pipeline() {
                "durationMs": outcomes[0]["durationMs"]})
     );
     assert!(outcomes[0]["durationMs"].is_u64());
-    assert_eq!(outcomes[1]["result"], json!({"content": [{"type": "text", "text": "Tool nope not found"}], "details": {}}));
+    assert_eq!(
+        outcomes[1]["result"],
+        json!({"content": [{"type": "text", "text": "Tool nope not found"}], "details": {}})
+    );
     assert!(outcomes[1].get("durationMs").is_none());
     assert_eq!(outcomes[2]["result"]["content"][0]["text"], "Dangerous command blocked (no UI for confirmation)");
     assert!(
-        outcomes[3]["result"]["content"][0]["text"].as_str().unwrap().starts_with("Validation failed for tool \"read\":")
+        outcomes[3]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Validation failed for tool \"read\":")
     );
     let inner = &outcomes[4]["result"]["details"]["outcomes"][0];
     assert_eq!(inner["toolCall"]["id"], "T1/5/1");
@@ -320,9 +340,16 @@ async fn execute_tool_goes_through_the_pipeline() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["id"].as_str().unwrap().into(), s["tool"].as_str().unwrap().into(), s["parent"].as_str().map(String::from)))
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap().into(),
+                s["tool"].as_str().unwrap().into(),
+                s["parent"].as_str().map(String::from),
+            )
+        })
         .collect();
-    let expect = |id: &str, tool: &str, parent: Option<&str>| (id.to_string(), tool.to_string(), parent.map(String::from));
+    let expect =
+        |id: &str, tool: &str, parent: Option<&str>| (id.to_string(), tool.to_string(), parent.map(String::from));
     assert_eq!(
         seen,
         vec![
@@ -365,12 +392,17 @@ async fn execute_tool_goes_through_the_pipeline() {
 async fn nested_calls_reach_codemode_tools_but_not_inactive_ones() {
     let h = harness(&["nested.ts", "typebox-tool.ts"]).await;
     let f = h
-        .call("N", "run_tools", json!({"calls": [{"name": "schema_of_greet", "args": {}}, {"name": "failing", "args": {"how": "x"}}]}))
+        .call(
+            "N",
+            "run_tools",
+            json!({"calls": [{"name": "schema_of_greet", "args": {}}, {"name": "failing", "args": {"how": "x"}}]}),
+        )
         .await;
     assert_eq!(text(&f), "N/1:ok | N/2:error");
     let details = f.result.details.unwrap();
     assert_eq!(details["outcomes"][1]["result"]["content"][0]["text"], "Tool failing not found");
-    let schema: Value = serde_json::from_str(details["outcomes"][0]["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let schema: Value =
+        serde_json::from_str(details["outcomes"][0]["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(schema["required"], json!(["name"]));
 }
 
@@ -447,7 +479,8 @@ async fn terminate_from_a_blocking_handler_and_from_a_tool() {
 #[tokio::test]
 async fn runaway_handlers_are_stopped_by_the_time_limit() {
     let limit = Duration::from_millis(300);
-    let h = harness_with(&["runaway.ts", "mutate-a.ts"], |o| o.limits = Limits { time: limit, ..Limits::default() }).await;
+    let h =
+        harness_with(&["runaway.ts", "mutate-a.ts"], |o| o.limits = Limits { time: limit, ..Limits::default() }).await;
     let path = fixture("runaway.ts").to_string_lossy().into_owned();
     let started = Instant::now();
     let f = h.call("l1", "ls", json!({"path": "loop"})).await;
@@ -477,7 +510,8 @@ async fn endless_microtasks_and_tools_are_stopped_too() {
 #[tokio::test]
 async fn endless_allocation_hits_the_memory_limit() {
     let limit = 32 * 1024 * 1024;
-    let h = harness_with(&["runaway.ts", "mutate-a.ts"], |o| o.limits = Limits { memory: limit, ..Limits::default() }).await;
+    let h = harness_with(&["runaway.ts", "mutate-a.ts"], |o| o.limits = Limits { memory: limit, ..Limits::default() })
+        .await;
     let path = fixture("runaway.ts").to_string_lossy().into_owned();
     let started = Instant::now();
     let f = h.call("a1", "ls", json!({"path": "alloc"})).await;
@@ -554,7 +588,10 @@ async fn extensions_read_and_change_the_registry() {
     assert_eq!(ls["name"], "ls");
     assert_eq!(ls["exposure"], "direct");
     assert!(ls.get("promptGuidelines").is_none());
-    assert_eq!(ls["sourceInfo"], json!({"path": "builtin:ls", "source": "builtin", "scope": "temporary", "origin": "top-level"}));
+    assert_eq!(
+        ls["sourceInfo"],
+        json!({"path": "builtin:ls", "source": "builtin", "scope": "temporary", "origin": "top-level"})
+    );
     let loadout = &mine[1];
     assert_eq!(loadout["annotations"], json!({"readOnlyHint": true}));
     assert_eq!(loadout["parameters"]["properties"]["add"], json!({"type": "string"}));
@@ -591,18 +628,28 @@ async fn load_failures_name_the_extension() {
     let p = |f: &str| d.join(f).to_string_lossy().into_owned();
 
     let e = ExtensionHost::load(&[PathBuf::from("missing.ts")], options(d)).await.err().unwrap();
-    assert_eq!(e.to_string(), format!("Failed to load extension \"{0}\": Extension path does not exist: {0}", p("missing.ts")));
+    assert_eq!(
+        e.to_string(),
+        format!("Failed to load extension \"{0}\": Extension path does not exist: {0}", p("missing.ts"))
+    );
 
     let e = load_error(d, "nodefault.ts", "export const a = 1;").await;
     assert_eq!(
         e.to_string(),
-        format!("Failed to load extension \"{0}\": Extension does not export a valid factory function: {0}", p("nodefault.ts"))
+        format!(
+            "Failed to load extension \"{0}\": Extension does not export a valid factory function: {0}",
+            p("nodefault.ts")
+        )
     );
     let e = load_error(d, "notfn.ts", "export default 42;").await;
     assert_eq!(e.message, format!("Extension does not export a valid factory function: {}", p("notfn.ts")));
 
-    let e = load_error(d, "throws.ts", "export default function (pi: any) { throw new Error(\"factory boom\"); }").await;
-    assert_eq!(e.to_string(), format!("Failed to load extension \"{}\": Failed to load extension: factory boom", p("throws.ts")));
+    let e =
+        load_error(d, "throws.ts", "export default function (pi: any) { throw new Error(\"factory boom\"); }").await;
+    assert_eq!(
+        e.to_string(),
+        format!("Failed to load extension \"{}\": Failed to load extension: factory boom", p("throws.ts"))
+    );
     let e = load_error(d, "rejects.js", "export default async function (pi) { await 0; throw \"async boom\"; }").await;
     assert_eq!(e.message, "Failed to load extension: async boom");
 
@@ -612,7 +659,12 @@ async fn load_failures_name_the_extension() {
     let e = load_error(d, "syntax.js", "export default function (pi) { const x = ; }").await;
     assert!(e.message.starts_with("Failed to load extension: SyntaxError: "), "{}", e.message);
 
-    let e = load_error(d, "fs.ts", "import { readFileSync } from \"node:fs\";\nexport default function () { readFileSync; }").await;
+    let e = load_error(
+        d,
+        "fs.ts",
+        "import { readFileSync } from \"node:fs\";\nexport default function () { readFileSync; }",
+    )
+    .await;
     assert!(e.message.contains("Node.js built-in module 'node:fs' is not available"), "{}", e.message);
     let e = load_error(d, "pkg.ts", "import z from \"zod\";\nexport default function () { z; }").await;
     assert!(e.message.contains("Cannot find package 'zod'"), "{}", e.message);
@@ -682,7 +734,12 @@ async fn tools_first_registration_wins_across_extensions() {
 async fn tools_of_one_extension_run_concurrently() {
     let h = harness(&["async-tools.ts"]).await;
     let reqs: Vec<CallRequest> = (0..3)
-        .map(|i| CallRequest { id: format!("p{i}"), name: "sleepy".into(), args: RawArgs::Json(json!({"ms": 200})), parent: None })
+        .map(|i| CallRequest {
+            id: format!("p{i}"),
+            name: "sleepy".into(),
+            args: RawArgs::Json(json!({"ms": 200})),
+            parent: None,
+        })
         .collect();
     let started = Instant::now();
     let done = h.d.batch(reqs, &h.ctx()).await;
@@ -714,7 +771,8 @@ async fn aborts_reach_the_tool_and_end_the_call() {
         token.cancel();
     });
     let started = Instant::now();
-    let req = CallRequest { id: "a2".into(), name: "ignore_abort".into(), args: RawArgs::Json(json!({})), parent: None };
+    let req =
+        CallRequest { id: "a2".into(), name: "ignore_abort".into(), args: RawArgs::Json(json!({})), parent: None };
     let f = h.d.call(req, Caller::Model, &ctx).await;
     assert!(f.result.is_error);
     assert_eq!(text(&f), "Operation aborted");
@@ -757,7 +815,14 @@ async fn exposure_decides_activation_and_reach() {
     let withdrawn = h.loaded.tools.iter().find(|t| t.def().name == "x_withdrawn").unwrap();
     assert_eq!(withdrawn.def().description, "gone");
     // The model reaches active direct and model-only tools only.
-    for (name, ok) in [("x_direct", true), ("x_model_only", true), ("x_codemode", false), ("x_deferred", false), ("x_hidden", false), ("x_withdrawn", false)] {
+    for (name, ok) in [
+        ("x_direct", true),
+        ("x_model_only", true),
+        ("x_codemode", false),
+        ("x_deferred", false),
+        ("x_hidden", false),
+        ("x_withdrawn", false),
+    ] {
         let f = h.call("m", name, json!({})).await;
         assert_eq!(!f.result.is_error, ok, "{name}: {}", text(&f));
         if !ok {
@@ -765,7 +830,14 @@ async fn exposure_decides_activation_and_reach() {
         }
     }
     // Other tools reach codemode, deferred and active direct tools; never model-only or hidden.
-    for (name, ok) in [("x_direct", true), ("x_codemode", true), ("x_deferred", true), ("x_model_only", false), ("x_hidden", false), ("x_withdrawn", false)] {
+    for (name, ok) in [
+        ("x_direct", true),
+        ("x_codemode", true),
+        ("x_deferred", true),
+        ("x_model_only", false),
+        ("x_hidden", false),
+        ("x_withdrawn", false),
+    ] {
         let f = h.call("n", "x_call", json!({"name": name})).await;
         assert_eq!(!f.result.is_error, ok, "{name}: {}", text(&f));
         if !ok {
@@ -788,7 +860,8 @@ async fn tools_registered_after_loading_reach_the_registry() {
     let mut d = h.d.clone();
     d.registry = shared.0.lock().unwrap().clone();
     let ctx = h.ctx();
-    let req = |name: &str| CallRequest { id: "l".into(), name: name.into(), args: RawArgs::Json(json!({})), parent: None };
+    let req =
+        |name: &str| CallRequest { id: "l".into(), name: name.into(), args: RawArgs::Json(json!({})), parent: None };
     assert_eq!(d.call(req("x_late"), Caller::Model, &ctx).await.result.text_content(), "late");
     assert_eq!(d.call(req("x_withdraw_late"), Caller::Model, &ctx).await.result.text_content(), "withdrawn");
     let reg = shared.0.lock().unwrap();

@@ -307,7 +307,8 @@ mod tests {
 
     #[test]
     fn edit_shim_keeps_key_order_as_the_reference() {
-        let order = |v: Value| -> Vec<String> { prepare_edit_arguments(v).as_object().unwrap().keys().cloned().collect() };
+        let order =
+            |v: Value| -> Vec<String> { prepare_edit_arguments(v).as_object().unwrap().keys().cloned().collect() };
         assert_eq!(order(json!({"edits": {"oldText": "a", "newText": "b"}, "path": "f"})), ["edits", "path"]);
         assert_eq!(order(json!({"oldText": "a", "newText": "b", "path": "f", "edits": "x"})), ["path", "edits"]);
         assert_eq!(order(json!({"oldText": "a", "newText": "b", "path": "f"})), ["path", "edits"]);

@@ -35,8 +35,8 @@ pub mod truncate;
 
 pub use context::{SessionEnv, ToolContext, UpdateFn};
 pub use error::ToolError;
-pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
+pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use result::{Content, ToolResult};
 pub use spec::{Annotations, ToolSpec};
 pub use tools::{call_tool, execute_validated, kill_running_commands, prepare_arguments};

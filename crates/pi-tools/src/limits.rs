@@ -14,14 +14,6 @@ pub const FIND_DEFAULT_LIMIT: usize = 1000;
 pub const LS_DEFAULT_LIMIT: usize = 500;
 /// Largest bash/powershell timeout in seconds.
 pub const MAX_TIMEOUT_SECONDS: f64 = 2147483.647;
-/// Unchanged lines shown around each change in `edit`'s diff and patch.
-pub const EDIT_DIFF_CONTEXT_LINES: usize = 4;
-/// Line edits up to which `edit` aligns a changed region exactly as the
-/// reference does; bigger regions use a faster, bounded diff.
-pub const EDIT_DIFF_MAX_EDITS: usize = 2000;
-/// Seconds that faster diff may spend on one region before settling for a
-/// coarser result (the file is written either way).
-pub const EDIT_DIFF_DEADLINE_SECS: u64 = 2;
 /// Decoded bytes of bash output kept in memory to cut the model's tail from
 /// (twice [`MAX_BYTES`]); the rest streams to the output file.
 pub const BASH_TAIL_WINDOW: usize = 2 * MAX_BYTES;
@@ -33,6 +25,14 @@ pub const BASH_UPDATE_INTERVAL_MS: u64 = 100;
 /// Milliseconds a command's output is still read after its shell exited, when
 /// a background process keeps the output open.
 pub const BASH_EXIT_GRACE_MS: u64 = 100;
+/// Unchanged lines shown around each change in `edit`'s diff and patch.
+pub const EDIT_DIFF_CONTEXT_LINES: usize = 4;
+/// Line edits up to which `edit` aligns a changed region exactly as the
+/// reference does; bigger regions use a faster, bounded diff.
+pub const EDIT_DIFF_MAX_EDITS: usize = 2000;
+/// Seconds that faster diff may spend on one region before settling for a
+/// coarser result (the file is written either way).
+pub const EDIT_DIFF_DEADLINE_SECS: u64 = 2;
 /// `read`: images wider or taller than this are resized to fit (pixels).
 pub const READ_IMAGE_MAX_DIMENSION: u32 = 2000;
 /// `read`: largest inline image, counted as base64 text (4.5 MiB).
