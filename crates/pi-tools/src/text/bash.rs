@@ -135,34 +135,7 @@ pub fn js_number(n: f64) -> String {
 /// both but no backtick or `${`), control characters escaped, and cut to 128
 /// characters followed by `...`.
 pub fn quote_argument(s: &str) -> String {
-    let quote = if !s.contains('\'') {
-        '\''
-    } else if !s.contains('"') {
-        '"'
-    } else if !s.contains('`') && !s.contains("${") {
-        '`'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\\' => out.push_str("\\\\"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
+    let out = super::common::inspect_string(s);
     let count = out.chars().count();
     if count > 128 {
         let cut: String = out.chars().take(128).collect();

@@ -88,39 +88,7 @@ pub fn path_with_null_bytes(path: &str) -> String {
     )
 }
 
-/// Node's `util.inspect` of a string: single quotes (double quotes or
-/// backticks when the text holds single quotes), control characters escaped.
-pub fn inspect_string(s: &str) -> String {
-    let quote = if !s.contains('\'') {
-        '\''
-    } else if !s.contains('"') {
-        '"'
-    } else if !s.contains('`') && !s.contains("${") {
-        '`'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\\' => out.push_str("\\\\"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
+pub use super::common::inspect_string;
 
 #[cfg(test)]
 mod tests {
