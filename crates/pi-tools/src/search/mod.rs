@@ -153,7 +153,26 @@ impl Spending {
         }
         self.wall0.elapsed() > self.budget.wall || thread_cpu().saturating_sub(self.cpu0) > self.budget.cpu
     }
+
+    /// Like [`Spending::exhausted`], but a walk that keeps finding results
+    /// (at least one per [`DENSE_RESULT_CPU`] of CPU time) may go on, up to
+    /// [`DENSE_BUDGET_FACTOR`] times the budget: with a common pattern the
+    /// first `limit` results in path order are then found without walking the
+    /// whole tree in parallel.
+    pub(crate) fn exhausted_with(&mut self, results: usize) -> bool {
+        if !self.exhausted() {
+            return false;
+        }
+        let cpu = thread_cpu().saturating_sub(self.cpu0);
+        let dense = DENSE_RESULT_CPU.saturating_mul(results as u32) >= cpu;
+        !(dense && cpu <= self.budget.cpu.saturating_mul(DENSE_BUDGET_FACTOR))
+    }
 }
+
+/// CPU time per result below which an ordered walk counts as finding results densely.
+const DENSE_RESULT_CPU: Duration = Duration::from_micros(25);
+/// How far beyond its budget a dense ordered walk may go.
+const DENSE_BUDGET_FACTOR: u32 = 20;
 
 /// CPU time (user + system) used by the calling thread.
 fn thread_cpu() -> Duration {

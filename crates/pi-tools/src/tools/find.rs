@@ -180,7 +180,7 @@ fn first_in_order(
         if abort.is_cancelled() {
             return Err(ToolError::Aborted);
         }
-        if spending.exhausted() {
+        if spending.exhausted_with(found.len()) {
             return Ok(None);
         }
         let Ok(e) = entry else { continue };
