@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use pi_agent::Agent;
-use pi_ai::{AssistantMessage, ContentBlock, StopReason};
+use pi_ai::AssistantMessage;
 use pi_config::TrustStore;
 use pi_config::trust::{apply_trust_choice, trust_options};
 
@@ -30,18 +30,10 @@ pub fn choose(title: &str, labels: &[String]) -> Option<usize> {
 }
 
 fn answer_text(m: &AssistantMessage) -> Result<String, String> {
-    if matches!(m.stop_reason, StopReason::Error | StopReason::Aborted) {
-        return Err(m.error_message.clone().unwrap_or_else(|| text::REQUEST_FAILED.to_string()));
+    match crate::print_mode::failed(m) {
+        Some(err) => Err(err),
+        None => Ok(crate::print_mode::texts(m).join("\n")),
     }
-    let texts: Vec<&str> = m
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    Ok(texts.join("\n"))
 }
 
 fn trust_command(agent_dir: &std::path::Path, cwd: &std::path::Path, trusted_now: bool) {

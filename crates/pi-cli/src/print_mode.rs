@@ -11,7 +11,8 @@ use pi_ai::{AssistantMessage, ContentBlock, StopReason};
 
 use crate::text;
 
-fn texts(m: &AssistantMessage) -> Vec<&str> {
+/// The text blocks of an answer, in order.
+pub(crate) fn texts(m: &AssistantMessage) -> Vec<&str> {
     m.content
         .iter()
         .filter_map(|b| match b {
@@ -21,7 +22,8 @@ fn texts(m: &AssistantMessage) -> Vec<&str> {
         .collect()
 }
 
-fn failed(m: &AssistantMessage) -> Option<String> {
+/// The error text of a failed or aborted answer.
+pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
     matches!(m.stop_reason, StopReason::Error | StopReason::Aborted)
         .then(|| m.error_message.clone().unwrap_or_else(|| text::REQUEST_FAILED.to_string()))
 }

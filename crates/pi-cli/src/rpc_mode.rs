@@ -74,14 +74,7 @@ fn respond(id: &Option<Value>, command: &str, result: Result<Option<Value>, Stri
 fn last_assistant_text(messages: &[Message]) -> Option<String> {
     messages.iter().rev().find_map(|m| match m {
         Message::Assistant(a) => {
-            let t: Vec<&str> = a
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let t = crate::print_mode::texts(a);
             (!t.is_empty()).then(|| t.join(""))
         }
         _ => None,
