@@ -1,21 +1,69 @@
 //! The `--help` text and other fixed CLI texts.
 
 /// `pi --help`.
-pub const HELP: &str = "pi - AI coding assistant with read, bash, edit, write tools
+pub const HELP: &str = "pi - a coding agent with read, bash, edit and write tools
 
 Usage:
   pi [options] [--] [@files...] [messages...]
-  pi tool NAME [ARGS_JSON | -] [--cwd DIR]   Run one built-in tool as the model would
+  pi tool NAME [ARGS_JSON | -] [--cwd DIR]   Run one built-in tool as a model would call it
   pi tool --list                             Print every built-in tool's spec as JSON
+  pi trust status|yes|no|parent|clear|list [DIR]
+                                             Read or save project trust decisions
 
-Options:
+Model:
+  --model <pattern>              provider/id, id or name; \":<thinking>\" sets the thinking level
+  --provider <name>              Look the model up in this provider only
+  --api-key <key>                Key for this run (otherwise env vars or models.json)
+  --thinking <level>             off, minimal, low, medium, high, xhigh or max
+  --list-models [search]         List the models that have a key, then exit
+
+Modes:
+  --print, -p [message]          Run the messages, print the final answer, exit
+  --mode <text|json|rpc>         json: one event per line; rpc: JSONL commands on stdin
+  --offline                      No start-up network use (pi makes none anyway)
+
+Prompt:
+  --system-prompt <text|file>    Replace the default system prompt
+  --append-system-prompt <text|file>
+                                 Append to the system prompt (repeatable)
+  --no-context-files, -nc        Do not load AGENTS.md / CLAUDE.md files
+
+Tools:
+  --tools, -t <list>             Allowlist (names or * patterns), or +name/-name edits of the defaults
+  --exclude-tools, -xt <list>    Never offer these tools (names or * patterns)
+  --no-tools, -nt                Start with no tools at all
+  --no-builtin-tools, -nbt       Start with no built-in tools (extension tools stay)
+
+Extensions:
+  --extension, -e <path|builtin:name>
+                                 Load an extension or a shipped policy (repeatable):
+                                 builtin:permission-gate, builtin:protected-paths, builtin:approval
+  --no-extensions, -ne           Load only the -e extensions
+
+Sessions:
+  --no-session                   Keep the conversation in memory only
+  --continue, -c                 Continue the most recent session of this folder
+  --session <file>               Continue this session file
+  --session-id <id>              Id for a new session
+  --session-dir <dir>            Where sessions are kept (also PI_CODING_AGENT_SESSION_DIR)
+
+Project trust:
+  --approve, -a                  Trust this folder's .pi resources for this run
+  --no-approve, -na              Ignore this folder's .pi resources for this run
+
+Other:
   --help, -h                     Show this help
-  --version, -v                  Show version number
+  --version, -v                  Show the version
 
-Built-in Tool Names:
+Environment:
+  OPENAI_API_KEY, ANTHROPIC_API_KEY   Keys of the built-in providers
+  PI_CODING_AGENT_DIR                 Agent dir (default ~/.pi/agent: models.json, settings.json, trust.json)
+  PI_CODING_AGENT_SESSION_DIR         Session folder
+
+Built-in tools:
   read       - Read file contents
   bash       - Execute bash commands
-  powershell - Execute PowerShell commands on Windows
+  powershell - Execute PowerShell commands (pwsh)
   edit       - Edit files with find/replace
   write      - Write files (creates/overwrites)
   grep       - Search file contents (read-only, off by default)
