@@ -792,3 +792,21 @@ fn rpc_extension_dialogs_travel_as_ui_requests() {
     let reqs = server.requests();
     assert_eq!(tool_messages(&reqs[1].body)[0].1, "Blocked by user");
 }
+
+#[test]
+fn version_help_and_bad_options() {
+    let env = Env::new();
+    let out = env.cmd(&["--version"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).trim(), env!("CARGO_PKG_VERSION"));
+    let out = env.cmd(&["--help"]).output().unwrap();
+    assert!(out.status.success());
+    let help = stdout(&out);
+    for needle in ["Usage:", "pi tool NAME", "--tools", "--exclude-tools", "--approve", "--mode", "read", "powershell"]
+    {
+        assert!(help.contains(needle), "help lacks {needle}");
+    }
+    let out = env.cmd(&["-zz"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).trim_end(), "Error: Unknown option: -zz");
+}
