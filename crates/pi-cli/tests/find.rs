@@ -4,31 +4,15 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
-struct Out {
-    text: String,
-    details: Value,
-    is_error: bool,
-}
+mod common;
+
+use common::{Out, write};
 
 fn run_env(dir: &Path, args: Value, path_env: Option<&str>) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pi"));
-    cmd.args(["tool", "find", &args.to_string(), "--cwd"]).arg(dir);
-    if let Some(p) = path_env {
-        cmd.env("PATH", p);
-    }
-    let o = cmd.output().expect("run pi");
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
-        panic!("not JSON: {} / {}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-    });
-    let text =
-        v["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n");
-    let is_error = v["isError"].as_bool().unwrap();
-    assert_eq!(o.status.code(), Some(if is_error { 1 } else { 0 }));
-    Out { text, details: v["details"].clone(), is_error }
+    common::run_tool("find", dir, &args, path_env)
 }
 
 fn find(dir: &Path, args: Value) -> Out {
@@ -45,12 +29,6 @@ fn err(dir: &Path, args: Value) -> String {
     let o = find(dir, args);
     assert!(o.is_error, "expected an error, got: {}", o.text);
     o.text
-}
-
-fn write(dir: &Path, rel: &str, content: &str) {
-    let p = dir.join(rel);
-    fs::create_dir_all(p.parent().unwrap()).unwrap();
-    fs::write(p, content).unwrap();
 }
 
 #[test]
