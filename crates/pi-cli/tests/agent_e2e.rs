@@ -810,3 +810,40 @@ fn version_help_and_bad_options() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stderr(&out).trim_end(), "Error: Unknown option: -zz");
 }
+
+#[test]
+fn handlers_mutate_in_load_order_and_terminate_ends_the_run() {
+    let env = Env::new();
+    let server = MockServer::start(vec![
+        Turn::tool("bash", json!({"command": "echo"})),
+        Turn::tools(vec![ToolCallSpec::new("bash", json!({"command": "echo stop"}))]),
+        Turn::text("never requested"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let (a, b, t) = (fixture("mutate-a.ts"), fixture("mutate-b.ts"), fixture("terminate.ts"));
+    let out = env.run(&["--no-session", "-e", &a, "-e", &b, "-e", &t, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = server.requests();
+    // What ran is the command as both handlers changed it, in load order.
+    assert_eq!(tool_messages(&reqs[1].body)[0].1, "a b\n");
+    // The second batch's only call asked to terminate: no further request.
+    assert_eq!(reqs.len(), 2, "terminate must end the run after the batch");
+}
+
+#[test]
+fn a_project_trust_handler_decides_trust_and_remembers_it() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.work.join(".pi")).unwrap();
+    std::fs::write(env.work.join(".pi/settings.json"), r#"{"defaultTools": ["read", "ls"]}"#).unwrap();
+    let server = MockServer::start(vec![Turn::text("ok")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let lifecycle = fixture("lifecycle.ts");
+    let out = env.run(&["--no-session", "-e", &lifecycle, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names = declared(&server.requests()[0].body);
+    assert!(names.starts_with(&["read".to_string(), "ls".to_string()]), "trusted by the handler: {names:?}");
+    let store = std::fs::read_to_string(env.agent_dir().join("trust.json")).unwrap();
+    let saved: Value = serde_json::from_str(&store).unwrap();
+    let key = std::fs::canonicalize(&env.work).unwrap().to_string_lossy().into_owned();
+    assert_eq!(saved[&key], true, "remember: true saves the decision: {store}");
+}
