@@ -42,6 +42,8 @@ pub struct Agent {
     pub steering: Queue,
     /// Messages to run after the current run ends (`follow_up`).
     pub follow_ups: Queue,
+    /// Tool-set changes from extensions, applied before each request.
+    pub tool_changes: crate::tool_changes::ToolChanges,
 }
 
 /// A queue of user messages shared with a controller (RPC).
@@ -92,7 +94,9 @@ impl Agent {
             abort: AbortHandle::default(),
             steering: Queue::default(),
             follow_ups: Queue::default(),
+            tool_changes: Default::default(),
         };
+        agent.tool_changes.apply(&mut agent.dispatcher.registry);
         agent.wire_tool_events();
         agent
     }
@@ -258,6 +262,7 @@ impl Agent {
         let mut last;
         loop {
             self.emit(AgentEvent::TurnStart);
+            self.tool_changes.apply(&mut self.dispatcher.registry);
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
             self.messages.push(Message::Assistant(assistant.clone()));

@@ -19,6 +19,7 @@ mod retry;
 pub mod session;
 mod text;
 mod tool;
+mod tool_changes;
 
 pub use agent::{AbortHandle, Agent, EventSink, Queue};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, ToolEvent, ToolEventSink};
@@ -32,3 +33,4 @@ pub use prompt::{PromptInputs, build_system_prompt};
 pub use registry::Registry;
 pub use retry::{RetrySettings, is_retryable};
 pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, ToolDef};
+pub use tool_changes::ToolChanges;

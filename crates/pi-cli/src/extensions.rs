@@ -123,6 +123,26 @@ pub fn load_builtins(
     Ok(out)
 }
 
+/// The session's tools as extensions see them (`pi.getAllTools()`,
+/// `setActiveTools()`, late `registerTool()`): changes reach the agent before
+/// its next model request.
+pub struct ToolsView(pub pi_agent::ToolChanges);
+
+impl pi_ext::ToolsApi for ToolsView {
+    fn all_tools(&self) -> Vec<Arc<dyn pi_agent::AgentTool>> {
+        self.0.all()
+    }
+    fn active_tools(&self) -> Vec<String> {
+        self.0.active()
+    }
+    fn set_active_tools(&self, names: &[String]) {
+        self.0.set_active(names);
+    }
+    fn register_tool(&self, tool: Arc<dyn pi_agent::AgentTool>) {
+        self.0.register(tool);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

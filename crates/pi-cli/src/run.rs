@@ -472,6 +472,9 @@ pub fn main(args: CliArgs) -> ExitCode {
     }
     dispatcher.interceptors = interceptors;
     let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink);
+    for loaded in [&pre_loaded, &post_loaded].into_iter().flatten() {
+        loaded.bind_tools(Arc::new(crate::extensions::ToolsView(agent.tool_changes.clone())));
+    }
     agent.api_key = chosen.api_key.clone();
     agent.thinking = chosen.thinking.clone().filter(|t| t != "off");
     agent.messages = history;

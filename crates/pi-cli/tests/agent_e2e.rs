@@ -847,3 +847,26 @@ fn a_project_trust_handler_decides_trust_and_remembers_it() {
     let key = std::fs::canonicalize(&env.work).unwrap().to_string_lossy().into_owned();
     assert_eq!(saved[&key], true, "remember: true saves the decision: {store}");
 }
+
+#[test]
+fn extensions_see_and_change_the_active_tools() {
+    let env = Env::new();
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            ToolCallSpec::new("loadout", json!({"add": "ls"})),
+            ToolCallSpec::new("bash", json!({"command": "echo hi"})),
+        ]),
+        Turn::text("ok"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let api = fixture("tools-api.ts");
+    let out = env.run(&["--no-session", "-e", &api, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = server.requests();
+    assert_eq!(declared(&reqs[0].body), ["read", "bash", "edit", "write", "loadout"]);
+    let msgs = tool_messages(&reqs[1].body);
+    assert_eq!(msgs[0].1, "read,bash,edit,write,loadout,ls");
+    // getAllTools() gives the annotations a policy needs: bash is not read-only, no UI → blocked.
+    assert_eq!(msgs[1].1, "bash was not approved");
+    assert_eq!(declared(&reqs[1].body), ["read", "bash", "edit", "write", "loadout", "ls"]);
+}

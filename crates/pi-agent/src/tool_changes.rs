@@ -1,0 +1,71 @@
+//! Changes to the session's tool set asked for from outside the loop
+//! (extensions' `setActiveTools` and late `registerTool`), applied by the
+//! agent before its next model request, plus a view of the current set for
+//! readers that must not wait on the loop.
+
+use std::sync::{Arc, Mutex};
+
+use crate::registry::Registry;
+use crate::tool::AgentTool;
+
+#[derive(Default)]
+struct Inner {
+    set_active: Option<Vec<String>>,
+    register: Vec<Arc<dyn AgentTool>>,
+    all: Vec<Arc<dyn AgentTool>>,
+    active: Vec<String>,
+}
+
+/// A shared handle: cheap to clone, safe to use from any thread.
+#[derive(Clone, Default)]
+pub struct ToolChanges(Arc<Mutex<Inner>>);
+
+impl ToolChanges {
+    fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
+        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut g)
+    }
+
+    /// Every registered tool, as of the last refresh (plus pending registrations).
+    pub fn all(&self) -> Vec<Arc<dyn AgentTool>> {
+        self.with(|i| {
+            let mut all = i.all.clone();
+            for t in &i.register {
+                if !all.iter().any(|k| k.def().name == t.def().name) {
+                    all.push(t.clone());
+                }
+            }
+            all
+        })
+    }
+
+    /// The active names (a requested change shows at once).
+    pub fn active(&self) -> Vec<String> {
+        self.with(|i| i.set_active.clone().unwrap_or_else(|| i.active.clone()))
+    }
+
+    /// Ask for a new active set (applied before the next request).
+    pub fn set_active(&self, names: &[String]) {
+        self.with(|i| i.set_active = Some(names.to_vec()));
+    }
+
+    /// Ask for a tool to be registered (applied before the next request).
+    pub fn register(&self, tool: Arc<dyn AgentTool>) {
+        self.with(|i| i.register.push(tool));
+    }
+
+    /// Apply pending changes to `registry` and refresh the view.
+    pub fn apply(&self, registry: &mut Registry) {
+        let (register, set_active) = self.with(|i| (std::mem::take(&mut i.register), i.set_active.take()));
+        for t in register {
+            registry.register(t);
+        }
+        if let Some(names) = set_active {
+            registry.set_active(&names);
+        }
+        self.with(|i| {
+            i.all = registry.all().to_vec();
+            i.active = registry.active().to_vec();
+        });
+    }
+}
