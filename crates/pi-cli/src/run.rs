@@ -490,7 +490,7 @@ pub fn main(args: CliArgs) -> ExitCode {
         let _guard = runtime.enter();
         crate::signals::install(agent.abort_handle());
     }
-    match mode {
+    let code = match mode {
         Mode::Rpc => runtime.block_on(rpc_mode::run(agent, header, models, reload_state)),
         Mode::Json | Mode::Text => {
             let mut messages = args.messages.clone();
@@ -521,11 +521,18 @@ pub fn main(args: CliArgs) -> ExitCode {
                 if let Some(notice) = trust.untrusted_notice() {
                     eprintln!("{notice}");
                 }
-                return runtime.block_on(crate::interactive::run(agent, messages, reload_state));
+                runtime.block_on(crate::interactive::run(agent, messages, reload_state))
+            } else {
+                runtime.block_on(print_mode::run(agent, messages, mode == Mode::Text))
             }
-            runtime.block_on(print_mode::run(agent, messages, mode == Mode::Text))
+        }
+    };
+    for loaded in [&pre_loaded, &post_loaded].into_iter().flatten() {
+        for e in runtime.block_on(loaded.session_shutdown("quit")) {
+            eprintln!("{e}");
         }
     }
+    code
 }
 
 fn uuid_like() -> String {

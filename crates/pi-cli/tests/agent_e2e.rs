@@ -870,3 +870,15 @@ fn extensions_see_and_change_the_active_tools() {
     assert_eq!(msgs[1].1, "bash was not approved");
     assert_eq!(declared(&reqs[1].body), ["read", "bash", "edit", "write", "loadout", "ls"]);
 }
+
+#[test]
+fn session_shutdown_runs_at_exit_and_its_failures_are_reported() {
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::text("ok")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let lifecycle = fixture("lifecycle.ts");
+    let out = env.run(&["--no-session", "-e", &lifecycle, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "ok\n");
+    assert!(stderr(&out).contains("cleanup failed"), "{}", stderr(&out));
+}
