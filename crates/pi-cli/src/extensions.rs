@@ -123,6 +123,38 @@ pub fn load_builtins(
     Ok(out)
 }
 
+/// Script extensions' dialogs on the terminal (the plain loop): select and
+/// confirm as numbered choices, input and editor as one line.
+pub struct TerminalUi;
+
+impl pi_ext::UiBridge for TerminalUi {
+    fn dialog(&self, request: pi_ext::UiRequest) -> BoxFuture<'static, pi_ext::UiResponse> {
+        use pi_ext::{UiRequest, UiResponse};
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || match request {
+                UiRequest::Select { title, options, .. } => crate::interactive::choose(&title, &options)
+                    .map(|i| UiResponse::Value(options[i].clone()))
+                    .unwrap_or(UiResponse::Cancelled),
+                UiRequest::Confirm { title, message, .. } => {
+                    let labels = vec!["Yes".to_string(), "No".to_string()];
+                    UiResponse::Confirmed(
+                        crate::interactive::choose(&format!("{title}\n{message}"), &labels) == Some(0),
+                    )
+                }
+                UiRequest::Input { title, .. } | UiRequest::Editor { title, .. } => {
+                    crate::interactive::read_line(&title).map(UiResponse::Value).unwrap_or(UiResponse::Cancelled)
+                }
+            })
+            .await
+            .unwrap_or(UiResponse::Cancelled)
+        })
+    }
+
+    fn notify(&self, message: &str, _level: pi_ext::NotifyLevel) {
+        let _ = writeln!(std::io::stderr(), "{message}");
+    }
+}
+
 /// The session's tools as extensions see them (`pi.getAllTools()`,
 /// `setActiveTools()`, late `registerTool()`): changes reach the agent before
 /// its next model request.

@@ -29,6 +29,18 @@ pub fn choose(title: &str, labels: &[String]) -> Option<usize> {
     (1..=labels.len()).contains(&n).then(|| n - 1)
 }
 
+/// Print `title` and read one line; `None` at end of input.
+pub fn read_line(title: &str) -> Option<String> {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{title}\n> ");
+    let _ = err.flush();
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+    }
+}
+
 fn answer_text(m: &AssistantMessage) -> Result<String, String> {
     match crate::print_mode::failed(m) {
         Some(err) => Err(err),

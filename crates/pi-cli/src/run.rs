@@ -213,7 +213,13 @@ pub fn main(args: CliArgs) -> ExitCode {
         cwd: cwd.clone(),
         has_ui: interactive || args.mode == Mode::Rpc,
         mode: if interactive { pi_ext::Mode::Tui } else { ext_mode },
-        ui: (args.mode == Mode::Rpc).then(|| crate::rpc_ui::bridge() as Arc<dyn pi_ext::UiBridge>),
+        ui: if args.mode == Mode::Rpc {
+            Some(crate::rpc_ui::bridge() as Arc<dyn pi_ext::UiBridge>)
+        } else if interactive {
+            Some(Arc::new(crate::extensions::TerminalUi) as Arc<dyn pi_ext::UiBridge>)
+        } else {
+            None
+        },
         project_trusted: trusted,
         limits: Default::default(),
     };
