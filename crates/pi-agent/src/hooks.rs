@@ -31,6 +31,13 @@ pub struct ToolCallDecision {
     pub terminate: bool,
 }
 
+impl ToolCallDecision {
+    /// Refuse the call, telling the model `reason`.
+    pub fn block(reason: impl Into<String>) -> Self {
+        ToolCallDecision { block: true, reason: Some(reason.into()), terminate: false }
+    }
+}
+
 /// What a `tool_result` handler sees.
 #[derive(Debug, Clone)]
 pub struct ToolResultEvent {

@@ -99,6 +99,17 @@ pub(crate) fn headers<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -
     Ok(map)
 }
 
+/// The headers of a request: the provider's own `fixed` ones, then the
+/// model's configured headers, then the call's, later ones winning.
+pub(crate) fn request_headers<'a>(
+    fixed: Vec<(&'a str, &'a str)>,
+    model: &'a crate::Model,
+    options: &'a crate::StreamOptions,
+) -> Result<HeaderMap, ProviderError> {
+    let extra = model.headers.iter().chain(options.headers.iter()).map(|(k, v)| (k.as_str(), v.as_str()));
+    headers(fixed.into_iter().chain(extra))
+}
+
 /// POST `body` as JSON and return the event stream of a 2xx answer.
 pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: &Value) -> Result<SseStream, SendError> {
     let client = client().map_err(SendError::Other)?;

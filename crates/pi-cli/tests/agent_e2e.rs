@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use pi_test_support::{MockServer, ToolCallSpec, Turn};
@@ -50,6 +50,17 @@ impl Env {
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("PI_CODING_AGENT_SESSION_DIR");
         c
+    }
+
+    /// `pi --mode rpc` with the mock model: the child, its stdin and its stdout lines.
+    fn rpc(&self, extra: &[&str]) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+        let mut args = vec!["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"];
+        args.extend_from_slice(extra);
+        let mut child =
+            self.cmd(&args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let reader = BufReader::new(child.stdout.take().unwrap());
+        (child, stdin, reader)
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -341,15 +352,7 @@ fn rpc_commands_and_abort() {
     let env = Env::new();
     let server = MockServer::start(vec![Turn::text("hello from rpc"), Turn::text("never finished").stall()]);
     server.write_models_json(&env.agent_dir(), "openai-completions");
-    let mut child = env
-        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, mut reader) = env.rpc(&[]);
     let mut send = |v: Value| {
         writeln!(stdin, "{v}").unwrap();
         stdin.flush().unwrap();
@@ -470,15 +473,7 @@ fn rpc_reload_activates_newly_default_tools_but_not_removed_ones() {
     env.settings(json!({"defaultTools": ["read", "bash", "edit"]}));
     let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
     server.write_models_json(&env.agent_dir(), "openai-completions");
-    let mut child = env
-        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1", "-t", "-bash"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, mut reader) = env.rpc(&["-t", "-bash"]);
     let mut send = |v: Value| {
         writeln!(stdin, "{v}").unwrap();
         stdin.flush().unwrap();
@@ -544,15 +539,7 @@ fn rpc_queues_models_and_new_session() {
         Turn::text("follow-up answer"),
     ]);
     server.write_models_json(&env.agent_dir(), "openai-completions");
-    let mut child = env
-        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, mut reader) = env.rpc(&[]);
     let mut send = |v: Value| {
         writeln!(stdin, "{v}").unwrap();
         stdin.flush().unwrap();
@@ -766,15 +753,7 @@ fn rpc_extension_dialogs_travel_as_ui_requests() {
                 Turn::text("done"),
             ]);
         }
-        let mut child = env
-            .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1", "-e", spec])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let (mut child, mut stdin, mut reader) = env.rpc(&["-e", spec]);
         writeln!(stdin, "{}", json!({"type": "prompt", "message": "go"})).unwrap();
         for answer in ["No", "Yes"] {
             let req = rpc_until(&mut reader, |v| v["type"] == "extension_ui_request" && v["method"] == "select");

@@ -50,7 +50,7 @@ impl Approval {
             return None;
         }
         let Some(ui) = &self.ui else {
-            return Some(block(text::approval_no_ui(&ev.tool_name)));
+            return Some(ToolCallDecision::block(text::approval_no_ui(&ev.tool_name)));
         };
         let args = serde_json::to_string(&ev.input).unwrap_or_default();
         let args = pi_tools::truncate::truncate_middle(&args, APPROVAL_ARGS_MAX_BYTES);
@@ -58,13 +58,9 @@ impl Approval {
         if ui.confirm(text::APPROVAL_TITLE, &message).await {
             None
         } else {
-            Some(block(text::not_approved(&ev.tool_name)))
+            Some(ToolCallDecision::block(text::not_approved(&ev.tool_name)))
         }
     }
-}
-
-fn block(reason: String) -> ToolCallDecision {
-    ToolCallDecision { block: true, reason: Some(reason), terminate: false }
 }
 
 impl Interceptor for Approval {

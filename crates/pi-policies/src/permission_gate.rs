@@ -54,16 +54,12 @@ impl PermissionGate {
             return None;
         }
         let Some(ui) = &self.ui else {
-            return Some(block(text::DANGEROUS_NO_UI));
+            return Some(ToolCallDecision::block(text::DANGEROUS_NO_UI));
         };
         let question = text::dangerous_command_question(command);
         let choice = ui.select(&question, &[text::YES, text::NO]).await;
-        if choice.as_deref() == Some(text::YES) { None } else { Some(block(text::BLOCKED_BY_USER)) }
+        if choice.as_deref() == Some(text::YES) { None } else { Some(ToolCallDecision::block(text::BLOCKED_BY_USER)) }
     }
-}
-
-fn block(reason: &str) -> ToolCallDecision {
-    ToolCallDecision { block: true, reason: Some(reason.to_string()), terminate: false }
 }
 
 impl Interceptor for PermissionGate {

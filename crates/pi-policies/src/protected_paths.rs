@@ -161,7 +161,7 @@ impl ProtectedPaths {
         if let Some(ui) = &self.ui {
             ui.notify(&text::blocked_write_notice(path), NotifyKind::Warning);
         }
-        Ok(Some(ToolCallDecision { block: true, reason: Some(text::path_protected(path)), terminate: false }))
+        Ok(Some(ToolCallDecision::block(text::path_protected(path))))
     }
 }
 

@@ -190,9 +190,7 @@ pub(crate) async fn run(
     if model.reasoning && options.thinking_level().is_some() {
         pairs.push(("anthropic-beta", INTERLEAVED_THINKING_BETA));
     }
-    pairs.extend(model.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    pairs.extend(options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let headers = http::headers(pairs)?;
+    let headers = http::request_headers(pairs, model, options)?;
     let body = request_body(model, context, options);
     let mut sse = open_stream(&url, headers, &body, http::anthropic_http_error).await?;
     read_stream(&mut sse, em).await

@@ -158,9 +158,7 @@ pub(crate) async fn run(
     if let Some(a) = &auth {
         pairs.push(("authorization", a));
     }
-    pairs.extend(model.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    pairs.extend(options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let headers = http::headers(pairs)?;
+    let headers = http::request_headers(pairs, model, options)?;
     let body = request_body(model, context, options);
     let mut sse = open_stream(&url, headers, &body, http::completions_http_error).await?;
     em.start().await?;

@@ -154,9 +154,7 @@ pub(crate) async fn run(
         pairs.push(("session-id", sid));
         pairs.push(("x-client-request-id", sid));
     }
-    pairs.extend(model.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    pairs.extend(options.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let headers = http::headers(pairs)?;
+    let headers = http::request_headers(pairs, model, options)?;
     let body = request_body(model, context, options);
     let provider = model.provider.clone();
     let mut sse = open_stream(&url, headers, &body, |e| http::responses_http_error(&provider, e)).await?;
