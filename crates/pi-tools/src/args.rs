@@ -2,11 +2,12 @@
 //! compatibility shim), lenient coercion and schema validation, with the
 //! reference's messages.
 //!
-//! Coercion follows the reference: `null` optional properties are dropped,
-//! numbers and booleans become strings where a string is expected, numeric
-//! strings become numbers, `"true"`/`"false"` become booleans, and a lone value
-//! where an array is expected is wrapped in an array. Validation then checks the
-//! schema subset the tools use (`type`, `properties`, `required`, `items`).
+//! Coercion and checking are [`crate::schema`]'s: `null` optional properties
+//! are dropped, numbers and booleans become strings where a string is
+//! expected, numeric strings become numbers, `"true"`/`"false"` become
+//! booleans, a lone value where an array is expected is wrapped in an array,
+//! unions take the first branch that fits; then every keyword the tools and
+//! extension schemas use is checked.
 
 use std::fmt;
 
@@ -14,14 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::text::args as msg;
 
-/// One schema violation: a dotted path (`edits.0.oldText`) and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Issue {
-    /// Dotted path of the offending value.
-    pub path: String,
-    /// What is wrong (`missing`, `expected number, got string`).
-    pub message: String,
-}
+pub use crate::schema::Issue;
 
 /// Arguments that failed the schema; `Display` is the model-visible text.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,150 +85,12 @@ pub fn prepare_edit_arguments(args: Value) -> Value {
 /// Coerce `value` towards `schema` (see the module doc), then validate it.
 /// Returns the coerced value, or a [`ValidationError`] carrying `value` as received.
 pub fn validate(tool: &str, schema: &Value, value: &Value) -> Result<Value, ValidationError> {
-    let coerced = coerce(schema, value.clone());
-    let mut issues = Vec::new();
-    check(schema, &coerced, "", &mut issues);
+    let coerced = crate::schema::coerce(schema, value.clone());
+    let issues = crate::schema::check(schema, &coerced);
     if issues.is_empty() {
         Ok(coerced)
     } else {
         Err(ValidationError { tool: tool.to_string(), issues, received: value.clone() })
-    }
-}
-
-fn schema_type(schema: &Value) -> Option<&str> {
-    schema.get("type").and_then(Value::as_str)
-}
-
-fn required(schema: &Value) -> Vec<&str> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-fn numeric_string(s: &str) -> Option<f64> {
-    let t = s.trim();
-    if t.is_empty() {
-        return None;
-    }
-    let ok = t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'));
-    if !ok {
-        return None;
-    }
-    t.parse::<f64>().ok().filter(|n| n.is_finite())
-}
-
-fn number_value(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
-    }
-}
-
-/// JavaScript's `String(number)` for the common cases.
-fn js_number_string(n: &serde_json::Number) -> String {
-    match n.as_f64() {
-        Some(f) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{}", f as i64),
-        _ => n.to_string(),
-    }
-}
-
-fn coerce(schema: &Value, value: Value) -> Value {
-    match (schema_type(schema), value) {
-        (Some("string"), Value::Number(n)) => Value::String(js_number_string(&n)),
-        (Some("string"), Value::Bool(b)) => Value::String(b.to_string()),
-        (Some("number" | "integer"), Value::String(s)) => match numeric_string(&s) {
-            Some(n) => number_value(n),
-            None => Value::String(s),
-        },
-        (Some("number" | "integer"), Value::Bool(b)) => Value::from(b as i64),
-        (Some("boolean"), Value::String(s)) if s == "true" => Value::Bool(true),
-        (Some("boolean"), Value::String(s)) if s == "false" => Value::Bool(false),
-        (Some("array"), Value::Array(items)) => {
-            let item_schema = schema.get("items").cloned().unwrap_or(Value::Null);
-            Value::Array(items.into_iter().map(|v| coerce(&item_schema, v)).collect())
-        }
-        (Some("array"), Value::Null) => Value::Null,
-        (Some("array"), other) => coerce(schema, Value::Array(vec![other])),
-        (Some("object"), Value::Object(map)) => {
-            let props = schema.get("properties").and_then(Value::as_object);
-            let req = required(schema);
-            let mut out = Map::new();
-            for (k, v) in map {
-                match props.and_then(|p| p.get(&k)) {
-                    Some(_) if v.is_null() && !req.contains(&k.as_str()) => {}
-                    Some(prop) => {
-                        let c = coerce(prop, v);
-                        out.insert(k, c);
-                    }
-                    None => {
-                        out.insert(k, v);
-                    }
-                }
-            }
-            Value::Object(out)
-        }
-        (_, v) => v,
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
-}
-
-fn check(schema: &Value, value: &Value, path: &str, issues: &mut Vec<Issue>) {
-    let Some(ty) = schema_type(schema) else { return };
-    let fits = match ty {
-        "string" => value.is_string(),
-        "number" => value.is_number(),
-        "integer" => value.as_f64().is_some_and(|n| n.fract() == 0.0),
-        "boolean" => value.is_boolean(),
-        "array" => value.is_array(),
-        "object" => value.is_object(),
-        "null" => value.is_null(),
-        _ => true,
-    };
-    if !fits {
-        let at = if path.is_empty() { msg::ROOT_PATH } else { path };
-        issues.push(Issue { path: at.to_string(), message: msg::expected_got(ty, type_name(value)) });
-        return;
-    }
-    match value {
-        Value::Object(map) => {
-            for key in required(schema) {
-                if !map.contains_key(key) {
-                    issues.push(Issue { path: join(path, key), message: msg::MISSING.to_string() });
-                }
-            }
-            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-                for (key, prop) in props {
-                    if let Some(v) = map.get(key) {
-                        check(prop, v, &join(path, key), issues);
-                    }
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
-                for (i, v) in items.iter().enumerate() {
-                    check(item_schema, v, &join(path, &i.to_string()), issues);
-                }
-            }
-        }
-        _ => {}
     }
 }
 

@@ -27,6 +27,7 @@ mod os_error;
 pub mod paths;
 pub mod queue;
 mod result;
+mod schema;
 mod search;
 mod spec;
 pub mod text;
