@@ -42,9 +42,13 @@ pub struct Agent {
     pub steering: Queue,
     /// Messages to run after the current run ends (`follow_up`).
     pub follow_ups: Queue,
-    /// Tool-set changes from extensions, applied before each request.
-    pub tool_changes: crate::tool_changes::ToolChanges,
+    /// Rebuilds the system prompt when the tool set changed (extensions'
+    /// `setActiveTools`, late registrations); without one the prompt stays.
+    pub prompt_builder: Option<PromptBuilder>,
 }
+
+/// Builds the system prompt for a registry's declared tools.
+pub type PromptBuilder = Arc<dyn Fn(&crate::Registry) -> String + Send + Sync>;
 
 /// A queue of user messages shared with a controller (RPC).
 pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
@@ -94,11 +98,27 @@ impl Agent {
             abort: AbortHandle::default(),
             steering: Queue::default(),
             follow_ups: Queue::default(),
-            tool_changes: Default::default(),
+            prompt_builder: None,
         };
-        agent.tool_changes.apply(&mut agent.dispatcher.registry);
+        agent.apply_tool_changes();
         agent.wire_tool_events();
         agent
+    }
+
+    /// Apply the extensions' pending tool-set changes, report failed
+    /// `prepareLoadout` hooks, and rebuild the system prompt when anything changed.
+    pub fn apply_tool_changes(&mut self) {
+        let changed = self.dispatcher.tool_changes.apply(&mut self.dispatcher.registry);
+        for e in self.dispatcher.registry.take_loadout_errors() {
+            self.emit(AgentEvent::ExtensionError {
+                extension_path: e.source,
+                event: "prepare_loadout".into(),
+                error: e.error,
+            });
+        }
+        if changed && let Some(build) = &self.prompt_builder {
+            self.system_prompt = build(&self.dispatcher.registry);
+        }
     }
 
     fn wire_tool_events(&mut self) {
@@ -156,7 +176,7 @@ impl Agent {
             .iter()
             .map(|t| pi_ai::Tool {
                 name: t.def().name.clone(),
-                description: t.def().description.clone(),
+                description: self.dispatcher.registry.declared_description(t.as_ref()).to_string(),
                 parameters: t.def().parameters.clone(),
             })
             .collect();
@@ -262,7 +282,7 @@ impl Agent {
         let mut last;
         loop {
             self.emit(AgentEvent::TurnStart);
-            self.tool_changes.apply(&mut self.dispatcher.registry);
+            self.apply_tool_changes();
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
             self.messages.push(Message::Assistant(assistant.clone()));
@@ -304,6 +324,7 @@ impl Agent {
                     is_error: f.result.is_error,
                     duration_ms: Some(f.duration_ms),
                     nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()),
+                    usage: f.result.usage.as_ref().and_then(|u| serde_json::from_value(u.clone()).ok()),
                     timestamp: now_ms(),
                 };
                 let m = Message::ToolResult(msg.clone());

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use pi_ai::Usage;
 use pi_tools::{ToolContext, ToolResult};
 use serde_json::Value;
 
@@ -18,7 +19,8 @@ use crate::hooks::{Interceptor, ToolCallEvent, ToolResultEvent};
 use crate::nested::{NestedCaller, NestedCalls, NestedScope};
 use crate::registry::Registry;
 use crate::text;
-use crate::tool::{AgentTool, ExecutionMode, Invocation};
+use crate::tool::{AgentTool, ExecutionMode, Exposure, Invocation};
+use crate::tool_changes::ToolChanges;
 
 /// Progress of one call, for the event stream.
 #[derive(Debug, Clone)]
@@ -154,12 +156,15 @@ pub struct Dispatcher {
     pub interceptors: Vec<Arc<dyn Interceptor>>,
     /// Event receiver.
     pub sink: Option<ToolEventSink>,
+    /// Tool-set changes from extensions, applied by the agent before each
+    /// request; nested calls already reach pending registrations.
+    pub tool_changes: ToolChanges,
 }
 
 impl Dispatcher {
     /// A dispatcher over `registry` with no handlers.
     pub fn new(registry: Registry) -> Self {
-        Dispatcher { registry, interceptors: Vec::new(), sink: None }
+        Dispatcher { registry, interceptors: Vec::new(), sink: None, tool_changes: ToolChanges::default() }
     }
 
     fn emit(&self, ev: ToolEvent) {
@@ -180,6 +185,15 @@ impl Dispatcher {
         Finished { id: req.id.clone(), name: req.name.clone(), result, terminate, duration_ms, nested_calls: None }
     }
 
+    /// The tool a nested call may reach, pending registrations included.
+    pub(crate) fn nested_callable(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
+        let Some(t) = self.tool_changes.pending(name) else { return self.registry.nested_callable(name) };
+        let d = t.def();
+        let active = self.registry.active().iter().any(|n| n == name)
+            || (d.default_active && matches!(d.exposure, Exposure::Direct | Exposure::ModelOnly));
+        crate::registry::callable(d.exposure, active).then_some(t)
+    }
+
     /// Look up, prepare, validate and run the `tool_call` handlers. A call
     /// that fails any step is finished here with its error result.
     pub async fn preflight(&self, req: CallRequest, caller: Caller) -> Result<Ready, Finished> {
@@ -196,7 +210,7 @@ impl Dispatcher {
         });
         let tool = match caller {
             Caller::Model => self.registry.model_callable(&req.name),
-            Caller::Nested => self.registry.nested_callable(&req.name),
+            Caller::Nested => self.nested_callable(&req.name),
         };
         let Some(tool) = tool else {
             let r = ToolResult::error(text::tool_not_found(&req.name));
@@ -244,6 +258,11 @@ impl Dispatcher {
         let scope = Arc::new(NestedScope::default());
         let mut done = self.run_in_scope(ready, ctx, scope.clone(), false, None).await;
         done.nested_calls = scope.snapshot();
+        if let Some(nested) = scope.usage() {
+            let own = done.result.usage.as_ref().and_then(|u| serde_json::from_value::<Usage>(u.clone()).ok());
+            let total = own.map(|u| u.combine(&nested)).unwrap_or(nested);
+            done.result.usage = serde_json::to_value(total).ok();
+        }
         done
     }
 

@@ -12,6 +12,7 @@ mod convert;
 mod dispatch;
 mod events;
 mod hooks;
+mod loadout;
 mod nested;
 mod prompt;
 mod registry;
@@ -21,10 +22,11 @@ mod text;
 mod tool;
 mod tool_changes;
 
-pub use agent::{AbortHandle, Agent, EventSink, Queue};
+pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
 pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
     NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,
@@ -32,5 +34,5 @@ pub use nested::{
 pub use prompt::{PromptInputs, build_system_prompt};
 pub use registry::Registry;
 pub use retry::{RetrySettings, is_retryable};
-pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, ToolDef};
+pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Namespace, Reach, ToolDef};
 pub use tool_changes::ToolChanges;

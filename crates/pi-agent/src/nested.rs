@@ -135,11 +135,30 @@ pub(crate) struct NestedScope {
     recorder: Mutex<Recorder>,
     /// Serialises nested calls to sequential tools.
     queue: tokio::sync::Mutex<()>,
+    /// The summed usage of every nested result at every depth (each result
+    /// reports only its own, so nothing is counted twice).
+    usage: Mutex<Option<pi_ai::Usage>>,
 }
 
 impl NestedScope {
     pub(crate) fn snapshot(&self) -> Option<NestedCalls> {
         self.recorder.lock().ok().and_then(|r| r.snapshot())
+    }
+
+    pub(crate) fn usage(&self) -> Option<pi_ai::Usage> {
+        self.usage.lock().ok().and_then(|u| u.clone())
+    }
+
+    fn add_usage(&self, result: &ToolResult) {
+        let Some(u) = result.usage.as_ref().and_then(|u| serde_json::from_value::<pi_ai::Usage>(u.clone()).ok()) else {
+            return;
+        };
+        if let Ok(mut total) = self.usage.lock() {
+            *total = Some(match total.take() {
+                Some(t) => t.combine(&u),
+                None => u,
+            });
+        }
     }
 }
 
@@ -179,8 +198,12 @@ impl<'a> NestedCaller<'a> {
     /// The tools a nested call may reach (`ctx.tools`): codemode and deferred
     /// tools and the active direct tools, in registration order.
     pub fn callable(&self) -> Vec<Arc<dyn AgentTool>> {
-        let reg = &self.dispatcher.registry;
-        reg.all().iter().filter(|t| reg.nested_callable(&t.def().name).is_some()).cloned().collect()
+        let d = self.dispatcher;
+        d.tool_changes
+            .all_with(d.registry.all())
+            .into_iter()
+            .filter(|t| d.nested_callable(&t.def().name).is_some())
+            .collect()
     }
 
     /// Call `name` with `args` through the one pipeline. `on_update` receives
@@ -215,6 +238,7 @@ impl<'a> NestedCaller<'a> {
             if let Ok(mut r) = self.scope.recorder.lock() {
                 r.finish(index, &finished.result, finished.duration_ms);
             }
+            self.scope.add_usage(&finished.result);
             NestedOutcome {
                 id,
                 name,

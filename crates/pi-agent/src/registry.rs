@@ -1,8 +1,9 @@
 //! Registered tools, the active set, and the declared and callable sets
-//! derived from them (requirements X1–X3, S1).
+//! derived from them (requirements X1–X3, X7, S1).
 
 use std::sync::Arc;
 
+use crate::loadout::{self, Applied, Loadout, LoadoutError};
 use crate::tool::{AgentTool, Exposure};
 
 /// The tools of a session and which of them are active.
@@ -10,6 +11,7 @@ use crate::tool::{AgentTool, Exposure};
 pub struct Registry {
     tools: Vec<Arc<dyn AgentTool>>,
     active: Vec<String>,
+    loadout: Applied,
 }
 
 impl Registry {
@@ -19,23 +21,23 @@ impl Registry {
     }
 
     /// Register a tool; a later registration of the same name replaces it.
+    /// A `direct` or `model-only` tool activates unless `defaultActive` is
+    /// false; a `hidden` one is withdrawn from the active set (X2, X3).
     pub fn register(&mut self, tool: Arc<dyn AgentTool>) {
-        let name = tool.def().name.clone();
-        match self.tools.iter().position(|t| t.def().name == name) {
+        let def = tool.def().clone();
+        match self.tools.iter().position(|t| t.def().name == def.name) {
             Some(i) => self.tools[i] = tool,
             None => self.tools.push(tool),
         }
-        let def = self.tools.iter().find(|t| t.def().name == name).map(|t| t.def().clone());
-        if let Some(def) = def {
-            if def.exposure == Exposure::Hidden {
-                self.active.retain(|n| *n != name);
-            } else if def.default_active
-                && matches!(def.exposure, Exposure::Direct | Exposure::ModelOnly)
-                && !self.active.contains(&name)
-            {
-                self.active.push(name);
-            }
+        if def.exposure == Exposure::Hidden {
+            self.active.retain(|n| *n != def.name);
+        } else if def.default_active
+            && matches!(def.exposure, Exposure::Direct | Exposure::ModelOnly)
+            && !self.active.contains(&def.name)
+        {
+            self.active.push(def.name);
         }
+        self.relayout();
     }
 
     /// Every registered tool.
@@ -48,17 +50,26 @@ impl Registry {
         self.tools.iter().find(|t| t.def().name == name)
     }
 
-    /// Set the active names in order: unknown, hidden, codemode and deferred
-    /// names are ignored; duplicates dropped.
+    /// Change the active set as `setActiveTools` does: unknown and hidden
+    /// names are ignored, tools that stay active keep their place and newly
+    /// active ones are appended in the order given. Then the active tools'
+    /// `prepareLoadout` hooks run.
     pub fn set_active(&mut self, names: &[String]) {
-        let mut active: Vec<String> = Vec::new();
+        let allowed = |n: &String| self.get(n).is_some_and(|t| t.def().exposure != Exposure::Hidden);
+        let mut active: Vec<String> = self.active.iter().filter(|n| names.contains(n) && allowed(n)).cloned().collect();
         for n in names {
-            let ok = self.get(n).is_some_and(|t| matches!(t.def().exposure, Exposure::Direct | Exposure::ModelOnly));
-            if ok && !active.contains(n) {
+            if allowed(n) && !active.contains(n) {
                 active.push(n.clone());
             }
         }
         self.active = active;
+        self.relayout();
+    }
+
+    /// Replace the active set with exactly `names` in that order (start-up).
+    pub fn reset_active(&mut self, names: &[String]) {
+        self.active.clear();
+        self.set_active(names);
     }
 
     /// The active names, in order.
@@ -66,27 +77,179 @@ impl Registry {
         &self.active
     }
 
-    /// Tools declared to the model: the active ones.
-    pub fn declared(&self) -> Vec<Arc<dyn AgentTool>> {
+    fn active_tools(&self) -> Vec<Arc<dyn AgentTool>> {
         self.active.iter().filter_map(|n| self.get(n).cloned()).collect()
     }
 
-    /// The tool a call from the model may reach: an active direct or model-only tool.
+    fn callable_with(&self, active: &[String]) -> Vec<Arc<dyn AgentTool>> {
+        self.tools.iter().filter(|t| callable(t.def().exposure, active.contains(&t.def().name))).cloned().collect()
+    }
+
+    /// Run the active tools' `prepareLoadout` hooks for the current sets. The
+    /// errors kept for reporting are those of the latest run: a later run
+    /// supersedes an earlier one not yet reported.
+    fn relayout(&mut self) {
+        let declared = self.active_tools();
+        if !declared.iter().any(|t| t.has_prepare_loadout()) {
+            self.loadout = Applied::default();
+            return;
+        }
+        let view = Loadout { declared, callable: self.callable_with(&self.active), registered: self.tools.clone() };
+        self.loadout = loadout::apply_hooks(&view);
+    }
+
+    /// Errors of the latest run of the `prepareLoadout` hooks, once (to report).
+    pub fn take_loadout_errors(&mut self) -> Vec<LoadoutError> {
+        std::mem::take(&mut self.loadout.errors)
+    }
+
+    /// Active tools whose declarations `prepareLoadout` hooks hide from requests.
+    pub fn hidden_declarations(&self) -> Vec<String> {
+        self.active.iter().filter(|n| self.loadout.hidden.contains(*n)).cloned().collect()
+    }
+
+    /// Tools declared to the model: the active ones, minus hidden declarations.
+    pub fn declared(&self) -> Vec<Arc<dyn AgentTool>> {
+        self.active_tools().into_iter().filter(|t| !self.loadout.hidden.contains(&t.def().name)).collect()
+    }
+
+    /// The description a declared tool is sent with (a hook's replacement, or its own).
+    pub fn declared_description<'a>(&'a self, tool: &'a dyn AgentTool) -> &'a str {
+        self.loadout.descriptions.get(&tool.def().name).map(String::as_str).unwrap_or(&tool.def().description)
+    }
+
+    /// The tool a call from the model may reach: an active tool (hidden declarations included).
     pub fn model_callable(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
         if !self.active.iter().any(|n| n == name) {
             return None;
         }
-        self.get(name).filter(|t| matches!(t.def().exposure, Exposure::Direct | Exposure::ModelOnly)).cloned()
+        self.get(name).filter(|t| t.def().exposure != Exposure::Hidden).cloned()
     }
 
     /// The tool a nested call (`executeTool`) may reach: codemode/deferred
     /// tools and active direct tools.
     pub fn nested_callable(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
         let t = self.get(name)?;
-        match t.def().exposure {
-            Exposure::Codemode | Exposure::Deferred => Some(t.clone()),
-            Exposure::Direct if self.active.iter().any(|n| n == name) => Some(t.clone()),
-            _ => None,
+        callable(t.def().exposure, self.active.iter().any(|n| n == name)).then(|| t.clone())
+    }
+}
+
+/// Whether a tool of `exposure` is callable from other tools.
+pub(crate) fn callable(exposure: Exposure, active: bool) -> bool {
+    match exposure {
+        Exposure::Codemode | Exposure::Deferred => true,
+        Exposure::Direct => active,
+        Exposure::ModelOnly | Exposure::Hidden => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loadout::LoadoutChanges;
+    use crate::tool::{ExecutionMode, Invocation, ToolDef};
+    use futures::future::BoxFuture;
+    use pi_tools::ToolResult;
+    use serde_json::json;
+
+    /// A tool with a fixed exposure and an optional loadout hook.
+    struct Probe {
+        def: ToolDef,
+        hook: Option<Result<LoadoutChanges, String>>,
+    }
+
+    fn probe(name: &str, exposure: Exposure, hook: Option<Result<LoadoutChanges, String>>) -> Arc<dyn AgentTool> {
+        Arc::new(Probe {
+            def: ToolDef {
+                name: name.into(),
+                description: format!("{name} itself"),
+                parameters: json!({"type": "object"}),
+                prompt_snippet: None,
+                prompt_guidelines: vec![],
+                annotations: Default::default(),
+                exposure,
+                default_active: true,
+                execution_mode: ExecutionMode::Parallel,
+                namespace: None,
+            },
+            hook,
+        })
+    }
+
+    impl AgentTool for Probe {
+        fn def(&self) -> &ToolDef {
+            &self.def
         }
+        fn execute<'a>(&'a self, _inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {
+            Box::pin(async { ToolResult::success("") })
+        }
+        fn has_prepare_loadout(&self) -> bool {
+            self.hook.is_some()
+        }
+        fn prepare_loadout(&self, loadout: &Loadout) -> Result<LoadoutChanges, String> {
+            assert!(loadout.declared.iter().any(|t| t.def().name == self.def.name));
+            self.hook.clone().unwrap_or_else(|| Ok(Default::default()))
+        }
+    }
+
+    fn names(tools: &[Arc<dyn AgentTool>]) -> Vec<String> {
+        tools.iter().map(|t| t.def().name.clone()).collect()
+    }
+
+    fn strings(s: &[&str]) -> Vec<String> {
+        s.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn set_active_keeps_the_order_of_tools_that_stay_and_ignores_hidden_and_unknown() {
+        let mut r = Registry::new();
+        for (n, e) in
+            [("a", Exposure::Direct), ("b", Exposure::Direct), ("c", Exposure::Codemode), ("h", Exposure::Hidden)]
+        {
+            r.register(probe(n, e, None));
+        }
+        assert_eq!(r.active(), strings(&["a", "b"]));
+        r.set_active(&strings(&["c", "b", "a", "h", "zz", "b"]));
+        assert_eq!(r.active(), strings(&["a", "b", "c"]), "kept in place, new appended, codemode may be activated");
+        assert!(r.model_callable("c").is_some(), "an activated codemode tool is declared and callable by the model");
+        r.reset_active(&strings(&["b", "a"]));
+        assert_eq!(r.active(), strings(&["b", "a"]));
+        // Re-registering as hidden withdraws it.
+        r.register(probe("a", Exposure::Hidden, None));
+        assert_eq!(r.active(), strings(&["b"]));
+        assert!(r.model_callable("a").is_none() && r.nested_callable("a").is_none());
+    }
+
+    #[test]
+    fn loadout_hooks_rename_and_hide_declarations_which_stay_callable() {
+        let mut r = Registry::new();
+        r.register(probe("echo", Exposure::Direct, None));
+        let changes = LoadoutChanges {
+            descriptions: [("orch".to_string(), "lists echo".to_string())].into(),
+            hidden_declarations: strings(&["echo", "not-active"]),
+        };
+        r.register(probe("orch", Exposure::ModelOnly, Some(Ok(changes))));
+        assert_eq!(names(&r.declared()), strings(&["orch"]));
+        assert_eq!(r.hidden_declarations(), strings(&["echo"]));
+        let orch = r.get("orch").unwrap().clone();
+        assert_eq!(r.declared_description(orch.as_ref()), "lists echo");
+        assert!(r.model_callable("echo").is_some() && r.nested_callable("echo").is_some());
+        assert!(r.nested_callable("orch").is_none(), "model-only is never callable by tools");
+        // Deactivating the hook's tool lifts its effect.
+        r.set_active(&strings(&["echo"]));
+        assert_eq!(names(&r.declared()), strings(&["echo"]));
+        assert!(r.take_loadout_errors().is_empty());
+    }
+
+    #[test]
+    fn a_failing_hook_is_reported_and_ignored() {
+        let mut r = Registry::new();
+        r.register(probe("echo", Exposure::Direct, None));
+        r.register(probe("bad", Exposure::Direct, Some(Err("boom".into()))));
+        assert_eq!(names(&r.declared()), strings(&["echo", "bad"]));
+        let errors = r.take_loadout_errors();
+        assert_eq!(errors.len(), 1);
+        assert_eq!((errors[0].source.as_str(), errors[0].error.as_str()), ("builtin:bad", "boom"));
+        assert!(r.take_loadout_errors().is_empty(), "reported once");
     }
 }

@@ -55,6 +55,35 @@ pub struct ToolDef {
     pub default_active: bool,
     /// Parallel or sequential.
     pub execution_mode: ExecutionMode,
+    /// The group the tool belongs to (requirement X8).
+    pub namespace: Option<Namespace>,
+}
+
+/// A group of related tools, as an MCP server's (requirement X8). Codemode
+/// lists a namespace under one heading; `instructions` are read by scripts,
+/// never put in the model's context.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Namespace {
+    /// The group's name (`mcp__docs`).
+    pub name: String,
+    /// Other names scripts may look the group up by (`docs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// One line listed with the group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Longer usage guidance, never listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// Which other tools a call may reach (`reachesTools`, requirement X6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// Any tool.
+    All,
+    /// Words of the input; a word refers to every tool or namespace whose name contains it.
+    Words(Vec<String>),
 }
 
 /// A running call's facts handed to a tool.
@@ -88,6 +117,25 @@ pub trait AgentTool: Send + Sync {
     fn source_path(&self) -> Option<&str> {
         None
     }
+    /// Whether the tool says which tools its calls reach ([`AgentTool::reaches_tools`]).
+    fn has_reaches_tools(&self) -> bool {
+        false
+    }
+    /// Which tools a call with `input` may reach; `None` when the tool does
+    /// not say (it reaches none). Requirement X6.
+    fn reaches_tools(&self, _input: &Value) -> Option<Reach> {
+        None
+    }
+    /// Whether the tool adjusts the declared tools while active ([`AgentTool::prepare_loadout`]).
+    fn has_prepare_loadout(&self) -> bool {
+        false
+    }
+    /// Adjust the declarations while this tool is active (requirement X7):
+    /// replacement descriptions and declarations to leave out of requests.
+    /// An error is reported as an extension error (event `prepare_loadout`) and ignored.
+    fn prepare_loadout(&self, _loadout: &crate::loadout::Loadout) -> Result<crate::loadout::LoadoutChanges, String> {
+        Ok(Default::default())
+    }
 }
 
 /// A built-in tool of `pi-tools` as an [`AgentTool`].
@@ -110,6 +158,7 @@ impl BuiltinTool {
             exposure: Exposure::Direct,
             default_active: false,
             execution_mode: ExecutionMode::Parallel,
+            namespace: None,
         };
         BuiltinTool { name, def }
     }

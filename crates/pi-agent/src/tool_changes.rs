@@ -28,11 +28,18 @@ impl ToolChanges {
 
     /// Every registered tool, as of the last refresh (plus pending registrations).
     pub fn all(&self) -> Vec<Arc<dyn AgentTool>> {
+        let all = self.with(|i| i.all.clone());
+        self.all_with(&all)
+    }
+
+    /// `registered` with the pending registrations applied.
+    pub fn all_with(&self, registered: &[Arc<dyn AgentTool>]) -> Vec<Arc<dyn AgentTool>> {
         self.with(|i| {
-            let mut all = i.all.clone();
+            let mut all = registered.to_vec();
             for t in &i.register {
-                if !all.iter().any(|k| k.def().name == t.def().name) {
-                    all.push(t.clone());
+                match all.iter().position(|k| k.def().name == t.def().name) {
+                    Some(at) => all[at] = t.clone(),
+                    None => all.push(t.clone()),
                 }
             }
             all
@@ -54,9 +61,18 @@ impl ToolChanges {
         self.with(|i| i.register.push(tool));
     }
 
-    /// Apply pending changes to `registry` and refresh the view.
-    pub fn apply(&self, registry: &mut Registry) {
+    /// The newest registration of `name` not yet applied, so a tool an
+    /// extension registers in a `tool_call` handler (after `reachesTools`) is
+    /// reachable by the nested calls of the call it prepared.
+    pub fn pending(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
+        self.with(|i| i.register.iter().rev().find(|t| t.def().name == name).cloned())
+    }
+
+    /// Apply pending changes to `registry` and refresh the view. True when
+    /// there was anything to apply.
+    pub fn apply(&self, registry: &mut Registry) -> bool {
         let (register, set_active) = self.with(|i| (std::mem::take(&mut i.register), i.set_active.take()));
+        let changed = !register.is_empty() || set_active.is_some();
         for t in register {
             registry.register(t);
         }
@@ -67,5 +83,6 @@ impl ToolChanges {
             i.all = registry.all().to_vec();
             i.active = registry.active().to_vec();
         });
+        changed
     }
 }

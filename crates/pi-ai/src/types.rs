@@ -233,9 +233,9 @@ impl AssistantMessage {
     }
 }
 
-/// Token counts of one response, with their cost.
+/// Token counts of one response, with their cost. Missing fields read as 0.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Usage {
     /// Input tokens not read from the cache.
     pub input: u64,
@@ -258,9 +258,38 @@ pub struct Usage {
     pub cache_write_1h: Option<u64>,
 }
 
-/// Cost in dollars, computed from [`crate::ModelCost`].
+impl Usage {
+    /// The sum of two usages; the optional splits (`reasoning`,
+    /// `cacheWrite1h`) are kept when either side reports them, and a total is
+    /// provider-reported only when both are.
+    pub fn combine(&self, other: &Usage) -> Usage {
+        let opt =
+            |a: Option<u64>, b: Option<u64>| (a.is_some() || b.is_some()).then(|| a.unwrap_or(0) + b.unwrap_or(0));
+        Usage {
+            input: self.input + other.input,
+            output: self.output + other.output,
+            cache_read: self.cache_read + other.cache_read,
+            cache_write: self.cache_write + other.cache_write,
+            reasoning: opt(self.reasoning, other.reasoning),
+            total_tokens: self.total_tokens + other.total_tokens,
+            cost: Cost {
+                input: self.cost.input + other.cost.input,
+                output: self.cost.output + other.cost.output,
+                cache_read: self.cost.cache_read + other.cost.cache_read,
+                cache_write: self.cost.cache_write + other.cost.cache_write,
+                total: self.cost.total + other.cost.total,
+                total_from_provider: Some(
+                    self.cost.total_from_provider == Some(true) && other.cost.total_from_provider == Some(true),
+                ),
+            },
+            cache_write_1h: opt(self.cache_write_1h, other.cache_write_1h),
+        }
+    }
+}
+
+/// Cost in dollars, computed from [`crate::ModelCost`]. Missing fields read as 0.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Cost {
     /// Input cost.
     #[serde(serialize_with = "js_number")]
@@ -317,6 +346,10 @@ pub struct ToolResultMessage {
     /// complete}`); absent when it made none. Never sent to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nested_calls: Option<Value>,
+    /// Usage the tool caused (nested model calls), its nested calls' at every
+    /// depth included; absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
     /// Milliseconds since the epoch.
     pub timestamp: i64,
 }

@@ -345,6 +345,7 @@ async fn history_with_tool_results_round_trips_through_each_api() {
         ctx.messages.push(Message::Assistant(first));
         ctx.messages.push(Message::ToolResult(ToolResultMessage {
             nested_calls: None,
+            usage: None,
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             content: vec![ContentBlock::text("")],

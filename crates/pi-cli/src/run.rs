@@ -87,7 +87,7 @@ pub fn build_registry(
             names
         }
     };
-    registry.set_active(&active);
+    registry.reset_active(&active);
     registry
 }
 
@@ -478,8 +478,10 @@ pub fn main(args: CliArgs) -> ExitCode {
     }
     dispatcher.interceptors = interceptors;
     let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink);
+    let prompt_for_changes = prompt_source.clone();
+    agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt_for_changes.build(registry)));
     for loaded in [&pre_loaded, &post_loaded].into_iter().flatten() {
-        loaded.bind_tools(Arc::new(crate::extensions::ToolsView(agent.tool_changes.clone())));
+        loaded.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone())));
     }
     agent.api_key = chosen.api_key.clone();
     agent.thinking = chosen.thinking.clone().filter(|t| t != "off");

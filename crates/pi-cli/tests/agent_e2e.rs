@@ -861,3 +861,120 @@ fn session_shutdown_runs_at_exit_and_its_failures_are_reported() {
     assert_eq!(stdout(&out), "ok\n");
     assert!(stderr(&out).contains("cleanup failed"), "{}", stderr(&out));
 }
+
+#[test]
+fn loadouts_namespaces_and_lazily_registered_tools() {
+    let env = Env::new();
+    let calls = json!({"calls": [
+        {"name": "weather", "args": {"city": "Oslo"}},
+        {"name": "echo", "args": {"text": "hi"}},
+        {"name": "late_sum", "args": {"a": 2, "b": 3}},
+        {"name": "run_tools", "args": {"calls": []}},
+    ]});
+    let server = MockServer::start(vec![
+        Turn::tools(vec![ToolCallSpec::new("run_tools", calls).with_id("call_1")]),
+        Turn::text("done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let (orchestrator, lazy) = (fixture("orchestrator.ts"), fixture("lazy-tools.ts"));
+    let out = env.run(&["--mode", "json", "--no-session", "-e", &orchestrator, "-e", &lazy, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = server.requests();
+    // prepareLoadout hid echo's declaration and rewrote run_tools' description.
+    let names = declared(&reqs[0].body);
+    assert!(names.contains(&"run_tools".to_string()) && !names.contains(&"echo".to_string()), "{names:?}");
+    assert!(!names.contains(&"weather".to_string()), "codemode tools are not declared: {names:?}");
+    let description = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "run_tools")
+        .map(|t| t["function"]["description"].as_str().unwrap().to_string())
+        .unwrap();
+    assert_eq!(
+        description,
+        "Runs tools. Callable: read, bash, edit, write, echo, weather. \
+         Declared: read, bash, edit, write, echo, run_tools. \
+         mcp__meteo (codemode): Weather service. Echo: Echo only short texts."
+    );
+    // The system prompt leaves the hidden tool and its rules out.
+    let system = reqs[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("- run_tools: Run other tools"), "{system}");
+    assert!(!system.contains("- echo:") && !system.contains("Echo only short texts."), "{system}");
+    // The hidden declaration stays callable from other tools; late_sum was
+    // registered by the other extension's tool_call handler before the call ran;
+    // model-only tools are never callable, not even by themselves.
+    assert_eq!(
+        tool_messages(&reqs[1].body)[0].1,
+        "call_1/1 weather: sunny in Oslo\ncall_1/2 echo: hi\ncall_1/3 late_sum: 5\n\
+         call_1/4 run_tools: error: Tool run_tools not found"
+    );
+    assert!(!declared(&reqs[1].body).contains(&"late_sum".to_string()), "late codemode tools are not declared");
+    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
+        .map(|e| e["message"].clone())
+        .unwrap();
+    // Usage: run_tools' own 100 plus weather's 10 and echo's 1.
+    assert_eq!(result["usage"]["input"], 111, "{result}");
+    assert_eq!(result["usage"]["totalTokens"], 222);
+    assert_eq!(result["nestedCalls"]["calls"].as_array().unwrap().len(), 4);
+    assert_eq!(result["nestedCalls"]["calls"][3]["status"], "error");
+}
+
+#[test]
+fn a_failing_prepare_loadout_is_reported_and_ignored() {
+    let env = Env::new();
+    std::fs::write(
+        env.work.join("bad-loadout.ts"),
+        r#"export default function (pi: any) {
+  pi.registerTool({
+    name: "orchestrate", label: "O", description: "Orchestrates",
+    parameters: { type: "object", properties: {} },
+    prepareLoadout() { throw new Error("loadout boom"); },
+    async execute() { return { content: [{ type: "text", text: "ok" }] }; },
+  });
+}
+"#,
+    )
+    .unwrap();
+    let server = MockServer::start(vec![Turn::text("done")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "-e", "bad-loadout.ts", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown = std::fs::canonicalize(env.work.join("bad-loadout.ts")).unwrap();
+    assert!(stderr(&out).contains(&format!("Extension error ({}): loadout boom", shown.display())), "{}", stderr(&out));
+    assert_eq!(stderr(&out).matches("loadout boom").count(), 1, "reported once: {}", stderr(&out));
+    let reqs = server.requests();
+    let names = declared(&reqs[0].body);
+    assert!(names.contains(&"orchestrate".to_string()), "the tool stays declared as it is: {names:?}");
+}
+
+#[test]
+fn extensions_listed_in_settings_load_from_both_settings_files() {
+    let env = Env::new();
+    let tools = fixture("typebox-tool.ts");
+    env.settings(json!({"extensions": [tools]}));
+    std::fs::create_dir_all(env.work.join(".pi")).unwrap();
+    std::fs::copy(fixture("permission-gate.ts"), env.work.join("gate.ts")).unwrap();
+    // A project's settings name paths relative to its .pi folder; they count only when trusted.
+    std::fs::write(env.work.join(".pi/settings.json"), json!({"extensions": ["../gate.ts"]}).to_string()).unwrap();
+    for (flag, gated) in [("--no-approve", false), ("--approve", true)] {
+        let server = MockServer::start(vec![
+            Turn::tools(vec![
+                ToolCallSpec::new("greet", json!({"name": "Ada"})),
+                ToolCallSpec::new("bash", json!({"command": "rm -rf nothing-here"})),
+            ]),
+            Turn::text("ok"),
+        ]);
+        server.write_models_json(&env.agent_dir(), "openai-completions");
+        let out = env.run(&["--no-session", flag, "go"]);
+        assert!(out.status.success(), "{flag}: {}", stderr(&out));
+        let reqs = server.requests();
+        assert!(declared(&reqs[0].body).contains(&"greet".to_string()), "{flag}");
+        let msgs = tool_messages(&reqs[1].body);
+        assert_eq!(msgs[0].1, "Hello, Ada.", "{flag}");
+        assert_eq!(msgs[1].1 == "Dangerous command blocked (no UI for confirmation)", gated, "{flag}: {}", msgs[1].1);
+    }
+}

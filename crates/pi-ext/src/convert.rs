@@ -1,7 +1,7 @@
 //! JSON shapes crossing the engine boundary: results, nested-call outcomes,
 //! tool descriptions.
 
-use pi_agent::{AgentTool, Exposure, NestedOutcome};
+use pi_agent::{AgentTool, Exposure, Loadout, LoadoutChanges, NestedOutcome, Reach};
 use pi_tools::{Content, ToolResult};
 use serde_json::{Map, Value, json};
 
@@ -30,6 +30,7 @@ pub(crate) fn tool_result(v: &Value) -> ToolResult {
         details: v.get("details").cloned(),
         is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(false),
         structured: v.get("structuredContent").cloned(),
+        usage: v.get("usage").filter(|u| u.is_object()).cloned(),
     }
 }
 
@@ -86,9 +87,16 @@ pub(crate) fn tool_info(t: &dyn AgentTool) -> Value {
         m.insert("promptGuidelines".into(), json!(d.prompt_guidelines));
     }
     m.insert("exposure".into(), json!(exposure_name(d.exposure)));
+    if let Some(ns) = &d.namespace {
+        m.insert("namespace".into(), serde_json::to_value(ns).unwrap_or(Value::Null));
+    }
     let annotations = serde_json::to_value(&d.annotations).unwrap_or(Value::Null);
     if annotations.as_object().is_some_and(|o| !o.is_empty()) {
         m.insert("annotations".into(), annotations);
+    }
+    if t.has_reaches_tools() {
+        // The glue turns the marker into a function calling the tool's `reachesTools`.
+        m.insert("reachesTools".into(), Value::Bool(true));
     }
     let source = match t.source_path() {
         Some(path) => json!({"path": path, "source": "extension", "scope": "temporary", "origin": "top-level"}),
@@ -104,6 +112,50 @@ pub(crate) fn tool_info(t: &dyn AgentTool) -> Value {
 pub(crate) fn callable_info(t: &dyn AgentTool) -> Value {
     let d = t.def();
     json!({"name": d.name, "label": d.name, "description": d.description, "parameters": d.parameters})
+}
+
+/// What a `reachesTools` function returned: `"all"` or a list of words.
+pub(crate) fn reach(v: &Value) -> Option<Reach> {
+    match v {
+        Value::String(s) if s == "all" => Some(Reach::All),
+        Value::Array(words) => {
+            Some(Reach::Words(words.iter().filter_map(|w| w.as_str().map(str::to_string)).collect()))
+        }
+        _ => None,
+    }
+}
+
+/// The JSON form of a [`Reach`].
+pub(crate) fn reach_json(r: &Reach) -> Value {
+    match r {
+        Reach::All => json!("all"),
+        Reach::Words(w) => json!(w),
+    }
+}
+
+/// The loadout a `prepareLoadout` hook sees; the glue adds `getExposure`,
+/// `getNamespace` and `getPromptGuidelines` over `registered`.
+pub(crate) fn loadout_json(l: &Loadout) -> Value {
+    let list = |tools: &[std::sync::Arc<dyn AgentTool>]| -> Value {
+        Value::Array(tools.iter().map(|t| tool_info(t.as_ref())).collect())
+    };
+    json!({"declared": list(&l.declared), "callable": list(&l.callable), "registered": list(&l.registered)})
+}
+
+/// What a `prepareLoadout` hook returned (anything else counts as no change).
+pub(crate) fn loadout_changes(v: &Value) -> LoadoutChanges {
+    let mut c = LoadoutChanges::default();
+    if let Some(d) = v.get("descriptions").and_then(Value::as_object) {
+        for (name, text) in d {
+            if let Some(t) = text.as_str() {
+                c.descriptions.insert(name.clone(), t.to_string());
+            }
+        }
+    }
+    if let Some(h) = v.get("hiddenDeclarations").and_then(Value::as_array) {
+        c.hidden_declarations = h.iter().filter_map(|n| n.as_str().map(str::to_string)).collect();
+    }
+    c
 }
 
 /// `truncateHead`/`truncateTail` through pi's own truncation.

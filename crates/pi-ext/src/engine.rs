@@ -46,13 +46,35 @@ type CallSink = tmpsc::UnboundedSender<CallMsg>;
 
 pub(crate) enum Msg {
     Handle(Weak<Engine>),
-    Invoke { id: u64, kind: String, payload: String, sink: CallSink },
-    Complete { op: u64, result: Result<String, String> },
-    OpUpdate { op: u64, payload: String },
-    Abort { id: u64 },
-    Forget { id: u64 },
+    Invoke {
+        id: u64,
+        kind: String,
+        payload: String,
+        sink: CallSink,
+    },
+    Complete {
+        op: u64,
+        result: Result<String, String>,
+    },
+    OpUpdate {
+        op: u64,
+        payload: String,
+    },
+    Abort {
+        id: u64,
+    },
+    Forget {
+        id: u64,
+    },
     Bind(Arc<dyn ToolsApi>),
-    Prepare { name: String, args: String, reply: mpsc::Sender<Option<String>> },
+    /// Run a synchronous hook of a tool (`prepareArguments`, `reachesTools`,
+    /// `prepareLoadout`): `__pi_internal[fun](name, payload)` returns JSON text.
+    Sync {
+        fun: &'static str,
+        name: String,
+        payload: String,
+        reply: mpsc::Sender<Result<String, String>>,
+    },
     Shutdown,
 }
 
@@ -235,12 +257,16 @@ impl Engine {
         Err(format!("unknown host operation {kind}"))
     }
 
-    /// Run a tool's `prepareArguments` (synchronous JavaScript) and wait for it.
-    pub(crate) fn prepare_arguments(&self, name: &str, args: &Value) -> Option<Value> {
+    /// Run a synchronous hook of tool `name` (`fun` of the glue) and wait
+    /// for its JSON answer; a hook that throws gives its message.
+    pub(crate) fn call_sync(&self, fun: &'static str, name: &str, payload: &Value) -> Result<Value, String> {
         let (reply, rx) = mpsc::channel();
-        self.tx.send(Msg::Prepare { name: name.to_string(), args: args.to_string(), reply }).ok()?;
-        let out = rx.recv_timeout(self.limits.time + Duration::from_secs(1)).ok().flatten()?;
-        serde_json::from_str(&out).ok()
+        let msg = Msg::Sync { fun, name: name.to_string(), payload: payload.to_string(), reply };
+        self.tx.send(msg).map_err(|_| text::ENGINE_STOPPED.to_string())?;
+        let out = rx
+            .recv_timeout(self.limits.time + Duration::from_secs(1))
+            .map_err(|_| text::ENGINE_STOPPED.to_string())??;
+        serde_json::from_str(&out).map_err(|e| e.to_string())
     }
 }
 
@@ -534,17 +560,14 @@ impl Looper<'_> {
                         .map_err(describe_caught)
                 });
             }
-            Msg::Prepare { name, args, reply } => {
+            Msg::Sync { fun, name, payload, reply } => {
                 let out = self.turn(|ctx| {
-                    Self::internal(ctx, "prepareArguments")
-                        .and_then(|f| f.call::<_, String>((name.as_str(), args.as_str())))
+                    Self::internal(ctx, fun)
+                        .and_then(|f| f.call::<_, String>((name.as_str(), payload.as_str())))
                         .catch(ctx)
                         .map_err(describe_caught)
                 });
-                if let Err(e) = &out {
-                    stderr_line(&text::extension_error(&self.state.path, e));
-                }
-                let _ = reply.send(out.ok());
+                let _ = reply.send(out);
             }
         }
         true
@@ -552,7 +575,7 @@ impl Looper<'_> {
 }
 
 /// One line on stderr; a closed stderr is ignored (never a panic).
-fn stderr_line(line: &str) {
+pub(crate) fn stderr_line(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "{line}");
 }
@@ -585,6 +608,7 @@ fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
         config.set("mode", state.cfg.mode.as_str())?;
         config.set("hasUI", state.cfg.has_ui)?;
         config.set("projectTrusted", state.cfg.project_trusted)?;
+        config.set("path", state.path.as_str())?;
         Ok(())
     })()
     .catch(ctx)
@@ -727,6 +751,15 @@ fn host_sync(state: &State, kind: &str, payload: &str) -> String {
             Some(api) => Value::Array(api.all_tools().iter().map(|t| convert::tool_info(t.as_ref())).collect()),
             None => Value::Array(vec![]),
         },
+        "reachesTools" => {
+            let name = p.get("name").and_then(Value::as_str).unwrap_or("");
+            let input = p.get("input").cloned().unwrap_or(Value::Null);
+            let tool = api.as_ref().and_then(|a| a.all_tools().into_iter().find(|t| t.def().name == name));
+            match tool.and_then(|t| t.reaches_tools(&input)) {
+                Some(r) => convert::reach_json(&r),
+                None => Value::Null,
+            }
+        }
         "getActiveTools" => match &api {
             Some(api) => json!(api.active_tools()),
             None => json!([]),

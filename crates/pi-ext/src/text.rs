@@ -78,6 +78,13 @@ pub fn module_not_found(name: &str) -> String {
 /// A factory whose promise waits on nothing that could settle it.
 pub const FACTORY_STALLED: &str = "the extension's factory never finished (its promise waits on nothing)";
 
+/// A synchronous hook (`prepareArguments`, `reachesTools`, `prepareLoadout`)
+/// whose extension stopped or did not answer in time.
+pub const ENGINE_STOPPED: &str = "the extension stopped or did not answer in time";
+
+/// `reachesTools` returned something other than `"all"` or a list of words.
+pub const BAD_REACH: &str = "reachesTools must return \"all\" or an array of strings";
+
 /// `ctx.executeTool` from a context whose call has ended.
 pub const CALL_ENDED: &str = "The call this context belongs to has ended";
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::future::BoxFuture;
-use pi_agent::{AgentTool, ExecutionMode, Exposure, Invocation, ToolDef};
+use pi_agent::{AgentTool, ExecutionMode, Exposure, Invocation, Loadout, LoadoutChanges, Namespace, Reach, ToolDef};
 use pi_tools::{Annotations, ToolResult};
 use serde_json::{Value, json};
 
@@ -16,6 +16,10 @@ use crate::engine::{CallEnv, Engine};
 pub(crate) struct ToolMeta {
     pub def: ToolDef,
     pub has_prepare: bool,
+    /// The definition has `reachesTools`.
+    pub has_reaches: bool,
+    /// The definition has `prepareLoadout`.
+    pub has_loadout: bool,
     /// The JSON it came from.
     pub raw: Value,
 }
@@ -48,10 +52,14 @@ impl ToolMeta {
                 Some("sequential") => ExecutionMode::Sequential,
                 _ => ExecutionMode::Parallel,
             },
+            namespace: v.get("namespace").and_then(|n| serde_json::from_value::<Namespace>(n.clone()).ok()),
         };
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool) == Some(true);
         ToolMeta {
             def,
-            has_prepare: v.get("hasPrepareArguments").and_then(Value::as_bool) == Some(true),
+            has_prepare: flag("hasPrepareArguments"),
+            has_reaches: flag("hasReachesTools"),
+            has_loadout: flag("hasPrepareLoadout"),
             raw: v.clone(),
         }
     }
@@ -92,7 +100,39 @@ impl AgentTool for ExtTool {
         if !self.meta.has_prepare {
             return args;
         }
-        self.engine.prepare_arguments(&self.meta.def.name, &args).unwrap_or(args)
+        match self.engine.call_sync("prepareArguments", &self.meta.def.name, &args) {
+            Ok(v) => v,
+            Err(e) => {
+                crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e));
+                args
+            }
+        }
+    }
+
+    fn has_reaches_tools(&self) -> bool {
+        self.meta.has_reaches
+    }
+
+    fn reaches_tools(&self, input: &Value) -> Option<Reach> {
+        if !self.meta.has_reaches {
+            return None;
+        }
+        match self.engine.call_sync("reachesTools", &self.meta.def.name, input) {
+            Ok(v) => convert::reach(&v),
+            Err(e) => {
+                crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e));
+                None
+            }
+        }
+    }
+
+    fn has_prepare_loadout(&self) -> bool {
+        self.meta.has_loadout
+    }
+
+    fn prepare_loadout(&self, loadout: &Loadout) -> Result<LoadoutChanges, String> {
+        let v = self.engine.call_sync("prepareLoadout", &self.meta.def.name, &convert::loadout_json(loadout))?;
+        Ok(convert::loadout_changes(&v))
     }
 
     fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {

@@ -51,7 +51,7 @@ async fn harness_with(fixtures: &[&str], tweak: impl FnOnce(&mut HostOptions)) -
         reg.register(t.clone());
     }
     active.extend(reg.active().iter().cloned());
-    reg.set_active(&active);
+    reg.reset_active(&active);
     let mut d = Dispatcher::new(reg);
     d.interceptors = loaded.interceptors.clone();
     let events = Arc::new(Mutex::new(Vec::new()));

@@ -111,6 +111,7 @@ impl Probe {
                 exposure: Exposure::Direct,
                 default_active: true,
                 execution_mode: ExecutionMode::Parallel,
+                namespace: None,
             },
             runs,
         })

@@ -37,6 +37,10 @@ pub struct ToolResult {
     /// Structured output for programmatic callers (bash's `{output, …}`).
     #[serde(skip)]
     pub structured: Option<Value>,
+    /// Token usage the tool itself caused (nested model calls), as the
+    /// reference's `Usage` JSON; summed with its nested calls' by the agent.
+    #[serde(skip)]
+    pub usage: Option<Value>,
 }
 
 impl ToolResult {
@@ -47,6 +51,7 @@ impl ToolResult {
             details: None,
             is_error: false,
             structured: None,
+            usage: None,
         }
     }
 

@@ -479,6 +479,7 @@ mod tests {
                 }),
                 Message::ToolResult(ToolResultMessage {
                     nested_calls: None,
+                    usage: None,
                     tool_call_id: "call_0_0|fc_0".into(),
                     tool_name: "read".into(),
                     content: vec![ContentBlock::text("")],

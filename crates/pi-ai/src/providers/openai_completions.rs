@@ -497,6 +497,7 @@ mod tests {
                 }),
                 Message::ToolResult(ToolResultMessage {
                     nested_calls: None,
+                    usage: None,
                     tool_call_id: "call_0_0".into(),
                     tool_name: "read".into(),
                     content: vec![
@@ -510,6 +511,7 @@ mod tests {
                 }),
                 Message::ToolResult(ToolResultMessage {
                     nested_calls: None,
+                    usage: None,
                     tool_call_id: "call_0_1".into(),
                     tool_name: "bash".into(),
                     content: vec![ContentBlock::text("  \n")],

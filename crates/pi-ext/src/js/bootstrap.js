@@ -39,6 +39,22 @@
     return jsonParse(host.sync(kind, toJson(payload)));
   }
 
+  // Tool infos from the host mark `reachesTools: true`; give them the function.
+  // This extension's own tools call theirs here; others go through the host.
+  function withReaches(infos) {
+    for (const info of infos) {
+      if (info.reachesTools !== true) continue;
+      const own = tools.get(info.name);
+      if (own && typeof own.reachesTools === "function" && info.sourceInfo && info.sourceInfo.path === config.path) {
+        info.reachesTools = (input) => own.reachesTools(input);
+      } else {
+        const name = info.name;
+        info.reachesTools = (input) => sync("reachesTools", { name, input });
+      }
+    }
+    return infos;
+  }
+
   // ---------------------------------------------------------------- console
   function formatArg(arg) {
     if (typeof arg === "string") return arg;
@@ -257,11 +273,14 @@
         defaultActive: def.defaultActive,
         annotations: def.annotations,
         executionMode: def.executionMode,
+        namespace: def.namespace,
         hasPrepareArguments: typeof def.prepareArguments === "function",
+        hasReachesTools: typeof def.reachesTools === "function",
+        hasPrepareLoadout: typeof def.prepareLoadout === "function",
       });
     },
     getAllTools() {
-      return sync("getAllTools", null);
+      return withReaches(sync("getAllTools", null));
     },
     getActiveTools() {
       return sync("getActiveTools", null);
@@ -411,6 +430,7 @@
     const out = { content: normalizeContent(result.content), isError: result.isError === true, terminate: result.terminate === true };
     if (result.details !== undefined) out.details = result.details;
     if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent;
+    if (result.usage && typeof result.usage === "object") out.usage = result.usage;
     return out;
   }
 
@@ -562,6 +582,32 @@
       else if (kind === "execute") run = () => runExecute(callId, p);
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
+    },
+    reachesTools(name, json) {
+      const def = tools.get(name);
+      if (!def || typeof def.reachesTools !== "function") return "null";
+      return toJson(def.reachesTools(jsonParse(json)));
+    },
+    prepareLoadout(name, json) {
+      const def = tools.get(name);
+      if (!def || typeof def.prepareLoadout !== "function") return "null";
+      const view = jsonParse(json);
+      const registered = withReaches(view.registered);
+      const find = (n) => registered.find((t) => t.name === n);
+      const loadout = {
+        declared: withReaches(view.declared),
+        callable: withReaches(view.callable),
+        registered,
+        getExposure: (n) => (find(n) ? find(n).exposure : "direct"),
+        getNamespace: (n) => (find(n) ? find(n).namespace : undefined),
+        getPromptGuidelines: (n) => (find(n) && Array.isArray(find(n).promptGuidelines) ? find(n).promptGuidelines : []),
+      };
+      try {
+        return toJson(def.prepareLoadout(loadout));
+      } catch (error) {
+        // Reported with the message alone, as the reference reports hook errors.
+        throw errorMessage(error);
+      }
     },
     prepareArguments(name, json) {
       const def = tools.get(name);

@@ -138,6 +138,7 @@ impl Outcome {
             details,
             is_error: code != 0,
             structured: Some(Value::Object(structured)),
+            usage: None,
         })
     }
 }
@@ -178,7 +179,7 @@ async fn execute(
 
     let update = ctx.on_update.clone();
     if let Some(f) = &update {
-        f(&ToolResult { content: vec![], details: None, is_error: false, structured: None });
+        f(&ToolResult { content: vec![], details: None, is_error: false, structured: None, usage: None });
     }
     let mut last_version = 0u64;
     let mut emit_update = |acc: &Mutex<Accumulator>| {
@@ -196,6 +197,7 @@ async fn execute(
             details: Some(shown.update_details()),
             is_error: false,
             structured: None,
+            usage: None,
         });
     };
 
