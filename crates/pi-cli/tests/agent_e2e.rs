@@ -978,3 +978,44 @@ fn extensions_listed_in_settings_load_from_both_settings_files() {
         assert_eq!(msgs[1].1 == "Dangerous command blocked (no UI for confirmation)", gated, "{flag}: {}", msgs[1].1);
     }
 }
+
+#[test]
+fn the_nested_calls_record_keeps_to_its_limits() {
+    let env = Env::new();
+    let server = MockServer::start(vec![
+        Turn::tools(vec![ToolCallSpec::new("flood", json!({})).with_id("c")]),
+        Turn::text("done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let flood = fixture("nested-limits.ts");
+    let out = env.run(&["--mode", "json", "--no-session", "-e", &flood, "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(tool_messages(&server.requests()[1].body)[0].1, "made 300 calls");
+    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let nested_starts = events.iter().filter(|e| e["type"] == "tool_execution_start" && e["parentToolCallId"] == "c");
+    assert_eq!(nested_starts.count(), 300, "every nested call emits its events");
+    let record = events
+        .iter()
+        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
+        .map(|e| e["message"]["nestedCalls"].clone())
+        .unwrap();
+    let calls = record["calls"].as_array().unwrap();
+    assert_eq!(record["complete"], false);
+    assert_eq!(calls.len(), 256, "at most 256 calls are kept");
+    assert_eq!(calls[0]["id"], "c/1");
+    assert_eq!(calls[255]["id"], "c/256");
+    // Over 8 KiB: only the size is kept.
+    assert!(calls[0].get("arguments").is_none());
+    assert_eq!(calls[0]["argumentsBytes"], 9010);
+    // Four 7 KiB arguments fit in 32 KiB, the fifth does not.
+    for c in &calls[1..5] {
+        assert_eq!(c["arguments"]["pad"].as_str().unwrap().len(), 7000);
+    }
+    assert!(calls[5].get("arguments").is_none() && calls[5]["argumentsBytes"] == 7010);
+    // Errors are cut to 500 characters; results are never recorded.
+    assert_eq!(calls[6]["status"], "error");
+    assert_eq!(calls[6]["error"].as_str().unwrap(), "e".repeat(500));
+    assert!(calls.iter().all(|c| c.get("result").is_none()));
+    assert_eq!(calls[7]["status"], "ok");
+    assert!(calls[7]["durationMs"].is_number());
+}
