@@ -20,7 +20,13 @@
 //! The walk is parallel; results are collected and sorted by path (component
 //! by component, which is the order of a depth-first walk with each folder's
 //! entries sorted by name: fd's order for small result sets and
-//! `rg --sort path`'s order), so output never depends on thread timing.
+//! `rg --sort path`'s order), so output never depends on thread timing. A
+//! search with a result limit keeps only the first results in that order and
+//! skips folders that sort after them ([`first_n`]).
+
+mod first_n;
+
+pub(crate) use first_n::first_n;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -121,13 +121,7 @@ fn execute(
     let mut found = match first_in_order(spec.clone(), limit, budget, abort, &keep)? {
         Some(found) => found,
         None => {
-            let walked = search::walk(spec, abort, || (), |_: &mut (), e| keep(e));
-            if walked.aborted {
-                return Err(ToolError::Aborted);
-            }
-            let mut found = walked.items;
-            found.sort_by_cached_key(|(p, _)| search::sort_key(p));
-            found
+            search::first_n(spec, limit + 1, abort, |e| keep(e).map(|(_, is_dir)| is_dir)).ok_or(ToolError::Aborted)?
         }
     };
     if found.is_empty() {

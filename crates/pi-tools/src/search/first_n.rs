@@ -1,0 +1,195 @@
+//! A parallel walk that keeps only the first `n` hits in path order and stops
+//! descending into folders that sort after the `n`-th hit found so far, so a
+//! search whose limit is reached does not walk the whole tree yet answers
+//! exactly as an ordered walk would (deterministic output).
+//!
+//! The parallel walk explores folders in the order the file system lists them,
+//! so the bound tightens only as hits accumulate: with a dense pattern most of
+//! the tree is skipped, with a sparse one much of it is still walked. (Handing
+//! the threads the first levels' folders as separate roots in path order
+//! tightens it sooner, but costs each root its own ignore-file set-up: slower
+//! on every tree measured.)
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, RwLock};
+
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+use tokio_util::sync::CancellationToken;
+
+use super::{WalkSpec, builder};
+
+/// Path order component by component: the separator sorts below every other byte
+/// (the order of [`super::sort_key`], without building keys).
+pub(crate) fn path_cmp(a: &Path, b: &Path) -> Ordering {
+    let map = |c: &u8| if *c == b'/' { 0 } else { *c };
+    bytes(a).iter().map(map).cmp(bytes(b).iter().map(map))
+}
+
+#[cfg(unix)]
+fn bytes(p: &Path) -> &[u8] {
+    std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())
+}
+
+#[cfg(not(unix))]
+fn bytes(p: &Path) -> &[u8] {
+    p.to_str().map(str::as_bytes).unwrap_or_default()
+}
+
+pub(crate) struct Hit<T> {
+    pub(crate) path: PathBuf,
+    pub(crate) item: T,
+}
+
+impl<T> PartialEq for Hit<T> {
+    fn eq(&self, other: &Self) -> bool {
+        path_cmp(&self.path, &other.path) == Ordering::Equal
+    }
+}
+impl<T> Eq for Hit<T> {}
+impl<T> PartialOrd for Hit<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T> Ord for Hit<T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        path_cmp(&self.path, &other.path)
+    }
+}
+
+struct Shared<T> {
+    n: usize,
+    /// The smallest hits so far; the top is the largest of them.
+    heap: Mutex<BinaryHeap<Hit<T>>>,
+    /// The top of a full heap: anything after it can be skipped.
+    bound: RwLock<Option<PathBuf>>,
+}
+
+impl<T> Shared<T> {
+    fn after_bound(&self, path: &Path) -> bool {
+        match self.bound.read() {
+            Ok(b) => b.as_deref().is_some_and(|b| path_cmp(path, b) == Ordering::Greater),
+            Err(_) => false,
+        }
+    }
+
+    fn offer(&self, path: PathBuf, item: T) {
+        let Ok(mut heap) = self.heap.lock() else { return };
+        heap.push(Hit { path, item });
+        if heap.len() > self.n {
+            heap.pop();
+        }
+        if heap.len() == self.n
+            && let (Some(top), Ok(mut bound)) = (heap.peek(), self.bound.write())
+        {
+            *bound = Some(top.path.clone());
+        }
+    }
+}
+
+struct Visitor<'s, T, F> {
+    shared: &'s Shared<T>,
+    keep: &'s F,
+    abort: &'s CancellationToken,
+}
+
+impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<'_, T, F> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.abort.is_cancelled() {
+            return WalkState::Quit;
+        }
+        let Ok(e) = entry else { return WalkState::Continue };
+        if e.depth() == 0 {
+            return WalkState::Continue;
+        }
+        if self.shared.after_bound(e.path()) {
+            // Everything below a folder sorts after it.
+            return if e.file_type().is_some_and(|t| t.is_dir()) { WalkState::Skip } else { WalkState::Continue };
+        }
+        if let Some(item) = (self.keep)(&e) {
+            self.shared.offer(e.path().to_path_buf(), item);
+        }
+        WalkState::Continue
+    }
+}
+
+struct Builder<'s, T, F> {
+    shared: &'s Shared<T>,
+    keep: &'s F,
+    abort: &'s CancellationToken,
+}
+
+impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitorBuilder<'s> for Builder<'s, T, F> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor { shared: self.shared, keep: self.keep, abort: self.abort })
+    }
+}
+
+/// The first `n` entries in path order that `keep` maps to `Some` (the root
+/// itself is never offered), found by a parallel walk; `None` when aborted.
+pub(crate) fn first_n<T, F>(
+    spec: WalkSpec<'_>,
+    n: usize,
+    abort: &CancellationToken,
+    keep: F,
+) -> Option<Vec<(PathBuf, T)>>
+where
+    T: Send,
+    F: Fn(&DirEntry) -> Option<T> + Sync,
+{
+    let shared = Shared { n: n.max(1), heap: Mutex::new(BinaryHeap::new()), bound: RwLock::new(None) };
+    {
+        let mut b = Builder { shared: &shared, keep: &keep, abort };
+        builder(spec).build_parallel().visit(&mut b);
+    }
+    if abort.is_cancelled() {
+        return None;
+    }
+    let heap = shared.heap.into_inner().unwrap_or_else(|p| p.into_inner());
+    Some(heap.into_sorted_vec().into_iter().map(|h| (h.path, h.item)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{Flavor, sort_key};
+
+    #[test]
+    fn path_order_is_the_sort_key_order() {
+        let paths = ["/a/b", "/a.b", "/a/b/c", "/a-b", "/a", "/ab", "/a/b.c"];
+        for x in paths {
+            for y in paths {
+                let (px, py) = (Path::new(x), Path::new(y));
+                assert_eq!(path_cmp(px, py), sort_key(px).cmp(&sort_key(py)), "{x} {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn keeps_the_first_n_in_path_order() {
+        let d = tempfile::tempdir().unwrap();
+        let mut all = Vec::new();
+        for i in 0..200 {
+            let p = d.path().join(format!("d{}/s{}/f{i:03}", i % 7, i % 4));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+            all.push(p);
+        }
+        all.sort_by(|a, b| path_cmp(a, b));
+        let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
+        let files = |e: &DirEntry| e.file_type().is_some_and(|t| t.is_file()).then_some(());
+        for n in [1, 5, 37, 200, 500] {
+            let got: Vec<PathBuf> = first_n(spec.clone(), n, &CancellationToken::new(), files)
+                .unwrap()
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
+            assert_eq!(got, all[..n.min(200)].to_vec(), "n = {n}");
+        }
+        let t = CancellationToken::new();
+        t.cancel();
+        assert!(first_n(spec, 3, &t, files).is_none());
+    }
+}
