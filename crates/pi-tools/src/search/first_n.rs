@@ -192,4 +192,31 @@ mod tests {
         t.cancel();
         assert!(first_n(spec, 3, &t, files).is_none());
     }
+
+    #[test]
+    fn a_wide_root_with_shared_name_prefixes_gives_the_same_answer() {
+        let d = tempfile::tempdir().unwrap();
+        let mut all = Vec::new();
+        for i in 0..70 {
+            // Names sharing prefixes (`p1`, `p1.x`, `p10`) test the slice edges.
+            let dir = d.path().join(if i % 3 == 0 { format!("p{i}.x") } else { format!("p{i}") });
+            std::fs::create_dir_all(&dir).unwrap();
+            for f in 0..(i % 4) {
+                let p = dir.join(format!("f{f}.md"));
+                std::fs::write(&p, "").unwrap();
+                all.push(p);
+            }
+            let top = d.path().join(format!("p{i}.md"));
+            std::fs::write(&top, "").unwrap();
+            all.push(top);
+        }
+        all.sort_by(|a, b| path_cmp(a, b));
+        let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
+        let md = |e: &DirEntry| e.path().extension().is_some_and(|x| x == "md").then_some(());
+        for n in [1, 3, 10, 40, 90, 150, 1000] {
+            let got: Vec<PathBuf> =
+                first_n(spec.clone(), n, &CancellationToken::new(), md).unwrap().into_iter().map(|(p, _)| p).collect();
+            assert_eq!(got, all[..n.min(all.len())].to_vec(), "n = {n}");
+        }
+    }
 }
