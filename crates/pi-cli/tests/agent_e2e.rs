@@ -1019,3 +1019,58 @@ fn the_nested_calls_record_keeps_to_its_limits() {
     assert_eq!(calls[7]["status"], "ok");
     assert!(calls[7]["durationMs"].is_number());
 }
+
+#[test]
+fn exposures_withdrawal_throwing_handlers_and_result_patches_through_pi() {
+    let env = Env::new();
+    let call = |name: &str, args: Value| ToolCallSpec::new(name, args);
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            call("x_direct", json!({})),
+            call("x_model_only", json!({})),
+            call("x_codemode", json!({})),
+            call("x_hidden", json!({})),
+            call("x_withdrawn", json!({})),
+            call("x_call", json!({"name": "x_codemode"})),
+            call("x_call", json!({"name": "x_deferred"})),
+            call("x_call", json!({"name": "x_model_only"})),
+            call("x_call", json!({"name": "x_direct"})),
+            call("ls", json!({"path": "error"})),
+            call("find", json!({"pattern": "*.zz"})),
+        ]),
+        Turn::tool("x_withdraw_late", json!({})),
+        Turn::text("done"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let (exposure, throwing) = (fixture("exposure.ts"), fixture("throwing.ts"));
+    let out = env.run(&["--no-session", "-e", &exposure, "-e", &throwing, "--tools", "+ls,+find", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = server.requests();
+    let first = declared(&reqs[0].body);
+    for name in ["x_direct", "x_model_only", "x_call", "x_withdraw_late", "x_late"] {
+        assert!(first.contains(&name.to_string()), "{name} declared: {first:?}");
+    }
+    for name in ["x_codemode", "x_deferred", "x_hidden", "x_withdrawn"] {
+        assert!(!first.contains(&name.to_string()), "{name} not declared: {first:?}");
+    }
+    let results: Vec<String> = tool_messages(&reqs[1].body).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(
+        results,
+        [
+            "direct",
+            "model-only",
+            "Tool x_codemode not found",
+            "Tool x_hidden not found",
+            "Tool x_withdrawn not found",
+            "codemode",
+            "deferred",
+            "Tool x_model_only not found",
+            "direct",
+            "boom error",
+            "replaced",
+        ]
+    );
+    // Re-registering x_late as hidden during the run withdraws it from the next request.
+    assert!(declared(&reqs[1].body).contains(&"x_late".to_string()));
+    assert!(!declared(&reqs[2].body).contains(&"x_late".to_string()), "{:?}", declared(&reqs[2].body));
+}
