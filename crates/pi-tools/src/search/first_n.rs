@@ -13,12 +13,13 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Mutex, RwLock};
 
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use tokio_util::sync::CancellationToken;
 
-use super::{WalkSpec, builder};
+use super::{AbortCheck, WalkSpec, builder};
 
 /// Path order component by component: the separator sorts below every other byte
 /// (the order of [`super::sort_key`], without building keys).
@@ -65,13 +66,18 @@ struct Shared<T> {
     heap: Mutex<BinaryHeap<Hit<T>>>,
     /// The top of a full heap: anything after it can be skipped.
     bound: RwLock<Option<PathBuf>>,
+    /// Bumped whenever `bound` changes, so visitors re-read it only then (a
+    /// plain load per entry instead of a lock shared by every thread).
+    generation: AtomicU64,
 }
 
 impl<T> Shared<T> {
-    fn after_bound(&self, path: &Path) -> bool {
-        match self.bound.read() {
-            Ok(b) => b.as_deref().is_some_and(|b| path_cmp(path, b) == Ordering::Greater),
-            Err(_) => false,
+    fn new(n: usize) -> Self {
+        Shared {
+            n: n.max(1),
+            heap: Mutex::new(BinaryHeap::new()),
+            bound: RwLock::new(None),
+            generation: AtomicU64::new(0),
         }
     }
 
@@ -85,26 +91,57 @@ impl<T> Shared<T> {
             && let (Some(top), Ok(mut bound)) = (heap.peek(), self.bound.write())
         {
             *bound = Some(top.path.clone());
+            self.generation.fetch_add(1, AtomicOrdering::Release);
         }
+    }
+}
+
+/// A visitor's copy of the shared bound.
+#[derive(Default)]
+struct LocalBound {
+    generation: u64,
+    bound: Option<PathBuf>,
+}
+
+impl LocalBound {
+    fn after<T>(&mut self, shared: &Shared<T>, path: &Path) -> bool {
+        let g = shared.generation.load(AtomicOrdering::Acquire);
+        if g != self.generation {
+            self.generation = g;
+            self.bound = shared.bound.read().ok().and_then(|b| b.clone());
+        }
+        self.bound.as_deref().is_some_and(|b| path_cmp(path, b) == Ordering::Greater)
     }
 }
 
 struct Visitor<'s, T, F> {
     shared: &'s Shared<T>,
     keep: &'s F,
-    abort: &'s CancellationToken,
+    abort: AbortCheck<'s>,
+    seen_upto: Option<&'s Path>,
+    bound: LocalBound,
 }
 
 impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<'_, T, F> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if self.abort.is_cancelled() {
+        if self.abort.aborted() {
             return WalkState::Quit;
         }
         let Ok(e) = entry else { return WalkState::Continue };
         if e.depth() == 0 {
             return WalkState::Continue;
         }
-        if self.shared.after_bound(e.path()) {
+        if let Some(upto) = self.seen_upto {
+            // An ordered walk already saw everything up to `upto`: the folders on
+            // the way to it are entered again, whatever sorts before it is skipped.
+            if upto.starts_with(e.path()) {
+                return WalkState::Continue;
+            }
+            if path_cmp(e.path(), upto).is_lt() {
+                return WalkState::Skip;
+            }
+        }
+        if self.bound.after(self.shared, e.path()) {
             // Everything below a folder sorts after it.
             return if e.file_type().is_some_and(|t| t.is_dir()) { WalkState::Skip } else { WalkState::Continue };
         }
@@ -119,19 +156,37 @@ struct Builder<'s, T, F> {
     shared: &'s Shared<T>,
     keep: &'s F,
     abort: &'s CancellationToken,
+    seen_upto: Option<&'s Path>,
 }
 
 impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitorBuilder<'s> for Builder<'s, T, F> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Visitor { shared: self.shared, keep: self.keep, abort: self.abort })
+        Box::new(Visitor {
+            shared: self.shared,
+            keep: self.keep,
+            abort: AbortCheck::new(self.abort),
+            seen_upto: self.seen_upto,
+            bound: LocalBound::default(),
+        })
     }
 }
 
+/// What an ordered walk that stopped early already found: its hits, and the
+/// last entry it saw (everything before it in path order was seen).
+pub(crate) struct Seen<T> {
+    /// The hits, in path order.
+    pub hits: Vec<(PathBuf, T)>,
+    /// The last entry seen.
+    pub upto: PathBuf,
+}
+
 /// The first `n` entries in path order that `keep` maps to `Some` (the root
-/// itself is never offered), found by a parallel walk; `None` when aborted.
+/// itself is never offered), found by a parallel walk that goes on from what
+/// `seen` covers; `None` when aborted.
 pub(crate) fn first_n<T, F>(
     spec: WalkSpec<'_>,
     n: usize,
+    seen: Option<Seen<T>>,
     abort: &CancellationToken,
     keep: F,
 ) -> Option<Vec<(PathBuf, T)>>
@@ -139,9 +194,15 @@ where
     T: Send,
     F: Fn(&DirEntry) -> Option<T> + Sync,
 {
-    let shared = Shared { n: n.max(1), heap: Mutex::new(BinaryHeap::new()), bound: RwLock::new(None) };
+    let shared = Shared::new(n);
+    let upto = seen.map(|s| {
+        for (path, item) in s.hits {
+            shared.offer(path, item);
+        }
+        s.upto
+    });
     {
-        let mut b = Builder { shared: &shared, keep: &keep, abort };
+        let mut b = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
         builder(spec).build_parallel().visit(&mut b);
     }
     if abort.is_cancelled() {
@@ -181,7 +242,7 @@ mod tests {
         let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
         let files = |e: &DirEntry| e.file_type().is_some_and(|t| t.is_file()).then_some(());
         for n in [1, 5, 37, 200, 500] {
-            let got: Vec<PathBuf> = first_n(spec.clone(), n, &CancellationToken::new(), files)
+            let got: Vec<PathBuf> = first_n(spec.clone(), n, None, &CancellationToken::new(), files)
                 .unwrap()
                 .into_iter()
                 .map(|(p, _)| p)
@@ -190,7 +251,7 @@ mod tests {
         }
         let t = CancellationToken::new();
         t.cancel();
-        assert!(first_n(spec, 3, &t, files).is_none());
+        assert!(first_n(spec, 3, None, &t, files).is_none());
     }
 
     #[test]
@@ -214,9 +275,46 @@ mod tests {
         let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
         let md = |e: &DirEntry| e.path().extension().is_some_and(|x| x == "md").then_some(());
         for n in [1, 3, 10, 40, 90, 150, 1000] {
-            let got: Vec<PathBuf> =
-                first_n(spec.clone(), n, &CancellationToken::new(), md).unwrap().into_iter().map(|(p, _)| p).collect();
+            let got: Vec<PathBuf> = first_n(spec.clone(), n, None, &CancellationToken::new(), md)
+                .unwrap()
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
             assert_eq!(got, all[..n.min(all.len())].to_vec(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn going_on_from_an_ordered_walk_gives_the_same_answer_from_any_point() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..40 {
+            let p = d.path().join(format!("a{}/b{}/f{i}.{}", i % 5, i % 3, if i % 3 == 0 { "md" } else { "rs" }));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
+        let md = |e: &DirEntry| e.path().extension().is_some_and(|x| x == "md").then_some(());
+        let order: Vec<PathBuf> = crate::search::sorted_walk(spec.clone())
+            .filter_map(Result::ok)
+            .filter(|e| e.depth() > 0)
+            .map(|e| e.path().to_path_buf())
+            .collect();
+        let all_md: Vec<PathBuf> = order.iter().filter(|p| p.extension().is_some_and(|x| x == "md")).cloned().collect();
+        for n in [1, 4, 100] {
+            for cut in 0..order.len() {
+                let hits: Vec<(PathBuf, ())> = order[..=cut]
+                    .iter()
+                    .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                    .map(|p| (p.clone(), ()))
+                    .collect();
+                let seen = Seen { hits, upto: order[cut].clone() };
+                let got: Vec<PathBuf> = first_n(spec.clone(), n, Some(seen), &CancellationToken::new(), md)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(p, _)| p)
+                    .collect();
+                assert_eq!(got, all_md[..n.min(all_md.len())].to_vec(), "n = {n}, cut after {:?}", order[cut]);
+            }
         }
     }
 }

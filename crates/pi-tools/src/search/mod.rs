@@ -26,7 +26,7 @@
 
 mod first_n;
 
-pub(crate) use first_n::first_n;
+pub(crate) use first_n::{Seen, first_n};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -204,6 +204,32 @@ pub(crate) struct Walked<T> {
     pub aborted: bool,
 }
 
+/// Entries a walker thread visits between two looks at the abort signal
+/// (looking takes the token's lock, which every walker thread shares).
+const ABORT_CHECK_EVERY: u32 = 64;
+
+/// A walker thread's view of the abort signal: it looks at the token on its
+/// first call and every [`ABORT_CHECK_EVERY`] calls after (for walks whose
+/// work per entry is small).
+pub(crate) struct AbortCheck<'a> {
+    token: &'a CancellationToken,
+    calls: u32,
+}
+
+impl<'a> AbortCheck<'a> {
+    /// A view of `token`.
+    pub(crate) fn new(token: &'a CancellationToken) -> Self {
+        AbortCheck { token, calls: 0 }
+    }
+
+    /// True once the call was aborted (noticed within [`ABORT_CHECK_EVERY`] calls).
+    pub(crate) fn aborted(&mut self) -> bool {
+        let look = self.calls.is_multiple_of(ABORT_CHECK_EVERY);
+        self.calls = self.calls.wrapping_add(1);
+        look && self.token.is_cancelled()
+    }
+}
+
 struct Shared<T> {
     items: Mutex<Vec<T>>,
     errors: Mutex<Vec<ignore::Error>>,
@@ -212,6 +238,7 @@ struct Shared<T> {
 struct Visitor<'s, T, S, F> {
     keep: &'s F,
     state: S,
+    // Checked on every entry: `keep` may do a lot per entry (grep searches the file).
     abort: &'s CancellationToken,
     shared: &'s Shared<T>,
     items: Vec<T>,

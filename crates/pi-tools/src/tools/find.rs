@@ -119,10 +119,9 @@ fn execute(
     };
     // fd does not report walk errors unless asked (--show-errors).
     let mut found = match first_in_order(spec.clone(), limit, budget, abort, &keep)? {
-        Some(found) => found,
-        None => {
-            search::first_n(spec, limit + 1, abort, |e| keep(e).map(|(_, is_dir)| is_dir)).ok_or(ToolError::Aborted)?
-        }
+        Ordered::Done(found) => found,
+        Ordered::Stopped(seen) => search::first_n(spec, limit + 1, seen, abort, |e| keep(e).map(|(_, is_dir)| is_dir))
+            .ok_or(ToolError::Aborted)?,
     };
     if found.is_empty() {
         return Ok(ToolResult::success(text::NO_FILES));
@@ -159,6 +158,14 @@ fn execute(
     Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
 }
 
+/// How the ordered first pass ended.
+enum Ordered {
+    /// It found the first `limit + 1` results, or walked the whole tree.
+    Done(Vec<(PathBuf, bool)>),
+    /// Its budget ran out; what it saw (if anything) is handed on.
+    Stopped(Option<search::Seen<bool>>),
+}
+
 /// The first `limit + 1` results in path order from a single-threaded sorted
 /// walk, if that finishes (or gets that many) within the time budget.
 fn first_in_order(
@@ -167,15 +174,16 @@ fn first_in_order(
     budget: search::Budget,
     abort: &CancellationToken,
     keep: &dyn Fn(&ignore::DirEntry) -> Option<(PathBuf, bool)>,
-) -> Result<Option<Vec<(PathBuf, bool)>>, ToolError> {
+) -> Result<Ordered, ToolError> {
     let mut spending = budget.start();
-    let mut found = Vec::new();
+    let mut found: Vec<(PathBuf, bool)> = Vec::new();
+    let mut last: Option<PathBuf> = None;
     for entry in search::sorted_walk(spec) {
         if abort.is_cancelled() {
             return Err(ToolError::Aborted);
         }
         if spending.exhausted_with(found.len()) {
-            return Ok(None);
+            return Ok(Ordered::Stopped(last.map(|upto| search::Seen { hits: found, upto })));
         }
         let Ok(e) = entry else { continue };
         if e.depth() == 0 {
@@ -187,8 +195,9 @@ fn first_in_order(
                 break;
             }
         }
+        last = Some(e.path().to_path_buf());
     }
-    Ok(Some(found))
+    Ok(Ordered::Done(found))
 }
 
 #[cfg(test)]
