@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use tokio_util::sync::CancellationToken;
@@ -129,7 +129,9 @@ impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<
         }
         let Ok(e) = entry else { return WalkState::Continue };
         if e.depth() == 0 {
-            return WalkState::Continue;
+            // The search folder, or one of its folders walked as a root of its own.
+            let later = self.bound.after(self.shared, e.path());
+            return if later { WalkState::Skip } else { WalkState::Continue };
         }
         if let Some(upto) = self.seen_upto {
             // An ordered walk already saw everything up to `upto`: the folders on
@@ -180,9 +182,40 @@ pub(crate) struct Seen<T> {
     pub upto: PathBuf,
 }
 
+/// Fewest folders directly in the search folder, per walker thread, for
+/// them to be walked as separate roots in path order.
+const ROOTS_PER_THREAD: usize = 2;
+
+/// The entries directly in the search folder that its ignore rules keep, in
+/// path order. The parallel walker lists them without opening them (its entry
+/// filter runs before a folder is read).
+fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
+    let found: Arc<Mutex<Vec<DirEntry>>> = Arc::default();
+    let sink = found.clone();
+    let mut b = builder(spec.clone());
+    b.threads(1).filter_entry(move |e| {
+        if e.depth() == 1
+            && let Ok(mut v) = sink.lock()
+        {
+            v.push(e.clone());
+        }
+        e.depth() == 0
+    });
+    b.build_parallel().run(|| Box::new(|_| WalkState::Continue));
+    let mut top = found.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default();
+    top.sort_by(|a, b| path_cmp(a.path(), b.path()));
+    top
+}
+
 /// The first `n` entries in path order that `keep` maps to `Some` (the root
 /// itself is never offered), found by a parallel walk that goes on from what
 /// `seen` covers; `None` when aborted.
+///
+/// When the search folder holds enough folders, they are walked as separate
+/// roots handed to the threads in path order, so the first hits in path order
+/// are found first and the bound that skips the rest tightens early (a walk
+/// from the search folder alone explores in the order the file system lists
+/// names, and with a sparse pattern walks about twice what it needs).
 pub(crate) fn first_n<T, F>(
     spec: WalkSpec<'_>,
     n: usize,
@@ -201,15 +234,50 @@ where
         }
         s.upto
     });
-    {
-        let mut b = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
-        builder(spec).build_parallel().visit(&mut b);
-    }
+    let top = top_level(&spec);
+    let folders = top.iter().filter(|e| is_dir(e)).count();
+    let b = if folders >= ROOTS_PER_THREAD * super::threads() {
+        let mut roots = Vec::new();
+        let mut bound = LocalBound::default();
+        for e in &top {
+            let on_the_way = upto.as_deref().is_some_and(|u| u.starts_with(e.path()));
+            if !on_the_way && upto.as_deref().is_some_and(|u| path_cmp(e.path(), u).is_lt()) {
+                continue; // seen with all it holds
+            }
+            if bound.after(&shared, e.path()) {
+                break; // so is everything after it
+            }
+            if !on_the_way && let Some(item) = keep(e) {
+                shared.offer(e.path().to_path_buf(), item);
+            }
+            if is_dir(e) {
+                roots.push(e.path().to_path_buf());
+            }
+        }
+        let Some((first, rest)) = roots.split_first() else { return Some(finish(shared)) };
+        let mut b = builder(WalkSpec { root: first, ..spec });
+        for r in rest {
+            b.add(r);
+        }
+        b
+    } else {
+        builder(spec)
+    };
+    let mut visitors = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
+    b.build_parallel().visit(&mut visitors);
     if abort.is_cancelled() {
         return None;
     }
+    Some(finish(shared))
+}
+
+fn is_dir(e: &DirEntry) -> bool {
+    e.file_type().is_some_and(|t| t.is_dir())
+}
+
+fn finish<T>(shared: Shared<T>) -> Vec<(PathBuf, T)> {
     let heap = shared.heap.into_inner().unwrap_or_else(|p| p.into_inner());
-    Some(heap.into_sorted_vec().into_iter().map(|h| (h.path, h.item)).collect())
+    heap.into_sorted_vec().into_iter().map(|h| (h.path, h.item)).collect()
 }
 
 #[cfg(test)]
@@ -314,6 +382,97 @@ mod tests {
                     .map(|(p, _)| p)
                     .collect();
                 assert_eq!(got, all_md[..n.min(all_md.len())].to_vec(), "n = {n}, cut after {:?}", order[cut]);
+            }
+        }
+    }
+
+    /// A tree where ignore rules decide: root `.gitignore`, `.ignore` and
+    /// `.fdignore`, a nested `.gitignore`, a nested repository, hidden folders.
+    fn ruled_tree(wide: bool) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w(".gitignore", "ignored_dir/\n*.log\n");
+        w(".ignore", "secret*\n");
+        w(".fdignore", "nofd/\n");
+        for f in ["ignored_dir/a.md", "nofd/b.md", "secret.md", "x.log", "top.md"] {
+            w(f, "");
+        }
+        for i in 0..(if wide { 9 } else { 2 }) {
+            w(&format!("keep{i}/sub/.gitignore"), "deep.md\n");
+            for f in ["sub/deep.md", "sub/ok.md", "f.md", "g.rs"] {
+                w(&format!("keep{i}/{f}"), "");
+            }
+        }
+        if !wide {
+            // At most three folders at the top: the walk starts from the search folder alone.
+            return d;
+        }
+        w(".hidden/h.md", "");
+        std::fs::create_dir_all(d.path().join("nested/.git")).unwrap();
+        w("nested/.gitignore", "n.md\n");
+        w("nested/n.md", "");
+        w("nested/m.md", "");
+        // The search folder's rules reaching into the nested repository.
+        w("nested/ignored_dir/z.md", "");
+        w("nested/y.log", "");
+        d
+    }
+
+    #[test]
+    fn ignore_rules_apply_as_in_the_ordered_walk_from_any_point() {
+        for (wide, repo) in [(false, false), (true, false), (true, true)] {
+            let d = ruled_tree(wide);
+            if repo {
+                std::fs::create_dir_all(d.path().join(".git/info")).unwrap();
+                std::fs::write(d.path().join(".git/info/exclude"), "top.md\n").unwrap();
+            }
+            for require_git in [false, true] {
+                let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git };
+                let order: Vec<PathBuf> = crate::search::sorted_walk(spec.clone())
+                    .filter_map(Result::ok)
+                    .filter(|e| e.depth() > 0)
+                    .map(|e| e.path().to_path_buf())
+                    .collect();
+                let is_md = |p: &Path| p.extension().is_some_and(|x| x == "md");
+                let md = |e: &DirEntry| is_md(e.path()).then_some(());
+                let all: Vec<PathBuf> = order.iter().filter(|p| is_md(p)).cloned().collect();
+                // The rules decide something in every setting (the rest is the ordered walk's, compared with fd elsewhere).
+                assert!(all.iter().all(|p| !p.ends_with("secret.md") && !p.ends_with("nested/n.md")), "{all:?}");
+                if require_git == repo {
+                    // As pi runs it (require_git exactly inside a repository): the git rules apply.
+                    assert!(
+                        !all.iter().any(|p| p.ends_with("ignored_dir/a.md") || p.ends_with("sub/deep.md")),
+                        "{all:?}"
+                    );
+                    assert_eq!(all.iter().any(|p| p.ends_with("top.md")), !repo, "{all:?}");
+                }
+                for n in [1, 3, 1000] {
+                    let want = all[..n.min(all.len())].to_vec();
+                    let got: Vec<PathBuf> = first_n(spec.clone(), n, None, &CancellationToken::new(), md)
+                        .unwrap()
+                        .into_iter()
+                        .map(|(p, _)| p)
+                        .collect();
+                    assert_eq!(got, want, "wide {wide}, repo {repo}, require_git {require_git}, n {n}");
+                    for cut in 0..order.len() {
+                        let hits = order[..=cut].iter().filter(|p| is_md(p)).map(|p| (p.clone(), ())).collect();
+                        let seen = Seen { hits, upto: order[cut].clone() };
+                        let got: Vec<PathBuf> = first_n(spec.clone(), n, Some(seen), &CancellationToken::new(), md)
+                            .unwrap()
+                            .into_iter()
+                            .map(|(p, _)| p)
+                            .collect();
+                        assert_eq!(
+                            got, want,
+                            "wide {wide}, repo {repo}, require_git {require_git}, n {n}, cut {:?}",
+                            order[cut]
+                        );
+                    }
+                }
             }
         }
     }
