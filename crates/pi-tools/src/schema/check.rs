@@ -54,6 +54,7 @@ pub(super) fn walk(node: &Value, v: &Value, path: &[String], out: &mut Vec<Issue
     if depth > MAX_DEPTH {
         return;
     }
+    let schema = node;
     let node = match node {
         Value::Bool(false) => {
             out.push(issue(path, msg::NOTHING_ALLOWED.to_string()));
@@ -62,8 +63,7 @@ pub(super) fn walk(node: &Value, v: &Value, path: &[String], out: &mut Vec<Issue
         Value::Object(o) => o,
         _ => return,
     };
-    let schema = Value::Object(node.clone());
-    let types = types_of(&schema);
+    let types = types_of(schema);
     if !types.is_empty() && !types.iter().any(|t| is_type(v, t)) {
         out.push(issue(path, msg::expected_got(&types.join(" or "), type_name(v))));
         return;
@@ -81,7 +81,7 @@ pub(super) fn walk(node: &Value, v: &Value, path: &[String], out: &mut Vec<Issue
     match v {
         Value::String(s) => string_bounds(node, s, path, out),
         Value::Number(n) => number_bounds(node, n.as_f64().unwrap_or(0.0), path, out),
-        Value::Object(map) => object(node, map, path, out, depth),
+        Value::Object(map) => object(schema, map, path, out, depth),
         Value::Array(items) => array(node, items, path, out, depth),
         _ => {}
     }
@@ -152,11 +152,11 @@ fn number_bounds(node: &Map<String, Value>, x: f64, path: &[String], out: &mut V
     }
 }
 
-fn object(node: &Map<String, Value>, map: &Map<String, Value>, path: &[String], out: &mut Vec<Issue>, depth: usize) {
-    let schema = Value::Object(node.clone());
+fn object(schema: &Value, map: &Map<String, Value>, path: &[String], out: &mut Vec<Issue>, depth: usize) {
+    let Some(node) = schema.as_object() else { return };
     let empty = Map::new();
     let props = node.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-    for key in required(&schema) {
+    for key in required(schema) {
         if !map.contains_key(key) {
             out.push(issue(&with(path, key), msg::MISSING.to_string()));
         }

@@ -118,6 +118,7 @@ fn convert(node: &Value, value: Value, depth: usize) -> Value {
         return convert_members(node, next, depth);
     }
     match node.get("type").and_then(Value::as_str) {
+        Some("string") if value.is_string() => value,
         Some("string") => try_string(&value).unwrap_or(value),
         Some("number") => try_number(&value).map(number_value).unwrap_or(value),
         Some("integer") => try_number(&value).map(|n| number_value(n.trunc())).unwrap_or(value),
