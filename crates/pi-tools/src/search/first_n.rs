@@ -185,11 +185,15 @@ pub(crate) struct Seen<T> {
 /// Fewest folders directly in the search folder, per walker thread, for
 /// them to be walked as separate roots in path order.
 const ROOTS_PER_THREAD: usize = 2;
+/// Root folders per thread walked in one batch.
+const ROOT_BATCH: usize = 16;
+/// How much larger each batch of roots is than the one before.
+const ROOT_BATCH_GROWTH: usize = 2;
 
 /// The entries directly in the search folder that its ignore rules keep, in
 /// path order. The parallel walker lists them without opening them (its entry
 /// filter runs before a folder is read).
-fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
+pub(crate) fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
     let found: Arc<Mutex<Vec<DirEntry>>> = Arc::default();
     let sink = found.clone();
     let mut b = builder(spec.clone());
@@ -207,9 +211,15 @@ fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
     top
 }
 
+/// Whether a search folder with these entries ([`top_level`]) is walked as
+/// separate roots in path order by [`first_n`] (enough folders to share out).
+pub(crate) fn walks_by_roots(top: &[DirEntry]) -> bool {
+    top.iter().filter(|e| is_dir(e)).count() >= ROOTS_PER_THREAD * super::threads()
+}
+
 /// The first `n` entries in path order that `keep` maps to `Some` (the root
 /// itself is never offered), found by a parallel walk that goes on from what
-/// `seen` covers; `None` when aborted.
+/// `seen` covers; `top` is the search folder's [`top_level`]; `None` when aborted.
 ///
 /// When the search folder holds enough folders, they are walked as separate
 /// roots handed to the threads in path order, so the first hits in path order
@@ -220,6 +230,7 @@ pub(crate) fn first_n<T, F>(
     spec: WalkSpec<'_>,
     n: usize,
     seen: Option<Seen<T>>,
+    top: Vec<DirEntry>,
     abort: &CancellationToken,
     keep: F,
 ) -> Option<Vec<(PathBuf, T)>>
@@ -234,9 +245,7 @@ where
         }
         s.upto
     });
-    let top = top_level(&spec);
-    let folders = top.iter().filter(|e| is_dir(e)).count();
-    let b = if folders >= ROOTS_PER_THREAD * super::threads() {
+    if walks_by_roots(&top) {
         let mut roots = Vec::new();
         let mut bound = LocalBound::default();
         for e in &top {
@@ -254,17 +263,30 @@ where
                 roots.push(e.path().to_path_buf());
             }
         }
-        let Some((first, rest)) = roots.split_first() else { return Some(finish(shared)) };
-        let mut b = builder(WalkSpec { root: first, ..spec });
-        for r in rest {
-            b.add(r);
+        // In batches, each twice the one before, so roots after the bound are
+        // mostly dropped before their set-up, for a few more thread start-ups.
+        let mut size = ROOT_BATCH * super::threads();
+        let mut rest_roots: &[PathBuf] = &roots;
+        while !rest_roots.is_empty() {
+            let (batch, later) = rest_roots.split_at(size.min(rest_roots.len()));
+            rest_roots = later;
+            size *= ROOT_BATCH_GROWTH;
+            let batch: Vec<&PathBuf> = batch.iter().filter(|r| !bound.after(&shared, r)).collect();
+            let Some((first, rest)) = batch.split_first() else { break };
+            let mut b = builder(WalkSpec { root: first, ..spec.clone() });
+            for r in rest {
+                b.add(r);
+            }
+            let mut visitors = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
+            b.build_parallel().visit(&mut visitors);
+            if abort.is_cancelled() {
+                return None;
+            }
         }
-        b
     } else {
-        builder(spec)
-    };
-    let mut visitors = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
-    b.build_parallel().visit(&mut visitors);
+        let mut visitors = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
+        builder(spec).build_parallel().visit(&mut visitors);
+    }
     if abort.is_cancelled() {
         return None;
     }
@@ -310,7 +332,7 @@ mod tests {
         let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
         let files = |e: &DirEntry| e.file_type().is_some_and(|t| t.is_file()).then_some(());
         for n in [1, 5, 37, 200, 500] {
-            let got: Vec<PathBuf> = first_n(spec.clone(), n, None, &CancellationToken::new(), files)
+            let got: Vec<PathBuf> = first_n(spec.clone(), n, None, top_level(&spec), &CancellationToken::new(), files)
                 .unwrap()
                 .into_iter()
                 .map(|(p, _)| p)
@@ -319,7 +341,8 @@ mod tests {
         }
         let t = CancellationToken::new();
         t.cancel();
-        assert!(first_n(spec, 3, None, &t, files).is_none());
+        let top = top_level(&spec);
+        assert!(first_n(spec, 3, None, top, &t, files).is_none());
     }
 
     #[test]
@@ -343,7 +366,7 @@ mod tests {
         let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
         let md = |e: &DirEntry| e.path().extension().is_some_and(|x| x == "md").then_some(());
         for n in [1, 3, 10, 40, 90, 150, 1000] {
-            let got: Vec<PathBuf> = first_n(spec.clone(), n, None, &CancellationToken::new(), md)
+            let got: Vec<PathBuf> = first_n(spec.clone(), n, None, top_level(&spec), &CancellationToken::new(), md)
                 .unwrap()
                 .into_iter()
                 .map(|(p, _)| p)
@@ -376,11 +399,12 @@ mod tests {
                     .map(|p| (p.clone(), ()))
                     .collect();
                 let seen = Seen { hits, upto: order[cut].clone() };
-                let got: Vec<PathBuf> = first_n(spec.clone(), n, Some(seen), &CancellationToken::new(), md)
-                    .unwrap()
-                    .into_iter()
-                    .map(|(p, _)| p)
-                    .collect();
+                let got: Vec<PathBuf> =
+                    first_n(spec.clone(), n, Some(seen), top_level(&spec), &CancellationToken::new(), md)
+                        .unwrap()
+                        .into_iter()
+                        .map(|(p, _)| p)
+                        .collect();
                 assert_eq!(got, all_md[..n.min(all_md.len())].to_vec(), "n = {n}, cut after {:?}", order[cut]);
             }
         }
@@ -452,20 +476,22 @@ mod tests {
                 }
                 for n in [1, 3, 1000] {
                     let want = all[..n.min(all.len())].to_vec();
-                    let got: Vec<PathBuf> = first_n(spec.clone(), n, None, &CancellationToken::new(), md)
-                        .unwrap()
-                        .into_iter()
-                        .map(|(p, _)| p)
-                        .collect();
-                    assert_eq!(got, want, "wide {wide}, repo {repo}, require_git {require_git}, n {n}");
-                    for cut in 0..order.len() {
-                        let hits = order[..=cut].iter().filter(|p| is_md(p)).map(|p| (p.clone(), ())).collect();
-                        let seen = Seen { hits, upto: order[cut].clone() };
-                        let got: Vec<PathBuf> = first_n(spec.clone(), n, Some(seen), &CancellationToken::new(), md)
+                    let got: Vec<PathBuf> =
+                        first_n(spec.clone(), n, None, top_level(&spec), &CancellationToken::new(), md)
                             .unwrap()
                             .into_iter()
                             .map(|(p, _)| p)
                             .collect();
+                    assert_eq!(got, want, "wide {wide}, repo {repo}, require_git {require_git}, n {n}");
+                    for cut in 0..order.len() {
+                        let hits = order[..=cut].iter().filter(|p| is_md(p)).map(|p| (p.clone(), ())).collect();
+                        let seen = Seen { hits, upto: order[cut].clone() };
+                        let got: Vec<PathBuf> =
+                            first_n(spec.clone(), n, Some(seen), top_level(&spec), &CancellationToken::new(), md)
+                                .unwrap()
+                                .into_iter()
+                                .map(|(p, _)| p)
+                                .collect();
                         assert_eq!(
                             got, want,
                             "wide {wide}, repo {repo}, require_git {require_git}, n {n}, cut {:?}",

@@ -26,7 +26,7 @@
 
 mod first_n;
 
-pub(crate) use first_n::{Seen, first_n};
+pub(crate) use first_n::{Seen, first_n, top_level, walks_by_roots};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -133,6 +133,11 @@ impl Budget {
     /// Unlimited: stay single-threaded (tests).
     #[cfg(test)]
     pub(crate) const UNLIMITED: Budget = Budget { cpu: Duration::MAX, wall: Duration::MAX };
+
+    /// True for a budget that never runs out (tests use it to get the ordered walk alone).
+    pub(crate) fn is_unlimited(&self) -> bool {
+        self.cpu == Duration::MAX
+    }
 
     /// Start spending this budget now.
     pub(crate) fn start(self) -> Spending {

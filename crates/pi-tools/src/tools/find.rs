@@ -118,10 +118,20 @@ fn execute(
         hit.then(|| (e.path().to_path_buf(), e.file_type().is_some_and(|t| t.is_dir())))
     };
     // fd does not report walk errors unless asked (--show-errors).
-    let mut found = match first_in_order(spec.clone(), limit, budget, abort, &keep)? {
+    // A search folder with many folders is walked in parallel in path order at
+    // once; otherwise an ordered single-threaded pass comes first (it finishes
+    // small searches and dense patterns alone).
+    let top = search::top_level(&spec);
+    let first = if search::walks_by_roots(&top) && !budget.is_unlimited() {
+        Ordered::Stopped(None)
+    } else {
+        first_in_order(spec.clone(), limit, budget, abort, &keep)?
+    };
+    let mut found = match first {
         Ordered::Done(found) => found,
-        Ordered::Stopped(seen) => search::first_n(spec, limit + 1, seen, abort, |e| keep(e).map(|(_, is_dir)| is_dir))
-            .ok_or(ToolError::Aborted)?,
+        Ordered::Stopped(seen) => {
+            search::first_n(spec, limit + 1, seen, top, abort, |e| keep(e).map(|(_, d)| d)).ok_or(ToolError::Aborted)?
+        }
     };
     if found.is_empty() {
         return Ok(ToolResult::success(text::NO_FILES));
@@ -211,18 +221,24 @@ mod tests {
 
     #[test]
     fn the_parallel_path_gives_the_same_answer_as_the_ordered_one() {
-        let d = tempfile::tempdir().unwrap();
-        for i in 0..80 {
-            let p = d.path().join(format!("d{}/s{}/f{i}.{}", i % 5, i % 3, if i % 2 == 0 { "txt" } else { "rs" }));
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "").unwrap();
-        }
-        let text = |r: Result<ToolResult, ToolError>| r.map(|t| t.text_content()).unwrap_or_else(|e| e.to_string());
-        for (pattern, limit) in [("*", 5), ("*.txt", 10), ("d1/**", 3), ("*.rs", 1000), ("nothing", 5)] {
-            let t = CancellationToken::new();
-            let ordered = text(execute(d.path(), pattern, limit, search::Budget::UNLIMITED, &t));
-            let parallel = text(execute(d.path(), pattern, limit, search::Budget::NONE, &t));
-            assert_eq!(ordered, parallel, "{pattern} {limit}");
+        // Two top folders: the walk starts from the search folder; forty: they are
+        // walked as roots in path order (at most 12 threads want 24).
+        for width in [2, 40] {
+            let d = tempfile::tempdir().unwrap();
+            for i in 0..120 {
+                let ext = if i % 2 == 0 { "txt" } else { "rs" };
+                let p = d.path().join(format!("d{}/s{}/f{i}.{ext}", i % width, i % 3));
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, "").unwrap();
+            }
+            std::fs::write(d.path().join("top.txt"), "").unwrap();
+            let text = |r: Result<ToolResult, ToolError>| r.map(|t| t.text_content()).unwrap_or_else(|e| e.to_string());
+            for (pattern, limit) in [("*", 5), ("*.txt", 10), ("d1/**", 3), ("*.rs", 1000), ("nothing", 5), ("*", 1)] {
+                let t = CancellationToken::new();
+                let ordered = text(execute(d.path(), pattern, limit, search::Budget::UNLIMITED, &t));
+                let parallel = text(execute(d.path(), pattern, limit, search::Budget::NONE, &t));
+                assert_eq!(ordered, parallel, "width {width}: {pattern} {limit}");
+            }
         }
     }
 
