@@ -66,7 +66,8 @@ pub(crate) enum Msg {
     Forget {
         id: u64,
     },
-    Bind(Arc<dyn ToolsApi>),
+    /// Bind the session's tools; the engine answers once its pending registrations reached them.
+    Bind(Arc<dyn ToolsApi>, mpsc::Sender<()>),
     /// Run a synchronous hook of a tool (`prepareArguments`, `reachesTools`,
     /// `prepareLoadout`): `__pi_internal[fun](name, payload)` returns JSON text.
     Sync {
@@ -507,7 +508,7 @@ impl Looper<'_> {
             Msg::Forget { id } => {
                 self.state.calls.borrow_mut().remove(&id);
             }
-            Msg::Bind(api) => {
+            Msg::Bind(api, done) => {
                 let pending: Vec<ToolMeta> = self.state.pending_tools.borrow_mut().drain(..).collect();
                 if let Some(engine) = self.state.handle.borrow().upgrade() {
                     for meta in pending {
@@ -515,6 +516,7 @@ impl Looper<'_> {
                     }
                 }
                 *self.state.tools_api.borrow_mut() = Some(api);
+                let _ = done.send(());
             }
             Msg::Invoke { id, kind, payload, sink } => {
                 if let Some(p) = self.state.poisoned.borrow().clone() {

@@ -236,8 +236,16 @@ impl LoadedExtensions {
     /// Let extensions see and change the session's tools (`pi.getAllTools()`,
     /// `pi.getActiveTools()`, `pi.setActiveTools()`, later `registerTool` calls).
     pub fn bind_tools(&self, api: Arc<dyn ToolsApi>) {
+        let mut acks = Vec::new();
         for e in &self.extensions {
-            e.engine.send(engine::Msg::Bind(api.clone()));
+            let (done, ack) = std::sync::mpsc::channel();
+            e.engine.send(engine::Msg::Bind(api.clone(), done));
+            acks.push((ack, e.engine.limits.time + std::time::Duration::from_secs(1)));
+        }
+        // Tools registered before binding (in `session_start`, say) reach the
+        // registry before this returns, so the first request declares them.
+        for (ack, wait) in acks {
+            let _ = ack.recv_timeout(wait);
         }
     }
 
