@@ -19,7 +19,7 @@ use crate::hooks::{Interceptor, ToolCallEvent, ToolResultEvent};
 use crate::nested::{NestedCaller, NestedCalls, NestedScope};
 use crate::registry::Registry;
 use crate::text;
-use crate::tool::{AgentTool, ExecutionMode, Exposure, Invocation};
+use crate::tool::{AgentTool, ExecutionMode, Invocation};
 use crate::tool_changes::ToolChanges;
 
 /// Progress of one call, for the event stream.
@@ -189,8 +189,7 @@ impl Dispatcher {
     pub(crate) fn nested_callable(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
         let Some(t) = self.tool_changes.pending(name) else { return self.registry.nested_callable(name) };
         let d = t.def();
-        let active = self.registry.active().iter().any(|n| n == name)
-            || (d.default_active && matches!(d.exposure, Exposure::Direct | Exposure::ModelOnly));
+        let active = self.registry.active().iter().any(|n| n == name) || d.activates_on_registration();
         crate::registry::callable(d.exposure, active).then_some(t)
     }
 

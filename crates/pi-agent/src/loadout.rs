@@ -77,13 +77,7 @@ pub(crate) fn apply_hooks(loadout: &Loadout) -> Applied {
                 applied.descriptions.extend(changes.descriptions);
                 applied.hidden.extend(changes.hidden_declarations);
             }
-            Err(error) => applied.errors.push(LoadoutError {
-                source: tool
-                    .source_path()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| format!("builtin:{}", tool.def().name)),
-                error,
-            }),
+            Err(error) => applied.errors.push(LoadoutError { source: tool.source_info_path(), error }),
         }
     }
     applied

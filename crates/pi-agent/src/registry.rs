@@ -31,10 +31,7 @@ impl Registry {
         }
         if def.exposure == Exposure::Hidden {
             self.active.retain(|n| *n != def.name);
-        } else if def.default_active
-            && matches!(def.exposure, Exposure::Direct | Exposure::ModelOnly)
-            && !self.active.contains(&def.name)
-        {
+        } else if def.activates_on_registration() && !self.active.contains(&def.name) {
             self.active.push(def.name);
         }
         self.relayout();

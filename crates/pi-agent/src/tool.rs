@@ -59,6 +59,14 @@ pub struct ToolDef {
     pub namespace: Option<Namespace>,
 }
 
+impl ToolDef {
+    /// Whether registering the tool activates it: `direct` and `model-only`
+    /// tools unless `defaultActive` is false (requirement X2).
+    pub fn activates_on_registration(&self) -> bool {
+        self.default_active && matches!(self.exposure, Exposure::Direct | Exposure::ModelOnly)
+    }
+}
+
 /// A group of related tools, as an MCP server's (requirement X8). Codemode
 /// lists a namespace under one heading; `instructions` are read by scripts,
 /// never put in the model's context.
@@ -116,6 +124,10 @@ pub trait AgentTool: Send + Sync {
     /// `None` for pi's own tools (`builtin:<name>`).
     fn source_path(&self) -> Option<&str> {
         None
+    }
+    /// `sourceInfo.path`: the extension's file, or `builtin:<name>`.
+    fn source_info_path(&self) -> String {
+        self.source_path().map(str::to_string).unwrap_or_else(|| format!("builtin:{}", self.def().name))
     }
     /// Whether the tool says which tools its calls reach ([`AgentTool::reaches_tools`]).
     fn has_reaches_tools(&self) -> bool {

@@ -58,8 +58,7 @@ pub fn build_registry(
         let def = tool.def().clone();
         if selection.registers(&def.name, false) {
             registry.register(tool);
-            if def.default_active && matches!(def.exposure, pi_agent::Exposure::Direct | pi_agent::Exposure::ModelOnly)
-            {
+            if def.activates_on_registration() {
                 activate_on_registration.push(def.name);
             }
         }

@@ -94,6 +94,20 @@ fn tool_messages(body: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The JSON-mode event lines of a run.
+fn json_events(o: &Output) -> Vec<Value> {
+    stdout(o).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+}
+
+/// The first tool result message among JSON-mode events.
+fn first_tool_result(events: &[Value]) -> Value {
+    events
+        .iter()
+        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
+        .map(|e| e["message"].clone())
+        .expect("a tool result message")
+}
+
 fn declared(body: &Value) -> Vec<String> {
     body["tools"]
         .as_array()
@@ -422,7 +436,7 @@ fn a_failed_request_still_starts_its_message_in_json_mode() {
     let server = MockServer::start(vec![Turn::error(500, "boom")]);
     server.write_models_json(&env.agent_dir(), "openai-completions");
     let out = env.run(&["--no-session", "--mode", "json", "go"]);
-    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events = json_events(&out);
     let assistant = |t: &str| {
         events
             .iter()
@@ -711,7 +725,7 @@ fn nested_calls_get_ids_and_a_record_in_the_session() {
     let nested = fixture("nested.ts");
     let out = env.run(&["--mode", "json", "--no-session", "-e", &nested, "go"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events = json_events(&out);
     let starts: Vec<(String, Option<String>)> = events
         .iter()
         .filter(|e| e["type"] == "tool_execution_start")
@@ -720,11 +734,7 @@ fn nested_calls_get_ids_and_a_record_in_the_session() {
     let parent = starts[0].0.clone();
     assert_eq!(starts[1], (format!("{parent}/1"), Some(parent.clone())));
     assert_eq!(starts[2], (format!("{parent}/2"), Some(parent.clone())));
-    let result = events
-        .iter()
-        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
-        .map(|e| e["message"].clone())
-        .unwrap();
+    let result = first_tool_result(&events);
     let record = &result["nestedCalls"];
     assert_eq!(record["calls"].as_array().unwrap().len(), 2, "{record}");
     assert_eq!(record["complete"], true);
@@ -910,12 +920,8 @@ fn loadouts_namespaces_and_lazily_registered_tools() {
          call_1/4 run_tools: error: Tool run_tools not found"
     );
     assert!(!declared(&reqs[1].body).contains(&"late_sum".to_string()), "late codemode tools are not declared");
-    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let result = events
-        .iter()
-        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
-        .map(|e| e["message"].clone())
-        .unwrap();
+    let events = json_events(&out);
+    let result = first_tool_result(&events);
     // Usage: run_tools' own 100 plus weather's 10 and echo's 1.
     assert_eq!(result["usage"]["input"], 111, "{result}");
     assert_eq!(result["usage"]["totalTokens"], 222);
@@ -991,14 +997,10 @@ fn the_nested_calls_record_keeps_to_its_limits() {
     let out = env.run(&["--mode", "json", "--no-session", "-e", &flood, "go"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(tool_messages(&server.requests()[1].body)[0].1, "made 300 calls");
-    let events: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events = json_events(&out);
     let nested_starts = events.iter().filter(|e| e["type"] == "tool_execution_start" && e["parentToolCallId"] == "c");
     assert_eq!(nested_starts.count(), 300, "every nested call emits its events");
-    let record = events
-        .iter()
-        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "toolResult")
-        .map(|e| e["message"]["nestedCalls"].clone())
-        .unwrap();
+    let record = first_tool_result(&events)["nestedCalls"].clone();
     let calls = record["calls"].as_array().unwrap();
     assert_eq!(record["complete"], false);
     assert_eq!(calls.len(), 256, "at most 256 calls are kept");

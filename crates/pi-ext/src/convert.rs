@@ -98,12 +98,8 @@ pub(crate) fn tool_info(t: &dyn AgentTool) -> Value {
         // The glue turns the marker into a function calling the tool's `reachesTools`.
         m.insert("reachesTools".into(), Value::Bool(true));
     }
-    let source = match t.source_path() {
-        Some(path) => json!({"path": path, "source": "extension", "scope": "temporary", "origin": "top-level"}),
-        None => {
-            json!({"path": format!("builtin:{}", d.name), "source": "builtin", "scope": "temporary", "origin": "top-level"})
-        }
-    };
+    let source = if t.source_path().is_some() { "extension" } else { "builtin" };
+    let source = json!({"path": t.source_info_path(), "source": source, "scope": "temporary", "origin": "top-level"});
     m.insert("sourceInfo".into(), source);
     Value::Object(m)
 }

@@ -21,6 +21,7 @@
 pub mod args;
 mod context;
 mod error;
+mod jsnum;
 pub mod limits;
 mod name;
 mod os_error;

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use super::number::{js_json, js_number_string};
 use super::{MAX_DEPTH, is_type, passes, required, types_of};
+use crate::jsnum::{js_json, js_number};
 use crate::text::args as msg;
 
 /// One schema violation: a dotted path (`edits.0.oldText`, `root` for the
@@ -112,12 +112,12 @@ fn string_bounds(node: &Map<String, Value>, s: &str, path: &[String], out: &mut 
     if let Some(min) = bound(node, "minLength")
         && n < min
     {
-        out.push(issue(path, msg::at_least(&js_number_string(min), "characters")));
+        out.push(issue(path, msg::at_least(&js_number(min), "characters")));
     }
     if let Some(max) = bound(node, "maxLength")
         && n > max
     {
-        out.push(issue(path, msg::at_most(&js_number_string(max), "characters")));
+        out.push(issue(path, msg::at_most(&js_number(max), "characters")));
     }
     if let Some(Value::String(p)) = node.get("pattern")
         && let Ok(re) = regex::Regex::new(p)
@@ -139,7 +139,7 @@ fn number_bounds(node: &Map<String, Value>, x: f64, path: &[String], out: &mut V
         if let Some(b) = bound(node, key)
             && fails(x, b)
         {
-            out.push(issue(path, msg::expected_compared(op, &js_number_string(b))));
+            out.push(issue(path, msg::expected_compared(op, &js_number(b))));
         }
     }
     if let Some(m) = bound(node, "multipleOf")
@@ -147,7 +147,7 @@ fn number_bounds(node: &Map<String, Value>, x: f64, path: &[String], out: &mut V
     {
         let q = x / m;
         if (q - q.round()).abs() > 1e-9 {
-            out.push(issue(path, msg::expected_multiple_of(&js_number_string(m))));
+            out.push(issue(path, msg::expected_multiple_of(&js_number(m))));
         }
     }
 }
@@ -178,12 +178,12 @@ fn object(schema: &Value, map: &Map<String, Value>, path: &[String], out: &mut V
     if let Some(min) = bound(node, "minProperties")
         && count < min
     {
-        out.push(issue(path, msg::at_least(&js_number_string(min), "properties")));
+        out.push(issue(path, msg::at_least(&js_number(min), "properties")));
     }
     if let Some(max) = bound(node, "maxProperties")
         && count > max
     {
-        out.push(issue(path, msg::at_most(&js_number_string(max), "properties")));
+        out.push(issue(path, msg::at_most(&js_number(max), "properties")));
     }
 }
 
@@ -197,12 +197,12 @@ fn array(node: &Map<String, Value>, items: &[Value], path: &[String], out: &mut 
     if let Some(min) = bound(node, "minItems")
         && n < min
     {
-        out.push(issue(path, msg::at_least(&js_number_string(min), "items")));
+        out.push(issue(path, msg::at_least(&js_number(min), "items")));
     }
     if let Some(max) = bound(node, "maxItems")
         && n > max
     {
-        out.push(issue(path, msg::at_most(&js_number_string(max), "items")));
+        out.push(issue(path, msg::at_most(&js_number(max), "items")));
     }
     if node.get("uniqueItems") == Some(&Value::Bool(true))
         && items.iter().enumerate().any(|(i, a)| items[..i].contains(a))

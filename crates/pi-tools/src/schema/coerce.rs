@@ -12,8 +12,8 @@
 
 use serde_json::{Map, Value};
 
-use super::number::{js_number_string, js_to_number, number_value};
 use super::{MAX_DEPTH, is_type, passes, required, types_of};
+use crate::jsnum::{js_number, js_to_number, number_value};
 
 /// `value` coerced towards `schema`.
 pub fn coerce(schema: &Value, value: Value) -> Value {
@@ -195,7 +195,7 @@ fn convert_literal(literal: &Value, value: Value) -> Value {
 fn try_string(v: &Value) -> Option<Value> {
     match v {
         Value::Bool(b) => Some(Value::String(b.to_string())),
-        Value::Number(n) => Some(Value::String(n.as_f64().map(js_number_string).unwrap_or_else(|| n.to_string()))),
+        Value::Number(n) => Some(Value::String(n.as_f64().map(js_number).unwrap_or_else(|| n.to_string()))),
         Value::Null => Some(Value::String("null".into())),
         Value::String(_) => Some(v.clone()),
         _ => None,
@@ -336,7 +336,7 @@ fn coerce_primitive(v: &Value, ty: &str) -> Option<Value> {
         ("boolean", Value::Number(n)) if n.as_f64() == Some(1.0) => Some(Value::Bool(true)),
         ("boolean", Value::Number(n)) if n.as_f64() == Some(0.0) => Some(Value::Bool(false)),
         ("string", Value::Null) => Some(Value::String(String::new())),
-        ("string", Value::Number(n)) => Some(Value::String(n.as_f64().map(js_number_string).unwrap_or_default())),
+        ("string", Value::Number(n)) => Some(Value::String(n.as_f64().map(js_number).unwrap_or_default())),
         ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
         ("null", Value::String(s)) if s.is_empty() => Some(Value::Null),
         ("null", Value::Number(n)) if n.as_f64() == Some(0.0) => Some(Value::Null),

@@ -9,7 +9,6 @@
 
 mod check;
 mod coerce;
-mod number;
 
 pub use check::{Issue, check};
 pub use coerce::coerce;

@@ -193,7 +193,7 @@ const ROOT_BATCH_GROWTH: usize = 2;
 /// The entries directly in the search folder that its ignore rules keep, in
 /// path order. The parallel walker lists them without opening them (its entry
 /// filter runs before a folder is read).
-pub(crate) fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
+fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
     let found: Arc<Mutex<Vec<DirEntry>>> = Arc::default();
     let sink = found.clone();
     let mut b = builder(spec.clone());
@@ -211,15 +211,19 @@ pub(crate) fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
     top
 }
 
-/// Whether a search folder with these entries ([`top_level`]) is walked as
-/// separate roots in path order by [`first_n`] (enough folders to share out).
-pub(crate) fn walks_by_roots(top: &[DirEntry]) -> bool {
-    top.iter().filter(|e| is_dir(e)).count() >= ROOTS_PER_THREAD * super::threads()
+/// Whether [`first_n`] walks the search folder's folders as separate roots in
+/// path order: when it holds enough of them to share out (counted as listed,
+/// before ignore rules: a cheap read of one folder).
+pub(crate) fn walks_by_roots(root: &Path) -> bool {
+    let folders = std::fs::read_dir(root)
+        .map(|r| r.filter(|e| e.as_ref().is_ok_and(|e| e.file_type().is_ok_and(|t| t.is_dir()))).count())
+        .unwrap_or(0);
+    folders >= ROOTS_PER_THREAD * super::threads()
 }
 
 /// The first `n` entries in path order that `keep` maps to `Some` (the root
 /// itself is never offered), found by a parallel walk that goes on from what
-/// `seen` covers; `top` is the search folder's [`top_level`]; `None` when aborted.
+/// `seen` covers; `by_roots` is [`walks_by_roots`] of the search folder; `None` when aborted.
 ///
 /// When the search folder holds enough folders, they are walked as separate
 /// roots handed to the threads in path order, so the first hits in path order
@@ -230,7 +234,7 @@ pub(crate) fn first_n<T, F>(
     spec: WalkSpec<'_>,
     n: usize,
     seen: Option<Seen<T>>,
-    top: Vec<DirEntry>,
+    by_roots: bool,
     abort: &CancellationToken,
     keep: F,
 ) -> Option<Vec<(PathBuf, T)>>
@@ -245,7 +249,8 @@ where
         }
         s.upto
     });
-    if walks_by_roots(&top) {
+    if by_roots {
+        let top = top_level(&spec);
         let mut roots = Vec::new();
         let mut bound = LocalBound::default();
         for e in &top {

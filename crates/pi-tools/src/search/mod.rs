@@ -26,7 +26,7 @@
 
 mod first_n;
 
-pub(crate) use first_n::{Seen, first_n, top_level, walks_by_roots};
+pub(crate) use first_n::{Seen, first_n, walks_by_roots};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

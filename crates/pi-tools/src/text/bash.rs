@@ -1,5 +1,6 @@
 //! Messages of the `bash` and `powershell` tools.
 
+use crate::jsnum::js_number;
 use crate::limits::{MAX_BYTES, MAX_TIMEOUT_SECONDS};
 use crate::truncate::format_size;
 
@@ -100,34 +101,6 @@ pub fn showing_last_of_line(shown_bytes: usize, line: u64, line_bytes: u64, full
 /// The marker between the kept head and tail of a structured `output` over 1 MiB.
 pub fn structured_omitted(bytes: u64) -> String {
     format!("\n\n[... {bytes} bytes omitted ...]\n\n")
-}
-
-/// A number as JavaScript's `String(n)` prints it: integers without a
-/// fraction, decimals in shortest form, below `1e-6` and from `1e21` in
-/// exponent form (`1e-7`, `1.5e+21`).
-pub fn js_number(n: f64) -> String {
-    if !n.is_finite() {
-        return if n.is_nan() {
-            "NaN".into()
-        } else if n > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    let abs = n.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let s = format!("{n:e}");
-        // Rust writes `1e21` / `1e-7`; JavaScript adds `+` to positive exponents.
-        return match s.split_once('e') {
-            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-            _ => s,
-        };
-    }
-    if n == 0.0 {
-        return "0".into();
-    }
-    format!("{n}")
 }
 
 /// A string quoted the way Node.js shows a rejected argument: single quotes

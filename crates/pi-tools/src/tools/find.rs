@@ -121,17 +121,16 @@ fn execute(
     // A search folder with many folders is walked in parallel in path order at
     // once; otherwise an ordered single-threaded pass comes first (it finishes
     // small searches and dense patterns alone).
-    let top = search::top_level(&spec);
-    let first = if search::walks_by_roots(&top) && !budget.is_unlimited() {
+    let by_roots = search::walks_by_roots(root);
+    let first = if by_roots && !budget.is_unlimited() {
         Ordered::Stopped(None)
     } else {
         first_in_order(spec.clone(), limit, budget, abort, &keep)?
     };
     let mut found = match first {
         Ordered::Done(found) => found,
-        Ordered::Stopped(seen) => {
-            search::first_n(spec, limit + 1, seen, top, abort, |e| keep(e).map(|(_, d)| d)).ok_or(ToolError::Aborted)?
-        }
+        Ordered::Stopped(seen) => search::first_n(spec, limit + 1, seen, by_roots, abort, |e| keep(e).map(|(_, d)| d))
+            .ok_or(ToolError::Aborted)?,
     };
     if found.is_empty() {
         return Ok(ToolResult::success(text::NO_FILES));

@@ -12,7 +12,6 @@
 //! the file system pass through in Node's words (`ENOENT: no such file or
 //! directory, access '<path>'`), as the reference's do.
 
-mod jsnum;
 mod lines;
 mod picture;
 
@@ -24,8 +23,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use self::jsnum::js_number;
 use self::lines::{ScanError, Selection};
+use crate::jsnum::js_number;
 use crate::limits::{MAX_BYTES, MAX_LINES, READ_IMAGE_MAX_FILE_BYTES, READ_SPECIAL_FILE_MAX_BYTES};
 use crate::os_error::{node_errno_error, node_error};
 use crate::paths::resolve_read_path;

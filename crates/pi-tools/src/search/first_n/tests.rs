@@ -28,17 +28,17 @@ fn keeps_the_first_n_in_path_order() {
     let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
     let files = |e: &DirEntry| e.file_type().is_some_and(|t| t.is_file()).then_some(());
     for n in [1, 5, 37, 200, 500] {
-        let got: Vec<PathBuf> = first_n(spec.clone(), n, None, top_level(&spec), &CancellationToken::new(), files)
-            .unwrap()
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
+        let got: Vec<PathBuf> =
+            first_n(spec.clone(), n, None, walks_by_roots(spec.root), &CancellationToken::new(), files)
+                .unwrap()
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
         assert_eq!(got, all[..n.min(200)].to_vec(), "n = {n}");
     }
     let t = CancellationToken::new();
     t.cancel();
-    let top = top_level(&spec);
-    assert!(first_n(spec, 3, None, top, &t, files).is_none());
+    assert!(first_n(spec.clone(), 3, None, walks_by_roots(spec.root), &t, files).is_none());
 }
 
 #[test]
@@ -62,11 +62,12 @@ fn a_wide_root_with_shared_name_prefixes_gives_the_same_answer() {
     let spec = WalkSpec { root: d.path(), flavor: Flavor::Fd, overrides: None, require_git: false };
     let md = |e: &DirEntry| e.path().extension().is_some_and(|x| x == "md").then_some(());
     for n in [1, 3, 10, 40, 90, 150, 1000] {
-        let got: Vec<PathBuf> = first_n(spec.clone(), n, None, top_level(&spec), &CancellationToken::new(), md)
-            .unwrap()
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
+        let got: Vec<PathBuf> =
+            first_n(spec.clone(), n, None, walks_by_roots(spec.root), &CancellationToken::new(), md)
+                .unwrap()
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
         assert_eq!(got, all[..n.min(all.len())].to_vec(), "n = {n}");
     }
 }
@@ -87,7 +88,7 @@ fn going_on_from_an_ordered_walk_gives_the_same_answer_from_any_point() {
         .map(|e| e.path().to_path_buf())
         .collect();
     let all_md: Vec<PathBuf> = order.iter().filter(|p| p.extension().is_some_and(|x| x == "md")).cloned().collect();
-    for n in [1, 4, 100] {
+    for (n, by_roots) in [(1, false), (4, false), (100, false), (1, true), (4, true), (100, true)] {
         for cut in 0..order.len() {
             let hits: Vec<(PathBuf, ())> = order[..=cut]
                 .iter()
@@ -95,18 +96,23 @@ fn going_on_from_an_ordered_walk_gives_the_same_answer_from_any_point() {
                 .map(|p| (p.clone(), ()))
                 .collect();
             let seen = Seen { hits, upto: order[cut].clone() };
-            let got: Vec<PathBuf> =
-                first_n(spec.clone(), n, Some(seen), top_level(&spec), &CancellationToken::new(), md)
-                    .unwrap()
-                    .into_iter()
-                    .map(|(p, _)| p)
-                    .collect();
-            assert_eq!(got, all_md[..n.min(all_md.len())].to_vec(), "n = {n}, cut after {:?}", order[cut]);
+            let got: Vec<PathBuf> = first_n(spec.clone(), n, Some(seen), by_roots, &CancellationToken::new(), md)
+                .unwrap()
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
+            assert_eq!(
+                got,
+                all_md[..n.min(all_md.len())].to_vec(),
+                "n = {n}, by roots {by_roots}, cut after {:?}",
+                order[cut]
+            );
         }
     }
 }
 
-/// A tree where ignore rules decide: root `.gitignore`, `.ignore` and
+/// A tree where ignore rules decide (walked from the search folder when
+/// narrow, by roots when wide): root `.gitignore`, `.ignore` and
 /// `.fdignore`, a nested `.gitignore`, a nested repository, hidden folders.
 fn ruled_tree(wide: bool) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -169,7 +175,7 @@ fn ignore_rules_apply_as_in_the_ordered_walk_from_any_point() {
             }
             for n in [1, 3, 1000] {
                 let want = all[..n.min(all.len())].to_vec();
-                let got: Vec<PathBuf> = first_n(spec.clone(), n, None, top_level(&spec), &CancellationToken::new(), md)
+                let got: Vec<PathBuf> = first_n(spec.clone(), n, None, wide, &CancellationToken::new(), md)
                     .unwrap()
                     .into_iter()
                     .map(|(p, _)| p)
@@ -178,12 +184,11 @@ fn ignore_rules_apply_as_in_the_ordered_walk_from_any_point() {
                 for cut in 0..order.len() {
                     let hits = order[..=cut].iter().filter(|p| is_md(p)).map(|p| (p.clone(), ())).collect();
                     let seen = Seen { hits, upto: order[cut].clone() };
-                    let got: Vec<PathBuf> =
-                        first_n(spec.clone(), n, Some(seen), top_level(&spec), &CancellationToken::new(), md)
-                            .unwrap()
-                            .into_iter()
-                            .map(|(p, _)| p)
-                            .collect();
+                    let got: Vec<PathBuf> = first_n(spec.clone(), n, Some(seen), wide, &CancellationToken::new(), md)
+                        .unwrap()
+                        .into_iter()
+                        .map(|(p, _)| p)
+                        .collect();
                     assert_eq!(
                         got, want,
                         "wide {wide}, repo {repo}, require_git {require_git}, n {n}, cut {:?}",

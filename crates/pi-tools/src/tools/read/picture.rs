@@ -15,7 +15,7 @@ use image::codecs::jpeg::JpegEncoder;
 use image::imageops::FilterType;
 use image::{ColorType, DynamicImage, ImageFormat, ImageReader};
 
-use super::jsnum::js_to_fixed_2;
+use crate::jsnum::js_to_fixed_2;
 use crate::limits::{
     READ_IMAGE_DOWNSCALE_STEP, READ_IMAGE_JPEG_QUALITIES, READ_IMAGE_MAX_BASE64_BYTES, READ_IMAGE_MAX_DIMENSION,
     READ_IMAGE_MAX_DOWNSCALES,

@@ -1,8 +1,9 @@
-//! Numbers printed the way JavaScript prints them.
-//!
-//! The reference does its `offset`/`limit` arithmetic on the numbers the model
-//! sent, fractions included, and prints the results with `String(number)` and
-//! `toFixed(2)`. These two functions reproduce those texts.
+//! Numbers as JavaScript reads and prints them, wherever pi must give the
+//! reference's texts: `read`'s offset/limit arithmetic on the numbers the
+//! model sent (`String(number)`, `toFixed(2)`), bash's timeout messages, and
+//! argument coercion and validation messages (`Number(s)`, `JSON.stringify`).
+
+use serde_json::Value;
 
 /// JavaScript's `String(x)`: shortest round-trip digits, plain notation for
 /// 1e-7 < |x| < 1e21, exponent notation (`1e+300`, `1.5e-7`) outside.
@@ -51,6 +52,54 @@ pub(crate) fn js_to_fixed_2(x: f64) -> String {
     format!("{x:.2}")
 }
 
+/// `Number(s)` of JavaScript: surrounding white space ignored, `""` is 0,
+/// `0x`/`0o`/`0b` literals, decimal literals with exponent; `None` for NaN
+/// and the infinities.
+pub(crate) fn js_to_number(s: &str) -> Option<f64> {
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if t.is_empty() {
+        return Some(0.0);
+    }
+    for (prefix, radix) in [("0x", 16), ("0X", 16), ("0o", 8), ("0O", 8), ("0b", 2), ("0B", 2)] {
+        if let Some(digits) = t.strip_prefix(prefix) {
+            return u128::from_str_radix(digits, radix).ok().map(|n| n as f64);
+        }
+    }
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let decimal = !body.is_empty()
+        && body.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && body.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'.');
+    if !decimal {
+        return None;
+    }
+    t.parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+/// A JSON number for `n`: an integer when it is one (so it prints as `1`, not `1.0`).
+pub(crate) fn number_value(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        Value::from(n as i64)
+    } else {
+        serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
+    }
+}
+
+/// JavaScript's `JSON.stringify` of a value (numbers as JavaScript prints them).
+pub(crate) fn js_json(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.as_f64().map(js_number).unwrap_or_else(|| n.to_string()),
+        Value::Array(items) => format!("[{}]", items.iter().map(js_json).collect::<Vec<_>>().join(",")),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), js_json(v)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +130,28 @@ mod tests {
         assert_eq!(js_to_fixed_2(1.375), "1.38");
         assert_eq!(js_to_fixed_2(1.005), "1.00"); // 1.00499999999999989…
         assert_eq!(js_to_fixed_2(1.05), "1.05");
+    }
+
+    #[test]
+    fn number_conversion_follows_javascript() {
+        for (s, want) in [
+            ("", Some(0.0)),
+            (" 5 ", Some(5.0)),
+            ("1e3", Some(1000.0)),
+            ("0x10", Some(16.0)),
+            ("-2.5", Some(-2.5)),
+            (".5", Some(0.5)),
+            ("5.", Some(5.0)),
+            ("Infinity", None),
+            ("inf", None),
+            ("nan", None),
+            ("1_000", None),
+            ("12px", None),
+            ("-0x10", None),
+        ] {
+            assert_eq!(js_to_number(s), want, "{s:?}");
+        }
+        assert_eq!(js_number(-2.5e-7), "-2.5e-7");
+        assert_eq!(js_json(&serde_json::json!([1.0, "a", {"k": 2.5}])), r#"[1,"a",{"k":2.5}]"#);
     }
 }
