@@ -2,52 +2,28 @@
 //! errors, with the exact texts the reference (Pi 1.6.0) produces.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-struct Out {
-    json: Value,
-    code: i32,
+mod common;
+
+use common::{Raw, pi, run_raw, unprivileged_pi};
+
+fn run_with(cmd: &mut Command, args: &Value, cwd: &Path) -> Raw {
+    run_raw(cmd, "ls", args, cwd)
 }
 
-impl Out {
-    fn text(&self) -> &str {
-        self.json["content"][0]["text"].as_str().unwrap()
-    }
-    fn is_error(&self) -> bool {
-        self.json["isError"].as_bool().unwrap()
-    }
-}
-
-fn pi() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pi"))
-}
-
-fn run_with(cmd: &mut Command, args: &Value, cwd: &Path) -> Out {
-    let out = cmd.arg("tool").arg("ls").arg(args.to_string()).arg("--cwd").arg(cwd).output().unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-    });
-    Out { json, code: out.status.code().unwrap_or(-1) }
-}
-
-fn ls(args: Value, cwd: &Path) -> Out {
+fn ls(args: Value, cwd: &Path) -> Raw {
     run_with(&mut pi(), &args, cwd)
 }
 
 fn ok_text(args: Value, cwd: &Path) -> String {
-    let out = ls(args, cwd);
-    assert!(!out.is_error(), "unexpected error: {}", out.json);
-    assert_eq!(out.code, 0);
-    out.text().to_string()
+    common::ok_text("ls", args, cwd)
 }
 
 fn err_text(args: Value, cwd: &Path) -> String {
-    let out = ls(args, cwd);
-    assert!(out.is_error(), "expected an error: {}", out.json);
-    assert_eq!(out.code, 1);
-    out.text().to_string()
+    common::err_text("ls", args, cwd)
 }
 
 fn dir() -> tempfile::TempDir {
@@ -143,35 +119,6 @@ fn errors_name_the_absolute_path() {
     assert_eq!(err_text(json!({"path": "file.txt/x"}), &root), format!("Path not found: {}", abs("file.txt/x")));
     assert_eq!(err_text(json!({"path": "a\u{0}b"}), &root), format!("Path not found: {}", abs("a\u{0}b")));
     assert_eq!(err_text(json!({"path": "file.txt"}), &root), format!("Not a directory: {}", abs("file.txt")));
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
-        .unwrap_or(false)
-}
-
-/// `pi` as an unprivileged user: directly when not root, as `nobody` through
-/// `setpriv` when root (root ignores permission bits); `None` = skip.
-fn unprivileged_pi() -> Option<Command> {
-    if !is_root() {
-        return Some(pi());
-    }
-    let drop = ["--reuid=65534", "--regid=65534", "--clear-groups"];
-    let works = Command::new("setpriv")
-        .args(drop)
-        .arg(env!("CARGO_BIN_EXE_pi"))
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    works.then(|| {
-        let mut cmd = Command::new("setpriv");
-        cmd.args(drop).arg(env!("CARGO_BIN_EXE_pi"));
-        cmd
-    })
 }
 
 #[test]

@@ -8,50 +8,24 @@ use std::process::{Command, Stdio};
 use base64::Engine;
 use serde_json::{Value, json};
 
-struct Out {
-    json: Value,
-    code: i32,
+mod common;
+
+use common::{Raw, pi, run_raw, unprivileged_pi};
+
+fn run_with(cmd: &mut Command, args: &Value, cwd: &Path) -> Raw {
+    run_raw(cmd, "read", args, cwd)
 }
 
-impl Out {
-    fn text(&self) -> &str {
-        self.json["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text block: {}", self.json))
-    }
-    fn is_error(&self) -> bool {
-        self.json["isError"].as_bool().unwrap()
-    }
-}
-
-fn pi() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pi"))
-}
-
-fn run_with(cmd: &mut Command, args: &Value, cwd: &Path) -> Out {
-    let out = cmd.arg("tool").arg("read").arg(args.to_string()).arg("--cwd").arg(cwd).output().unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-    });
-    Out { json, code: out.status.code().unwrap_or(-1) }
-}
-
-fn read(args: Value, cwd: &Path) -> Out {
+fn read(args: Value, cwd: &Path) -> Raw {
     run_with(&mut pi(), &args, cwd)
 }
 
-/// A successful read: its text, checked to be no error.
 fn ok_text(args: Value, cwd: &Path) -> String {
-    let out = read(args, cwd);
-    assert!(!out.is_error(), "unexpected error: {}", out.json);
-    assert_eq!(out.code, 0);
-    out.text().to_string()
+    common::ok_text("read", args, cwd)
 }
 
-/// A failed read: its text, checked to be an error result (exit 1).
 fn err_text(args: Value, cwd: &Path) -> String {
-    let out = read(args, cwd);
-    assert!(out.is_error(), "expected an error: {}", out.json);
-    assert_eq!(out.code, 1);
-    out.text().to_string()
+    common::err_text("read", args, cwd)
 }
 
 fn dir() -> tempfile::TempDir {
@@ -389,36 +363,6 @@ fn file_system_errors_pass_through_in_nodes_words() {
     );
 }
 
-/// Whether the tests run as root (read from /proc: no libc dependency here).
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
-        .unwrap_or(false)
-}
-
-/// Run `pi` as an unprivileged user: directly when we are not root, through
-/// `setpriv` as `nobody` when we are (root ignores permission bits). `None`
-/// when neither is possible; the caller then skips.
-fn unprivileged_pi() -> Option<Command> {
-    if !is_root() {
-        return Some(pi());
-    }
-    let probe = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_pi"))
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    if !probe.is_ok_and(|s| s.success()) {
-        return None;
-    }
-    let mut cmd = Command::new("setpriv");
-    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(env!("CARGO_BIN_EXE_pi"));
-    Some(cmd)
-}
-
 fn world_accessible_dir() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     let d = dir();
@@ -509,7 +453,7 @@ fn gradient(w: u32, h: u32) -> image::DynamicImage {
     }))
 }
 
-fn image_block(out: &Out) -> (Vec<u8>, String) {
+fn image_block(out: &Raw) -> (Vec<u8>, String) {
     let block = &out.json["content"][1];
     assert_eq!(block["type"], json!("image"), "{}", out.json);
     let data = base64::engine::general_purpose::STANDARD.decode(block["data"].as_str().unwrap()).unwrap();

@@ -1,9 +1,9 @@
-//! Helpers shared by the `pi tool` search tests (grep, find).
+//! Helpers shared by the `pi tool` tests (read, ls, grep, find).
 #![allow(dead_code)]
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -40,4 +40,83 @@ pub fn write(dir: &Path, rel: &str, content: impl AsRef<[u8]>) {
     let p = dir.join(rel);
     fs::create_dir_all(p.parent().unwrap()).unwrap();
     fs::write(p, content).unwrap();
+}
+
+/// The `pi` binary under test.
+pub fn pi() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pi"))
+}
+
+/// What `pi tool` printed, as JSON, with its exit status (not checked).
+pub struct Raw {
+    /// The printed result.
+    pub json: Value,
+    /// The exit status (-1 when killed by a signal).
+    pub code: i32,
+}
+
+impl Raw {
+    /// The first content block's text.
+    pub fn text(&self) -> &str {
+        self.json["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text block: {}", self.json))
+    }
+    /// `isError`.
+    pub fn is_error(&self) -> bool {
+        self.json["isError"].as_bool().unwrap()
+    }
+}
+
+/// Run `cmd tool <tool> <args> --cwd <cwd>` (`cmd` is `pi()` or a wrapper of it).
+pub fn run_raw(cmd: &mut Command, tool: &str, args: &Value, cwd: &Path) -> Raw {
+    let out = cmd.arg("tool").arg(tool).arg(args.to_string()).arg("--cwd").arg(cwd).output().unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    });
+    Raw { json, code: out.status.code().unwrap_or(-1) }
+}
+
+/// A successful call's text, checked to be no error (exit 0).
+pub fn ok_text(tool: &str, args: Value, cwd: &Path) -> String {
+    let out = run_raw(&mut pi(), tool, &args, cwd);
+    assert!(!out.is_error(), "unexpected error: {}", out.json);
+    assert_eq!(out.code, 0);
+    out.text().to_string()
+}
+
+/// A failed call's text, checked to be an error result (exit 1).
+pub fn err_text(tool: &str, args: Value, cwd: &Path) -> String {
+    let out = run_raw(&mut pi(), tool, &args, cwd);
+    assert!(out.is_error(), "expected an error: {}", out.json);
+    assert_eq!(out.code, 1);
+    out.text().to_string()
+}
+
+/// Whether the tests run as root (read from /proc: no libc dependency here).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false)
+}
+
+/// `pi` as an unprivileged user: directly when not root, as `nobody` through
+/// `setpriv` when root (root ignores permission bits); `None` = skip.
+pub fn unprivileged_pi() -> Option<Command> {
+    if !is_root() {
+        return Some(pi());
+    }
+    let drop = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let works = Command::new("setpriv")
+        .args(drop)
+        .arg(env!("CARGO_BIN_EXE_pi"))
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    works.then(|| {
+        let mut cmd = Command::new("setpriv");
+        cmd.args(drop).arg(env!("CARGO_BIN_EXE_pi"));
+        cmd
+    })
 }
