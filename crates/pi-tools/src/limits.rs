@@ -37,13 +37,14 @@ pub const EDIT_DIFF_DEADLINE_SECS: u64 = 2;
 pub const READ_IMAGE_MAX_DIMENSION: u32 = 2000;
 /// `read`: largest inline image, counted as base64 text (4.5 MiB).
 pub const READ_IMAGE_MAX_BASE64_BYTES: usize = 4_718_592;
-/// `read`: JPEG qualities tried, best first, when a re-encoded image is too big.
-pub const READ_IMAGE_JPEG_QUALITIES: &[u8] = &[80, 70, 60, 50, 40];
-/// `read`: each further attempt scales the image by this factor when no
-/// encoding fits at the current size.
+/// `read`: JPEG qualities tried when a re-encoded image is too big: the first
+/// competes with PNG, the others follow in this order (as the reference).
+pub const READ_IMAGE_JPEG_QUALITIES: &[u8] = &[80, 85, 70, 55, 40];
+/// `read`: each further attempt scales the image by this factor (rounded
+/// down, at least 1 pixel) when no encoding fits at the current size.
 pub const READ_IMAGE_DOWNSCALE_STEP: f64 = 0.75;
-/// `read`: most downscale steps tried before the image is omitted.
-pub const READ_IMAGE_MAX_DOWNSCALES: usize = 8;
+/// `read`: bytes of a file's start looked at to recognise an image.
+pub const READ_IMAGE_SNIFF_BYTES: usize = 4100;
 /// `read`: image files bigger than this are not loaded (the image is omitted).
 pub const READ_IMAGE_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
 /// `read`: bytes read from a device, FIFO or socket before giving up (2 GiB,

@@ -1,32 +1,40 @@
 //! Images for `read`: recognised by their first bytes (never by the file
-//! name), sent as base64, BMP converted to PNG, and resized or re-encoded when
-//! they exceed the inline limits (2000x2000 pixels, 4.5 MiB of base64).
+//! name), sent as base64, BMP converted to PNG, turned upright by their EXIF
+//! orientation, and resized or re-encoded when they exceed the inline limits
+//! (2000x2000 pixels, 4.5 MiB of base64).
 //!
-//! Recognition follows the reference's header checks: JPEG `FF D8 FF`; PNG
-//! signature followed by an `IHDR` chunk; `GIF87a`/`GIF89a`; `RIFF....WEBP`;
-//! BMP `BM` with a plausible header (info header of 12 or 40–124 bytes, one
-//! plane, 1/4/8/16/24/32 bits per pixel, pixel data after the headers).
-//! A file that is recognised but cannot be decoded is reported, not sent.
+//! Recognition follows the reference's header checks on the first
+//! [`READ_IMAGE_SNIFF_BYTES`]: JPEG `FF D8 FF` (not JPEG-LS, whose fourth byte
+//! is `F7`); the PNG signature followed by a 13-byte `IHDR` chunk, and no
+//! `acTL` chunk (animated PNG) before the first `IDAT`; `GIF87a`/`GIF89a`;
+//! `RIFF....WEBP`; BMP `BM` with a plausible header (info header of 12 or
+//! 40–124 bytes, one plane, 1/4/8/16/24/32 bits per pixel, pixel data after the
+//! headers and, when a file size is declared, inside it). Anything else is read
+//! as text. A file that is recognised but cannot be decoded is reported, not sent.
+//!
+//! Re-encoded images are 8-bit RGBA PNG or JPEG, as the reference's encoder
+//! produces them.
 
 use std::io::Cursor;
 
 use base64::Engine;
 use image::codecs::jpeg::JpegEncoder;
 use image::imageops::FilterType;
-use image::{ColorType, DynamicImage, ImageFormat, ImageReader};
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader};
 
 use crate::jsnum::js_to_fixed_2;
 use crate::limits::{
     READ_IMAGE_DOWNSCALE_STEP, READ_IMAGE_JPEG_QUALITIES, READ_IMAGE_MAX_BASE64_BYTES, READ_IMAGE_MAX_DIMENSION,
-    READ_IMAGE_MAX_DOWNSCALES,
+    READ_IMAGE_SNIFF_BYTES,
 };
 use crate::text::read as msg;
 
 /// Bytes of the file start that [`detect`] looks at.
-pub(super) const HEAD_BYTES: usize = 32;
+pub(super) const HEAD_BYTES: usize = READ_IMAGE_SNIFF_BYTES;
 
 const PNG_MIME: &str = "image/png";
 const JPEG_MIME: &str = "image/jpeg";
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 /// The image formats `read` sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,12 +77,18 @@ fn u32le(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
+fn u32be(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
 fn is_bmp(h: &[u8]) -> bool {
     if h.len() < 26 || &h[..2] != b"BM" {
         return false;
     }
+    let declared_size = u64::from(u32le(h, 2));
     let data_offset = u64::from(u32le(h, 10));
     let info_size = u32le(h, 14);
+    let declared_ok = declared_size == 0 || (declared_size >= 26 && data_offset < declared_size);
     let (planes, bits) = if info_size == 12 {
         (u16le(h, 22), u16le(h, 24))
     } else if (40..=124).contains(&info_size) && h.len() >= 30 {
@@ -82,16 +96,37 @@ fn is_bmp(h: &[u8]) -> bool {
     } else {
         return false;
     };
-    planes == 1 && matches!(bits, 1 | 4 | 8 | 16 | 24 | 32) && data_offset >= 14 + u64::from(info_size)
+    declared_ok && planes == 1 && matches!(bits, 1 | 4 | 8 | 16 | 24 | 32) && data_offset >= 14 + u64::from(info_size)
+}
+
+/// A still PNG: a 13-byte `IHDR` first, and no animation control chunk
+/// (`acTL`) among the chunks before the first `IDAT` that `h` holds whole.
+fn is_still_png(h: &[u8]) -> bool {
+    if h.len() < 16 || u32be(h, 8) != 13 || &h[12..16] != b"IHDR" {
+        return false;
+    }
+    let mut at = PNG_SIGNATURE.len();
+    while at + 8 <= h.len() {
+        match &h[at + 4..at + 8] {
+            b"acTL" => return false,
+            b"IDAT" => return true,
+            _ => {}
+        }
+        let next = at as u64 + 12 + u64::from(u32be(h, at));
+        if next > h.len() as u64 {
+            return true;
+        }
+        at = next as usize;
+    }
+    true
 }
 
 /// The image format of a file that starts with `head`, if it is one `read` sends.
 pub(super) fn detect(head: &[u8]) -> Option<Kind> {
-    const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some(Kind::Jpeg)
-    } else if head.len() >= 16 && head.starts_with(PNG_SIGNATURE) && &head[12..16] == b"IHDR" {
-        Some(Kind::Png)
+        (head.get(3) != Some(&0xF7)).then_some(Kind::Jpeg)
+    } else if head.starts_with(PNG_SIGNATURE) {
+        is_still_png(head).then_some(Kind::Png)
     } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
         Some(Kind::Gif)
     } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
@@ -123,19 +158,12 @@ fn base64_len(bytes: usize) -> usize {
 }
 
 fn fits(bytes: &[u8]) -> bool {
-    base64_len(bytes.len()) <= READ_IMAGE_MAX_BASE64_BYTES
+    base64_len(bytes.len()) < READ_IMAGE_MAX_BASE64_BYTES
 }
 
 fn encode_png(img: &DynamicImage) -> Option<Vec<u8>> {
-    let eight_bit = match img.color() {
-        ColorType::L8 | ColorType::La8 | ColorType::Rgb8 | ColorType::Rgba8 => None,
-        ColorType::L16 => Some(DynamicImage::ImageLuma8(img.to_luma8())),
-        ColorType::La16 => Some(DynamicImage::ImageLumaA8(img.to_luma_alpha8())),
-        c if c.has_alpha() => Some(DynamicImage::ImageRgba8(img.to_rgba8())),
-        _ => Some(DynamicImage::ImageRgb8(img.to_rgb8())),
-    };
     let mut out = Vec::new();
-    eight_bit.as_ref().unwrap_or(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).ok()?;
+    DynamicImage::ImageRgba8(img.to_rgba8()).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).ok()?;
     Some(out)
 }
 
@@ -166,85 +194,87 @@ fn fit_dimensions(w: u32, h: u32, max: u32) -> Option<(u32, u32)> {
     (tw >= 1.0 && th >= 1.0).then_some((tw as u32, th as u32))
 }
 
-/// Resize (when needed) and encode until the result fits the inline limit:
-/// at each size the smaller of PNG and JPEG, then lower JPEG qualities, then
-/// a smaller size.
+/// The next, smaller side length tried when nothing fits (never below 1).
+fn downscaled(side: u32) -> u32 {
+    if side == 1 { 1 } else { ((f64::from(side) * READ_IMAGE_DOWNSCALE_STEP).floor() as u32).max(1) }
+}
+
+/// Resize and encode until the result fits the inline limit: at each size the
+/// smaller of PNG and JPEG (first quality), then the other, then the further
+/// JPEG qualities; then a smaller size, down to 1x1.
 fn shrink(img: &DynamicImage) -> Option<(Vec<u8>, &'static str, u32, u32)> {
     let (mut w, mut h) = fit_dimensions(img.width(), img.height(), READ_IMAGE_MAX_DIMENSION)?;
-    for _ in 0..=READ_IMAGE_MAX_DOWNSCALES {
-        let resized;
-        let current = if (w, h) == (img.width(), img.height()) {
-            img
-        } else {
-            resized = img.resize_exact(w, h, FilterType::Lanczos3);
-            &resized
-        };
-        let mut qualities = READ_IMAGE_JPEG_QUALITIES.iter();
-        let png = encode_png(current);
-        let jpeg = qualities.next().and_then(|q| encode_jpeg(current, *q));
-        let best = match (png, jpeg) {
-            (Some(p), Some(j)) if j.len() < p.len() => Some((j, JPEG_MIME)),
-            (Some(p), _) => Some((p, PNG_MIME)),
-            (None, Some(j)) => Some((j, JPEG_MIME)),
-            (None, None) => None,
-        };
-        if let Some((data, mime)) = best
-            && fits(&data)
-        {
-            return Some((data, mime, w, h));
+    loop {
+        let current = img.resize_exact(w, h, FilterType::Lanczos3);
+        let (first, rest) = READ_IMAGE_JPEG_QUALITIES.split_first()?;
+        let png = encode_png(&current).map(|d| (d, PNG_MIME));
+        let jpeg = encode_jpeg(&current, *first).map(|d| (d, JPEG_MIME));
+        let jpeg_smaller = matches!((&png, &jpeg), (Some((p, _)), Some((j, _))) if j.len() < p.len());
+        let preferred = if jpeg_smaller { [jpeg, png] } else { [png, jpeg] };
+        if let Some(found) = preferred.into_iter().flatten().find(|(d, _)| fits(d)) {
+            return Some((found.0, found.1, w, h));
         }
-        for q in qualities {
-            if let Some(data) = encode_jpeg(current, *q)
+        for q in rest {
+            if let Some(data) = encode_jpeg(&current, *q)
                 && fits(&data)
             {
                 return Some((data, JPEG_MIME, w, h));
             }
         }
-        let nw = js_round(f64::from(w) * READ_IMAGE_DOWNSCALE_STEP);
-        let nh = js_round(f64::from(h) * READ_IMAGE_DOWNSCALE_STEP);
-        if nw < 1.0 || nh < 1.0 {
+        let next = (downscaled(w), downscaled(h));
+        if next == (w, h) {
             return None;
         }
-        (w, h) = (nw as u32, nh as u32);
+        (w, h) = next;
     }
-    None
+}
+
+/// Decode `bytes` as `kind` and turn the picture upright by its EXIF
+/// orientation (JPEG and WebP carry one).
+fn decode_upright(bytes: &[u8], kind: Kind) -> Option<DynamicImage> {
+    let mut decoder = ImageReader::with_format(Cursor::new(bytes), kind.format()).into_decoder().ok()?;
+    let orientation = decoder.orientation().ok();
+    let mut img = DynamicImage::from_decoder(decoder).ok()?;
+    if let Some(o) = orientation {
+        img.apply_orientation(o);
+    }
+    Some(img)
 }
 
 /// Turn the bytes of a recognised image into what `read` returns.
 pub(super) fn process(bytes: Vec<u8>, kind: Kind) -> Processed {
-    let decode_failure =
-        if kind == Kind::Bmp { msg::IMAGE_OMITTED_UNCONVERTIBLE } else { msg::IMAGE_OMITTED_TOO_LARGE };
-    let img = match ImageReader::with_format(Cursor::new(&bytes), kind.format()).decode() {
-        Ok(img) => img,
-        Err(_) => return Processed::omitted(kind, decode_failure),
+    let (data, mime, img) = if kind == Kind::Bmp {
+        let Some(png) = decode_upright(&bytes, kind).and_then(|img| encode_png(&img)) else {
+            return Processed::omitted(kind, msg::IMAGE_OMITTED_UNCONVERTIBLE);
+        };
+        let img = decode_upright(&png, Kind::Png);
+        (png, PNG_MIME, img)
+    } else {
+        let img = decode_upright(&bytes, kind);
+        (bytes, kind.mime(), img)
     };
-    let mut notes = Vec::new();
-    let (mut data, mut mime) = (bytes, kind.mime());
-    if kind == Kind::Bmp {
-        match encode_png(&img) {
-            Some(png) => {
-                data = png;
-                mime = PNG_MIME;
-                notes.push(msg::image_converted(kind.mime(), PNG_MIME));
-            }
-            None => return Processed::omitted(kind, msg::IMAGE_OMITTED_UNCONVERTIBLE),
-        }
-    }
+    let Some(img) = img else {
+        return Processed::omitted(kind, msg::IMAGE_OMITTED_TOO_LARGE);
+    };
     let (w, h) = (img.width(), img.height());
     let within = w <= READ_IMAGE_MAX_DIMENSION && h <= READ_IMAGE_MAX_DIMENSION && fits(&data);
-    if !within {
+    let (data, mime, resized_note) = if within {
+        (data, mime, None)
+    } else {
         match shrink(&img) {
             Some((out, out_mime, dw, dh)) => {
                 let factor = js_to_fixed_2(f64::from(w) / f64::from(dw));
-                notes.push(msg::image_resized(w, h, dw, dh, &factor));
-                data = out;
-                mime = out_mime;
+                (out, out_mime, Some(msg::image_resized(w, h, dw, dh, &factor)))
             }
             None => return Processed::omitted(kind, msg::IMAGE_OMITTED_TOO_LARGE),
         }
-    }
+    };
     let mut text = msg::image_read(mime);
-    for note in notes {
+    if kind == Kind::Bmp {
+        text.push('\n');
+        text.push_str(&msg::image_converted(kind.mime(), mime));
+    }
+    if let Some(note) = resized_note {
         text.push('\n');
         text.push_str(&note);
     }
@@ -297,6 +327,88 @@ mod tests {
         core.extend_from_slice(&12u32.to_le_bytes());
         core.extend_from_slice(&[4, 0, 3, 0, 1, 0, 24, 0]);
         assert_eq!(detect(&core), Some(Kind::Bmp));
+    }
+
+    fn with_declared_size(mut b: Vec<u8>, size: u32) -> Vec<u8> {
+        b[2..6].copy_from_slice(&size.to_le_bytes());
+        b
+    }
+
+    fn png_chunks(chunks: &[(&[u8; 4], usize)]) -> Vec<u8> {
+        let mut b = PNG_SIGNATURE.to_vec();
+        for (name, len) in chunks {
+            b.extend_from_slice(&(*len as u32).to_be_bytes());
+            b.extend_from_slice(*name);
+            b.extend(std::iter::repeat_n(0u8, len + 4));
+        }
+        b
+    }
+
+    #[test]
+    fn formats_the_reference_does_not_send_are_text() {
+        assert_eq!(detect(b"\xFF\xD8\xFF\xF7hello"), None, "JPEG-LS");
+        assert_eq!(detect(b"\xFF\xD8\xFF\xE0hello"), Some(Kind::Jpeg));
+        assert_eq!(detect(b"\x89PNG\r\n\x1a\n\0\0\0\x0cIHDR"), None, "IHDR of 12 bytes");
+        assert_eq!(detect(&png_chunks(&[(b"IHDR", 13), (b"acTL", 8), (b"IDAT", 10)])), None, "animated");
+        assert_eq!(detect(&png_chunks(&[(b"IHDR", 13), (b"IDAT", 10), (b"acTL", 8)])), Some(Kind::Png));
+        assert_eq!(detect(&png_chunks(&[(b"IHDR", 13), (b"tEXt", 9000), (b"acTL", 8)])[..HEAD_BYTES]), Some(Kind::Png));
+        assert_eq!(detect(&with_declared_size(bmp(40, 54, 1, 24), 25)), None, "declared size under 26");
+        assert_eq!(detect(&with_declared_size(bmp(40, 54, 1, 24), 54)), None, "pixel data past the file");
+        assert_eq!(detect(&with_declared_size(bmp(40, 54, 1, 24), 55)), Some(Kind::Bmp));
+        assert_eq!(detect(&with_declared_size(bmp(40, 54, 1, 24), 0)), Some(Kind::Bmp));
+    }
+
+    /// A JPEG of `w` x `h` with an EXIF APP1 segment giving `orientation`.
+    fn jpeg_with_orientation(w: u32, h: u32, orientation: u16) -> Vec<u8> {
+        let img = DynamicImage::ImageRgb8(image::RgbImage::new(w, h));
+        let plain = encode_jpeg(&img, 80).unwrap();
+        let mut tiff = b"MM\0\x2a\0\0\0\x08\0\x01".to_vec();
+        tiff.extend_from_slice(&[0x01, 0x12, 0, 3, 0, 0, 0, 1]);
+        tiff.extend_from_slice(&orientation.to_be_bytes());
+        tiff.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        let mut app1 = b"Exif\0\0".to_vec();
+        app1.extend_from_slice(&tiff);
+        let mut out = plain[..2].to_vec();
+        out.extend_from_slice(&[0xFF, 0xE1]);
+        out.extend_from_slice(&((app1.len() + 2) as u16).to_be_bytes());
+        out.extend_from_slice(&app1);
+        out.extend_from_slice(&plain[2..]);
+        out
+    }
+
+    #[test]
+    fn exif_orientation_turns_the_picture_before_it_is_measured() {
+        let p = process(jpeg_with_orientation(2100, 10, 6), Kind::Jpeg);
+        assert_eq!(
+            p.text,
+            "Read image file [image/jpeg]\n[Image: original 10x2100, displayed at 10x2000. \
+             Multiply coordinates by 1.00 to map to original image.]"
+        );
+        let p = process(jpeg_with_orientation(2100, 10, 1), Kind::Jpeg);
+        assert!(p.text.contains("original 2100x10, displayed at 2000x10"), "{}", p.text);
+    }
+
+    #[test]
+    fn converted_bitmaps_are_rgba_png() {
+        let mut b = bmp(40, 54, 1, 24);
+        b[18..22].copy_from_slice(&2i32.to_le_bytes());
+        b[22..26].copy_from_slice(&2i32.to_le_bytes());
+        b.extend(std::iter::repeat_n(0u8, 54 - b.len()));
+        b.extend_from_slice(&[0, 0, 255, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 0]);
+        let p = process(b, Kind::Bmp);
+        assert_eq!(p.text, "Read image file [image/png]\n[Image converted from image/bmp to image/png.]");
+        let (data, mime) = p.image.unwrap();
+        assert_eq!(mime, "image/png");
+        let png = base64::engine::general_purpose::STANDARD.decode(data).unwrap();
+        assert_eq!(png[25], 6, "colour type RGBA");
+    }
+
+    #[test]
+    fn downscaling_rounds_down_and_stops_at_one_pixel() {
+        assert_eq!(downscaled(2000), 1500);
+        assert_eq!(downscaled(3), 2);
+        assert_eq!(downscaled(2), 1);
+        assert_eq!(downscaled(1), 1);
     }
 
     #[test]
