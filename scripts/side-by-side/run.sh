@@ -92,7 +92,7 @@ if len(r) != len(o):
     print(f"  {len(r)} results from ref, {len(o)} from ours")
 sys.exit(1)
 PY
-  then echo "PASS $c"; pass=$((pass+1)); rm -rf "$out"
+  then echo "PASS $c"; pass=$((pass+1)); [ -n "${SBS_KEEP:-}" ] && echo "  kept $out" || rm -rf "$out"
   else echo "FAIL $c (kept $out)"; fail=$((fail+1)); fi
 done
 echo "$pass passed, $fail failed"

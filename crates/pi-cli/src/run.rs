@@ -428,6 +428,7 @@ pub fn main(args: CliArgs) -> ExitCode {
         agent_dir: Some(agent_dir.clone()),
         shell_path: settings.shell_path().map(|p| p.to_string_lossy().into_owned()),
         shell_command_prefix: settings.shell_command_prefix().map(String::from),
+        offline: args.offline,
     };
 
     let model = ai_model(&chosen.entry);
@@ -549,7 +550,7 @@ fn uuid_like() -> String {
 fn attach_files(cwd: &Path, files: &[String]) -> Result<String, String> {
     let mut out = String::new();
     for f in files {
-        let path = pi_tools::paths::resolve(cwd, f);
+        let path = pi_tools::paths::resolve(cwd, f).map_err(|e| text::attach_failed(Path::new(f), e))?;
         let content = std::fs::read(&path).map_err(|e| text::attach_failed(&path, &e.to_string()))?;
         out.push_str(&format!("<file name=\"{}\">\n{}\n</file>\n", path.display(), String::from_utf8_lossy(&content)));
     }

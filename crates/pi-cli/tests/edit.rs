@@ -559,3 +559,17 @@ fn fifos_and_devices_do_not_hang_or_fill_memory() {
         );
     }
 }
+
+#[test]
+fn file_urls_and_nul_bytes_fail_as_node_fails_them() {
+    let host = r#"File URL host must be "localhost" or empty on linux"#;
+    let args = |path: &str| json!({"path": path, "edits": [{"oldText": "a", "newText": "b"}]});
+    assert_eq!(fails("a\n", args("file://f.txt")), host);
+    assert_eq!(fails("a\n", args("file:///x/%zz")), "URI malformed");
+    let msg = fails("a\n", args("f.txt\u{0}"));
+    assert!(
+        msg.starts_with("The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received '")
+            && msg.ends_with("f.txt\\x00'"),
+        "{msg}"
+    );
+}

@@ -662,3 +662,26 @@ fn a_big_file_is_streamed_in_bounded_memory() {
 fn a_1gib_file_is_streamed_in_bounded_memory() {
     check_big_file_memory(1 << 30);
 }
+
+#[test]
+fn file_url_errors_and_parts() {
+    let d = dir();
+    write(d.path(), "f.txt", "top\n");
+    let host = r#"File URL host must be "localhost" or empty on linux"#;
+    assert_eq!(err_text(json!({"path": "file://f.txt"}), d.path()), host);
+    assert_eq!(
+        err_text(json!({"path": "file:///no%2Fpe"}), d.path()),
+        "File URL path must not include encoded / characters"
+    );
+    assert_eq!(err_text(json!({"path": "file:///%"}), d.path()), "URI malformed");
+    let url = format!("file://{}/f.txt?x=1#frag", d.path().display());
+    assert_eq!(ok_text(json!({"path": url}), d.path()), "top\n");
+}
+
+#[test]
+fn fallbacks_skip_broken_symlinks() {
+    let d = dir();
+    std::os::unix::fs::symlink(d.path().join("gone"), d.path().join("it's.txt")).unwrap();
+    write(d.path(), "it\u{2019}s.txt", "curly\n");
+    assert_eq!(ok_text(json!({"path": "it's.txt"}), d.path()), "curly\n");
+}

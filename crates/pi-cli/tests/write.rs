@@ -190,3 +190,27 @@ fn a_fifo_nobody_reads_fails_instead_of_hanging() {
         format!("ENXIO: no such device or address, open '{}'", fifo.display())
     );
 }
+
+#[test]
+fn file_urls_and_nul_bytes_fail_as_node_fails_them() {
+    let d = tempfile::tempdir().unwrap();
+    let host = r#"File URL host must be "localhost" or empty on linux"#;
+    assert_eq!(err(json!({"path": "file://w.txt", "content": "x"}), d.path()), host);
+    assert!(!d.path().join("w.txt").exists(), "nothing written");
+    assert_eq!(
+        err(json!({"path": "file:///dev/null/x%2Fy/c.txt", "content": "x"}), d.path()),
+        "File URL path must not include encoded / characters"
+    );
+    assert_eq!(err(json!({"path": "file:///tmp/%zz", "content": "x"}), d.path()), "URI malformed");
+    let abs = d.path().join("w\0.txt");
+    assert_eq!(
+        err(json!({"path": "w\u{0}.txt", "content": "x"}), d.path()),
+        format!(
+            "The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received '{}'",
+            abs.display().to_string().replace('\0', "\\x00")
+        )
+    );
+    let url = format!("file://{}/u%20v.txt", d.path().display());
+    ok(json!({"path": url, "content": "y"}), d.path());
+    assert_eq!(std::fs::read(d.path().join("u v.txt")).unwrap(), b"y");
+}

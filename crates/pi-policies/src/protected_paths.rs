@@ -114,9 +114,13 @@ pub fn canonicalize_lenient(path: &Path) -> PathBuf {
 }
 
 /// Whether writing `input` (as a tool's `path` argument) from `cwd` would
-/// touch a protected path: the resolved path or its canonical form.
+/// touch a protected path: the resolved path or its canonical form. A path
+/// that does not resolve (a broken `file://` URL) touches nothing: the tool
+/// fails on it.
 fn protects(cwd: &Path, input: &str) -> bool {
-    let resolved = pi_tools::paths::resolve(cwd, input);
+    let Ok(resolved) = pi_tools::paths::resolve(cwd, input) else {
+        return false;
+    };
     if is_protected(&resolved) {
         return true;
     }

@@ -31,6 +31,8 @@ pub struct SessionEnv {
     pub shell_path: Option<String>,
     /// The `shellCommandPrefix` setting.
     pub shell_command_prefix: Option<String>,
+    /// `--offline`: commands see `PI_OFFLINE=1` and `PI_SKIP_VERSION_CHECK=1`.
+    pub offline: bool,
 }
 
 /// Everything a handler may use besides its arguments.

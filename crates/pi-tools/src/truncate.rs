@@ -214,12 +214,19 @@ pub fn head_bytes(s: &str, max: usize) -> &str {
 }
 
 /// Cut a line to `max_chars` characters plus `... [truncated]`; returns the
-/// line and whether it was cut.
+/// line and whether it was cut. Characters are counted as JavaScript counts
+/// string length (UTF-16 code units: a character outside the Basic
+/// Multilingual Plane counts two), and a character the cut would split is left
+/// out whole.
 pub fn truncate_line(line: &str, max_chars: usize) -> (String, bool) {
-    match line.char_indices().nth(max_chars) {
-        None => (line.to_string(), false),
-        Some((at, _)) => (format!("{}{}", &line[..at], crate::text::common::LINE_TRUNCATED_SUFFIX), true),
+    let mut units = 0;
+    for (at, c) in line.char_indices() {
+        units += c.len_utf16();
+        if units > max_chars {
+            return (format!("{}{}", &line[..at], crate::text::common::LINE_TRUNCATED_SUFFIX), true);
+        }
     }
+    (line.to_string(), false)
 }
 
 /// Keep the first `floor(max/2)` and last `max - floor(max/2)` bytes (on
@@ -282,6 +289,12 @@ mod tests {
     fn line_and_middle() {
         assert_eq!(truncate_line("abcdef", 3), ("abc... [truncated]".to_string(), true));
         assert_eq!(truncate_line("abc", 3), ("abc".to_string(), false));
+        // UTF-16 units, as JavaScript's length: an emoji counts two, and one
+        // the cut would split is left out.
+        assert_eq!(truncate_line("😀😀", 4), ("😀😀".to_string(), false));
+        assert_eq!(truncate_line("😀😀😀", 4), ("😀😀... [truncated]".to_string(), true));
+        assert_eq!(truncate_line("x😀", 2), ("x... [truncated]".to_string(), true));
+        assert_eq!(truncate_line("éé", 1), ("é... [truncated]".to_string(), true));
         assert_eq!(truncate_middle("abcdefghij", 4), "ab…6 chars truncated…ij");
     }
 

@@ -55,10 +55,19 @@ pub const TERMINATED_WITHOUT_EXIT_CODE: &str = "Command terminated without an ex
 /// The whole text of a command that printed nothing.
 pub const NO_OUTPUT: &str = "(no output)";
 
-/// The shell could not be started: `spawn <program> <CODE>` (`ENOENT`,
-/// `EACCES`, …), or the system's message when the error has no code name.
+/// Spawn errors whose message names the program (Node reports these after
+/// starting; it throws the others, e.g. `E2BIG`, as plain `spawn <CODE>`).
+const SPAWN_ERRORS_NAMING_THE_PROGRAM: [&str; 5] = ["EACCES", "EAGAIN", "EMFILE", "ENFILE", "ENOENT"];
+
+/// The shell could not be started: `spawn <program> <CODE>` for `ENOENT`,
+/// `EACCES`, `EAGAIN`, `EMFILE`, `ENFILE`; `spawn <CODE>` for other codes
+/// (`E2BIG`, …); the system's message when the error has no code name.
 pub fn spawn_failed(program: &str, code: &str) -> String {
-    format!("spawn {program} {code}")
+    if SPAWN_ERRORS_NAMING_THE_PROGRAM.contains(&code) || !code.starts_with('E') {
+        format!("spawn {program} {code}")
+    } else {
+        format!("spawn {code}")
+    }
 }
 
 /// A command (or shell argument) with a NUL byte, which no process argument can hold.
@@ -120,6 +129,14 @@ pub fn quote_argument(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spawn_errors_name_the_program_only_where_node_does() {
+        assert_eq!(spawn_failed("/bin/bash", "ENOENT"), "spawn /bin/bash ENOENT");
+        assert_eq!(spawn_failed("/bin/bash", "EACCES"), "spawn /bin/bash EACCES");
+        assert_eq!(spawn_failed("/bin/bash", "E2BIG"), "spawn E2BIG");
+        assert_eq!(spawn_failed("/bin/bash", "some failure"), "spawn /bin/bash some failure");
+    }
 
     #[test]
     fn numbers_print_like_javascript() {

@@ -68,3 +68,21 @@ pub fn inspect_string(s: &str) -> String {
     out.push(quote);
     out
 }
+
+/// A `file://` path whose host is neither empty nor `localhost`.
+pub const FILE_URL_HOST: &str = "File URL host must be \"localhost\" or empty on linux";
+/// A `file://` path with `%2F` in it.
+pub const FILE_URL_ENCODED_SLASH: &str = "File URL path must not include encoded / characters";
+/// A `file://` path that is no URL.
+pub const INVALID_URL: &str = "Invalid URL";
+/// A `file://` path whose percent escapes are broken or not UTF-8.
+pub const URI_MALFORMED: &str = "URI malformed";
+
+/// A path with a NUL byte, as Node.js rejects it (read, write, edit); `path`
+/// is shown the way Node's `util.inspect` prints a string.
+pub fn path_with_null_bytes(path: &str) -> String {
+    format!(
+        "The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received {}",
+        inspect_string(path)
+    )
+}

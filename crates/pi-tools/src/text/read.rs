@@ -79,16 +79,7 @@ pub fn file_too_large(read: u64) -> String {
     format!("File size ({read}) is greater than 2 GiB")
 }
 
-/// A path with a NUL byte, as Node.js rejects it; `path` is shown the way
-/// Node's `util.inspect` prints a string.
-pub fn path_with_null_bytes(path: &str) -> String {
-    format!(
-        "The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received {}",
-        inspect_string(path)
-    )
-}
-
-pub use super::common::inspect_string;
+pub use super::common::{inspect_string, path_with_null_bytes};
 
 #[cfg(test)]
 mod tests {

@@ -48,7 +48,8 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     if args.edits.is_empty() {
         return Err(ToolError::msg(msg::EMPTY_EDITS));
     }
-    let abs = paths::resolve(&ctx.cwd, &args.path);
+    let abs = paths::resolve(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
+    let abs = paths::without_nul(abs).map_err(ToolError::msg)?;
     let abort = ctx.abort.clone();
     let guard = tokio::select! {
         _ = abort.cancelled() => return Err(ToolError::Aborted),

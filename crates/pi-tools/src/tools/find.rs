@@ -42,7 +42,8 @@ struct FindArgs {
 /// Run `find`.
 pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let a: FindArgs = super::parse(args)?;
-    let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."));
+    let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."))
+        .map_err(ToolError::msg)?;
     let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
     let abort = ctx.abort.clone();
     let budget = search::Budget::DEFAULT;

@@ -69,7 +69,8 @@ pub(crate) fn effective_limit(limit: Option<f64>, default: usize) -> usize {
 /// Run `grep`.
 pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let a: GrepArgs = super::parse(args)?;
-    let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."));
+    let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."))
+        .map_err(ToolError::msg)?;
     let meta = std::fs::metadata(&root).map_err(|_| ToolError::msg(path_not_found(&root.to_string_lossy())))?;
     let context = match a.context {
         Some(c) if c > 0.0 => {

@@ -42,7 +42,7 @@ struct LsArgs {
 /// Run `ls`.
 pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: LsArgs = super::parse(args)?;
-    let abs = crate::paths::resolve(&ctx.cwd, args.path.as_deref().unwrap_or("."));
+    let abs = crate::paths::resolve(&ctx.cwd, args.path.as_deref().unwrap_or(".")).map_err(ToolError::msg)?;
     let limit = effective_limit(args.limit);
     let abort = ctx.abort.clone();
     let job = tokio::task::spawn_blocking(move || list(&abs, limit, &abort));

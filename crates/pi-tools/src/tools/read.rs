@@ -44,7 +44,7 @@ struct ReadArgs {
 /// Run `read`.
 pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: ReadArgs = super::parse(args)?;
-    let abs = resolve_read_path(&ctx.cwd, &args.path);
+    let abs = resolve_read_path(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
     let abort = ctx.abort.clone();
     let job = tokio::task::spawn_blocking(move || read_blocking(&abs, &args, &abort));
     tokio::select! {

@@ -31,6 +31,9 @@ use crate::paths::home_dir;
 /// session's own values are set.
 const SESSION_VARS: [&str; 5] = ["PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL"];
 
+/// Variables set to `1` for commands when the agent runs with `--offline`.
+const OFFLINE_VARS: [&str; 2] = ["PI_OFFLINE", "PI_SKIP_VERSION_CHECK"];
+
 /// Bytes asked of the kernel for the output pipe (fewer wake-ups for chatty commands).
 const PIPE_SIZE: usize = 1024 * 1024;
 /// Bytes read from the pipe at once.
@@ -84,7 +87,8 @@ pub(crate) fn agent_dir(session: &SessionEnv) -> Option<PathBuf> {
 /// The command's environment: `inherited` without the session variables,
 /// `<agent-dir>/bin` first on `PATH` (whether it exists or not),
 /// `AI_AGENT=pi`, `PI_CODING_AGENT=true`, and the session's variables
-/// (`PI_REASONING_LEVEL` is `off` when the session has none).
+/// (`PI_REASONING_LEVEL` is `off` when the session has none), and with
+/// `--offline` `PI_OFFLINE=1` and `PI_SKIP_VERSION_CHECK=1`.
 pub(crate) fn command_env(
     session: &SessionEnv,
     inherited: impl Iterator<Item = (OsString, OsString)>,
@@ -120,6 +124,12 @@ pub(crate) fn command_env(
         }
     }
     set("PI_REASONING_LEVEL", s.reasoning_level.as_deref().unwrap_or("off"));
+    if s.offline {
+        for var in OFFLINE_VARS {
+            env.retain(|(k, _)| k != var);
+            env.push((var.into(), "1".into()));
+        }
+    }
     env
 }
 
@@ -363,6 +373,17 @@ mod tests {
         assert_eq!(get(&env, "PATH"), Some("/a/bin"));
         assert_eq!(get(&env, "PI_REASONING_LEVEL"), Some("high"));
         assert_eq!(get(&env, "PI_SESSION_ID"), None);
+        assert_eq!(get(&env, "PI_OFFLINE"), None);
+    }
+
+    #[test]
+    fn offline_sessions_tell_commands_so() {
+        let session = SessionEnv { offline: true, ..SessionEnv::default() };
+        let env = env_of(&session, &[("PI_OFFLINE", "0"), ("KEEP", "1")]);
+        assert_eq!(get(&env, "PI_OFFLINE"), Some("1"));
+        assert_eq!(get(&env, "PI_SKIP_VERSION_CHECK"), Some("1"));
+        let env = env_of(&SessionEnv::default(), &[("PI_OFFLINE", "0")]);
+        assert_eq!(get(&env, "PI_OFFLINE"), Some("0"), "inherited as it is without --offline");
     }
 
     #[test]
