@@ -128,9 +128,36 @@ fn signals_report_128_plus_the_signal() {
 }
 
 #[test]
-fn stdout_and_stderr_keep_their_order() {
+fn stdout_comes_first_when_both_streams_have_output_waiting() {
+    // As the reference, which reads two pipes: what arrives together is
+    // stdout's, then stderr's; what arrives apart keeps its order.
     let s = Scratch::new();
-    assert_eq!(s.cmd("echo a; echo b >&2; echo c; echo d >&2").text(), "a\nb\nc\nd\n");
+    assert_eq!(s.cmd("echo a; echo b >&2; echo c; echo d >&2").text(), "a\nc\nb\nd\n");
+    assert_eq!(s.cmd("echo 1 >&2; echo 2").text(), "2\n1\n");
+    assert_eq!(s.cmd("echo 1 >&2; sleep 0.2; echo 2").text(), "1\n2\n");
+}
+
+#[test]
+fn output_after_the_shell_exits_is_read_while_it_keeps_coming() {
+    let s = Scratch::new();
+    let r = s.cmd("(for i in 1 2 3 4 5 6; do sleep 0.05; echo $i; done) & echo hi");
+    assert_eq!(r.text(), "hi\n1\n2\n3\n4\n5\n6\n");
+}
+
+#[test]
+fn a_timeout_while_background_output_is_read_says_the_shell_had_exited() {
+    let s = Scratch::new();
+    let r = s.bash(json!({"command": "(while :; do sleep 0.08; printf .; done) & echo hi; exit 4", "timeout": 0.5}));
+    assert!(r.is_error());
+    let text = r.text();
+    assert!(text.starts_with("hi\n..."), "{text}");
+    assert!(
+        text.ends_with(
+            "\n\nCommand timed out after 0.5 seconds. The shell exited with code 4 after 0 seconds, \
+             but background processes it started kept writing output until the timeout."
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -22,9 +22,14 @@ pub const BASH_TAIL_WINDOW: usize = 2 * MAX_BYTES;
 pub const BASH_STRUCTURED_MAX_BYTES: usize = 1024 * 1024;
 /// Milliseconds between two streaming updates of a running command.
 pub const BASH_UPDATE_INTERVAL_MS: u64 = 100;
-/// Milliseconds a command's output is still read after its shell exited, when
-/// a background process keeps the output open.
+/// Milliseconds of quiet after which a command's output stops being read once
+/// its shell exited (a background process may keep the pipes open); each
+/// chunk that still comes starts the wait again, as the reference does.
 pub const BASH_EXIT_GRACE_MS: u64 = 100;
+/// Milliseconds after the shell's exit at which reading stops even if a
+/// background process keeps writing (beyond B8; the reference reads on until
+/// the timeout, or forever without one).
+pub const BASH_EXIT_DRAIN_MAX_MS: u64 = 1000;
 /// Unchanged lines shown around each change in `edit`'s diff and patch.
 pub const EDIT_DIFF_CONTEXT_LINES: usize = 4;
 /// Line edits up to which `edit` aligns a changed region exactly as the

@@ -36,6 +36,15 @@ pub fn timed_out(seconds: f64) -> String {
     format!("Command timed out after {} seconds", js_number(seconds))
 }
 
+/// Added to [`timed_out`] when the shell had exited before the timeout and
+/// only its background processes' output was still being read.
+pub fn timed_out_after_shell_exit(code: i64, after_seconds: f64) -> String {
+    format!(
+        ". The shell exited with code {code} after {} seconds, but background processes it started kept writing output until the timeout.",
+        js_number(after_seconds)
+    )
+}
+
 /// The structured error a script sees for a timeout: `timeout:<n>`.
 pub fn timeout_code(seconds: f64) -> String {
     format!("timeout:{}", js_number(seconds))

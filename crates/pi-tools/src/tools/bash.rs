@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 
-use crate::limits::{BASH_EXIT_GRACE_MS, BASH_UPDATE_INTERVAL_MS, MAX_TIMEOUT_SECONDS};
+use crate::limits::{BASH_UPDATE_INTERVAL_MS, MAX_TIMEOUT_SECONDS};
 use crate::text::bash as text;
 use crate::{Content, ToolContext, ToolError, ToolResult};
 
@@ -82,8 +82,10 @@ enum End {
     Exited(i64),
     /// The shell's end could not be observed.
     Unknown,
-    /// Killed at the timeout.
-    TimedOut,
+    /// Killed at the timeout; with the shell's exit code and exit time when
+    /// the shell had exited before and only background output was still
+    /// being read.
+    TimedOut(Option<(i64, Duration)>),
     /// Killed on abort.
     Aborted,
 }
@@ -104,10 +106,14 @@ impl Outcome {
             if output.is_empty() { notice.to_string() } else { format!("{output}\n\n{notice}") }
         };
         let code = match self.end {
-            End::TimedOut => {
+            End::TimedOut(shell_exit) => {
+                let mut notice = text::timed_out(timeout_secs);
+                if let Some((code, after)) = shell_exit {
+                    notice.push_str(&text::timed_out_after_shell_exit(code, tenths_of_seconds(after)));
+                }
                 return Ok(ToolResult {
                     structured: Some(json!({ "error": text::timeout_code(timeout_secs) })),
-                    ..ToolResult::error(with_notice(&output, &text::timed_out(timeout_secs)))
+                    ..ToolResult::error(with_notice(&output, &notice))
                 });
             }
             End::Aborted => return Err(ToolError::msg(with_notice(&output, text::COMMAND_ABORTED))),
@@ -143,10 +149,15 @@ impl Outcome {
     }
 }
 
+/// Seconds rounded to 0.1.
+fn tenths_of_seconds(d: Duration) -> f64 {
+    (d.as_secs_f64() * 10.0).round() / 10.0
+}
+
 /// Wall time rounded to 0.1 s, written as an integer when whole (`0`, `1.3`).
 fn wall_seconds(wall: Duration) -> Value {
-    let tenths = (wall.as_secs_f64() * 10.0).round();
-    if tenths % 10.0 == 0.0 { json!((tenths / 10.0) as u64) } else { json!(tenths / 10.0) }
+    let secs = tenths_of_seconds(wall);
+    if secs.fract() == 0.0 { json!(secs as u64) } else { json!(secs) }
 }
 
 /// Start `spec` and follow it to its end: stream updates, enforce the
@@ -214,35 +225,50 @@ async fn execute(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ticker.tick().await;
 
-    let end = loop {
+    let mut end = loop {
         tokio::select! {
             status = child.wait() => {
-                group.disarm();
                 break match status {
                     Ok(s) => exit_code(s).map_or(End::Unknown, End::Exited),
                     Err(_) => End::Unknown,
                 };
             }
-            _ = &mut deadline => break End::TimedOut,
+            _ = &mut deadline => break End::TimedOut(None),
             _ = &mut aborted => break End::Aborted,
             _ = ticker.tick(), if update.is_some() => emit_update(&acc),
         }
     };
-    if matches!(end, End::TimedOut | End::Aborted) {
+    if matches!(end, End::TimedOut(_) | End::Aborted) {
         group.kill();
-        if tokio::time::timeout(REAP_AFTER_KILL, child.wait()).await.is_ok() {
-            group.disarm();
-        }
+        let _ = tokio::time::timeout(REAP_AFTER_KILL, child.wait()).await;
     }
-    // The shell is gone; what is still in the pipe arrives within the grace
-    // period, and a background process holding the pipe does not hold us.
-    stop.stop_at(Instant::now() + Duration::from_millis(BASH_EXIT_GRACE_MS));
+    // The shell is gone. Output still coming from background processes is
+    // read while it keeps coming (within limits, see `process::pump`); the
+    // timeout and an abort still kill the group meanwhile.
+    let exited = Instant::now();
+    stop.shell_exited(exited);
+    let shell_exit = match end {
+        End::Exited(code) => Some((code, exited.duration_since(started))),
+        _ => None,
+    };
+    let mut killed = shell_exit.is_none();
     loop {
         tokio::select! {
             _ = &mut done_rx => break,
+            _ = &mut deadline, if !killed => {
+                killed = true;
+                group.kill();
+                end = End::TimedOut(shell_exit);
+            }
+            _ = &mut aborted, if !killed => {
+                killed = true;
+                group.kill();
+                end = End::Aborted;
+            }
             _ = ticker.tick(), if update.is_some() => emit_update(&acc),
         }
     }
+    group.disarm();
     let a = lock(&acc);
     Ok(Outcome { end, shown: a.shown(), structured: a.structured(), wall: started.elapsed() })
 }

@@ -4,9 +4,10 @@
 //! that is the one seam a sandbox wraps (it turns a spec into another spec,
 //! e.g. `bwrap … <program> <args>`). [`spawn`] then starts it in a new session
 //! (so its own process group, without the terminal), stdin from `/dev/null`,
-//! stdout and stderr on one pipe so their order is kept. [`pump`] reads that
-//! pipe on its own thread and can be told to stop, so a background process
-//! that keeps the pipe open cannot hold the tool. [`GroupGuard`] kills the
+//! stdout and stderr on two pipes. [`pump`] reads them on its own thread,
+//! stdout first when both have output (as the reference); once told the shell
+//! exited it reads on only while output keeps coming, and never past a limit,
+//! so a background process that keeps a pipe open cannot hold the tool. [`GroupGuard`] kills the
 //! whole group on timeout, abort, or when the call is dropped.
 
 use std::ffi::{OsStr, OsString};
@@ -14,7 +15,6 @@ use std::io::{self, PipeReader};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,7 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use super::accumulator::Accumulator;
 use super::shell::Shell;
 use crate::SessionEnv;
+use crate::limits::{BASH_EXIT_DRAIN_MAX_MS, BASH_EXIT_GRACE_MS};
 use crate::paths::home_dir;
 
 /// Session variables removed from the inherited environment before the
@@ -38,6 +39,11 @@ const OFFLINE_VARS: [&str; 2] = ["PI_OFFLINE", "PI_SKIP_VERSION_CHECK"];
 const PIPE_SIZE: usize = 1024 * 1024;
 /// Bytes read from the pipe at once.
 const READ_BUFFER: usize = 256 * 1024;
+/// Pause between output becoming readable and reading it while the shell
+/// runs (see [`pump`]).
+const READ_SETTLE: Duration = Duration::from_millis(2);
+/// Reads from one pipe before the reader looks at the other and at the clock.
+const READS_PER_TURN: usize = 32;
 /// Longest sleep of the reader while it waits for output, so it notices a stop request.
 const POLL_TICK: Duration = Duration::from_millis(50);
 
@@ -203,23 +209,23 @@ pub(crate) struct Running {
     pub child: tokio::process::Child,
     /// Its process group.
     pub group: GroupGuard,
-    /// The read end of its stdout+stderr pipe.
-    pub output: PipeReader,
+    /// The read ends of its stdout and stderr pipes, in that order.
+    pub output: [PipeReader; 2],
 }
 
 /// Start `spec`: new session and process group, stdin `/dev/null`, stdout
-/// and stderr into one pipe.
+/// and stderr each into a pipe.
 pub(crate) fn spawn(spec: &CommandSpec) -> io::Result<Running> {
-    let (reader, writer) = io::pipe()?;
-    let writer_err = writer.try_clone()?;
+    let (out_reader, out_writer) = io::pipe()?;
+    let (err_reader, err_writer) = io::pipe()?;
     let mut cmd = tokio::process::Command::new(&spec.program);
     cmd.args(&spec.args)
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
         .stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(writer_err);
+        .stdout(out_writer)
+        .stderr(err_writer);
     // SAFETY: the hook runs in the forked child before exec and only makes
     // the setsid system call, which is async-signal-safe; it touches no memory
     // of the parent.
@@ -227,68 +233,133 @@ pub(crate) fn spawn(spec: &CommandSpec) -> io::Result<Running> {
         cmd.pre_exec(|| rustix::process::setsid().map(drop).map_err(io::Error::from));
     }
     let child = cmd.spawn()?;
-    // The command holds our copies of the pipe's write end: close them now,
+    // The command holds our copies of the pipes' write ends: close them now,
     // or the reader would never see the end of the output.
     drop(cmd);
     let group = GroupGuard::new(child.id());
-    Ok(Running { child, group, output: reader })
+    Ok(Running { child, group, output: [out_reader, err_reader] })
 }
 
-/// Tells [`pump`] to stop reading at a point in time.
+/// Tells [`pump`] when the shell exited: from then on it reads only while
+/// output keeps coming (each chunk extends the wait by the grace period), and
+/// never past the drain limit.
 #[derive(Debug, Default)]
 pub(crate) struct StopSignal {
-    set: AtomicBool,
-    deadline: Mutex<Option<Instant>>,
+    exited_at: Mutex<Option<Instant>>,
 }
 
 impl StopSignal {
-    /// Stop reading at `at`, whether or not the output has ended.
-    pub(crate) fn stop_at(&self, at: Instant) {
-        *self.deadline.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
-        self.set.store(true, Ordering::Release);
+    /// The shell exited at `at`.
+    pub(crate) fn shell_exited(&self, at: Instant) {
+        *self.exited_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
     }
 
-    fn deadline(&self) -> Option<Instant> {
-        if !self.set.load(Ordering::Acquire) {
-            return None;
-        }
-        *self.deadline.lock().unwrap_or_else(|e| e.into_inner())
+    fn exited_at(&self) -> Option<Instant> {
+        *self.exited_at.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-/// Read `output` into `acc` until the end of the output or the stop signal's
-/// deadline, then close the pipe and finish the accumulator. Blocking: run it
-/// on its own thread.
-pub(crate) fn pump(output: PipeReader, acc: &Mutex<Accumulator>, stop: &StopSignal) {
-    let fd: OwnedFd = output.into();
-    let _ = rustix::pipe::fcntl_setpipe_size(&fd, PIPE_SIZE);
-    let nonblocking = rustix::io::ioctl_fionbio(&fd, true).is_ok();
-    let mut buf = vec![0u8; READ_BUFFER];
-    loop {
-        let deadline = stop.deadline();
-        let now = deadline.map(|_| Instant::now());
-        if let (Some(d), Some(now)) = (deadline, now)
-            && now >= d
+/// When [`pump`] stops reading, the shell having exited at `exited` and the
+/// last output having come at `last_data`: after `grace` without output, and
+/// at the latest `drain_max` after the exit.
+fn stop_time(exited: Instant, last_data: Option<Instant>, grace: Duration, drain_max: Duration) -> Instant {
+    let idle_from = last_data.map_or(exited, |d| d.max(exited));
+    (idle_from + grace).min(exited + drain_max)
+}
+
+/// One pipe being read: its descriptor while open.
+struct Source {
+    fd: Option<OwnedFd>,
+    nonblocking: bool,
+}
+
+impl Source {
+    fn new(reader: PipeReader) -> Self {
+        let fd: OwnedFd = reader.into();
+        let _ = rustix::pipe::fcntl_setpipe_size(&fd, PIPE_SIZE);
+        let nonblocking = rustix::io::ioctl_fionbio(&fd, true).is_ok();
+        Source { fd: Some(fd), nonblocking }
+    }
+
+    /// Read what is there now into `acc` (up to [`READS_PER_TURN`] reads when
+    /// non-blocking, one otherwise, so a flood cannot keep the reader from
+    /// its stop time); closes the source at the end of its output. Whether
+    /// anything came.
+    fn drain(&mut self, buf: &mut [u8], acc: &Mutex<Accumulator>) -> bool {
+        let mut got = false;
+        let mut reads = 0;
+        while let Some(fd) = &self.fd
+            && reads < READS_PER_TURN
         {
+            reads += 1;
+            match rustix::io::read(fd, &mut *buf) {
+                Ok(0) => self.fd = None,
+                Ok(n) => {
+                    lock(acc).push(&buf[..n]);
+                    got = true;
+                    if !self.nonblocking {
+                        break;
+                    }
+                }
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => break,
+                Err(_) => self.fd = None,
+            }
+        }
+        got
+    }
+}
+
+/// Read `outputs` (stdout, stderr) into `acc` until both end or the stop
+/// signal says the shell is gone and the output has gone quiet, then close
+/// the pipes and finish the accumulator. When both have output waiting,
+/// stdout's is taken first, as the reference reads its two pipes. Blocking:
+/// run it on its own thread.
+pub(crate) fn pump(outputs: [PipeReader; 2], acc: &Mutex<Accumulator>, stop: &StopSignal) {
+    let grace = Duration::from_millis(BASH_EXIT_GRACE_MS);
+    let drain_max = Duration::from_millis(BASH_EXIT_DRAIN_MAX_MS);
+    let mut sources = outputs.map(Source::new);
+    let mut buf = vec![0u8; READ_BUFFER];
+    let mut last_data = None;
+    loop {
+        let now = Instant::now();
+        let wait = match stop.exited_at() {
+            Some(exited) => {
+                let until = stop_time(exited, last_data, grace, drain_max);
+                if now >= until {
+                    break;
+                }
+                (until - now).min(POLL_TICK)
+            }
+            None => POLL_TICK,
+        };
+        let open: Vec<usize> = (0..sources.len()).filter(|i| sources[*i].fd.is_some()).collect();
+        if open.is_empty() {
             break;
         }
-        match rustix::io::read(&fd, &mut buf[..]) {
-            Ok(0) => break,
-            Ok(n) => lock(acc).push(&buf[..n]),
-            Err(Errno::INTR) => {}
-            Err(Errno::AGAIN) if nonblocking => {
-                let wait = match (deadline, now) {
-                    (Some(d), Some(now)) => d.saturating_duration_since(now).min(POLL_TICK),
-                    _ => POLL_TICK,
-                };
-                let ts = Timespec { tv_sec: 0, tv_nsec: wait.as_nanos().try_into().unwrap_or(0) };
-                let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-                let _ = poll(&mut fds, Some(&ts));
+        let ready: Vec<bool> = {
+            let mut fds: Vec<PollFd<'_>> =
+                open.iter().filter_map(|i| sources[*i].fd.as_ref()).map(|fd| PollFd::new(fd, PollFlags::IN)).collect();
+            let ts = Timespec { tv_sec: 0, tv_nsec: wait.as_nanos().try_into().unwrap_or(0) };
+            match poll(&mut fds, Some(&ts)) {
+                Ok(_) => fds.iter().map(|f| !f.revents().is_empty()).collect(),
+                Err(Errno::INTR) => continue,
+                Err(_) => break,
             }
-            Err(_) => break,
+        };
+        if ready.iter().any(|r| *r) && stop.exited_at().is_none() {
+            // Let what the command writes in one burst arrive before reading,
+            // so stdout and stderr written together come out as the
+            // reference's event loop reads them (stdout's first).
+            std::thread::sleep(READ_SETTLE);
+        }
+        for (i, is_ready) in open.into_iter().zip(ready) {
+            if is_ready && sources[i].drain(&mut buf, acc) {
+                last_data = Some(Instant::now());
+            }
         }
     }
-    drop(fd);
+    drop(sources);
     lock(acc).finish();
 }
 
@@ -374,6 +445,17 @@ mod tests {
         assert_eq!(get(&env, "PI_REASONING_LEVEL"), Some("high"));
         assert_eq!(get(&env, "PI_SESSION_ID"), None);
         assert_eq!(get(&env, "PI_OFFLINE"), None);
+    }
+
+    #[test]
+    fn reading_after_exit_stops_when_quiet_or_at_the_drain_limit() {
+        let t0 = Instant::now();
+        let (g, max) = (Duration::from_millis(100), Duration::from_millis(1000));
+        assert_eq!(stop_time(t0, None, g, max), t0 + g);
+        assert_eq!(stop_time(t0, Some(t0 - g), g, max), t0 + g, "output before the exit does not count");
+        let late = t0 + Duration::from_millis(450);
+        assert_eq!(stop_time(t0, Some(late), g, max), late + g);
+        assert_eq!(stop_time(t0, Some(t0 + Duration::from_millis(950)), g, max), t0 + max);
     }
 
     #[test]
