@@ -1,7 +1,13 @@
 //! The command line, parsed the way the reference parses it: long flags,
-//! multi-letter short flags (`-nt`, `-xt`, `-nbt`), repeatable flags, `@file`
-//! arguments, `--` to end options, and unknown `--flags` kept for extensions.
+//! multi-letter short flags (`-nt`, `-xt`, `-nbt`), `@file` arguments, `--` to
+//! end options. A value flag takes the next argument whatever it looks like;
+//! at the end of the line it is not recognised at all (a long one becomes an
+//! unknown flag, a short one an error). Unknown `--flag[=value]` are kept for
+//! extensions; `=` is understood for those only. Problems are collected as
+//! diagnostics in argument order, not returned at the first one.
 //! (clap cannot express multi-letter short options, hence this small parser.)
+
+use crate::text;
 
 /// Output mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -15,6 +21,40 @@ pub enum Mode {
     Rpc,
 }
 
+/// A problem found on the command line (or while starting up), printed as
+/// `Error: …` or `Warning: …` on standard error; any error ends the run with
+/// exit status 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// Stops the run.
+    Error(String),
+    /// Reported only.
+    Warning(String),
+}
+
+impl Diagnostic {
+    /// Whether this stops the run.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Diagnostic::Error(_))
+    }
+
+    /// The line printed for it.
+    pub fn line(&self) -> String {
+        match self {
+            Diagnostic::Error(m) => format!("Error: {m}"),
+            Diagnostic::Warning(m) => format!("Warning: {m}"),
+        }
+    }
+}
+
+/// Print diagnostics to standard error; whether any was an error.
+pub fn report(diagnostics: &[Diagnostic]) -> bool {
+    for d in diagnostics {
+        eprintln!("{}", d.line());
+    }
+    diagnostics.iter().any(Diagnostic::is_error)
+}
+
 /// Everything the command line said.
 #[derive(Debug, Clone, Default)]
 pub struct CliArgs {
@@ -24,6 +64,8 @@ pub struct CliArgs {
     pub version: bool,
     /// `--mode`.
     pub mode: Mode,
+    /// Whether `--mode` was given (valid).
+    pub mode_given: bool,
     /// `--print`/`-p`.
     pub print: bool,
     /// `--continue`/`-c`.
@@ -40,7 +82,7 @@ pub struct CliArgs {
     pub system_prompt: Option<String>,
     /// `--append-system-prompt` (repeatable).
     pub append_system_prompt: Vec<String>,
-    /// `--name`.
+    /// `--name` as given (a blank one is an error at start-up).
     pub name: Option<String>,
     /// `--no-session`.
     pub no_session: bool,
@@ -52,15 +94,15 @@ pub struct CliArgs {
     pub fork: Option<String>,
     /// `--session-dir`.
     pub session_dir: Option<String>,
-    /// `--models`.
-    pub models: Option<String>,
+    /// `--models` patterns (the last flag's).
+    pub models: Option<Vec<String>>,
     /// `--no-tools`.
     pub no_tools: bool,
     /// `--no-builtin-tools`.
     pub no_builtin_tools: bool,
-    /// `--tools` entries and the flag as typed.
+    /// `--tools` entries and the flag as typed (the last valid flag's).
     pub tools: Option<(String, Vec<String>)>,
-    /// `--exclude-tools` entries.
+    /// `--exclude-tools` entries (the last flag's).
     pub exclude_tools: Option<Vec<String>>,
     /// `--thinking`.
     pub thinking: Option<String>,
@@ -84,149 +126,234 @@ pub struct CliArgs {
     pub files: Vec<String>,
     /// Messages.
     pub messages: Vec<String>,
-    /// Unknown `--flag[=value]` kept for extensions.
+    /// Unknown `--flag[=value]`, for extensions: the name without `--` and the
+    /// value (`None`: given without one). First-seen order; a repeated flag
+    /// keeps its place and takes the later value.
     pub unknown: Vec<(String, Option<String>)>,
-    /// Warnings to print (`Warning: …`).
-    pub warnings: Vec<String>,
+    /// Problems, in argument order.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 fn csv(v: &str) -> Vec<String> {
     v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
 }
 
-/// Parse the arguments after the program name. Errors are the message to print
-/// after `Error: `.
-pub fn parse(argv: &[String]) -> Result<CliArgs, String> {
+/// Flags that take a value (the next argument, whatever it looks like).
+fn takes_value(flag: &str) -> bool {
+    matches!(
+        flag,
+        "--provider"
+            | "--model"
+            | "--api-key"
+            | "--system-prompt"
+            | "--append-system-prompt"
+            | "--session"
+            | "--session-id"
+            | "--fork"
+            | "--session-dir"
+            | "--models"
+            | "--tools"
+            | "-t"
+            | "--exclude-tools"
+            | "-xt"
+            | "--thinking"
+            | "--export"
+            | "--extension"
+            | "-e"
+            | "--skill"
+            | "--prompt-template"
+            | "--theme"
+    )
+}
+
+impl CliArgs {
+    fn error(&mut self, msg: String) {
+        self.diagnostics.push(Diagnostic::Error(msg));
+    }
+
+    fn unknown_flag(&mut self, name: &str, value: Option<String>) {
+        match self.unknown.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.unknown.push((name.to_string(), value)),
+        }
+    }
+
+    /// A value flag with its value (known to be there).
+    fn set_value(&mut self, flag: &str, v: String) {
+        match flag {
+            "--provider" => self.provider = Some(v),
+            "--model" => self.model = Some(v),
+            "--api-key" => self.api_key = Some(v),
+            "--system-prompt" => self.system_prompt = Some(v),
+            "--append-system-prompt" => self.append_system_prompt.push(v),
+            "--session" => self.session = Some(v),
+            "--session-id" => self.session_id = Some(v),
+            "--fork" => self.fork = Some(v),
+            "--session-dir" => self.session_dir = Some(v),
+            "--models" => self.models = Some(csv(&v)),
+            "--tools" | "-t" => {
+                let entries = csv(&v);
+                match pi_config::tool_selection::tool_list_error(&entries) {
+                    Some(e) => self.error(text::flag_error(flag, &e)),
+                    None => self.tools = Some((flag.to_string(), entries)),
+                }
+            }
+            "--exclude-tools" | "-xt" => self.exclude_tools = Some(csv(&v)),
+            "--thinking" => {
+                if text::THINKING_LEVELS.contains(&v.as_str()) {
+                    self.thinking = Some(v);
+                } else {
+                    self.diagnostics.push(Diagnostic::Warning(text::invalid_thinking_level(&v)));
+                }
+            }
+            "--extension" | "-e" => self.extensions.push(v),
+            // Accepted and not used by this build: --export, --skill,
+            // --prompt-template, --theme.
+            _ => {}
+        }
+    }
+}
+
+/// Parse the arguments after the program name.
+pub fn parse(argv: &[String]) -> CliArgs {
     let mut a = CliArgs::default();
     let mut i = 0;
-    let mut only_messages = false;
-    let value = |i: &mut usize, flag: &str| -> Result<String, String> {
-        *i += 1;
-        argv.get(*i).cloned().ok_or_else(|| format!("{flag} requires a value"))
-    };
     while i < argv.len() {
-        let arg = argv[i].clone();
-        if only_messages {
-            push_positional(&mut a, arg);
-            i += 1;
+        let arg = argv[i].as_str();
+        let next = argv.get(i + 1);
+        if arg == "--" {
+            for rest in &argv[i + 1..] {
+                push_positional(&mut a, rest.clone());
+            }
+            break;
+        }
+        if takes_value(arg)
+            && let Some(v) = next
+        {
+            a.set_value(arg, v.clone());
+            i += 2;
             continue;
         }
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let take = |i: &mut usize| -> Result<String, String> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => value(i, &flag),
-            }
-        };
-        match flag.as_str() {
-            "--" => only_messages = true,
+        match arg {
             "--help" | "-h" => a.help = true,
             "--version" | "-v" => a.version = true,
-            "--mode" => match take(&mut i)?.as_str() {
-                "json" => a.mode = Mode::Json,
-                "rpc" => a.mode = Mode::Rpc,
-                "text" => a.mode = Mode::Text,
-                _ => {}
+            "--mode" => match next {
+                Some(m) if !m.starts_with('-') => {
+                    i += 1;
+                    let mode = match m.as_str() {
+                        "text" => Some(Mode::Text),
+                        "json" => Some(Mode::Json),
+                        "rpc" => Some(Mode::Rpc),
+                        _ => None,
+                    };
+                    match mode {
+                        Some(mode) => {
+                            a.mode = mode;
+                            a.mode_given = true;
+                        }
+                        None => a.error(text::invalid_mode(m)),
+                    }
+                }
+                _ => a.error(text::MODE_REQUIRES_VALUE.to_string()),
             },
             "--print" | "-p" => {
                 a.print = true;
-                if let Some(next) = argv.get(i + 1)
-                    && (!next.starts_with('-') || next.starts_with("---"))
-                    && !next.starts_with('@')
+                if let Some(n) = next
+                    && !n.starts_with('@')
+                    && (!n.starts_with('-') || n.starts_with("---"))
                 {
-                    a.messages.push(next.clone());
+                    a.messages.push(n.clone());
                     i += 1;
                 }
             }
             "--continue" | "-c" => a.continue_session = true,
             "--resume" | "-r" => a.resume = true,
-            "--provider" => a.provider = Some(take(&mut i)?),
-            "--model" => a.model = Some(take(&mut i)?),
-            "--api-key" => a.api_key = Some(take(&mut i)?),
-            "--system-prompt" => a.system_prompt = Some(take(&mut i)?),
-            "--append-system-prompt" => a.append_system_prompt.push(take(&mut i)?),
-            "--name" | "-n" => {
-                let v = take(&mut i).map_err(|_| "--name requires a value".to_string())?;
-                if v.trim().is_empty() {
-                    return Err("--name requires a non-empty value".into());
+            "--name" | "-n" => match next {
+                Some(v) => {
+                    a.name = Some(v.clone());
+                    i += 1;
                 }
-                a.name = Some(v);
-            }
+                None => a.error(text::NAME_REQUIRES_VALUE.to_string()),
+            },
             "--no-session" => a.no_session = true,
-            "--session" => a.session = Some(take(&mut i)?),
-            "--session-id" => a.session_id = Some(take(&mut i)?),
-            "--fork" => a.fork = Some(take(&mut i)?),
-            "--session-dir" => a.session_dir = Some(take(&mut i)?),
-            "--models" => a.models = Some(take(&mut i)?),
             "--no-tools" | "-nt" => a.no_tools = true,
             "--no-builtin-tools" | "-nbt" => a.no_builtin_tools = true,
-            "--tools" | "-t" => {
-                let v = take(&mut i)?;
-                a.tools = Some((flag.clone(), csv(&v)));
-            }
-            "--exclude-tools" | "-xt" => {
-                let v = take(&mut i)?;
-                a.exclude_tools.get_or_insert_with(Vec::new).extend(csv(&v));
-            }
-            "--thinking" => {
-                let v = take(&mut i)?;
-                if crate::text::THINKING_LEVELS.contains(&v.as_str()) {
-                    a.thinking = Some(v);
-                } else {
-                    a.warnings.push(crate::text::invalid_thinking_level(&v));
-                }
-            }
-            "--extension" | "-e" => a.extensions.push(take(&mut i)?),
             "--no-extensions" | "-ne" => a.no_extensions = true,
             "--no-mcp" => a.no_mcp = true,
             "--no-context-files" | "-nc" => a.no_context_files = true,
-            "--skill" | "--prompt-template" | "--theme" | "--use-theme" | "--tui-mode" | "--export" => {
-                let _ = take(&mut i)?;
-            }
             "--no-skills" | "-ns" | "--no-prompt-templates" | "-np" | "--no-themes" => {}
+            "--use-theme" => match next {
+                Some(v) if !v.starts_with('-') => i += 1,
+                _ => a.error(text::USE_THEME_REQUIRES_NAME.to_string()),
+            },
+            "--tui-mode" => match next.map(String::as_str) {
+                Some("regular" | "fullscreen") => i += 1,
+                Some(m) if !m.starts_with('-') => {
+                    a.error(text::invalid_tui_mode(m));
+                    i += 1;
+                }
+                _ => a.error(text::TUI_MODE_REQUIRES_VALUE.to_string()),
+            },
             "--list-models" => {
-                let search = match argv.get(i + 1) {
-                    Some(n) if !n.starts_with('-') && inline.is_none() => {
-                        i += 1;
-                        Some(n.clone())
-                    }
-                    _ => inline.clone(),
-                };
+                let search = next.filter(|n| !n.starts_with('-') && !n.starts_with('@')).cloned();
+                if search.is_some() {
+                    i += 1;
+                }
                 a.list_models = Some(search);
             }
             "--verbose" => a.verbose = true,
             "--approve" | "-a" => a.approve = Some(true),
             "--no-approve" | "-na" => a.approve = Some(false),
             "--offline" => a.offline = true,
-            f if f.starts_with("--") => {
-                let v = match inline {
-                    Some(v) => Some(v),
-                    None => match argv.get(i + 1) {
-                        Some(n) if !n.starts_with('-') && !n.starts_with('@') => {
-                            i += 1;
-                            Some(n.clone())
-                        }
-                        _ => None,
-                    },
-                };
-                a.unknown.push((f.to_string(), v));
-            }
-            f if f.starts_with('-') && f.len() > 1 => return Err(format!("Unknown option: {f}")),
-            _ => push_positional(&mut a, arg),
+            _ if arg.starts_with('@') => push_positional(&mut a, arg.to_string()),
+            _ if let Some(long) = arg.strip_prefix("--") => match long.split_once('=') {
+                Some((name, v)) => a.unknown_flag(name, Some(v.to_string())),
+                None => {
+                    let v = next.filter(|n| !n.starts_with('-') && !n.starts_with('@')).cloned();
+                    if v.is_some() {
+                        i += 1;
+                    }
+                    a.unknown_flag(long, v);
+                }
+            },
+            _ if arg.starts_with('-') => a.error(text::unknown_option(arg)),
+            _ => a.messages.push(arg.to_string()),
         }
         i += 1;
     }
-    Ok(a)
+    a
 }
 
 fn push_positional(a: &mut CliArgs, arg: String) {
     match arg.strip_prefix('@') {
-        Some(f) if !f.is_empty() => a.files.push(f.to_string()),
-        _ => a.messages.push(arg),
+        Some(f) => a.files.push(f.to_string()),
+        None => a.messages.push(arg),
     }
+}
+
+/// The start-up diagnostics about unknown `--flags` (reported once the
+/// extensions have loaded): one error naming every flag no extension
+/// registered, and one per registered value flag given without a value.
+/// `registered` lists the extensions' flags and whether each takes a value.
+pub fn unknown_flag_diagnostics(
+    unknown: &[(String, Option<String>)],
+    registered: &[(String, bool)],
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut unknown_names = Vec::new();
+    for (name, value) in unknown {
+        match registered.iter().find(|(n, _)| n == name) {
+            None => unknown_names.push(name.as_str()),
+            Some((_, true)) if value.is_none() => {
+                out.push(Diagnostic::Error(text::extension_flag_requires_value(name)))
+            }
+            Some(_) => {}
+        }
+    }
+    if !unknown_names.is_empty() {
+        out.push(Diagnostic::Error(text::unknown_options(&unknown_names)));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -234,7 +361,11 @@ mod tests {
     use super::*;
 
     fn p(args: &[&str]) -> CliArgs {
-        parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+        parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    fn errors(args: &[&str]) -> Vec<String> {
+        p(args).diagnostics.iter().map(Diagnostic::line).collect()
     }
 
     #[test]
@@ -243,30 +374,118 @@ mod tests {
         assert!(a.print);
         assert_eq!(a.messages, ["hello"]);
         assert_eq!(a.model.as_deref(), Some("mock/mock-1"));
-        let a = p(&["-p", "--", "- item"]);
+        let a = p(&["-p", "--", "- item", "@f"]);
         assert_eq!(a.messages, ["- item"]);
+        assert_eq!(a.files, ["f"]);
+        assert_eq!(p(&["-p", "---x"]).messages, ["---x"]);
+        assert!(p(&["-p", "@f"]).messages.is_empty());
+        assert_eq!(p(&["-p", ""]).messages, [""]);
     }
 
     #[test]
-    fn tool_flags() {
+    fn tool_flags_and_the_last_one_wins() {
         let a = p(&["-t", "read, grep,,find", "-xt", "bash", "-nbt"]);
         assert_eq!(a.tools, Some(("-t".to_string(), vec!["read".into(), "grep".into(), "find".into()])));
         assert_eq!(a.exclude_tools, Some(vec!["bash".into()]));
         assert!(a.no_builtin_tools);
         assert_eq!(p(&["--tools", ""]).tools.unwrap().1, Vec::<String>::new());
+        assert_eq!(p(&["-xt", "bash", "--exclude-tools", "read"]).exclude_tools, Some(vec!["read".into()]));
+        assert_eq!(p(&["-t", "ls", "--tools", "read"]).tools.unwrap().1, ["read"]);
+        assert_eq!(
+            errors(&["-t", "read,+bash"]),
+            ["Error: -t: tool names cannot be mixed with +name or -name entries"]
+        );
+        // A value flag takes the next argument whatever it looks like.
+        assert_eq!(p(&["--model", "--foo"]).model.as_deref(), Some("--foo"));
+        assert_eq!(p(&["--models", " a, ,b"]).models, Some(vec!["a".into(), "b".into()]));
     }
 
     #[test]
-    fn errors_and_unknown_flags() {
-        assert_eq!(parse(&["-zz".to_string()]).unwrap_err(), "Unknown option: -zz");
-        assert_eq!(parse(&["--name".to_string()]).unwrap_err(), "--name requires a value");
-        assert_eq!(parse(&["--name".to_string(), " ".to_string()]).unwrap_err(), "--name requires a non-empty value");
-        let a = p(&["--plan", "x", "--flag=1", "@f.md", "msg"]);
+    fn a_value_flag_without_its_value() {
+        for flag in ["--tools", "--thinking", "--model", "--provider", "--api-key", "--session", "--extension"] {
+            let a = p(&[flag]);
+            assert_eq!(a.unknown, [(flag[2..].to_string(), None)], "{flag}");
+            assert!(a.diagnostics.is_empty(), "{flag}");
+        }
+        for flag in ["-t", "-xt", "-e"] {
+            assert_eq!(errors(&[flag]), [format!("Error: Unknown option: {flag}")]);
+        }
+        assert_eq!(errors(&["--use-theme"]), ["Error: --use-theme requires a theme name"]);
+        assert_eq!(
+            errors(&["--use-theme", "-x"]),
+            ["Error: --use-theme requires a theme name", "Error: Unknown option: -x"]
+        );
+        assert_eq!(errors(&["--tui-mode"]), ["Error: --tui-mode requires regular or fullscreen"]);
+        assert_eq!(errors(&["--name"]), ["Error: --name requires a value"]);
+        assert_eq!(p(&["--name", " "]).name.as_deref(), Some(" "));
+    }
+
+    #[test]
+    fn modes() {
+        let a = p(&["--mode", "json"]);
+        assert_eq!((a.mode, a.mode_given), (Mode::Json, true));
+        assert_eq!(errors(&["--mode", "xml"]), ["Error: Invalid mode \"xml\". Valid values: text, json, rpc"]);
+        assert!(p(&["--mode", "xml", "go"]).messages == ["go"]);
+        assert_eq!(errors(&["--mode"]), ["Error: --mode requires text, json, or rpc"]);
+        assert_eq!(errors(&["--mode", "-p"]), ["Error: --mode requires text, json, or rpc"]);
+        assert!(p(&["--mode", "-p"]).print);
+        assert_eq!(
+            errors(&["--tui-mode", "bad"]),
+            ["Error: Invalid TUI mode \"bad\". Valid values: regular, fullscreen"]
+        );
+        assert!(errors(&["--tui-mode", "fullscreen"]).is_empty());
+    }
+
+    #[test]
+    fn diagnostics_are_collected_in_order() {
+        assert_eq!(
+            errors(&["--thinking", "bad", "--mode", "xml", "-z"]),
+            [
+                "Warning: Invalid thinking level \"bad\". Valid values: off, minimal, low, medium, high, xhigh, max",
+                "Error: Invalid mode \"xml\". Valid values: text, json, rpc",
+                "Error: Unknown option: -z",
+            ]
+        );
+        assert!(!p(&["--thinking", "bad"]).diagnostics.iter().any(Diagnostic::is_error));
+    }
+
+    #[test]
+    fn unknown_and_short_options() {
+        assert_eq!(errors(&["-zz"]), ["Error: Unknown option: -zz"]);
+        assert_eq!(errors(&["-"]), ["Error: Unknown option: -"]);
+        let a = p(&["--plan", "x", "--flag=1", "--tools=ls", "@f.md", "msg", "--bare", "--plan=y", "---x"]);
         assert_eq!(
             a.unknown,
-            [("--plan".to_string(), Some("x".to_string())), ("--flag".to_string(), Some("1".to_string()))]
+            [
+                ("plan".to_string(), Some("y".to_string())),
+                ("flag".to_string(), Some("1".to_string())),
+                ("tools".to_string(), Some("ls".to_string())),
+                ("bare".to_string(), None),
+                ("-x".to_string(), None),
+            ]
         );
+        assert!(a.tools.is_none());
         assert_eq!(a.files, ["f.md"]);
         assert_eq!(a.messages, ["msg"]);
+        // The next argument is a value unless it looks like an option or a file.
+        let a = p(&["--plan", "@f", "--x", "-y"]);
+        assert_eq!(a.unknown, [("plan".to_string(), None), ("x".to_string(), None)]);
+        assert_eq!(a.files, ["f"]);
+        assert_eq!(p(&["@"]).files, [""]);
+    }
+
+    #[test]
+    fn unknown_flags_are_checked_against_the_registered_ones() {
+        let unknown =
+            vec![("foo".to_string(), None), ("plan".to_string(), None), ("bar".to_string(), Some("1".into()))];
+        let lines = |registered: &[(String, bool)]| -> Vec<String> {
+            unknown_flag_diagnostics(&unknown, registered).iter().map(Diagnostic::line).collect()
+        };
+        assert_eq!(lines(&[]), ["Error: Unknown options: --foo, --plan, --bar"]);
+        assert_eq!(
+            lines(&[("plan".into(), true), ("bar".into(), true)]),
+            ["Error: Extension flag \"--plan\" requires a value", "Error: Unknown option: --foo"]
+        );
+        assert!(lines(&[("plan".into(), false), ("foo".into(), false), ("bar".into(), true)]).is_empty());
     }
 }

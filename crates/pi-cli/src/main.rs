@@ -34,29 +34,24 @@ fn restore_default_sigpipe() {
 
 fn main() -> ExitCode {
     restore_default_sigpipe();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
     match args.first().map(String::as_str) {
-        Some("--version" | "-v") => {
-            println!("{}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
-        }
-        Some("--help" | "-h") => {
-            print!("{}", help::HELP);
-            ExitCode::SUCCESS
-        }
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
-        _ => match cli_args::parse(&args) {
-            Err(e) => run::fail(&e),
-            Ok(a) if a.help => {
-                print!("{}", help::HELP);
-                ExitCode::SUCCESS
+        _ => {
+            let a = cli_args::parse(&args);
+            if cli_args::report(&a.diagnostics) {
+                return ExitCode::from(1);
             }
-            Ok(a) if a.version => {
+            if a.version {
                 println!("{}", env!("CARGO_PKG_VERSION"));
-                ExitCode::SUCCESS
+                return ExitCode::SUCCESS;
             }
-            Ok(a) => run::main(a),
-        },
+            if a.help {
+                print!("{}", help::HELP);
+                return ExitCode::SUCCESS;
+            }
+            run::main(a)
+        }
     }
 }

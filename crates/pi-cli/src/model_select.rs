@@ -71,6 +71,79 @@ pub fn find<'a>(
     prefer_keyed(partial).map(|m| (m, thinking))
 }
 
+/// What `--model` (with `--provider`) resolved to.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The model.
+    pub entry: ModelEntry,
+    /// `:<thinking>` from the pattern.
+    pub thinking: Option<String>,
+    /// Printed as `Warning: …` (a custom model id).
+    pub warning: Option<String>,
+}
+
+/// `provider/rest` where `provider` names a provider of `pool` (ignoring
+/// case; the longest such provider wins): the provider and `rest`, trimmed.
+fn split_provider<'a>(pool: &[&ModelEntry], pattern: &'a str) -> Option<(String, &'a str)> {
+    let mut best: Option<(String, &str)> = None;
+    for m in pool {
+        let p = m.provider.as_str();
+        if p.is_empty() || best.as_ref().is_some_and(|(b, _)| b.len() >= p.len()) {
+            continue;
+        }
+        let (Some(head), Some(tail)) = (pattern.get(..p.len()), pattern.get(p.len()..)) else { continue };
+        let Some(rest) = tail.trim_start().strip_prefix('/') else { continue };
+        let rest = rest.trim();
+        if head.eq_ignore_ascii_case(p) && !rest.is_empty() {
+            best = Some((m.provider.clone(), rest));
+        }
+    }
+    best
+}
+
+/// Resolve `--model PATTERN` (and `--provider`): a configured model, or, when
+/// the pattern names a known provider but no model of it, a custom model id
+/// on that provider (the provider's first model with the id replaced, and a
+/// warning). `cli_thinking` is `--thinking`: with it, a `:<level>` suffix
+/// stays part of a custom id. The error is the message after `Error: `.
+pub fn resolve(
+    models: &[ModelEntry],
+    pattern: &str,
+    provider: Option<&str>,
+    cli_thinking: Option<&str>,
+) -> Result<Resolved, String> {
+    let provider = match provider {
+        Some(p) => match models.iter().find(|m| m.provider.eq_ignore_ascii_case(p)) {
+            Some(m) => Some(m.provider.clone()),
+            None => return Err(text::unknown_provider(p)),
+        },
+        None => None,
+    };
+    if let Some((m, thinking)) = find(models, pattern, provider.as_deref()) {
+        return Ok(Resolved { entry: m.clone(), thinking, warning: None });
+    }
+    let pool: Vec<&ModelEntry> = models.iter().filter(|m| provider.as_ref().is_none_or(|p| &m.provider == p)).collect();
+    let split = split_provider(&pool, pattern.trim());
+    let anchor = match &provider {
+        Some(_) => pool.first().copied(),
+        None => split.as_ref().and_then(|(p, _)| pool.iter().find(|m| &m.provider == p).copied()),
+    };
+    let Some(anchor) = anchor else { return Err(text::model_not_found(pattern)) };
+    let model_text = split.map(|(_, rest)| rest).unwrap_or(pattern.trim());
+    let (id, thinking) = match cli_thinking {
+        Some(_) => (model_text, None),
+        None => split_thinking(model_text),
+    };
+    let mut entry = anchor.clone();
+    entry.id = id.to_string();
+    entry.name = id.to_string();
+    if cli_thinking.or(thinking.as_deref()).is_some_and(|t| t != "off") {
+        entry.reasoning = true;
+    }
+    let warning = Some(text::custom_model_id(id, &entry.provider));
+    Ok(Resolved { entry, thinking, warning })
+}
+
 fn human(n: u64) -> String {
     if n >= 1_000_000 {
         format!("{:.1}M", n as f64 / 1_000_000.0)
@@ -136,6 +209,35 @@ mod tests {
         assert_eq!(find(&models, "mock-1", Some("mock")).unwrap().0.provider, "mock");
         assert_eq!(find(&models, "big", None).unwrap().0.id, "big-model");
         assert!(find(&models, "nosuch/x", None).is_none());
+    }
+
+    #[test]
+    fn a_known_provider_with_an_unknown_id_is_a_custom_model() {
+        let mut models = vec![entry("mock", "mock-1"), entry("other", "o-1")];
+        models[0].reasoning = false;
+        let r = resolve(&models, "mock/nope", None, None).unwrap();
+        assert_eq!((r.entry.provider.as_str(), r.entry.id.as_str(), r.entry.name.as_str()), ("mock", "nope", "nope"));
+        assert_eq!(
+            r.warning.as_deref(),
+            Some("Model \"nope\" not found for provider \"mock\". Using custom model id.")
+        );
+        assert!(!r.entry.reasoning);
+        let r = resolve(&models, "MOCK/nope:high", None, None).unwrap();
+        assert_eq!((r.entry.id.as_str(), r.thinking.as_deref(), r.entry.reasoning), ("nope", Some("high"), true));
+        // With --thinking the suffix stays part of the id.
+        let r = resolve(&models, "mock/nope:high", None, Some("off")).unwrap();
+        assert_eq!((r.entry.id.as_str(), r.thinking, r.entry.reasoning), ("nope:high", None, false));
+        let r = resolve(&models, "nope", Some("Other"), None).unwrap();
+        assert_eq!((r.entry.provider.as_str(), r.entry.id.as_str()), ("other", "nope"));
+        assert!(resolve(&models, "mock-1", None, None).unwrap().warning.is_none());
+        assert_eq!(
+            resolve(&models, "nosuch/x", None, None).unwrap_err(),
+            "Model \"nosuch/x\" not found. Use --list-models to see available models."
+        );
+        assert_eq!(
+            resolve(&models, "x", Some("nosuch"), None).unwrap_err(),
+            "Unknown provider \"nosuch\". Use --list-models to see available providers/models."
+        );
     }
 
     #[test]

@@ -29,11 +29,8 @@ pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
 }
 
 /// Run `messages` one after another; print the final text when `print_text`.
+/// No messages: nothing is sent or printed (exit status 0).
 pub async fn run(mut agent: Agent, messages: Vec<String>, print_text: bool) -> ExitCode {
-    if messages.is_empty() {
-        eprintln!("Error: {}", text::NO_MESSAGE);
-        return ExitCode::from(1);
-    }
     let mut last = None;
     for m in &messages {
         last = agent.prompt(m).await;

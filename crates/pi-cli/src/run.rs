@@ -9,12 +9,12 @@ use std::sync::{Arc, Mutex};
 
 use pi_agent::session::{self, SessionWriter};
 use pi_agent::{Agent, AgentEvent, BuiltinTool, Dispatcher, PromptInputs, Registry, build_system_prompt};
-use pi_config::tool_selection::{NoTools, Selection, SelectionInput, tool_list_error};
+use pi_config::tool_selection::{NoTools, Selection, SelectionInput};
 use pi_config::trust::TrustInput;
 use pi_config::{Settings, TrustStore, resolve_trust};
 use pi_tools::{SessionEnv, ToolContext};
 
-use crate::cli_args::{CliArgs, Mode};
+use crate::cli_args::{self, CliArgs, Diagnostic, Mode};
 use crate::model_select::{self, Chosen};
 use crate::reload::ReloadState;
 use crate::{json_mode, print_mode, rpc_mode, text};
@@ -177,13 +177,11 @@ pub type SharedSession = Arc<Mutex<Option<SessionWriter>>>;
 
 /// `pi [options] [messages…]` (everything but `pi tool`).
 pub fn main(args: CliArgs) -> ExitCode {
-    for w in &args.warnings {
-        eprintln!("Warning: {w}");
+    if args.mode == Mode::Rpc && !args.files.is_empty() {
+        return fail(text::RPC_NO_FILE_ARGS);
     }
-    if let Some((flag, entries)) = &args.tools
-        && let Some(e) = tool_list_error(entries)
-    {
-        return fail(&format!("{flag}: {e}"));
+    if args.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        return fail(text::NAME_REQUIRES_NON_EMPTY);
     }
     let agent_dir = pi_config::agent_dir();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
@@ -269,19 +267,93 @@ pub fn main(args: CliArgs) -> ExitCode {
         eprintln!("Warning: {d}");
     }
 
+    // Project extensions load only once the project is trusted.
+    let post_paths: Vec<PathBuf> = if trust.trusted && !args.no_extensions {
+        let mut p = crate::extensions::discover(&cwd.join(".pi").join("extensions"));
+        p.extend(
+            settings
+                .resources(pi_config::settings::ResourceKind::Extensions)
+                .into_iter()
+                .filter(|r| r.scope == pi_config::settings::Scope::Project)
+                .filter(|r| !r.entry.starts_with("builtin:") && !r.entry.starts_with('-') && !r.entry.starts_with('!'))
+                .map(|r| r.base_dir.join(r.entry.trim_start_matches('+'))),
+        );
+        p.retain(|x| !pre_paths.contains(x));
+        p
+    } else {
+        vec![]
+    };
     let models = match pi_config::load_models(&agent_dir) {
         Ok(m) => m,
         Err(e) => return fail(&e.to_string()),
     };
+    // Start-up diagnostics, reported together once everything they are about
+    // is known (the reference's runtime diagnostics, in its order).
+    let mut diagnostics = Vec::new();
+    // The flags script extensions register are not known here (the extension
+    // host accepts `registerFlag` and ignores it), so unknown flags are
+    // checked only when no script extension loads.
+    if pre_loaded.is_none() && post_paths.is_empty() {
+        diagnostics.extend(cli_args::unknown_flag_diagnostics(&args.unknown, &[]));
+    }
+    if let (Some(p), None) = (&args.provider, &args.model) {
+        diagnostics.push(Diagnostic::Error(text::provider_requires_model(p)));
+    }
+    let from_cli = args.model.as_deref().and_then(|pattern| {
+        match model_select::resolve(&models, pattern, args.provider.as_deref(), args.thinking.as_deref()) {
+            Ok(r) => {
+                diagnostics.extend(r.warning.map(Diagnostic::Warning));
+                Some((r.entry, r.thinking))
+            }
+            Err(e) => {
+                diagnostics.push(Diagnostic::Error(e));
+                None
+            }
+        }
+    });
+    if args.api_key.is_some() && from_cli.is_none() {
+        diagnostics.push(Diagnostic::Error(text::API_KEY_REQUIRES_MODEL.to_string()));
+    }
+    let has_errors = cli_args::report(&diagnostics);
     if let Some(search) = &args.list_models {
-        print!("{}", model_select::list(&models, search.as_deref()));
+        let table = model_select::list(&models, search.as_deref());
+        // Outside the plain `pi --list-models`, standard output belongs to the mode.
+        let ttys = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        if args.print || args.mode != Mode::Text || (args.mode_given && !ttys) {
+            eprint!("{table}");
+        } else {
+            print!("{table}");
+        }
         return ExitCode::SUCCESS;
     }
-    let chosen = match &args.model {
-        Some(pattern) => match model_select::find(&models, pattern, args.provider.as_deref()) {
-            Some((m, thinking)) => (m.clone(), thinking),
-            None => return fail(&text::model_not_found(pattern)),
-        },
+    if has_errors {
+        return ExitCode::from(1);
+    }
+    // The first message: piped standard input, then the `@file` texts, then
+    // the first message argument, joined without separators.
+    let messages = if args.mode == Mode::Rpc {
+        vec![]
+    } else {
+        let piped = if std::io::stdin().is_terminal() {
+            None
+        } else {
+            let mut buf = Vec::new();
+            let _ = std::io::stdin().read_to_end(&mut buf);
+            let text = String::from_utf8_lossy(&buf);
+            let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            (!text.is_empty()).then(|| text.to_string())
+        };
+        let files = match attach_files(&cwd, &args.files) {
+            Ok(t) => t,
+            Err(e) => return fail(&e),
+        };
+        let mut rest = args.messages.clone().into_iter();
+        let initial: String = [piped, Some(files), rest.next()].into_iter().flatten().collect();
+        // An empty first message is not sent; the others always are.
+        Some(initial).filter(|m| !m.is_empty()).into_iter().chain(rest).collect::<Vec<_>>()
+    };
+    let chosen = match from_cli {
+        Some(found) => found,
         None => {
             let preferred = settings.default_model().and_then(|id| {
                 let pattern = match settings.default_provider() {
@@ -307,7 +379,7 @@ pub fn main(args: CliArgs) -> ExitCode {
     let chosen = Chosen {
         entry: chosen.0,
         api_key,
-        thinking: chosen.1.or(args.thinking.clone()).or_else(|| settings.default_thinking_level().map(String::from)),
+        thinking: args.thinking.clone().or(chosen.1).or_else(|| settings.default_thinking_level().map(String::from)),
     };
 
     let mode = if args.mode == Mode::Rpc {
@@ -370,22 +442,6 @@ pub fn main(args: CliArgs) -> ExitCode {
     let session_file = writer.as_ref().map(|w| w.path().to_string_lossy().into_owned());
     let session: SharedSession = Arc::new(Mutex::new(writer));
 
-    // Project extensions load only once the project is trusted.
-    let post_paths: Vec<PathBuf> = if trust.trusted && !args.no_extensions {
-        let mut p = crate::extensions::discover(&cwd.join(".pi").join("extensions"));
-        p.extend(
-            settings
-                .resources(pi_config::settings::ResourceKind::Extensions)
-                .into_iter()
-                .filter(|r| r.scope == pi_config::settings::Scope::Project)
-                .filter(|r| !r.entry.starts_with("builtin:") && !r.entry.starts_with('-') && !r.entry.starts_with('!'))
-                .map(|r| r.base_dir.join(r.entry.trim_start_matches('+'))),
-        );
-        p.retain(|x| !pre_paths.contains(x));
-        p
-    } else {
-        vec![]
-    };
     let post_loaded = match runtime.block_on(crate::extensions::load_scripts(&post_paths, host_opts(true))) {
         Ok(l) => l.map(Arc::new),
         Err(e) => return fail(&e),
@@ -501,27 +557,6 @@ pub fn main(args: CliArgs) -> ExitCode {
     let code = match mode {
         Mode::Rpc => runtime.block_on(rpc_mode::run(agent, header, models, reload_state)),
         Mode::Json | Mode::Text => {
-            let mut messages = args.messages.clone();
-            if !std::io::stdin().is_terminal() {
-                let mut piped = String::new();
-                let _ = std::io::stdin().read_to_string(&mut piped);
-                if !piped.trim().is_empty() {
-                    match messages.first_mut() {
-                        Some(first) => *first = format!("{piped}\n\n{first}"),
-                        None => messages.push(piped),
-                    }
-                }
-            }
-            if !args.files.is_empty() {
-                let attached = attach_files(&cwd, &args.files);
-                match attached {
-                    Ok(block) => match messages.first_mut() {
-                        Some(first) => *first = format!("{block}{first}"),
-                        None => messages.push(block),
-                    },
-                    Err(e) => return fail(&e),
-                }
-            }
             if mode == Mode::Json {
                 json_mode::print_line(&header);
             }
@@ -547,12 +582,21 @@ fn uuid_like() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
+/// The text of `@file` arguments: each file as `<file name="ABS">` with its
+/// text (a UTF-8 BOM removed), empty files skipped; a missing file or one that
+/// cannot be read is an error.
 fn attach_files(cwd: &Path, files: &[String]) -> Result<String, String> {
     let mut out = String::new();
     for f in files {
-        let path = pi_tools::paths::resolve(cwd, f).map_err(|e| text::attach_failed(Path::new(f), e))?;
+        let path = pi_tools::paths::resolve_read_path(cwd, f).map_err(|e| text::attach_failed(Path::new(f), e))?;
+        let meta = std::fs::metadata(&path).map_err(|_| text::file_not_found(&path))?;
+        if meta.len() == 0 {
+            continue;
+        }
         let content = std::fs::read(&path).map_err(|e| text::attach_failed(&path, &e.to_string()))?;
-        out.push_str(&format!("<file name=\"{}\">\n{}\n</file>\n", path.display(), String::from_utf8_lossy(&content)));
+        let content = String::from_utf8_lossy(&content);
+        let content = content.strip_prefix('\u{feff}').unwrap_or(&content);
+        out.push_str(&format!("<file name=\"{}\">\n{content}\n</file>\n", path.display()));
     }
     Ok(out)
 }

@@ -37,17 +37,87 @@ pub fn context_file_unreadable(path: &std::path::Path, err: &str) -> String {
     format!("Could not read context file {}: {err}", path.display())
 }
 
+/// An `@file` argument that does not exist.
+pub fn file_not_found(path: &std::path::Path) -> String {
+    format!("File not found: {}", path.display())
+}
+
 /// An `@file` argument that could not be read.
 pub fn attach_failed(path: &std::path::Path, err: &str) -> String {
-    format!("Could not read {}: {err}", path.display())
+    format!("Could not read file {}: {err}", path.display())
+}
+
+/// `@file` arguments with `--mode rpc`.
+pub const RPC_NO_FILE_ARGS: &str = "@file arguments are not supported in RPC mode";
+
+/// An option nobody knows (a short one, or `-` alone).
+pub fn unknown_option(arg: &str) -> String {
+    format!("Unknown option: {arg}")
+}
+
+/// Long flags no extension registered (names without `--`).
+pub fn unknown_options(names: &[&str]) -> String {
+    let listed: Vec<String> = names.iter().map(|n| format!("--{n}")).collect();
+    let plural = if names.len() == 1 { "" } else { "s" };
+    format!("Unknown option{plural}: {}", listed.join(", "))
+}
+
+/// A registered extension flag that takes a value, given without one.
+pub fn extension_flag_requires_value(name: &str) -> String {
+    format!("Extension flag \"--{name}\" requires a value")
+}
+
+/// A problem with the entries of a flag (`--tools: …`).
+pub fn flag_error(flag: &str, error: &str) -> String {
+    format!("{flag}: {error}")
+}
+
+/// `--mode` without a value.
+pub const MODE_REQUIRES_VALUE: &str = "--mode requires text, json, or rpc";
+
+/// `--mode` with a value it does not know.
+pub fn invalid_mode(mode: &str) -> String {
+    format!("Invalid mode \"{mode}\". Valid values: text, json, rpc")
+}
+
+/// `--tui-mode` without a value.
+pub const TUI_MODE_REQUIRES_VALUE: &str = "--tui-mode requires regular or fullscreen";
+
+/// `--tui-mode` with a value it does not know.
+pub fn invalid_tui_mode(mode: &str) -> String {
+    format!("Invalid TUI mode \"{mode}\". Valid values: regular, fullscreen")
+}
+
+/// `--use-theme` without a name.
+pub const USE_THEME_REQUIRES_NAME: &str = "--use-theme requires a theme name";
+
+/// `--name` at the end of the line.
+pub const NAME_REQUIRES_VALUE: &str = "--name requires a value";
+
+/// `--name` with a blank value.
+pub const NAME_REQUIRES_NON_EMPTY: &str = "--name requires a non-empty value";
+
+/// `--provider` without `--model`.
+pub fn provider_requires_model(provider: &str) -> String {
+    format!("--provider requires --model (for example: --provider {provider} --model <pattern>)")
+}
+
+/// `--provider` naming no configured provider.
+pub fn unknown_provider(provider: &str) -> String {
+    format!("Unknown provider \"{provider}\". Use --list-models to see available providers/models.")
+}
+
+/// `--api-key` without any model named.
+pub const API_KEY_REQUIRES_MODEL: &str =
+    "--api-key requires a model to be specified via --model, --provider/--model, or --models";
+
+/// `--model provider/id` where the provider is known and the id is not.
+pub fn custom_model_id(id: &str, provider: &str) -> String {
+    format!("Model \"{id}\" not found for provider \"{provider}\". Using custom model id.")
 }
 
 /// A failed request with no message of its own.
 pub const REQUEST_FAILED: &str = "Request failed";
-
-/// Print mode without any message.
-pub const NO_MESSAGE: &str =
-    "No message given. Pass a prompt, e.g. pi -p \"List the files\", or pipe it on standard input.";
 
 /// RPC: a line that is not a JSON command.
 pub fn rpc_parse_failed(msg: &str) -> String {
