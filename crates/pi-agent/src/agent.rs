@@ -322,7 +322,7 @@ impl Agent {
                     content: f.result.content.iter().map(crate::convert::content_block).collect(),
                     details: f.result.details,
                     is_error: f.result.is_error,
-                    duration_ms: Some(f.duration_ms),
+                    duration_ms: f.duration_ms,
                     nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()),
                     usage: f.result.usage.as_ref().and_then(|u| serde_json::from_value(u.clone()).ok()),
                     timestamp: now_ms(),

@@ -57,8 +57,9 @@ pub enum ToolEvent {
         name: String,
         /// Final result.
         result: ToolResult,
-        /// Milliseconds from start to end.
-        duration_ms: u64,
+        /// Milliseconds from start to end; `None` when the call failed before
+        /// its tool ran (not found, invalid or blocked arguments).
+        duration_ms: Option<u64>,
         /// Parent call id.
         parent: Option<String>,
     },
@@ -130,8 +131,9 @@ pub struct Finished {
     pub result: ToolResult,
     /// A handler asked for termination.
     pub terminate: bool,
-    /// Milliseconds from start to end.
-    pub duration_ms: u64,
+    /// Milliseconds from start to end; `None` when the call failed before
+    /// its tool ran.
+    pub duration_ms: Option<u64>,
     /// The bounded record of the nested calls this call made (model-issued
     /// calls only; `None` when it made none). It belongs on the tool result
     /// message as `nestedCalls`.
@@ -173,8 +175,24 @@ impl Dispatcher {
         }
     }
 
+    /// Finish a call whose tool ran.
     fn finish(&self, req: &CallRequest, result: ToolResult, started: Instant, terminate: bool) -> Finished {
-        let duration_ms = started.elapsed().as_millis() as u64;
+        self.finish_with(req, result, Some(started.elapsed().as_millis() as u64), terminate)
+    }
+
+    /// Finish a call that failed before its tool ran: an error result with
+    /// empty `details` and no duration, as the reference records it.
+    fn refuse(&self, req: &CallRequest, message: String, terminate: bool) -> Finished {
+        self.finish_with(req, ToolResult::thrown(message), None, terminate)
+    }
+
+    fn finish_with(
+        &self,
+        req: &CallRequest,
+        result: ToolResult,
+        duration_ms: Option<u64>,
+        terminate: bool,
+    ) -> Finished {
         self.emit(ToolEvent::End {
             id: req.id.clone(),
             name: req.name.clone(),
@@ -212,20 +230,18 @@ impl Dispatcher {
             Caller::Nested => self.nested_callable(&req.name),
         };
         let Some(tool) = tool else {
-            let r = ToolResult::error(text::tool_not_found(&req.name));
-            return Err(self.finish(&req, r, started, false));
+            return Err(self.refuse(&req, text::tool_not_found(&req.name), false));
         };
         let parsed = match &req.args {
             RawArgs::Json(v) => v.clone(),
             RawArgs::Invalid { detail } => {
-                let r = ToolResult::error(text::invalid_arguments(&req.name, detail));
-                return Err(self.finish(&req, r, started, false));
+                return Err(self.refuse(&req, text::invalid_arguments(&req.name, detail), false));
             }
         };
         let prepared = tool.prepare_arguments(parsed);
         let valid = match pi_tools::args::validate(&req.name, &tool.def().parameters, &prepared) {
             Ok(v) => v,
-            Err(e) => return Err(self.finish(&req, ToolResult::error(e.to_string()), started, false)),
+            Err(e) => return Err(self.refuse(&req, e.to_string(), false)),
         };
         let mut ev = ToolCallEvent {
             tool_call_id: req.id.clone(),
@@ -236,13 +252,10 @@ impl Dispatcher {
         let mut terminate = false;
         for h in &self.interceptors {
             match h.on_tool_call(&mut ev).await {
-                Err(message) => {
-                    let r = ToolResult::error(message);
-                    return Err(self.finish(&req, r, started, false));
-                }
+                Err(message) => return Err(self.refuse(&req, message, false)),
                 Ok(Some(d)) if d.block => {
                     let reason = d.reason.unwrap_or_else(|| text::BLOCKED.to_string());
-                    return Err(self.finish(&req, ToolResult::error(reason), started, d.terminate));
+                    return Err(self.refuse(&req, reason, d.terminate));
                 }
                 Ok(Some(d)) => terminate = d.terminate,
                 Ok(None) => {}

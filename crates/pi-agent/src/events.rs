@@ -106,9 +106,9 @@ pub enum AgentEvent {
         /// Whether it is an error.
         #[serde(rename = "isError")]
         is_error: bool,
-        /// Milliseconds it took.
-        #[serde(rename = "durationMs")]
-        duration_ms: u64,
+        /// Milliseconds it took (absent when the call failed before its tool ran).
+        #[serde(rename = "durationMs", skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
         /// Parent call id.
         #[serde(rename = "parentToolCallId", skip_serializing_if = "Option::is_none")]
         parent_tool_call_id: Option<String>,

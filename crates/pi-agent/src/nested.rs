@@ -236,7 +236,7 @@ impl<'a> NestedCaller<'a> {
                 Err(done) => (done, false),
             };
             if let Ok(mut r) = self.scope.recorder.lock() {
-                r.finish(index, &finished.result, finished.duration_ms);
+                r.finish(index, &finished.result, finished.duration_ms.unwrap_or(0));
             }
             self.scope.add_usage(&finished.result);
             NestedOutcome {
@@ -244,7 +244,7 @@ impl<'a> NestedCaller<'a> {
                 name,
                 arguments: args,
                 is_error: finished.result.is_error,
-                duration_ms: ran.then_some(finished.duration_ms),
+                duration_ms: finished.duration_ms.filter(|_| ran),
                 result: finished.result,
             }
         })

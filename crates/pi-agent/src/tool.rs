@@ -192,7 +192,7 @@ impl AgentTool for BuiltinTool {
         Box::pin(async move {
             match pi_tools::execute_validated(self.name, inv.args, inv.ctx).await {
                 Ok(r) => r,
-                Err(e) => ToolResult::error(e.to_string()),
+                Err(e) => ToolResult::thrown(e.to_string()),
             }
         })
     }

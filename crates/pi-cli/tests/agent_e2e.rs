@@ -311,6 +311,45 @@ fn json_mode_lines_all_parse_in_the_documented_order() {
 }
 
 #[test]
+fn failed_calls_carry_empty_details_and_only_calls_that_ran_a_duration() {
+    let env = Env::new();
+    std::fs::write(env.work.join("f.txt"), "hi\n").unwrap();
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            ToolCallSpec::new("edit", json!({"path": "f.txt", "edits": 5})).with_id("invalid"),
+            ToolCallSpec::new("read", json!({"path": "missing.txt"})).with_id("thrown"),
+            ToolCallSpec::new("nope", json!({})).with_id("unknown"),
+            ToolCallSpec::new("read", json!({"path": "f.txt"})).with_id("fine"),
+        ]),
+        Turn::text("ok"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "--mode", "json", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let end =
+        |id: &str| events.iter().find(|e| e["type"] == "tool_execution_end" && e["toolCallId"] == id).unwrap().clone();
+    let message = |id: &str| {
+        events
+            .iter()
+            .find(|e| e["type"] == "message_end" && e["message"]["toolCallId"] == id)
+            .map(|e| e["message"].clone())
+            .unwrap()
+    };
+    for id in ["invalid", "unknown"] {
+        assert_eq!(end(id)["result"]["details"], json!({}), "{id}");
+        assert!(end(id).get("durationMs").is_none(), "{id}");
+        assert_eq!(message(id)["details"], json!({}), "{id}");
+        assert!(message(id).get("durationMs").is_none(), "{id}");
+    }
+    assert_eq!(end("thrown")["result"]["details"], json!({}));
+    assert!(end("thrown")["durationMs"].is_number());
+    assert!(message("thrown")["durationMs"].is_number());
+    assert!(end("fine")["result"].get("details").is_none());
+    assert!(message("fine")["durationMs"].is_number());
+}
+
+#[test]
 fn sessions_are_written_private_and_continue_restores_the_conversation() {
     let env = Env::new();
     let server = MockServer::start(vec![Turn::text("first answer"), Turn::text("second answer")]);

@@ -159,7 +159,7 @@ impl AgentTool for ExtTool {
                     }
                     convert::tool_result(&v)
                 }
-                Err(message) => ToolResult::error(message),
+                Err(message) => ToolResult::thrown(message),
             }
         })
     }

@@ -60,6 +60,12 @@ impl ToolResult {
         ToolResult { is_error: true, ..ToolResult::success(message) }
     }
 
+    /// A failure the tool threw (or the call never reached the tool): an
+    /// error result with empty `details`, as the reference records one.
+    pub fn thrown(message: impl Into<String>) -> Self {
+        ToolResult { details: Some(Value::Object(Default::default())), ..ToolResult::error(message) }
+    }
+
     /// Attach `details`.
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);

@@ -113,7 +113,7 @@ impl Outcome {
                 }
                 return Ok(ToolResult {
                     structured: Some(json!({ "error": text::timeout_code(timeout_secs) })),
-                    ..ToolResult::error(with_notice(&output, &notice))
+                    ..ToolResult::thrown(with_notice(&output, &notice))
                 });
             }
             End::Aborted => return Err(ToolError::msg(with_notice(&output, text::COMMAND_ABORTED))),
