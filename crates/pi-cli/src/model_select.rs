@@ -188,6 +188,25 @@ pub fn list(models: &[ModelEntry], search: Option<&str>) -> String {
     out
 }
 
+/// The thinking levels `model` supports: `off` alone without reasoning, else
+/// `off` to `high` (`xhigh` and `max` need a provider mapping, which models.json
+/// entries do not give here).
+fn supported_thinking_levels(model: &ModelEntry) -> &'static [&'static str] {
+    if model.reasoning { &text::THINKING_LEVELS[..5] } else { &text::THINKING_LEVELS[..1] }
+}
+
+/// `level` made one `model` supports, as the reference clamps it: kept when
+/// supported, else the nearest supported level above it, else below it;
+/// an unknown level becomes the lowest supported one.
+pub fn clamp_thinking_level(model: &ModelEntry, level: &str) -> &'static str {
+    let supported = supported_thinking_levels(model);
+    let lowest = supported.first().copied().unwrap_or("off");
+    let Some(at) = text::THINKING_LEVELS.iter().position(|l| *l == level) else { return lowest };
+    let above = text::THINKING_LEVELS[at..].iter().find(|l| supported.contains(l));
+    let below = text::THINKING_LEVELS[..at].iter().rev().find(|l| supported.contains(l));
+    above.or(below).copied().unwrap_or(lowest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +218,20 @@ mod tests {
         m.name = id.into();
         m.api_key = Some("x".into());
         m
+    }
+
+    #[test]
+    fn thinking_levels_are_clamped_to_the_model() {
+        let mut m = entry("mock", "m");
+        m.reasoning = true;
+        assert_eq!(clamp_thinking_level(&m, "medium"), "medium");
+        assert_eq!(clamp_thinking_level(&m, "xhigh"), "high");
+        assert_eq!(clamp_thinking_level(&m, "max"), "high");
+        assert_eq!(clamp_thinking_level(&m, "off"), "off");
+        assert_eq!(clamp_thinking_level(&m, "bogus"), "off");
+        m.reasoning = false;
+        assert_eq!(clamp_thinking_level(&m, "high"), "off");
+        assert_eq!(clamp_thinking_level(&m, "medium"), "off");
     }
 
     #[test]

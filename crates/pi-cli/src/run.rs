@@ -376,11 +376,14 @@ pub fn main(args: CliArgs) -> ExitCode {
         Ok(None) => return fail(text::NO_API_KEY),
         Err(e) => return fail(&e),
     };
-    let chosen = Chosen {
-        entry: chosen.0,
-        api_key,
-        thinking: args.thinking.clone().or(chosen.1).or_else(|| settings.default_thinking_level().map(String::from)),
-    };
+    let requested_thinking = args
+        .thinking
+        .clone()
+        .or(chosen.1)
+        .or_else(|| settings.default_thinking_level().map(String::from))
+        .unwrap_or_else(|| text::DEFAULT_THINKING_LEVEL.to_string());
+    let thinking = Some(model_select::clamp_thinking_level(&chosen.0, &requested_thinking).to_string());
+    let chosen = Chosen { entry: chosen.0, api_key, thinking };
 
     let mode = if args.mode == Mode::Rpc {
         Mode::Rpc
@@ -480,7 +483,7 @@ pub fn main(args: CliArgs) -> ExitCode {
         session_file,
         provider: Some(chosen.entry.provider.clone()),
         model: Some(chosen.entry.id.clone()),
-        reasoning_level: Some(chosen.thinking.clone().unwrap_or_else(|| text::DEFAULT_REASONING_LEVEL.to_string())),
+        reasoning_level: chosen.thinking.clone(),
         agent_dir: Some(agent_dir.clone()),
         shell_path: settings.shell_path().map(|p| p.to_string_lossy().into_owned()),
         shell_command_prefix: settings.shell_command_prefix().map(String::from),

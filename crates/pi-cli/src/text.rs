@@ -24,8 +24,10 @@ pub const NO_MODEL: &str = "No model available. Set OPENAI_API_KEY or ANTHROPIC_
 /// The chosen model has no key.
 pub const NO_API_KEY: &str = "No API key found for the selected model. Set the provider's environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY), pass --api-key, or set \"apiKey\" in ~/.pi/agent/models.json.";
 
-/// `PI_REASONING_LEVEL` when no thinking level is set.
-pub const DEFAULT_REASONING_LEVEL: &str = "off";
+/// The thinking level asked for when neither `--thinking`, a `:<level>`
+/// model suffix nor the `defaultThinkingLevel` setting gives one (clamped to
+/// what the model supports: `off` for a model without reasoning).
+pub const DEFAULT_THINKING_LEVEL: &str = "medium";
 
 /// A session line that could not be read.
 pub fn session_bad_line(path: &std::path::Path, line: usize, err: &str) -> String {

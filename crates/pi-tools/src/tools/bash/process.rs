@@ -39,9 +39,12 @@ const OFFLINE_VARS: [&str; 2] = ["PI_OFFLINE", "PI_SKIP_VERSION_CHECK"];
 const PIPE_SIZE: usize = 1024 * 1024;
 /// Bytes read from the pipe at once.
 const READ_BUFFER: usize = 256 * 1024;
-/// Pause between output becoming readable and reading it while the shell
-/// runs (see [`pump`]).
-const READ_SETTLE: Duration = Duration::from_millis(2);
+/// Longest pause between output becoming readable after a quiet spell and
+/// reading it, while the shell runs (see [`pump`]); the pause ends when the
+/// shell exits.
+const READ_SETTLE_MAX: Duration = Duration::from_millis(20);
+/// How often that pause looks whether the shell exited.
+const READ_SETTLE_STEP: Duration = Duration::from_millis(1);
 /// Reads from one pipe before the reader looks at the other and at the clock.
 const READS_PER_TURN: usize = 32;
 /// Longest sleep of the reader while it waits for output, so it notices a stop request.
@@ -321,6 +324,7 @@ pub(crate) fn pump(outputs: [PipeReader; 2], acc: &Mutex<Accumulator>, stop: &St
     let mut sources = outputs.map(Source::new);
     let mut buf = vec![0u8; READ_BUFFER];
     let mut last_data = None;
+    let mut quiet = true;
     loop {
         let now = Instant::now();
         let wait = match stop.exited_at() {
@@ -333,34 +337,55 @@ pub(crate) fn pump(outputs: [PipeReader; 2], acc: &Mutex<Accumulator>, stop: &St
             }
             None => POLL_TICK,
         };
-        let open: Vec<usize> = (0..sources.len()).filter(|i| sources[*i].fd.is_some()).collect();
-        if open.is_empty() {
+        if sources.iter().all(|s| s.fd.is_none()) {
             break;
         }
-        let ready: Vec<bool> = {
-            let mut fds: Vec<PollFd<'_>> =
-                open.iter().filter_map(|i| sources[*i].fd.as_ref()).map(|fd| PollFd::new(fd, PollFlags::IN)).collect();
-            let ts = Timespec { tv_sec: 0, tv_nsec: wait.as_nanos().try_into().unwrap_or(0) };
-            match poll(&mut fds, Some(&ts)) {
-                Ok(_) => fds.iter().map(|f| !f.revents().is_empty()).collect(),
-                Err(Errno::INTR) => continue,
-                Err(_) => break,
-            }
-        };
-        if ready.iter().any(|r| *r) && stop.exited_at().is_none() {
-            // Let what the command writes in one burst arrive before reading,
-            // so stdout and stderr written together come out as the
-            // reference's event loop reads them (stdout's first).
-            std::thread::sleep(READ_SETTLE);
+        let Some(mut ready) = readable(&sources, wait) else { break };
+        if !ready.iter().any(|r| *r) {
+            quiet = true;
+            continue;
         }
-        for (i, is_ready) in open.into_iter().zip(ready) {
-            if is_ready && sources[i].drain(&mut buf, acc) {
+        if quiet {
+            // Output after a quiet spell: let the rest of the burst arrive
+            // (until the shell exits, within a bound) before reading, so
+            // stdout and stderr written together come out as the reference
+            // reads them, stdout's first. A steady stream is not slowed.
+            let until = Instant::now() + READ_SETTLE_MAX;
+            while stop.exited_at().is_none() && Instant::now() < until {
+                std::thread::sleep(READ_SETTLE_STEP);
+            }
+            ready = readable(&sources, Duration::ZERO).unwrap_or(ready);
+        }
+        quiet = false;
+        for (source, is_ready) in sources.iter_mut().zip(ready) {
+            if is_ready && source.drain(&mut buf, acc) {
                 last_data = Some(Instant::now());
             }
         }
     }
     drop(sources);
     lock(acc).finish();
+}
+
+/// Which sources have output (or their end) waiting, after waiting up to
+/// `wait` for one; closed sources never do. `None` when polling fails.
+fn readable(sources: &[Source; 2], wait: Duration) -> Option<[bool; 2]> {
+    let open: Vec<usize> = (0..sources.len()).filter(|i| sources[*i].fd.is_some()).collect();
+    let mut fds: Vec<PollFd<'_>> =
+        sources.iter().filter_map(|s| s.fd.as_ref()).map(|fd| PollFd::new(fd, PollFlags::IN)).collect();
+    let ts = Timespec { tv_sec: 0, tv_nsec: wait.as_nanos().try_into().unwrap_or(0) };
+    loop {
+        match poll(&mut fds, Some(&ts)) {
+            Ok(_) => break,
+            Err(Errno::INTR) => {}
+            Err(_) => return None,
+        }
+    }
+    let mut ready = [false; 2];
+    for (i, f) in open.into_iter().zip(&fds) {
+        ready[i] = !f.revents().is_empty();
+    }
+    Some(ready)
 }
 
 /// Lock the accumulator; a panic elsewhere never poisons the output.
