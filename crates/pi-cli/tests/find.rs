@@ -235,3 +235,37 @@ fn works_without_fd_on_path() {
     let o = run_env(d.path(), json!({"pattern": "*.txt"}), Some(""));
     assert_eq!((o.text.as_str(), o.is_error), ("a.txt", false));
 }
+
+#[test]
+fn nul_bytes_and_impossible_limits_fail_as_the_reference_starting_fd() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.ts", "");
+    let root = d.path().display().to_string();
+    assert_eq!(
+        err(d.path(), json!({"pattern": "a\u{0}"})),
+        "The argument 'args[7]' must be a string without null bytes. Received 'a\\x00'"
+    );
+    assert_eq!(
+        err(d.path(), json!({"pattern": "*", "path": "x\u{0}"})),
+        format!("The argument 'args[8]' must be a string without null bytes. Received '{root}/x\\x00'")
+    );
+    assert_eq!(
+        err(d.path(), json!({"pattern": "src/a\u{0}"})),
+        format!("The argument 'args[9]' must be a string without null bytes. Received '{root}/src/a\\x00'")
+    );
+    fs::create_dir(d.path().join(".git")).unwrap();
+    assert_eq!(
+        err(d.path(), json!({"pattern": "a\u{0}"})),
+        "The argument 'args[6]' must be a string without null bytes. Received 'a\\x00'",
+        "inside a repository the reference passes no --no-require-git"
+    );
+    assert_eq!(
+        err(d.path(), json!({"pattern": "*.ts", "limit": 1e20})),
+        "error: invalid value '100000000000000000000' for '--max-results <count>': number too large to fit in target type\n\nFor more information, try '--help'."
+    );
+    assert_eq!(
+        err(d.path(), json!({"pattern": "*.ts", "limit": 1e21})),
+        "error: invalid value '1e+21' for '--max-results <count>': invalid digit found in string\n\nFor more information, try '--help'."
+    );
+    assert_eq!(ok(d.path(), json!({"pattern": "*.ts", "limit": 1e19})), "a.ts");
+}

@@ -358,3 +358,21 @@ fn unreadable_files_are_reported_like_rg() {
     let t = err(d.path(), json!({"pattern": "needle"}));
     assert_eq!(t, "rg: ./secret.txt: Permission denied (os error 13)");
 }
+
+#[test]
+fn nul_bytes_fail_as_the_reference_starting_rg() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "f.txt", "a\n");
+    assert_eq!(
+        err(d.path(), json!({"pattern": "a\u{0}b"})),
+        "The argument 'args[6]' must be a string without null bytes. Received 'a\\x00b'"
+    );
+    assert_eq!(
+        err(d.path(), json!({"pattern": "a", "glob": "./f\u{0}*"})),
+        "The argument 'args[6]' must be a string without null bytes. Received 'f\\x00*'"
+    );
+    assert_eq!(
+        err(d.path(), json!({"pattern": "a\u{0}b", "literal": true, "ignoreCase": true, "context": 2})),
+        "The argument 'args[10]' must be a string without null bytes. Received 'a\\x00b'"
+    );
+}

@@ -4,6 +4,8 @@ use crate::jsnum::js_number;
 use crate::limits::{MAX_BYTES, MAX_TIMEOUT_SECONDS};
 use crate::truncate::format_size;
 
+pub use super::common::{argument_has_nul, quote_argument};
+
 /// A `timeout` that is not a positive, finite number.
 pub const INVALID_TIMEOUT: &str = "Invalid timeout: must be a finite number of seconds";
 
@@ -79,13 +81,6 @@ pub fn spawn_failed(program: &str, code: &str) -> String {
     }
 }
 
-/// A command (or shell argument) with a NUL byte, which no process argument can hold.
-/// `index` is the argument's position after the program; `shown` the argument
-/// quoted as `quote_argument` does.
-pub fn argument_has_nul(index: usize, shown: &str) -> String {
-    format!("The argument 'args[{index}]' must be a string without null bytes. Received {shown}")
-}
-
 /// Where the full output went, the end of every truncation notice.
 pub fn full_output(path: &str) -> String {
     format!("Full output: {path}")
@@ -119,20 +114,6 @@ pub fn showing_last_of_line(shown_bytes: usize, line: u64, line_bytes: u64, full
 /// The marker between the kept head and tail of a structured `output` over 1 MiB.
 pub fn structured_omitted(bytes: u64) -> String {
     format!("\n\n[... {bytes} bytes omitted ...]\n\n")
-}
-
-/// A string quoted the way Node.js shows a rejected argument: single quotes
-/// (double quotes when the text has `'` but no `"`, backticks when it has
-/// both but no backtick or `${`), control characters escaped, and cut to 128
-/// characters followed by `...`.
-pub fn quote_argument(s: &str) -> String {
-    let out = super::common::inspect_string(s);
-    let count = out.chars().count();
-    if count > 128 {
-        let cut: String = out.chars().take(128).collect();
-        return format!("{cut}...");
-    }
-    out
 }
 
 #[cfg(test)]

@@ -86,3 +86,31 @@ pub fn path_with_null_bytes(path: &str) -> String {
         inspect_string(path)
     )
 }
+
+/// A command (or shell argument) with a NUL byte, which no process argument can hold.
+/// `index` is the argument's position after the program; `shown` the argument
+/// quoted as `quote_argument` does.
+pub fn argument_has_nul(index: usize, shown: &str) -> String {
+    format!("The argument 'args[{index}]' must be a string without null bytes. Received {shown}")
+}
+
+/// A string quoted the way Node.js shows a rejected argument: single quotes
+/// (double quotes when the text has `'` but no `"`, backticks when it has
+/// both but no backtick or `${`), control characters escaped, and cut to 128
+/// characters followed by `...`.
+pub fn quote_argument(s: &str) -> String {
+    let out = inspect_string(s);
+    let count = out.chars().count();
+    if count > 128 {
+        let cut: String = out.chars().take(128).collect();
+        return format!("{cut}...");
+    }
+    out
+}
+
+/// The error Node throws when one of the arguments of a program to start
+/// (`args`, after the program) has a NUL byte: the first such one.
+pub fn first_argument_with_nul<S: AsRef<str>>(args: &[S]) -> Option<String> {
+    let (i, a) = args.iter().enumerate().find(|(_, a)| a.as_ref().contains('\0'))?;
+    Some(argument_has_nul(i, &quote_argument(a.as_ref())))
+}

@@ -17,6 +17,15 @@ pub fn search_path_not_a_directory(abs: &str) -> String {
     )
 }
 
+/// fd's (clap's) error for a `--max-results` value it cannot take: `value`
+/// is what the reference passes (`String(limit + 1)`), `reason` Rust's
+/// integer parse error.
+pub fn invalid_max_results(value: &str, reason: &str) -> String {
+    format!(
+        "error: invalid value '{value}' for '--max-results <count>': {reason}\n\nFor more information, try '--help'."
+    )
+}
+
 /// Notice fragment: `<limit> results limit reached. Use limit=<2*limit> for more, or refine pattern`.
 pub fn result_limit_reached(limit: usize) -> String {
     format!("{limit} results limit reached. Use limit={} for more, or refine pattern", limit.saturating_mul(2))

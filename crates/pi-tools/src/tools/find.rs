@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::grep::effective_limit;
 use crate::limits::{FIND_DEFAULT_LIMIT, MAX_BYTES};
 use crate::search::{self, Flavor, WalkSpec};
-use crate::text::common::byte_limit_reached;
+use crate::text::common::{byte_limit_reached, first_argument_with_nul};
 use crate::text::find as text;
 use crate::{ToolContext, ToolError, ToolResult};
 
@@ -44,6 +44,13 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let a: FindArgs = super::parse(args)?;
     let root = crate::paths::resolve(&ctx.cwd, a.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("."))
         .map_err(ToolError::msg)?;
+    let max_results = crate::jsnum::js_number(a.limit.map_or(FIND_DEFAULT_LIMIT as f64, |l| l.floor().max(1.0)) + 1.0);
+    if let Err(e) = max_results.parse::<usize>() {
+        return Err(ToolError::msg(text::invalid_max_results(&max_results, &e.to_string())));
+    }
+    if let Some(message) = nul_in_fd_arguments(&root, &a.pattern, &max_results) {
+        return Err(ToolError::msg(message));
+    }
     let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
     let abort = ctx.abort.clone();
     let budget = search::Budget::DEFAULT;
@@ -52,6 +59,39 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
         r = task => r.map_err(|e| ToolError::msg(e.to_string()))?,
         _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
     }
+}
+
+/// The error Node gives when the reference starts fd with an argument holding
+/// a NUL byte (the pattern or the search folder): the arguments are rebuilt
+/// as the reference lays them out, as the message names the argument's index.
+fn nul_in_fd_arguments(root: &Path, pattern: &str, max_results: &str) -> Option<String> {
+    let root_s = root.to_string_lossy();
+    if !pattern.contains('\0') && !root_s.contains('\0') {
+        return None;
+    }
+    let mut args: Vec<String> = vec!["--color=never".into(), "--hidden".into()];
+    let inside_git = root.ancestors().any(|d| d.join(".git").exists());
+    if !inside_git {
+        args.push("--no-require-git".into());
+    }
+    args.extend(["--glob".into(), "--max-results".into(), max_results.to_string()]);
+    let mut effective = pattern;
+    while let Some(rest) = effective.strip_prefix("./") {
+        effective = rest;
+    }
+    let lower_case = effective == effective.to_lowercase();
+    let mut effective = effective.to_string();
+    if effective.contains('/') {
+        args.push("--full-path".into());
+        if !effective.starts_with('/') {
+            effective = format!("{}/{effective}", escape_glob(root_s.trim_end_matches('/')));
+            if lower_case {
+                args.push("--ignore-case".into());
+            }
+        }
+    }
+    args.extend(["--".into(), effective, root_s.into_owned()]);
+    first_argument_with_nul(&args)
 }
 
 /// How entries are tested against the pattern.

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::limits::{GREP_DEFAULT_LIMIT, GREP_MAX_LINE_LENGTH, MAX_BYTES};
 use crate::search::{self, Flavor, WalkSpec};
-use crate::text::common::{byte_limit_reached, path_not_found};
+use crate::text::common::{byte_limit_reached, first_argument_with_nul, path_not_found};
 use crate::text::grep as text;
 use crate::truncate::truncate_line;
 use crate::{ToolContext, ToolError, ToolResult};
@@ -66,6 +66,41 @@ pub(crate) fn effective_limit(limit: Option<f64>, default: usize) -> usize {
     }
 }
 
+/// JavaScript's `Number.MAX_SAFE_INTEGER`, the reference's bound on `--context`.
+const JS_MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
+/// The error Node gives when the reference starts rg with an argument holding
+/// a NUL byte (pattern, glob or path): the arguments are rebuilt as the
+/// reference lays them out, as the message names the argument's index.
+fn nul_in_rg_arguments(a: &GrepArgs, root: &Path, is_dir: bool, context: u64) -> Option<String> {
+    let root_s = root.to_string_lossy();
+    let has_nul = |s: &str| s.contains('\0');
+    if !has_nul(&a.pattern) && !a.glob.as_deref().is_some_and(has_nul) && !has_nul(&root_s) {
+        return None;
+    }
+    let mut args: Vec<String> =
+        ["--no-config", "--json", "--line-number", "--color=never", "--hidden"].map(String::from).to_vec();
+    if a.ignore_case.unwrap_or(false) {
+        args.push("--ignore-case".into());
+    }
+    if a.literal.unwrap_or(false) {
+        args.push("--fixed-strings".into());
+    }
+    if let Some(g) = a.glob.as_deref().filter(|g| !g.is_empty()) {
+        let (neg, mut rest) = g.strip_prefix('!').map_or(("", g), |r| ("!", r));
+        while let Some(r) = rest.strip_prefix("./") {
+            rest = r;
+        }
+        args.extend(["--glob".into(), format!("{neg}{rest}")]);
+    }
+    if context > 0 {
+        args.extend(["--context".into(), context.min(JS_MAX_SAFE_INTEGER).to_string()]);
+    }
+    let path = if is_dir { ".".to_string() } else { root_s.into_owned() };
+    args.extend(["--".into(), a.pattern.clone(), path]);
+    first_argument_with_nul(&args)
+}
+
 /// Run `grep`.
 pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let a: GrepArgs = super::parse(args)?;
@@ -79,6 +114,9 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
         }
         _ => 0,
     };
+    if let Some(message) = nul_in_rg_arguments(&a, &root, meta.is_dir(), context) {
+        return Err(ToolError::msg(message));
+    }
     let req = Request {
         root,
         is_dir: meta.is_dir(),
