@@ -269,3 +269,14 @@ fn nul_bytes_and_impossible_limits_fail_as_the_reference_starting_fd() {
     );
     assert_eq!(ok(d.path(), json!({"pattern": "*.ts", "limit": 1e19})), "a.ts");
 }
+
+#[test]
+fn trailing_whitespace_of_names_is_trimmed_as_the_reference_trims_fds_lines() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "trail.ts ", "");
+    write(d.path(), "tab.ts\t", "");
+    write(d.path(), " lead.ts", "");
+    assert_eq!(ok(d.path(), json!({"pattern": "trail*"})), "trail.ts");
+    assert_eq!(ok(d.path(), json!({"pattern": "tab*"})), "tab.ts");
+    assert_eq!(ok(d.path(), json!({"pattern": "*lead*"})), " lead.ts");
+}

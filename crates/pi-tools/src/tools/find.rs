@@ -185,6 +185,9 @@ fn execute(
         if *is_dir && !rel.ends_with('/') {
             rel.push('/');
         }
+        // The reference trims each line fd prints, so a name's trailing
+        // whitespace is lost there; models see the same names.
+        rel.truncate(rel.trim_end_matches(is_js_whitespace).len());
         let len = rel.len();
         if bytes <= MAX_BYTES + 1 {
             lines.push(rel);
@@ -206,6 +209,15 @@ fn execute(
     search::append_notices(&mut output, &notices);
     let result = ToolResult::success(output);
     Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
+}
+
+/// Whether JavaScript's `trim` removes `c`.
+fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
 }
 
 /// How the ordered first pass ended.
