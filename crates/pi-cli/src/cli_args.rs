@@ -331,6 +331,28 @@ fn push_positional(a: &mut CliArgs, arg: String) {
     }
 }
 
+/// The values of the extensions' flags given on the command line: `true`
+/// for a boolean flag (`takes_value` false), the text for the others (a
+/// flag given without its value is left out: that is an error).
+pub fn extension_flag_values(
+    unknown: &[(String, Option<String>)],
+    registered: &[(String, bool)],
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    for (name, value) in unknown {
+        match (registered.iter().find(|(n, _)| n == name), value) {
+            (Some((_, false)), _) => {
+                out.insert(name.clone(), serde_json::Value::Bool(true));
+            }
+            (Some((_, true)), Some(v)) => {
+                out.insert(name.clone(), serde_json::Value::String(v.clone()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The start-up diagnostics about unknown `--flags` (reported once the
 /// extensions have loaded): one error naming every flag no extension
 /// registered, and one per registered value flag given without a value.

@@ -283,6 +283,10 @@ pub fn main(args: CliArgs) -> ExitCode {
     } else {
         vec![]
     };
+    let post_loaded = match runtime.block_on(crate::extensions::load_scripts(&post_paths, host_opts(true))) {
+        Ok(l) => l.map(Arc::new),
+        Err(e) => return fail(&e),
+    };
     let models = match pi_config::load_models(&agent_dir) {
         Ok(m) => m,
         Err(e) => return fail(&e.to_string()),
@@ -290,11 +294,14 @@ pub fn main(args: CliArgs) -> ExitCode {
     // Start-up diagnostics, reported together once everything they are about
     // is known (the reference's runtime diagnostics, in its order).
     let mut diagnostics = Vec::new();
-    // The flags script extensions register are not known here (the extension
-    // host accepts `registerFlag` and ignores it), so unknown flags are
-    // checked only when no script extension loads.
-    if pre_loaded.is_none() && post_paths.is_empty() {
-        diagnostics.extend(cli_args::unknown_flag_diagnostics(&args.unknown, &[]));
+    // Unknown flags are the extensions' flags, or errors; extensions get
+    // the values of theirs.
+    let loaded_sets: Vec<&Arc<pi_ext::LoadedExtensions>> = [&pre_loaded, &post_loaded].into_iter().flatten().collect();
+    let registered_flags: Vec<(String, bool)> = loaded_sets.iter().flat_map(|l| l.flags()).collect();
+    diagnostics.extend(cli_args::unknown_flag_diagnostics(&args.unknown, &registered_flags));
+    let flag_values = cli_args::extension_flag_values(&args.unknown, &registered_flags);
+    for l in &loaded_sets {
+        l.set_flag_values(&flag_values);
     }
     if let (Some(p), None) = (&args.provider, &args.model) {
         diagnostics.push(Diagnostic::Error(text::provider_requires_model(p)));
@@ -445,10 +452,6 @@ pub fn main(args: CliArgs) -> ExitCode {
     let session_file = writer.as_ref().map(|w| w.path().to_string_lossy().into_owned());
     let session: SharedSession = Arc::new(Mutex::new(writer));
 
-    let post_loaded = match runtime.block_on(crate::extensions::load_scripts(&post_paths, host_opts(true))) {
-        Ok(l) => l.map(Arc::new),
-        Err(e) => return fail(&e),
-    };
     let ext_tools: Vec<Arc<dyn pi_agent::AgentTool>> =
         [&pre_loaded, &post_loaded].into_iter().flatten().flat_map(|l| l.tools.iter().cloned()).collect();
 

@@ -1115,3 +1115,37 @@ fn exposures_withdrawal_throwing_handlers_and_result_patches_through_pi() {
     assert!(declared(&reqs[1].body).contains(&"x_late".to_string()));
     assert!(!declared(&reqs[2].body).contains(&"x_late".to_string()), "{:?}", declared(&reqs[2].body));
 }
+
+#[test]
+fn extension_flags_take_their_values_from_the_command_line() {
+    let tool_text = |flags: &[&str]| {
+        let env = Env::new();
+        let server = MockServer::start(vec![Turn::tool("show_flags", json!({})), Turn::text("ok")]);
+        server.write_models_json(&env.agent_dir(), "openai-completions");
+        let ext = fixture("flags.ts");
+        let mut args = vec!["--no-session", "-e", &ext];
+        args.extend_from_slice(flags);
+        args.push("go");
+        let out = env.run(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let reqs = server.requests();
+        let tool = reqs[1].body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "tool").unwrap().clone();
+        tool["content"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        tool_text(&["--plan", "--who", "bob"]),
+        r#"{"atLoad":[false,"anon"],"now":{"plan":true,"who":"bob","other":null}}"#
+    );
+    assert_eq!(tool_text(&[]), r#"{"atLoad":[false,"anon"],"now":{"plan":false,"who":"anon","other":null}}"#);
+
+    // Flags no extension registered, and a value flag without its value, are errors.
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::text("ok")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let ext = fixture("flags.ts");
+    let out = env.run(&["--no-session", "-e", &ext, "--bogus", "--who"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("Error: Extension flag \"--who\" requires a value"), "{err}");
+    assert!(err.contains("Error: Unknown option: --bogus"), "{err}");
+}

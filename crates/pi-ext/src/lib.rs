@@ -249,6 +249,37 @@ impl LoadedExtensions {
         }
     }
 
+    /// The command-line flags the extensions registered (`pi.registerFlag`),
+    /// in load order: the name and whether it takes a value (every type but
+    /// `boolean` does).
+    pub fn flags(&self) -> Vec<(String, bool)> {
+        let mut out: Vec<(String, bool)> = Vec::new();
+        for e in &self.extensions {
+            let Ok(Value::Array(list)) = e.engine.call_sync("flags", "", &Value::Null) else { continue };
+            for f in list {
+                let Some(name) = f.get("name").and_then(Value::as_str) else { continue };
+                let takes_value = f.get("type").and_then(Value::as_str) != Some("boolean");
+                if !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.to_string(), takes_value));
+                }
+            }
+        }
+        out
+    }
+
+    /// Give the extensions the values of their flags from the command line
+    /// (`true` for a boolean flag, the text otherwise); `pi.getFlag` returns
+    /// them from then on (before, the registered default).
+    pub fn set_flag_values(&self, values: &serde_json::Map<String, Value>) {
+        if values.is_empty() {
+            return;
+        }
+        let payload = Value::Object(values.clone());
+        for e in &self.extensions {
+            let _ = e.engine.call_sync("setFlags", "", &payload);
+        }
+    }
+
     /// Run the `project_trust` handlers in load order until one says yes or
     /// no. A failing handler is a warning and the next one is asked.
     pub async fn project_trust(&self, cwd: &Path) -> TrustOutcome {

@@ -240,6 +240,10 @@
   const noop = () => undefined;
 
   const eventBus = new Map();
+  // Flags this extension registered, and their values (defaults first, then
+  // what the command line gave, set by the host after loading).
+  const flags = new Map();
+  const flagValues = new Map();
   const pi = {
     on(event, handler) {
       if (typeof event !== "string") throw new TypeError("pi.on: event must be a string");
@@ -301,8 +305,18 @@
       return [];
     },
     registerShortcut: noop,
-    registerFlag: noop,
-    getFlag: noop,
+    registerFlag(name, options) {
+      const opts = options && typeof options === "object" ? options : {};
+      if (opts.default !== undefined && typeof opts.default !== opts.type) {
+        throw new Error(`Invalid default for flag "${name}": expected ${opts.type}, got ${typeof opts.default}`);
+      }
+      flags.set(String(name), { ...opts, name: String(name) });
+      if (opts.default !== undefined && !flagValues.has(String(name))) flagValues.set(String(name), opts.default);
+    },
+    getFlag(name) {
+      if (!flags.has(name)) return undefined;
+      return flagValues.get(name);
+    },
     registerMessageRenderer: noop,
     registerEntryRenderer: noop,
     registerToolRenderer: noop,
@@ -608,6 +622,15 @@
         // Reported with the message alone, as the reference reports hook errors.
         throw errorMessage(error);
       }
+    },
+    flags() {
+      return JSON.stringify([...flags.values()].map((f) => ({ name: f.name, type: f.type })));
+    },
+    setFlags(_name, json) {
+      for (const [name, value] of Object.entries(jsonParse(json) || {})) {
+        if (flags.has(name)) flagValues.set(name, value);
+      }
+      return "null";
     },
     prepareArguments(name, json) {
       const def = tools.get(name);
