@@ -494,7 +494,7 @@ pub fn main(args: CliArgs) -> ExitCode {
     };
 
     let model = ai_model(&chosen.entry);
-    let header = serde_json::json!({"type": "session", "version": session::SESSION_VERSION, "id": session_id, "cwd": cwd.to_string_lossy()});
+    let header = serde_json::json!({"type": "session", "version": session::SESSION_VERSION, "id": session_id, "timestamp": session::iso_now(), "cwd": cwd.to_string_lossy()});
     let out_sink: Arc<dyn Fn(&AgentEvent) + Send + Sync> = match mode {
         Mode::Json => json_mode::sink(),
         Mode::Rpc => rpc_mode::sink(),
