@@ -278,10 +278,14 @@ impl Agent {
         self.tool_ctx.abort = token.clone();
         let first_new = self.messages.len();
         self.emit(AgentEvent::AgentStart);
-        self.push_user(text);
+        // A user message opens its turn: it is added after `turn_start`.
+        let mut opening = Some(text.to_string());
         let mut last;
         loop {
             self.emit(AgentEvent::TurnStart);
+            if let Some(text) = opening.take() {
+                self.push_user(&text);
+            }
             self.apply_tool_changes();
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
@@ -305,9 +309,9 @@ impl Agent {
                 .collect();
             let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
             if stop || calls.is_empty() {
-                self.emit(AgentEvent::TurnEnd { message: assistant, tool_results: vec![] });
+                self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: vec![] });
                 if !stop && let Some(next) = pop(&self.follow_ups) {
-                    self.push_user(&next);
+                    opening = Some(next);
                     continue;
                 }
                 break;
@@ -335,7 +339,7 @@ impl Agent {
                 }
                 results.push(msg);
             }
-            self.emit(AgentEvent::TurnEnd { message: assistant, tool_results: results });
+            self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: results });
             if terminate || token.is_cancelled() {
                 break;
             }
@@ -344,7 +348,7 @@ impl Agent {
             }
         }
         let aborted = token.is_cancelled();
-        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec() });
+        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
         self.emit(AgentEvent::AgentSettled { aborted });
         last
     }

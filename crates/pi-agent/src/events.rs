@@ -6,7 +6,7 @@
 //! `tool_execution_end` → per result `message_start`/`message_end` →
 //! `turn_end`)… → `agent_end` → `agent_settled`.
 
-use pi_ai::{AssistantMessage, AssistantMessageEvent, Message, ToolResultMessage, Usage};
+use pi_ai::{AssistantMessageEvent, Message, ToolResultMessage, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -115,8 +115,9 @@ pub enum AgentEvent {
     },
     /// A turn ended.
     TurnEnd {
-        /// The assistant message of the turn.
-        message: AssistantMessage,
+        /// The assistant message of the turn (`Message::Assistant`, so its
+        /// JSON has `role`).
+        message: Message,
         /// Its tool results, in call order.
         #[serde(rename = "toolResults")]
         tool_results: Vec<ToolResultMessage>,
@@ -159,6 +160,10 @@ pub enum AgentEvent {
     AgentEnd {
         /// The messages of the run.
         messages: Vec<Message>,
+        /// Whether the run will be tried again (never here: no automatic
+        /// retry of a whole run).
+        #[serde(rename = "willRetry")]
+        will_retry: bool,
     },
     /// Nothing more will happen for this prompt.
     AgentSettled {

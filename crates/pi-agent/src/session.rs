@@ -43,7 +43,8 @@ pub fn session_dir(sessions_root: &Path, cwd: &Path) -> PathBuf {
     sessions_root.join(encode_cwd(cwd))
 }
 
-fn iso_now() -> String {
+/// The current time as the sessions write it (`2026-12-02T19:01:55.960Z`).
+pub fn iso_now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
