@@ -57,7 +57,7 @@ use futures::FutureExt;
 use tokio::sync::mpsc;
 
 pub use event::AssistantMessageEvent;
-pub use model::{Model, ModelCost, StreamOptions, api};
+pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::faux;
 pub use types::{
     AssistantMessage, ContentBlock, Context, Cost, Message, StopReason, Tool, ToolCall, ToolResultMessage, Usage,

@@ -53,12 +53,64 @@ pub struct Model {
     /// Prices in dollars per million tokens.
     #[serde(default)]
     pub cost: ModelCost,
+    /// What the endpoint accepts (`openai-completions` only); unset switches
+    /// are detected from the provider and base URL.
+    #[serde(default)]
+    pub compat: OpenAiCompletionsCompat,
 }
 
 impl Model {
     /// Whether the model accepts images.
     pub fn supports_images(&self) -> bool {
         self.input.iter().any(|i| i == "image")
+    }
+}
+
+/// What an OpenAI-compatible Chat Completions endpoint accepts, as the
+/// `compat` object of `models.json` says; `None` leaves a switch to detection
+/// from the provider and base URL (see `providers::openai_completions`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenAiCompletionsCompat {
+    /// Whether the request may carry `store: false`.
+    #[serde(default)]
+    pub supports_store: Option<bool>,
+    /// Whether a reasoning model's system prompt goes with role `developer`.
+    #[serde(default)]
+    pub supports_developer_role: Option<bool>,
+    /// Whether the request may ask for usage with `stream_options`.
+    #[serde(default)]
+    pub supports_usage_in_streaming: Option<bool>,
+    /// Which field carries the output-token limit.
+    #[serde(default)]
+    pub max_tokens_field: Option<MaxTokensField>,
+}
+
+/// The request field that carries the output-token limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    /// `max_tokens` (older and many OpenAI-compatible servers).
+    MaxTokens,
+    /// `max_completion_tokens` (OpenAI's current name).
+    MaxCompletionTokens,
+}
+
+impl MaxTokensField {
+    /// Both values.
+    pub const ALL: [MaxTokensField; 2] = [Self::MaxTokens, Self::MaxCompletionTokens];
+
+    /// The field name in the request body.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MaxTokens => "max_tokens",
+            Self::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+
+    /// The value named `name` (a field name as [`Self::as_str`] gives it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.as_str() == name)
     }
 }
 

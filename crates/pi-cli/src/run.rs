@@ -116,6 +116,12 @@ pub fn ai_model(e: &pi_config::ModelEntry) -> pi_ai::Model {
             .iter()
             .map(|(k, v)| (k.clone(), pi_config::resolve_value(k, v).unwrap_or_default()))
             .collect(),
+        compat: pi_ai::OpenAiCompletionsCompat {
+            supports_store: e.compat.supports_store,
+            supports_developer_role: e.compat.supports_developer_role,
+            supports_usage_in_streaming: e.compat.supports_usage_in_streaming,
+            max_tokens_field: e.compat.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
+        },
         ..Default::default()
     }
 }

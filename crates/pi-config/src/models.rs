@@ -3,7 +3,10 @@
 //! Each key under `providers` is a provider ID. A built-in ID changes that
 //! provider (e.g. only its `baseUrl`); any other ID adds a provider, which needs
 //! `baseUrl` and an `api` at provider or model level. A `models` entry adds or
-//! replaces a model with the same `id`; `modelOverrides` patches existing models.
+//! replaces a model with the same `id`; `modelOverrides` then patches the
+//! provider's models (built-in or custom). `compat` (provider, model or override
+//! level) is merged switch by switch: the model's over the provider's, an
+//! override's over both.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -43,6 +46,56 @@ pub struct ModelEntry {
     pub context_window: u64,
     /// Maximum output tokens.
     pub max_tokens: u64,
+    /// The `compat` switches (provider's, then the model's, then `modelOverrides`').
+    pub compat: ModelCompat,
+}
+
+/// The switches of a `compat` object that pi reads (they shape
+/// `openai-completions` requests); other keys are accepted and ignored.
+/// `None` leaves a switch to detection from the provider and base URL.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCompat {
+    /// `supportsStore`: whether the request may carry `store: false`.
+    pub supports_store: Option<bool>,
+    /// `supportsDeveloperRole`: a reasoning model's system prompt as role `developer`.
+    pub supports_developer_role: Option<bool>,
+    /// `supportsUsageInStreaming`: whether to send `stream_options`.
+    pub supports_usage_in_streaming: Option<bool>,
+    /// `maxTokensField`: which field carries the output-token limit.
+    pub max_tokens_field: Option<MaxTokensField>,
+}
+
+impl ModelCompat {
+    /// These switches over `base`: each one set here wins.
+    pub fn over(self, base: ModelCompat) -> ModelCompat {
+        ModelCompat {
+            supports_store: self.supports_store.or(base.supports_store),
+            supports_developer_role: self.supports_developer_role.or(base.supports_developer_role),
+            supports_usage_in_streaming: self.supports_usage_in_streaming.or(base.supports_usage_in_streaming),
+            max_tokens_field: self.max_tokens_field.or(base.max_tokens_field),
+        }
+    }
+}
+
+/// The values of `maxTokensField`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    /// `"max_tokens"`.
+    MaxTokens,
+    /// `"max_completion_tokens"`.
+    MaxCompletionTokens,
+}
+
+impl MaxTokensField {
+    /// The value as written in `models.json` (also the request field's name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MaxTokens => "max_tokens",
+            Self::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
 }
 
 /// A provider the binary knows without configuration.
@@ -111,6 +164,7 @@ pub fn builtin_models() -> Vec<ModelEntry> {
                 input: if *image { vec!["text".into(), "image".into()] } else { vec!["text".into()] },
                 context_window: *ctx,
                 max_tokens: *max,
+                compat: ModelCompat::default(),
             })
         })
         .collect()
@@ -136,9 +190,20 @@ pub struct ProviderConfig {
     #[serde(default)]
     auth_header: bool,
     #[serde(default)]
+    compat: ModelCompat,
+    #[serde(default)]
     models: Vec<ModelConfig>,
     #[serde(default)]
-    model_overrides: BTreeMap<String, Value>,
+    model_overrides: BTreeMap<String, ModelOverride>,
+}
+
+/// One `modelOverrides` entry: `compat` checked, the rest read loosely.
+#[derive(Debug, Default, Deserialize)]
+struct ModelOverride {
+    #[serde(default)]
+    compat: ModelCompat,
+    #[serde(flatten)]
+    fields: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -154,9 +219,13 @@ struct ModelConfig {
     max_tokens: Option<u64>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    #[serde(default)]
+    compat: ModelCompat,
 }
 
-fn apply_override(m: &mut ModelEntry, o: &Value) {
+fn apply_override(m: &mut ModelEntry, over: &ModelOverride) {
+    m.compat = over.compat.over(m.compat);
+    let o = &over.fields;
     if let Some(v) = o.get("name").and_then(Value::as_str) {
         m.name = v.to_string();
     }
@@ -196,9 +265,7 @@ pub fn load_models(agent_dir: &Path) -> Result<Vec<ModelEntry>, ConfigError> {
                 m.api_key = Some(k.clone());
             }
             m.headers.extend(p.headers.clone());
-            if let Some(o) = p.model_overrides.get(&m.id) {
-                apply_override(m, o);
-            }
+            m.compat = p.compat.over(m.compat);
         }
         for mc in p.models {
             let api = mc.api.or_else(|| p.api.clone());
@@ -225,9 +292,16 @@ pub fn load_models(agent_dir: &Path) -> Result<Vec<ModelEntry>, ConfigError> {
                 input: mc.input.unwrap_or_else(|| vec!["text".into()]),
                 context_window: mc.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
                 max_tokens: mc.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+                compat: mc.compat.over(p.compat),
             };
             models.retain(|m| !(m.provider == entry.provider && m.id == entry.id));
             models.push(entry);
+        }
+        // As in the reference, overrides come last: they patch custom models too.
+        for m in models.iter_mut().filter(|m| m.provider == pid) {
+            if let Some(o) = p.model_overrides.get(&m.id) {
+                apply_override(m, o);
+            }
         }
     }
     Ok(models)
@@ -262,5 +336,48 @@ mod tests {
         assert!(e.starts_with("Invalid ") && e.contains("models.json"), "{e}");
         std::fs::write(dir.path().join("models.json"), r#"{"providers":{"x":{"models":[{"id":"m"}]}}}"#).unwrap();
         assert!(load_models(dir.path()).unwrap_err().to_string().contains("needs \"baseUrl\" and \"api\""));
+    }
+
+    #[test]
+    fn compat_merges_provider_model_and_override() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("models.json"),
+            r#"{"providers":{"mock":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions",
+                 "compat":{"supportsStore":false,"maxTokensField":"max_tokens","thinkingFormat":"qwen"},
+                 "models":[{"id":"a","compat":{"supportsStore":true,"other":{"x":1}}},{"id":"b"}],
+                 "modelOverrides":{"b":{"name":"B","compat":{"supportsUsageInStreaming":false}}}}}}"#,
+        )
+        .unwrap();
+        let models = load_models(dir.path()).unwrap();
+        let get = |id: &str| models.iter().find(|m| m.provider == "mock" && m.id == id).unwrap();
+        let a = get("a").compat;
+        assert_eq!((a.supports_store, a.max_tokens_field), (Some(true), Some(MaxTokensField::MaxTokens)));
+        assert_eq!(a.supports_usage_in_streaming, None);
+        let b = get("b");
+        assert_eq!(b.name, "B");
+        assert_eq!(
+            b.compat,
+            ModelCompat {
+                supports_store: Some(false),
+                supports_developer_role: None,
+                supports_usage_in_streaming: Some(false),
+                max_tokens_field: Some(MaxTokensField::MaxTokens),
+            }
+        );
+        assert!(builtin_models().iter().all(|m| m.compat == ModelCompat::default()));
+        assert_eq!(MaxTokensField::MaxCompletionTokens.as_str(), "max_completion_tokens");
+    }
+
+    #[test]
+    fn a_bad_compat_value_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        for compat in [r#"{"maxTokensField":"bogus"}"#, r#"{"supportsStore":"no"}"#, "5"] {
+            let text = format!(
+                r#"{{"providers":{{"mock":{{"baseUrl":"u","api":"openai-completions","models":[{{"id":"m","compat":{compat}}}]}}}}}}"#
+            );
+            std::fs::write(dir.path().join("models.json"), text).unwrap();
+            assert!(load_models(dir.path()).unwrap_err().to_string().starts_with("Invalid "), "{compat}");
+        }
     }
 }

@@ -11,19 +11,122 @@ use super::{
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
 use crate::http::{self, SseStream};
-use crate::model::{Model, StreamOptions};
+use crate::model::{MaxTokensField, Model, StreamOptions};
 use crate::text;
 use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
 
 /// The delta fields that carry reasoning text, in the order they are looked at.
 const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
 
+/// Providers (by name) and base-URL fragments of servers that reject `store`.
+const NO_STORE_PROVIDERS: [&str; 13] = [
+    "nvidia",
+    "cerebras",
+    "xai",
+    "together",
+    "deepseek",
+    "zai",
+    "zai-coding-cn",
+    "moonshotai",
+    "moonshotai-cn",
+    "opencode",
+    "cloudflare-workers-ai",
+    "cloudflare-ai-gateway",
+    "ant-ling",
+];
+/// Base-URL fragments of servers that reject `store`.
+const NO_STORE_HOSTS: [&str; 13] = [
+    "integrate.api.nvidia.com",
+    "cerebras.ai",
+    "api.x.ai",
+    "api.together.ai",
+    "api.together.xyz",
+    "chutes.ai",
+    "api.z.ai",
+    "open.bigmodel.cn",
+    "api.moonshot.",
+    "opencode.ai",
+    "api.cloudflare.com",
+    "gateway.ai.cloudflare.com",
+    "api.ant-ling.com",
+];
+/// Providers that take the limit as `max_tokens`.
+const MAX_TOKENS_PROVIDERS: [&str; 9] = [
+    "deepseek",
+    "moonshotai",
+    "moonshotai-cn",
+    "cloudflare-ai-gateway",
+    "together",
+    "nvidia",
+    "ant-ling",
+    "zai",
+    "zai-coding-cn",
+];
+/// Base-URL fragments of servers that take the limit as `max_tokens`.
+const MAX_TOKENS_HOSTS: [&str; 9] = [
+    "chutes.ai",
+    "api.moonshot.",
+    "gateway.ai.cloudflare.com",
+    "api.together.ai",
+    "api.together.xyz",
+    "integrate.api.nvidia.com",
+    "api.ant-ling.com",
+    "api.z.ai",
+    "open.bigmodel.cn",
+];
+/// DeepSeek's domain, matched without regard to case (no `store`, `max_tokens`).
+const DEEPSEEK_HOST: &str = "deepseek.com";
+/// The provider whose reasoning models get the `developer` role by default.
+const OPENAI_PROVIDER: &str = "openai";
+/// OpenAI's own API host (the `developer` role by default).
+const OPENAI_HOST: &str = "api.openai.com";
+/// The role of the system prompt.
+const SYSTEM_ROLE: &str = "system";
+/// The role of a reasoning model's system prompt where the server takes it.
+const DEVELOPER_ROLE: &str = "developer";
+
+/// The `compat` switches of a model, with unset ones detected as the
+/// reference does from the provider name and base URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Compat {
+    store: bool,
+    developer_role: bool,
+    usage_in_streaming: bool,
+    max_tokens_field: MaxTokensField,
+}
+
+impl Compat {
+    fn of(model: &Model) -> Self {
+        let provider = model.provider.as_str();
+        let url = model.base_url.as_str();
+        let deepseek = url.to_lowercase().contains(DEEPSEEK_HOST);
+        let non_standard =
+            deepseek || NO_STORE_PROVIDERS.contains(&provider) || NO_STORE_HOSTS.iter().any(|h| url.contains(h));
+        let use_max_tokens =
+            deepseek || MAX_TOKENS_PROVIDERS.contains(&provider) || MAX_TOKENS_HOSTS.iter().any(|h| url.contains(h));
+        let openai = provider == OPENAI_PROVIDER || url.contains(OPENAI_HOST);
+        let c = &model.compat;
+        Self {
+            store: c.supports_store.unwrap_or(!non_standard),
+            developer_role: c.supports_developer_role.unwrap_or(openai),
+            usage_in_streaming: c.supports_usage_in_streaming.unwrap_or(true),
+            max_tokens_field: c.max_tokens_field.unwrap_or(if use_max_tokens {
+                MaxTokensField::MaxTokens
+            } else {
+                MaxTokensField::MaxCompletionTokens
+            }),
+        }
+    }
+}
+
 /// The request body.
 pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    let compat = Compat::of(model);
     let images_ok = model.supports_images();
     let mut messages: Vec<Value> = Vec::new();
     if let Some(sp) = &context.system_prompt {
-        messages.push(json!({"role": "system", "content": sp}));
+        let role = if model.reasoning && compat.developer_role { DEVELOPER_ROLE } else { SYSTEM_ROLE };
+        messages.push(json!({"role": role, "content": sp}));
     }
     let sent = messages_to_send(context);
     let mut pending_images: Vec<Value> = Vec::new();
@@ -121,9 +224,13 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
     body.insert("model".into(), model.id.clone().into());
     body.insert("messages".into(), Value::Array(messages));
     body.insert("stream".into(), true.into());
-    body.insert("stream_options".into(), json!({"include_usage": true}));
-    body.insert("store".into(), false.into());
-    body.insert("max_completion_tokens".into(), max_tokens(model, options).into());
+    if compat.usage_in_streaming {
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+    if compat.store {
+        body.insert("store".into(), false.into());
+    }
+    body.insert(compat.max_tokens_field.as_str().into(), max_tokens(model, options).into());
     if !context.tools.is_empty() {
         let tools: Vec<Value> = context
             .tools
@@ -569,5 +676,62 @@ mod tests {
         m.reasoning = true;
         assert_eq!(request_body(&m, &ctx, &opts)["reasoning_effort"], "high");
         assert!(request_body(&m, &ctx, &StreamOptions::default()).get("reasoning_effort").is_none());
+    }
+
+    #[test]
+    fn compat_switches_shape_the_request() {
+        let ctx = Context { system_prompt: Some("sys".into()), ..Default::default() };
+        let opts = StreamOptions::default();
+        let mut m = model();
+        m.compat = crate::model::OpenAiCompletionsCompat {
+            supports_store: Some(false),
+            supports_usage_in_streaming: Some(false),
+            max_tokens_field: Some(MaxTokensField::MaxTokens),
+            supports_developer_role: Some(true),
+        };
+        let body = request_body(&m, &ctx, &opts);
+        assert!(body.get("store").is_none() && body.get("stream_options").is_none());
+        assert!(body.get("max_completion_tokens").is_none());
+        assert_eq!(body["max_tokens"], 16384);
+        // The developer role only for a reasoning model.
+        assert_eq!(body["messages"][0]["role"], "system");
+        m.reasoning = true;
+        assert_eq!(request_body(&m, &ctx, &opts)["messages"][0]["role"], "developer");
+        m.compat.supports_developer_role = Some(false);
+        assert_eq!(request_body(&m, &ctx, &opts)["messages"][0]["role"], "system");
+    }
+
+    #[test]
+    fn compat_defaults_follow_the_provider_and_base_url() {
+        let of = |provider: &str, url: &str| {
+            let m = Model { provider: provider.into(), base_url: url.into(), ..Default::default() };
+            Compat::of(&m)
+        };
+        let local = of("mock", "http://127.0.0.1:9/v1");
+        assert_eq!(
+            local,
+            Compat {
+                store: true,
+                developer_role: false,
+                usage_in_streaming: true,
+                max_tokens_field: MaxTokensField::MaxCompletionTokens,
+            }
+        );
+        assert!(of("openai", "http://proxy/v1").developer_role);
+        assert!(of("x", "https://api.openai.com/v1").developer_role);
+        let ds = of("x", "https://API.DeepSeek.com/v1");
+        assert!(!ds.store && ds.max_tokens_field == MaxTokensField::MaxTokens);
+        let xai = of("xai", "http://x/v1");
+        assert!(!xai.store && xai.max_tokens_field == MaxTokensField::MaxCompletionTokens);
+        let together = of("t", "https://api.together.xyz/v1");
+        assert!(!together.store && together.max_tokens_field == MaxTokensField::MaxTokens);
+        // An explicit switch wins over detection.
+        let mut m = Model { provider: "xai".into(), ..Default::default() };
+        m.compat.supports_store = Some(true);
+        assert!(Compat::of(&m).store);
+        for f in MaxTokensField::ALL {
+            assert_eq!(MaxTokensField::from_name(f.as_str()), Some(f));
+        }
+        assert_eq!(MaxTokensField::from_name("bogus"), None);
     }
 }
