@@ -32,15 +32,9 @@ impl Env {
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_pi"));
-        c.args(args)
-            .current_dir(&self.work)
-            .env("HOME", &self.home)
-            .env("TMPDIR", self.home.parent().unwrap().join("tmp"))
-            .env_remove("PI_CODING_AGENT_DIR")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        let tmp = self.home.parent().unwrap().join("tmp");
+        let mut c = pi_test_support::isolated_pi(env!("CARGO_BIN_EXE_pi"), &self.home, &self.work, &tmp);
+        c.args(args);
         c
     }
 
