@@ -773,6 +773,22 @@ fn responses_events(turn: &Turn, index: usize) -> Vec<String> {
     out
 }
 
+/// `bin` (the `pi` under test) run in `work` with a scratch `home` and
+/// temp folder `tmp`, and none of the caller's pi settings or API keys
+/// (`PI_CODING_AGENT_DIR`, `PI_CODING_AGENT_SESSION_DIR`, `OPENAI_API_KEY`,
+/// `ANTHROPIC_API_KEY` removed).
+pub fn isolated_pi(bin: &str, home: &Path, work: &Path, tmp: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(bin);
+    c.current_dir(work)
+        .env("HOME", home)
+        .env("TMPDIR", tmp)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,20 +832,4 @@ mod tests {
         assert_eq!(reqs[0].body, json!({"model": "m"}));
         assert_eq!(reqs[2].path, "/v1/messages");
     }
-}
-
-/// `bin` (the `pi` under test) run in `work` with a scratch `home` and
-/// temp folder `tmp`, and none of the caller's pi settings or API keys
-/// (`PI_CODING_AGENT_DIR`, `PI_CODING_AGENT_SESSION_DIR`, `OPENAI_API_KEY`,
-/// `ANTHROPIC_API_KEY` removed).
-pub fn isolated_pi(bin: &str, home: &Path, work: &Path, tmp: &Path) -> std::process::Command {
-    let mut c = std::process::Command::new(bin);
-    c.current_dir(work)
-        .env("HOME", home)
-        .env("TMPDIR", tmp)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
-    c
 }
