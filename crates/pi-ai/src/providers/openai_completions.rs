@@ -139,7 +139,11 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                         let parts: Vec<Value> = blocks
                             .iter()
                             .filter_map(|b| match b {
-                                ContentBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+                                // Empty text blocks are left out, and a user
+                                // message left with nothing is not sent (as the reference).
+                                ContentBlock::Text { text } if !text.is_empty() => {
+                                    Some(json!({"type": "text", "text": text}))
+                                }
                                 ContentBlock::Image { data, mime_type } if images_ok => {
                                     Some(json!({"type": "image_url", "image_url": {"url": data_url(data, mime_type)}}))
                                 }
@@ -676,6 +680,22 @@ mod tests {
         m.reasoning = true;
         assert_eq!(request_body(&m, &ctx, &opts)["reasoning_effort"], "high");
         assert!(request_body(&m, &ctx, &StreamOptions::default()).get("reasoning_effort").is_none());
+    }
+
+    #[test]
+    fn empty_user_messages_are_not_sent() {
+        let ctx = Context {
+            messages: vec![
+                Message::User(UserMessage::text("first")),
+                Message::User(UserMessage::text("")),
+                Message::User(UserMessage::text("third")),
+            ],
+            ..Default::default()
+        };
+        let body = request_body(&model(), &ctx, &StreamOptions::default());
+        let users: Vec<&Value> = body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "user").collect();
+        assert_eq!(users.len(), 2, "{body}");
+        assert_eq!(users[1]["content"][0]["text"], "third");
     }
 
     #[test]
