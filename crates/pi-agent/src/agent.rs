@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pi_ai::{
     AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Message, Model, StopReason, StreamOptions,
-    ToolResultMessage, UserMessage, now_ms,
+    ToolResultMessage, UserContent, UserMessage, now_ms,
 };
 use pi_tools::ToolContext;
 use tokio_util::sync::CancellationToken;
@@ -274,17 +274,24 @@ impl Agent {
 
     /// Run one user prompt to the end. Returns the last assistant message.
     pub async fn prompt(&mut self, text: &str) -> Option<AssistantMessage> {
+        self.prompt_with_images(text, Vec::new()).await
+    }
+
+    /// [`Agent::prompt`] with images after the text (`@file` images), in
+    /// one user message.
+    pub async fn prompt_with_images(&mut self, text: &str, images: Vec<ContentBlock>) -> Option<AssistantMessage> {
         let token = self.abort.fresh();
         self.tool_ctx.abort = token.clone();
         let first_new = self.messages.len();
         self.emit(AgentEvent::AgentStart);
         // A user message opens its turn: it is added after `turn_start`.
         let mut opening = Some(text.to_string());
+        let mut opening_images = images;
         let mut last;
         loop {
             self.emit(AgentEvent::TurnStart);
             if let Some(text) = opening.take() {
-                self.push_user(&text);
+                self.push_user_with(&text, std::mem::take(&mut opening_images));
             }
             self.apply_tool_changes();
             let assistant = self.request().await;
@@ -360,7 +367,15 @@ fn pop(q: &Queue) -> Option<String> {
 
 impl Agent {
     fn push_user(&mut self, text: &str) {
-        let user = Message::User(UserMessage::text(text));
+        self.push_user_with(text, Vec::new());
+    }
+
+    fn push_user_with(&mut self, text: &str, images: Vec<ContentBlock>) {
+        let mut message = UserMessage::text(text);
+        if let UserContent::Blocks(blocks) = &mut message.content {
+            blocks.extend(images);
+        }
+        let user = Message::User(message);
         self.emit(AgentEvent::MessageStart { message: user.clone() });
         self.emit(AgentEvent::MessageEnd { message: user.clone() });
         self.messages.push(user);

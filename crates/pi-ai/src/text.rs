@@ -9,7 +9,9 @@ pub const NO_FAUX_RESPONSES: &str = "No more faux responses queued";
 pub const ARGUMENTS_NOT_OBJECT: &str = "Tool arguments must be a JSON object";
 /// Sent instead of an empty or whitespace-only tool result (OpenAI APIs).
 pub const NO_TOOL_OUTPUT: &str = "(no tool output)";
-/// Sent instead of an image in a tool result when the model takes no images.
+/// Sent instead of a user image (an `@file` image) to a model without image input.
+pub const USER_IMAGE_OMITTED: &str = "(image omitted: model does not support images)";
+/// Sent instead of a tool result's image to a model without image input.
 pub const TOOL_IMAGE_OMITTED: &str = "(tool image omitted: model does not support images)";
 /// Chat Completions: the user message that carries tool-result images.
 pub const TOOL_IMAGES_ATTACHED: &str = "Attached image(s) from tool result:";

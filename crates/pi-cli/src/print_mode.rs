@@ -30,10 +30,16 @@ pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
 
 /// Run `messages` one after another; print the final text when `print_text`.
 /// No messages: nothing is sent or printed (exit status 0).
-pub async fn run(mut agent: Agent, messages: Vec<String>, print_text: bool) -> ExitCode {
+/// `first_images` (from `@file` arguments) go with the first message.
+pub async fn run(
+    mut agent: Agent,
+    messages: Vec<String>,
+    mut first_images: Vec<pi_ai::ContentBlock>,
+    print_text: bool,
+) -> ExitCode {
     let mut last = None;
     for m in &messages {
-        last = agent.prompt(m).await;
+        last = agent.prompt_with_images(m, std::mem::take(&mut first_images)).await;
         if last.as_ref().is_some_and(|l| failed(l).is_some()) {
             break;
         }

@@ -344,6 +344,7 @@ pub fn main(args: CliArgs) -> ExitCode {
     }
     // The first message: piped standard input, then the `@file` texts, then
     // the first message argument, joined without separators.
+    let mut first_images = Vec::new();
     let messages = if args.mode == Mode::Rpc {
         vec![]
     } else {
@@ -357,7 +358,10 @@ pub fn main(args: CliArgs) -> ExitCode {
             (!text.is_empty()).then(|| text.to_string())
         };
         let files = match attach_files(&cwd, &args.files) {
-            Ok(t) => t,
+            Ok((t, images)) => {
+                first_images = images;
+                t
+            }
             Err(e) => return fail(&e),
         };
         let mut rest = args.messages.clone().into_iter();
@@ -578,7 +582,7 @@ pub fn main(args: CliArgs) -> ExitCode {
                 }
                 runtime.block_on(crate::interactive::run(agent, messages, reload_state))
             } else {
-                runtime.block_on(print_mode::run(agent, messages, mode == Mode::Text))
+                runtime.block_on(print_mode::run(agent, messages, first_images, mode == Mode::Text))
             }
         }
     };
@@ -594,11 +598,14 @@ fn uuid_like() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
-/// The text of `@file` arguments: each file as `<file name="ABS">` with its
-/// text (a UTF-8 BOM removed), empty files skipped; a missing file or one that
+/// The text and images of `@file` arguments: each file as `<file name="ABS">`
+/// with its text (a UTF-8 BOM removed), empty files skipped; an image (as
+/// `read` recognises one) is attached after the text, its tag holding only
+/// the processing notes (or why it was left out); a missing file or one that
 /// cannot be read is an error.
-fn attach_files(cwd: &Path, files: &[String]) -> Result<String, String> {
+fn attach_files(cwd: &Path, files: &[String]) -> Result<(String, Vec<pi_ai::ContentBlock>), String> {
     let mut out = String::new();
+    let mut images = Vec::new();
     for f in files {
         let path = pi_tools::paths::resolve_read_path(cwd, f).map_err(|e| text::attach_failed(Path::new(f), e))?;
         let meta = std::fs::metadata(&path).map_err(|_| text::file_not_found(&path))?;
@@ -606,9 +613,20 @@ fn attach_files(cwd: &Path, files: &[String]) -> Result<String, String> {
             continue;
         }
         let content = std::fs::read(&path).map_err(|e| text::attach_failed(&path, &e.to_string()))?;
+        if let Some(image) = pi_tools::attachment::prepare_image(content.clone()) {
+            let note = match image {
+                Ok(p) => {
+                    images.push(pi_ai::ContentBlock::image(p.data, p.mime_type));
+                    p.hints.join("\n")
+                }
+                Err(note) => note,
+            };
+            out.push_str(&format!("<file name=\"{}\">{note}</file>\n", path.display()));
+            continue;
+        }
         let content = String::from_utf8_lossy(&content);
         let content = content.strip_prefix('\u{feff}').unwrap_or(&content);
         out.push_str(&format!("<file name=\"{}\">\n{content}\n</file>\n", path.display()));
     }
-    Ok(out)
+    Ok((out, images))
 }

@@ -234,3 +234,27 @@ fn a_missing_file_argument_stops_the_run() {
     env.run_mock(&["@missing.txt", "go"]).fails_with(&format!("Error: File not found: {}\n", missing.display()));
     assert!(env.bodies().is_empty());
 }
+
+#[test]
+fn image_file_arguments_are_attached_after_the_text() {
+    let env = Env::new(vec![Turn::text("ok")]);
+    let png = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    )
+    .unwrap();
+    std::fs::write(env.work.join("i.png"), &png).unwrap();
+    let out = env.run_mock(&["@i.png", "describe"]);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr());
+    let body = &env.bodies()[0];
+    let user = body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap();
+    let abs = env.work.join("i.png");
+    // The mock model takes no images: the image becomes the reference's placeholder.
+    assert_eq!(
+        user["content"],
+        serde_json::json!([
+            {"type": "text", "text": format!("<file name=\"{}\"></file>\ndescribe", abs.display())},
+            {"type": "text", "text": "(image omitted: model does not support images)"},
+        ])
+    );
+}

@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod attachment;
 mod context;
 mod error;
 mod jsnum;

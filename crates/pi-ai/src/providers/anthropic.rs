@@ -57,7 +57,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                 flush(&mut results, &mut messages);
                 let blocks: Vec<Value> = match &u.content {
                     UserContent::Text(t) => vec![json!({"type": "text", "text": t})],
-                    UserContent::Blocks(b) => b
+                    UserContent::Blocks(b) => super::user_blocks(b, images_ok)
                         .iter()
                         .filter_map(|b| match b {
                             ContentBlock::Text { text } if !text.is_empty() => {

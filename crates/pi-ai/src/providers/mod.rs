@@ -66,6 +66,28 @@ pub(crate) fn messages_to_send(context: &Context) -> Vec<&Message> {
     out
 }
 
+/// A user message's blocks as sent: for a model without image input each run
+/// of images becomes one [`text::USER_IMAGE_OMITTED`] text (none right after
+/// that same text), as the reference downgrades them.
+pub(crate) fn user_blocks(blocks: &[ContentBlock], images_ok: bool) -> Vec<ContentBlock> {
+    if images_ok {
+        return blocks.to_vec();
+    }
+    let mut out: Vec<ContentBlock> = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        if matches!(b, ContentBlock::Image { .. }) {
+            let after_placeholder =
+                matches!(out.last(), Some(ContentBlock::Text { text }) if text == text::USER_IMAGE_OMITTED);
+            if !after_placeholder {
+                out.push(ContentBlock::text(text::USER_IMAGE_OMITTED));
+            }
+            continue;
+        }
+        out.push(b.clone());
+    }
+    out
+}
+
 /// A tool result as text plus the images to send separately. Without image
 /// support each image becomes [`text::TOOL_IMAGE_OMITTED`]; text parts are
 /// joined with `\n`.

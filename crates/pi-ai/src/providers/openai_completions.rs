@@ -136,7 +136,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                 let content = match &u.content {
                     UserContent::Text(t) => Value::String(t.clone()),
                     UserContent::Blocks(blocks) => {
-                        let parts: Vec<Value> = blocks
+                        let parts: Vec<Value> = super::user_blocks(blocks, images_ok)
                             .iter()
                             .filter_map(|b| match b {
                                 // Empty text blocks are left out, and a user
@@ -680,6 +680,23 @@ mod tests {
         m.reasoning = true;
         assert_eq!(request_body(&m, &ctx, &opts)["reasoning_effort"], "high");
         assert!(request_body(&m, &ctx, &StreamOptions::default()).get("reasoning_effort").is_none());
+    }
+
+    #[test]
+    fn user_images_become_one_placeholder_per_run_without_image_input() {
+        let img = ContentBlock::image("AAAA", "image/png");
+        let blocks = vec![ContentBlock::text("a"), img.clone(), img.clone(), ContentBlock::text("b"), img.clone()];
+        let out = super::super::user_blocks(&blocks, false);
+        let texts: Vec<String> = out
+            .iter()
+            .map(|b| match b {
+                ContentBlock::Text { text } => text.clone(),
+                _ => "<image>".into(),
+            })
+            .collect();
+        let p = crate::text::USER_IMAGE_OMITTED;
+        assert_eq!(texts, ["a", p, "b", p]);
+        assert_eq!(super::super::user_blocks(&blocks, true), blocks);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
             Message::User(u) => {
                 let parts: Vec<Value> = match &u.content {
                     UserContent::Text(t) => vec![json!({"type": "input_text", "text": t})],
-                    UserContent::Blocks(b) => b
+                    UserContent::Blocks(b) => super::user_blocks(b, images_ok)
                         .iter()
                         .filter_map(|b| match b {
                             ContentBlock::Text { text } => Some(json!({"type": "input_text", "text": text})),

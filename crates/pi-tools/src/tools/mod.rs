@@ -11,7 +11,7 @@ mod edit;
 mod find;
 mod grep;
 mod ls;
-mod read;
+pub(crate) mod read;
 mod write;
 
 pub use bash::kill_running_commands;

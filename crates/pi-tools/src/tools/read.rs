@@ -13,7 +13,7 @@
 //! directory, access '<path>'`), as the reference's do.
 
 mod lines;
-mod picture;
+pub(crate) mod picture;
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};

@@ -30,7 +30,7 @@ use crate::limits::{
 use crate::text::read as msg;
 
 /// Bytes of the file start that [`detect`] looks at.
-pub(super) const HEAD_BYTES: usize = READ_IMAGE_SNIFF_BYTES;
+pub(crate) const HEAD_BYTES: usize = READ_IMAGE_SNIFF_BYTES;
 
 const PNG_MIME: &str = "image/png";
 const JPEG_MIME: &str = "image/jpeg";
@@ -38,7 +38,7 @@ const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 /// The image formats `read` sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     Jpeg,
     Png,
     Gif,
@@ -122,7 +122,7 @@ fn is_still_png(h: &[u8]) -> bool {
 }
 
 /// The image format of a file that starts with `head`, if it is one `read` sends.
-pub(super) fn detect(head: &[u8]) -> Option<Kind> {
+pub(crate) fn detect(head: &[u8]) -> Option<Kind> {
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         (head.get(3) != Some(&0xF7)).then_some(Kind::Jpeg)
     } else if head.starts_with(PNG_SIGNATURE) {
@@ -241,11 +241,20 @@ fn decode_upright(bytes: &[u8], kind: Kind) -> Option<DynamicImage> {
     Some(img)
 }
 
-/// Turn the bytes of a recognised image into what `read` returns.
-pub(super) fn process(bytes: Vec<u8>, kind: Kind) -> Processed {
+/// A recognised image made ready to send: base64 data, its MIME type, and
+/// the notes on what was done to it (converted, resized).
+pub(crate) struct Prepared {
+    pub data: String,
+    pub mime: &'static str,
+    pub hints: Vec<String>,
+}
+
+/// Decode, turn upright, convert and shrink `bytes` as the reference's
+/// image processing does; the error is the note saying why it is left out.
+pub(crate) fn prepare(bytes: Vec<u8>, kind: Kind) -> Result<Prepared, &'static str> {
     let (data, mime, img) = if kind == Kind::Bmp {
         let Some(png) = decode_upright(&bytes, kind).and_then(|img| encode_png(&img)) else {
-            return Processed::omitted(kind, msg::IMAGE_OMITTED_UNCONVERTIBLE);
+            return Err(msg::IMAGE_OMITTED_UNCONVERTIBLE);
         };
         let img = decode_upright(&png, Kind::Png);
         (png, PNG_MIME, img)
@@ -253,33 +262,37 @@ pub(super) fn process(bytes: Vec<u8>, kind: Kind) -> Processed {
         let img = decode_upright(&bytes, kind);
         (bytes, kind.mime(), img)
     };
-    let Some(img) = img else {
-        return Processed::omitted(kind, msg::IMAGE_OMITTED_TOO_LARGE);
-    };
+    let img = img.ok_or(msg::IMAGE_OMITTED_TOO_LARGE)?;
     let (w, h) = (img.width(), img.height());
     let within = w <= READ_IMAGE_MAX_DIMENSION && h <= READ_IMAGE_MAX_DIMENSION && fits(&data);
     let (data, mime, resized_note) = if within {
         (data, mime, None)
     } else {
-        match shrink(&img) {
-            Some((out, out_mime, dw, dh)) => {
-                let factor = js_to_fixed_2(f64::from(w) / f64::from(dw));
-                (out, out_mime, Some(msg::image_resized(w, h, dw, dh, &factor)))
-            }
-            None => return Processed::omitted(kind, msg::IMAGE_OMITTED_TOO_LARGE),
-        }
+        let (out, out_mime, dw, dh) = shrink(&img).ok_or(msg::IMAGE_OMITTED_TOO_LARGE)?;
+        let factor = js_to_fixed_2(f64::from(w) / f64::from(dw));
+        (out, out_mime, Some(msg::image_resized(w, h, dw, dh, &factor)))
     };
-    let mut text = msg::image_read(mime);
+    let mut hints = Vec::new();
     if kind == Kind::Bmp {
-        text.push('\n');
-        text.push_str(&msg::image_converted(kind.mime(), mime));
+        hints.push(msg::image_converted(kind.mime(), mime));
     }
-    if let Some(note) = resized_note {
-        text.push('\n');
-        text.push_str(&note);
+    hints.extend(resized_note);
+    Ok(Prepared { data: base64::engine::general_purpose::STANDARD.encode(&data), mime, hints })
+}
+
+/// Turn the bytes of a recognised image into what `read` returns.
+pub(super) fn process(bytes: Vec<u8>, kind: Kind) -> Processed {
+    match prepare(bytes, kind) {
+        Ok(p) => {
+            let mut text = msg::image_read(p.mime);
+            for hint in &p.hints {
+                text.push('\n');
+                text.push_str(hint);
+            }
+            Processed { text, image: Some((p.data, p.mime)) }
+        }
+        Err(note) => Processed::omitted(kind, note),
     }
-    let b64 = base64::engine::general_purpose::STANDARD.encode(&data);
-    Processed { text, image: Some((b64, mime)) }
 }
 
 #[cfg(test)]

@@ -1,0 +1,51 @@
+//! Images given with a prompt (`@file` arguments): recognised and prepared
+//! exactly as `read` prepares an image (first bytes, EXIF orientation, BMP
+//! converted to PNG, resized to the inline limits), so a prompt carries the
+//! same picture a `read` of the file would.
+
+use crate::tools::read::picture;
+
+/// An image file made ready to attach to a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedImage {
+    /// Base64 data.
+    pub data: String,
+    /// Its MIME type (`image/png` for a converted BMP).
+    pub mime_type: String,
+    /// What was done to it (`[Image converted from …]`, `[Image: original …]`), in order.
+    pub hints: Vec<String>,
+}
+
+/// `Some` when `bytes` are an image `read` would send: the prepared image, or
+/// the note saying why it is left out
+/// (`[Image omitted: could not be resized below the inline image size limit.]`, …).
+/// `None` for anything else (text).
+pub fn prepare_image(bytes: Vec<u8>) -> Option<Result<PreparedImage, String>> {
+    let head = &bytes[..bytes.len().min(picture::HEAD_BYTES)];
+    let kind = picture::detect(head)?;
+    Some(
+        picture::prepare(bytes, kind)
+            .map(|p| PreparedImage { data: p.data, mime_type: p.mime.to_string(), hints: p.hints })
+            .map_err(str::to_string),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_are_prepared_and_text_is_not_an_image() {
+        let png = base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+        )
+        .unwrap();
+        let p = prepare_image(png).unwrap().unwrap();
+        assert_eq!(p.mime_type, "image/png");
+        assert!(p.hints.is_empty());
+        assert!(prepare_image(b"hello\n".to_vec()).is_none());
+        let broken = prepare_image(b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDRbroken".to_vec()).unwrap();
+        assert_eq!(broken.unwrap_err(), "[Image omitted: could not be resized below the inline image size limit.]");
+    }
+}
