@@ -28,7 +28,8 @@ pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
         .then(|| m.error_message.clone().unwrap_or_else(|| text::REQUEST_FAILED.to_string()))
 }
 
-/// Run `messages` one after another; print the final text when `print_text`.
+/// Run `messages` one after another (a failed one does not stop the rest);
+/// print the final answer's text when `print_text`, or its error.
 /// No messages: nothing is sent or printed (exit status 0).
 /// `first_images` (from `@file` arguments) go with the first message.
 pub async fn run(
@@ -39,10 +40,9 @@ pub async fn run(
 ) -> ExitCode {
     let mut last = None;
     for m in &messages {
+        // A failed message does not stop the others (as the reference): only
+        // the last answer decides what is printed and the exit status.
         last = agent.prompt_with_images(m, std::mem::take(&mut first_images)).await;
-        if last.as_ref().is_some_and(|l| failed(l).is_some()) {
-            break;
-        }
     }
     let Some(last) = last else { return ExitCode::SUCCESS };
     if let Some(err) = failed(&last) {

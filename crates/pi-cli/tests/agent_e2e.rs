@@ -195,6 +195,19 @@ fn server_error_exits_1_with_the_servers_message() {
 }
 
 #[test]
+fn a_failed_message_does_not_stop_the_next_one() {
+    let env = Env::new();
+    env.no_retry();
+    let server = MockServer::start(vec![Turn::error(400, "bad thing"), Turn::text("two")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["--no-session", "first", "second"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "two\n");
+    assert_eq!(stderr(&out), "");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
 fn a_stream_cut_mid_way_exits_1() {
     let env = Env::new();
     env.no_retry();
