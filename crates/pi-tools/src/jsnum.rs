@@ -52,6 +52,9 @@ pub(crate) fn js_to_fixed_2(x: f64) -> String {
     format!("{x:.2}")
 }
 
+/// JavaScript's `Number.MAX_SAFE_INTEGER`.
+pub(crate) const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
 /// `Number(s)` of JavaScript: surrounding white space ignored, `""` is 0,
 /// `0x`/`0o`/`0b` literals, decimal literals with exponent; `None` for NaN
 /// and the infinities.

@@ -95,14 +95,13 @@ fn am_pm_variant(s: &str) -> Option<String> {
     re.is_match(s).then(|| re.replace_all(s, "\u{202F}$1.").into_owned())
 }
 
-/// `path` itself, or the error Node gives for a path with a NUL byte (no
-/// file can have one).
-pub fn without_nul(path: PathBuf) -> Result<PathBuf, String> {
+/// The error Node gives for a path with a NUL byte (no file can have one).
+pub fn check_no_nul(path: &Path) -> Result<(), String> {
     let shown = path.to_string_lossy();
     if shown.contains('\0') {
         return Err(msg::path_with_null_bytes(&shown));
     }
-    Ok(path)
+    Ok(())
 }
 
 /// Whether `p` exists, following symlinks (a broken link does not), as

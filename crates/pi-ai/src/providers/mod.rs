@@ -69,9 +69,9 @@ pub(crate) fn messages_to_send(context: &Context) -> Vec<&Message> {
 /// A user message's blocks as sent: for a model without image input each run
 /// of images becomes one [`text::USER_IMAGE_OMITTED`] text (none right after
 /// that same text), as the reference downgrades them.
-pub(crate) fn user_blocks(blocks: &[ContentBlock], images_ok: bool) -> Vec<ContentBlock> {
-    if images_ok {
-        return blocks.to_vec();
+pub(crate) fn user_blocks(blocks: &[ContentBlock], images_ok: bool) -> std::borrow::Cow<'_, [ContentBlock]> {
+    if images_ok || !blocks.iter().any(|b| matches!(b, ContentBlock::Image { .. })) {
+        return std::borrow::Cow::Borrowed(blocks);
     }
     let mut out: Vec<ContentBlock> = Vec::with_capacity(blocks.len());
     for b in blocks {
@@ -85,7 +85,7 @@ pub(crate) fn user_blocks(blocks: &[ContentBlock], images_ok: bool) -> Vec<Conte
         }
         out.push(b.clone());
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// A tool result as text plus the images to send separately. Without image

@@ -696,7 +696,7 @@ mod tests {
             .collect();
         let p = crate::text::USER_IMAGE_OMITTED;
         assert_eq!(texts, ["a", p, "b", p]);
-        assert_eq!(super::super::user_blocks(&blocks, true), blocks);
+        assert_eq!(*super::super::user_blocks(&blocks, true), *blocks);
     }
 
     #[test]

@@ -346,7 +346,7 @@ pub(crate) fn relative(root: &Path, path: &Path) -> String {
 }
 
 /// `Number.MAX_SAFE_INTEGER`: the reference's "no line limit" for grep/find.
-const NO_LINE_LIMIT: u64 = 9_007_199_254_740_991;
+const NO_LINE_LIMIT: u64 = crate::jsnum::MAX_SAFE_INTEGER;
 
 /// Output after the 50 KiB cap, and the `details.truncation` object when the
 /// cap cut something.

@@ -79,7 +79,7 @@ pub fn file_too_large(read: u64) -> String {
     format!("File size ({read}) is greater than 2 GiB")
 }
 
-pub use super::common::{inspect_string, path_with_null_bytes};
+pub use super::common::inspect_string;
 
 #[cfg(test)]
 mod tests {

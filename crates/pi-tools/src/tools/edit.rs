@@ -49,7 +49,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
         return Err(ToolError::msg(msg::EMPTY_EDITS));
     }
     let abs = paths::resolve(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
-    let abs = paths::without_nul(abs).map_err(ToolError::msg)?;
+    paths::check_no_nul(&abs).map_err(ToolError::msg)?;
     let abort = ctx.abort.clone();
     let guard = tokio::select! {
         _ = abort.cancelled() => return Err(ToolError::Aborted),

@@ -70,28 +70,38 @@ fn nul_in_fd_arguments(root: &Path, pattern: &str, max_results: &str) -> Option<
         return None;
     }
     let mut args: Vec<String> = vec!["--color=never".into(), "--hidden".into()];
-    let inside_git = root.ancestors().any(|d| d.join(".git").exists());
-    if !inside_git {
+    if !search::inside_git_repo(root) {
         args.push("--no-require-git".into());
     }
     args.extend(["--glob".into(), "--max-results".into(), max_results.to_string()]);
-    let mut effective = pattern;
-    while let Some(rest) = effective.strip_prefix("./") {
-        effective = rest;
-    }
-    let lower_case = effective == effective.to_lowercase();
-    let mut effective = effective.to_string();
-    if effective.contains('/') {
+    let p = without_dot_slash(pattern);
+    if p.contains('/') {
         args.push("--full-path".into());
-        if !effective.starts_with('/') {
-            effective = format!("{}/{effective}", escape_glob(root_s.trim_end_matches('/')));
-            if lower_case {
-                args.push("--ignore-case".into());
-            }
+        if !p.starts_with('/') && p == p.to_lowercase() {
+            args.push("--ignore-case".into());
         }
     }
-    args.extend(["--".into(), effective, root_s.into_owned()]);
+    args.extend(["--".into(), fd_glob(root, p), root_s.into_owned()]);
     first_argument_with_nul(&args)
+}
+
+/// `pattern` without its leading `./`s (fd's full paths never contain them).
+fn without_dot_slash(mut pattern: &str) -> &str {
+    while let Some(rest) = pattern.strip_prefix("./") {
+        pattern = rest;
+    }
+    pattern
+}
+
+/// The glob fd receives for `p` (already without `./`): a relative path
+/// pattern is anchored at the escaped search folder; others are as given.
+fn fd_glob(root: &Path, p: &str) -> String {
+    if p.contains('/') && !p.starts_with('/') {
+        let root_s = root.to_string_lossy();
+        format!("{}/{p}", escape_glob(root_s.trim_end_matches('/')))
+    } else {
+        p.to_string()
+    }
 }
 
 /// How entries are tested against the pattern.
@@ -115,22 +125,13 @@ fn escape_glob(s: &str) -> String {
 /// The pattern as fd would apply it; `None` for an empty pattern (fd lists
 /// everything then).
 fn compile(root: &Path, pattern: &str) -> Result<Option<Pattern>, ToolError> {
-    let mut p = pattern;
-    while let Some(rest) = p.strip_prefix("./") {
-        p = rest;
-    }
+    let p = without_dot_slash(pattern);
     if p.is_empty() {
         return Ok(None);
     }
     let full_path = p.contains('/');
     let ignore_case = !p.chars().any(char::is_uppercase);
-    let glob = if full_path && !p.starts_with('/') {
-        let root_s = root.to_string_lossy();
-        format!("{}/{p}", escape_glob(root_s.trim_end_matches('/')))
-    } else {
-        p.to_string()
-    };
-    let glob = GlobBuilder::new(&glob)
+    let glob = GlobBuilder::new(&fd_glob(root, p))
         .literal_separator(full_path)
         .case_insensitive(ignore_case)
         .build()

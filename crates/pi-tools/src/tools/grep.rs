@@ -66,9 +66,6 @@ pub(crate) fn effective_limit(limit: Option<f64>, default: usize) -> usize {
     }
 }
 
-/// JavaScript's `Number.MAX_SAFE_INTEGER`, the reference's bound on `--context`.
-const JS_MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
-
 /// The error Node gives when the reference starts rg with an argument holding
 /// a NUL byte (pattern, glob or path): the arguments are rebuilt as the
 /// reference lays them out, as the message names the argument's index.
@@ -87,14 +84,10 @@ fn nul_in_rg_arguments(a: &GrepArgs, root: &Path, is_dir: bool, context: u64) ->
         args.push("--fixed-strings".into());
     }
     if let Some(g) = a.glob.as_deref().filter(|g| !g.is_empty()) {
-        let (neg, mut rest) = g.strip_prefix('!').map_or(("", g), |r| ("!", r));
-        while let Some(r) = rest.strip_prefix("./") {
-            rest = r;
-        }
-        args.extend(["--glob".into(), format!("{neg}{rest}")]);
+        args.extend(["--glob".into(), strip_dot_slash(g)]);
     }
     if context > 0 {
-        args.extend(["--context".into(), context.min(JS_MAX_SAFE_INTEGER).to_string()]);
+        args.extend(["--context".into(), context.min(crate::jsnum::MAX_SAFE_INTEGER).to_string()]);
     }
     let path = if is_dir { ".".to_string() } else { root_s.into_owned() };
     args.extend(["--".into(), a.pattern.clone(), path]);

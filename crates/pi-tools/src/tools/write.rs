@@ -26,7 +26,7 @@ struct WriteArgs {
 pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: WriteArgs = super::parse(args)?;
     let abs = paths::resolve(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
-    let abs = paths::without_nul(abs).map_err(ToolError::msg)?;
+    paths::check_no_nul(&abs).map_err(ToolError::msg)?;
     let abort = ctx.abort.clone();
     let guard = tokio::select! {
         _ = abort.cancelled() => return Err(ToolError::Aborted),
