@@ -1,4 +1,5 @@
 //! The scripted faux provider.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::time::Duration;
 

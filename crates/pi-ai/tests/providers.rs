@@ -1,5 +1,6 @@
 //! The three HTTP clients against the mock server of `pi-test-support`:
 //! text, tool calls, malformed arguments, HTTP errors, a cut stream, abort.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::time::{Duration, Instant};
 

@@ -25,6 +25,7 @@ use std::process::ExitCode;
 /// Unix tools do: `pi tool read … | head`), instead of a write error panic.
 fn restore_default_sigpipe() {
     #[cfg(unix)]
+    #[allow(unsafe_code)] // a documented exception to `unsafe_code`
     // SAFETY: resetting one signal's disposition to the default at start-up,
     // before any thread exists, has no memory-safety preconditions.
     unsafe {

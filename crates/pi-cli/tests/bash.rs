@@ -1,5 +1,6 @@
 //! `pi tool bash` / `pi tool powershell` through the real binary: texts,
 //! limits, output files, timeouts, process ownership and environment.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! malformed options, the first message built from standard input, `@file`
 //! arguments and the message, custom model ids), with the real `pi` binary
 //! against the mock model server.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -2,6 +2,7 @@
 //! the reference (Pi 1.6.0) produces: exact and fuzzy matching against the
 //! original, uniqueness, overlaps, all-or-nothing, BOM and line endings, the
 //! legacy argument forms, errors, and the diff/patch in `details`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::Path;
 use std::process::Command;

@@ -1,6 +1,7 @@
 //! `pi tool find` through the real binary: every find behaviour of
 //! pi-behaviour.md §0.6, §2 (tools.test.ts, regressions 3302/3303) and every
 //! notice and error of §4.8, plus beyond.md B1 (no `fd` needed).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::path::Path;

@@ -1,6 +1,7 @@
 //! `pi tool grep` through the real binary: every grep behaviour of
 //! pi-behaviour.md §2 (tools.test.ts) and every notice and error of §4.7,
 //! plus beyond.md B1 (no `rg` needed) and B10 (`.gitignore` outside git).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::path::Path;

@@ -1,5 +1,6 @@
 //! `pi tool ls …` end to end: order, suffixes, links, limits, notices and
 //! errors, with the exact texts the reference (Pi 1.6.0) produces.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::Path;
 use std::process::Command;

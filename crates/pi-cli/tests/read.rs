@@ -1,5 +1,6 @@
 //! `pi tool read …` end to end: windows, notices, errors, paths, images and
 //! bounded memory, with the exact texts the reference (Pi 1.6.0) produces.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

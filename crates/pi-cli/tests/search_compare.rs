@@ -11,6 +11,7 @@
 //! find cases need fd ≥ 8.7; rg 13 stops parent rules at a nested repository
 //! even with `--no-require-git` (rg 14+ does not), so the outside-a-repo tree
 //! holds no nested repository.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -1,5 +1,6 @@
 //! `pi trust …` against the real binary: output, exit codes, the store's
 //! format, corruption, and many processes deciding at once (P3, P8).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! protected resource kind and each way trust can be decided, the project's
 //! settings (`defaultTools`) and `.pi/SYSTEM.md` apply exactly when the project
 //! is trusted, in print, JSON and RPC modes; context files load either way (P2).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -1,5 +1,6 @@
 //! `pi tool write …` end to end, with the exact texts the reference (Pi 1.6.0)
 //! produces: success text, parent folders, overwrite, Node-style errors.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::Path;
 use std::process::Command;

@@ -70,7 +70,10 @@ mod tests {
     #[test]
     fn literal_env_and_command() {
         // SAFETY: single-threaded access to a variable only this test uses.
-        unsafe { std::env::set_var("PI_CFG_TEST_KEY", "sekrit") };
+        #[allow(unsafe_code)]
+        unsafe {
+            std::env::set_var("PI_CFG_TEST_KEY", "sekrit")
+        };
         assert_eq!(resolve_value("k", "plain").unwrap(), "plain");
         assert_eq!(resolve_value("k", "$PI_CFG_TEST_KEY").unwrap(), "sekrit");
         assert_eq!(resolve_value("k", "Bearer ${PI_CFG_TEST_KEY}!").unwrap(), "Bearer sekrit!");

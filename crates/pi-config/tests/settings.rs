@@ -1,4 +1,5 @@
 //! Settings layers (reference §9; requirements S3, S9; beyond.md B2, B3).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::path::PathBuf;

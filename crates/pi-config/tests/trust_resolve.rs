@@ -1,5 +1,6 @@
 //! Detection of trust-requiring resources (P1) and start-up resolution (P4,
 //! P5, P6; reference §0 item 10, §1 items 1 and 3, §8.2, §8.3).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::cell::{Cell, RefCell};
 use std::fs;

@@ -1,4 +1,5 @@
 //! The trust store `<agent-dir>/trust.json` (requirement P3, reference §8.1).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! none) and one `tool_call` handler round trip. Run by `bench/extensions.sh`.
 //!
 //! Usage: `ext_bench [ROUNDS]` (default 2000 round trips).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

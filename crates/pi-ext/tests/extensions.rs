@@ -1,5 +1,6 @@
 //! Extensions as Pi users write them, driven through pi-agent's dispatcher
 //! with the built-in tools in a temporary folder.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

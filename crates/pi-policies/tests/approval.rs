@@ -1,6 +1,7 @@
 //! `approval` through the dispatcher (beyond.md B6): calls the annotations do
 //! not mark as harmless are asked about, refused without a UI, and refused
 //! when the user says no; harmless calls are never asked about.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! `permission-gate` through the dispatcher: dangerous commands are refused
 //! without a UI, asked about with one, and the reference's texts reach the
 //! model.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! `protected-paths` through the dispatcher (beyond.md B4): resolved like the
 //! tools resolve, canonicalised through symlinks, compared by component;
 //! nothing is written when a call is refused.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

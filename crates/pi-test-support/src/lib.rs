@@ -25,6 +25,7 @@
 //! assert!(std::fs::read_to_string(path).unwrap().contains(&server.base_url()));
 //! # std::fs::remove_dir_all(&dir).ok();
 //! ```
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test support: a failure here is a failed test
 #![deny(missing_docs)]
 
 use std::collections::VecDeque;

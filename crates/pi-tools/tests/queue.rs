@@ -1,6 +1,7 @@
 //! The per-file mutation queue through the library API: many `edit` and
 //! `write` calls on one file in parallel (the binary runs one call per
 //! process, so this is where concurrency is proved).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use pi_tools::{ToolContext, ToolName, call_tool};
 use serde_json::json;

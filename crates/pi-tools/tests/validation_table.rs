@@ -3,6 +3,7 @@
 //! arguments, what Pi 1.6.0's `validateToolArguments` returned (the coerced
 //! arguments, or the error text). Regenerate it with the script in
 //! docs/side-by-side.md after changing the cases.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use serde_json::Value;
 

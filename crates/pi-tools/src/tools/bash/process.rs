@@ -229,9 +229,12 @@ pub(crate) fn spawn(spec: &CommandSpec) -> io::Result<Running> {
         .stdin(Stdio::null())
         .stdout(out_writer)
         .stderr(err_writer);
+    // One of the three documented exceptions to `unsafe_code` (the others:
+    // pi-cli's SIGPIPE reset and pi-ext's limited allocator).
     // SAFETY: the hook runs in the forked child before exec and only makes
     // the setsid system call, which is async-signal-safe; it touches no memory
     // of the parent.
+    #[allow(unsafe_code)]
     unsafe {
         cmd.pre_exec(|| rustix::process::setsid().map(drop).map_err(io::Error::from));
     }
