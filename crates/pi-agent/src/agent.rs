@@ -100,15 +100,19 @@ impl Agent {
             follow_ups: Queue::default(),
             prompt_builder: None,
         };
-        agent.apply_tool_changes();
+        // Registrations made before the agent existed reach the registry (and
+        // the extensions' view of it) at once; their loadout before the first request.
+        agent.dispatcher.tool_changes.apply(&mut agent.dispatcher.registry);
         agent.wire_tool_events();
         agent
     }
 
-    /// Apply the extensions' pending tool-set changes, report failed
-    /// `prepareLoadout` hooks, and rebuild the system prompt when anything changed.
-    pub fn apply_tool_changes(&mut self) {
+    /// Apply the extensions' pending tool-set changes, run the `prepareLoadout`
+    /// hooks of a changed set (reporting failed ones), and rebuild the system
+    /// prompt when anything changed.
+    pub async fn apply_tool_changes(&mut self) {
         let changed = self.dispatcher.tool_changes.apply(&mut self.dispatcher.registry);
+        self.dispatcher.registry.refresh_loadout().await;
         for e in self.dispatcher.registry.take_loadout_errors() {
             self.emit(AgentEvent::ExtensionError {
                 extension_path: e.source,
@@ -293,7 +297,7 @@ impl Agent {
             if let Some(text) = opening.take() {
                 self.push_user_with(&text, std::mem::take(&mut opening_images));
             }
-            self.apply_tool_changes();
+            self.apply_tool_changes().await;
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
             self.messages.push(Message::Assistant(assistant.clone()));

@@ -120,6 +120,17 @@ impl Ready {
     }
 }
 
+/// Why a call was refused before its tool ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No callable tool has the name.
+    NotFound,
+    /// The arguments did not parse or failed the schema.
+    InvalidArguments,
+    /// A `tool_call` handler blocked it (or failed, which blocks).
+    Blocked,
+}
+
 /// The outcome of a finished call.
 #[derive(Debug, Clone)]
 pub struct Finished {
@@ -138,6 +149,8 @@ pub struct Finished {
     /// calls only; `None` when it made none). It belongs on the tool result
     /// message as `nestedCalls`.
     pub nested_calls: Option<NestedCalls>,
+    /// Why the call was refused before its tool ran; `None` when it ran.
+    pub refusal: Option<Refusal>,
 }
 
 /// Which set a call resolves against.
@@ -177,13 +190,13 @@ impl Dispatcher {
 
     /// Finish a call whose tool ran.
     fn finish(&self, req: &CallRequest, result: ToolResult, started: Instant, terminate: bool) -> Finished {
-        self.finish_with(req, result, Some(started.elapsed().as_millis() as u64), terminate)
+        self.finish_with(req, result, Some(started.elapsed().as_millis() as u64), terminate, None)
     }
 
     /// Finish a call that failed before its tool ran: an error result with
     /// empty `details` and no duration, as the reference records it.
-    fn refuse(&self, req: &CallRequest, message: String, terminate: bool) -> Finished {
-        self.finish_with(req, ToolResult::thrown(message), None, terminate)
+    fn refuse(&self, req: &CallRequest, why: Refusal, message: String, terminate: bool) -> Finished {
+        self.finish_with(req, ToolResult::thrown(message), None, terminate, Some(why))
     }
 
     fn finish_with(
@@ -192,6 +205,7 @@ impl Dispatcher {
         result: ToolResult,
         duration_ms: Option<u64>,
         terminate: bool,
+        refusal: Option<Refusal>,
     ) -> Finished {
         self.emit(ToolEvent::End {
             id: req.id.clone(),
@@ -200,7 +214,15 @@ impl Dispatcher {
             duration_ms,
             parent: req.parent.clone(),
         });
-        Finished { id: req.id.clone(), name: req.name.clone(), result, terminate, duration_ms, nested_calls: None }
+        Finished {
+            id: req.id.clone(),
+            name: req.name.clone(),
+            result,
+            terminate,
+            duration_ms,
+            nested_calls: None,
+            refusal,
+        }
     }
 
     /// The tool a nested call may reach, pending registrations included.
@@ -230,32 +252,32 @@ impl Dispatcher {
             Caller::Nested => self.nested_callable(&req.name),
         };
         let Some(tool) = tool else {
-            return Err(self.refuse(&req, text::tool_not_found(&req.name), false));
+            return Err(self.refuse(&req, Refusal::NotFound, text::tool_not_found(&req.name), false));
         };
         let parsed = match &req.args {
             RawArgs::Json(v) => v.clone(),
             RawArgs::Invalid { detail } => {
-                return Err(self.refuse(&req, text::invalid_arguments(&req.name, detail), false));
+                return Err(self.refuse(
+                    &req,
+                    Refusal::InvalidArguments,
+                    text::invalid_arguments(&req.name, detail),
+                    false,
+                ));
             }
         };
-        let prepared = tool.prepare_arguments(parsed);
+        let prepared = tool.prepare_arguments(parsed).await;
         let valid = match pi_tools::args::validate(&req.name, &tool.def().parameters, &prepared) {
             Ok(v) => v,
-            Err(e) => return Err(self.refuse(&req, e.to_string(), false)),
+            Err(e) => return Err(self.refuse(&req, Refusal::InvalidArguments, e.to_string(), false)),
         };
-        let mut ev = ToolCallEvent {
-            tool_call_id: req.id.clone(),
-            tool_name: req.name.clone(),
-            input: valid,
-            parent_tool_call_id: req.parent.clone(),
-        };
+        let mut ev = ToolCallEvent::new(&req.id, tool.as_ref(), valid, req.parent.as_deref());
         let mut terminate = false;
         for h in &self.interceptors {
             match h.on_tool_call(&mut ev).await {
-                Err(message) => return Err(self.refuse(&req, message, false)),
+                Err(message) => return Err(self.refuse(&req, Refusal::Blocked, message, false)),
                 Ok(Some(d)) if d.block => {
                     let reason = d.reason.unwrap_or_else(|| text::BLOCKED.to_string());
-                    return Err(self.refuse(&req, reason, d.terminate));
+                    return Err(self.refuse(&req, Refusal::Blocked, reason, d.terminate));
                 }
                 Ok(Some(d)) => terminate = d.terminate,
                 Ok(None) => {}

@@ -6,6 +6,8 @@ use futures::future::BoxFuture;
 use pi_tools::Content;
 use serde_json::Value;
 
+use crate::tool::ToolDef;
+
 /// What a `tool_call` handler sees; `input` may be changed in place and later
 /// handlers and the tool see the change (no re-validation).
 #[derive(Debug, Clone)]
@@ -18,6 +20,27 @@ pub struct ToolCallEvent {
     pub input: Value,
     /// The id of the call that made this nested call, if any.
     pub parent_tool_call_id: Option<String>,
+    /// The called tool's definition as registered now (annotations,
+    /// exposure), so a policy reads the live registry, tools registered
+    /// after start-up included.
+    pub definition: ToolDef,
+    /// Where the tool comes from (`sourceInfo.path`: an extension's file, or
+    /// `builtin:<name>`).
+    pub source: String,
+}
+
+impl ToolCallEvent {
+    /// The event of a call `id` to `tool` with validated `input`.
+    pub fn new(id: &str, tool: &dyn crate::tool::AgentTool, input: Value, parent: Option<&str>) -> Self {
+        ToolCallEvent {
+            tool_call_id: id.to_string(),
+            tool_name: tool.def().name.clone(),
+            input,
+            parent_tool_call_id: parent.map(str::to_string),
+            definition: tool.def().clone(),
+            source: tool.source_info_path(),
+        }
+    }
 }
 
 /// A `tool_call` handler's answer.

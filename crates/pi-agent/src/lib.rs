@@ -23,7 +23,7 @@ mod tool;
 mod tool_changes;
 
 pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue};
-pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, ToolEvent, ToolEventSink};
+pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};

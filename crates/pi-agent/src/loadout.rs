@@ -69,10 +69,10 @@ pub(crate) struct Applied {
 }
 
 /// Run the hooks of the active tools (in active order) on `loadout`.
-pub(crate) fn apply_hooks(loadout: &Loadout) -> Applied {
+pub(crate) async fn apply_hooks(loadout: &Loadout) -> Applied {
     let mut applied = Applied::default();
     for tool in loadout.declared.iter().filter(|t| t.has_prepare_loadout()) {
-        match tool.prepare_loadout(loadout) {
+        match tool.prepare_loadout(loadout).await {
             Ok(changes) => {
                 applied.descriptions.extend(changes.descriptions);
                 applied.hidden.extend(changes.hidden_declarations);

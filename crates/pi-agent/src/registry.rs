@@ -1,5 +1,10 @@
 //! Registered tools, the active set, and the declared and callable sets
 //! derived from them (requirements X1–X3, X7, S1).
+//!
+//! The active tools' `prepareLoadout` hooks may be asynchronous (an
+//! extension's runs in its engine), so a change of the sets only marks the
+//! loadout stale; [`Registry::refresh_loadout`] runs the hooks, and the
+//! agent calls it before each request.
 
 use std::sync::Arc;
 
@@ -12,6 +17,8 @@ pub struct Registry {
     tools: Vec<Arc<dyn AgentTool>>,
     active: Vec<String>,
     loadout: Applied,
+    /// The sets changed since the hooks last ran.
+    stale: bool,
 }
 
 impl Registry {
@@ -82,17 +89,31 @@ impl Registry {
         self.tools.iter().filter(|t| callable(t.def().exposure, active.contains(&t.def().name))).cloned().collect()
     }
 
-    /// Run the active tools' `prepareLoadout` hooks for the current sets. The
-    /// errors kept for reporting are those of the latest run: a later run
-    /// supersedes an earlier one not yet reported.
+    /// The sets changed: without hooks among the active tools the loadout is
+    /// empty at once; with some, it waits for [`Registry::refresh_loadout`].
     fn relayout(&mut self) {
-        let declared = self.active_tools();
-        if !declared.iter().any(|t| t.has_prepare_loadout()) {
+        if self.active_tools().iter().any(|t| t.has_prepare_loadout()) {
+            self.stale = true;
+        } else {
             self.loadout = Applied::default();
+            self.stale = false;
+        }
+    }
+
+    /// Run the active tools' `prepareLoadout` hooks if the sets changed since
+    /// they last ran. The errors kept for reporting are those of the latest
+    /// run: a later run supersedes an earlier one not yet reported.
+    pub async fn refresh_loadout(&mut self) {
+        if !self.stale {
             return;
         }
-        let view = Loadout { declared, callable: self.callable_with(&self.active), registered: self.tools.clone() };
-        self.loadout = loadout::apply_hooks(&view);
+        self.stale = false;
+        let view = Loadout {
+            declared: self.active_tools(),
+            callable: self.callable_with(&self.active),
+            registered: self.tools.clone(),
+        };
+        self.loadout = loadout::apply_hooks(&view).await;
     }
 
     /// Errors of the latest run of the `prepareLoadout` hooks, once (to report).
@@ -183,9 +204,9 @@ mod tests {
         fn has_prepare_loadout(&self) -> bool {
             self.hook.is_some()
         }
-        fn prepare_loadout(&self, loadout: &Loadout) -> Result<LoadoutChanges, String> {
+        fn prepare_loadout<'a>(&'a self, loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
             assert!(loadout.declared.iter().any(|t| t.def().name == self.def.name));
-            self.hook.clone().unwrap_or_else(|| Ok(Default::default()))
+            Box::pin(std::future::ready(self.hook.clone().unwrap_or_else(|| Ok(Default::default()))))
         }
     }
 
@@ -226,6 +247,8 @@ mod tests {
             hidden_declarations: strings(&["echo", "not-active"]),
         };
         r.register(probe("orch", Exposure::ModelOnly, Some(Ok(changes))));
+        assert_eq!(names(&r.declared()), strings(&["echo", "orch"]), "the hooks have not run yet");
+        futures::executor::block_on(r.refresh_loadout());
         assert_eq!(names(&r.declared()), strings(&["orch"]));
         assert_eq!(r.hidden_declarations(), strings(&["echo"]));
         let orch = r.get("orch").unwrap().clone();
@@ -234,6 +257,7 @@ mod tests {
         assert!(r.nested_callable("orch").is_none(), "model-only is never callable by tools");
         // Deactivating the hook's tool lifts its effect.
         r.set_active(&strings(&["echo"]));
+        futures::executor::block_on(r.refresh_loadout());
         assert_eq!(names(&r.declared()), strings(&["echo"]));
         assert!(r.take_loadout_errors().is_empty());
     }
@@ -243,6 +267,7 @@ mod tests {
         let mut r = Registry::new();
         r.register(probe("echo", Exposure::Direct, None));
         r.register(probe("bad", Exposure::Direct, Some(Err("boom".into()))));
+        futures::executor::block_on(r.refresh_loadout());
         assert_eq!(names(&r.declared()), strings(&["echo", "bad"]));
         let errors = r.take_loadout_errors();
         assert_eq!(errors.len(), 1);

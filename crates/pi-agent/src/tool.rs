@@ -115,8 +115,8 @@ pub trait AgentTool: Send + Sync {
     /// Its definition.
     fn def(&self) -> &ToolDef;
     /// Argument preparation before validation (compatibility shims).
-    fn prepare_arguments(&self, args: Value) -> Value {
-        args
+    fn prepare_arguments<'a>(&'a self, args: Value) -> BoxFuture<'a, Value> {
+        Box::pin(std::future::ready(args))
     }
     /// Run it. Failures are error results, never panics.
     fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult>;
@@ -134,7 +134,9 @@ pub trait AgentTool: Send + Sync {
         false
     }
     /// Which tools a call with `input` may reach; `None` when the tool does
-    /// not say (it reaches none). Requirement X6.
+    /// not say (it reaches none). Requirement X6. Synchronous: it is asked
+    /// from extension engines' own threads (`ctx.getAllTools()` infos), never
+    /// from the async runtime.
     fn reaches_tools(&self, _input: &Value) -> Option<Reach> {
         None
     }
@@ -145,8 +147,11 @@ pub trait AgentTool: Send + Sync {
     /// Adjust the declarations while this tool is active (requirement X7):
     /// replacement descriptions and declarations to leave out of requests.
     /// An error is reported as an extension error (event `prepare_loadout`) and ignored.
-    fn prepare_loadout(&self, _loadout: &crate::loadout::Loadout) -> Result<crate::loadout::LoadoutChanges, String> {
-        Ok(Default::default())
+    fn prepare_loadout<'a>(
+        &'a self,
+        _loadout: &'a crate::loadout::Loadout,
+    ) -> BoxFuture<'a, Result<crate::loadout::LoadoutChanges, String>> {
+        Box::pin(std::future::ready(Ok(Default::default())))
     }
 }
 
@@ -185,8 +190,8 @@ impl AgentTool for BuiltinTool {
     fn def(&self) -> &ToolDef {
         &self.def
     }
-    fn prepare_arguments(&self, args: Value) -> Value {
-        pi_tools::prepare_arguments(self.name, args)
+    fn prepare_arguments<'a>(&'a self, args: Value) -> BoxFuture<'a, Value> {
+        Box::pin(std::future::ready(pi_tools::prepare_arguments(self.name, args)))
     }
     fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {

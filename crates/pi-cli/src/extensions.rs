@@ -12,7 +12,7 @@ use std::sync::Arc;
 use pi_ext::{ExtensionHost, HostOptions, LoadedExtensions};
 
 use futures::future::BoxFuture;
-use pi_agent::{Interceptor, Registry};
+use pi_agent::Interceptor;
 use pi_policies::{Approver, PolicyOptions};
 
 use crate::text;
@@ -53,22 +53,6 @@ impl Approver for TerminalApprover {
     }
 }
 
-/// The extension specs of a run, in load order.
-pub fn specs(explicit: &[String], from_settings: Vec<String>, no_extensions: bool) -> Vec<String> {
-    let mut out: Vec<String> = explicit.to_vec();
-    if !no_extensions {
-        let disabled: Vec<String> =
-            from_settings.iter().filter_map(|s| s.strip_prefix('-').map(String::from)).collect();
-        for s in from_settings {
-            let s = s.strip_prefix('+').map(String::from).unwrap_or(s);
-            if !s.starts_with('-') && !disabled.contains(&s) && !out.contains(&s) {
-                out.push(s);
-            }
-        }
-    }
-    out
-}
-
 /// Script extensions found in a folder (`<agent-dir>/extensions`,
 /// `.pi/extensions`): `*.ts`, `*.js`, `*.mjs` files and sub-folders with an
 /// `index.ts`/`index.js`/`package.json`, in file-name order.
@@ -97,27 +81,23 @@ pub async fn load_scripts(paths: &[PathBuf], opts: HostOptions) -> Result<Option
     ExtensionHost::load(paths, opts).await.map(Some).map_err(|e| e.to_string())
 }
 
-/// Build the built-in policies' interceptors for the `builtin:` specs among
-/// `specs` (script specs are loaded by [`load_scripts`]); `Err` is the
-/// start-up error message.
+/// Build the interceptors of the built-in extensions `names` (`builtin:<name>`:
+/// the shipped policies); `Err` is the start-up error message.
 pub fn load_builtins(
-    specs: &[String],
+    names: &[String],
     cwd: &std::path::Path,
-    registry: &Registry,
     ui: Option<Arc<dyn Approver>>,
 ) -> Result<Vec<Arc<dyn Interceptor>>, String> {
     let mut out = Vec::new();
-    for spec in specs {
-        if let Some(name) = spec.strip_prefix("builtin:") {
-            let mut opts = PolicyOptions::new(cwd).with_annotations(pi_policies::registry_annotations(registry));
-            if let Some(ui) = &ui {
-                opts = opts.with_ui(ui.clone());
-            }
-            match pi_policies::builtin(name, opts) {
-                Some(i) => out.push(i),
-                None if REFERENCE_ONLY_BUILTINS.contains(&name) => {}
-                None => return Err(text::extension_load_failed(spec, &text::unknown_builtin(name))),
-            }
+    for name in names {
+        let mut opts = PolicyOptions::new(cwd);
+        if let Some(ui) = &ui {
+            opts = opts.with_ui(ui.clone());
+        }
+        match pi_policies::builtin(name, opts) {
+            Some(i) => out.push(i),
+            None if REFERENCE_ONLY_BUILTINS.contains(&name.as_str()) => {}
+            None => return Err(text::extension_load_failed(&format!("builtin:{name}"), &text::unknown_builtin(name))),
         }
     }
     Ok(out)
@@ -172,20 +152,5 @@ impl pi_ext::ToolsApi for ToolsView {
     }
     fn register_tool(&self, tool: Arc<dyn pi_agent::AgentTool>) {
         self.0.register(tool);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn explicit_first_then_settings_minus_disabled() {
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            specs(&s(&["builtin:approval"]), s(&["builtin:protected-paths", "-builtin:mcp", "builtin:mcp"]), false),
-            s(&["builtin:approval", "builtin:protected-paths"])
-        );
-        assert_eq!(specs(&s(&["a.ts"]), s(&["builtin:approval"]), true), s(&["a.ts"]));
     }
 }

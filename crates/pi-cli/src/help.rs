@@ -72,4 +72,5 @@ Built-in tools:
 ";
 
 /// `pi tool` usage.
-pub const TOOL_USAGE: &str = "Usage: pi tool NAME [ARGS_JSON | -] [--cwd DIR]\n       pi tool --list";
+pub const TOOL_USAGE: &str =
+    "Usage: pi tool NAME [ARGS_JSON | -] [--cwd DIR] [-e PATH|builtin:NAME]...\n       pi tool --list";

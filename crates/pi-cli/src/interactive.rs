@@ -92,7 +92,7 @@ pub async fn run(mut agent: Agent, initial: Vec<String>, mut state: ReloadState)
         match line.as_str() {
             "" => continue,
             "/quit" | "/exit" => return ExitCode::SUCCESS,
-            "/reload" => println!("{}", reload(&mut agent, &mut state)),
+            "/reload" => println!("{}", reload(&mut agent, &mut state).await),
             "/trust" => trust_command(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted),
             _ => {
                 if let Some(last) = agent.prompt(&line).await {

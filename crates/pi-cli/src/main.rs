@@ -1,7 +1,8 @@
 //! `pi`: a coding agent whose heart is a tool system and a trust boundary.
 //!
 //! This binary is a thin shell over the library crates: it parses the command
-//! line and hands each sub-command to its module.
+//! line and hands each sub-command to its module. `pi [options] [messages…]`
+//! runs the start-up stages ([`setup`]) and then the mode ([`modes`]).
 
 mod cli_args;
 mod extensions;
@@ -9,11 +10,13 @@ mod help;
 mod interactive;
 mod json_mode;
 mod model_select;
+mod modes;
 mod print_mode;
+mod prompt_source;
 mod reload;
 mod rpc_mode;
 mod rpc_ui;
-mod run;
+mod setup;
 mod signals;
 mod text;
 mod tool_cmd;
@@ -30,6 +33,20 @@ fn restore_default_sigpipe() {
     // before any thread exists, has no memory-safety preconditions.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// `pi [options] [messages…]`: start-up, then the mode.
+fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
+    let mut report = setup::Report::stderr();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return setup::Stop::Error(e.to_string()).finish(&mut report),
+    };
+    match setup::start(args, &runtime, &mut report) {
+        Ok(Some(started)) => modes::run(started, &runtime),
+        Ok(None) => ExitCode::SUCCESS,
+        Err(stop) => stop.finish(&mut report),
     }
 }
 
@@ -52,7 +69,7 @@ fn main() -> ExitCode {
                 print!("{}", help::HELP);
                 return ExitCode::SUCCESS;
             }
-            run::main(a)
+            run_agent(&a)
         }
     }
 }

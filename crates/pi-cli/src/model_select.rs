@@ -207,6 +207,29 @@ pub fn clamp_thinking_level(model: &ModelEntry, level: &str) -> &'static str {
     above.or(below).copied().unwrap_or(lowest)
 }
 
+/// A configured model as the provider layer's model.
+pub fn ai_model(e: &ModelEntry) -> pi_ai::Model {
+    pi_ai::Model {
+        id: e.id.clone(),
+        name: e.name.clone(),
+        api: e.api.clone(),
+        provider: e.provider.clone(),
+        base_url: e.base_url.clone(),
+        reasoning: e.reasoning,
+        input: e.input.clone(),
+        context_window: e.context_window,
+        max_tokens: e.max_tokens,
+        headers: e.headers.iter().map(|(k, v)| (k.clone(), resolve_value(k, v).unwrap_or_default())).collect(),
+        compat: pi_ai::OpenAiCompletionsCompat {
+            supports_store: e.compat.supports_store,
+            supports_developer_role: e.compat.supports_developer_role,
+            supports_usage_in_streaming: e.compat.supports_usage_in_streaming,
+            max_tokens_field: e.compat.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
+        },
+        ..Default::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use pi_agent::Agent;
 use pi_config::Settings;
 use pi_config::tool_selection::{apply_modifiers, is_modifier};
 
-use crate::run::PromptSource;
+use crate::prompt_source::PromptSource;
 use crate::text;
 
 /// What `/reload` needs to remember between reloads.
@@ -28,7 +28,7 @@ pub struct ReloadState {
 }
 
 /// Reload and return the status line.
-pub fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
+pub async fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
     let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
     for d in diagnostics {
         eprintln!("Warning: {d}");
@@ -49,6 +49,7 @@ pub fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
         agent.dispatcher.registry.set_active(&active);
         state.last_default = new_default;
     }
+    agent.dispatcher.registry.refresh_loadout().await;
     agent.system_prompt = state.prompt.build(&agent.dispatcher.registry);
     text::RELOADED.to_string()
 }

@@ -3,7 +3,6 @@
 //! separators). Commands run while a prompt streams; responses carry the
 //! command's `id`.
 
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -27,12 +26,7 @@ fn shared() -> Arc<Shared> {
     SHARED.get_or_init(|| Arc::new(Shared::default())).clone()
 }
 
-/// Print one record on standard output and flush.
-pub(crate) fn out(v: &Value) {
-    let mut o = std::io::stdout().lock();
-    let _ = writeln!(o, "{}", serde_json::to_string(v).unwrap_or_default());
-    let _ = o.flush();
-}
+use json_mode::print_line as out;
 
 /// The event sink of RPC mode: print events, mirror the conversation.
 pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
@@ -164,7 +158,7 @@ pub async fn run(
                         respond(&id, &kind, Err(text::RPC_BUSY.into()));
                     } else {
                         let mut g = agent.lock().await;
-                        let status = crate::reload::reload(&mut g, &mut reload_state);
+                        let status = crate::reload::reload(&mut g, &mut reload_state).await;
                         respond(&id, &kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
                     }
                     continue;
@@ -241,7 +235,7 @@ pub async fn run(
             "get_available_models" => {
                 let list: Vec<Value> = crate::model_select::available(&models)
                     .into_iter()
-                    .map(|m| serde_json::to_value(crate::run::ai_model(m)).unwrap_or(Value::Null))
+                    .map(|m| serde_json::to_value(crate::model_select::ai_model(m)).unwrap_or(Value::Null))
                     .collect();
                 respond(&id, &kind, Ok(Some(json!({"models": list}))));
             }
@@ -261,7 +255,7 @@ pub async fn run(
                                 continue;
                             }
                         }
-                        g.model = crate::run::ai_model(m);
+                        g.model = crate::model_select::ai_model(m);
                         respond(&id, &kind, Ok(Some(serde_json::to_value(&g.model).unwrap_or(Value::Null))));
                     }
                 }

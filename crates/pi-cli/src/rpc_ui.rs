@@ -37,7 +37,7 @@ impl RpcUi {
         let mut v = request;
         v["type"] = json!("extension_ui_request");
         v["id"] = json!(id);
-        crate::rpc_mode::out(&v);
+        crate::json_mode::print_line(&v);
         rx
     }
 
@@ -66,7 +66,7 @@ impl UiBridge for RpcUi {
 
     fn notify(&self, message: &str, level: NotifyLevel) {
         let id = format!("ui-{}", self.next.fetch_add(1, Ordering::SeqCst) + 1);
-        crate::rpc_mode::out(&json!({
+        crate::json_mode::print_line(&json!({
             "type": "extension_ui_request", "id": id, "method": "notify", "message": message, "notifyType": level,
         }));
     }

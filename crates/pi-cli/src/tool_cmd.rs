@@ -1,20 +1,31 @@
-//! `pi tool NAME [ARGS_JSON | -] [--cwd DIR]`: one built-in tool call, exactly
-//! as the model would make it, printed as `{"content", "details", "isError"}`.
+//! `pi tool NAME [ARGS_JSON | -] [--cwd DIR] [-e EXT]…`: one tool call,
+//! exactly as the model would make it, printed as `{"content", "details",
+//! "isError"}`. The call takes the one dispatch path (lookup, preparation,
+//! validation, the `tool_call`/`tool_result` handlers of the extensions and
+//! shipped policies given with `-e`, execution), so a policy that would
+//! block the model blocks `pi tool` too; an `-e` extension's own tools can
+//! be called by name.
 //!
-//! Exit status: 0 when the result is not an error, 1 when it is, 2 when the
-//! call itself is invalid (unknown tool, unparsable JSON, arguments failing the
-//! schema, bad usage).
+//! Exit status: 0 when the result is not an error, 1 when it is (a blocked
+//! call included), 2 when the call itself is invalid (unknown tool,
+//! unparsable JSON, arguments failing the schema, bad usage).
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use pi_tools::{ToolContext, ToolName, ToolSpec, args, execute_validated, prepare_arguments};
+use pi_agent::{BuiltinTool, CallRequest, Caller, Dispatcher, Finished, RawArgs, Refusal, Registry};
+use pi_tools::{ToolContext, ToolName, ToolSpec, args};
 use serde_json::Value;
 
 use crate::help::TOOL_USAGE;
+use crate::setup::plan::ExtensionPlan;
+use crate::setup::{Loaded, Stop};
 
 const EXIT_INVALID: u8 = 2;
+/// The call id `pi tool` gives its one call.
+const CALL_ID: &str = "pi-tool-1";
 
 fn invalid(message: &str) -> ExitCode {
     eprintln!("{message}");
@@ -25,62 +36,126 @@ fn print_json(value: &Value) {
     println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
 }
 
-/// Entry point of `pi tool …` (arguments after `tool`).
-pub fn main(argv: &[String]) -> ExitCode {
+/// What the command line asked for.
+struct ToolArgs {
+    name: String,
+    raw: String,
+    cwd: Option<PathBuf>,
+    extensions: Vec<String>,
+}
+
+enum Parsed {
+    Call(ToolArgs),
+    Done(ExitCode),
+}
+
+fn parse(argv: &[String]) -> Parsed {
     let mut positional = Vec::new();
     let mut cwd: Option<PathBuf> = None;
+    let mut extensions = Vec::new();
     let mut it = argv.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--list" => {
                 let specs: Vec<ToolSpec> = ToolName::ALL.iter().map(|t| ToolSpec::of(*t)).collect();
                 print_json(&serde_json::to_value(specs).unwrap_or_default());
-                return ExitCode::SUCCESS;
+                return Parsed::Done(ExitCode::SUCCESS);
             }
             "--help" | "-h" => {
                 println!("{TOOL_USAGE}");
-                return ExitCode::SUCCESS;
+                return Parsed::Done(ExitCode::SUCCESS);
             }
             "--cwd" => match it.next() {
                 Some(d) => cwd = Some(PathBuf::from(d)),
-                None => return invalid("--cwd requires a directory"),
+                None => return Parsed::Done(invalid("--cwd requires a directory")),
             },
             s if s.starts_with("--cwd=") => cwd = Some(PathBuf::from(&s["--cwd=".len()..])),
+            "-e" | "--extension" => match it.next() {
+                Some(e) => extensions.push(e.clone()),
+                None => return Parsed::Done(invalid("--extension requires a path or builtin:<name>")),
+            },
+            s if s.starts_with("--extension=") => extensions.push(s["--extension=".len()..].to_string()),
             _ => positional.push(a.clone()),
         }
     }
     let (name, raw) = match positional.as_slice() {
-        [name] => (name, "{}".to_string()),
+        [name] => (name.clone(), "{}".to_string()),
         [name, raw] if raw == "-" => {
             let mut s = String::new();
             if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-                return invalid(&format!("Could not read arguments from standard input: {e}"));
+                return Parsed::Done(invalid(&format!("Could not read arguments from standard input: {e}")));
             }
-            (name, s)
+            (name.clone(), s)
         }
-        [name, raw] => (name, raw.clone()),
-        _ => return invalid(TOOL_USAGE),
+        [name, raw] => (name.clone(), raw.clone()),
+        _ => return Parsed::Done(invalid(TOOL_USAGE)),
     };
-    let tool: ToolName = match name.parse() {
-        Ok(t) => t,
-        Err(e) => return invalid(&e.to_string()),
-    };
-    let parsed = match args::parse_raw(tool.as_str(), &raw) {
-        Ok(v) => v,
-        Err(m) => return invalid(&m),
-    };
-    let prepared = prepare_arguments(tool, parsed);
-    let valid = match args::validate(tool.as_str(), &ToolSpec::of(tool).parameters, &prepared) {
-        Ok(v) => v,
-        Err(e) => return invalid(&e.to_string()),
-    };
-    let cwd = match cwd {
-        Some(d) => {
-            pi_tools::paths::resolve_lexical(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")), &d)
+    Parsed::Call(ToolArgs { name, raw, cwd, extensions })
+}
+
+/// Every built-in and every `-e` extension's tool, all callable by name.
+fn registry(loaded: &Loaded) -> Registry {
+    let mut registry = Registry::new();
+    for tool in BuiltinTool::all().into_iter().chain(loaded.tools()) {
+        registry.register(tool);
+    }
+    let names: Vec<String> = registry.all().iter().map(|t| t.def().name.clone()).collect();
+    registry.reset_active(&names);
+    registry
+}
+
+/// Load the `-e` extensions and build the dispatcher over the tools.
+async fn dispatcher(cwd: &std::path::Path, extensions: &[String]) -> Result<(Dispatcher, Loaded), Stop> {
+    let plan = ExtensionPlan::explicit(extensions);
+    let opts = pi_ext::HostOptions { cwd: cwd.to_path_buf(), mode: pi_ext::Mode::Print, ..Default::default() };
+    let scripts = crate::setup::load_extensions(&plan.before_trust, opts).await?;
+    let loaded = Loaded { scripts: scripts.into_iter().collect(), builtins: plan.builtins };
+    let mut registry = registry(&loaded);
+    registry.refresh_loadout().await;
+    let mut dispatcher = Dispatcher::new(registry);
+    dispatcher.interceptors = crate::extensions::load_builtins(&loaded.builtins, cwd, None).map_err(Stop::Error)?;
+    dispatcher.interceptors.extend(loaded.scripts.iter().flat_map(|l| l.interceptors.iter().cloned()));
+    for l in &loaded.scripts {
+        for e in l.session_start("startup").await {
+            eprintln!("{e}");
         }
-        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        l.bind_tools(Arc::new(crate::extensions::ToolsView(dispatcher.tool_changes.clone()))).await;
+    }
+    dispatcher.tool_changes.apply(&mut dispatcher.registry);
+    Ok((dispatcher, loaded))
+}
+
+/// Run the call; the finished call, or the exit status when it could not be made.
+async fn call(a: &ToolArgs, cwd: PathBuf) -> Result<Finished, ExitCode> {
+    let (dispatcher, loaded) = match dispatcher(&cwd, &a.extensions).await {
+        Ok(d) => d,
+        Err(stop) => return Err(stop.finish(&mut crate::setup::Report::stderr())),
     };
-    let ctx = ToolContext::new(cwd);
+    if dispatcher.registry.get(&a.name).is_none() {
+        return Err(invalid(&pi_tools::UnknownToolName(a.name.clone()).to_string()));
+    }
+    let parsed = args::parse_raw(&a.name, &a.raw).map_err(|m| invalid(&m))?;
+    let req = CallRequest { id: CALL_ID.into(), name: a.name.clone(), args: RawArgs::Json(parsed), parent: None };
+    let finished = dispatcher.call(req, Caller::Model, &ToolContext::new(cwd)).await;
+    for l in &loaded.scripts {
+        for e in l.session_shutdown("quit").await {
+            eprintln!("{e}");
+        }
+    }
+    Ok(finished)
+}
+
+/// Entry point of `pi tool …` (arguments after `tool`).
+pub fn main(argv: &[String]) -> ExitCode {
+    let a = match parse(argv) {
+        Parsed::Call(a) => a,
+        Parsed::Done(code) => return code,
+    };
+    let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let cwd = match &a.cwd {
+        Some(d) => pi_tools::paths::resolve_lexical(&here, d),
+        None => here,
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
@@ -88,12 +163,15 @@ pub fn main(argv: &[String]) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = runtime.block_on(async {
-        match execute_validated(tool, valid, &ctx).await {
-            Ok(r) => r,
-            Err(e) => pi_tools::ToolResult::error(e.to_string()),
+    let finished = match runtime.block_on(call(&a, cwd)) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    match finished.refusal {
+        Some(Refusal::NotFound | Refusal::InvalidArguments) => invalid(&finished.result.text_content()),
+        _ => {
+            print_json(&serde_json::to_value(&finished.result).unwrap_or_default());
+            if finished.result.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS }
         }
-    });
-    print_json(&serde_json::to_value(&result).unwrap_or_default());
-    if result.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    }
 }

@@ -55,12 +55,8 @@ async fn main() {
     let gate = loaded.interceptors[0].clone();
     let mut times = Vec::with_capacity(rounds);
     for i in 0..rounds {
-        let mut ev = ToolCallEvent {
-            tool_call_id: format!("c{i}"),
-            tool_name: "bash".into(),
-            input: json!({"command": "ls -la"}),
-            parent_tool_call_id: None,
-        };
+        let bash = pi_agent::BuiltinTool::new(pi_tools::ToolName::Bash);
+        let mut ev = ToolCallEvent::new(&format!("c{i}"), &bash, json!({"command": "ls -la"}), None);
         let t = Instant::now();
         let decision = gate.on_tool_call(&mut ev).await;
         times.push(t.elapsed());

@@ -7,6 +7,7 @@ use pi_agent::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolRe
 use serde_json::{Map, Value, json};
 
 use crate::convert;
+use crate::engine::protocol::Entry;
 use crate::engine::{CallEnv, Engine};
 
 /// The handlers of one extension, in registration order.
@@ -35,8 +36,11 @@ impl Interceptor for ExtInterceptor {
             if let Some(p) = &ev.parent_tool_call_id {
                 event.insert("parentToolCallId".into(), json!(p));
             }
-            let text = self.engine.invoke("tool_call", Value::Object(event).to_string(), &CallEnv::default()).await?;
-            let out: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let out = self
+                .engine
+                .invoke(Entry::ToolCall, Value::Object(event), &CallEnv::default())
+                .await
+                .map_err(|e| e.to_string())?;
             if let Some(error) = out.get("error").and_then(Value::as_str) {
                 return Err(error.to_string());
             }
@@ -72,8 +76,11 @@ impl Interceptor for ExtInterceptor {
             if let Some(p) = &ev.parent_tool_call_id {
                 event.insert("parentToolCallId".into(), json!(p));
             }
-            let text = self.engine.invoke("tool_result", Value::Object(event).to_string(), &CallEnv::default()).await?;
-            let out: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let out = self
+                .engine
+                .invoke(Entry::ToolResult, Value::Object(event), &CallEnv::default())
+                .await
+                .map_err(|e| e.to_string())?;
             let patch = ResultPatch {
                 content: out.get("content").map(|c| convert::content(Some(c))),
                 details: (out.get("hasDetails").and_then(Value::as_bool) == Some(true))

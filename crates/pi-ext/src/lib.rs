@@ -49,7 +49,8 @@ pub use api::{
     UiResponse,
 };
 
-use engine::{CallEnv, CallMsg, Engine, EngineConfig};
+use engine::protocol::{CallMsg, Entry, Hook};
+use engine::{CallEnv, Engine, EngineConfig};
 use interceptor::ExtInterceptor;
 use tool::{ExtTool, ToolMeta};
 
@@ -144,7 +145,7 @@ impl ExtensionHost {
             let metas = loop {
                 match rx.recv().await {
                     Some(CallMsg::Done(Ok(json))) => break json,
-                    Some(CallMsg::Done(Err(message))) => return Err(ExtError { path: shown, message }),
+                    Some(CallMsg::Done(Err(e))) => return Err(ExtError { path: shown, message: e.to_string() }),
                     Some(_) => continue,
                     None => {
                         return Err(ExtError {
@@ -154,7 +155,10 @@ impl ExtensionHost {
                     }
                 }
             };
-            let metas: Vec<Value> = serde_json::from_str(&metas).unwrap_or_default();
+            let metas: Vec<Value> = match metas {
+                Value::Array(list) => list,
+                _ => Vec::new(),
+            };
             let tools = metas
                 .iter()
                 .map(|m| Arc::new(ExtTool::new(engine.clone(), ToolMeta::from_json(m, &shown))) as Arc<dyn AgentTool>)
@@ -235,27 +239,19 @@ impl LoadedExtensions {
 
     /// Let extensions see and change the session's tools (`pi.getAllTools()`,
     /// `pi.getActiveTools()`, `pi.setActiveTools()`, later `registerTool` calls).
-    pub fn bind_tools(&self, api: Arc<dyn ToolsApi>) {
-        let mut acks = Vec::new();
-        for e in &self.extensions {
-            let (done, ack) = std::sync::mpsc::channel();
-            e.engine.send(engine::Msg::Bind(api.clone(), done));
-            acks.push((ack, e.engine.limits.time + std::time::Duration::from_secs(1)));
-        }
-        // Tools registered before binding (in `session_start`, say) reach the
-        // registry before this returns, so the first request declares them.
-        for (ack, wait) in acks {
-            let _ = ack.recv_timeout(wait);
-        }
+    /// Tools registered before binding (in `session_start`, say) reach the
+    /// registry before this returns, so the first request declares them.
+    pub async fn bind_tools(&self, api: Arc<dyn ToolsApi>) {
+        futures::future::join_all(self.extensions.iter().map(|e| e.engine.bind(api.clone()))).await;
     }
 
     /// The command-line flags the extensions registered (`pi.registerFlag`),
     /// in load order: the name and whether it takes a value (every type but
     /// `boolean` does).
-    pub fn flags(&self) -> Vec<(String, bool)> {
+    pub async fn flags(&self) -> Vec<(String, bool)> {
         let mut out: Vec<(String, bool)> = Vec::new();
         for e in &self.extensions {
-            let Ok(Value::Array(list)) = e.engine.call_sync("flags", "", &Value::Null) else { continue };
+            let Ok(Value::Array(list)) = e.engine.hook(Hook::Flags, "", Value::Null).await else { continue };
             for f in list {
                 let Some(name) = f.get("name").and_then(Value::as_str) else { continue };
                 let takes_value = f.get("type").and_then(Value::as_str) != Some("boolean");
@@ -270,13 +266,13 @@ impl LoadedExtensions {
     /// Give the extensions the values of their flags from the command line
     /// (`true` for a boolean flag, the text otherwise); `pi.getFlag` returns
     /// them from then on (before, the registered default).
-    pub fn set_flag_values(&self, values: &serde_json::Map<String, Value>) {
+    pub async fn set_flag_values(&self, values: &serde_json::Map<String, Value>) {
         if values.is_empty() {
             return;
         }
         let payload = Value::Object(values.clone());
         for e in &self.extensions {
-            let _ = e.engine.call_sync("setFlags", "", &payload);
+            let _ = e.engine.hook(Hook::SetFlags, "", payload.clone()).await;
         }
     }
 
@@ -284,15 +280,15 @@ impl LoadedExtensions {
     /// no. A failing handler is a warning and the next one is asked.
     pub async fn project_trust(&self, cwd: &Path) -> TrustOutcome {
         let mut out = TrustOutcome::default();
-        let payload = json!({"type": "project_trust", "cwd": cwd.to_string_lossy()}).to_string();
+        let payload = json!({"type": "project_trust", "cwd": cwd.to_string_lossy()});
         for e in &self.extensions {
             if !e.engine.handles("project_trust") {
                 continue;
             }
-            let v = match e.engine.invoke("project_trust", payload.clone(), &CallEnv::default()).await {
-                Ok(text) => serde_json::from_str::<Value>(&text).unwrap_or(Value::Null),
-                Err(message) => {
-                    out.warnings.push(text::project_trust_error(&e.engine.path, &message));
+            let v = match e.engine.invoke(Entry::ProjectTrust, payload.clone(), &CallEnv::default()).await {
+                Ok(v) => v,
+                Err(error) => {
+                    out.warnings.push(text::project_trust_error(&e.engine.path, &error.to_string()));
                     continue;
                 }
             };
@@ -320,7 +316,7 @@ impl LoadedExtensions {
             _ => Default::default(),
         };
         ev.insert("type".into(), json!(event));
-        let text = Value::Object(ev).to_string();
+        let payload = Value::Object(ev);
         let mut errors = Vec::new();
         for e in &self.extensions {
             if !e.engine.handles(event) {
@@ -328,14 +324,13 @@ impl LoadedExtensions {
             }
             let report =
                 |error: String| ExtensionError { path: e.engine.path.clone(), event: event.to_string(), error };
-            match e.engine.invoke(event, text.clone(), &CallEnv::default()).await {
-                Ok(out) => {
-                    let v = serde_json::from_str::<Value>(&out).unwrap_or(Value::Null);
+            match e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await {
+                Ok(v) => {
                     for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
                         errors.push(report(err.as_str().unwrap_or("").to_string()));
                     }
                 }
-                Err(message) => errors.push(report(message)),
+                Err(error) => errors.push(report(error.to_string())),
             }
         }
         errors

@@ -85,6 +85,11 @@ pub const ENGINE_STOPPED: &str = "the extension stopped or did not answer in tim
 /// `reachesTools` returned something other than `"all"` or a list of words.
 pub const BAD_REACH: &str = "reachesTools must return \"all\" or an array of strings";
 
+/// JavaScript asked the host for an operation it does not know.
+pub fn unknown_host_operation(kind: &str) -> String {
+    format!("unknown host operation {kind}")
+}
+
 /// `ctx.executeTool` from a context whose call has ended.
 pub const CALL_ENDED: &str = "The call this context belongs to has ended";
 

@@ -9,6 +9,7 @@ use pi_tools::{Annotations, ToolResult};
 use serde_json::{Value, json};
 
 use crate::convert;
+use crate::engine::protocol::{Entry, Hook};
 use crate::engine::{CallEnv, Engine};
 
 /// What `registerTool` told the host about a tool (the code stays in JavaScript).
@@ -96,17 +97,19 @@ impl AgentTool for ExtTool {
         Some(&self.engine.path)
     }
 
-    fn prepare_arguments(&self, args: Value) -> Value {
-        if !self.meta.has_prepare {
-            return args;
-        }
-        match self.engine.call_sync("prepareArguments", &self.meta.def.name, &args) {
-            Ok(v) => v,
-            Err(e) => {
-                crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e));
-                args
+    fn prepare_arguments<'a>(&'a self, args: Value) -> BoxFuture<'a, Value> {
+        Box::pin(async move {
+            if !self.meta.has_prepare {
+                return args;
             }
-        }
+            match self.engine.hook(Hook::PrepareArguments, &self.meta.def.name, args.clone()).await {
+                Ok(v) => v,
+                Err(e) => {
+                    crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e.to_string()));
+                    args
+                }
+            }
+        })
     }
 
     fn has_reaches_tools(&self) -> bool {
@@ -117,10 +120,10 @@ impl AgentTool for ExtTool {
         if !self.meta.has_reaches {
             return None;
         }
-        match self.engine.call_sync("reachesTools", &self.meta.def.name, input) {
+        match self.engine.hook_blocking(Hook::ReachesTools, &self.meta.def.name, input.clone()) {
             Ok(v) => convert::reach(&v),
             Err(e) => {
-                crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e));
+                crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e.to_string()));
                 None
             }
         }
@@ -130,9 +133,15 @@ impl AgentTool for ExtTool {
         self.meta.has_loadout
     }
 
-    fn prepare_loadout(&self, loadout: &Loadout) -> Result<LoadoutChanges, String> {
-        let v = self.engine.call_sync("prepareLoadout", &self.meta.def.name, &convert::loadout_json(loadout))?;
-        Ok(convert::loadout_changes(&v))
+    fn prepare_loadout<'a>(&'a self, loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
+        Box::pin(async move {
+            let v = self
+                .engine
+                .hook(Hook::PrepareLoadout, &self.meta.def.name, convert::loadout_json(loadout))
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(convert::loadout_changes(&v))
+        })
     }
 
     fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {
@@ -149,9 +158,8 @@ impl AgentTool for ExtTool {
                 "tools": tools,
             });
             let env = CallEnv { nested: inv.nested.as_ref(), tool_ctx: Some(inv.ctx) };
-            match self.engine.invoke("execute", payload.to_string(), &env).await {
-                Ok(text) => {
-                    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            match self.engine.invoke(Entry::Execute, payload, &env).await {
+                Ok(v) => {
                     if v.get("terminate").and_then(Value::as_bool) == Some(true)
                         && let Some(flag) = inv.terminate
                     {
@@ -159,7 +167,7 @@ impl AgentTool for ExtTool {
                     }
                     convert::tool_result(&v)
                 }
-                Err(message) => ToolResult::thrown(message),
+                Err(error) => ToolResult::thrown(error.to_string()),
             }
         })
     }

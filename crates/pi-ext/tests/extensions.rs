@@ -580,7 +580,7 @@ async fn extensions_read_and_change_the_registry() {
     })
     .await;
     let shared = Arc::new(SharedRegistry(Mutex::new(h.d.registry.clone())));
-    h.loaded.bind_tools(shared.clone());
+    h.loaded.bind_tools(shared.clone()).await;
     // loadout is read-only: no question asked.
     let f = h.call("t1", "loadout", json!({})).await;
     assert_eq!(text(&f), "read,bash,edit,write,grep,find,ls,loadout");
@@ -851,7 +851,7 @@ async fn exposure_decides_activation_and_reach() {
 async fn tools_registered_after_loading_reach_the_registry() {
     let h = harness(&["exposure.ts"]).await;
     let shared = Arc::new(SharedRegistry(Mutex::new(h.d.registry.clone())));
-    h.loaded.bind_tools(shared.clone());
+    h.loaded.bind_tools(shared.clone()).await;
     assert!(h.loaded.session_start("startup").await.is_empty());
     {
         let reg = shared.0.lock().unwrap();

@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 use pi_agent::{Interceptor, ToolCallDecision, ToolCallEvent};
 use pi_tools::Annotations;
 
-use crate::{APPROVAL_ARGS_MAX_BYTES, AnnotationLookup, Approver, builtin_annotations, text};
+use crate::{APPROVAL_ARGS_MAX_BYTES, Approver, text};
 
 /// Whether a tool with these annotations (`None`: unknown tool, every hint
 /// missing) needs approval.
@@ -25,10 +25,11 @@ pub fn needs_approval(hints: Option<&Annotations>) -> bool {
             && (h.destructive_hint.unwrap_or(true) || h.open_world_hint.unwrap_or(true)))
 }
 
-/// The `approval` policy.
+/// The `approval` policy. It reads the annotations of the called tool's
+/// live definition (the dispatcher hands it over with the call), so a tool
+/// registered after start-up is judged by its own hints.
 pub struct Approval {
     ui: Option<Arc<dyn Approver>>,
-    lookup: AnnotationLookup,
 }
 
 impl Approval {
@@ -37,16 +38,13 @@ impl Approval {
     const SOURCE: &'static str = "builtin:approval";
 
     /// The policy asking through `ui` (`None`: refuse every call that needs
-    /// approval), finding annotations through `lookup` (`None`: the built-in
-    /// tools' own).
-    pub fn new(ui: Option<Arc<dyn Approver>>, lookup: Option<AnnotationLookup>) -> Self {
-        let lookup = lookup.unwrap_or_else(|| Arc::new(builtin_annotations));
-        Approval { ui, lookup }
+    /// approval).
+    pub fn new(ui: Option<Arc<dyn Approver>>) -> Self {
+        Approval { ui }
     }
 
     async fn decide(&self, ev: &ToolCallEvent) -> Option<ToolCallDecision> {
-        let hints = (self.lookup)(&ev.tool_name);
-        if !needs_approval(hints.as_ref()) {
+        if !needs_approval(Some(&ev.definition.annotations)) {
             return None;
         }
         let Some(ui) = &self.ui else {
@@ -79,6 +77,7 @@ impl Interceptor for Approval {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtin_annotations;
 
     fn hints(read_only: Option<bool>, destructive: Option<bool>, open_world: Option<bool>) -> Annotations {
         Annotations {

@@ -10,7 +10,8 @@
 //!   path is, or leads through symlinks to, a `.env`/`.env.*` file or anything
 //!   inside a `.git` or `node_modules` folder.
 //! - [`approval`](Approval): opt-in; asks before every call the tool's
-//!   annotations do not mark as harmless; blocks them when there is no UI.
+//!   annotations (as registered when the call is made) do not mark as
+//!   harmless; blocks them when there is no UI.
 //!
 //! A front end switches a policy on by name (`-e builtin:<name>`, or
 //! `"extensions": ["builtin:<name>"]` in settings) and adds the result to
@@ -36,7 +37,6 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 pub use pi_agent::Interceptor;
-use pi_agent::Registry;
 use pi_tools::Annotations;
 
 pub use approval::{Approval, needs_approval};
@@ -73,10 +73,6 @@ pub trait Approver: Send + Sync {
     fn notify(&self, _message: &str, _kind: NotifyKind) {}
 }
 
-/// Finds a tool's annotations by name; `None` for an unknown tool (whose
-/// hints then count as missing).
-pub type AnnotationLookup = Arc<dyn Fn(&str) -> Option<Annotations> + Send + Sync>;
-
 /// What a policy is built with.
 #[derive(Clone, Default)]
 pub struct PolicyOptions {
@@ -85,15 +81,12 @@ pub struct PolicyOptions {
     pub cwd: PathBuf,
     /// The UI to ask through; `None` when there is none (print and JSON modes).
     pub ui: Option<Arc<dyn Approver>>,
-    /// Where `approval` finds tool annotations. `None`: the built-in tools'
-    /// own annotations by name, and missing hints for every other tool.
-    pub annotations: Option<AnnotationLookup>,
 }
 
 impl PolicyOptions {
     /// Options for `cwd`, without a UI.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        PolicyOptions { cwd: cwd.into(), ui: None, annotations: None }
+        PolicyOptions { cwd: cwd.into(), ui: None }
     }
 
     /// The same options asking through `ui`.
@@ -101,31 +94,12 @@ impl PolicyOptions {
         self.ui = Some(ui);
         self
     }
-
-    /// The same options finding annotations through `lookup`.
-    pub fn with_annotations(mut self, lookup: AnnotationLookup) -> Self {
-        self.annotations = Some(lookup);
-        self
-    }
 }
 
 impl fmt::Debug for PolicyOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PolicyOptions")
-            .field("cwd", &self.cwd)
-            .field("ui", &self.ui.is_some())
-            .field("annotations", &self.annotations.is_some())
-            .finish()
+        f.debug_struct("PolicyOptions").field("cwd", &self.cwd).field("ui", &self.ui.is_some()).finish()
     }
-}
-
-/// The annotations of the tools registered in `registry`, as they are now.
-/// A tool registered later is unknown to the lookup, so `approval` treats its
-/// hints as missing and asks (fails closed).
-pub fn registry_annotations(registry: &Registry) -> AnnotationLookup {
-    let map: std::collections::HashMap<String, Annotations> =
-        registry.all().iter().map(|t| (t.def().name.clone(), t.def().annotations.clone())).collect();
-    Arc::new(move |name: &str| map.get(name).cloned())
 }
 
 /// The annotations of a built-in tool by name, `None` for other names.
@@ -139,7 +113,7 @@ pub fn builtin(name: &str, opts: PolicyOptions) -> Option<Arc<dyn Interceptor>> 
     match name {
         PermissionGate::NAME => Some(Arc::new(PermissionGate::new(opts.ui))),
         ProtectedPaths::NAME => Some(Arc::new(ProtectedPaths::new(opts.cwd, opts.ui))),
-        Approval::NAME => Some(Arc::new(Approval::new(opts.ui, opts.annotations))),
+        Approval::NAME => Some(Arc::new(Approval::new(opts.ui))),
         _ => None,
     }
 }

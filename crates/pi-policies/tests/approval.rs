@@ -12,12 +12,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use common::{Asked, FakeUi, assert_blocked, assert_ran, call, dispatcher, nested};
 use futures::future::BoxFuture;
 use pi_agent::{AgentTool, Dispatcher, ExecutionMode, Exposure, Invocation, ToolDef};
-use pi_policies::{Approver, PolicyOptions, builtin, registry_annotations};
+use pi_policies::{Approver, PolicyOptions, builtin};
 use pi_tools::{Annotations, ToolResult};
 use serde_json::json;
 
 fn approval(cwd: &Path, ui: Option<Arc<dyn Approver>>) -> Dispatcher {
-    let opts = PolicyOptions { cwd: cwd.to_path_buf(), ui, ..Default::default() };
+    let opts = PolicyOptions { cwd: cwd.to_path_buf(), ui };
     dispatcher(builtin("approval", opts).unwrap())
 }
 
@@ -130,7 +130,7 @@ impl AgentTool for Probe {
 }
 
 #[tokio::test]
-async fn annotations_come_from_the_registry() {
+async fn annotations_come_from_the_live_registry() {
     let dir = tempfile::tempdir().unwrap();
     let runs = Arc::new(AtomicUsize::new(0));
     let read_only = Annotations { read_only_hint: Some(true), ..Default::default() };
@@ -145,7 +145,7 @@ async fn annotations_come_from_the_registry() {
     for (name, a) in [("lookup", read_only), ("counter", closed), ("fetch", web), ("mystery", Annotations::default())] {
         registry.register(Probe::tool(name, a, runs.clone()));
     }
-    let opts = PolicyOptions::new(dir.path()).with_annotations(registry_annotations(&registry));
+    let opts = PolicyOptions::new(dir.path());
     let mut d = Dispatcher::new(registry.clone());
     d.interceptors.push(builtin("approval", opts).unwrap());
     assert_ran(&call(&d, dir.path(), "lookup", json!({})).await);
@@ -158,14 +158,17 @@ async fn annotations_come_from_the_registry() {
     assert_blocked(&f, "Blocked: mystery needs approval but no UI is available (approval policy)");
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 
-    // A tool registered after the lookup was taken is unknown to it: asked.
+    // A tool registered after the policy was built is judged by its own hints.
     registry.register(Probe::tool(
         "late",
         Annotations { read_only_hint: Some(true), ..Default::default() },
         runs.clone(),
     ));
+    registry.register(Probe::tool("late-writer", Annotations::default(), runs.clone()));
     d.registry = registry;
-    let f = call(&d, dir.path(), "late", json!({})).await;
-    assert_blocked(&f, "Blocked: late needs approval but no UI is available (approval policy)");
-    assert_eq!(runs.load(Ordering::SeqCst), 2);
+    assert_ran(&call(&d, dir.path(), "late", json!({})).await);
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    let f = call(&d, dir.path(), "late-writer", json!({})).await;
+    assert_blocked(&f, "Blocked: late-writer needs approval but no UI is available (approval policy)");
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
 }

@@ -12,7 +12,7 @@ use pi_policies::{Approver, PolicyOptions, builtin};
 use serde_json::json;
 
 fn gate(cwd: &std::path::Path, ui: Option<Arc<dyn Approver>>) -> pi_agent::Dispatcher {
-    let opts = PolicyOptions { cwd: cwd.to_path_buf(), ui, ..Default::default() };
+    let opts = PolicyOptions { cwd: cwd.to_path_buf(), ui };
     dispatcher(builtin("permission-gate", opts).unwrap())
 }
 

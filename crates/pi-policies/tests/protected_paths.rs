@@ -14,7 +14,7 @@ use pi_policies::{Approver, NotifyKind, PolicyOptions, builtin};
 use serde_json::json;
 
 fn guard(cwd: &Path, ui: Option<Arc<dyn Approver>>) -> Dispatcher {
-    let opts = PolicyOptions { cwd: cwd.to_path_buf(), ui, ..Default::default() };
+    let opts = PolicyOptions { cwd: cwd.to_path_buf(), ui };
     dispatcher(builtin("protected-paths", opts).unwrap())
 }
 

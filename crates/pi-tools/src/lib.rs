@@ -9,13 +9,20 @@
 //! in-process search used by `grep` and `find` (no `rg` or `fd` binary needed).
 //!
 //! ```no_run
-//! # async fn demo() {
-//! use pi_tools::{ToolContext, ToolName, call_tool};
-//! let ctx = ToolContext::new(std::env::current_dir().unwrap());
-//! let result = call_tool(ToolName::Ls, serde_json::json!({}), &ctx).await;
+//! # async fn demo() -> Result<(), pi_tools::ToolError> {
+//! use pi_tools::{ToolContext, ToolName, ToolSpec, args, execute_validated, prepare_arguments};
+//! let ctx = ToolContext::new(std::path::PathBuf::from("."));
+//! let name = ToolName::Ls;
+//! let prepared = prepare_arguments(name, serde_json::json!({}));
+//! let valid = args::validate(name.as_str(), &ToolSpec::of(name).parameters, &prepared)
+//!     .map_err(|e| pi_tools::ToolError::msg(e.to_string()))?;
+//! let result = execute_validated(name, valid, &ctx).await?;
 //! println!("{}", result.text_content());
-//! # }
+//! # Ok(()) }
 //! ```
+//!
+//! An agent does not call these directly: `pi-agent`'s dispatcher runs every
+//! call (with the `tool_call`/`tool_result` handlers) through them.
 #![deny(missing_docs)]
 
 pub mod args;
@@ -42,4 +49,4 @@ pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use result::{Content, ToolResult};
 pub use spec::{Annotations, ToolSpec};
-pub use tools::{call_tool, execute_validated, kill_running_commands, prepare_arguments};
+pub use tools::{execute_validated, kill_running_commands, prepare_arguments};

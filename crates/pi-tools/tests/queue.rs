@@ -3,7 +3,16 @@
 //! process, so this is where concurrency is proved).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-use pi_tools::{ToolContext, ToolName, call_tool};
+use pi_tools::{ToolContext, ToolName, ToolResult, ToolSpec, args, execute_validated, prepare_arguments};
+
+/// Prepare, validate and run one call (the tools alone, without handlers).
+async fn call_tool(name: ToolName, raw: serde_json::Value, ctx: &ToolContext) -> ToolResult {
+    let prepared = prepare_arguments(name, raw);
+    match args::validate(name.as_str(), &ToolSpec::of(name).parameters, &prepared) {
+        Err(e) => ToolResult::error(e.to_string()),
+        Ok(valid) => execute_validated(name, valid, ctx).await.unwrap_or_else(|e| ToolResult::error(e.to_string())),
+    }
+}
 use serde_json::json;
 
 fn marker(i: usize) -> String {

@@ -1,10 +1,11 @@
-//! The handlers, and the one function that runs a built-in call from raw
-//! arguments to result (prepare → validate → execute).
+//! The handlers: [`execute_validated`] runs a built-in call whose arguments
+//! passed preparation ([`prepare_arguments`]) and validation; `pi-agent`'s
+//! dispatcher is the one caller that does both.
 
 use serde_json::Value;
 
-use crate::args::{prepare_edit_arguments, validate};
-use crate::{ToolContext, ToolError, ToolName, ToolResult, ToolSpec};
+use crate::args::prepare_edit_arguments;
+use crate::{ToolContext, ToolError, ToolName, ToolResult};
 
 mod bash;
 mod edit;
@@ -42,10 +43,13 @@ pub fn prepare_arguments(name: ToolName, args: Value) -> Value {
 }
 
 /// Prepare, validate and execute one call; every failure is an error result.
-pub async fn call_tool(name: ToolName, args: Value, ctx: &ToolContext) -> ToolResult {
+/// Tests of the tools only: everything else calls tools through
+/// `pi-agent`'s dispatcher, the one path with the handlers.
+#[cfg(test)]
+pub(crate) async fn call_tool(name: ToolName, args: Value, ctx: &ToolContext) -> ToolResult {
     let prepared = prepare_arguments(name, args);
-    let spec = ToolSpec::of(name);
-    match validate(name.as_str(), &spec.parameters, &prepared) {
+    let spec = crate::ToolSpec::of(name);
+    match crate::args::validate(name.as_str(), &spec.parameters, &prepared) {
         Err(e) => ToolResult::error(e.to_string()),
         Ok(valid) => match execute_validated(name, valid, ctx).await {
             Ok(r) => r,

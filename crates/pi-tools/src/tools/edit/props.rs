@@ -6,7 +6,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::fuzzy;
-use crate::{ToolContext, ToolName, call_tool};
+use crate::tools::call_tool;
+use crate::{ToolContext, ToolName};
 
 const BOM: &str = "\u{feff}";
 

@@ -1,0 +1,41 @@
+//! The last stage: hand the prepared agent to its mode (print, JSON, RPC or
+//! the interactive loop), with signals watched, then let the extensions
+//! know the session ended.
+
+use std::process::ExitCode;
+
+use crate::cli_args::Mode;
+use crate::setup::{Input, Prepared, Started};
+
+/// Run the mode to its end; the exit status.
+pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCode {
+    let Started { prepared, loaded, mode, interactive, notice, models, input } = started;
+    let Prepared { agent, reload, header } = prepared;
+    {
+        let _guard = runtime.enter();
+        crate::signals::install(agent.abort_handle());
+    }
+    let code = match mode {
+        Mode::Rpc => runtime.block_on(crate::rpc_mode::run(agent, header, models, reload)),
+        Mode::Json | Mode::Text => {
+            if mode == Mode::Json {
+                crate::json_mode::print_line(&header);
+            }
+            if interactive {
+                if let Some(notice) = notice {
+                    eprintln!("{notice}");
+                }
+                runtime.block_on(crate::interactive::run(agent, input.messages, reload))
+            } else {
+                let Input { messages, first_images } = input;
+                runtime.block_on(crate::print_mode::run(agent, messages, first_images, mode == Mode::Text))
+            }
+        }
+    };
+    for l in &loaded.scripts {
+        for e in runtime.block_on(l.session_shutdown("quit")) {
+            eprintln!("{e}");
+        }
+    }
+    code
+}

@@ -1,0 +1,71 @@
+//! What the system prompt is built from (files, flags, trust), kept so
+//! `/reload` and tool-set changes can rebuild it.
+
+use std::path::{Path, PathBuf};
+
+use pi_agent::{PromptInputs, Registry, build_system_prompt};
+
+use crate::text;
+
+/// A `--system-prompt`/`--append-system-prompt` value: a file's text when it
+/// names a file, the text itself otherwise.
+fn text_or_file(v: &str) -> String {
+    let p = Path::new(v);
+    if p.is_file() { std::fs::read_to_string(p).unwrap_or_else(|_| v.to_string()) } else { v.to_string() }
+}
+
+fn today() -> String {
+    humantime::format_rfc3339(std::time::SystemTime::now()).to_string().chars().take(10).collect()
+}
+
+/// The inputs of the system prompt.
+#[derive(Debug, Clone)]
+pub struct PromptSource {
+    /// The agent dir (its context file, `SYSTEM.md`, `APPEND_SYSTEM.md`).
+    pub agent_dir: PathBuf,
+    /// The session folder.
+    pub cwd: PathBuf,
+    /// Whether the project's `.pi/SYSTEM.md` and `APPEND_SYSTEM.md` may load.
+    pub trusted: bool,
+    /// `--no-context-files`.
+    pub no_context_files: bool,
+    /// `--system-prompt`.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt`.
+    pub append_system_prompt: Vec<String>,
+}
+
+impl PromptSource {
+    /// Read the files and build the prompt for the registry's declared tools.
+    pub fn build(&self, registry: &Registry) -> String {
+        let (context_files, warnings) = if self.no_context_files {
+            (vec![], vec![])
+        } else {
+            pi_config::load_context_files(&self.agent_dir, &self.cwd)
+        };
+        for (p, e) in warnings {
+            eprintln!("Warning: {}", text::context_file_unreadable(&p, &e));
+        }
+        let project_file = |name: &str| self.trusted.then(|| self.cwd.join(".pi").join(name)).filter(|p| p.is_file());
+        let prompt_file =
+            |name: &str| project_file(name).or_else(|| Some(self.agent_dir.join(name)).filter(|p| p.is_file()));
+        let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|t| t.trim_start_matches('\u{feff}').to_string());
+        let custom =
+            self.system_prompt.as_deref().map(text_or_file).or_else(|| prompt_file("SYSTEM.md").and_then(read));
+        let mut appended: Vec<String> = prompt_file("APPEND_SYSTEM.md").and_then(read).into_iter().collect();
+        appended.extend(self.append_system_prompt.iter().map(|a| text_or_file(a)));
+        let date = today();
+        let declared = registry.declared();
+        let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
+        build_system_prompt(
+            &defs,
+            &PromptInputs {
+                custom: custom.as_deref(),
+                append: appended.iter().map(String::as_str).collect(),
+                context_files: &context_files,
+                cwd: &self.cwd,
+                date: &date,
+            },
+        )
+    }
+}

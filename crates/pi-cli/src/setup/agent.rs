@@ -1,0 +1,178 @@
+//! The agent stage: the registry, the system prompt, the tools' context, the
+//! event sink (the mode's output plus the session file), the handlers
+//! (shipped policies, then script extensions, in load order) and the agent.
+
+use std::sync::{Arc, Mutex};
+
+use pi_agent::session::SessionWriter;
+use pi_agent::{Agent, AgentEvent, AgentTool, Dispatcher, EventSink, Interceptor, Registry};
+use pi_config::Settings;
+use pi_tools::{SessionEnv, ToolContext};
+
+use super::Env;
+use super::report::{Report, Stop};
+use super::session::Opened;
+use crate::cli_args::{CliArgs, Mode};
+use crate::model_select::Chosen;
+use crate::prompt_source::PromptSource;
+use crate::reload::ReloadState;
+
+/// The extensions of the run, loaded.
+#[derive(Default, Clone)]
+pub(crate) struct Loaded {
+    /// Script extensions, in load order (before trust, then the project's).
+    pub scripts: Vec<Arc<pi_ext::LoadedExtensions>>,
+    /// Built-in extensions by name.
+    pub builtins: Vec<String>,
+}
+
+impl Loaded {
+    /// Every script extension's tools, in load order.
+    pub(crate) fn tools(&self) -> Vec<Arc<dyn AgentTool>> {
+        self.scripts.iter().flat_map(|l| l.tools.iter().cloned()).collect()
+    }
+}
+
+/// Everything a mode needs.
+pub(crate) struct Prepared {
+    /// The agent, its history loaded.
+    pub agent: Agent,
+    /// What `/reload` rebuilds from.
+    pub reload: ReloadState,
+    /// The session header (JSON and RPC modes print or report it).
+    pub header: serde_json::Value,
+}
+
+/// The event sink of `mode`: the mode's output, and every finished message
+/// appended to the session file (a failed write is reported once and ends
+/// the file).
+fn sink(mode: Mode, writer: Option<SessionWriter>) -> EventSink {
+    let out: EventSink = match mode {
+        Mode::Json => crate::json_mode::sink(),
+        Mode::Rpc => crate::rpc_mode::sink(),
+        // Print mode: only failing extension handlers are reported, on stderr.
+        Mode::Text => Arc::new(|ev: &AgentEvent| {
+            if let AgentEvent::ExtensionError { extension_path, error, .. } = ev {
+                eprintln!("{}", pi_ext::text::extension_error(extension_path, error));
+            }
+        }),
+    };
+    let session = Mutex::new(writer);
+    Arc::new(move |ev: &AgentEvent| {
+        if let AgentEvent::MessageEnd { message } = ev
+            && let Ok(mut guard) = session.lock()
+            && let Some(w) = guard.as_mut()
+            && let Err(e) = w.append_message(message)
+        {
+            eprintln!("Warning: {e}");
+            *guard = None;
+        }
+        out(ev);
+    })
+}
+
+/// The tools' view of the session (environment variables of commands, etc.).
+fn tool_context(env: &Env, args: &CliArgs, settings: &Settings, chosen: &Chosen, opened: &Opened) -> ToolContext {
+    let mut ctx = ToolContext::new(env.cwd.clone());
+    ctx.session = SessionEnv {
+        session_id: Some(opened.id.clone()),
+        session_file: opened.file.clone(),
+        provider: Some(chosen.entry.provider.clone()),
+        model: Some(chosen.entry.id.clone()),
+        reasoning_level: chosen.thinking.clone(),
+        agent_dir: Some(env.agent_dir.clone()),
+        shell_path: settings.shell_path().map(|p| p.to_string_lossy().into_owned()),
+        shell_command_prefix: settings.shell_command_prefix().map(String::from),
+        offline: args.offline,
+    };
+    ctx
+}
+
+/// The handlers of the run: the shipped policies named by the plan, then
+/// every script extension's.
+fn interceptors(env: &Env, mode: Mode, loaded: &Loaded) -> Result<Vec<Arc<dyn Interceptor>>, Stop> {
+    let approver: Option<Arc<dyn pi_policies::Approver>> = if env.interactive {
+        Some(Arc::new(crate::extensions::TerminalApprover))
+    } else if mode == Mode::Rpc {
+        Some(Arc::new(crate::rpc_ui::RpcApprover(crate::rpc_ui::bridge())))
+    } else {
+        None
+    };
+    let mut out = crate::extensions::load_builtins(&loaded.builtins, &env.cwd, approver).map_err(Stop::Error)?;
+    out.extend(loaded.scripts.iter().flat_map(|l| l.interceptors.iter().cloned()));
+    Ok(out)
+}
+
+/// What `/reload` needs to remember.
+fn reload_state(args: &CliArgs, settings: &Settings, prompt: PromptSource, env: &Env) -> ReloadState {
+    use pi_config::tool_selection::{DEFAULT_TOOL_NAMES, is_modifier};
+    let cli_tools = args.tools.as_ref().map(|(_, t)| t.clone());
+    ReloadState {
+        prompt,
+        agent_dir: env.agent_dir.clone(),
+        uses_default_tools: cli_tools.as_ref().is_none_or(|t| t.iter().any(|e| is_modifier(e)))
+            && !args.no_tools
+            && !args.no_builtin_tools,
+        cli_tools,
+        last_default: settings
+            .resolved_default_tools()
+            .unwrap_or_else(|| DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()),
+    }
+}
+
+/// The inputs of [`build`].
+pub(crate) struct AgentInputs<'a> {
+    pub env: &'a Env,
+    pub args: &'a CliArgs,
+    pub mode: Mode,
+    pub settings: &'a Settings,
+    pub trusted: bool,
+    pub chosen: Chosen,
+    pub opened: Opened,
+    pub loaded: &'a Loaded,
+}
+
+/// Build the agent; `session_start` handlers run before it exists (their
+/// failures are reported), tool-set changes they ask for reach it at once.
+pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
+    let AgentInputs { env, args, mode, settings, trusted, chosen, opened, loaded } = i;
+    let input = super::registry::selection_input(args, settings.resolved_default_tools());
+    let mut registry: Registry = super::registry::build(&input, &loaded.tools());
+    registry.refresh_loadout().await;
+    let prompt = PromptSource {
+        agent_dir: env.agent_dir.clone(),
+        cwd: env.cwd.clone(),
+        trusted,
+        no_context_files: args.no_context_files,
+        system_prompt: args.system_prompt.clone(),
+        append_system_prompt: args.append_system_prompt.clone(),
+    };
+    let system_prompt = prompt.build(&registry);
+    let reload = reload_state(args, settings, prompt.clone(), env);
+    let tool_ctx = tool_context(env, args, settings, &chosen, &opened);
+    let header = serde_json::json!({"type": "session", "version": pi_agent::session::SESSION_VERSION, "id": opened.id, "timestamp": pi_agent::session::iso_now(), "cwd": env.cwd.to_string_lossy()});
+    let mut dispatcher = Dispatcher::new(registry);
+    dispatcher.interceptors = interceptors(env, mode, loaded)?;
+    for l in &loaded.scripts {
+        for e in l.session_start("startup").await {
+            report.line(e.to_string());
+        }
+    }
+    let model = crate::model_select::ai_model(&chosen.entry);
+    let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink(mode, opened.writer));
+    agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
+    for l in &loaded.scripts {
+        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
+    }
+    agent.api_key = chosen.api_key;
+    agent.thinking = chosen.thinking.filter(|t| t != "off");
+    agent.messages = opened.history;
+    let retry = settings.retry();
+    agent.retry = pi_agent::RetrySettings {
+        enabled: retry.enabled,
+        max_retries: retry.max_retries,
+        base_delay_ms: retry.base_delay_ms,
+        max_delay_ms: retry.max_delay_ms,
+    };
+    Ok(Prepared { agent, reload, header })
+}

@@ -1,0 +1,259 @@
+//! Start-up of `pi [options] [messages…]`, in named stages. Each stage takes
+//! what the earlier ones decided and returns a typed value or a [`Stop`]:
+//!
+//! arguments → settings → extensions before trust → trust → the project's
+//! extensions → models and start-up diagnostics → input → model → session →
+//! registry and agent → mode.
+
+mod agent;
+mod input;
+mod model;
+pub(crate) mod plan;
+mod registry;
+mod report;
+mod session;
+mod trust;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pi_config::Settings;
+
+use crate::cli_args::{self, CliArgs, Diagnostic, Mode};
+use crate::text;
+
+pub(crate) use agent::{Loaded, Prepared};
+pub(crate) use input::Input;
+pub(crate) use report::{Report, Stop};
+
+/// The facts of the process a run starts in.
+#[derive(Debug, Clone)]
+pub(crate) struct Env {
+    /// The agent dir (`PI_CODING_AGENT_DIR` or `~/.pi/agent`).
+    pub agent_dir: PathBuf,
+    /// The working folder.
+    pub cwd: PathBuf,
+    /// Text mode without `-p`, on a terminal: prompts and dialogs are possible.
+    pub interactive: bool,
+}
+
+impl Env {
+    fn current(args: &CliArgs) -> Env {
+        let interactive =
+            args.mode == Mode::Text && !args.print && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        Env {
+            agent_dir: pi_config::agent_dir(),
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            interactive,
+        }
+    }
+
+    /// How extensions are told about the run.
+    fn host_options(&self, mode: Mode, trusted: bool) -> pi_ext::HostOptions {
+        let ui: Option<Arc<dyn pi_ext::UiBridge>> = if mode == Mode::Rpc {
+            Some(crate::rpc_ui::bridge())
+        } else if self.interactive {
+            Some(Arc::new(crate::extensions::TerminalUi))
+        } else {
+            None
+        };
+        pi_ext::HostOptions {
+            cwd: self.cwd.clone(),
+            has_ui: self.interactive || mode == Mode::Rpc,
+            mode: match mode {
+                _ if self.interactive => pi_ext::Mode::Tui,
+                Mode::Rpc => pi_ext::Mode::Rpc,
+                Mode::Json => pi_ext::Mode::Json,
+                Mode::Text => pi_ext::Mode::Print,
+            },
+            ui,
+            project_trusted: trusted,
+            limits: Default::default(),
+        }
+    }
+}
+
+/// Stage: the arguments' own consistency.
+fn check_arguments(args: &CliArgs) -> Result<(), Stop> {
+    if args.mode == Mode::Rpc && !args.files.is_empty() {
+        return Err(Stop::Error(text::RPC_NO_FILE_ARGS.into()));
+    }
+    if args.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        return Err(Stop::Error(text::NAME_REQUIRES_NON_EMPTY.into()));
+    }
+    Ok(())
+}
+
+/// Stage: the user's settings (the project's are read once it is trusted).
+/// Problems are warnings; a broken file counts as empty.
+fn load_settings(env: &Env, report: &mut Report) -> Settings {
+    let (settings, diagnostics) = Settings::load(&env.agent_dir, &env.cwd, false);
+    for d in diagnostics {
+        report.warn(d);
+    }
+    settings
+}
+
+/// Stage: load script extensions; a failure stops start-up
+/// (`Failed to load extension "<path>": …`).
+pub(crate) async fn load_extensions(
+    paths: &[PathBuf],
+    opts: pi_ext::HostOptions,
+) -> Result<Option<Arc<pi_ext::LoadedExtensions>>, Stop> {
+    match crate::extensions::load_scripts(paths, opts).await {
+        Ok(l) => Ok(l.map(Arc::new)),
+        Err(e) => Err(Stop::Error(e)),
+    }
+}
+
+/// Stage: the start-up diagnostics, reported together once everything they
+/// are about is known (the reference's order): unknown flags (extensions'
+/// flags get their values), then the model named on the command line.
+async fn startup_diagnostics(
+    args: &CliArgs,
+    loaded: &Loaded,
+    models: &[pi_config::ModelEntry],
+    report: &mut Report,
+) -> (model::FromCli, bool) {
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    let mut registered: Vec<(String, bool)> = Vec::new();
+    for l in &loaded.scripts {
+        registered.extend(l.flags().await);
+    }
+    diagnostics.extend(cli_args::unknown_flag_diagnostics(&args.unknown, &registered));
+    let values = cli_args::extension_flag_values(&args.unknown, &registered);
+    for l in &loaded.scripts {
+        l.set_flag_values(&values).await;
+    }
+    let from_cli = model::from_cli(args, models, &mut diagnostics);
+    let has_errors = report.diagnostics(&diagnostics);
+    (from_cli, has_errors)
+}
+
+/// Stage: `--list-models` prints the table and ends the run.
+fn list_models(args: &CliArgs, search: Option<&str>, models: &[pi_config::ModelEntry]) {
+    let table = crate::model_select::list(models, search);
+    // Outside the plain `pi --list-models`, standard output belongs to the mode.
+    let ttys = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if args.print || args.mode != Mode::Text || (args.mode_given && !ttys) {
+        eprint!("{table}");
+    } else {
+        print!("{table}");
+    }
+}
+
+/// What start-up hands to the mode.
+pub(crate) struct Started {
+    /// The agent and what `/reload` needs.
+    pub prepared: Prepared,
+    /// The extensions (told when the session ends).
+    pub loaded: Loaded,
+    /// The mode.
+    pub mode: Mode,
+    /// On a terminal, without `-p`.
+    pub interactive: bool,
+    /// The notice for an untrusted project with resources.
+    pub notice: Option<&'static str>,
+    /// Every configured model (RPC lists and switches them).
+    pub models: Vec<pi_config::ModelEntry>,
+    /// The messages of a print or JSON run.
+    pub input: Input,
+}
+
+/// Run the stages. `Ok(None)`: the run is complete (`--list-models`).
+pub(crate) fn start(
+    args: &CliArgs,
+    runtime: &tokio::runtime::Runtime,
+    report: &mut Report,
+) -> Result<Option<Started>, Stop> {
+    check_arguments(args)?;
+    let env = Env::current(args);
+    let mode = args.mode;
+    let mut settings = load_settings(&env, report);
+    let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, &settings, &env.agent_dir);
+    let before = runtime.block_on(load_extensions(&plan.before_trust, env.host_options(mode, false)))?;
+    let trust = trust::resolve(&env, args.approve, &mut settings, before.as_ref(), runtime.handle(), report)?;
+    let project_scripts = plan.trust_project(&settings, &env.cwd, trust.trusted);
+    let after = runtime.block_on(load_extensions(&project_scripts, env.host_options(mode, true)))?;
+    let loaded = Loaded { scripts: before.into_iter().chain(after).collect(), builtins: plan.builtins.clone() };
+    let models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
+    let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &loaded, &models, report));
+    if let Some(search) = &args.list_models {
+        list_models(args, search.as_deref(), &models);
+        return Ok(None);
+    }
+    if has_errors {
+        return Err(Stop::Exit(1));
+    }
+    let input = match mode {
+        Mode::Rpc => Input::default(),
+        _ => input::collect(&env.cwd, input::piped_stdin(), &args.files, &args.messages)?,
+    };
+    let chosen = model::choose(args, &settings, &models, from_cli)?;
+    let folder = session::folder(args, &settings, &env.agent_dir, &env.cwd);
+    let opened = session::open(args, &folder, &env.cwd, report)?;
+    let trusted = trust.trusted;
+    let inputs =
+        agent::AgentInputs { env: &env, args, mode, settings: &settings, trusted, chosen, opened, loaded: &loaded };
+    let prepared = runtime.block_on(agent::build(inputs, report))?;
+    let (interactive, notice) = (env.interactive, trust.untrusted_notice());
+    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input }))
+}
+
+/// Shared by the stages' tests: an agent dir and a working folder under `root`.
+#[cfg(test)]
+pub(crate) fn test_env(root: &std::path::Path) -> Env {
+    Env { agent_dir: root.join("agent"), cwd: root.join("proj"), interactive: false }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_arguments_stop_before_anything_is_read() {
+        let rpc_with_file = CliArgs { mode: Mode::Rpc, files: vec!["a".into()], ..Default::default() };
+        assert_eq!(check_arguments(&rpc_with_file), Err(Stop::Error(text::RPC_NO_FILE_ARGS.into())));
+        let blank_name = CliArgs { name: Some("  ".into()), ..Default::default() };
+        assert_eq!(check_arguments(&blank_name), Err(Stop::Error(text::NAME_REQUIRES_NON_EMPTY.into())));
+        assert_eq!(check_arguments(&CliArgs::default()), Ok(()));
+    }
+
+    #[test]
+    fn bad_settings_are_warnings_and_the_layer_counts_as_empty() {
+        let tmp = tempfile::tempdir().unwrap();
+        let env = test_env(tmp.path());
+        std::fs::create_dir_all(&env.agent_dir).unwrap();
+        std::fs::write(env.agent_dir.join("settings.json"), "{broken").unwrap();
+        let mut report = Report::collecting();
+        let settings = load_settings(&env, &mut report);
+        assert_eq!(settings.default_tools(), None);
+        assert_eq!(report.lines().len(), 1);
+        assert!(report.lines()[0].starts_with("Warning: ") && report.lines()[0].contains("settings.json"));
+        std::fs::write(env.agent_dir.join("settings.json"), r#"{"defaultTools": "read"}"#).unwrap();
+        let mut report = Report::collecting();
+        let settings = load_settings(&env, &mut report);
+        assert_eq!(settings.default_tools(), None, "a wrongly typed key is ignored (B3)");
+        assert!(report.lines()[0].contains("defaultTools"), "{:?}", report.lines());
+    }
+
+    #[test]
+    fn a_failing_extension_stops_start_up_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let env = test_env(tmp.path());
+        std::fs::create_dir_all(&env.cwd).unwrap();
+        let bad = env.cwd.join("bad.ts");
+        std::fs::write(&bad, "export default function (pi) { throw new Error('boom'); }").unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let out = rt.block_on(load_extensions(std::slice::from_ref(&bad), env.host_options(Mode::Text, false)));
+        match out {
+            Err(Stop::Error(m)) => {
+                assert!(m.starts_with("Failed to load extension") && m.contains("bad.ts") && m.contains("boom"), "{m}")
+            }
+            other => panic!("expected a stop, got {:?}", other.map(|l| l.is_some())),
+        }
+        let none = rt.block_on(load_extensions(&[], env.host_options(Mode::Text, false)));
+        assert!(matches!(none, Ok(None)));
+    }
+}

@@ -1,0 +1,243 @@
+//! The host side of the glue: the functions JavaScript calls (`host.done`,
+//! `host.op`, `host.emit`, `host.sync`, timers, logging), and loading the
+//! extension's module.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rquickjs::{CatchResultExt, CaughtError, Ctx, Function, Module, Object};
+use serde_json::{Value, json};
+
+use super::looper::State;
+use super::protocol::{CallMsg, EngineError, HostOp, HostSync, Msg};
+use crate::api::NotifyLevel;
+use crate::convert;
+use crate::text;
+use crate::tool::{ExtTool, ToolMeta};
+
+/// What the glue's `load` reports when the module's default export is not a function.
+const NOT_A_FACTORY: &str = "\u{0}not-a-factory";
+
+/// One line on stderr; a closed stderr is ignored (never a panic).
+pub(crate) fn stderr_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// A caught JavaScript error as one line: `Name: message` for errors, the value otherwise.
+pub(super) fn describe_caught(e: CaughtError<'_>) -> String {
+    match e {
+        CaughtError::Exception(ex) => {
+            let name: Option<String> = ex.get("name").ok();
+            let message = ex.message().unwrap_or_default();
+            match name {
+                Some(n) if !n.is_empty() => format!("{n}: {message}"),
+                _ => message,
+            }
+        }
+        CaughtError::Value(v) => v.as_string().and_then(|s| s.to_string().ok()).unwrap_or_else(|| format!("{v:?}")),
+        CaughtError::Error(e) => e.to_string(),
+    }
+}
+
+const BOOTSTRAP: &str = include_str!("../js/bootstrap.js");
+
+/// Install the host functions and run the glue.
+pub(super) fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
+    let host = host_object(ctx, state).catch(ctx).map_err(describe_caught)?;
+    let config = Object::new(ctx.clone()).catch(ctx).map_err(describe_caught)?;
+    let cwd = state.cfg.cwd.to_string_lossy().into_owned();
+    (|| -> rquickjs::Result<()> {
+        config.set("cwd", cwd.as_str())?;
+        config.set("mode", state.cfg.mode.as_str())?;
+        config.set("hasUI", state.cfg.has_ui)?;
+        config.set("projectTrusted", state.cfg.project_trusted)?;
+        config.set("path", state.path.as_str())?;
+        Ok(())
+    })()
+    .catch(ctx)
+    .map_err(describe_caught)?;
+    let glue: Function = ctx.eval(BOOTSTRAP).catch(ctx).map_err(describe_caught)?;
+    glue.call::<_, ()>((host, config)).catch(ctx).map_err(describe_caught)?;
+    Ok(())
+}
+
+/// `host.done(id, ok, payload)`: a call's outcome (JSON text, or an error's line).
+fn done(state: &State, id: u64, ok: bool, payload: String) {
+    let result = if id == 0 {
+        finish_load(state, ok, payload)
+    } else if ok {
+        Ok(serde_json::from_str(&payload).unwrap_or(Value::Null))
+    } else {
+        Err(EngineError::Js(payload))
+    };
+    state.outbox.borrow_mut().push((id, result));
+}
+
+/// `host.op(id, op, kind, payload)`: hand an operation to the call's Rust
+/// future; when the call has ended, answer it at once as its kind allows.
+fn op(state: &State, id: u64, op: u64, request: HostOp) {
+    let fallback = request.after_call_ended();
+    let sent = state.calls.borrow().get(&id).map(|s| s.send(CallMsg::Op { op, request }).is_ok()).unwrap_or(false);
+    if !sent {
+        state.deferred.borrow_mut().push_back(Msg::Complete { op, result: fallback });
+    }
+}
+
+fn host_object<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<Object<'js>> {
+    let host = Object::new(ctx.clone())?;
+    let s = state.clone();
+    host.set(
+        "done",
+        Function::new(ctx.clone(), move |id: f64, ok: bool, payload: String| done(&s, id as u64, ok, payload))?,
+    )?;
+    let s = state.clone();
+    host.set(
+        "op",
+        Function::new(ctx.clone(), move |id: f64, o: f64, kind: String, payload: String| {
+            op(&s, id as u64, o as u64, HostOp::parse(&kind, &payload))
+        })?,
+    )?;
+    let s = state.clone();
+    host.set(
+        "emit",
+        Function::new(ctx.clone(), move |id: f64, _kind: String, payload: String| {
+            if let Some(sink) = s.calls.borrow().get(&(id as u64)) {
+                let partial = serde_json::from_str(&payload).unwrap_or(Value::Null);
+                let _ = sink.send(CallMsg::Update(partial));
+            }
+        })?,
+    )?;
+    let s = state.clone();
+    host.set(
+        "sync",
+        Function::new(ctx.clone(), move |kind: String, payload: String| -> String {
+            host_sync(&s, HostSync::parse(&kind, &payload)).to_string()
+        })?,
+    )?;
+    host.set("log", Function::new(ctx.clone(), |_level: String, message: String| stderr_line(&message))?)?;
+    let s = state.clone();
+    host.set(
+        "timer",
+        Function::new(ctx.clone(), move |id: f64, ms: f64| {
+            let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
+            s.timers.borrow_mut().insert(id as u64, Instant::now() + Duration::from_micros((ms * 1000.0) as u64));
+        })?,
+    )?;
+    let s = state.clone();
+    host.set(
+        "clearTimer",
+        Function::new(ctx.clone(), move |id: f64| {
+            s.timers.borrow_mut().remove(&(id as u64));
+        })?,
+    )?;
+    Ok(host)
+}
+
+/// The factory finished: on success the outcome is the registered tools.
+fn finish_load(state: &State, ok: bool, payload: String) -> Result<Value, EngineError> {
+    if ok {
+        state.loaded.set(true);
+        return Ok(Value::Array(state.tools.borrow().iter().map(|m| m.raw.clone()).collect()));
+    }
+    Err(EngineError::Js(if payload == NOT_A_FACTORY {
+        text::not_a_factory(&state.path)
+    } else {
+        text::load_failed(&payload)
+    }))
+}
+
+/// A tool definition from `pi.registerTool`: replace one of the same name,
+/// and after load, hand it to the session (or keep it until the tools are bound).
+fn register_tool(state: &State, raw: &Value) {
+    let meta = ToolMeta::from_json(raw, &state.path);
+    {
+        let mut tools = state.tools.borrow_mut();
+        match tools.iter().position(|t| t.def.name == meta.def.name) {
+            Some(i) => tools[i] = meta.clone(),
+            None => tools.push(meta.clone()),
+        }
+    }
+    if state.loaded.get() {
+        let api = state.tools_api.borrow().clone();
+        match (api, state.handle.borrow().upgrade()) {
+            (Some(api), Some(engine)) => api.register_tool(Arc::new(ExtTool::new(engine, meta))),
+            _ => state.pending_tools.borrow_mut().push(meta),
+        }
+    }
+}
+
+/// Answer a synchronous request of JavaScript.
+fn host_sync(state: &State, request: HostSync) -> Value {
+    let api = state.tools_api.borrow().clone();
+    match request {
+        HostSync::Events(names) => {
+            if state.poisoned.borrow().is_none()
+                && let Ok(mut e) = state.events.write()
+            {
+                *e = names.into_iter().collect::<HashSet<String>>();
+            }
+            Value::Null
+        }
+        HostSync::RegisterTool(raw) => {
+            register_tool(state, &raw);
+            Value::Null
+        }
+        HostSync::GetAllTools => match &api {
+            Some(api) => Value::Array(api.all_tools().iter().map(|t| convert::tool_info(t.as_ref())).collect()),
+            None => Value::Array(vec![]),
+        },
+        HostSync::ReachesTools { name, input } => {
+            let tool = api.as_ref().and_then(|a| a.all_tools().into_iter().find(|t| t.def().name == name));
+            match tool.and_then(|t| t.reaches_tools(&input)) {
+                Some(r) => convert::reach_json(&r),
+                None => Value::Null,
+            }
+        }
+        HostSync::GetActiveTools => match &api {
+            Some(api) => json!(api.active_tools()),
+            None => json!([]),
+        },
+        HostSync::SetActiveTools(names) => {
+            if let Some(api) = &api {
+                api.set_active_tools(&names);
+            }
+            Value::Null
+        }
+        HostSync::Notify { message, level } => {
+            if let Some(ui) = &state.cfg.ui {
+                let level = match level.as_str() {
+                    "warning" => NotifyLevel::Warning,
+                    "error" => NotifyLevel::Error,
+                    _ => NotifyLevel::Info,
+                };
+                ui.notify(&message, level);
+            }
+            Value::Null
+        }
+        HostSync::FormatSize(n) => Value::String(pi_tools::truncate::format_size(n.max(0.0) as usize)),
+        HostSync::Truncate(options) => convert::truncation(&options),
+        HostSync::TruncateLine { line, max_chars } => {
+            let max = max_chars.unwrap_or(pi_tools::limits::GREP_MAX_LINE_LENGTH as u64);
+            let (text, cut) = pi_tools::truncate::truncate_line(&line, max as usize);
+            json!({"text": text, "wasTruncated": cut})
+        }
+        HostSync::Unknown(_) => Value::Null,
+    }
+}
+
+/// Declare and evaluate the extension's module, then call its factory (call 0).
+pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
+    let failed = |e: CaughtError<'_>| text::load_failed(&describe_caught(e));
+    let path = &state.cfg.path;
+    let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
+    let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
+    let declared = Module::declare(ctx.clone(), state.path.clone(), js).catch(ctx).map_err(failed)?;
+    let (module, promise) = declared.eval().catch(ctx).map_err(failed)?;
+    let namespace = module.namespace().catch(ctx).map_err(failed)?;
+    let load = super::looper::internal(ctx, "load").catch(ctx).map_err(failed)?;
+    load.call::<_, ()>((0.0, promise, namespace)).catch(ctx).map_err(failed)?;
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! One extension's JavaScript engine: a QuickJS runtime on its own thread.
+//!
+//! The thread runs an event loop ([`looper`]): a message (start a call, an
+//! operation finished, a timer is due) enters JavaScript for one short *turn*,
+//! then the pending promise jobs run. JavaScript never waits on Rust inside a
+//! turn: a host operation (a dialog, `ctx.executeTool`) is handed to the Rust
+//! future of the call that made it, and its answer comes back as a later
+//! message. So the tokio runtime is never blocked by JavaScript, and a turn
+//! that runs longer than the time limit is interrupted, which stops the
+//! extension. The messages are typed ([`protocol`]); the host functions
+//! JavaScript calls live in [`host`].
+
+mod host;
+mod looper;
+pub(crate) mod protocol;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, mpsc};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use pi_agent::NestedCaller;
+use pi_tools::{ToolContext, ToolResult};
+use serde_json::Value;
+use tokio::sync::mpsc as tmpsc;
+
+use crate::api::{Limits, Mode, UiBridge, UiResponse};
+use crate::convert;
+pub(crate) use host::stderr_line;
+use protocol::{CallMsg, EngineError, Entry, Hook, HostOp, Msg, OpAnswer, OpResult};
+
+/// Settings of one engine.
+pub(crate) struct EngineConfig {
+    pub path: PathBuf,
+    pub cwd: PathBuf,
+    pub has_ui: bool,
+    pub mode: Mode,
+    pub project_trusted: bool,
+    pub ui: Option<Arc<dyn UiBridge>>,
+    pub limits: Limits,
+}
+
+/// The handle to a running engine; dropping the last one stops the thread.
+pub(crate) struct Engine {
+    tx: mpsc::Sender<Msg>,
+    pub(crate) path: String,
+    pub(crate) ui: Option<Arc<dyn UiBridge>>,
+    pub(crate) limits: Limits,
+    events: Arc<RwLock<HashSet<String>>>,
+    next_call: AtomicU64,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.tx.send(Msg::Shutdown);
+    }
+}
+
+/// The facts a call's host operations need.
+#[derive(Default)]
+pub(crate) struct CallEnv<'a> {
+    pub nested: Option<&'a NestedCaller<'a>>,
+    pub tool_ctx: Option<&'a ToolContext>,
+}
+
+impl Engine {
+    /// Start an engine thread for `cfg.path`. Returns the handle and the
+    /// receiver of the load call (id 0), which ends with the registered tools.
+    pub(crate) fn start(cfg: EngineConfig) -> Result<(Arc<Engine>, tmpsc::UnboundedReceiver<CallMsg>), String> {
+        let (tx, rx) = mpsc::channel();
+        let (load_tx, load_rx) = tmpsc::unbounded_channel();
+        let events = Arc::new(RwLock::new(HashSet::new()));
+        let path = cfg.path.to_string_lossy().into_owned();
+        let engine = Arc::new(Engine {
+            tx: tx.clone(),
+            path: path.clone(),
+            ui: cfg.ui.clone(),
+            limits: cfg.limits,
+            events: events.clone(),
+            next_call: AtomicU64::new(1),
+        });
+        std::thread::Builder::new()
+            .name("pi-ext".into())
+            .stack_size(crate::api::ENGINE_THREAD_STACK)
+            .spawn(move || looper::run_thread(cfg, rx, load_tx, events))
+            .map_err(|e| e.to_string())?;
+        let _ = tx.send(Msg::Handle(Arc::downgrade(&engine)));
+        Ok((engine, load_rx))
+    }
+
+    /// Whether the extension has a handler for `event`.
+    pub(crate) fn handles(&self, event: &str) -> bool {
+        self.events.read().map(|s| s.contains(event)).unwrap_or(false)
+    }
+
+    pub(crate) fn send(&self, msg: Msg) {
+        let _ = self.tx.send(msg);
+    }
+
+    fn stopped(&self) -> EngineError {
+        EngineError::Stopped { path: self.path.clone() }
+    }
+
+    /// Run `call` with `payload` in JavaScript and wait for its outcome,
+    /// performing the host operations it asks for meanwhile.
+    pub(crate) async fn invoke(&self, call: Entry, payload: Value, env: &CallEnv<'_>) -> Result<Value, EngineError> {
+        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let (sink, mut rx) = tmpsc::unbounded_channel();
+        if self.tx.send(Msg::Invoke { id, call, payload, sink }).is_err() {
+            return Err(self.stopped());
+        }
+        let _forget = Forget { engine: self, id };
+        let mut ops = FuturesUnordered::new();
+        let abort = env.tool_ctx.map(|c| c.abort.clone());
+        let mut abort_sent = false;
+        let grace = tokio::time::sleep(Duration::from_secs(u64::MAX / 4));
+        tokio::pin!(grace);
+        loop {
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    None => return Err(self.stopped()),
+                    Some(CallMsg::Done(r)) => return r,
+                    Some(CallMsg::Op { op, request }) => {
+                        ops.push(async move { (op, self.run_op(op, request, env).await) });
+                    }
+                    Some(CallMsg::Update(partial)) => {
+                        if let Some(f) = env.tool_ctx.and_then(|c| c.on_update.as_ref()) {
+                            f(&convert::tool_result(&partial));
+                        }
+                    }
+                },
+                Some((op, result)) = ops.next(), if !ops.is_empty() => {
+                    let _ = self.tx.send(Msg::Complete { op, result });
+                }
+                _ = wait_cancel(abort.as_ref()), if !abort_sent && abort.is_some() => {
+                    abort_sent = true;
+                    let _ = self.tx.send(Msg::Abort { id });
+                    grace.as_mut().reset(tokio::time::Instant::now() + crate::api::ABORT_GRACE);
+                }
+                _ = &mut grace, if abort_sent => return Err(EngineError::Aborted),
+            }
+        }
+    }
+
+    /// Perform one host operation for a running call.
+    async fn run_op(&self, op: u64, request: HostOp, env: &CallEnv<'_>) -> OpResult {
+        match request {
+            HostOp::Dialog(request) => {
+                let is_confirm = matches!(request, crate::api::UiRequest::Confirm { .. });
+                let timeout = match &request {
+                    crate::api::UiRequest::Select { timeout, .. }
+                    | crate::api::UiRequest::Confirm { timeout, .. }
+                    | crate::api::UiRequest::Input { timeout, .. } => *timeout,
+                    crate::api::UiRequest::Editor { .. } => None,
+                };
+                let response = match &self.ui {
+                    None => UiResponse::Cancelled,
+                    Some(ui) => {
+                        let fut = ui.dialog(request);
+                        match timeout {
+                            Some(ms) => tokio::time::timeout(Duration::from_millis(ms), fut)
+                                .await
+                                .unwrap_or(UiResponse::Cancelled),
+                            None => fut.await,
+                        }
+                    }
+                };
+                Ok(match (response, is_confirm) {
+                    (UiResponse::Confirmed(b), true) => OpAnswer::Json(Value::Bool(b)),
+                    (_, true) => OpAnswer::Json(Value::Bool(false)),
+                    (UiResponse::Value(v), false) => OpAnswer::Json(Value::String(v)),
+                    (_, false) => OpAnswer::Undefined,
+                })
+            }
+            HostOp::ExecuteTool { name, args, updates } => {
+                let Some(nested) = env.nested else { return Err(crate::text::CALL_ENDED.into()) };
+                let on_update: Option<pi_tools::UpdateFn> = if updates {
+                    let tx = self.tx.clone();
+                    Some(Arc::new(move |partial: &ToolResult| {
+                        let _ = tx.send(Msg::OpUpdate { op, payload: convert::result_json(partial) });
+                    }))
+                } else {
+                    None
+                };
+                let outcome = nested.call(&name, args, on_update).await;
+                Ok(OpAnswer::Json(convert::outcome_json(&outcome)))
+            }
+            HostOp::Unknown(kind) => Err(crate::text::unknown_host_operation(&kind)),
+        }
+    }
+
+    /// How long a hook may take: the time limit plus a second.
+    fn hook_wait(&self) -> Duration {
+        self.limits.time + Duration::from_secs(1)
+    }
+
+    /// Run `hook` of tool `name` (empty: the extension's own) and wait for
+    /// its JSON answer without blocking the runtime; a hook that throws gives
+    /// its message.
+    pub(crate) async fn hook(&self, hook: Hook, name: &str, payload: Value) -> Result<Value, EngineError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let reply = Box::new(move |r| {
+            let _ = tx.send(r);
+        });
+        let msg = Msg::Hook { hook, name: name.to_string(), payload, reply };
+        self.tx.send(msg).map_err(|_| self.stopped())?;
+        match tokio::time::timeout(self.hook_wait(), rx).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => Err(self.stopped()),
+            Err(_) => Err(EngineError::NoAnswer),
+        }
+    }
+
+    /// [`Engine::hook`] for a caller that may block: another extension's
+    /// engine thread asking from inside its JavaScript (never the runtime).
+    pub(crate) fn hook_blocking(&self, hook: Hook, name: &str, payload: Value) -> Result<Value, EngineError> {
+        let (tx, rx) = mpsc::channel();
+        let reply = Box::new(move |r| {
+            let _ = tx.send(r);
+        });
+        let msg = Msg::Hook { hook, name: name.to_string(), payload, reply };
+        self.tx.send(msg).map_err(|_| self.stopped())?;
+        rx.recv_timeout(self.hook_wait()).map_err(|_| EngineError::NoAnswer)?
+    }
+
+    /// Give the extension the session's tools; returns once the tools it
+    /// registered before reached them.
+    pub(crate) async fn bind(&self, api: Arc<dyn crate::api::ToolsApi>) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.send(Msg::Bind(api, tx));
+        let _ = tokio::time::timeout(self.hook_wait(), rx).await;
+    }
+}
+
+async fn wait_cancel(token: Option<&tokio_util::sync::CancellationToken>) {
+    match token {
+        Some(t) => t.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Tells the engine a call's Rust side is gone (finished or dropped).
+struct Forget<'a> {
+    engine: &'a Engine,
+    id: u64,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        let _ = self.engine.tx.send(Msg::Forget { id: self.id });
+    }
+}

@@ -1,0 +1,374 @@
+//! The messages between the Rust side of an extension and its engine
+//! thread, as typed values: what Rust asks JavaScript to run ([`Call`],
+//! [`Hook`]), what JavaScript asks the host for ([`HostOp`], answered later,
+//! and [`HostSync`], answered at once), and how a call fails ([`EngineError`]).
+//! JSON crosses the boundary only as the payloads of these messages.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::api::{ToolsApi, UiRequest};
+use crate::text;
+
+/// Why an engine call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum EngineError {
+    /// The engine is not running (stopped after a limit, or shut down).
+    #[error("{}", text::stopped(.path))]
+    Stopped {
+        /// The extension.
+        path: String,
+    },
+    /// JavaScript ran longer than the limit without pausing; the extension is stopped.
+    #[error("{}", text::time_limit(.path, *.limit))]
+    TimeLimit {
+        /// The extension.
+        path: String,
+        /// The limit.
+        limit: Duration,
+    },
+    /// The heap reached its limit; the extension is stopped.
+    #[error("{}", text::out_of_memory(.path, *.limit))]
+    OutOfMemory {
+        /// The extension.
+        path: String,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The call's abort signal fired and its JavaScript did not finish in time.
+    #[error("{}", pi_tools::ToolError::Aborted)]
+    Aborted,
+    /// A synchronous hook got no answer in time (the extension is busy or stopped).
+    #[error("{}", text::ENGINE_STOPPED)]
+    NoAnswer,
+    /// The JavaScript failed: its error, as one line.
+    #[error("{0}")]
+    Js(String),
+}
+
+/// What a call runs in the extension's JavaScript, answered by [`CallMsg::Done`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// The `tool_call` handlers.
+    ToolCall,
+    /// The `tool_result` handlers.
+    ToolResult,
+    /// The `project_trust` handlers.
+    ProjectTrust,
+    /// A registered tool's `execute`.
+    Execute,
+    /// The handlers of a notification event (`session_start`, …).
+    Event(String),
+}
+
+impl Entry {
+    /// The name the glue dispatches on.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Entry::ToolCall => "tool_call",
+            Entry::ToolResult => "tool_result",
+            Entry::ProjectTrust => "project_trust",
+            Entry::Execute => "execute",
+            Entry::Event(name) => name,
+        }
+    }
+}
+
+/// A synchronous function of the glue, run in one turn and answered with JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hook {
+    /// A tool's `prepareArguments`.
+    PrepareArguments,
+    /// A tool's `reachesTools`.
+    ReachesTools,
+    /// A tool's `prepareLoadout`.
+    PrepareLoadout,
+    /// The registered flags.
+    Flags,
+    /// The flags' values from the command line.
+    SetFlags,
+}
+
+impl Hook {
+    /// The glue's function name.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Hook::PrepareArguments => "prepareArguments",
+            Hook::ReachesTools => "reachesTools",
+            Hook::PrepareLoadout => "prepareLoadout",
+            Hook::Flags => "flags",
+            Hook::SetFlags => "setFlags",
+        }
+    }
+}
+
+/// Where a hook's answer goes: an async waiter or a blocked engine thread.
+pub(crate) type HookReply = Box<dyn FnOnce(Result<Value, EngineError>) + Send>;
+
+/// An asynchronous operation JavaScript asks of the host, performed by the
+/// Rust future of the call that made it and answered with [`Msg::Complete`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum HostOp {
+    /// `ctx.ui.select/confirm/input/editor`.
+    Dialog(UiRequest),
+    /// `ctx.executeTool(name, args)`; `updates`: partial results are wanted.
+    ExecuteTool {
+        /// The tool.
+        name: String,
+        /// Its arguments.
+        args: Value,
+        /// Whether the caller listens to partial results.
+        updates: bool,
+    },
+    /// An operation this host does not know.
+    Unknown(String),
+}
+
+impl HostOp {
+    /// The operation `kind` with its JSON `payload`, as the glue sends it.
+    pub(crate) fn parse(kind: &str, payload: &str) -> HostOp {
+        let p: Value = serde_json::from_str(payload).unwrap_or(Value::Null);
+        let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+        let title = || s("title").unwrap_or_default();
+        let timeout = p.get("timeout").and_then(Value::as_u64);
+        match kind {
+            "select" => HostOp::Dialog(UiRequest::Select {
+                title: title(),
+                options: p
+                    .get("options")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default(),
+                timeout,
+            }),
+            "confirm" => HostOp::Dialog(UiRequest::Confirm {
+                title: title(),
+                message: s("message").unwrap_or_default(),
+                timeout,
+            }),
+            "input" => HostOp::Dialog(UiRequest::Input { title: title(), placeholder: s("placeholder"), timeout }),
+            "editor" => HostOp::Dialog(UiRequest::Editor { title: title(), prefill: s("prefill") }),
+            "executeTool" => HostOp::ExecuteTool {
+                name: s("name").unwrap_or_default(),
+                args: p.get("args").cloned().unwrap_or_else(|| Value::Object(Default::default())),
+                updates: p.get("updates").and_then(Value::as_bool) == Some(true),
+            },
+            other => HostOp::Unknown(other.to_string()),
+        }
+    }
+
+    /// The answer when the call that asked has already ended: dialogs as if
+    /// cancelled, anything else fails.
+    pub(crate) fn after_call_ended(&self) -> OpResult {
+        match self {
+            HostOp::Dialog(UiRequest::Confirm { .. }) => Ok(OpAnswer::Json(Value::Bool(false))),
+            HostOp::Dialog(_) => Ok(OpAnswer::Undefined),
+            _ => Err(text::CALL_ENDED.to_string()),
+        }
+    }
+}
+
+/// The value a host operation resolves to in JavaScript.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum OpAnswer {
+    /// `undefined` (a dismissed dialog).
+    Undefined,
+    /// A JSON value.
+    Json(Value),
+}
+
+impl OpAnswer {
+    /// The text the glue's `complete` takes: empty for `undefined`.
+    pub(crate) fn to_glue(&self) -> String {
+        match self {
+            OpAnswer::Undefined => String::new(),
+            OpAnswer::Json(v) => v.to_string(),
+        }
+    }
+}
+
+/// A host operation's outcome: the answer, or the message JavaScript's
+/// promise is rejected with.
+pub(crate) type OpResult = Result<OpAnswer, String>;
+
+/// What JavaScript asks the host synchronously (answered within the turn).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum HostSync {
+    /// The events the extension handles now.
+    Events(Vec<String>),
+    /// `pi.registerTool(def)`: the definition's JSON.
+    RegisterTool(Value),
+    /// `pi.getAllTools()`.
+    GetAllTools,
+    /// Another extension's tool's `reachesTools(input)`.
+    ReachesTools {
+        /// The tool.
+        name: String,
+        /// The input.
+        input: Value,
+    },
+    /// `pi.getActiveTools()`.
+    GetActiveTools,
+    /// `pi.setActiveTools(names)`.
+    SetActiveTools(Vec<String>),
+    /// `ctx.ui.notify(message, type)`.
+    Notify {
+        /// The text.
+        message: String,
+        /// `info`, `warning` or `error`.
+        level: String,
+    },
+    /// `formatSize(bytes)`.
+    FormatSize(f64),
+    /// `truncateHead`/`truncateTail` and friends: the options object.
+    Truncate(Value),
+    /// `truncateLine(line, maxChars)`.
+    TruncateLine {
+        /// The line.
+        line: String,
+        /// The character limit, if given.
+        max_chars: Option<u64>,
+    },
+    /// A request this host does not know (answered with `null`).
+    Unknown(String),
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+impl HostSync {
+    /// The request `kind` with its JSON `payload`, as the glue sends it.
+    pub(crate) fn parse(kind: &str, payload: &str) -> HostSync {
+        let p: Value = serde_json::from_str(payload).unwrap_or(Value::Null);
+        let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        match kind {
+            "events" => HostSync::Events(strings(&p)),
+            "registerTool" => HostSync::RegisterTool(p),
+            "getAllTools" => HostSync::GetAllTools,
+            "reachesTools" => {
+                HostSync::ReachesTools { name: s("name"), input: p.get("input").cloned().unwrap_or(Value::Null) }
+            }
+            "getActiveTools" => HostSync::GetActiveTools,
+            "setActiveTools" => HostSync::SetActiveTools(strings(&p)),
+            "notify" => HostSync::Notify { message: s("message"), level: s("type") },
+            "formatSize" => HostSync::FormatSize(p.as_f64().unwrap_or(0.0)),
+            "truncate" => HostSync::Truncate(p),
+            "truncateLine" => {
+                HostSync::TruncateLine { line: s("line"), max_chars: p.get("maxChars").and_then(Value::as_u64) }
+            }
+            other => HostSync::Unknown(other.to_string()),
+        }
+    }
+}
+
+/// What the Rust future of a call hears from JavaScript.
+pub(crate) enum CallMsg {
+    /// A host operation to perform; answer with [`Msg::Complete`].
+    Op {
+        /// The operation's id.
+        op: u64,
+        /// What to do.
+        request: HostOp,
+    },
+    /// A tool's partial result (fire and forget).
+    Update(Value),
+    /// The call's outcome.
+    Done(Result<Value, EngineError>),
+}
+
+/// Receives a call's [`CallMsg`]s.
+pub(crate) type CallSink = tokio::sync::mpsc::UnboundedSender<CallMsg>;
+
+/// What the engine thread is asked to do.
+pub(crate) enum Msg {
+    /// The engine's own handle (for tools registered later).
+    Handle(std::sync::Weak<super::Engine>),
+    /// Start a call.
+    Invoke {
+        /// The call's id.
+        id: u64,
+        /// What to run.
+        call: Entry,
+        /// Its JSON payload.
+        payload: Value,
+        /// Where its messages go.
+        sink: CallSink,
+    },
+    /// A host operation finished.
+    Complete {
+        /// The operation.
+        op: u64,
+        /// Its outcome.
+        result: OpResult,
+    },
+    /// A partial result of a nested call (`executeTool` with updates).
+    OpUpdate {
+        /// The operation.
+        op: u64,
+        /// The partial result.
+        payload: Value,
+    },
+    /// The call's abort signal fired.
+    Abort {
+        /// The call.
+        id: u64,
+    },
+    /// The call's Rust side is gone: drop its sink.
+    Forget {
+        /// The call.
+        id: u64,
+    },
+    /// Bind the session's tools; answered once the pending registrations reached them.
+    Bind(Arc<dyn ToolsApi>, tokio::sync::oneshot::Sender<()>),
+    /// Run a [`Hook`] of tool `name` (empty for hooks of the extension).
+    Hook {
+        /// Which.
+        hook: Hook,
+        /// The tool.
+        name: String,
+        /// The JSON input.
+        payload: Value,
+        /// Where the answer goes.
+        reply: HookReply,
+    },
+    /// Stop the thread.
+    Shutdown,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations_parse_and_answer_after_the_call_ended() {
+        let confirm = HostOp::parse("confirm", r#"{"title":"t","message":"m","timeout":5}"#);
+        assert_eq!(
+            confirm,
+            HostOp::Dialog(UiRequest::Confirm { title: "t".into(), message: "m".into(), timeout: Some(5) })
+        );
+        assert_eq!(confirm.after_call_ended(), Ok(OpAnswer::Json(Value::Bool(false))));
+        assert_eq!(HostOp::parse("input", "{}").after_call_ended(), Ok(OpAnswer::Undefined));
+        let exec = HostOp::parse("executeTool", r#"{"name":"read","updates":true}"#);
+        assert_eq!(exec, HostOp::ExecuteTool { name: "read".into(), args: serde_json::json!({}), updates: true });
+        assert_eq!(exec.after_call_ended(), Err(text::CALL_ENDED.to_string()));
+        assert_eq!(HostOp::parse("nope", "not json"), HostOp::Unknown("nope".into()));
+    }
+
+    #[test]
+    fn sync_requests_parse_bad_payloads_as_empty() {
+        assert_eq!(HostSync::parse("events", r#"["tool_call", 3]"#), HostSync::Events(vec!["tool_call".into()]));
+        assert_eq!(HostSync::parse("setActiveTools", "garbage"), HostSync::SetActiveTools(vec![]));
+        assert_eq!(HostSync::parse("what", "{}"), HostSync::Unknown("what".into()));
+    }
+
+    #[test]
+    fn errors_read_as_the_host_messages() {
+        let e = EngineError::TimeLimit { path: "/x.ts".into(), limit: Duration::from_secs(10) };
+        assert_eq!(e.to_string(), text::time_limit("/x.ts", Duration::from_secs(10)));
+        assert_eq!(EngineError::Stopped { path: "/x.ts".into() }.to_string(), text::stopped("/x.ts"));
+        assert_eq!(EngineError::Aborted.to_string(), pi_tools::ToolError::Aborted.to_string());
+    }
+}
