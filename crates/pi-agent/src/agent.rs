@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
 use crate::events::{AgentEvent, EventToolResult};
+use crate::messages::{AgentMessage, to_llm};
 use crate::retry::RetrySettings;
 
 /// Receives [`AgentEvent`]s.
@@ -20,8 +21,8 @@ pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
 /// A conversation with one model and one set of tools.
 pub struct Agent {
-    /// The conversation so far.
-    pub messages: Vec<Message>,
+    /// The conversation so far (agent-only messages included).
+    pub messages: Vec<AgentMessage>,
     /// The system prompt sent with every request.
     pub system_prompt: String,
     /// The model.
@@ -45,7 +46,12 @@ pub struct Agent {
     /// Rebuilds the system prompt when the tool set changed (extensions'
     /// `setActiveTools`, late registrations); without one the prompt stays.
     pub prompt_builder: Option<PromptBuilder>,
+    /// Told about every message [`Agent::record`] adds (the session file).
+    pub on_record: Option<RecordFn>,
 }
+
+/// Receives agent-only messages as they are recorded.
+pub type RecordFn = Arc<dyn Fn(&AgentMessage) + Send + Sync>;
 
 /// Builds the system prompt for a registry's declared tools.
 pub type PromptBuilder = Arc<dyn Fn(&crate::Registry) -> String + Send + Sync>;
@@ -99,6 +105,7 @@ impl Agent {
             steering: Queue::default(),
             follow_ups: Queue::default(),
             prompt_builder: None,
+            on_record: None,
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -184,7 +191,7 @@ impl Agent {
                 parameters: t.def().parameters.clone(),
             })
             .collect();
-        Context { system_prompt: Some(self.system_prompt.clone()), messages: self.messages.clone(), tools }
+        Context { system_prompt: Some(self.system_prompt.clone()), messages: to_llm(&self.messages), tools }
     }
 
     async fn stream_once(&self) -> AssistantMessage {
@@ -300,7 +307,7 @@ impl Agent {
             self.apply_tool_changes().await;
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
-            self.messages.push(Message::Assistant(assistant.clone()));
+            self.messages.push(Message::Assistant(assistant.clone()).into());
             last = Some(assistant.clone());
             let calls: Vec<CallRequest> = assistant
                 .content
@@ -346,7 +353,7 @@ impl Agent {
                 if !terminate {
                     self.emit(AgentEvent::MessageStart { message: m.clone() });
                     self.emit(AgentEvent::MessageEnd { message: m.clone() });
-                    self.messages.push(m);
+                    self.messages.push(m.into());
                 }
                 results.push(msg);
             }
@@ -382,6 +389,15 @@ impl Agent {
         let user = Message::User(message);
         self.emit(AgentEvent::MessageStart { message: user.clone() });
         self.emit(AgentEvent::MessageEnd { message: user.clone() });
-        self.messages.push(user);
+        self.messages.push(user.into());
+    }
+
+    /// Add an agent-only message (a user command's record) to the
+    /// conversation; [`Agent::on_record`] is told.
+    pub fn record(&mut self, message: AgentMessage) {
+        if let Some(f) = &self.on_record {
+            f(&message);
+        }
+        self.messages.push(message);
     }
 }

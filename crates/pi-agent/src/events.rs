@@ -159,7 +159,7 @@ pub enum AgentEvent {
     /// The run ended.
     AgentEnd {
         /// The messages of the run.
-        messages: Vec<Message>,
+        messages: Vec<crate::messages::AgentMessage>,
         /// Whether the run will be tried again (never here: no automatic
         /// retry of a whole run).
         #[serde(rename = "willRetry")]

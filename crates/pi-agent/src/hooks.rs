@@ -109,4 +109,14 @@ pub trait Interceptor: Send + Sync {
     fn on_tool_result<'a>(&'a self, _ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
         Box::pin(async { Ok(None) })
     }
+    /// Before a user command runs (`user_bash`): a result replaces the
+    /// local run. `ctx` carries the abort signal, and partial results whose
+    /// text is streamed output.
+    fn on_user_bash<'a>(
+        &'a self,
+        _ev: &'a crate::user_bash::UserBashEvent,
+        _ctx: &'a pi_tools::ToolContext,
+    ) -> BoxFuture<'a, crate::user_bash::UserBashAnswer> {
+        Box::pin(async { Default::default() })
+    }
 }

@@ -13,6 +13,7 @@ mod dispatch;
 mod events;
 mod hooks;
 mod loadout;
+mod messages;
 mod nested;
 mod prompt;
 mod registry;
@@ -21,12 +22,14 @@ pub mod session;
 mod text;
 mod tool;
 mod tool_changes;
+mod user_bash;
 
-pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue};
+pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue, RecordFn};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
+pub use messages::{AgentMessage, AgentOnly, BashExecutionMessage, to_llm};
 pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
     NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,
@@ -36,3 +39,4 @@ pub use registry::Registry;
 pub use retry::{RetrySettings, is_retryable};
 pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Namespace, Reach, ToolDef};
 pub use tool_changes::ToolChanges;
+pub use user_bash::{UserBashAnswer, UserBashEvent, run_user_bash};

@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use pi_ai::Message;
+use crate::messages::AgentMessage;
 use serde_json::{Value, json};
 
 /// The session format version written.
@@ -115,7 +115,7 @@ impl SessionWriter {
     }
 
     /// Append a message entry.
-    pub fn append_message(&mut self, message: &Message) -> Result<String, SessionError> {
+    pub fn append_message(&mut self, message: &impl serde::Serialize) -> Result<String, SessionError> {
         self.append("message", json!({"message": message}))
     }
 }
@@ -139,7 +139,7 @@ pub struct LoadedSession {
     /// Session id from the header.
     pub id: String,
     /// The conversation on the current branch (leaf back to root).
-    pub messages: Vec<Message>,
+    pub messages: Vec<AgentMessage>,
     /// The last entry's id.
     pub leaf_id: Option<String>,
     /// Lines that could not be read (1-based line number, reason).
@@ -186,7 +186,7 @@ pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
     let messages = chain
         .iter()
         .filter(|e| e["type"] == "message")
-        .filter_map(|e| serde_json::from_value::<Message>(e["message"].clone()).ok())
+        .filter_map(|e| serde_json::from_value::<AgentMessage>(e["message"].clone()).ok())
         .collect();
     Ok(LoadedSession { path: path.to_path_buf(), id, messages, leaf_id, bad_lines })
 }

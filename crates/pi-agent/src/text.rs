@@ -18,3 +18,19 @@ pub fn invalid_arguments(tool: &str, detail: &str) -> String {
 
 /// The thinking level recorded on messages of a model run without thinking.
 pub const THINKING_OFF: &str = "off";
+
+/// A user command's record with no output, as the model reads it.
+pub const BASH_NO_OUTPUT: &str = "(no output)";
+
+/// A user command the user stopped, as the model reads it.
+pub const BASH_CANCELLED: &str = "\n\n(command cancelled)";
+
+/// A user command that failed, as the model reads it.
+pub fn bash_exited_with(code: i64) -> String {
+    format!("\n\nCommand exited with code {code}")
+}
+
+/// A user command whose output was cut, as the model reads it.
+pub fn bash_output_truncated(path: &str) -> String {
+    format!("\n\n[Output truncated. Full output: {path}]")
+}

@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use pi_agent::Agent;
 use pi_ai::AssistantMessage;
@@ -73,6 +74,42 @@ fn trust_command(agent_dir: &std::path::Path, cwd: &std::path::Path, trusted_now
     }
 }
 
+/// `!cmd` / `!!cmd`: run a user command (the `user_bash` handlers first),
+/// its output streamed to the terminal, then recorded for the model (not
+/// with `!!`). Ctrl+C stops it (the abort signal of the run).
+async fn user_command(agent: &mut Agent, line: &str) {
+    let (command, exclude) = match line.strip_prefix("!!") {
+        Some(rest) => (rest.trim(), true),
+        None => (line.trim_start_matches('!').trim(), false),
+    };
+    if command.is_empty() {
+        return;
+    }
+    let event = pi_agent::UserBashEvent {
+        command: command.to_string(),
+        exclude_from_context: exclude,
+        cwd: agent.tool_ctx.cwd.clone(),
+    };
+    let mut ctx = agent.tool_ctx.clone();
+    ctx.abort = tokio_util::sync::CancellationToken::new();
+    let on_output: pi_tools::OutputFn = Arc::new(|piece: &str| {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(piece.as_bytes());
+        let _ = out.flush();
+    });
+    let on_error = |source: &str, error: &str| eprintln!("{}", pi_ext::text::extension_error(source, error));
+    let interceptors = agent.dispatcher.interceptors.clone();
+    match pi_agent::run_user_bash(&interceptors, &event, &ctx, Some(on_output), &on_error).await {
+        Ok(result) => {
+            if let Some(code) = result.exit_code.filter(|c| *c != 0) {
+                eprintln!("{}", text::command_exit_code(code));
+            }
+            agent.record(pi_agent::BashExecutionMessage::new(&event, &result).into());
+        }
+        Err(e) => eprintln!("Error: {e}"),
+    }
+}
+
 /// Run `initial` messages, then read prompts from the terminal until end of input.
 pub async fn run(mut agent: Agent, initial: Vec<String>, mut state: ReloadState) -> ExitCode {
     let mut pending = initial.into_iter();
@@ -94,6 +131,7 @@ pub async fn run(mut agent: Agent, initial: Vec<String>, mut state: ReloadState)
             "/quit" | "/exit" => return ExitCode::SUCCESS,
             "/reload" => println!("{}", reload(&mut agent, &mut state).await),
             "/trust" => trust_command(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted),
+            l if l.starts_with('!') => user_command(&mut agent, l).await,
             _ => {
                 if let Some(last) = agent.prompt(&line).await {
                     match answer_text(&last) {

@@ -14,6 +14,7 @@ mod modes;
 mod print_mode;
 mod prompt_source;
 mod reload;
+mod rpc_bash;
 mod rpc_mode;
 mod rpc_ui;
 mod setup;

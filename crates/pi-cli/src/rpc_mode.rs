@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use pi_agent::{Agent, AgentEvent};
+use pi_agent::{Agent, AgentEvent, AgentMessage};
 use pi_ai::{ContentBlock, Message};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -16,7 +16,7 @@ use crate::{json_mode, text};
 /// What commands read while a run holds the agent.
 #[derive(Default)]
 struct Shared {
-    messages: Mutex<Vec<Message>>,
+    messages: Mutex<Vec<AgentMessage>>,
     streaming: AtomicBool,
 }
 
@@ -35,7 +35,7 @@ pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
         match ev {
             AgentEvent::MessageEnd { message } => {
                 if let Ok(mut m) = s.messages.lock() {
-                    m.push(message.clone());
+                    m.push(message.clone().into());
                 }
             }
             AgentEvent::AgentSettled { .. } => s.streaming.store(false, Ordering::SeqCst),
@@ -45,11 +45,19 @@ pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
     })
 }
 
-fn respond(id: &Option<Value>, command: &str, result: Result<Option<Value>, String>) {
-    let mut v = json!({"type": "response", "command": command});
+/// A response record: `id` first when the command had one (as the reference writes it).
+pub(crate) fn response_head(id: &Option<Value>, command: &str) -> Value {
+    let mut v = serde_json::Map::new();
     if let Some(id) = id {
-        v["id"] = id.clone();
+        v.insert("id".into(), id.clone());
     }
+    v.insert("type".into(), json!("response"));
+    v.insert("command".into(), json!(command));
+    Value::Object(v)
+}
+
+fn respond(id: &Option<Value>, command: &str, result: Result<Option<Value>, String>) {
+    let mut v = response_head(id, command);
     match result {
         Ok(data) => {
             v["success"] = json!(true);
@@ -65,8 +73,8 @@ fn respond(id: &Option<Value>, command: &str, result: Result<Option<Value>, Stri
     out(&v);
 }
 
-fn last_assistant_text(messages: &[Message]) -> Option<String> {
-    messages.iter().rev().find_map(|m| match m {
+fn last_assistant_text(messages: &[AgentMessage]) -> Option<String> {
+    messages.iter().rev().find_map(|m| match m.as_llm()? {
         Message::Assistant(a) => {
             let t = crate::print_mode::texts(a);
             (!t.is_empty()).then(|| t.join(""))
@@ -75,10 +83,10 @@ fn last_assistant_text(messages: &[Message]) -> Option<String> {
     })
 }
 
-fn stats(messages: &[Message], session_id: &Value) -> Value {
+fn stats(messages: &[AgentMessage], session_id: &Value) -> Value {
     let (mut users, mut assistants, mut calls, mut results) = (0, 0, 0, 0);
     let (mut input, mut output, mut cache_read, mut cache_write, mut cost) = (0u64, 0u64, 0u64, 0u64, 0f64);
-    for m in messages {
+    for m in messages.iter().filter_map(AgentMessage::as_llm) {
         match m {
             Message::User(_) => users += 1,
             Message::Assistant(a) => {
@@ -118,7 +126,20 @@ pub async fn run(
     let steering = agent.steering.clone();
     let follow_ups = agent.follow_ups.clone();
     let tool_ctx = agent.tool_ctx.clone();
+    let interceptors = agent.dispatcher.interceptors.clone();
     let agent = Arc::new(tokio::sync::Mutex::new(agent));
+    let mirror_to = s.clone();
+    let bash = crate::rpc_bash::BashContext {
+        interceptors,
+        tool_ctx: tool_ctx.clone(),
+        agent: agent.clone(),
+        mirror: Arc::new(move |m: AgentMessage| {
+            if let Ok(mut list) = mirror_to.messages.lock() {
+                list.push(m);
+            }
+        }),
+    };
+    let commands = crate::rpc_bash::RunningCommands::default();
     let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
     let mut running: Option<tokio::task::JoinHandle<()>> = None;
     while let Ok(Some(raw)) = lines.next_segment().await {
@@ -189,6 +210,7 @@ pub async fn run(
             }
             "abort" => {
                 abort.abort();
+                commands.abort_all();
                 if let Some(h) = running.take() {
                     let _ = h.await;
                 }
@@ -276,15 +298,12 @@ pub async fn run(
                     respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));
                     continue;
                 };
-                let r =
-                    pi_tools::execute_validated(pi_tools::ToolName::Bash, json!({"command": command}), &tool_ctx).await;
-                let data = match r {
-                    Ok(res) => bash_data(&res),
-                    Err(e) => {
-                        json!({"output": e.to_string(), "exitCode": Value::Null, "cancelled": matches!(e, pi_tools::ToolError::Aborted), "truncated": false})
-                    }
-                };
-                respond(&id, &kind, Ok(Some(data)));
+                let exclude = cmd.get("excludeFromContext").and_then(Value::as_bool) == Some(true);
+                crate::rpc_bash::start(&bash, &commands, id, command.to_string(), exclude);
+            }
+            "abort_bash" => {
+                commands.abort_all();
+                respond(&id, &kind, Ok(None));
             }
             "extension_ui_response" => crate::rpc_ui::bridge().answer(&cmd),
             other => respond(&id, other, Err(text::rpc_unknown_command(other))),
@@ -294,24 +313,4 @@ pub async fn run(
         let _ = h.await;
     }
     std::process::ExitCode::SUCCESS
-}
-
-fn bash_data(r: &pi_tools::ToolResult) -> Value {
-    match &r.structured {
-        Some(sv) => {
-            let mut d = json!({
-                "output": sv.get("output").cloned().unwrap_or(json!(r.text_content())),
-                "exitCode": sv.get("exit_code").cloned().unwrap_or(Value::Null),
-                "cancelled": false,
-                "truncated": sv.get("truncated").cloned().unwrap_or(json!(false)),
-            });
-            if let Some(p) = sv.get("full_output_path").filter(|p| !p.is_null()) {
-                d["fullOutputPath"] = p.clone();
-            }
-            d
-        }
-        None => {
-            json!({"output": r.text_content(), "exitCode": if r.is_error { Value::Null } else { json!(0) }, "cancelled": false, "truncated": false})
-        }
-    }
 }

@@ -164,3 +164,8 @@ pub fn extension_load_failed(spec: &str, error: &str) -> String {
 pub fn unknown_builtin(name: &str) -> String {
     format!("unknown built-in extension \"{name}\" (available: {})", pi_policies::BUILTIN_NAMES.join(", "))
 }
+
+/// After a user command (`!cmd`) that failed, in the plain terminal loop.
+pub fn command_exit_code(code: i64) -> String {
+    format!("Command exited with code {code}")
+}

@@ -177,6 +177,28 @@ pub(crate) fn truncation(p: &Value) -> Value {
     v
 }
 
+/// What the `user_bash` handlers answered: `{result, errors}`. An output
+/// longer than bash's limits is cut to its tail, as a local run's is.
+pub(crate) fn user_bash_answer(v: &Value) -> pi_agent::UserBashAnswer {
+    let errors = v
+        .get("errors")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|e| e.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let result = v.get("result").filter(|r| r.is_object()).map(|r| {
+        let output = r.get("output").and_then(Value::as_str).unwrap_or("");
+        let cut = pi_tools::truncate::truncate_tail(output, pi_tools::truncate::Limits::default());
+        pi_tools::UserCommandResult {
+            output: cut.content.clone(),
+            exit_code: r.get("exitCode").and_then(Value::as_i64),
+            cancelled: r.get("cancelled").and_then(Value::as_bool) == Some(true),
+            truncated: r.get("truncated").and_then(Value::as_bool) == Some(true) || cut.truncated,
+            full_output_path: r.get("fullOutputPath").and_then(Value::as_str).map(str::to_string),
+        }
+    });
+    pi_agent::UserBashAnswer { result, errors }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use pi_agent::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+use pi_agent::{
+    Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent, UserBashAnswer, UserBashEvent,
+};
 use serde_json::{Map, Value, json};
 
 use crate::convert;
@@ -93,6 +95,29 @@ impl Interceptor for ExtInterceptor {
                     .unwrap_or_default(),
             };
             Ok(Some(patch))
+        })
+    }
+
+    fn on_user_bash<'a>(
+        &'a self,
+        ev: &'a UserBashEvent,
+        ctx: &'a pi_tools::ToolContext,
+    ) -> BoxFuture<'a, UserBashAnswer> {
+        Box::pin(async move {
+            if !self.engine.handles("user_bash") {
+                return UserBashAnswer::default();
+            }
+            let event = json!({
+                "type": "user_bash",
+                "command": ev.command,
+                "excludeFromContext": ev.exclude_from_context,
+                "cwd": ev.cwd.to_string_lossy(),
+            });
+            let env = CallEnv { nested: None, tool_ctx: Some(ctx) };
+            match self.engine.invoke(Entry::UserBash, event, &env).await {
+                Ok(out) => convert::user_bash_answer(&out),
+                Err(e) => UserBashAnswer { result: None, errors: vec![e.to_string()] },
+            }
         })
     }
 }

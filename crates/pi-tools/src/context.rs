@@ -12,6 +12,9 @@ use crate::queue::FileMutationQueue;
 /// Receives partial results while a tool runs (bash streaming).
 pub type UpdateFn = Arc<dyn Fn(&ToolResult) + Send + Sync>;
 
+/// Receives a command's decoded output, piece by piece, as it arrives.
+pub type OutputFn = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Session facts exposed to commands (`PI_*` variables) and command settings.
 #[derive(Debug, Clone, Default)]
 pub struct SessionEnv {

@@ -43,10 +43,10 @@ pub mod text;
 mod tools;
 pub mod truncate;
 
-pub use context::{SessionEnv, ToolContext, UpdateFn};
+pub use context::{OutputFn, SessionEnv, ToolContext, UpdateFn};
 pub use error::ToolError;
 pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use result::{Content, ToolResult};
 pub use spec::{Annotations, ToolSpec};
-pub use tools::{execute_validated, kill_running_commands, prepare_arguments};
+pub use tools::{UserCommandResult, execute_validated, kill_running_commands, prepare_arguments, run_user_command};

@@ -43,10 +43,24 @@ pub(crate) struct Prepared {
     pub header: serde_json::Value,
 }
 
+/// The session file, shared by the event sink and the agent's records.
+type SessionFile = Arc<Mutex<Option<SessionWriter>>>;
+
+/// Append `message` to the session file; a failed write is reported once
+/// and ends the file.
+fn append(session: &SessionFile, message: &impl serde::Serialize) {
+    if let Ok(mut guard) = session.lock()
+        && let Some(w) = guard.as_mut()
+        && let Err(e) = w.append_message(message)
+    {
+        eprintln!("Warning: {e}");
+        *guard = None;
+    }
+}
+
 /// The event sink of `mode`: the mode's output, and every finished message
-/// appended to the session file (a failed write is reported once and ends
-/// the file).
-fn sink(mode: Mode, writer: Option<SessionWriter>) -> EventSink {
+/// appended to the session file.
+fn sink(mode: Mode, session: SessionFile) -> EventSink {
     let out: EventSink = match mode {
         Mode::Json => crate::json_mode::sink(),
         Mode::Rpc => crate::rpc_mode::sink(),
@@ -57,15 +71,9 @@ fn sink(mode: Mode, writer: Option<SessionWriter>) -> EventSink {
             }
         }),
     };
-    let session = Mutex::new(writer);
     Arc::new(move |ev: &AgentEvent| {
-        if let AgentEvent::MessageEnd { message } = ev
-            && let Ok(mut guard) = session.lock()
-            && let Some(w) = guard.as_mut()
-            && let Err(e) = w.append_message(message)
-        {
-            eprintln!("Warning: {e}");
-            *guard = None;
+        if let AgentEvent::MessageEnd { message } = ev {
+            append(&session, message);
         }
         out(ev);
     })
@@ -159,7 +167,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         }
     }
     let model = crate::model_select::ai_model(&chosen.entry);
-    let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink(mode, opened.writer));
+    let session: SessionFile = Arc::new(Mutex::new(opened.writer));
+    let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink(mode, session.clone()));
+    agent.on_record = Some(Arc::new(move |m: &pi_agent::AgentMessage| append(&session, m)));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
     for l in &loaded.scripts {
         l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;

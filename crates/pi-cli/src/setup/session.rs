@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use pi_agent::AgentMessage;
 use pi_agent::session::{self, SessionWriter};
-use pi_ai::Message;
 use pi_config::Settings;
 
 use super::report::{Report, Stop};
@@ -18,7 +18,7 @@ pub(crate) struct Opened {
     /// The writer (`None` with `--no-session`).
     pub writer: Option<SessionWriter>,
     /// The conversation so far (continued sessions).
-    pub history: Vec<Message>,
+    pub history: Vec<AgentMessage>,
     /// The session's id.
     pub id: String,
     /// The session file.

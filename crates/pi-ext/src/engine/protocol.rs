@@ -59,6 +59,8 @@ pub(crate) enum Entry {
     ProjectTrust,
     /// A registered tool's `execute`.
     Execute,
+    /// The `user_bash` handlers.
+    UserBash,
     /// The handlers of a notification event (`session_start`, …).
     Event(String),
 }
@@ -71,6 +73,7 @@ impl Entry {
             Entry::ToolResult => "tool_result",
             Entry::ProjectTrust => "project_trust",
             Entry::Execute => "execute",
+            Entry::UserBash => "user_bash",
             Entry::Event(name) => name,
         }
     }

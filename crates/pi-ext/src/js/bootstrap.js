@@ -529,6 +529,55 @@
 
   const controllers = new Map();
 
+  // user_bash: the first handler that answers with `result` (a completed
+  // command) or `operations` (a backend whose exec runs it) wins.
+  function userBashResult(x) {
+    return {
+      output: x.output === undefined || x.output === null ? "" : safeString(x.output),
+      exitCode: typeof x.exitCode === "number" ? x.exitCode : null,
+      cancelled: x.cancelled === true,
+      truncated: x.truncated === true,
+      fullOutputPath: typeof x.fullOutputPath === "string" ? x.fullOutputPath : null,
+    };
+  }
+
+  async function runUserBash(callId, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    for (const { handler } of handlersOf("user_bash")) {
+      let r;
+      try {
+        r = await handler(event, ctx);
+      } catch (e) {
+        errors.push(errorMessage(e));
+        continue;
+      }
+      if (!r || typeof r !== "object") continue;
+      if (r.result && typeof r.result === "object") return { errors, result: userBashResult(r.result) };
+      if (r.operations && typeof r.operations.exec === "function") {
+        const controller = new AbortController();
+        controllers.set(callId, controller);
+        let output = "";
+        const onData = (data) => {
+          const text = typeof data === "string" ? data : safeString(data);
+          output += text;
+          host.emit(callId, "update", toJson({ content: [{ type: "text", text }] }));
+        };
+        try {
+          const res = await r.operations.exec(event.command, event.cwd, { onData, signal: controller.signal });
+          const exitCode = res && typeof res.exitCode === "number" ? res.exitCode : null;
+          return { errors, result: userBashResult({ output, exitCode, cancelled: controller.signal.aborted }) };
+        } catch (e) {
+          errors.push(errorMessage(e));
+          return { errors, result: userBashResult({ output, cancelled: controller.signal.aborted }) };
+        } finally {
+          controllers.delete(callId);
+        }
+      }
+    }
+    return { errors, result: null };
+  }
+
   async function runExecute(callId, p) {
     const def = tools.get(p.name);
     if (!def) throw new Error(`Tool ${p.name} not found`);
@@ -594,6 +643,7 @@
       else if (kind === "tool_result") run = () => runToolResult(callId, p);
       else if (kind === "project_trust") run = () => runProjectTrust(callId, p);
       else if (kind === "execute") run = () => runExecute(callId, p);
+      else if (kind === "user_bash") run = () => runUserBash(callId, p);
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
     },

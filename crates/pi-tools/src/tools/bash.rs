@@ -54,25 +54,72 @@ fn check_timeout(timeout: Option<f64>) -> Result<Option<Duration>, ToolError> {
     Duration::try_from_secs_f64(t).map(Some).map_err(|_| ToolError::msg(text::INVALID_TIMEOUT))
 }
 
-async fn run_shell(kind: ShellKind, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: CommandArgs = super::parse(args)?;
-    let timeout = check_timeout(args.timeout)?;
+/// The command line that runs `command` in the session's shell (its
+/// `shellCommandPrefix` first), after the checks the reference makes.
+fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<CommandSpec, ToolError> {
     let path_var = std::env::var_os("PATH");
     let shell = shell::resolve(kind, &ctx.session, path_var.as_deref())?;
     if !ctx.cwd.exists() {
         return Err(ToolError::msg(text::working_dir_missing(&ctx.cwd.to_string_lossy(), kind.label())));
     }
     let command = match (&ctx.session.shell_command_prefix, kind) {
-        (Some(prefix), ShellKind::Bash) if !prefix.is_empty() => format!("{prefix}\n{}", args.command),
-        _ => args.command,
+        (Some(prefix), ShellKind::Bash) if !prefix.is_empty() => format!("{prefix}\n{command}"),
+        _ => command,
     };
     if command.contains('\0') {
         return Err(ToolError::msg(text::argument_has_nul(shell.args.len(), &text::quote_argument(&command))));
     }
-    let spec = process::build_command(&shell, &command, &ctx.cwd, &ctx.session);
-    // A sandbox (pi-sandbox) wraps `spec` here, before it is started.
-    let outcome = execute(&spec, kind, timeout, ctx).await?;
+    // A sandbox (pi-sandbox) wraps the spec here, before it is started.
+    Ok(process::build_command(&shell, &command, &ctx.cwd, &ctx.session))
+}
+
+async fn run_shell(kind: ShellKind, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let args: CommandArgs = super::parse(args)?;
+    let timeout = check_timeout(args.timeout)?;
+    let spec = command_spec(kind, args.command, ctx)?;
+    let outcome = execute(&spec, kind, timeout, ctx, None).await?;
     outcome.into_result(args.timeout.unwrap_or(0.0))
+}
+
+/// How a user command (`!cmd`, RPC `bash`) ended, in the shape the
+/// reference's clients read (`BashResult`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserCommandResult {
+    /// The output (stdout and stderr as they came); its last 2000 lines or
+    /// 50 KiB when longer, without a notice.
+    pub output: String,
+    /// The exit code (128 + n after signal n); absent when cancelled or unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+    /// Stopped by an abort.
+    pub cancelled: bool,
+    /// The output was cut.
+    pub truncated: bool,
+    /// Where the whole output is, when cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_output_path: Option<String>,
+}
+
+/// Run a command the user typed, in the session's shell and folder: no
+/// timeout, stopped by `ctx.abort`, every decoded piece of output handed to
+/// `on_output` as it arrives. Errors are the ones that keep it from starting.
+pub async fn run_user_command(
+    command: &str,
+    ctx: &ToolContext,
+    on_output: Option<crate::OutputFn>,
+) -> Result<UserCommandResult, ToolError> {
+    let spec = command_spec(ShellKind::Bash, command.to_string(), ctx)?;
+    let outcome = execute(&spec, ShellKind::Bash, None, ctx, on_output).await?;
+    let (exit_code, cancelled) = match outcome.end {
+        End::Exited(code) => (Some(code), false),
+        End::Aborted => (None, true),
+        End::Unknown | End::TimedOut(_) => (None, false),
+    };
+    let truncated = outcome.shown.truncation.is_some();
+    let full_output_path =
+        outcome.shown.full_output_path.as_ref().filter(|_| truncated).map(|p| p.to_string_lossy().into_owned());
+    Ok(UserCommandResult { output: outcome.shown.text, exit_code, cancelled, truncated, full_output_path })
 }
 
 /// How the command ended.
@@ -167,6 +214,7 @@ async fn execute(
     kind: ShellKind,
     timeout: Option<Duration>,
     ctx: &ToolContext,
+    on_output: Option<crate::OutputFn>,
 ) -> Result<Outcome, ToolError> {
     let started = Instant::now();
     let process::Running { mut child, mut group, output } = process::spawn(spec).map_err(|e| {
@@ -174,7 +222,7 @@ async fn execute(
         let code = process::errno_name(&e).map(str::to_string).unwrap_or_else(|| e.to_string());
         ToolError::msg(text::spawn_failed(&program, &code))
     })?;
-    let acc = Arc::new(Mutex::new(Accumulator::new(kind.output_prefix(), std::env::temp_dir())));
+    let acc = Arc::new(Mutex::new(Accumulator::new(kind.output_prefix(), std::env::temp_dir()).with_output(on_output)));
     let stop = Arc::new(process::StopSignal::default());
     let (done_tx, mut done_rx) = oneshot::channel::<()>();
     {

@@ -15,7 +15,7 @@ mod ls;
 pub(crate) mod read;
 mod write;
 
-pub use bash::kill_running_commands;
+pub use bash::{UserCommandResult, kill_running_commands, run_user_command};
 
 /// Run a call whose arguments already passed preparation and validation.
 pub async fn execute_validated(name: ToolName, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {

@@ -151,7 +151,6 @@ pub(crate) struct StructuredOutput {
 }
 
 /// The streaming accumulator of one command's output.
-#[derive(Debug)]
 pub(crate) struct Accumulator {
     prefix: &'static str,
     temp_dir: PathBuf,
@@ -170,6 +169,8 @@ pub(crate) struct Accumulator {
     raw_prefix: Vec<u8>,
     file: FileState,
     version: u64,
+    /// Told every decoded piece as it arrives (user commands stream it).
+    on_output: Option<crate::OutputFn>,
 }
 
 impl Accumulator {
@@ -190,7 +191,14 @@ impl Accumulator {
             raw_prefix: Vec::new(),
             file: FileState::None,
             version: 0,
+            on_output: None,
         }
+    }
+
+    /// Hand every decoded piece to `f` as well (called with the accumulator locked).
+    pub(crate) fn with_output(mut self, f: Option<crate::OutputFn>) -> Self {
+        self.on_output = f;
+        self
     }
 
     /// Changes with every read; an update is due when it moved.
@@ -231,6 +239,13 @@ impl Accumulator {
         self.open_file_if_needed();
     }
 
+    fn absorb(&mut self, piece: &str) {
+        if let Some(f) = &self.on_output {
+            f(piece);
+        }
+        self.count(piece);
+    }
+
     /// The output ended: flush a dangling partial character.
     pub(crate) fn finish(&mut self) {
         let mut decoder = std::mem::take(&mut self.decoder);
@@ -243,7 +258,7 @@ impl Accumulator {
         }
     }
 
-    fn absorb(&mut self, piece: &str) {
+    fn count(&mut self, piece: &str) {
         let bytes = piece.as_bytes();
         self.total_bytes += bytes.len() as u64;
         let newlines = count_newlines(bytes);

@@ -1,0 +1,165 @@
+//! The messages of a session: what the model sees ([`Message`]) and what the
+//! agent keeps beside it (a command the user ran, `bashExecution`). Before a
+//! request, [`to_llm`] turns the conversation into what a model takes.
+
+use pi_ai::{Message, UserMessage};
+use serde::{Deserialize, Serialize};
+
+/// One message of a session, in its JSON form (tagged by `role`).
+// Most messages are model messages; boxing them would cost an allocation
+// each for the sake of the rare agent-only record.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AgentMessage {
+    /// A message a model takes as it is.
+    Llm(Message),
+    /// A message only the agent knows; converted (or left out) for requests.
+    Agent(AgentOnly),
+}
+
+/// The agent's own message kinds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum AgentOnly {
+    /// A command the user ran (`!cmd`, `!!cmd`, RPC `bash`).
+    BashExecution(BashExecutionMessage),
+}
+
+/// A command the user ran and its outcome. Unless `exclude_from_context`,
+/// the model sees it as a user message on the next request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BashExecutionMessage {
+    /// The command.
+    pub command: String,
+    /// Its output (stdout and stderr as they came), tail-cut like bash's.
+    pub output: String,
+    /// The exit code; absent when cancelled or unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+    /// Stopped by the user.
+    pub cancelled: bool,
+    /// The output was cut.
+    pub truncated: bool,
+    /// Where the whole output is, when cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_output_path: Option<String>,
+    /// `!!cmd`: kept in the session, never sent to the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exclude_from_context: bool,
+    /// Milliseconds since the epoch.
+    pub timestamp: i64,
+}
+
+impl From<Message> for AgentMessage {
+    fn from(m: Message) -> Self {
+        AgentMessage::Llm(m)
+    }
+}
+
+impl AgentMessage {
+    /// The model-level message, if this is one.
+    pub fn as_llm(&self) -> Option<&Message> {
+        match self {
+            AgentMessage::Llm(m) => Some(m),
+            AgentMessage::Agent(_) => None,
+        }
+    }
+}
+
+impl BashExecutionMessage {
+    /// How the model reads it: the command, its output in a fence (or `(no
+    /// output)`), then how it ended and where a cut output is.
+    pub fn to_text(&self) -> String {
+        let mut text = format!("Ran `{}`\n", self.command);
+        if self.output.is_empty() {
+            text.push_str(crate::text::BASH_NO_OUTPUT);
+        } else {
+            text.push_str(&format!("```\n{}\n```", self.output));
+        }
+        if self.cancelled {
+            text.push_str(crate::text::BASH_CANCELLED);
+        } else if let Some(code) = self.exit_code.filter(|c| *c != 0) {
+            text.push_str(&crate::text::bash_exited_with(code));
+        }
+        if self.truncated
+            && let Some(path) = &self.full_output_path
+        {
+            text.push_str(&crate::text::bash_output_truncated(path));
+        }
+        text
+    }
+}
+
+/// The conversation as a model takes it: agent-only messages become user
+/// messages or are left out.
+pub fn to_llm(messages: &[AgentMessage]) -> Vec<Message> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            AgentMessage::Llm(m) => Some(m.clone()),
+            AgentMessage::Agent(AgentOnly::BashExecution(b)) if !b.exclude_from_context => {
+                let mut user = UserMessage::text(b.to_text());
+                user.timestamp = b.timestamp;
+                Some(Message::User(user))
+            }
+            AgentMessage::Agent(AgentOnly::BashExecution(_)) => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(output: &str, exit_code: Option<i64>, cancelled: bool) -> BashExecutionMessage {
+        BashExecutionMessage {
+            command: "make".into(),
+            output: output.into(),
+            exit_code,
+            cancelled,
+            truncated: false,
+            full_output_path: None,
+            exclude_from_context: false,
+            timestamp: 5,
+        }
+    }
+
+    #[test]
+    fn the_text_a_model_reads() {
+        assert_eq!(run("hi\n", Some(0), false).to_text(), "Ran `make`\n```\nhi\n\n```");
+        assert_eq!(run("", Some(2), false).to_text(), "Ran `make`\n(no output)\n\nCommand exited with code 2");
+        assert_eq!(run("x", Some(2), true).to_text(), "Ran `make`\n```\nx\n```\n\n(command cancelled)");
+        let cut = BashExecutionMessage {
+            truncated: true,
+            full_output_path: Some("/t/f.log".into()),
+            ..run("y", None, false)
+        };
+        assert_eq!(cut.to_text(), "Ran `make`\n```\ny\n```\n\n[Output truncated. Full output: /t/f.log]");
+    }
+
+    #[test]
+    fn json_round_trip_and_conversion() {
+        let excluded = BashExecutionMessage { exclude_from_context: true, ..run("a", Some(0), false) };
+        let list = vec![
+            AgentMessage::Llm(Message::User(UserMessage::text("go"))),
+            AgentMessage::Agent(AgentOnly::BashExecution(run("a", Some(0), false))),
+            AgentMessage::Agent(AgentOnly::BashExecution(excluded)),
+        ];
+        let v = serde_json::to_value(&list).unwrap();
+        assert_eq!(v[1]["role"], "bashExecution");
+        assert_eq!(v[1]["exitCode"], 0);
+        assert!(v[1].get("excludeFromContext").is_none());
+        assert_eq!(v[2]["excludeFromContext"], json!(true));
+        let back: Vec<AgentMessage> = serde_json::from_value(v).unwrap();
+        assert_eq!(back, list);
+        let llm = to_llm(&list);
+        assert_eq!(llm.len(), 2);
+        match &llm[1] {
+            Message::User(u) => assert_eq!(u.timestamp, 5),
+            other => panic!("{other:?}"),
+        }
+    }
+}
