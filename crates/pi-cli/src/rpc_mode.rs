@@ -111,107 +111,109 @@ fn stats(messages: &[AgentMessage], session_id: &Value) -> Value {
     })
 }
 
+/// The state of an RPC session between commands.
+struct Server {
+    shared: Arc<Shared>,
+    agent: Arc<tokio::sync::Mutex<Agent>>,
+    abort: pi_agent::AbortHandle,
+    steering: pi_agent::Queue,
+    follow_ups: pi_agent::Queue,
+    tool_ctx: pi_tools::ToolContext,
+    header: Value,
+    models: Vec<pi_config::ModelEntry>,
+    reload_state: crate::reload::ReloadState,
+    bash: crate::rpc_bash::BashContext,
+    commands: crate::rpc_bash::RunningCommands,
+    running: Option<tokio::task::JoinHandle<()>>,
+}
+
 /// Serve commands until standard input closes, then wait for the current run.
 pub async fn run(
     agent: Agent,
     header: Value,
     models: Vec<pi_config::ModelEntry>,
-    mut reload_state: crate::reload::ReloadState,
+    reload_state: crate::reload::ReloadState,
 ) -> std::process::ExitCode {
-    let s = shared();
-    if let Ok(mut m) = s.messages.lock() {
-        *m = agent.messages.clone();
-    }
-    let abort = agent.abort_handle();
-    let steering = agent.steering.clone();
-    let follow_ups = agent.follow_ups.clone();
-    let tool_ctx = agent.tool_ctx.clone();
-    let interceptors = agent.dispatcher.interceptors.clone();
-    let agent = Arc::new(tokio::sync::Mutex::new(agent));
-    let mirror_to = s.clone();
-    let bash = crate::rpc_bash::BashContext {
-        interceptors,
-        tool_ctx: tool_ctx.clone(),
-        agent: agent.clone(),
-        mirror: Arc::new(move |m: AgentMessage| {
-            if let Ok(mut list) = mirror_to.messages.lock() {
-                list.push(m);
-            }
-        }),
-    };
-    let commands = crate::rpc_bash::RunningCommands::default();
+    let mut server = Server::new(agent, header, models, reload_state);
     let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
-    let mut running: Option<tokio::task::JoinHandle<()>> = None;
     while let Ok(Some(raw)) = lines.next_segment().await {
         let line = String::from_utf8_lossy(&raw);
         let line = line.strip_suffix('\r').unwrap_or(&line);
         if line.trim().is_empty() {
             continue;
         }
-        let cmd: Value = match serde_json::from_str(line) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) => {
-                respond(&None, "parse", Err(text::rpc_parse_failed("expected a JSON object")));
-                continue;
-            }
-            Err(e) => {
-                respond(&None, "parse", Err(text::rpc_parse_failed(&e.to_string())));
-                continue;
-            }
+        match serde_json::from_str(line) {
+            Ok(cmd @ Value::Object(_)) => server.handle(cmd).await,
+            Ok(_) => respond(&None, "parse", Err(text::rpc_parse_failed("expected a JSON object"))),
+            Err(e) => respond(&None, "parse", Err(text::rpc_parse_failed(&e.to_string()))),
+        }
+    }
+    if let Some(h) = server.running.take() {
+        let _ = h.await;
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+impl Server {
+    fn new(
+        agent: Agent,
+        header: Value,
+        models: Vec<pi_config::ModelEntry>,
+        reload_state: crate::reload::ReloadState,
+    ) -> Server {
+        let shared = shared();
+        if let Ok(mut m) = shared.messages.lock() {
+            *m = agent.messages.clone();
+        }
+        let (abort, steering, follow_ups) = (agent.abort_handle(), agent.steering.clone(), agent.follow_ups.clone());
+        let tool_ctx = agent.tool_ctx.clone();
+        let interceptors = agent.dispatcher.interceptors.clone();
+        let agent = Arc::new(tokio::sync::Mutex::new(agent));
+        let mirror_to = shared.clone();
+        let bash = crate::rpc_bash::BashContext {
+            interceptors,
+            tool_ctx: tool_ctx.clone(),
+            agent: agent.clone(),
+            mirror: Arc::new(move |m: AgentMessage| {
+                if let Ok(mut list) = mirror_to.messages.lock() {
+                    list.push(m);
+                }
+            }),
         };
+        Server {
+            shared,
+            agent,
+            abort,
+            steering,
+            follow_ups,
+            tool_ctx,
+            header,
+            models,
+            reload_state,
+            bash,
+            commands: Default::default(),
+            running: None,
+        }
+    }
+
+    fn streaming(&self) -> bool {
+        self.shared.streaming.load(Ordering::SeqCst)
+    }
+
+    fn messages(&self) -> Vec<AgentMessage> {
+        self.shared.messages.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+
+    /// One command.
+    async fn handle(&mut self, cmd: Value) {
         let id = cmd.get("id").cloned();
         let kind = cmd.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
-        let message = cmd.get("message").and_then(Value::as_str).map(String::from);
-        let streaming = s.streaming.load(Ordering::SeqCst);
         match kind.as_str() {
-            "prompt" | "steer" | "follow_up" => {
-                let Some(msg) = message else {
-                    respond(&id, &kind, Err(text::RPC_MISSING_MESSAGE.into()));
-                    continue;
-                };
-                let behaviour = match kind.as_str() {
-                    "steer" => Some("steer"),
-                    "follow_up" => Some("followUp"),
-                    _ => cmd.get("streamingBehavior").and_then(Value::as_str),
-                };
-                if kind == "prompt" && msg.trim() == "/reload" {
-                    if streaming {
-                        respond(&id, &kind, Err(text::RPC_BUSY.into()));
-                    } else {
-                        let mut g = agent.lock().await;
-                        let status = crate::reload::reload(&mut g, &mut reload_state).await;
-                        respond(&id, &kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
-                    }
-                    continue;
-                }
-                if streaming {
-                    let queue = match behaviour {
-                        Some("steer") => &steering,
-                        Some("followUp") => &follow_ups,
-                        _ => {
-                            respond(&id, &kind, Err(text::RPC_ALREADY_STREAMING.into()));
-                            continue;
-                        }
-                    };
-                    if let Ok(mut q) = queue.lock() {
-                        q.push_back(msg);
-                    }
-                    respond(&id, &kind, Ok(Some(json!({"disposition": "queued"}))));
-                    continue;
-                }
-                let disposition = if kind == "prompt" { "started" } else { "queued" };
-                respond(&id, &kind, Ok(Some(json!({"disposition": disposition}))));
-                s.streaming.store(true, Ordering::SeqCst);
-                let a = agent.clone();
-                running = Some(tokio::spawn(async move {
-                    let mut g = a.lock().await;
-                    g.prompt(&msg).await;
-                }));
-            }
+            "prompt" | "steer" | "follow_up" => self.prompt(&id, &kind, &cmd).await,
             "abort" => {
-                abort.abort();
-                commands.abort_all();
-                if let Some(h) = running.take() {
+                self.abort.abort();
+                self.commands.abort_all();
+                if let Some(h) = self.running.take() {
                     let _ = h.await;
                 }
                 respond(&id, &kind, Ok(None));
@@ -219,75 +221,29 @@ pub async fn run(
             "clear_queue" => {
                 let drain =
                     |q: &pi_agent::Queue| q.lock().map(|mut g| g.drain(..).collect::<Vec<_>>()).unwrap_or_default();
-                respond(&id, &kind, Ok(Some(json!({"steering": drain(&steering), "followUp": drain(&follow_ups)}))));
-            }
-            "get_state" => {
-                let g = agent.try_lock();
-                let model = g.as_ref().ok().map(|g| serde_json::to_value(&g.model).unwrap_or(Value::Null));
-                let count = s.messages.lock().map(|m| m.len()).unwrap_or(0);
-                let pending =
-                    steering.lock().map(|q| q.len()).unwrap_or(0) + follow_ups.lock().map(|q| q.len()).unwrap_or(0);
-                let mut data = json!({
-                    "thinkingLevel": tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into()),
-                    "isStreaming": streaming, "isCompacting": false,
-                    "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
-                    "sessionId": header["id"], "autoCompactionEnabled": false,
-                    "messageCount": count, "pendingMessageCount": pending,
-                });
-                if let Some(f) = &tool_ctx.session.session_file {
-                    data["sessionFile"] = json!(f);
-                }
-                if let Some(m) = model {
-                    data["model"] = m;
-                }
+                let data = json!({"steering": drain(&self.steering), "followUp": drain(&self.follow_ups)});
                 respond(&id, &kind, Ok(Some(data)));
             }
-            "get_messages" => {
-                let m = s.messages.lock().map(|m| m.clone()).unwrap_or_default();
-                respond(&id, &kind, Ok(Some(json!({"messages": m}))));
-            }
+            "get_state" => respond(&id, &kind, Ok(Some(self.state()))),
+            "get_messages" => respond(&id, &kind, Ok(Some(json!({"messages": self.messages()})))),
             "get_last_assistant_text" => {
-                let m = s.messages.lock().map(|m| m.clone()).unwrap_or_default();
-                respond(&id, &kind, Ok(Some(json!({"text": last_assistant_text(&m)}))));
+                respond(&id, &kind, Ok(Some(json!({"text": last_assistant_text(&self.messages())}))))
             }
-            "get_session_stats" => {
-                let m = s.messages.lock().map(|m| m.clone()).unwrap_or_default();
-                respond(&id, &kind, Ok(Some(stats(&m, &header["id"]))));
-            }
+            "get_session_stats" => respond(&id, &kind, Ok(Some(stats(&self.messages(), &self.header["id"])))),
             "get_available_models" => {
-                let list: Vec<Value> = crate::model_select::available(&models)
+                let list: Vec<Value> = crate::model_select::available(&self.models)
                     .into_iter()
                     .map(|m| serde_json::to_value(crate::model_select::ai_model(m)).unwrap_or(Value::Null))
                     .collect();
                 respond(&id, &kind, Ok(Some(json!({"models": list}))));
             }
-            "set_model" => {
-                let provider = cmd.get("provider").and_then(Value::as_str).unwrap_or_default();
-                let model_id = cmd.get("modelId").and_then(Value::as_str).unwrap_or_default();
-                let found = models.iter().find(|m| m.provider == provider && m.id == model_id);
-                match found {
-                    None => respond(&id, &kind, Err(text::rpc_model_not_found(provider, model_id))),
-                    Some(_) if streaming => respond(&id, &kind, Err(text::RPC_BUSY.into())),
-                    Some(m) => {
-                        let mut g = agent.lock().await;
-                        match crate::model_select::api_key_for(m, None) {
-                            Ok(k) => g.api_key = k.or(g.api_key.clone()),
-                            Err(e) => {
-                                respond(&id, &kind, Err(e));
-                                continue;
-                            }
-                        }
-                        g.model = crate::model_select::ai_model(m);
-                        respond(&id, &kind, Ok(Some(serde_json::to_value(&g.model).unwrap_or(Value::Null))));
-                    }
-                }
-            }
+            "set_model" => respond(&id, &kind, self.set_model(&cmd).await),
             "new_session" => {
-                if streaming {
+                if self.streaming() {
                     respond(&id, &kind, Err(text::RPC_BUSY.into()));
                 } else {
-                    agent.lock().await.messages.clear();
-                    if let Ok(mut m) = s.messages.lock() {
+                    self.agent.lock().await.messages.clear();
+                    if let Ok(mut m) = self.shared.messages.lock() {
                         m.clear();
                     }
                     respond(&id, &kind, Ok(Some(json!({"cancelled": false}))));
@@ -295,22 +251,98 @@ pub async fn run(
             }
             "bash" => {
                 let Some(command) = cmd.get("command").and_then(Value::as_str) else {
-                    respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));
-                    continue;
+                    return respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));
                 };
                 let exclude = cmd.get("excludeFromContext").and_then(Value::as_bool) == Some(true);
-                crate::rpc_bash::start(&bash, &commands, id, command.to_string(), exclude);
+                crate::rpc_bash::start(&self.bash, &self.commands, id, command.to_string(), exclude);
             }
             "abort_bash" => {
-                commands.abort_all();
+                self.commands.abort_all();
                 respond(&id, &kind, Ok(None));
             }
             "extension_ui_response" => crate::rpc_ui::bridge().answer(&cmd),
             other => respond(&id, other, Err(text::rpc_unknown_command(other))),
         }
     }
-    if let Some(h) = running.take() {
-        let _ = h.await;
+
+    /// `prompt`, `steer`, `follow_up`: start a run, or queue the message
+    /// while one streams; `/reload` is handled here.
+    async fn prompt(&mut self, id: &Option<Value>, kind: &str, cmd: &Value) {
+        let Some(msg) = cmd.get("message").and_then(Value::as_str).map(String::from) else {
+            return respond(id, kind, Err(text::RPC_MISSING_MESSAGE.into()));
+        };
+        let streaming = self.streaming();
+        let behaviour = match kind {
+            "steer" => Some("steer"),
+            "follow_up" => Some("followUp"),
+            _ => cmd.get("streamingBehavior").and_then(Value::as_str),
+        };
+        if kind == "prompt" && msg.trim() == "/reload" {
+            if streaming {
+                return respond(id, kind, Err(text::RPC_BUSY.into()));
+            }
+            let mut g = self.agent.lock().await;
+            let status = crate::reload::reload(&mut g, &mut self.reload_state).await;
+            return respond(id, kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
+        }
+        if streaming {
+            let queue = match behaviour {
+                Some("steer") => &self.steering,
+                Some("followUp") => &self.follow_ups,
+                _ => return respond(id, kind, Err(text::RPC_ALREADY_STREAMING.into())),
+            };
+            if let Ok(mut q) = queue.lock() {
+                q.push_back(msg);
+            }
+            return respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
+        }
+        let disposition = if kind == "prompt" { "started" } else { "queued" };
+        respond(id, kind, Ok(Some(json!({"disposition": disposition}))));
+        self.shared.streaming.store(true, Ordering::SeqCst);
+        let a = self.agent.clone();
+        self.running = Some(tokio::spawn(async move {
+            let mut g = a.lock().await;
+            g.prompt(&msg).await;
+        }));
     }
-    std::process::ExitCode::SUCCESS
+
+    /// `get_state` (the model only when no run holds the agent).
+    fn state(&self) -> Value {
+        let g = self.agent.try_lock();
+        let model = g.as_ref().ok().map(|g| serde_json::to_value(&g.model).unwrap_or(Value::Null));
+        let count = self.shared.messages.lock().map(|m| m.len()).unwrap_or(0);
+        let pending = self.steering.lock().map(|q| q.len()).unwrap_or(0)
+            + self.follow_ups.lock().map(|q| q.len()).unwrap_or(0);
+        let mut data = json!({
+            "thinkingLevel": self.tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into()),
+            "isStreaming": self.streaming(), "isCompacting": false,
+            "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
+            "sessionId": self.header["id"], "autoCompactionEnabled": false,
+            "messageCount": count, "pendingMessageCount": pending,
+        });
+        if let Some(f) = &self.tool_ctx.session.session_file {
+            data["sessionFile"] = json!(f);
+        }
+        if let Some(m) = model {
+            data["model"] = m;
+        }
+        data
+    }
+
+    /// `set_model`: a configured model, its key; not while a run streams.
+    async fn set_model(&self, cmd: &Value) -> Result<Option<Value>, String> {
+        let provider = cmd.get("provider").and_then(Value::as_str).unwrap_or_default();
+        let model_id = cmd.get("modelId").and_then(Value::as_str).unwrap_or_default();
+        let Some(m) = self.models.iter().find(|m| m.provider == provider && m.id == model_id) else {
+            return Err(text::rpc_model_not_found(provider, model_id));
+        };
+        if self.streaming() {
+            return Err(text::RPC_BUSY.into());
+        }
+        let mut g = self.agent.lock().await;
+        let key = crate::model_select::api_key_for(m, None)?;
+        g.api_key = key.or(g.api_key.clone());
+        g.model = crate::model_select::ai_model(m);
+        Ok(Some(serde_json::to_value(&g.model).unwrap_or(Value::Null)))
+    }
 }
