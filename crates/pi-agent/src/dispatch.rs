@@ -11,6 +11,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures::FutureExt as _;
+
 use pi_ai::Usage;
 use pi_tools::{ToolContext, ToolResult};
 use serde_json::Value;
@@ -340,7 +342,12 @@ impl Dispatcher {
             nested: Some(nested),
             terminate: Some(&wants_end),
         };
-        let mut result = tool.execute(inv).await;
+        // A tool that panics (a bug in it) fails this call with a short
+        // error; the session goes on.
+        let mut result = match std::panic::AssertUnwindSafe(tool.execute(inv)).catch_unwind().await {
+            Ok(r) => r,
+            Err(_) => ToolResult::thrown(text::tool_panicked(&req.name)),
+        };
         let terminate = terminate || wants_end.load(std::sync::atomic::Ordering::Relaxed);
         if !self.interceptors.is_empty() {
             let mut ev = ToolResultEvent {

@@ -34,3 +34,8 @@ pub fn bash_exited_with(code: i64) -> String {
 pub fn bash_output_truncated(path: &str) -> String {
     format!("\n\n[Output truncated. Full output: {path}]")
 }
+
+/// A tool panicked while it ran (a bug in the tool): the call's result.
+pub fn tool_panicked(name: &str) -> String {
+    pi_tools::text::common::internal_error(name, "it failed unexpectedly (a bug); nothing more is known")
+}

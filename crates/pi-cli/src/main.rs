@@ -37,6 +37,24 @@ fn restore_default_sigpipe() {
     }
 }
 
+/// A panic (a bug) is reported in one short line: its message can hold a
+/// model's or a file's text of any size (a 400 KB pattern, say).
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let location = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("{}\n", text::internal_error(&location, &message)).as_bytes(),
+        );
+    }));
+}
+
 /// `pi [options] [messages…]`: start-up, then the mode.
 fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
     let mut report = setup::Report::stderr();
@@ -53,6 +71,7 @@ fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
 
 fn main() -> ExitCode {
     restore_default_sigpipe();
+    install_panic_hook();
     let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
     match args.first().map(String::as_str) {
         Some("tool") => tool_cmd::main(&args[1..]),

@@ -311,8 +311,8 @@ impl Server {
         let g = self.agent.try_lock();
         let model = g.as_ref().ok().map(|g| serde_json::to_value(&g.model).unwrap_or(Value::Null));
         let count = self.shared.messages.lock().map(|m| m.len()).unwrap_or(0);
-        let pending = self.steering.lock().map(|q| q.len()).unwrap_or(0)
-            + self.follow_ups.lock().map(|q| q.len()).unwrap_or(0);
+        let pending =
+            self.steering.lock().map(|q| q.len()).unwrap_or(0) + self.follow_ups.lock().map(|q| q.len()).unwrap_or(0);
         let mut data = json!({
             "thinkingLevel": self.tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into()),
             "isStreaming": self.streaming(), "isCompacting": false,

@@ -169,3 +169,16 @@ pub fn unknown_builtin(name: &str) -> String {
 pub fn command_exit_code(code: i64) -> String {
     format!("Command exited with code {code}")
 }
+
+/// Characters of a panic's message printed (the rest is cut).
+pub const PANIC_MESSAGE_MAX_CHARS: usize = 300;
+
+/// A panic (a bug in pi), in one line on standard error.
+pub fn internal_error(location: &str, message: &str) -> String {
+    let mut cut: String = message.chars().take(PANIC_MESSAGE_MAX_CHARS).collect();
+    if message.chars().count() > PANIC_MESSAGE_MAX_CHARS {
+        cut.push('…');
+    }
+    let cut = cut.replace('\n', " ");
+    format!("pi: internal error at {location}: {cut}")
+}

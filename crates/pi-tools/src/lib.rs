@@ -35,6 +35,7 @@ mod name;
 mod os_error;
 pub mod paths;
 pub mod queue;
+pub mod replace;
 mod result;
 mod schema;
 mod search;

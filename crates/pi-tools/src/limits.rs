@@ -55,3 +55,19 @@ pub const READ_IMAGE_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
 /// `read`: bytes read from a device, FIFO or socket before giving up (2 GiB,
 /// where Node's `readFile` fails too); regular files have no such limit.
 pub const READ_SPECIAL_FILE_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// Symlinks followed to find the file a write changes (as the kernel's limit).
+pub const MAX_SYMLINK_HOPS: usize = 40;
+/// Seconds `edit` and `write` wait for another process's lock on the file.
+pub const FILE_LOCK_WAIT_SECS: u64 = 30;
+/// Milliseconds between two tries of a held file lock.
+pub const FILE_LOCK_POLL_MS: u64 = 5;
+/// `edit`: largest file it changes (bigger ones get a clear error; edit keeps
+/// about twice the file in memory).
+pub const EDIT_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
+/// Longest single argument a process may get on Linux (`MAX_ARG_STRLEN`,
+/// 32 pages, less the terminating NUL): the reference's `grep`/`find` fail
+/// with `spawn E2BIG` past it.
+pub const MAX_ARGUMENT_BYTES: usize = 32 * 4096 - 1;
+/// `grep`: bytes one line may take in memory; a longer line (a huge file
+/// without newlines) is an error for that file, not an out-of-memory abort.
+pub const GREP_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;

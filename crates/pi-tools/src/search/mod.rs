@@ -39,6 +39,15 @@ use tokio_util::sync::CancellationToken;
 /// Most worker threads used by a search (ripgrep's own cap).
 const MAX_THREADS: usize = 12;
 
+/// The reference starts `rg`/`fd` with these arguments; one longer than a
+/// process argument may be fails as Node fails it (`spawn E2BIG`).
+pub(crate) fn check_argument_lengths(args: &[Option<&str>]) -> Result<(), crate::ToolError> {
+    if args.iter().flatten().any(|a| a.len() > crate::limits::MAX_ARGUMENT_BYTES) {
+        return Err(crate::ToolError::msg(crate::text::common::SPAWN_E2BIG));
+    }
+    Ok(())
+}
+
 /// Worker threads for a walk or a search: the available cores, at most 12.
 pub(crate) fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)

@@ -114,3 +114,24 @@ pub fn first_argument_with_nul<S: AsRef<str>>(args: &[S]) -> Option<String> {
     let (i, a) = args.iter().enumerate().find(|(_, a)| a.as_ref().contains('\0'))?;
     Some(argument_has_nul(i, &quote_argument(a.as_ref())))
 }
+
+/// Another process held the file (`edit`, `write`) longer than pi waits.
+pub fn file_busy(path: &str, secs: u64) -> String {
+    format!("The file {path} is locked by another process (waited {secs} s); try again")
+}
+
+/// A tool failed in a way it should not (a bug); the model gets this short
+/// text, never the internals.
+pub fn internal_error(tool: &str, what: &str) -> String {
+    format!("Internal error in the {tool} tool: {what}")
+}
+
+/// An argument longer than one process argument may be: the reference starts
+/// `rg`/`fd` with it and Node answers this.
+pub const SPAWN_E2BIG: &str = "spawn E2BIG";
+
+/// A tool's worker panicked (a bug in pi): the call's result.
+pub const WORKER_PANICKED: &str = "Internal error: the tool failed unexpectedly (a bug); nothing more is known";
+
+/// A tool's worker was cancelled before it finished.
+pub const WORKER_CANCELLED: &str = "The tool's work was cancelled before it finished";

@@ -9,6 +9,16 @@ pub fn could_not_edit(path: &str, code: &str) -> String {
     format!("Could not edit file: {path}. Error code: {code}.")
 }
 
+/// The file is bigger than `edit` takes (beyond the reference, which reads
+/// any file into one string): the size, the limit and what to use instead.
+pub fn file_too_large(path: &str, size: u64, limit: u64) -> String {
+    format!(
+        "File too large to edit: {path} is {}, and edit works on files up to {}. Use bash (sed, awk or a script) to change it.",
+        crate::truncate::format_size(size as usize),
+        crate::truncate::format_size(limit as usize)
+    )
+}
+
 /// An `oldText` is the empty string.
 pub fn empty_old_text(path: &str, index: Option<usize>) -> String {
     match index {

@@ -44,3 +44,6 @@ mod tests {
         assert_eq!(result_limit_reached(3), "3 results limit reached. Use limit=6 for more, or refine pattern");
     }
 }
+
+/// A glob whose regex would be too big to build (after `[fd error]: `).
+pub const PATTERN_TOO_COMPLEX: &str = "the pattern is too long or too complex to compile; use a shorter pattern";

@@ -10,6 +10,15 @@ pub fn rg_error(message: &str) -> String {
     format!("rg: {message}")
 }
 
+/// A file with a line longer than grep holds in memory (beyond the reference,
+/// whose `rg` reads any line whole): what it says after `rg: <path>: `.
+pub fn line_too_long(limit: usize) -> String {
+    format!(
+        "a line is longer than {} (grep does not hold such a line in memory; use bash to look at this file)",
+        crate::truncate::format_size(limit)
+    )
+}
+
 /// ripgrep's hint after a pattern that contains a line terminator.
 pub const MULTILINE_HINT: &str = "Consider enabling multiline mode with the --multiline flag (or -U for short).\nWhen multiline mode is enabled, new line characters can be matched.";
 

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::limits::EDIT_MAX_FILE_BYTES;
 use crate::os_error::{code_and_description, node_error};
 use crate::queue::FileMutationGuard;
 use crate::text::edit as msg;
@@ -59,7 +60,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let job = tokio::task::spawn_blocking(move || edit_file(guard, abs, args, &token));
     tokio::select! {
         _ = abort.cancelled() => Err(ToolError::Aborted),
-        r = job => r.unwrap_or_else(|e| Err(ToolError::msg(e.to_string()))),
+        r = job => r.unwrap_or_else(|e| Err(super::worker_failed(e))),
     }
 }
 
@@ -76,21 +77,57 @@ fn edit_file(
     rustix::fs::access(&abs, rustix::fs::Access::READ_OK | rustix::fs::Access::WRITE_OK)
         .map_err(|e| ToolError::msg(msg::could_not_edit(path, code_and_description(e.raw_os_error()).0)))?;
     check()?;
-    let bytes = read(&abs)?;
+    // Other processes that change the file wait for this one (and it for them).
+    let lock = crate::replace::FileLock::acquire(&crate::replace::final_target(&abs), abort)
+        .map_err(|e| lock_error(e, &abs))?;
+    let bytes = match &lock {
+        Some(l) => read_locked(l.file(), path)?,
+        None => read(&abs)?,
+    };
     check()?;
-    let source = endings::Source::decode(&bytes);
+    let mut source = endings::Source::decode(bytes);
     let edits: Vec<EditText> = args.edits.into_iter().map(|e| EditText { old: e.old_text, new: e.new_text }).collect();
     let count = edits.len();
-    let applied = apply::apply_edits(&source.lf, &edits, path).map_err(ToolError::msg)?;
-    let new_bytes = source.splice(&applied.reps);
+    let applied = apply::apply_edits(source.lf(), &edits, path).map_err(ToolError::msg)?;
+    let d = diff::edit_diff(path, source.lf(), &applied.new_lf, &applied.reps);
+    // Memory: the original and the new text at most, never more copies.
+    let reps = applied.reps;
+    drop(applied.new_lf);
+    source.drop_lf();
+    let new_bytes = source.splice(&reps);
+    drop(source);
     check()?;
     write(&abs, &new_bytes)?;
-    let d = diff::edit_diff(path, &source.lf, &applied.new_lf, &applied.reps);
+    drop(lock);
     let mut details = json!({"diff": d.diff, "patch": d.patch});
     if let Some(line) = d.first_changed_line {
         details["firstChangedLine"] = json!(line);
     }
     Ok(ToolResult::success(msg::replaced(path, count)).with_details(details))
+}
+
+/// A lock that could not be taken, as the model reads it.
+pub(crate) fn lock_error(e: crate::replace::LockError, abs: &std::path::Path) -> ToolError {
+    use crate::replace::LockError;
+    match e {
+        LockError::Aborted => ToolError::Aborted,
+        LockError::Busy => {
+            ToolError::msg(crate::text::common::file_busy(&abs.to_string_lossy(), crate::limits::FILE_LOCK_WAIT_SECS))
+        }
+        LockError::Io(e) => ToolError::msg(node_error(&e, "open", Some(abs))),
+    }
+}
+
+/// The bytes of the locked regular file, refused past [`EDIT_MAX_FILE_BYTES`].
+fn read_locked(mut file: &std::fs::File, path: &str) -> Result<Vec<u8>, ToolError> {
+    use std::io::Read as _;
+    let size = file.metadata().map_err(|e| ToolError::msg(node_error(&e, "fstat", None)))?.len();
+    if size > EDIT_MAX_FILE_BYTES {
+        return Err(ToolError::msg(msg::file_too_large(path, size, EDIT_MAX_FILE_BYTES)));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.read_to_end(&mut bytes).map_err(|e| ToolError::msg(node_error(&e, "read", None)))?;
+    Ok(bytes)
 }
 
 /// The file's bytes. Opened without blocking, and only a regular file is
@@ -119,15 +156,10 @@ fn read(abs: &std::path::Path) -> Result<Vec<u8>, ToolError> {
     Ok(bytes)
 }
 
-fn write(abs: &std::path::Path, bytes: &[u8]) -> Result<(), ToolError> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let mut file = std::fs::OpenOptions::new()
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(abs)
-        .map_err(|e| ToolError::msg(node_error(&e, "open", Some(abs))))?;
-    file.write_all(bytes).map_err(|e| ToolError::msg(node_error(&e, "write", None)))
+/// Replace the file's contents in one step (see [`crate::replace`]).
+pub(crate) fn write(abs: &std::path::Path, bytes: &[u8]) -> Result<(), ToolError> {
+    crate::replace::replace(abs, bytes).map_err(|(e, syscall)| {
+        let path = (syscall != "write").then_some(abs);
+        ToolError::msg(node_error(&e, syscall, path))
+    })
 }

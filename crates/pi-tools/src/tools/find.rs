@@ -51,12 +51,13 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     if let Some(message) = nul_in_fd_arguments(&root, &a.pattern, &max_results) {
         return Err(ToolError::msg(message));
     }
+    search::check_argument_lengths(&[Some(a.pattern.as_str())])?;
     let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
     let abort = ctx.abort.clone();
     let budget = search::Budget::DEFAULT;
     let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, budget, &abort));
     tokio::select! {
-        r = task => r.map_err(|e| ToolError::msg(e.to_string()))?,
+        r = task => r.map_err(super::worker_failed)?,
         _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
     }
 }
@@ -136,7 +137,11 @@ fn compile(root: &Path, pattern: &str) -> Result<Option<Pattern>, ToolError> {
         .case_insensitive(ignore_case)
         .build()
         .map_err(|e| ToolError::msg(text::fd_error(&e.to_string())))?;
-    Ok(Some(Pattern { glob: glob.compile_matcher(), full_path }))
+    // globset panics when the regex a glob becomes is too big (a long or
+    // very repetitive pattern); that is the pattern's fault, not a crash.
+    let matcher = std::panic::catch_unwind(|| glob.compile_matcher())
+        .map_err(|_| ToolError::msg(text::fd_error(crate::text::find::PATTERN_TOO_COMPLEX)))?;
+    Ok(Some(Pattern { glob: matcher, full_path }))
 }
 
 fn execute(

@@ -110,6 +110,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     if let Some(message) = nul_in_rg_arguments(&a, &root, meta.is_dir(), context) {
         return Err(ToolError::msg(message));
     }
+    search::check_argument_lengths(&[Some(a.pattern.as_str()), a.glob.as_deref()])?;
     let req = Request {
         root,
         is_dir: meta.is_dir(),
@@ -124,7 +125,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let abort = ctx.abort.clone();
     let task = tokio::task::spawn_blocking(move || execute(req, &abort));
     tokio::select! {
-        r = task => r.map_err(|e| ToolError::msg(e.to_string()))?,
+        r = task => r.map_err(super::worker_failed)?,
         _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
     }
 }
@@ -233,6 +234,8 @@ fn searcher(context: u64, binary: BinaryDetection) -> Searcher {
         .before_context(c)
         .after_context(c)
         .binary_detection(binary)
+        // Bounded memory: a line longer than this is an error for its file.
+        .heap_limit(Some(crate::limits::GREP_MAX_LINE_BYTES))
         .build()
 }
 
@@ -270,7 +273,13 @@ fn search_file(s: &mut Searcher, path: &Path, root: Option<&Path>, req: &Request
     if let Err(e) = result {
         let (display, error_path) = names(root, path);
         hits.display = display;
-        hits.error = Some(text::rg_error(&format!("{error_path}: {e}")));
+        // grep-searcher says "configured allocation limit (…) exceeded".
+        let why = if e.to_string().contains("allocation limit") {
+            text::line_too_long(crate::limits::GREP_MAX_LINE_BYTES)
+        } else {
+            e.to_string()
+        };
+        hits.error = Some(text::rg_error(&format!("{error_path}: {why}")));
     }
     hits
 }

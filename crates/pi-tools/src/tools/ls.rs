@@ -47,7 +47,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let abort = ctx.abort.clone();
     let job = tokio::task::spawn_blocking(move || list(&abs, limit, &abort));
     tokio::select! {
-        joined = job => joined.map_err(|e| ToolError::msg(e.to_string()))?,
+        joined = job => joined.map_err(super::worker_failed)?,
         _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
     }
 }

@@ -58,6 +58,13 @@ pub(crate) async fn call_tool(name: ToolName, args: Value, ctx: &ToolContext) ->
     }
 }
 
+/// A tool's blocking worker that did not come back: a panic (a bug) becomes a
+/// short error, never the panic's text (which can be huge).
+pub(crate) fn worker_failed(e: tokio::task::JoinError) -> ToolError {
+    let what = if e.is_panic() { crate::text::common::WORKER_PANICKED } else { crate::text::common::WORKER_CANCELLED };
+    ToolError::msg(what)
+}
+
 /// Deserialize validated arguments into a handler's own struct.
 pub(crate) fn parse<T: serde::de::DeserializeOwned>(args: Value) -> Result<T, ToolError> {
     serde_json::from_value(args).map_err(|e| ToolError::msg(e.to_string()))

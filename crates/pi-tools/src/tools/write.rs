@@ -3,8 +3,6 @@
 //! Runs in the file's turn of the mutation queue. Errors are the platform's, in
 //! Node's words (`EISDIR: illegal operation on a directory, open '<abs>'`).
 
-use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -36,7 +34,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let job = tokio::task::spawn_blocking(move || write_file(guard, abs, args.content, &token));
     let outcome = tokio::select! {
         _ = abort.cancelled() => Err(ToolError::Aborted),
-        r = job => r.unwrap_or_else(|e| Err(ToolError::msg(e.to_string()))),
+        r = job => r.unwrap_or_else(|e| Err(super::worker_failed(e))),
     };
     outcome?;
     Ok(ToolResult::success(msg::wrote(&args.path)))
@@ -57,14 +55,16 @@ fn write_file(
         std::fs::create_dir_all(dir).map_err(|e| ToolError::msg(node_error(&e, "mkdir", Some(dir))))?;
     }
     check()?;
-    // Without blocking: a FIFO nobody reads fails (ENXIO) instead of hanging.
-    let mut file = std::fs::OpenOptions::new()
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&abs)
-        .map_err(|e| ToolError::msg(node_error(&e, "open", Some(&abs))))?;
-    file.write_all(content.as_bytes()).map_err(|e| ToolError::msg(node_error(&e, "write", None)))?;
+    let target = crate::replace::final_target(&abs);
+    // A file pi may not write keeps its error (replacing it would get round that).
+    if target.exists()
+        && let Err(e) = rustix::fs::access(&target, rustix::fs::Access::WRITE_OK)
+    {
+        let e = std::io::Error::from_raw_os_error(e.raw_os_error());
+        return Err(ToolError::msg(node_error(&e, "open", Some(&abs))));
+    }
+    let lock = crate::replace::FileLock::acquire(&target, abort).map_err(|e| super::edit::lock_error(e, &abs))?;
+    super::edit::write(&abs, content.as_bytes())?;
+    drop(lock);
     Ok(())
 }

@@ -17,24 +17,43 @@ pub(super) struct Source {
     bom: bool,
     /// The text after the BOM, with its own line endings.
     original: String,
-    /// `original` with `\n` line breaks.
-    pub lf: String,
-    /// Offsets in `lf` of the `\n`s that stand for a `\r\n`.
+    /// `original` with `\n` line breaks, when it has a `\r` (otherwise
+    /// `original` is that text already: no second copy).
+    lf: Option<String>,
+    /// Offsets in the `\n` text of the `\n`s that stand for a `\r\n`.
     crlf: Vec<usize>,
 }
 
 impl Source {
-    /// Decode a file (invalid UTF-8 becomes U+FFFD, as the reference reads it).
-    pub fn decode(bytes: &[u8]) -> Source {
-        let text = String::from_utf8_lossy(bytes);
-        let (bom, original) = match text.strip_prefix(BOM) {
-            Some(rest) => (true, rest.to_string()),
-            None => (false, text.into_owned()),
+    /// Decode a file, taking its bytes (valid UTF-8 is not copied; invalid
+    /// bytes become U+FFFD, as the reference reads them).
+    pub fn decode(bytes: Vec<u8>) -> Source {
+        let mut original = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         };
-        let lf = to_lf(&original);
+        let bom = original.starts_with(BOM);
+        if bom {
+            original.drain(..BOM.len_utf8());
+        }
+        let lf = original.contains('\r').then(|| to_lf(&original));
         // The k-th `\r\n` sits k bytes earlier in the `\n` text.
-        let crlf = original.match_indices("\r\n").enumerate().map(|(k, (i, _))| i - k).collect();
+        let crlf = match lf {
+            Some(_) => original.match_indices("\r\n").enumerate().map(|(k, (i, _))| i - k).collect(),
+            None => Vec::new(),
+        };
         Source { bom, original, lf, crlf }
+    }
+
+    /// The text with `\n` line breaks, which edits match against.
+    pub fn lf(&self) -> &str {
+        self.lf.as_deref().unwrap_or(&self.original)
+    }
+
+    /// Drop the `\n` copy once matching and the diff are done (splicing
+    /// needs only the original).
+    pub fn drop_lf(&mut self) {
+        self.lf = None;
     }
 
     /// The offset in the original text of an offset in the `\n` text.
@@ -96,7 +115,7 @@ mod tests {
     use super::*;
 
     fn edit(original: &str, start: usize, end: usize, text: &str) -> String {
-        let s = Source::decode(original.as_bytes());
+        let s = Source::decode(original.as_bytes().to_vec());
         String::from_utf8(s.splice(&[Rep { start, end, text: text.into() }])).unwrap()
     }
 
@@ -144,8 +163,8 @@ mod tests {
 
     #[test]
     fn bom_is_kept() {
-        let s = Source::decode("\u{FEFF}a\r\nb\r\n".as_bytes());
-        assert_eq!(s.lf, "a\nb\n");
+        let s = Source::decode("\u{FEFF}a\r\nb\r\n".as_bytes().to_vec());
+        assert_eq!(s.lf(), "a\nb\n");
         let out = s.splice(&[Rep { start: 0, end: 1, text: "A\nA2".into() }]);
         assert_eq!(out, "\u{FEFF}A\r\nA2\r\nb\r\n".as_bytes());
     }
