@@ -70,9 +70,18 @@ fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if raw.first().is_some_and(|a| a == pi_tools::SUPERVISE_ARG) {
+        // A command's supervisor (started by pi itself): as small as can be.
+        std::process::exit(pi_tools::supervise_main(&raw[1..]));
+    }
     restore_default_sigpipe();
     install_panic_hook();
-    let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    // Commands start through this binary, so a killed pi takes them along.
+    if let Ok(exe) = std::env::current_exe() {
+        pi_tools::set_supervisor(exe);
+    }
+    let args: Vec<String> = raw.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     match args.first().map(String::as_str) {
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),

@@ -163,6 +163,11 @@ pub fn main(argv: &[String]) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    {
+        // SIGINT, SIGTERM, SIGHUP: the running command's group goes too.
+        let _guard = runtime.enter();
+        crate::signals::install(pi_agent::AbortHandle::default());
+    }
     let finished = match runtime.block_on(call(&a, cwd)) {
         Ok(f) => f,
         Err(code) => return code,

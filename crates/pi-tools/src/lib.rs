@@ -50,4 +50,7 @@ pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use result::{Content, ToolResult};
 pub use spec::{Annotations, ToolSpec};
-pub use tools::{UserCommandResult, execute_validated, kill_running_commands, prepare_arguments, run_user_command};
+pub use tools::{
+    SUPERVISE_ARG, UserCommandResult, execute_validated, kill_running_commands, prepare_arguments, run_user_command,
+    set_supervisor, supervise_main,
+};

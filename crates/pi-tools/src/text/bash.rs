@@ -116,6 +116,9 @@ pub fn structured_omitted(bytes: u64) -> String {
     format!("\n\n[... {bytes} bytes omitted ...]\n\n")
 }
 
+/// The supervisor was started without its arguments (it is started by pi only).
+pub const SUPERVISOR_USAGE: &str = "usage: pi __pi-supervise <lifeline fd> -- <program> [args...] (started by pi only)";
+
 #[cfg(test)]
 mod tests {
     use super::*;

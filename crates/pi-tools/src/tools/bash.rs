@@ -17,6 +17,7 @@ mod accumulator;
 mod output_file;
 mod process;
 mod shell;
+pub(crate) mod supervisor;
 
 use accumulator::Accumulator;
 pub use process::kill_running_commands;
@@ -217,7 +218,7 @@ async fn execute(
     on_output: Option<crate::OutputFn>,
 ) -> Result<Outcome, ToolError> {
     let started = Instant::now();
-    let process::Running { mut child, mut group, output } = process::spawn(spec).map_err(|e| {
+    let process::Running { mut child, mut group, output, lifeline } = process::spawn(spec).map_err(|e| {
         let program = spec.program.to_string_lossy();
         let code = process::errno_name(&e).map(str::to_string).unwrap_or_else(|| e.to_string());
         ToolError::msg(text::spawn_failed(&program, &code))
@@ -317,6 +318,7 @@ async fn execute(
         }
     }
     group.disarm();
+    drop(lifeline);
     let a = lock(&acc);
     Ok(Outcome { end, shown: a.shown(), structured: a.structured(), wall: started.elapsed() })
 }

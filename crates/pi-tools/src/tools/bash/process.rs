@@ -206,14 +206,32 @@ impl Drop for GroupGuard {
 }
 
 /// A started command.
-#[derive(Debug)]
 pub(crate) struct Running {
-    /// The shell.
+    /// The shell (or its supervisor, which ends as the shell does).
     pub child: tokio::process::Child,
     /// Its process group.
     pub group: GroupGuard,
     /// The read ends of its stdout and stderr pipes, in that order.
     pub output: [PipeReader; 2],
+    /// The supervisor's lifeline: held until the shell has ended.
+    pub lifeline: Option<OwnedFd>,
+}
+
+/// The program a spec starts with: through the supervisor when one is set
+/// and the program can be run (so a program that cannot start still fails
+/// with its own spawn error, as before).
+fn launcher(spec: &CommandSpec) -> io::Result<(PathBuf, Vec<OsString>, Option<super::supervisor::Lifeline>)> {
+    let direct = || Ok((spec.program.clone(), spec.args.clone(), None));
+    let Some(sup) = super::supervisor::supervisor() else { return direct() };
+    let runnable = spec.program.is_absolute()
+        && rustix::fs::access(&spec.program, rustix::fs::Access::EXEC_OK).is_ok()
+        && spec.program.is_file();
+    if !runnable {
+        return direct();
+    }
+    let line = super::supervisor::lifeline()?;
+    let args = super::supervisor::arguments(super::supervisor::raw(&line.give), &spec.program, &spec.args);
+    Ok((sup.clone(), args, Some(line)))
 }
 
 /// Start `spec`: new session and process group, stdin `/dev/null`, stdout
@@ -221,8 +239,9 @@ pub(crate) struct Running {
 pub(crate) fn spawn(spec: &CommandSpec) -> io::Result<Running> {
     let (out_reader, out_writer) = io::pipe()?;
     let (err_reader, err_writer) = io::pipe()?;
-    let mut cmd = tokio::process::Command::new(&spec.program);
-    cmd.args(&spec.args)
+    let (program, args, line) = launcher(spec)?;
+    let mut cmd = tokio::process::Command::new(&program);
+    cmd.args(&args)
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
@@ -243,7 +262,11 @@ pub(crate) fn spawn(spec: &CommandSpec) -> io::Result<Running> {
     // or the reader would never see the end of the output.
     drop(cmd);
     let group = GroupGuard::new(child.id());
-    Ok(Running { child, group, output: [out_reader, err_reader] })
+    let lifeline = line.map(|l| {
+        drop(l.give);
+        l.keep
+    });
+    Ok(Running { child, group, output: [out_reader, err_reader], lifeline })
 }
 
 /// Tells [`pump`] when the shell exited: from then on it reads only while
