@@ -31,6 +31,9 @@ pub fn result_limit_reached(limit: usize) -> String {
     format!("{limit} results limit reached. Use limit={} for more, or refine pattern", limit.saturating_mul(2))
 }
 
+/// A glob whose regex would be too big to build (after `[fd error]: `).
+pub const PATTERN_TOO_COMPLEX: &str = "the pattern is too long or too complex to compile; use a shorter pattern";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,6 +47,3 @@ mod tests {
         assert_eq!(result_limit_reached(3), "3 results limit reached. Use limit=6 for more, or refine pattern");
     }
 }
-
-/// A glob whose regex would be too big to build (after `[fd error]: `).
-pub const PATTERN_TOO_COMPLEX: &str = "the pattern is too long or too complex to compile; use a shorter pattern";
