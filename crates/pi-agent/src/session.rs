@@ -72,7 +72,7 @@ impl SessionWriter {
     /// Create a new session file for `cwd` in `dir` (created if needed), mode 0600.
     pub fn create(dir: &Path, cwd: &Path, id: Option<String>) -> Result<Self, SessionError> {
         let io = |source| SessionError::Io { path: dir.to_path_buf(), source };
-        std::fs::create_dir_all(dir).map_err(io)?;
+        pi_config::files::create_private_dir(dir).map_err(io)?;
         let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
         let ts = iso_now();
         let path = dir.join(format!("{}_{}.jsonl", ts.replace([':', '.'], "-"), id));
@@ -149,7 +149,12 @@ pub struct LoadedSession {
 /// Read a session file. Unreadable lines (a truncated last line, say) are
 /// reported in `bad_lines`; everything else still loads.
 pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
-    let f = File::open(path).map_err(|source| SessionError::Io { path: path.to_path_buf(), source })?;
+    // A regular file only: a FIFO or a device given as a session cannot hang
+    // or flood pi.
+    let io = |source| SessionError::Io { path: path.to_path_buf(), source };
+    let f = pi_config::files::open_regular(path, u64::MAX)
+        .map_err(io)?
+        .ok_or_else(|| io(std::io::Error::from(std::io::ErrorKind::NotFound)))?;
     let mut lines = BufReader::new(f).lines();
     let header: Value = lines
         .next()

@@ -11,7 +11,12 @@ use crate::text;
 /// names a file, the text itself otherwise.
 fn text_or_file(v: &str) -> String {
     let p = Path::new(v);
-    if p.is_file() { std::fs::read_to_string(p).unwrap_or_else(|_| v.to_string()) } else { v.to_string() }
+    if p.is_file() { read(p).unwrap_or_else(|| v.to_string()) } else { v.to_string() }
+}
+
+/// A prompt file's text (a regular file within the size limit; BOM stripped).
+fn read(p: &Path) -> Option<String> {
+    pi_config::files::read_config_text(p).ok().flatten()
 }
 
 fn today() -> String {
@@ -49,7 +54,7 @@ impl PromptSource {
         let project_file = |name: &str| self.trusted.then(|| self.cwd.join(".pi").join(name)).filter(|p| p.is_file());
         let prompt_file =
             |name: &str| project_file(name).or_else(|| Some(self.agent_dir.join(name)).filter(|p| p.is_file()));
-        let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|t| t.trim_start_matches('\u{feff}').to_string());
+        let read = |p: PathBuf| read(&p);
         let custom =
             self.system_prompt.as_deref().map(text_or_file).or_else(|| prompt_file("SYSTEM.md").and_then(read));
         let mut appended: Vec<String> = prompt_file("APPEND_SYSTEM.md").and_then(read).into_iter().collect();

@@ -37,12 +37,10 @@ pub fn load_context_files(agent_dir: &Path, cwd: &Path) -> (Vec<ContextFile>, Ve
         if files.iter().any(|f: &ContextFile| f.path == path) {
             continue;
         }
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let text = String::from_utf8_lossy(&bytes);
-                let content = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
-                files.push(ContextFile { path, content });
-            }
+        // A regular file within the size limit only (a FIFO cannot hang start-up).
+        match crate::files::read_config_text(&path) {
+            Ok(Some(content)) => files.push(ContextFile { path, content }),
+            Ok(None) => {}
             Err(e) => warnings.push((path, e.to_string())),
         }
     }

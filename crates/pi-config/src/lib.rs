@@ -12,6 +12,7 @@
 mod agent_dir;
 mod context_files;
 mod error;
+pub mod files;
 mod models;
 pub mod settings;
 pub mod text;

@@ -248,12 +248,12 @@ fn apply_override(m: &mut ModelEntry, over: &ModelOverride) {
 pub fn load_models(agent_dir: &Path) -> Result<Vec<ModelEntry>, ConfigError> {
     let path = agent_dir.join("models.json");
     let mut models = builtin_models();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(models),
+    let text = match crate::files::read_config_text(&path) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(models),
         Err(source) => return Err(ConfigError::Read { path, source }),
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let text = text.as_str();
     let file: ModelsFile =
         serde_json::from_str(text).map_err(|e| ConfigError::Invalid { path: path.clone(), message: e.to_string() })?;
     for (pid, p) in file.providers {

@@ -154,3 +154,11 @@ pub fn settings_write_wrong_type(key: &str, expected: &str) -> String {
 pub fn settings_untrusted_session_dir(path: &Path) -> String {
     format!("Project is not trusted; ignoring \"sessionDir\" in {}", path.display())
 }
+
+/// A configuration or state file that is a folder, FIFO, device or socket.
+pub const NOT_A_REGULAR_FILE: &str = "not a regular file (pi reads its settings and state only from regular files)";
+
+/// A configuration or state file bigger than pi reads.
+pub fn file_too_large(size: u64, max: u64) -> String {
+    format!("too large ({size} bytes; pi reads at most {max} bytes from a configuration file)")
+}

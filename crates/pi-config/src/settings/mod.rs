@@ -487,7 +487,7 @@ impl Settings {
         }
         let io = |e: std::io::Error| SettingsError::Io { path: file.clone(), message: e.to_string() };
         if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+            crate::files::create_private_dir(dir).map_err(io)?;
         }
         let lock_path = fsio::lock_path_for(&file);
         let _guard = fsio::lock(&lock_path).map_err(|e| match e {

@@ -19,6 +19,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
@@ -189,10 +190,9 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        if let Ok(meta) = fs::metadata(&target) {
-            let _ = f.set_permissions(meta.permissions());
-        }
+        // pi's own files are private (0600), whatever the umask or the old mode.
+        let mut f = OpenOptions::new().write(true).create_new(true).mode(crate::files::PRIVATE_FILE_MODE).open(&tmp)?;
+        crate::files::make_private(&f)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
@@ -206,15 +206,9 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Read a text file: `Ok(None)` when it does not exist; a leading BOM is
 /// stripped; invalid UTF-8 is replaced (as Node's `utf8` decoding does).
+/// Only regular files within the size limit are read (see [`crate::files`]).
 pub(crate) fn read_text(path: &Path) -> io::Result<Option<String>> {
-    match fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            Ok(Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()))
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+    crate::files::read_config_text(path)
 }
 
 #[cfg(test)]

@@ -166,7 +166,7 @@ impl TrustStore {
                 TrustError::Read { path: self.path.clone(), message }
             }
         };
-        std::fs::create_dir_all(&self.agent_dir).map_err(fail)?;
+        crate::files::create_private_dir(&self.agent_dir).map_err(fail)?;
         let lock_path = self.lock_path();
         let _guard = match fsio::lock(&lock_path) {
             Ok(g) => Some(g),
