@@ -334,29 +334,24 @@ impl Agent {
                 }
                 break;
             }
-            let finished = self.dispatcher.batch(calls, &self.tool_ctx).await;
-            let terminate = finished.iter().all(|f| f.terminate);
-            let mut results = Vec::new();
-            for f in finished {
-                let msg = ToolResultMessage {
-                    tool_call_id: f.id,
-                    tool_name: f.name,
-                    content: f.result.content.iter().map(crate::convert::content_block).collect(),
-                    details: f.result.details,
-                    is_error: f.result.is_error,
-                    duration_ms: f.duration_ms,
-                    nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()),
-                    usage: f.result.usage.as_ref().and_then(|u| serde_json::from_value(u.clone()).ok()),
-                    timestamp: now_ms(),
-                };
+            // Each result enters the conversation as it is final (in call
+            // order; see `Dispatcher::batch`), a terminated batch's too.
+            let mut results: Vec<ToolResultMessage> = Vec::new();
+            let sink = self.sink.clone();
+            let mut done = |f: &crate::dispatch::Finished| {
+                let msg = result_message(f);
                 let m = Message::ToolResult(msg.clone());
-                if !terminate {
-                    self.emit(AgentEvent::MessageStart { message: m.clone() });
-                    self.emit(AgentEvent::MessageEnd { message: m.clone() });
-                    self.messages.push(m.into());
-                }
+                sink(&AgentEvent::MessageStart { message: m.clone() });
+                sink(&AgentEvent::MessageEnd { message: m });
                 results.push(msg);
-            }
+            };
+            let finished = if assistant.stop_reason == StopReason::Length {
+                self.dispatcher.refuse_truncated(calls, &mut done)
+            } else {
+                self.dispatcher.batch_with(calls, &self.tool_ctx, &mut done).await
+            };
+            let terminate = !finished.is_empty() && finished.iter().all(|f| f.terminate);
+            self.messages.extend(results.iter().cloned().map(|r| Message::ToolResult(r).into()));
             self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: results });
             if terminate || token.is_cancelled() {
                 break;
@@ -369,6 +364,21 @@ impl Agent {
         self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
         self.emit(AgentEvent::AgentSettled { aborted });
         last
+    }
+}
+
+/// The tool result message of a finished call.
+fn result_message(f: &crate::dispatch::Finished) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: f.id.clone(),
+        tool_name: f.name.clone(),
+        content: f.result.content.iter().map(crate::convert::content_block).collect(),
+        details: f.result.details.clone(),
+        is_error: f.result.is_error,
+        duration_ms: f.duration_ms,
+        nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()),
+        usage: f.result.usage.as_ref().and_then(|u| serde_json::from_value(u.clone()).ok()),
+        timestamp: now_ms(),
     }
 }
 

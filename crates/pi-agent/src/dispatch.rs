@@ -273,7 +273,7 @@ impl Dispatcher {
             Err(e) => return Err(self.refuse(&req, Refusal::InvalidArguments, e.to_string(), false)),
         };
         let mut ev = ToolCallEvent::new(&req.id, tool.as_ref(), valid, req.parent.as_deref());
-        let mut terminate = false;
+        let terminate = false;
         for h in &self.interceptors {
             match h.on_tool_call(&mut ev).await {
                 Err(message) => return Err(self.refuse(&req, Refusal::Blocked, message, false)),
@@ -281,8 +281,8 @@ impl Dispatcher {
                     let reason = d.reason.unwrap_or_else(|| text::BLOCKED.to_string());
                     return Err(self.refuse(&req, Refusal::Blocked, reason, d.terminate));
                 }
-                Ok(Some(d)) => terminate = d.terminate,
-                Ok(None) => {}
+                // `terminate` counts only with a block (or from the tool itself), as the reference.
+                Ok(_) => {}
             }
         }
         Ok(Ready { req, tool, args: ev.input, started, terminate })
@@ -403,9 +403,29 @@ impl Dispatcher {
         }
     }
 
-    /// A batch from one assistant message: preflighted in order, executed in
-    /// parallel (sequential tools alone), results in call order.
-    pub async fn batch(&self, reqs: Vec<CallRequest>, ctx: &ToolContext) -> Vec<Finished> {
+    /// A batch from one assistant message, as the reference runs it. When a
+    /// call names a sequential tool, each call is preflighted and run before
+    /// the next, and `done` hears of it at once. Otherwise every call is
+    /// preflighted in order, the ready ones run in parallel, and `done` hears
+    /// of each in call order once all have finished.
+    pub async fn batch_with(
+        &self,
+        reqs: Vec<CallRequest>,
+        ctx: &ToolContext,
+        done: &mut (dyn FnMut(&Finished) + Send),
+    ) -> Vec<Finished> {
+        let sequential = reqs.iter().any(|r| {
+            self.registry.model_callable(&r.name).is_some_and(|t| t.def().execution_mode == ExecutionMode::Sequential)
+        });
+        if sequential {
+            let mut out = Vec::with_capacity(reqs.len());
+            for req in reqs {
+                let f = self.call(req, Caller::Model, ctx).await;
+                done(&f);
+                out.push(f);
+            }
+            return out;
+        }
         let mut slots: Vec<Option<Finished>> = Vec::with_capacity(reqs.len());
         let mut ready = Vec::new();
         for req in reqs {
@@ -417,17 +437,40 @@ impl Dispatcher {
                 Err(done) => slots.push(Some(done)),
             }
         }
-        let any_sequential = ready.iter().any(|(_, r)| r.sequential());
-        if any_sequential {
-            for (i, r) in ready {
-                slots[i] = Some(self.run(r, ctx).await);
-            }
-        } else {
-            let futs = ready.into_iter().map(|(i, r)| async move { (i, self.run(r, ctx).await) });
-            for (i, f) in futures::future::join_all(futs).await {
-                slots[i] = Some(f);
-            }
+        let futs = ready.into_iter().map(|(i, r)| async move { (i, self.run(r, ctx).await) });
+        for (i, f) in futures::future::join_all(futs).await {
+            slots[i] = Some(f);
         }
-        slots.into_iter().flatten().collect()
+        let out: Vec<Finished> = slots.into_iter().flatten().collect();
+        for f in &out {
+            done(f);
+        }
+        out
+    }
+
+    /// [`Dispatcher::batch_with`] without listening: the finished calls, in call order.
+    pub async fn batch(&self, reqs: Vec<CallRequest>, ctx: &ToolContext) -> Vec<Finished> {
+        self.batch_with(reqs, ctx, &mut |_| {}).await
+    }
+
+    /// The calls of an answer cut by the output token limit: none runs, each
+    /// gets the reference's error (its arguments may be cut), in order.
+    pub fn refuse_truncated(&self, reqs: Vec<CallRequest>, done: &mut (dyn FnMut(&Finished) + Send)) -> Vec<Finished> {
+        let mut out = Vec::with_capacity(reqs.len());
+        for req in reqs {
+            self.emit(ToolEvent::Start {
+                id: req.id.clone(),
+                name: req.name.clone(),
+                args: match &req.args {
+                    RawArgs::Json(v) => v.clone(),
+                    RawArgs::Invalid { .. } => Value::Object(Default::default()),
+                },
+                parent: None,
+            });
+            let f = self.refuse(&req, Refusal::InvalidArguments, text::truncated_call(&req.name), false);
+            done(&f);
+            out.push(f);
+        }
+        out
     }
 }

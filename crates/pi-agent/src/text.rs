@@ -39,3 +39,10 @@ pub fn bash_output_truncated(path: &str) -> String {
 pub fn tool_panicked(name: &str) -> String {
     pi_tools::text::common::internal_error(name, "it failed unexpectedly (a bug); nothing more is known")
 }
+
+/// A tool call of an answer cut by the output token limit (as the reference).
+pub fn truncated_call(name: &str) -> String {
+    format!(
+        "Tool call \"{name}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments."
+    )
+}

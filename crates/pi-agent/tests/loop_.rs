@@ -194,7 +194,6 @@ async fn the_run_ends_when_every_call_of_the_batch_asks_to_terminate() {
 /// assistant message whose tool calls have no results, and the next prompt
 /// sends it that way (providers refuse tool calls without results).
 #[tokio::test]
-#[ignore = "bug: a terminated batch's tool results are left out of the conversation (agent.rs pushes them only when !terminate)"]
 async fn a_terminated_batchs_results_stay_in_the_conversation() {
     let d = dispatcher(vec![finish()], vec![]);
     let (mut a, faux, events) = agent("loop-terminate-results", d);
@@ -324,4 +323,38 @@ async fn a_recorded_user_command_reaches_the_next_request_unless_excluded() {
     assert_eq!(user_texts(req), ["Ran `make`\n```\nbuilt\n\n```", "go"]);
     let sent = serde_json::to_string(&req.messages).unwrap();
     assert!(!sent.contains("hunter2") && !sent.contains("cat secrets"), "excluded from the context: {sent}");
+}
+
+// ------------------------------------------------------------------ cut answers
+
+#[tokio::test]
+async fn calls_of_an_answer_cut_by_the_token_limit_are_not_run() {
+    let log = Log::default();
+    let d = dispatcher(vec![logged("echo", &log).build()], vec![]);
+    let (mut a, faux, events) = agent("loop-length", d);
+    let mut cut = calls(&[("c1", "echo", json!({})), ("c2", "echo", json!({}))]);
+    cut.stop_reason = StopReason::Length;
+    faux.set_responses(vec![cut, says("done")]);
+    a.prompt("go").await;
+    assert!(log.lines().is_empty(), "no call ran");
+    let second = &faux.contexts()[1];
+    let expected = "Tool call \"echo\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.";
+    assert_eq!(tool_results(second), [format!("c1: {expected}"), format!("c2: {expected}")]);
+    let kinds = events.kinds();
+    let calls: Vec<&String> =
+        kinds.iter().filter(|k| k.starts_with("tool_execution") || k.contains("toolResult")).collect();
+    assert_eq!(
+        calls,
+        [
+            "tool_execution_start:c1",
+            "tool_execution_end:c1",
+            "message_start:toolResult",
+            "message_end:toolResult",
+            "tool_execution_start:c2",
+            "tool_execution_end:c2",
+            "message_start:toolResult",
+            "message_end:toolResult"
+        ],
+        "each call is refused and answered in turn"
+    );
 }
