@@ -6,7 +6,8 @@
 //! mode (and owner, where the process may). A symlinked path replaces the
 //! file the link leads to; the link stays. A target that is not a regular
 //! file (a FIFO, `/dev/null`) is written in place, as before, and so is a
-//! file in a folder pi may not write to (there is no other way to change it).
+//! file beside which no temporary file can be made (a folder pi may not
+//! write to, `/proc`): there is no other way to change it.
 //!
 //! [`FileLock`] serialises read-modify-write across processes: an advisory
 //! lock (`flock`) on the target's inode, taken again if the path has been
@@ -155,18 +156,19 @@ pub fn replace(target: &Path, bytes: &[u8]) -> Result<(), (io::Error, &'static s
                 let _ = std::fs::remove_file(&tmp);
                 (e, "rename")
             }),
-            // A folder pi cannot create files in (but the file is writable).
-            Err(TempError::Create(e)) if e.kind() == io::ErrorKind::PermissionDenied && keep.is_some() => {
-                write_in_place(&target, bytes)
-            }
-            Err(TempError::Create(e)) => Err((e, "open")),
+            // No temporary file beside the target (a folder pi cannot create
+            // files in, a pseudo file system like /proc): write in place, as
+            // the reference always does, with its errors.
+            Err(TempError::Create) => write_in_place(&target, bytes),
             Err(TempError::Write(e)) => Err((e, "write")),
         },
     }
 }
 
 enum TempError {
-    Create(io::Error),
+    /// No temporary file could be made beside the target.
+    Create,
+    /// Writing it failed.
     Write(io::Error),
 }
 
@@ -175,7 +177,7 @@ fn write_temp(target: &Path, bytes: &[u8], keep: Option<Keep>) -> Result<PathBuf
     // A replacement starts private and gets the old file's mode once written;
     // a new file is created as any file is.
     let mode = if keep.is_some() { 0o600 } else { 0o666 };
-    let mut f = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp).map_err(TempError::Create)?;
+    let mut f = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp).map_err(|_| TempError::Create)?;
     let written = (|| {
         f.write_all(bytes)?;
         if let Some(k) = keep {
