@@ -46,15 +46,29 @@ pub struct Agent {
     /// Rebuilds the system prompt when the tool set changed (extensions'
     /// `setActiveTools`, late registrations); without one the prompt stays.
     pub prompt_builder: Option<PromptBuilder>,
-    /// Told about every message [`Agent::record`] adds (the session file).
+    /// Told about every message [`Agent::record`] adds.
     pub on_record: Option<RecordFn>,
+    /// The session every message is recorded into (in memory unless the
+    /// front end gives one with a file).
+    pub session: SharedSession,
+    /// Told when the session file cannot be written.
+    pub on_session_error: Option<SessionErrorFn>,
+    /// The system prompt as sections, when known (recorded as system messages).
+    pub system_sections: Option<crate::PromptSections>,
 }
 
 /// Receives agent-only messages as they are recorded.
 pub type RecordFn = Arc<dyn Fn(&AgentMessage) + Send + Sync>;
 
-/// Builds the system prompt for a registry's declared tools.
-pub type PromptBuilder = Arc<dyn Fn(&crate::Registry) -> String + Send + Sync>;
+/// Builds the system prompt (as sections) for a registry's declared tools.
+pub type PromptBuilder = Arc<dyn Fn(&crate::Registry) -> crate::PromptSections + Send + Sync>;
+
+/// The session an agent records into, shared with the front end (RPC reads
+/// entries and the tree from it).
+pub type SharedSession = Arc<std::sync::Mutex<crate::session::Session>>;
+
+/// Told when the session file cannot be written (the session goes on in memory).
+pub type SessionErrorFn = Arc<dyn Fn(&crate::session::SessionError) + Send + Sync>;
 
 /// A queue of user messages shared with a controller (RPC).
 pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
@@ -106,6 +120,9 @@ impl Agent {
             follow_ups: Queue::default(),
             prompt_builder: None,
             on_record: None,
+            session: Arc::new(std::sync::Mutex::new(crate::session::Session::in_memory())),
+            on_session_error: None,
+            system_sections: None,
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -128,7 +145,9 @@ impl Agent {
             });
         }
         if changed && let Some(build) = &self.prompt_builder {
-            self.system_prompt = build(&self.dispatcher.registry);
+            let sections = build(&self.dispatcher.registry);
+            self.system_prompt = sections.text();
+            self.system_sections = Some(sections);
         }
     }
 
@@ -301,13 +320,14 @@ impl Agent {
         let mut last;
         loop {
             self.emit(AgentEvent::TurnStart);
+            self.apply_tool_changes().await;
+            self.sync_system_message();
             if let Some(text) = opening.take() {
                 self.push_user_with(&text, std::mem::take(&mut opening_images));
             }
-            self.apply_tool_changes().await;
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
-            self.messages.push(Message::Assistant(assistant.clone()).into());
+            self.add(Message::Assistant(assistant.clone()).into());
             last = Some(assistant.clone());
             let calls: Vec<CallRequest> = assistant
                 .content
@@ -351,7 +371,9 @@ impl Agent {
                 self.dispatcher.batch_with(calls, &self.tool_ctx, &mut done).await
             };
             let terminate = !finished.is_empty() && finished.iter().all(|f| f.terminate);
-            self.messages.extend(results.iter().cloned().map(|r| Message::ToolResult(r).into()));
+            for r in &results {
+                self.add(Message::ToolResult(r.clone()).into());
+            }
             self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: results });
             if terminate || token.is_cancelled() {
                 break;
@@ -399,15 +421,55 @@ impl Agent {
         let user = Message::User(message);
         self.emit(AgentEvent::MessageStart { message: user.clone() });
         self.emit(AgentEvent::MessageEnd { message: user.clone() });
-        self.messages.push(user.into());
+        self.add(user.into());
+    }
+
+    /// Add a message to the conversation and the session.
+    fn add(&mut self, message: AgentMessage) {
+        if let Ok(mut s) = self.session.lock()
+            && let Err(e) = s.append_message(&message)
+        {
+            s.detach_file();
+            if let Some(f) = &self.on_session_error {
+                f(&e);
+            }
+        }
+        self.messages.push(message);
     }
 
     /// Add an agent-only message (a user command's record) to the
-    /// conversation; [`Agent::on_record`] is told.
+    /// conversation and the session; [`Agent::on_record`] is told.
     pub fn record(&mut self, message: AgentMessage) {
         if let Some(f) = &self.on_record {
             f(&message);
         }
-        self.messages.push(message);
+        self.add(message);
+    }
+
+    /// Record the system prompt and declared tools when they differ from
+    /// what the conversation's system messages say (the first request of a
+    /// session records them whole; later changes as a patch), as the
+    /// reference does; the message's events are emitted.
+    fn sync_system_message(&mut self) {
+        let Some(sections) = &self.system_sections else { return };
+        let tools: Vec<serde_json::Value> = self
+            .dispatcher
+            .registry
+            .declared()
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "name": t.def().name,
+                    "description": self.dispatcher.registry.declared_description(t.as_ref()),
+                    "parameters": t.def().parameters,
+                })
+            })
+            .collect();
+        let Some(patch) = crate::system_message::patch(&self.messages, sections, &tools) else { return };
+        let message = AgentMessage::Agent(crate::messages::AgentOnly::System(patch));
+        let value = serde_json::to_value(&message).unwrap_or_default();
+        self.emit(AgentEvent::SystemMessageStart { message: value.clone() });
+        self.emit(AgentEvent::SystemMessageEnd { message: value });
+        self.add(message);
     }
 }

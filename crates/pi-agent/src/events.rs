@@ -49,6 +49,19 @@ pub enum AgentEvent {
         /// The message (partial for the assistant).
         message: Message,
     },
+    /// A system message (the prompt's sections and the declared tools)
+    /// enters the conversation: printed as `message_start`.
+    #[serde(rename = "message_start")]
+    SystemMessageStart {
+        /// The system message.
+        message: Value,
+    },
+    /// The system message is complete: printed as `message_end`.
+    #[serde(rename = "message_end")]
+    SystemMessageEnd {
+        /// The system message.
+        message: Value,
+    },
     /// A streaming delta of the assistant message.
     MessageUpdate {
         /// Usage so far.

@@ -19,12 +19,13 @@ mod prompt;
 mod registry;
 mod retry;
 pub mod session;
+mod system_message;
 mod text;
 mod tool;
 mod tool_changes;
 mod user_bash;
 
-pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue, RecordFn};
+pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
@@ -34,7 +35,7 @@ pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
     NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,
 };
-pub use prompt::{PromptInputs, build_system_prompt};
+pub use prompt::{PromptInputs, PromptSections, build_prompt_sections, build_system_prompt};
 pub use registry::Registry;
 pub use retry::{RetrySettings, is_retryable};
 pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Namespace, Reach, ToolDef};

@@ -24,6 +24,84 @@ pub enum AgentMessage {
 pub enum AgentOnly {
     /// A command the user ran (`!cmd`, `!!cmd`, RPC `bash`).
     BashExecution(BashExecutionMessage),
+    /// The prompt and tool loadout (sections and declarations), as the
+    /// reference records them; never sent as a conversation message.
+    System(SystemMessage),
+    /// A message an extension put in the context.
+    Custom(CustomMessage),
+    /// The summary a compaction left in place of the messages before it.
+    CompactionSummary(CompactionSummaryMessage),
+    /// The summary of a branch left when navigating the session tree.
+    BranchSummary(BranchSummaryMessage),
+}
+
+/// The system prompt as named sections and the tools it declares (a later
+/// one patches sections by name: `null` removes one).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemMessage {
+    /// Plain content (empty when the prompt is in `sections`).
+    #[serde(default)]
+    pub content: serde_json::Value,
+    /// Prompt sections by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Tools declared from here on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_added: Option<Vec<serde_json::Value>>,
+    /// Tools no longer declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_removed: Option<Vec<serde_json::Value>>,
+    /// Milliseconds since the epoch.
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+/// An extension's message in the context (`custom_message` entries).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomMessage {
+    /// The extension's type name.
+    pub custom_type: String,
+    /// A string or text/image blocks.
+    pub content: serde_json::Value,
+    /// Shown in the terminal UI.
+    #[serde(default)]
+    pub display: bool,
+    /// Data not sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
+    /// Milliseconds since the epoch.
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+/// A compaction's summary as a context message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionSummaryMessage {
+    /// The summary.
+    pub summary: String,
+    /// Context tokens before the compaction.
+    #[serde(default)]
+    pub tokens_before: u64,
+    /// Milliseconds since the epoch.
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+/// A branch summary as a context message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchSummaryMessage {
+    /// The summary.
+    pub summary: String,
+    /// The entry the branch was left from.
+    #[serde(default)]
+    pub from_id: Option<String>,
+    /// Milliseconds since the epoch.
+    #[serde(default)]
+    pub timestamp: i64,
 }
 
 /// A command the user ran and its outcome. Unless `exclude_from_context`,
@@ -92,19 +170,43 @@ impl BashExecutionMessage {
     }
 }
 
+/// A user message with one text block stamped `timestamp`.
+fn user_text(text: String, timestamp: i64) -> Message {
+    let mut user = UserMessage::text(text);
+    user.timestamp = timestamp;
+    Message::User(user)
+}
+
 /// The conversation as a model takes it: agent-only messages become user
-/// messages or are left out.
+/// messages or are left out (system messages travel as the system prompt).
 pub fn to_llm(messages: &[AgentMessage]) -> Vec<Message> {
+    use crate::text::{
+        BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
+    };
     messages
         .iter()
         .filter_map(|m| match m {
             AgentMessage::Llm(m) => Some(m.clone()),
-            AgentMessage::Agent(AgentOnly::BashExecution(b)) if !b.exclude_from_context => {
-                let mut user = UserMessage::text(b.to_text());
-                user.timestamp = b.timestamp;
-                Some(Message::User(user))
-            }
-            AgentMessage::Agent(AgentOnly::BashExecution(_)) => None,
+            AgentMessage::Agent(a) => match a {
+                AgentOnly::BashExecution(b) if !b.exclude_from_context => Some(user_text(b.to_text(), b.timestamp)),
+                AgentOnly::BashExecution(_) | AgentOnly::System(_) => None,
+                AgentOnly::Custom(c) => {
+                    let content = match &c.content {
+                        serde_json::Value::String(s) => pi_ai::UserContent::Blocks(vec![pi_ai::ContentBlock::text(s)]),
+                        other => serde_json::from_value(serde_json::json!(other))
+                            .map(pi_ai::UserContent::Blocks)
+                            .unwrap_or_else(|_| pi_ai::UserContent::Blocks(vec![])),
+                    };
+                    Some(Message::User(UserMessage { content, timestamp: c.timestamp }))
+                }
+                AgentOnly::CompactionSummary(s) => Some(user_text(
+                    format!("{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}", s.summary),
+                    s.timestamp,
+                )),
+                AgentOnly::BranchSummary(s) => {
+                    Some(user_text(format!("{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}", s.summary), s.timestamp))
+                }
+            },
         })
         .collect()
 }

@@ -36,53 +36,86 @@ impl Default for PromptInputs<'_> {
     }
 }
 
-/// Build the system prompt for the declared tools.
-pub fn build_system_prompt(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> String {
-    let mut out = String::new();
-    if let Some(custom) = inputs.custom {
-        out.push_str(custom);
-    } else {
-        out.push_str(PREAMBLE);
-        out.push_str("\n\n<tools>\n");
-        let listed: Vec<&&ToolDef> = tools.iter().filter(|t| t.exposure != Exposure::Hidden).collect();
-        if listed.is_empty() {
-            out.push_str(NO_TOOLS);
-            out.push('\n');
-        }
-        for t in &listed {
-            let snippet = t.prompt_snippet.as_deref().unwrap_or_else(|| t.description.lines().next().unwrap_or(""));
-            out.push_str(&format!("- {}: {}\n", t.name, snippet));
-        }
-        out.push_str("</tools>\n\n<rules>\n");
-        let has = |n: &str| listed.iter().any(|t| t.name == n);
-        if has("bash") && !has("grep") && !has("find") && !has("ls") {
-            out.push_str(&format!("- {BASH_FOR_FILES}\n"));
-        }
-        let mut seen: Vec<&str> = Vec::new();
-        for g in listed.iter().flat_map(|t| t.prompt_guidelines.iter()) {
-            if !seen.contains(&g.as_str()) {
-                seen.push(g);
-                out.push_str(&format!("- {g}\n"));
-            }
-        }
-        for r in GENERAL_RULES {
-            out.push_str(&format!("- {r}\n"));
-        }
-        out.push_str("</rules>");
+/// The system prompt as named sections, in order; the prompt is their texts
+/// joined by blank lines. Sessions record the sections (a system message),
+/// so a change is recorded as the sections that changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptSections(pub Vec<(String, String)>);
+
+impl PromptSections {
+    /// The prompt text.
+    pub fn text(&self) -> String {
+        self.0.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("\n\n")
     }
-    for a in &inputs.append {
-        out.push_str("\n\n");
-        out.push_str(a);
+
+    fn push(&mut self, name: &str, text: String) {
+        self.0.push((name.to_string(), text));
+    }
+}
+
+/// The `<tools>` list and the `<rules>` of the declared tools.
+fn tools_and_rules(tools: &[&ToolDef]) -> (String, String) {
+    let mut list = String::from("<tools>\n");
+    let listed: Vec<&&ToolDef> = tools.iter().filter(|t| t.exposure != Exposure::Hidden).collect();
+    if listed.is_empty() {
+        list.push_str(NO_TOOLS);
+        list.push('\n');
+    }
+    for t in &listed {
+        let snippet = t.prompt_snippet.as_deref().unwrap_or_else(|| t.description.lines().next().unwrap_or(""));
+        list.push_str(&format!("- {}: {}\n", t.name, snippet));
+    }
+    list.push_str("</tools>");
+    let mut rules = String::from("<rules>\n");
+    let has = |n: &str| listed.iter().any(|t| t.name == n);
+    if has("bash") && !has("grep") && !has("find") && !has("ls") {
+        rules.push_str(&format!("- {BASH_FOR_FILES}\n"));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for g in listed.iter().flat_map(|t| t.prompt_guidelines.iter()) {
+        if !seen.contains(&g.as_str()) {
+            seen.push(g);
+            rules.push_str(&format!("- {g}\n"));
+        }
+    }
+    for r in GENERAL_RULES {
+        rules.push_str(&format!("- {r}\n"));
+    }
+    rules.push_str("</rules>");
+    (list, rules)
+}
+
+/// Build the system prompt's sections for the declared tools.
+pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> PromptSections {
+    let mut out = PromptSections::default();
+    match inputs.custom {
+        Some(custom) => out.push("custom", custom.to_string()),
+        None => {
+            out.push("preamble", PREAMBLE.to_string());
+            let (list, rules) = tools_and_rules(tools);
+            out.push("tools", list);
+            out.push("rules", rules);
+        }
+    }
+    for (i, a) in inputs.append.iter().enumerate() {
+        let name = if i == 0 { "append".to_string() } else { format!("append{}", i + 1) };
+        out.push(&name, a.to_string());
     }
     if !inputs.context_files.is_empty() {
-        out.push_str("\n\n<project_context>\n");
+        let mut ctx = String::from("<project_context>\n");
         for f in inputs.context_files {
-            out.push_str(&format!("<file path=\"{}\">\n{}\n</file>\n", f.path.display(), f.content.trim_end()));
+            ctx.push_str(&format!("<file path=\"{}\">\n{}\n</file>\n", f.path.display(), f.content.trim_end()));
         }
-        out.push_str("</project_context>");
+        ctx.push_str("</project_context>");
+        out.push("context", ctx);
     }
-    out.push_str(&format!("\n\nToday is {}.\n<cwd>\n{}\n</cwd>", inputs.date, inputs.cwd.display()));
+    out.push("cwd", format!("Today is {}.\n<cwd>\n{}\n</cwd>", inputs.date, inputs.cwd.display()));
     out
+}
+
+/// Build the system prompt for the declared tools.
+pub fn build_system_prompt(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> String {
+    build_prompt_sections(tools, inputs).text()
 }
 
 #[cfg(test)]

@@ -46,3 +46,17 @@ pub fn truncated_call(name: &str) -> String {
         "Tool call \"{name}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments."
     )
 }
+
+/// Before a compaction summary in the context (as the reference).
+pub const COMPACTION_SUMMARY_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+/// After a compaction summary in the context.
+pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+/// Before a branch summary in the context (as the reference).
+pub const BRANCH_SUMMARY_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+/// After a branch summary in the context.
+pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+
+/// A session line that is JSON but not an object.
+pub const SESSION_LINE_NOT_OBJECT: &str = "not a JSON object";

@@ -40,7 +40,7 @@ fn listing_prompt() -> (PromptBuilder, Arc<AtomicUsize>) {
     let build: PromptBuilder = Arc::new(move |reg| {
         r.fetch_add(1, Ordering::SeqCst);
         let declared: Vec<String> = reg.declared().iter().map(|t| t.def().name.clone()).collect();
-        format!("tools: {}", declared.join(","))
+        pi_agent::PromptSections(vec![("custom".into(), format!("tools: {}", declared.join(",")))])
     });
     (build, runs)
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_agent::{PromptInputs, Registry, build_system_prompt};
+use pi_agent::{PromptInputs, PromptSections, Registry, build_prompt_sections};
 
 use crate::text;
 
@@ -42,7 +42,7 @@ pub struct PromptSource {
 
 impl PromptSource {
     /// Read the files and build the prompt for the registry's declared tools.
-    pub fn build(&self, registry: &Registry) -> String {
+    pub fn build(&self, registry: &Registry) -> PromptSections {
         let (context_files, warnings) = if self.no_context_files {
             (vec![], vec![])
         } else {
@@ -62,7 +62,7 @@ impl PromptSource {
         let date = today();
         let declared = registry.declared();
         let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
-        build_system_prompt(
+        build_prompt_sections(
             &defs,
             &PromptInputs {
                 custom: custom.as_deref(),

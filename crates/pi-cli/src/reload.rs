@@ -50,6 +50,8 @@ pub async fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
         state.last_default = new_default;
     }
     agent.dispatcher.registry.refresh_loadout().await;
-    agent.system_prompt = state.prompt.build(&agent.dispatcher.registry);
+    let sections = state.prompt.build(&agent.dispatcher.registry);
+    agent.system_prompt = sections.text();
+    agent.system_sections = Some(sections);
     text::RELOADED.to_string()
 }

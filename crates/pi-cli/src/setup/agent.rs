@@ -4,7 +4,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use pi_agent::session::SessionWriter;
 use pi_agent::{Agent, AgentEvent, AgentTool, Dispatcher, EventSink, Interceptor, Registry};
 use pi_config::Settings;
 use pi_tools::{SessionEnv, ToolContext};
@@ -43,25 +42,9 @@ pub(crate) struct Prepared {
     pub header: serde_json::Value,
 }
 
-/// The session file, shared by the event sink and the agent's records.
-type SessionFile = Arc<Mutex<Option<SessionWriter>>>;
-
-/// Append `message` to the session file; a failed write is reported once
-/// and ends the file.
-fn append(session: &SessionFile, message: &impl serde::Serialize) {
-    if let Ok(mut guard) = session.lock()
-        && let Some(w) = guard.as_mut()
-        && let Err(e) = w.append_message(message)
-    {
-        eprintln!("Warning: {e}");
-        *guard = None;
-    }
-}
-
-/// The event sink of `mode`: the mode's output, and every finished message
-/// appended to the session file.
-fn sink(mode: Mode, session: SessionFile) -> EventSink {
-    let out: EventSink = match mode {
+/// The event sink of `mode` (the agent records messages in the session itself).
+fn sink(mode: Mode) -> EventSink {
+    match mode {
         Mode::Json => crate::json_mode::sink(),
         Mode::Rpc => crate::rpc_mode::sink(),
         // Print mode: only failing extension handlers are reported, on stderr.
@@ -70,21 +53,34 @@ fn sink(mode: Mode, session: SessionFile) -> EventSink {
                 eprintln!("{}", pi_ext::text::extension_error(extension_path, error));
             }
         }),
-    };
-    Arc::new(move |ev: &AgentEvent| {
-        if let AgentEvent::MessageEnd { message } = ev {
-            append(&session, message);
-        }
-        out(ev);
-    })
+    }
+}
+
+/// Record the model and thinking level in the session when they differ from
+/// what its branch last chose (a new session records both, as the reference).
+fn record_choices(
+    session: &mut pi_agent::session::Session,
+    chosen: &Chosen,
+    opened_model: Option<&(String, String)>,
+    opened_thinking: Option<&str>,
+) {
+    let model = (chosen.entry.provider.clone(), chosen.entry.id.clone());
+    if opened_model != Some(&model) {
+        let _ = session.append("model_change", serde_json::json!({"provider": model.0, "modelId": model.1}));
+    }
+    let level = chosen.thinking.clone().unwrap_or_else(|| "off".into());
+    if opened_thinking != Some(level.as_str()) {
+        let _ = session.append("thinking_level_change", serde_json::json!({"thinkingLevel": level}));
+    }
 }
 
 /// The tools' view of the session (environment variables of commands, etc.).
 fn tool_context(env: &Env, args: &CliArgs, settings: &Settings, chosen: &Chosen, opened: &Opened) -> ToolContext {
+    let s = &opened.session;
     let mut ctx = ToolContext::new(env.cwd.clone());
     ctx.session = SessionEnv {
-        session_id: Some(opened.id.clone()),
-        session_file: opened.file.clone(),
+        session_id: Some(s.id().to_string()),
+        session_file: s.path().map(|p| p.to_string_lossy().into_owned()),
         provider: Some(chosen.entry.provider.clone()),
         model: Some(chosen.entry.id.clone()),
         reasoning_level: chosen.thinking.clone(),
@@ -158,7 +154,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let system_prompt = prompt.build(&registry);
     let reload = reload_state(args, settings, prompt.clone(), env);
     let tool_ctx = tool_context(env, args, settings, &chosen, &opened);
-    let header = serde_json::json!({"type": "session", "version": pi_agent::session::SESSION_VERSION, "id": opened.id, "timestamp": pi_agent::session::iso_now(), "cwd": env.cwd.to_string_lossy()});
+    let header = opened.session.header().clone();
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;
     for l in &loaded.scripts {
@@ -167,16 +163,19 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         }
     }
     let model = crate::model_select::ai_model(&chosen.entry);
-    let session: SessionFile = Arc::new(Mutex::new(opened.writer));
-    let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink(mode, session.clone()));
-    agent.on_record = Some(Arc::new(move |m: &pi_agent::AgentMessage| append(&session, m)));
+    let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode));
+    agent.system_sections = Some(system_prompt);
+    let Opened { mut session, history, context } = opened;
+    record_choices(&mut session, &chosen, context.model.as_ref(), context.thinking_level.as_deref());
+    agent.session = Arc::new(Mutex::new(session));
+    agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
     for l in &loaded.scripts {
         l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
     }
     agent.api_key = chosen.api_key;
     agent.thinking = chosen.thinking.filter(|t| t != "off");
-    agent.messages = opened.history;
+    agent.messages = history;
     let retry = settings.retry();
     agent.retry = pi_agent::RetrySettings {
         enabled: retry.enabled,

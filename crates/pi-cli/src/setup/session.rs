@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use pi_agent::AgentMessage;
-use pi_agent::session::{self, SessionWriter};
+use pi_agent::session::{self, Session};
 use pi_config::Settings;
 
 use super::report::{Report, Stop};
@@ -15,14 +15,12 @@ use crate::text;
 
 /// The session of the run.
 pub(crate) struct Opened {
-    /// The writer (`None` with `--no-session`).
-    pub writer: Option<SessionWriter>,
+    /// The session (in memory only with `--no-session`).
+    pub session: Session,
     /// The conversation so far (continued sessions).
     pub history: Vec<AgentMessage>,
-    /// The session's id.
-    pub id: String,
-    /// The session file.
-    pub file: Option<String>,
+    /// The model and thinking level the session last used.
+    pub context: pi_agent::session::SessionContext,
 }
 
 /// The folder new sessions go to.
@@ -41,36 +39,52 @@ pub(crate) fn folder(args: &CliArgs, settings: &Settings, agent_dir: &Path, cwd:
     explicit.unwrap_or_else(|| session::session_dir(&agent_dir.join("sessions"), cwd))
 }
 
+/// Which file `--session`/`--fork` name: a path, or an id (or the start of
+/// one) of a session in `dir`.
+fn named_file(dir: &Path, value: &str) -> Result<PathBuf, session::SessionError> {
+    let p = PathBuf::from(value);
+    if p.is_file() || value.contains('/') || value.ends_with(".jsonl") {
+        return Ok(p);
+    }
+    session::find_by_id(dir, value)
+}
+
 /// Open (or continue) the session in `dir`.
 pub(crate) fn open(args: &CliArgs, dir: &Path, cwd: &Path, report: &mut Report) -> Result<Opened, Stop> {
     let fail = |e: session::SessionError| Stop::Error(e.to_string());
-    let mut history = Vec::new();
-    let writer = if args.no_session {
-        None
+    let create = |parent: Option<&str>| {
+        let folder = (!args.no_session).then_some(dir);
+        Session::create(folder, cwd, args.session_id.clone(), parent).map_err(fail)
+    };
+    let session = if let Some(from) = &args.fork {
+        // A new session that starts as a copy of another's active branch.
+        let source = Session::open_read_only(&named_file(dir, from).map_err(fail)?).map_err(fail)?;
+        let mut s = create(source.path().map(|p| p.to_string_lossy().into_owned()).as_deref())?;
+        s.copy_branch_of(&source).map_err(fail)?;
+        s
+    } else if args.no_session {
+        create(None)?
     } else if args.continue_session || args.session.is_some() {
         let path = match &args.session {
-            Some(p) => Ok(PathBuf::from(p)),
+            Some(p) => named_file(dir, p),
             None => session::most_recent(dir),
         };
-        match path.and_then(|p| session::load(&p)) {
-            Ok(loaded) => {
-                for (line, err) in &loaded.bad_lines {
-                    report.warn(text::session_bad_line(&loaded.path, *line, err));
-                }
-                history = loaded.messages.clone();
-                Some(SessionWriter::append_to(&loaded).map_err(fail)?)
-            }
-            Err(session::SessionError::NoneFound(_)) if args.session.is_none() => {
-                Some(SessionWriter::create(dir, cwd, args.session_id.clone()).map_err(fail)?)
-            }
+        match path.and_then(|p| Session::open(&p)) {
+            Ok(s) => s,
+            Err(session::SessionError::NoneFound(_)) if args.session.is_none() => create(None)?,
             Err(e) => return Err(fail(e)),
         }
     } else {
-        Some(SessionWriter::create(dir, cwd, args.session_id.clone()).map_err(fail)?)
+        create(None)?
     };
-    let id = writer.as_ref().map(|w| w.id.clone()).unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
-    let file = writer.as_ref().map(|w| w.path().to_string_lossy().into_owned());
-    Ok(Opened { writer, history, id, file })
+    if let Some(path) = session.path() {
+        for (line, err) in &session.bad_lines {
+            report.warn(text::session_bad_line(path, *line, err));
+        }
+    }
+    let context = session.context();
+    let history = context.messages.clone();
+    Ok(Opened { session, history, context })
 }
 
 #[cfg(test)]
@@ -85,10 +99,10 @@ mod tests {
         assert!(matches!(open(&args, tmp.path(), tmp.path(), &mut report), Err(Stop::Error(_))));
         let args = CliArgs { continue_session: true, ..Default::default() };
         let opened = open(&args, &tmp.path().join("s"), tmp.path(), &mut report).unwrap();
-        assert!(opened.writer.is_some() && opened.history.is_empty());
+        assert!(opened.session.path().is_some() && opened.history.is_empty());
         let none = open(&CliArgs { no_session: true, ..Default::default() }, tmp.path(), tmp.path(), &mut report);
         let none = none.unwrap();
-        assert!(none.writer.is_none() && none.file.is_none() && !none.id.is_empty());
+        assert!(none.session.path().is_none() && !none.session.id().is_empty());
     }
 
     #[test]

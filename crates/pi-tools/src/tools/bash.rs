@@ -223,7 +223,17 @@ async fn execute(
         let code = process::errno_name(&e).map(str::to_string).unwrap_or_else(|| e.to_string());
         ToolError::msg(text::spawn_failed(&program, &code))
     })?;
-    let acc = Arc::new(Mutex::new(Accumulator::new(kind.output_prefix(), std::env::temp_dir()).with_output(on_output)));
+    // Output wakes the update throttle (and reaches a user command's listener).
+    let arrived = Arc::new(tokio::sync::Notify::new());
+    let wake = Arc::clone(&arrived);
+    let listener: crate::OutputFn = Arc::new(move |piece: &str| {
+        wake.notify_one();
+        if let Some(f) = &on_output {
+            f(piece);
+        }
+    });
+    let acc =
+        Arc::new(Mutex::new(Accumulator::new(kind.output_prefix(), std::env::temp_dir()).with_output(Some(listener))));
     let stop = Arc::new(process::StopSignal::default());
     let (done_tx, mut done_rx) = oneshot::channel::<()>();
     {
@@ -270,9 +280,9 @@ async fn execute(
     tokio::pin!(deadline);
     let aborted = ctx.abort.cancelled();
     tokio::pin!(aborted);
-    let mut ticker = tokio::time::interval(Duration::from_millis(BASH_UPDATE_INTERVAL_MS));
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    ticker.tick().await;
+    // Updates as the reference throttles them: output after a quiet spell is
+    // shown at once, more output within the interval at its end.
+    let mut throttle = Throttle::new(Duration::from_millis(BASH_UPDATE_INTERVAL_MS));
 
     let mut end = loop {
         tokio::select! {
@@ -284,7 +294,15 @@ async fn execute(
             }
             _ = &mut deadline => break End::TimedOut(None),
             _ = &mut aborted => break End::Aborted,
-            _ = ticker.tick(), if update.is_some() => emit_update(&acc),
+            _ = arrived.notified(), if update.is_some() => {
+                if throttle.output_arrived() {
+                    emit_update(&acc);
+                }
+            }
+            _ = throttle.due(), if throttle.pending() => {
+                throttle.emitted();
+                emit_update(&acc);
+            }
         }
     };
     if matches!(end, End::TimedOut(_) | End::Aborted) {
@@ -314,13 +332,73 @@ async fn execute(
                 group.kill();
                 end = End::Aborted;
             }
-            _ = ticker.tick(), if update.is_some() => emit_update(&acc),
+            _ = arrived.notified(), if update.is_some() => {
+                if throttle.output_arrived() {
+                    emit_update(&acc);
+                }
+            }
+            _ = throttle.due(), if throttle.pending() => {
+                throttle.emitted();
+                emit_update(&acc);
+            }
         }
+    }
+    // An update still owed when the output ends goes out (as the reference's throttle does).
+    if throttle.pending() {
+        emit_update(&acc);
     }
     group.disarm();
     drop(lifeline);
     let a = lock(&acc);
     Ok(Outcome { end, shown: a.shown(), structured: a.structured(), wall: started.elapsed() })
+}
+
+/// Leading-and-trailing throttle of streaming updates.
+struct Throttle {
+    interval: Duration,
+    last: Option<tokio::time::Instant>,
+    pending: Option<tokio::time::Instant>,
+}
+
+impl Throttle {
+    fn new(interval: Duration) -> Self {
+        Throttle { interval, last: None, pending: None }
+    }
+
+    /// Output arrived: true when an update is due now; otherwise one is
+    /// scheduled for the end of the interval.
+    fn output_arrived(&mut self) -> bool {
+        let now = tokio::time::Instant::now();
+        match self.last {
+            Some(last) if now < last + self.interval => {
+                self.pending.get_or_insert(last + self.interval);
+                false
+            }
+            _ => {
+                self.last = Some(now);
+                self.pending = None;
+                true
+            }
+        }
+    }
+
+    fn pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// When the scheduled update is due (never, when none is).
+    async fn due(&self) {
+        match self.pending {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The scheduled update went out.
+    fn emitted(&mut self) {
+        self.pending = None;
+        self.last = Some(tokio::time::Instant::now());
+    }
 }
 
 /// The exit code, or 128 + the signal number for a killed shell.

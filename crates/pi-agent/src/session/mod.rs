@@ -1,0 +1,368 @@
+//! Sessions: JSONL version 3 files (the reference's format): a header line,
+//! then entries linked by `id`/`parentId` into a tree. The *leaf* is the
+//! current position; the path from the root to it is the active branch, from
+//! which the model's context is built (honouring the latest compaction).
+//! Entries are kept as the JSON they were read or written as, so a file
+//! written by the reference round-trips whatever fields it has. Files are
+//! created 0600 in 0700 folders because they hold everything that passed
+//! through the conversation. A session without a file (`--no-session`)
+//! keeps its tree in memory only.
+
+mod context;
+mod files;
+mod tree;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+pub use context::SessionContext;
+pub use files::{SessionInfo, encode_cwd, find_by_id, list_sessions, most_recent, session_dir};
+pub use tree::TreeNode;
+
+/// The session format version written (older ones are read).
+pub const SESSION_VERSION: u64 = 3;
+
+/// Session failures, with the file they concern.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The file or folder could not be used.
+    #[error("Session file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file has no valid header.
+    #[error("Session file {0} has no valid session header")]
+    NoHeader(PathBuf),
+    /// The file was written by a newer version of the format.
+    #[error("Session file {path} has version {version}; this pi reads versions up to {SESSION_VERSION}")]
+    TooNew {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        version: u64,
+    },
+    /// No session exists to continue.
+    #[error("No session found in {0}")]
+    NoneFound(PathBuf),
+    /// No session matches an id or a prefix of one.
+    #[error("No session matches \"{0}\"")]
+    NoMatch(String),
+    /// An id prefix matches several sessions.
+    #[error("\"{0}\" matches several sessions; give more of the id")]
+    Ambiguous(String),
+    /// An entry id that is not in the session.
+    #[error("Entry {0} not found")]
+    NoEntry(String),
+}
+
+/// The current time as the sessions write it (`2026-12-02T19:01:55.960Z`).
+pub fn iso_now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// A new entry id: 8 hex digits, as the reference's.
+fn short_id() -> String {
+    let mut b = [0u8; 4];
+    if getrandom::fill(&mut b).is_err() {
+        let n =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        b = n.to_le_bytes();
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A session: its header, its entries in append order, the leaf, and the
+/// file entries are appended to (when persisted).
+#[derive(Debug)]
+pub struct Session {
+    header: Value,
+    entries: Vec<Value>,
+    index: HashMap<String, usize>,
+    leaf: Option<String>,
+    path: Option<PathBuf>,
+    file: Option<File>,
+    /// Lines of a loaded file that could not be read: (line number, why).
+    pub bad_lines: Vec<(usize, String)>,
+}
+
+impl Session {
+    /// A new session for `cwd`: in `dir` (created 0700 if needed, the file
+    /// 0600) or, without a folder, in memory only.
+    pub fn create(
+        dir: Option<&Path>,
+        cwd: &Path,
+        id: Option<String>,
+        parent_session: Option<&str>,
+    ) -> Result<Session, SessionError> {
+        let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+        let ts = iso_now();
+        let mut header = json!({"type": "session", "version": SESSION_VERSION, "id": id, "timestamp": ts, "cwd": cwd.to_string_lossy()});
+        if let Some(p) = parent_session {
+            header["parentSession"] = json!(p);
+        }
+        let mut s = Session {
+            header,
+            entries: Vec::new(),
+            index: HashMap::new(),
+            leaf: None,
+            path: None,
+            file: None,
+            bad_lines: Vec::new(),
+        };
+        if let Some(dir) = dir {
+            let io = |source| SessionError::Io { path: dir.to_path_buf(), source };
+            pi_config::files::create_private_dir(dir).map_err(io)?;
+            let path = dir.join(format!("{}_{}.jsonl", ts.replace([':', '.'], "-"), id));
+            let mut file = files::open_private(&path)?;
+            let line = format!("{}\n", s.header);
+            file.write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })?;
+            s.path = Some(path);
+            s.file = Some(file);
+        }
+        Ok(s)
+    }
+
+    /// A session kept in memory only (`--no-session`, tests).
+    pub fn in_memory() -> Session {
+        Session {
+            header: json!({"type": "session", "version": SESSION_VERSION, "id": uuid::Uuid::now_v7().to_string(), "timestamp": iso_now(), "cwd": ""}),
+            entries: Vec::new(),
+            index: HashMap::new(),
+            leaf: None,
+            path: None,
+            file: None,
+            bad_lines: Vec::new(),
+        }
+    }
+
+    /// Open a session file to continue it: every readable entry is loaded
+    /// (a torn or bad line is recorded in `bad_lines` and skipped), the leaf
+    /// is the last entry, and new entries are appended to the file.
+    pub fn open(path: &Path) -> Result<Session, SessionError> {
+        let mut s = Session::open_read_only(path)?;
+        let io = |source| SessionError::Io { path: path.to_path_buf(), source };
+        s.file = Some(std::fs::OpenOptions::new().append(true).open(path).map_err(io)?);
+        Ok(s)
+    }
+
+    /// Load a session file without opening it for appending.
+    pub fn open_read_only(path: &Path) -> Result<Session, SessionError> {
+        let io = |source| SessionError::Io { path: path.to_path_buf(), source };
+        let f = pi_config::files::open_regular(path, u64::MAX)
+            .map_err(io)?
+            .ok_or_else(|| io(std::io::Error::from(std::io::ErrorKind::NotFound)))?;
+        let mut lines = BufReader::new(f).lines();
+        let header: Value = lines
+            .next()
+            .and_then(|l| l.ok())
+            .and_then(|l| serde_json::from_str(&l).ok())
+            .filter(|h: &Value| h["type"] == "session")
+            .ok_or_else(|| SessionError::NoHeader(path.to_path_buf()))?;
+        let version = header["version"].as_u64().unwrap_or(1);
+        if version > SESSION_VERSION {
+            return Err(SessionError::TooNew { path: path.to_path_buf(), version });
+        }
+        let mut s = Session {
+            header,
+            entries: Vec::new(),
+            index: HashMap::new(),
+            leaf: None,
+            path: Some(path.to_path_buf()),
+            file: None,
+            bad_lines: Vec::new(),
+        };
+        for (i, line) in lines.enumerate() {
+            let n = i + 2;
+            match line.map_err(|e| e.to_string()).and_then(|l| {
+                if l.trim().is_empty() {
+                    Ok(None)
+                } else {
+                    serde_json::from_str::<Value>(&l).map(Some).map_err(|e| e.to_string())
+                }
+            }) {
+                Ok(Some(v)) if v.is_object() => s.push_loaded(v),
+                Ok(Some(_)) => s.bad_lines.push((n, crate::text::SESSION_LINE_NOT_OBJECT.to_string())),
+                Ok(None) => {}
+                Err(e) => s.bad_lines.push((n, e)),
+            }
+        }
+        if version < SESSION_VERSION {
+            s.migrate();
+        }
+        Ok(s)
+    }
+
+    /// Add an entry read from a file (v1 entries without ids get them).
+    fn push_loaded(&mut self, mut v: Value) {
+        if v.get("id").and_then(Value::as_str).is_none() {
+            v["id"] = json!(short_id());
+            v["parentId"] = json!(self.leaf);
+        }
+        let id = v["id"].as_str().unwrap_or_default().to_string();
+        self.index.insert(id.clone(), self.entries.len());
+        self.entries.push(v);
+        self.leaf = Some(id);
+    }
+
+    /// Older versions: v1 was a linear list (ids given on load), v2 called
+    /// the extensions' messages `hookMessage`.
+    fn migrate(&mut self) {
+        for e in &mut self.entries {
+            if e["type"] == "message" && e["message"]["role"] == "hookMessage" {
+                e["message"]["role"] = json!("custom");
+            }
+        }
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        self.header["id"].as_str().unwrap_or_default()
+    }
+
+    /// The header line.
+    pub fn header(&self) -> &Value {
+        &self.header
+    }
+
+    /// The file, when persisted.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Every entry in append order (the header excluded).
+    pub fn entries(&self) -> &[Value] {
+        &self.entries
+    }
+
+    /// An entry by id.
+    pub fn get(&self, id: &str) -> Option<&Value> {
+        self.index.get(id).map(|&i| &self.entries[i])
+    }
+
+    /// The current position.
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf.as_deref()
+    }
+
+    /// Move the current position to `id` (`None`: before the first entry);
+    /// the next entry becomes its child.
+    pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), SessionError> {
+        if let Some(id) = id
+            && !self.index.contains_key(id)
+        {
+            return Err(SessionError::NoEntry(id.to_string()));
+        }
+        self.leaf = id.map(str::to_string);
+        Ok(())
+    }
+
+    /// Append an entry of `kind` with `fields` after the leaf; it becomes the
+    /// leaf. Returns its id. A failed write is returned (the entry stays in
+    /// memory); the caller decides whether to go on without the file.
+    pub fn append(&mut self, kind: &str, fields: Value) -> Result<String, SessionError> {
+        let id = loop {
+            let id = short_id();
+            if !self.index.contains_key(&id) {
+                break id;
+            }
+        };
+        let mut entry = Map::new();
+        entry.insert("type".into(), json!(kind));
+        entry.insert("id".into(), json!(id));
+        entry.insert("parentId".into(), json!(self.leaf));
+        entry.insert("timestamp".into(), json!(iso_now()));
+        if let Value::Object(extra) = fields {
+            entry.extend(extra);
+        }
+        let entry = Value::Object(entry);
+        let written = self.write_line(&entry);
+        self.index.insert(id.clone(), self.entries.len());
+        self.entries.push(entry);
+        self.leaf = Some(id.clone());
+        written.map(|()| id)
+    }
+
+    /// Append a `message` entry.
+    pub fn append_message(&mut self, message: &impl serde::Serialize) -> Result<String, SessionError> {
+        self.append("message", json!({"message": message}))
+    }
+
+    fn write_line(&mut self, v: &Value) -> Result<(), SessionError> {
+        let (Some(file), Some(path)) = (self.file.as_mut(), self.path.as_ref()) else { return Ok(()) };
+        let mut line = serde_json::to_string(v).unwrap_or_default();
+        line.push('\n');
+        file.write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })
+    }
+
+    /// Stop writing to the file (after a failed write); the session goes on in memory.
+    pub fn detach_file(&mut self) {
+        self.file = None;
+    }
+
+    /// The entries from the root to the leaf.
+    pub fn branch(&self) -> Vec<&Value> {
+        self.branch_to(self.leaf.as_deref())
+    }
+
+    /// The entries from the root to `id`.
+    pub fn branch_to(&self, id: Option<&str>) -> Vec<&Value> {
+        let mut out = Vec::new();
+        let mut cursor = id.map(str::to_string);
+        while let Some(cur) = cursor {
+            let Some(e) = self.get(&cur) else { break };
+            out.push(e);
+            cursor = e["parentId"].as_str().map(String::from);
+            if out.len() > self.entries.len() {
+                break;
+            }
+        }
+        out.reverse();
+        out
+    }
+
+    /// Copy `source`'s active branch into this (new) session, entries as they
+    /// are (ids kept); the leaf becomes the copy's last entry.
+    pub fn copy_branch_of(&mut self, source: &Session) -> Result<(), SessionError> {
+        self.copy_entries(source.branch())
+    }
+
+    /// Copy `source`'s active branch up to, not including, entry `stop`.
+    pub fn copy_branch_before(&mut self, source: &Session, stop: &str) -> Result<(), SessionError> {
+        let branch = source.branch();
+        let Some(at) = branch.iter().position(|e| e["id"] == stop) else {
+            return Err(SessionError::NoEntry(stop.to_string()));
+        };
+        self.copy_entries(branch[..at].to_vec())
+    }
+
+    fn copy_entries(&mut self, entries: Vec<&Value>) -> Result<(), SessionError> {
+        let mut result = Ok(());
+        for e in entries {
+            let e = e.clone();
+            if result.is_ok() {
+                result = self.write_line(&e);
+            }
+            let id = e["id"].as_str().unwrap_or_default().to_string();
+            self.index.insert(id.clone(), self.entries.len());
+            self.entries.push(e);
+            self.leaf = Some(id);
+        }
+        result
+    }
+
+    /// The session's display name: the latest `session_info` entry's.
+    pub fn name(&self) -> Option<String> {
+        let e = self.entries.iter().rev().find(|e| e["type"] == "session_info")?;
+        e["name"].as_str().filter(|n| !n.is_empty()).map(String::from)
+    }
+}
+
+#[cfg(test)]
+mod tests;

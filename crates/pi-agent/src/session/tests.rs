@@ -1,0 +1,172 @@
+//! The session tree: files in the reference's format round-trip, branches,
+//! the context with compactions and edits, the tree view, finding sessions.
+
+use super::*;
+use crate::messages::{AgentMessage, AgentOnly};
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1})
+}
+
+fn texts(ctx: &SessionContext) -> Vec<String> {
+    ctx.messages
+        .iter()
+        .map(|m| match m {
+            AgentMessage::Llm(pi_ai::Message::User(u)) => format!(
+                "user:{}",
+                u.content
+                    .blocks()
+                    .iter()
+                    .filter_map(|b| match b {
+                        pi_ai::ContentBlock::Text { text } => Some(text.clone()),
+                        _ => None,
+                    })
+                    .collect::<String>()
+            ),
+            AgentMessage::Llm(_) => "llm".into(),
+            AgentMessage::Agent(AgentOnly::CompactionSummary(s)) => format!("summary:{}", s.summary),
+            AgentMessage::Agent(AgentOnly::System(_)) => "system".into(),
+            AgentMessage::Agent(AgentOnly::BranchSummary(s)) => format!("branch:{}", s.summary),
+            AgentMessage::Agent(AgentOnly::Custom(c)) => format!("custom:{}", c.content),
+            AgentMessage::Agent(AgentOnly::BashExecution(b)) => format!("bash:{}", b.command),
+        })
+        .collect()
+}
+
+/// A file in the reference's format: every entry kind, a branch, a compaction.
+const REFERENCE_FILE: &str = r#"{"type":"session","version":3,"id":"0190aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee","timestamp":"2026-01-02T03:04:05.006Z","cwd":"/p"}
+{"type":"model_change","id":"m1","parentId":null,"timestamp":"2026-01-02T03:04:05.100Z","provider":"mock","modelId":"mock-1"}
+{"type":"thinking_level_change","id":"t1","parentId":"m1","timestamp":"2026-01-02T03:04:05.100Z","thinkingLevel":"off"}
+{"type":"message","id":"s1","parentId":"t1","timestamp":"2026-01-02T03:04:05.200Z","message":{"role":"system","content":"","sections":{"preamble":"P"},"toolsAdded":[{"name":"read"}],"timestamp":2}}
+{"type":"message","id":"u1","parentId":"s1","timestamp":"2026-01-02T03:04:05.300Z","message":{"role":"user","content":[{"type":"text","text":"one"}],"timestamp":3}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-02T03:04:05.400Z","message":{"role":"assistant","content":[{"type":"text","text":"A1"}],"api":"openai-completions","provider":"mock","model":"mock-1","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":4,"futureField":{"kept":true}}}
+{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-02T03:04:05.500Z","message":{"role":"user","content":"two","timestamp":5}}
+{"type":"custom","id":"c1","parentId":"u2","timestamp":"2026-01-02T03:04:05.600Z","customType":"ext","data":{"n":1}}
+{"type":"custom_message","id":"cm1","parentId":"c1","timestamp":"2026-01-02T03:04:05.700Z","customType":"ext","content":"injected","display":true}
+{"type":"compaction","id":"k1","parentId":"cm1","timestamp":"2026-01-02T03:04:05.800Z","summary":"S","firstKeptEntryId":"u2","tokensBefore":42,"systemMessage":{"role":"system","content":"","sections":{"preamble":"P2"},"timestamp":6}}
+{"type":"message","id":"u3","parentId":"k1","timestamp":"2026-01-02T03:04:05.900Z","message":{"role":"user","content":"three","timestamp":7}}
+{"type":"label","id":"l1","parentId":"u3","timestamp":"2026-01-02T03:04:06.000Z","targetId":"u1","label":"start"}
+{"type":"session_info","id":"i1","parentId":"l1","timestamp":"2026-01-02T03:04:06.100Z","name":"Named"}
+{"type":"branch_summary","id":"b1","parentId":"a1","timestamp":"2026-01-02T03:04:06.200Z","fromId":"i1","summary":"left"}
+{"type":"usage","id":"g1","parentId":"b1","timestamp":"2026-01-02T03:04:06.300Z","kind":"cache_warm","provider":"mock","model":"mock-1","usage":{}}
+{"type":"context_edit","id":"e1","parentId":"g1","timestamp":"2026-01-02T03:04:06.400Z","targetId":"u1","replacement":"one (edited)"}
+{"type":"something_new","id":"n1","parentId":"e1","timestamp":"2026-01-02T03:04:06.500Z","x":1}
+"#;
+
+fn reference_session(dir: &std::path::Path) -> PathBuf {
+    let p = dir.join("2026-01-02T03-04-05-006Z_0190aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl");
+    std::fs::write(&p, REFERENCE_FILE).unwrap();
+    p
+}
+
+#[test]
+fn a_reference_file_opens_its_branch_and_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = reference_session(dir.path());
+    let mut s = Session::open(&path).unwrap();
+    assert!(s.bad_lines.is_empty());
+    assert_eq!(s.entries().len(), 16);
+    assert_eq!(s.leaf_id(), Some("n1"), "the last entry is the leaf");
+    assert_eq!(s.name().as_deref(), Some("Named"));
+    // The leaf's branch: m1 t1 s1 u1(edited) a1, then the branch summary.
+    let ctx = s.context();
+    assert_eq!(texts(&ctx), ["system", "user:one (edited)", "llm", "branch:left"]);
+    assert_eq!(ctx.model, Some(("mock".into(), "mock-1".into())));
+    assert_eq!(ctx.thinking_level.as_deref(), Some("off"));
+    // The other branch: the compaction stands for what came before u2.
+    s.set_leaf(Some("i1")).unwrap();
+    let ctx = s.context();
+    assert_eq!(texts(&ctx), ["system", "summary:S", "user:two", "custom:\"injected\"", "user:three"]);
+    assert_eq!(ctx.entry_ids[1], "k1");
+    // Appending continues from the leaf, in the same file; unknown fields survive.
+    let id = s.append_message(&user("four")).unwrap();
+    let again = Session::open(&path).unwrap();
+    assert_eq!(again.get(&id).unwrap()["parentId"], "i1");
+    assert_eq!(again.get("a1").unwrap()["message"]["futureField"], json!({"kept": true}));
+    assert_eq!(again.get("n1").unwrap()["x"], 1);
+}
+
+#[test]
+fn the_tree_has_every_branch_and_the_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Session::open(&reference_session(dir.path())).unwrap();
+    let tree = s.tree();
+    assert_eq!(tree.len(), 1);
+    let mut node = &tree[0];
+    let mut ids = vec![];
+    while node.children.len() == 1 {
+        ids.push(node.entry["id"].as_str().unwrap().to_string());
+        node = &node.children[0];
+    }
+    assert_eq!(ids, ["m1", "t1", "s1", "u1"]);
+    assert_eq!(node.entry["id"], "a1");
+    assert_eq!(node.children.len(), 2, "a1 has two branches");
+    assert_eq!(tree[0].children[0].children[0].children[0].label.as_deref(), Some("start"), "u1 is labelled");
+}
+
+#[test]
+fn new_sessions_are_private_and_in_memory_ones_have_no_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s =
+        Session::create(Some(&dir.path().join("s")), Path::new("/p"), Some("abc".into()), Some("/x.jsonl")).unwrap();
+    s.append("model_change", json!({"provider": "mock", "modelId": "m"})).unwrap();
+    s.append_message(&user("hi")).unwrap();
+    let path = s.path().unwrap().to_path_buf();
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::metadata(dir.path().join("s")).unwrap().permissions().mode() & 0o777, 0o700);
+    let back = Session::open(&path).unwrap();
+    assert_eq!(back.header()["parentSession"], "/x.jsonl");
+    assert_eq!(texts(&back.context()), ["user:hi"]);
+    let mut mem = Session::create(None, Path::new("/p"), None, None).unwrap();
+    mem.append_message(&user("x")).unwrap();
+    assert!(mem.path().is_none());
+    assert_eq!(mem.entries().len(), 1);
+}
+
+#[test]
+fn bad_lines_old_and_new_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("torn.jsonl");
+    std::fs::write(
+        &p,
+        format!("{}{}", REFERENCE_FILE.lines().take(5).collect::<Vec<_>>().join("\n"), "\n{\"type\":\"mess"),
+    )
+    .unwrap();
+    let s = Session::open(&p).unwrap();
+    assert_eq!(s.bad_lines.len(), 1);
+    assert_eq!(s.bad_lines[0].0, 6);
+    let newer = dir.path().join("newer.jsonl");
+    std::fs::write(&newer, "{\"type\":\"session\",\"version\":9,\"id\":\"x\",\"cwd\":\"/\"}\n").unwrap();
+    assert!(matches!(Session::open(&newer), Err(SessionError::TooNew { version: 9, .. })));
+    let v1 = dir.path().join("v1.jsonl");
+    std::fs::write(
+        &v1,
+        "{\"type\":\"session\",\"id\":\"old\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}}\n{\"type\":\"message\",\"message\":{\"role\":\"hookMessage\",\"customType\":\"x\",\"content\":\"b\",\"display\":false,\"timestamp\":2}}\n",
+    )
+    .unwrap();
+    let s = Session::open(&v1).unwrap();
+    assert_eq!(
+        texts(&s.context()),
+        ["user:a", "custom:\"b\""],
+        "linear v1 entries become a chain, hookMessage is custom"
+    );
+}
+
+#[test]
+fn sessions_are_found_by_id_prefix_and_listed_newest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    for id in ["aaaa1111", "aaaa2222", "bbbb3333"] {
+        let mut s = Session::create(Some(dir.path()), Path::new("/p"), Some(id.into()), None).unwrap();
+        s.append_message(&user(id)).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(find_by_id(dir.path(), "bbbb").unwrap().to_string_lossy().ends_with("_bbbb3333.jsonl"));
+    assert!(matches!(find_by_id(dir.path(), "aaaa"), Err(SessionError::Ambiguous(_))));
+    assert!(matches!(find_by_id(dir.path(), "zz"), Err(SessionError::NoMatch(_))));
+    let listed = list_sessions(dir.path());
+    let ids: Vec<&str> = listed.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["bbbb3333", "aaaa2222", "aaaa1111"]);
+    assert_eq!(listed[0].first_message.as_deref(), Some("bbbb3333"));
+    assert!(most_recent(dir.path()).unwrap().to_string_lossy().contains("bbbb3333"));
+}

@@ -1,0 +1,116 @@
+//! System messages: the reference records the system prompt (as named
+//! sections) and the declared tools in the conversation. The first request
+//! records them whole; a later change records only what changed (a section
+//! set to its new text, `null` for a removed one; tools added or removed by
+//! name). Replaying the system messages in order gives the current state.
+
+use serde_json::{Map, Value, json};
+
+use crate::messages::{AgentMessage, AgentOnly, SystemMessage};
+use crate::prompt::PromptSections;
+
+/// The sections and tools the conversation's system messages say, replayed.
+#[derive(Debug, Default)]
+struct Replayed {
+    any: bool,
+    sections: Map<String, Value>,
+    tools: Vec<Value>,
+}
+
+fn replay(messages: &[AgentMessage]) -> Replayed {
+    let mut r = Replayed::default();
+    for m in messages {
+        let AgentMessage::Agent(AgentOnly::System(s)) = m else { continue };
+        r.any = true;
+        for (name, text) in s.sections.iter().flatten() {
+            if text.is_null() {
+                r.sections.remove(name);
+            } else {
+                r.sections.insert(name.clone(), text.clone());
+            }
+        }
+        for removed in s.tools_removed.iter().flatten() {
+            r.tools.retain(|t| t["name"] != removed["name"]);
+        }
+        for added in s.tools_added.iter().flatten() {
+            r.tools.retain(|t| t["name"] != added["name"]);
+            r.tools.push(added.clone());
+        }
+    }
+    r
+}
+
+/// The system message that brings the conversation's recorded state to
+/// `sections` and `tools`; `None` when nothing changed.
+pub(crate) fn patch(messages: &[AgentMessage], sections: &PromptSections, tools: &[Value]) -> Option<SystemMessage> {
+    let now = pi_ai::now_ms();
+    let r = replay(messages);
+    let current: Map<String, Value> = sections.0.iter().map(|(n, t)| (n.clone(), json!(t))).collect();
+    if !r.any {
+        return Some(SystemMessage {
+            content: json!(""),
+            sections: Some(current),
+            tools_added: Some(tools.to_vec()),
+            tools_removed: None,
+            timestamp: now,
+        });
+    }
+    let mut changed = Map::new();
+    for (name, text) in &current {
+        if r.sections.get(name) != Some(text) {
+            changed.insert(name.clone(), text.clone());
+        }
+    }
+    for name in r.sections.keys() {
+        if !current.contains_key(name) {
+            changed.insert(name.clone(), Value::Null);
+        }
+    }
+    let added: Vec<Value> = tools.iter().filter(|t| !r.tools.contains(t)).cloned().collect();
+    let removed: Vec<Value> = r
+        .tools
+        .iter()
+        .filter(|old| !tools.iter().any(|t| t["name"] == old["name"]))
+        .map(|old| json!({"name": old["name"]}))
+        .collect();
+    if changed.is_empty() && added.is_empty() && removed.is_empty() {
+        return None;
+    }
+    Some(SystemMessage {
+        content: json!(""),
+        sections: (!changed.is_empty()).then_some(changed),
+        tools_added: (!added.is_empty()).then_some(added),
+        tools_removed: (!removed.is_empty()).then_some(removed),
+        timestamp: now,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sections(list: &[(&str, &str)]) -> PromptSections {
+        PromptSections(list.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect())
+    }
+
+    #[test]
+    fn whole_first_then_only_the_changes_then_nothing() {
+        let read = json!({"name": "read", "description": "r", "parameters": {}});
+        let bash = json!({"name": "bash", "description": "b", "parameters": {}});
+        let first = patch(&[], &sections(&[("preamble", "P"), ("cwd", "C")]), std::slice::from_ref(&read)).unwrap();
+        assert_eq!(first.sections.as_ref().unwrap().len(), 2);
+        assert_eq!(first.tools_added.as_ref().unwrap(), &vec![read.clone()]);
+        let mut msgs = vec![AgentMessage::Agent(AgentOnly::System(first))];
+        assert!(patch(&msgs, &sections(&[("preamble", "P"), ("cwd", "C")]), std::slice::from_ref(&read)).is_none());
+        let second =
+            patch(&msgs, &sections(&[("preamble", "P2"), ("skills", "S")]), std::slice::from_ref(&bash)).unwrap();
+        let s = second.sections.as_ref().unwrap();
+        assert_eq!(s["preamble"], "P2");
+        assert_eq!(s["skills"], "S");
+        assert_eq!(s["cwd"], Value::Null, "a removed section is null");
+        assert_eq!(second.tools_added.as_ref().unwrap(), &vec![bash.clone()]);
+        assert_eq!(second.tools_removed.as_ref().unwrap(), &vec![json!({"name": "read"})]);
+        msgs.push(AgentMessage::Agent(AgentOnly::System(second)));
+        assert!(patch(&msgs, &sections(&[("preamble", "P2"), ("skills", "S")]), &[bash]).is_none());
+    }
+}
