@@ -55,6 +55,8 @@ pub struct Agent {
     pub on_session_error: Option<SessionErrorFn>,
     /// The system prompt as sections, when known (recorded as system messages).
     pub system_sections: Option<crate::PromptSections>,
+    /// Settings a controller changes while a run holds the agent.
+    pub live: crate::live::LiveSettings,
 }
 
 /// Receives agent-only messages as they are recorded.
@@ -123,6 +125,7 @@ impl Agent {
             session: Arc::new(std::sync::Mutex::new(crate::session::Session::in_memory())),
             on_session_error: None,
             system_sections: None,
+            live: Default::default(),
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -317,6 +320,8 @@ impl Agent {
         // A user message opens its turn: it is added after `turn_start`.
         let mut opening = Some(text.to_string());
         let mut opening_images = images;
+        // Follow-ups delivered together with the opening one (mode "all").
+        let mut queued_more: Vec<String> = Vec::new();
         let mut last;
         loop {
             self.emit(AgentEvent::TurnStart);
@@ -324,6 +329,9 @@ impl Agent {
             self.sync_system_message();
             if let Some(text) = opening.take() {
                 self.push_user_with(&text, std::mem::take(&mut opening_images));
+                for more in std::mem::take(&mut queued_more) {
+                    self.push_user(&more);
+                }
             }
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
@@ -348,8 +356,10 @@ impl Agent {
             let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
             if stop || calls.is_empty() {
                 self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: vec![] });
-                if !stop && let Some(next) = pop(&self.follow_ups) {
-                    opening = Some(next);
+                let follow = if stop { Vec::new() } else { self.take_queued(false) };
+                if let Some((first, rest)) = follow.split_first() {
+                    opening = Some(first.clone());
+                    queued_more = rest.to_vec();
                     continue;
                 }
                 break;
@@ -378,7 +388,7 @@ impl Agent {
             if terminate || token.is_cancelled() {
                 break;
             }
-            while let Some(next) = pop(&self.steering) {
+            for next in self.take_queued(true) {
                 self.push_user(&next);
             }
         }
@@ -404,8 +414,32 @@ fn result_message(f: &crate::dispatch::Finished) -> ToolResultMessage {
     }
 }
 
-fn pop(q: &Queue) -> Option<String> {
-    q.lock().ok().and_then(|mut g| g.pop_front())
+impl Agent {
+    /// Take the queued steering (or follow-up) messages due now: all of
+    /// them in mode `all`, else the first; a change is announced
+    /// (`queue_update`).
+    fn take_queued(&mut self, steering: bool) -> Vec<String> {
+        let (queue, mode) = if steering {
+            (&self.steering, self.live.steering_mode())
+        } else {
+            (&self.follow_ups, self.live.follow_up_mode())
+        };
+        let taken: Vec<String> = match queue.lock() {
+            Ok(mut q) if mode == crate::live::QUEUE_ALL => q.drain(..).collect(),
+            Ok(mut q) => q.pop_front().into_iter().collect(),
+            Err(_) => Vec::new(),
+        };
+        if !taken.is_empty() {
+            self.emit_queue_update();
+        }
+        taken
+    }
+
+    /// Announce the queues as they are now.
+    pub fn emit_queue_update(&self) {
+        let list = |q: &Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
+        self.emit(AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
+    }
 }
 
 impl Agent {

@@ -131,8 +131,8 @@ pub enum AgentEvent {
         /// The assistant message of the turn (`Message::Assistant`, so its
         /// JSON has `role`).
         message: Message,
-        /// Its tool results, in call order.
-        #[serde(rename = "toolResults")]
+        /// Its tool results, in call order (each with its `role`).
+        #[serde(rename = "toolResults", serialize_with = "tool_results_with_role")]
         tool_results: Vec<ToolResultMessage>,
     },
     /// A retryable failure; the request is tried again after a delay.
@@ -178,9 +178,38 @@ pub enum AgentEvent {
         #[serde(rename = "willRetry")]
         will_retry: bool,
     },
+    /// The steering or follow-up queue changed (both complete).
+    QueueUpdate {
+        /// Queued steering messages.
+        steering: Vec<String>,
+        /// Queued follow-up messages.
+        #[serde(rename = "followUp")]
+        follow_up: Vec<String>,
+    },
+    /// The session's display name changed (absent: cleared).
+    SessionInfoChanged {
+        /// The new name.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// The thinking level changed.
+    ThinkingLevelChanged {
+        /// The new level.
+        level: String,
+    },
     /// Nothing more will happen for this prompt.
     AgentSettled {
         /// Whether the run was aborted.
         aborted: bool,
     },
+}
+
+/// Tool results as messages (`role: "toolResult"` first), as the reference prints them.
+fn tool_results_with_role<S: serde::Serializer>(results: &[ToolResultMessage], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(results.len()))?;
+    for r in results {
+        seq.serialize_element(&Message::ToolResult(r.clone()))?;
+    }
+    seq.end()
 }

@@ -12,6 +12,7 @@ mod convert;
 mod dispatch;
 mod events;
 mod hooks;
+mod live;
 mod loadout;
 mod messages;
 mod nested;
@@ -29,6 +30,7 @@ pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue, RecordFn, S
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+pub use live::{LiveSettings, QUEUE_ALL, QUEUE_ONE_AT_A_TIME};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
 pub use messages::{AgentMessage, AgentOnly, BashExecutionMessage, to_llm};
 pub use nested::{

@@ -15,11 +15,22 @@ pub fn print_line(v: &Value) {
     let _ = out.flush();
 }
 
-/// An event as its JSON line value.
+/// An event as its JSON line value: `message_update` without the partial
+/// message, a `toolcall_start` naming the call's `id` and `toolName` (taken
+/// from the partial message), as the reference prints them.
 pub fn event_value(ev: &AgentEvent) -> Value {
     let mut v = serde_json::to_value(ev).unwrap_or(Value::Null);
     if let Some(inner) = v.get_mut("assistantMessageEvent").and_then(Value::as_object_mut) {
-        inner.remove("partial");
+        let partial = inner.remove("partial");
+        if inner.get("type").and_then(Value::as_str) == Some("toolcall_start")
+            && let Some(block) = partial.as_ref().and_then(|p| {
+                let i = inner.get("contentIndex").and_then(Value::as_u64)? as usize;
+                p.get("content")?.get(i).cloned()
+            })
+        {
+            inner.insert("id".into(), block.get("id").cloned().unwrap_or(Value::Null));
+            inner.insert("toolName".into(), block.get("name").cloned().unwrap_or(Value::Null));
+        }
     }
     v
 }

@@ -5,6 +5,7 @@
 //! runs the start-up stages ([`setup`]) and then the mode ([`modes`]).
 
 mod cli_args;
+mod export;
 mod extensions;
 mod help;
 mod interactive;
@@ -14,9 +15,7 @@ mod modes;
 mod print_mode;
 mod prompt_source;
 mod reload;
-mod rpc_bash;
-mod rpc_mode;
-mod rpc_ui;
+mod rpc;
 mod setup;
 mod signals;
 mod text;

@@ -191,7 +191,8 @@ pub fn list(models: &[ModelEntry], search: Option<&str>) -> String {
 /// The thinking levels `model` supports: `off` alone without reasoning, else
 /// `off` to `high` (`xhigh` and `max` need a provider mapping, which models.json
 /// entries do not give here).
-fn supported_thinking_levels(model: &ModelEntry) -> &'static [&'static str] {
+/// The thinking levels `model` supports, lowest first.
+pub fn supported_thinking_levels(model: &ModelEntry) -> &'static [&'static str] {
     if model.reasoning { &text::THINKING_LEVELS[..5] } else { &text::THINKING_LEVELS[..1] }
 }
 

@@ -9,14 +9,18 @@ use crate::setup::{Input, Prepared, Started};
 
 /// Run the mode to its end; the exit status.
 pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCode {
-    let Started { prepared, loaded, mode, interactive, notice, models, input } = started;
+    let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope } = started;
     let Prepared { agent, reload, header } = prepared;
     {
         let _guard = runtime.enter();
         crate::signals::install(agent.abort_handle());
     }
     let code = match mode {
-        Mode::Rpc => runtime.block_on(crate::rpc_mode::run(agent, header, models, reload)),
+        Mode::Rpc => {
+            let _ = header;
+            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload };
+            runtime.block_on(crate::rpc::run(agent, setup))
+        }
         Mode::Json | Mode::Text => {
             if mode == Mode::Json {
                 crate::json_mode::print_line(&header);

@@ -182,3 +182,29 @@ pub fn internal_error(location: &str, message: &str) -> String {
     let cut = cut.replace('\n', " ");
     format!("pi: internal error at {location}: {cut}")
 }
+
+/// RPC `get_entries` with a `since` that is no entry (as the reference).
+pub fn rpc_entry_not_found(id: &str) -> String {
+    format!("Entry not found: {id}")
+}
+
+/// RPC `fork` with an entry that is not a user message of the branch (as the reference).
+pub const RPC_INVALID_FORK_ENTRY: &str = "Invalid entry ID for forking";
+
+/// RPC `fork`/`clone` before anything was recorded (as the reference).
+pub const RPC_NOTHING_TO_COPY: &str =
+    "This session has not been saved yet. Send a message before cloning or forking it.";
+
+/// RPC `export_html` of a session without a file (as the reference).
+pub const RPC_EXPORT_IN_MEMORY: &str = "Cannot export in-memory session to HTML";
+
+/// RPC `switch_session` without `sessionPath`.
+pub const RPC_MISSING_SESSION_PATH: &str = "Missing \"sessionPath\"";
+
+/// RPC `fork` without `entryId`.
+pub const RPC_MISSING_ENTRY_ID: &str = "Missing \"entryId\"";
+
+/// The title of an exported session page.
+pub fn export_title(name: &str) -> String {
+    format!("pi session {name}")
+}

@@ -447,7 +447,9 @@ fn rpc_commands_and_abort() {
 
     send(json!({"id": "m1", "type": "get_messages"}));
     let r = rpc_until(&mut reader, is_response);
-    assert_eq!(r["data"]["messages"].as_array().unwrap().len(), 2);
+    let roles: Vec<&str> =
+        r["data"]["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant"], "the system message first, as the reference");
 
     send(json!({"id": "st1", "type": "get_session_stats"}));
     let r = rpc_until(&mut reader, is_response);

@@ -129,6 +129,23 @@ impl Session {
         Ok(s)
     }
 
+    /// A new, empty session written to exactly `path` (RPC `switch_session`
+    /// to a file that does not exist yet).
+    pub fn create_at(path: &Path, cwd: &Path) -> Result<Session, SessionError> {
+        let mut s = Session::in_memory();
+        s.header["cwd"] = json!(cwd.to_string_lossy());
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            pi_config::files::create_private_dir(dir)
+                .map_err(|source| SessionError::Io { path: dir.to_path_buf(), source })?;
+        }
+        let mut file = files::open_private(path)?;
+        file.write_all(format!("{}\n", s.header).as_bytes())
+            .map_err(|source| SessionError::Io { path: path.to_path_buf(), source })?;
+        s.path = Some(path.to_path_buf());
+        s.file = Some(file);
+        Ok(s)
+    }
+
     /// A session kept in memory only (`--no-session`, tests).
     pub fn in_memory() -> Session {
         Session {

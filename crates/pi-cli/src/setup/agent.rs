@@ -46,7 +46,7 @@ pub(crate) struct Prepared {
 fn sink(mode: Mode) -> EventSink {
     match mode {
         Mode::Json => crate::json_mode::sink(),
-        Mode::Rpc => crate::rpc_mode::sink(),
+        Mode::Rpc => crate::rpc::sink(),
         // Print mode: only failing extension handlers are reported, on stderr.
         Mode::Text => Arc::new(|ev: &AgentEvent| {
             if let AgentEvent::ExtensionError { extension_path, error, .. } = ev {
@@ -98,7 +98,7 @@ fn interceptors(env: &Env, mode: Mode, loaded: &Loaded) -> Result<Vec<Arc<dyn In
     let approver: Option<Arc<dyn pi_policies::Approver>> = if env.interactive {
         Some(Arc::new(crate::extensions::TerminalApprover))
     } else if mode == Mode::Rpc {
-        Some(Arc::new(crate::rpc_ui::RpcApprover(crate::rpc_ui::bridge())))
+        Some(Arc::new(crate::rpc::ui::RpcApprover(crate::rpc::ui::bridge())))
     } else {
         None
     };

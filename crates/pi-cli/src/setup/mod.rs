@@ -52,7 +52,7 @@ impl Env {
     /// How extensions are told about the run.
     fn host_options(&self, mode: Mode, trusted: bool) -> pi_ext::HostOptions {
         let ui: Option<Arc<dyn pi_ext::UiBridge>> = if mode == Mode::Rpc {
-            Some(crate::rpc_ui::bridge())
+            Some(crate::rpc::ui::bridge())
         } else if self.interactive {
             Some(Arc::new(crate::extensions::TerminalUi))
         } else {
@@ -159,6 +159,10 @@ pub(crate) struct Started {
     pub models: Vec<pi_config::ModelEntry>,
     /// The messages of a print or JSON run.
     pub input: Input,
+    /// The folder new sessions go to (`None` with `--no-session`).
+    pub session_dir: Option<PathBuf>,
+    /// `--models` patterns.
+    pub scope: Option<Vec<String>>,
 }
 
 /// Run the stages. `Ok(None)`: the run is complete (`--list-models`).
@@ -193,12 +197,16 @@ pub(crate) fn start(
     let chosen = model::choose(args, &settings, &models, from_cli)?;
     let folder = session::folder(args, &settings, &env.agent_dir, &env.cwd);
     let opened = session::open(args, &folder, &env.cwd, report)?;
+    // A session written where the run says (a resumed one keeps its folder).
+    let folder = opened.session.path().and_then(|p| p.parent().map(PathBuf::from)).unwrap_or(folder);
     let trusted = trust.trusted;
     let inputs =
         agent::AgentInputs { env: &env, args, mode, settings: &settings, trusted, chosen, opened, loaded: &loaded };
     let prepared = runtime.block_on(agent::build(inputs, report))?;
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
-    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input }))
+    let session_dir = (!args.no_session).then_some(folder);
+    let scope = args.models.clone();
+    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope }))
 }
 
 /// Shared by the stages' tests: an agent dir and a working folder under `root`.

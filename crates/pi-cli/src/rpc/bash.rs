@@ -71,7 +71,7 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
             );
         };
         let outcome = pi_agent::run_user_bash(&interceptors, &event, &ctx, Some(on_output), &on_error).await;
-        let mut response = crate::rpc_mode::response_head(&id, "bash");
+        let mut response = crate::rpc::response_head(&id, "bash");
         match outcome {
             Ok(result) => {
                 response["success"] = json!(true);

@@ -1,21 +1,30 @@
 //! RPC mode: JSONL commands on standard input, responses and events on
 //! standard output (LF framing; a trailing CR is stripped; U+2028/2029 are not
 //! separators). Commands run while a prompt streams; responses carry the
-//! command's `id`.
+//! command's `id` (first, as the reference writes it). Commands that change
+//! the agent while a run holds it are answered once the run lets go.
 
+pub(crate) mod bash;
+mod model;
+mod session;
+mod state;
+pub(crate) mod ui;
+
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use pi_agent::{Agent, AgentEvent, AgentMessage};
-use pi_ai::{ContentBlock, Message};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::{json_mode, text};
+use crate::json_mode::{self, print_line as out};
+use crate::text;
 
 /// What commands read while a run holds the agent.
 #[derive(Default)]
 struct Shared {
+    /// The conversation as the agent has it (system messages included).
     messages: Mutex<Vec<AgentMessage>>,
     streaming: AtomicBool,
 }
@@ -26,20 +35,21 @@ fn shared() -> Arc<Shared> {
     SHARED.get_or_init(|| Arc::new(Shared::default())).clone()
 }
 
-use json_mode::print_line as out;
-
 /// The event sink of RPC mode: print events, mirror the conversation.
 pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
     let s = shared();
     Arc::new(move |ev: &AgentEvent| {
-        match ev {
-            AgentEvent::MessageEnd { message } => {
-                if let Ok(mut m) = s.messages.lock() {
-                    m.push(message.clone().into());
-                }
+        let mirrored: Option<AgentMessage> = match ev {
+            AgentEvent::MessageEnd { message } => Some(message.clone().into()),
+            AgentEvent::SystemMessageEnd { message } => serde_json::from_value(message.clone()).ok(),
+            AgentEvent::AgentSettled { .. } => {
+                s.streaming.store(false, Ordering::SeqCst);
+                None
             }
-            AgentEvent::AgentSettled { .. } => s.streaming.store(false, Ordering::SeqCst),
-            _ => {}
+            _ => None,
+        };
+        if let (Some(m), Ok(mut list)) = (mirrored, s.messages.lock()) {
+            list.push(m);
         }
         out(&json_mode::event_value(ev));
     })
@@ -56,7 +66,10 @@ pub(crate) fn response_head(id: &Option<Value>, command: &str) -> Value {
     Value::Object(v)
 }
 
-fn respond(id: &Option<Value>, command: &str, result: Result<Option<Value>, String>) {
+/// What a command answers: `Ok(None)` has no `data`.
+pub(crate) type Answer = Result<Option<Value>, String>;
+
+pub(crate) fn respond(id: &Option<Value>, command: &str, result: Answer) {
     let mut v = response_head(id, command);
     match result {
         Ok(data) => {
@@ -73,68 +86,44 @@ fn respond(id: &Option<Value>, command: &str, result: Result<Option<Value>, Stri
     out(&v);
 }
 
-fn last_assistant_text(messages: &[AgentMessage]) -> Option<String> {
-    messages.iter().rev().find_map(|m| match m.as_llm()? {
-        Message::Assistant(a) => {
-            let t = crate::print_mode::texts(a);
-            (!t.is_empty()).then(|| t.join(""))
-        }
-        _ => None,
-    })
+/// Print one event as the sink would.
+pub(crate) fn event(ev: &AgentEvent) {
+    out(&json_mode::event_value(ev));
 }
 
-fn stats(messages: &[AgentMessage], session_id: &Value) -> Value {
-    let (mut users, mut assistants, mut calls, mut results) = (0, 0, 0, 0);
-    let (mut input, mut output, mut cache_read, mut cache_write, mut cost) = (0u64, 0u64, 0u64, 0u64, 0f64);
-    for m in messages.iter().filter_map(AgentMessage::as_llm) {
-        match m {
-            Message::User(_) => users += 1,
-            Message::Assistant(a) => {
-                assistants += 1;
-                calls += a.content.iter().filter(|b| matches!(b, ContentBlock::ToolCall { .. })).count();
-                input += a.usage.input;
-                output += a.usage.output;
-                cache_read += a.usage.cache_read;
-                cache_write += a.usage.cache_write;
-                cost += a.usage.cost.total;
-            }
-            Message::ToolResult(_) => results += 1,
-        }
-    }
-    json!({
-        "sessionId": session_id,
-        "userMessages": users, "assistantMessages": assistants, "toolCalls": calls, "toolResults": results,
-        "totalMessages": messages.len(),
-        "tokens": {"input": input, "output": output, "cacheRead": cache_read, "cacheWrite": cache_write,
-                   "total": input + output + cache_read + cache_write},
-        "cost": cost,
-    })
+/// What RPC mode starts with, besides the agent.
+pub(crate) struct RpcSetup {
+    /// Every configured model.
+    pub models: Vec<pi_config::ModelEntry>,
+    /// `--models` patterns: the models `cycle_model` goes through.
+    pub scope: Option<Vec<String>>,
+    /// The folder new sessions go to (`None`: in memory only).
+    pub session_dir: Option<PathBuf>,
+    /// What `/reload` rebuilds from.
+    pub reload: crate::reload::ReloadState,
 }
 
 /// The state of an RPC session between commands.
-struct Server {
+pub(crate) struct Server {
     shared: Arc<Shared>,
     agent: Arc<tokio::sync::Mutex<Agent>>,
+    session: pi_agent::SharedSession,
+    live: pi_agent::LiveSettings,
     abort: pi_agent::AbortHandle,
     steering: pi_agent::Queue,
     follow_ups: pi_agent::Queue,
     tool_ctx: pi_tools::ToolContext,
-    header: Value,
-    models: Vec<pi_config::ModelEntry>,
-    reload_state: crate::reload::ReloadState,
-    bash: crate::rpc_bash::BashContext,
-    commands: crate::rpc_bash::RunningCommands,
+    /// The model and thinking level as last set (readable during a run).
+    current: Arc<Mutex<(pi_ai::Model, String)>>,
+    setup: Arc<RpcSetup>,
+    bash: bash::BashContext,
+    commands: bash::RunningCommands,
     running: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// Serve commands until standard input closes, then wait for the current run.
-pub async fn run(
-    agent: Agent,
-    header: Value,
-    models: Vec<pi_config::ModelEntry>,
-    reload_state: crate::reload::ReloadState,
-) -> std::process::ExitCode {
-    let mut server = Server::new(agent, header, models, reload_state);
+pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode {
+    let mut server = Server::new(agent, setup);
     let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
     while let Ok(Some(raw)) = lines.next_segment().await {
         let line = String::from_utf8_lossy(&raw);
@@ -155,22 +144,20 @@ pub async fn run(
 }
 
 impl Server {
-    fn new(
-        agent: Agent,
-        header: Value,
-        models: Vec<pi_config::ModelEntry>,
-        reload_state: crate::reload::ReloadState,
-    ) -> Server {
+    fn new(agent: Agent, setup: RpcSetup) -> Server {
         let shared = shared();
         if let Ok(mut m) = shared.messages.lock() {
             *m = agent.messages.clone();
         }
         let (abort, steering, follow_ups) = (agent.abort_handle(), agent.steering.clone(), agent.follow_ups.clone());
         let tool_ctx = agent.tool_ctx.clone();
+        let thinking = tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into());
+        let current = Arc::new(Mutex::new((agent.model.clone(), thinking)));
+        let (session, live) = (agent.session.clone(), agent.live.clone());
         let interceptors = agent.dispatcher.interceptors.clone();
         let agent = Arc::new(tokio::sync::Mutex::new(agent));
         let mirror_to = shared.clone();
-        let bash = crate::rpc_bash::BashContext {
+        let bash = bash::BashContext {
             interceptors,
             tool_ctx: tool_ctx.clone(),
             agent: agent.clone(),
@@ -183,13 +170,14 @@ impl Server {
         Server {
             shared,
             agent,
+            session,
+            live,
             abort,
             steering,
             follow_ups,
             tool_ctx,
-            header,
-            models,
-            reload_state,
+            current,
+            setup: Arc::new(setup),
             bash,
             commands: Default::default(),
             running: None,
@@ -204,10 +192,32 @@ impl Server {
         self.shared.messages.lock().map(|m| m.clone()).unwrap_or_default()
     }
 
+    /// Make the mirror the agent's conversation again (after a session change).
+    fn remirror(shared: &Shared, agent: &Agent) {
+        if let Ok(mut m) = shared.messages.lock() {
+            *m = agent.messages.clone();
+        }
+    }
+
+    /// Run `f` on the agent once no run holds it, then answer.
+    fn with_agent<F>(&self, id: Option<Value>, kind: String, f: F)
+    where
+        F: FnOnce(&mut Agent, &Shared) -> Answer + Send + 'static,
+    {
+        let (agent, shared) = (self.agent.clone(), self.shared.clone());
+        tokio::spawn(async move {
+            let mut g = agent.lock().await;
+            let answer = f(&mut g, &shared);
+            respond(&id, &kind, answer);
+        });
+    }
+
     /// One command.
     async fn handle(&mut self, cmd: Value) {
         let id = cmd.get("id").cloned();
         let kind = cmd.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+        let bool_arg = |k: &str| cmd.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let str_arg = |k: &str| cmd.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
         match kind.as_str() {
             "prompt" | "steer" | "follow_up" => self.prompt(&id, &kind, &cmd).await,
             "abort" => {
@@ -221,48 +231,65 @@ impl Server {
             "clear_queue" => {
                 let drain =
                     |q: &pi_agent::Queue| q.lock().map(|mut g| g.drain(..).collect::<Vec<_>>()).unwrap_or_default();
-                let data = json!({"steering": drain(&self.steering), "followUp": drain(&self.follow_ups)});
-                respond(&id, &kind, Ok(Some(data)));
+                let (steering, follow_up) = (drain(&self.steering), drain(&self.follow_ups));
+                respond(&id, &kind, Ok(Some(json!({"steering": steering, "followUp": follow_up}))));
+                self.queue_update();
             }
             "get_state" => respond(&id, &kind, Ok(Some(self.state()))),
             "get_messages" => respond(&id, &kind, Ok(Some(json!({"messages": self.messages()})))),
             "get_last_assistant_text" => {
-                respond(&id, &kind, Ok(Some(json!({"text": last_assistant_text(&self.messages())}))))
+                respond(&id, &kind, Ok(Some(json!({"text": state::last_assistant_text(&self.messages())}))))
             }
-            "get_session_stats" => respond(&id, &kind, Ok(Some(stats(&self.messages(), &self.header["id"])))),
-            "get_available_models" => {
-                let list: Vec<Value> = crate::model_select::available(&self.models)
-                    .into_iter()
-                    .map(|m| serde_json::to_value(crate::model_select::ai_model(m)).unwrap_or(Value::Null))
-                    .collect();
-                respond(&id, &kind, Ok(Some(json!({"models": list}))));
+            "get_session_stats" => respond(&id, &kind, Ok(Some(self.stats()))),
+            "get_available_models" => respond(&id, &kind, Ok(Some(self.available_models()))),
+            "set_model" | "cycle_model" | "set_thinking_level" | "cycle_thinking_level" => {
+                self.model_command(id, kind, cmd)
             }
-            "set_model" => respond(&id, &kind, self.set_model(&cmd).await),
-            "new_session" => {
-                if self.streaming() {
-                    respond(&id, &kind, Err(text::RPC_BUSY.into()));
-                } else {
-                    self.agent.lock().await.messages.clear();
-                    if let Ok(mut m) = self.shared.messages.lock() {
-                        m.clear();
-                    }
-                    respond(&id, &kind, Ok(Some(json!({"cancelled": false}))));
-                }
+            "get_available_thinking_levels" => respond(&id, &kind, Ok(Some(self.thinking_levels()))),
+            "set_steering_mode" => {
+                self.live.set_steering_mode(&str_arg("mode"));
+                respond(&id, &kind, Ok(None));
             }
+            "set_follow_up_mode" => {
+                self.live.set_follow_up_mode(&str_arg("mode"));
+                respond(&id, &kind, Ok(None));
+            }
+            "set_auto_compaction" => {
+                self.live.set_auto_compaction(bool_arg("enabled"));
+                respond(&id, &kind, Ok(None));
+            }
+            "set_auto_retry" => {
+                self.live.set_auto_retry(bool_arg("enabled"));
+                respond(&id, &kind, Ok(None));
+            }
+            "abort_retry" => {
+                self.live.abort_retry();
+                respond(&id, &kind, Ok(None));
+            }
+            "get_commands" => respond(&id, &kind, Ok(Some(json!({"commands": []})))),
             "bash" => {
                 let Some(command) = cmd.get("command").and_then(Value::as_str) else {
                     return respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));
                 };
-                let exclude = cmd.get("excludeFromContext").and_then(Value::as_bool) == Some(true);
-                crate::rpc_bash::start(&self.bash, &self.commands, id, command.to_string(), exclude);
+                bash::start(&self.bash, &self.commands, id, command.to_string(), bool_arg("excludeFromContext"));
             }
             "abort_bash" => {
                 self.commands.abort_all();
                 respond(&id, &kind, Ok(None));
             }
-            "extension_ui_response" => crate::rpc_ui::bridge().answer(&cmd),
-            other => respond(&id, other, Err(text::rpc_unknown_command(other))),
+            "extension_ui_response" => ui::bridge().answer(&cmd),
+            other => {
+                if !self.session_command(&id, other, &cmd) {
+                    respond(&id, other, Err(text::rpc_unknown_command(other)));
+                }
+            }
         }
+    }
+
+    /// Print the queues as they are now (`queue_update`).
+    fn queue_update(&self) {
+        let list = |q: &pi_agent::Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
+        event(&AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
     }
 
     /// `prompt`, `steer`, `follow_up`: start a run, or queue the message
@@ -282,7 +309,9 @@ impl Server {
                 return respond(id, kind, Err(text::RPC_BUSY.into()));
             }
             let mut g = self.agent.lock().await;
-            let status = crate::reload::reload(&mut g, &mut self.reload_state).await;
+            let setup = self.setup.clone();
+            let mut state = setup.reload.clone();
+            let status = crate::reload::reload(&mut g, &mut state).await;
             return respond(id, kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
         }
         if streaming {
@@ -294,7 +323,8 @@ impl Server {
             if let Ok(mut q) = queue.lock() {
                 q.push_back(msg);
             }
-            return respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
+            respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
+            return self.queue_update();
         }
         let disposition = if kind == "prompt" { "started" } else { "queued" };
         respond(id, kind, Ok(Some(json!({"disposition": disposition}))));
@@ -306,43 +336,42 @@ impl Server {
         }));
     }
 
-    /// `get_state` (the model only when no run holds the agent).
+    /// `get_state`.
     fn state(&self) -> Value {
-        let g = self.agent.try_lock();
-        let model = g.as_ref().ok().map(|g| serde_json::to_value(&g.model).unwrap_or(Value::Null));
+        let (model, thinking) = self.current.lock().map(|c| c.clone()).unwrap_or_default();
         let count = self.shared.messages.lock().map(|m| m.len()).unwrap_or(0);
         let pending =
             self.steering.lock().map(|q| q.len()).unwrap_or(0) + self.follow_ups.lock().map(|q| q.len()).unwrap_or(0);
-        let mut data = json!({
-            "thinkingLevel": self.tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into()),
+        let (session_id, session_file, name) = match self.session.lock() {
+            Ok(s) => (s.id().to_string(), s.path().map(|p| p.to_string_lossy().into_owned()), s.name()),
+            Err(_) => Default::default(),
+        };
+        let mut data = json!({"model": state::model_json(&model), "thinkingLevel": thinking,
             "isStreaming": self.streaming(), "isCompacting": false,
-            "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
-            "sessionId": self.header["id"], "autoCompactionEnabled": false,
-            "messageCount": count, "pendingMessageCount": pending,
-        });
-        if let Some(f) = &self.tool_ctx.session.session_file {
+            "steeringMode": self.live.steering_mode(), "followUpMode": self.live.follow_up_mode()});
+        if let Some(f) = session_file {
             data["sessionFile"] = json!(f);
         }
-        if let Some(m) = model {
-            data["model"] = m;
+        data["sessionId"] = json!(session_id);
+        if let Some(n) = name {
+            data["sessionName"] = json!(n);
         }
+        data["autoCompactionEnabled"] = json!(self.live.auto_compaction());
+        data["messageCount"] = json!(count);
+        data["pendingMessageCount"] = json!(pending);
         data
     }
 
-    /// `set_model`: a configured model, its key; not while a run streams.
-    async fn set_model(&self, cmd: &Value) -> Result<Option<Value>, String> {
-        let provider = cmd.get("provider").and_then(Value::as_str).unwrap_or_default();
-        let model_id = cmd.get("modelId").and_then(Value::as_str).unwrap_or_default();
-        let Some(m) = self.models.iter().find(|m| m.provider == provider && m.id == model_id) else {
-            return Err(text::rpc_model_not_found(provider, model_id));
-        };
-        if self.streaming() {
-            return Err(text::RPC_BUSY.into());
+    /// `get_session_stats`.
+    fn stats(&self) -> Value {
+        let window = self.current.lock().map(|c| c.0.context_window).unwrap_or(0);
+        let messages = self.messages();
+        match self.session.lock() {
+            Ok(s) => {
+                let file = s.path().map(|p| p.to_string_lossy().into_owned());
+                state::stats(&messages, s.entries(), (s.id(), file.as_deref()), window)
+            }
+            Err(_) => Value::Null,
         }
-        let mut g = self.agent.lock().await;
-        let key = crate::model_select::api_key_for(m, None)?;
-        g.api_key = key.or(g.api_key.clone());
-        g.model = crate::model_select::ai_model(m);
-        Ok(Some(serde_json::to_value(&g.model).unwrap_or(Value::Null)))
     }
 }

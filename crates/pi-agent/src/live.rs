@@ -1,0 +1,88 @@
+//! Settings a controller changes while a run holds the agent (RPC
+//! `set_steering_mode`, `set_follow_up_mode`, `set_auto_retry`,
+//! `set_auto_compaction`): shared, read by the loop when it needs them.
+
+use std::sync::{Arc, Mutex};
+
+/// How queued messages are delivered: `"one-at-a-time"` (default) or
+/// `"all"`; another value is kept as given (as the reference keeps it) and
+/// delivers one at a time.
+pub const QUEUE_ONE_AT_A_TIME: &str = "one-at-a-time";
+/// Deliver every queued message at once.
+pub const QUEUE_ALL: &str = "all";
+
+#[derive(Debug, Clone)]
+struct Live {
+    steering_mode: String,
+    follow_up_mode: String,
+    auto_retry: bool,
+    auto_compaction: bool,
+}
+
+impl Default for Live {
+    fn default() -> Self {
+        Live {
+            steering_mode: QUEUE_ONE_AT_A_TIME.into(),
+            follow_up_mode: QUEUE_ONE_AT_A_TIME.into(),
+            auto_retry: true,
+            auto_compaction: true,
+        }
+    }
+}
+
+/// The shared settings; clones share them.
+#[derive(Debug, Clone, Default)]
+pub struct LiveSettings {
+    inner: Arc<Mutex<Live>>,
+    retry: Arc<tokio::sync::Notify>,
+}
+
+impl LiveSettings {
+    fn with<R>(&self, f: impl FnOnce(&mut Live) -> R) -> R {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut g)
+    }
+
+    /// Stop a retry that waits (`abort_retry`): the failure stands.
+    pub fn abort_retry(&self) {
+        self.retry.notify_waiters();
+    }
+
+    /// Resolves when [`LiveSettings::abort_retry`] is called.
+    pub async fn retry_aborted(&self) {
+        self.retry.notified().await;
+    }
+
+    /// The steering delivery mode.
+    pub fn steering_mode(&self) -> String {
+        self.with(|l| l.steering_mode.clone())
+    }
+    /// Set the steering delivery mode.
+    pub fn set_steering_mode(&self, mode: &str) {
+        self.with(|l| l.steering_mode = mode.to_string());
+    }
+    /// The follow-up delivery mode.
+    pub fn follow_up_mode(&self) -> String {
+        self.with(|l| l.follow_up_mode.clone())
+    }
+    /// Set the follow-up delivery mode.
+    pub fn set_follow_up_mode(&self, mode: &str) {
+        self.with(|l| l.follow_up_mode = mode.to_string());
+    }
+    /// Whether failed requests are retried.
+    pub fn auto_retry(&self) -> bool {
+        self.with(|l| l.auto_retry)
+    }
+    /// Switch retries on or off.
+    pub fn set_auto_retry(&self, on: bool) {
+        self.with(|l| l.auto_retry = on);
+    }
+    /// Whether the context is compacted when it fills.
+    pub fn auto_compaction(&self) -> bool {
+        self.with(|l| l.auto_compaction)
+    }
+    /// Switch automatic compaction on or off.
+    pub fn set_auto_compaction(&self, on: bool) {
+        self.with(|l| l.auto_compaction = on);
+    }
+}

@@ -1,0 +1,138 @@
+//! RPC model and thinking-level commands: `set_model`, `cycle_model`
+//! (through the `--models` scope when given), `get_available_models`,
+//! `set_thinking_level`, `cycle_thinking_level`,
+//! `get_available_thinking_levels`. A change reaches the next request, is
+//! recorded in the session (`model_change`, `thinking_level_change`) and a
+//! level is clamped to what the model supports.
+
+use serde_json::{Value, json};
+
+use super::{Server, respond, state::model_json};
+use crate::model_select;
+use crate::text;
+
+/// The levels a model supports, lowest first.
+fn levels(entry: Option<&pi_config::ModelEntry>) -> Vec<&'static str> {
+    match entry {
+        Some(e) => model_select::supported_thinking_levels(e).to_vec(),
+        None => vec!["off"],
+    }
+}
+
+impl Server {
+    fn entry_of(&self, model: &pi_ai::Model) -> Option<&pi_config::ModelEntry> {
+        self.setup.models.iter().find(|m| m.provider == model.provider && m.id == model.id)
+    }
+
+    /// `get_available_models`.
+    pub(super) fn available_models(&self) -> Value {
+        let list: Vec<Value> = model_select::available(&self.setup.models)
+            .into_iter()
+            .map(|m| model_json(&model_select::ai_model(m)))
+            .collect();
+        json!({"models": list})
+    }
+
+    /// `get_available_thinking_levels`.
+    pub(super) fn thinking_levels(&self) -> Value {
+        let model = self.current.lock().map(|c| c.0.clone()).unwrap_or_default();
+        json!({"levels": levels(self.entry_of(&model))})
+    }
+
+    /// The models `cycle_model` goes through: the `--models` scope, else
+    /// every model with a key.
+    fn cycle_pool(&self) -> (Vec<pi_config::ModelEntry>, bool) {
+        let available = model_select::available(&self.setup.models);
+        if let Some(patterns) = &self.setup.scope {
+            let scoped: Vec<pi_config::ModelEntry> = available
+                .iter()
+                .filter(|m| patterns.iter().any(|p| model_select::find(std::slice::from_ref(*m), p, None).is_some()))
+                .map(|m| (*m).clone())
+                .collect();
+            if !scoped.is_empty() {
+                return (scoped, true);
+            }
+        }
+        (available.into_iter().cloned().collect(), false)
+    }
+
+    /// The four model and thinking commands.
+    pub(super) fn model_command(&self, id: Option<Value>, kind: String, cmd: Value) {
+        let (model, thinking) = self.current.lock().map(|c| c.clone()).unwrap_or_default();
+        let target: Result<Option<(pi_config::ModelEntry, bool)>, String> = match kind.as_str() {
+            "set_model" => {
+                let provider = cmd.get("provider").and_then(Value::as_str).unwrap_or_default();
+                let model_id = cmd.get("modelId").and_then(Value::as_str).unwrap_or_default();
+                match self.setup.models.iter().find(|m| m.provider == provider && m.id == model_id) {
+                    Some(m) => Ok(Some((m.clone(), false))),
+                    None => Err(text::rpc_model_not_found(provider, model_id)),
+                }
+            }
+            "cycle_model" => {
+                let (pool, scoped) = self.cycle_pool();
+                if pool.len() < 2 {
+                    return respond(&id, &kind, Ok(Some(Value::Null)));
+                }
+                let at = pool.iter().position(|m| m.provider == model.provider && m.id == model.id);
+                let next = at.map(|i| (i + 1) % pool.len()).unwrap_or(0);
+                Ok(Some((pool[next].clone(), scoped)))
+            }
+            _ => Ok(None),
+        };
+        let target = match target {
+            Ok(t) => t,
+            Err(e) => return respond(&id, &kind, Err(e)),
+        };
+        let entry = target.as_ref().map(|(e, _)| e.clone()).or_else(|| self.entry_of(&model).cloned());
+        let supported = levels(entry.as_ref());
+        let requested = match kind.as_str() {
+            // An unknown level changes nothing (the reference accepts it and keeps its level).
+            "set_thinking_level" => match cmd.get("level").and_then(Value::as_str) {
+                Some(l) if text::THINKING_LEVELS.contains(&l) => l.to_string(),
+                _ => thinking.clone(),
+            },
+            "cycle_thinking_level" => {
+                if supported.len() < 2 {
+                    return respond(&id, &kind, Ok(Some(Value::Null)));
+                }
+                let at = supported.iter().position(|l| *l == thinking).unwrap_or(0);
+                supported[(at + 1) % supported.len()].to_string()
+            }
+            _ => thinking.clone(),
+        };
+        let level = match &entry {
+            Some(e) => model_select::clamp_thinking_level(e, &requested).to_string(),
+            None => "off".to_string(),
+        };
+        let current = self.current.clone();
+        self.with_agent(id, kind.clone(), move |agent, _| {
+            if let Some((e, _)) = &target {
+                agent.api_key = model_select::api_key_for(e, None)?.or(agent.api_key.clone());
+                agent.model = model_select::ai_model(e);
+                agent.tool_ctx.session.provider = Some(e.provider.clone());
+                agent.tool_ctx.session.model = Some(e.id.clone());
+                if let Ok(mut s) = agent.session.lock() {
+                    let _ = s.append("model_change", json!({"provider": e.provider, "modelId": e.id}));
+                }
+            }
+            if level != thinking {
+                agent.thinking = Some(level.clone()).filter(|l| l != "off");
+                agent.tool_ctx.session.reasoning_level = Some(level.clone());
+                if let Ok(mut s) = agent.session.lock() {
+                    let _ = s.append("thinking_level_change", json!({"thinkingLevel": level}));
+                }
+            }
+            if let Ok(mut c) = current.lock() {
+                *c = (agent.model.clone(), level.clone());
+            }
+            Ok(match (kind.as_str(), &target) {
+                ("set_model", _) => Some(model_json(&agent.model)),
+                ("cycle_model", Some((_, scoped))) => {
+                    Some(json!({"model": model_json(&agent.model), "thinkingLevel": level, "isScoped": scoped}))
+                }
+                ("cycle_thinking_level", _) => Some(json!({"level": level})),
+                _ => None,
+            })
+        });
+    }
+}

@@ -1,0 +1,174 @@
+//! RPC session commands: `new_session`, `switch_session`, `fork`, `clone`,
+//! `get_fork_messages`, `get_entries`, `get_tree`, `set_session_name`,
+//! `export_html`. Changing the session waits for any run to end, then gives
+//! the agent the new session's conversation.
+
+use std::path::PathBuf;
+
+use pi_agent::session::Session;
+use pi_agent::{Agent, AgentEvent};
+use serde_json::{Value, json};
+
+use super::{Answer, Server, Shared, event, respond};
+use crate::text;
+
+/// The user messages of the active branch: (entry id, text).
+fn user_messages(s: &Session) -> Vec<(String, String)> {
+    s.branch()
+        .into_iter()
+        .filter(|e| e["type"] == "message" && e["message"]["role"] == "user")
+        .map(|e| {
+            let text = match &e["message"]["content"] {
+                Value::String(t) => t.clone(),
+                Value::Array(b) => b.iter().filter_map(|x| x["text"].as_str()).collect::<Vec<_>>().join(""),
+                _ => String::new(),
+            };
+            (e["id"].as_str().unwrap_or_default().to_string(), text)
+        })
+        .collect()
+}
+
+/// Give the agent `session`: its conversation becomes the agent's, the
+/// model and thinking level are recorded in it when new.
+fn adopt(agent: &mut Agent, shared: &Shared, mut session: Session, record: bool) {
+    if record {
+        let (provider, model) = (agent.model.provider.clone(), agent.model.id.clone());
+        let level = agent.tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into());
+        let _ = session.append("model_change", json!({"provider": provider, "modelId": model}));
+        let _ = session.append("thinking_level_change", json!({"thinkingLevel": level}));
+    }
+    agent.messages = session.context().messages;
+    agent.tool_ctx.session.session_id = Some(session.id().to_string());
+    agent.tool_ctx.session.session_file = session.path().map(|p| p.to_string_lossy().into_owned());
+    if let Ok(mut s) = agent.session.lock() {
+        *s = session;
+    }
+    Server::remirror(shared, agent);
+}
+
+impl Server {
+    /// Handle a session command; false when `kind` is none.
+    pub(super) fn session_command(&self, id: &Option<Value>, kind: &str, cmd: &Value) -> bool {
+        let arg = |k: &str| cmd.get(k).and_then(Value::as_str).map(String::from);
+        let (dir, cwd) = (self.setup.session_dir.clone(), self.tool_ctx.cwd.clone());
+        let (id, k) = (id.clone(), kind.to_string());
+        match kind {
+            "get_fork_messages" => {
+                let list: Vec<Value> = self
+                    .session
+                    .lock()
+                    .map(|s| user_messages(&s))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(entry_id, text)| json!({"entryId": entry_id, "text": text}))
+                    .collect();
+                respond(&id, kind, Ok(Some(json!({"messages": list}))));
+            }
+            "get_entries" => respond(&id, kind, self.entries(arg("since").as_deref())),
+            "get_tree" => {
+                let data = self.session.lock().map(|s| json!({"tree": s.tree(), "leafId": s.leaf_id()}));
+                respond(&id, kind, Ok(data.ok()));
+            }
+            "set_session_name" => {
+                let name = arg("name").unwrap_or_default();
+                if let Ok(mut s) = self.session.lock() {
+                    let _ = s.append("session_info", json!({"name": name}));
+                }
+                respond(&id, kind, Ok(None));
+                event(&AgentEvent::SessionInfoChanged { name: Some(name).filter(|n| !n.is_empty()) });
+            }
+            "export_html" => {
+                let out = arg("outputPath").map(PathBuf::from);
+                self.with_agent(id, k, move |agent, _| {
+                    let s = agent.session.lock().map_err(|e| e.to_string())?;
+                    let path = crate::export::export(&s, &agent.system_prompt, out.as_deref(), &cwd)?;
+                    Ok(Some(json!({"path": path.to_string_lossy()})))
+                });
+            }
+            "new_session" => {
+                let parent = arg("parentSession");
+                self.with_agent(id, k, move |agent, shared| {
+                    let s =
+                        Session::create(dir.as_deref(), &cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
+                    adopt(agent, shared, s, true);
+                    Ok(Some(json!({"cancelled": false})))
+                });
+            }
+            "switch_session" => {
+                let Some(path) = arg("sessionPath").map(PathBuf::from) else {
+                    respond(&id, kind, Err(text::RPC_MISSING_SESSION_PATH.into()));
+                    return true;
+                };
+                self.with_agent(id, k, move |agent, shared| {
+                    let (s, fresh) = if path.exists() {
+                        (Session::open(&path).map_err(|e| e.to_string())?, false)
+                    } else {
+                        (Session::create_at(&path, &cwd).map_err(|e| e.to_string())?, true)
+                    };
+                    adopt(agent, shared, s, fresh);
+                    Ok(Some(json!({"cancelled": false})))
+                });
+            }
+            "fork" | "clone" => {
+                let entry = arg("entryId");
+                let is_fork = kind == "fork";
+                if is_fork && entry.is_none() {
+                    respond(&id, kind, Err(text::RPC_MISSING_ENTRY_ID.into()));
+                    return true;
+                }
+                self.with_agent(id, k, move |agent, shared| copy_session(agent, shared, dir, &cwd, entry, is_fork));
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn entries(&self, since: Option<&str>) -> Answer {
+        let s = self.session.lock().map_err(|e| e.to_string())?;
+        let all = s.entries();
+        let from = match since {
+            Some(id) => {
+                all.iter().position(|e| e["id"] == id).map(|i| i + 1).ok_or_else(|| text::rpc_entry_not_found(id))?
+            }
+            None => 0,
+        };
+        Ok(Some(json!({"entries": &all[from..], "leafId": s.leaf_id()})))
+    }
+}
+
+/// `fork` (a new session with the branch before a user message, whose text
+/// is returned) and `clone` (a new session with the whole branch).
+fn copy_session(
+    agent: &mut Agent,
+    shared: &Shared,
+    dir: Option<PathBuf>,
+    cwd: &std::path::Path,
+    entry: Option<String>,
+    is_fork: bool,
+) -> Answer {
+    let (copy, text) = {
+        let current = agent.session.lock().map_err(|e| e.to_string())?;
+        if current.entries().is_empty() {
+            return Err(text::RPC_NOTHING_TO_COPY.into());
+        }
+        let parent = current.path().map(|p| p.to_string_lossy().into_owned());
+        let mut copy = Session::create(dir.as_deref(), cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
+        let mut text = None;
+        match entry.filter(|_| is_fork) {
+            Some(e) => {
+                let Some((_, t)) = user_messages(&current).into_iter().find(|(id, _)| *id == e) else {
+                    return Err(text::RPC_INVALID_FORK_ENTRY.into());
+                };
+                copy.copy_branch_before(&current, &e).map_err(|e| e.to_string())?;
+                text = Some(t);
+            }
+            None => copy.copy_branch_of(&current).map_err(|e| e.to_string())?,
+        }
+        (copy, text)
+    };
+    adopt(agent, shared, copy, false);
+    Ok(Some(match text {
+        Some(t) => json!({"text": t, "cancelled": false}),
+        None => json!({"cancelled": false}),
+    }))
+}

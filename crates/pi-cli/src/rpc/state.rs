@@ -1,0 +1,100 @@
+//! What RPC reports about the session: the model object (exactly the
+//! documented keys), `get_state`, `get_session_stats`, the last answer.
+
+use pi_agent::AgentMessage;
+use pi_ai::{ContentBlock, Message, Model};
+use serde_json::{Value, json};
+
+/// A number as JavaScript prints it (`0`, not `0.0`).
+pub(crate) fn num(f: f64) -> Value {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 { json!(f as i64) } else { json!(f) }
+}
+
+/// A model as RPC shows it: `id`, `name`, `api`, `provider`, `baseUrl`,
+/// `reasoning`, `input`, `cost`, `contextWindow`, `maxTokens` (no headers).
+pub(crate) fn model_json(m: &Model) -> Value {
+    json!({
+        "id": m.id, "name": m.name, "api": m.api, "provider": m.provider, "baseUrl": m.base_url,
+        "reasoning": m.reasoning, "input": m.input,
+        "cost": {"input": num(m.cost.input), "output": num(m.cost.output), "cacheRead": num(m.cost.cache_read),
+            "cacheWrite": num(m.cost.cache_write)},
+        "contextWindow": m.context_window, "maxTokens": m.max_tokens,
+    })
+}
+
+/// The text of the last assistant answer that has text.
+pub(crate) fn last_assistant_text(messages: &[AgentMessage]) -> Option<String> {
+    messages.iter().rev().find_map(|m| match m.as_llm()? {
+        Message::Assistant(a) => {
+            let t = crate::print_mode::texts(a);
+            (!t.is_empty()).then(|| t.join(""))
+        }
+        _ => None,
+    })
+}
+
+/// `get_session_stats`: counts over the conversation, tokens and cost over
+/// every assistant message and tool usage of the session, the context use.
+pub(crate) fn stats(messages: &[AgentMessage], entries: &[Value], session: (&str, Option<&str>), window: u64) -> Value {
+    let (mut users, mut assistants, mut calls, mut results) = (0, 0, 0, 0);
+    for m in messages.iter().filter_map(AgentMessage::as_llm) {
+        match m {
+            Message::User(_) => users += 1,
+            Message::Assistant(a) => {
+                assistants += 1;
+                calls += a.content.iter().filter(|b| matches!(b, ContentBlock::ToolCall { .. })).count();
+            }
+            Message::ToolResult(_) => results += 1,
+        }
+    }
+    let (mut input, mut output, mut cache_read, mut cache_write, mut cost) = (0u64, 0u64, 0u64, 0u64, 0f64);
+    for e in entries {
+        let usage = match e["type"].as_str() {
+            Some("message") if matches!(e["message"]["role"].as_str(), Some("assistant" | "toolResult")) => {
+                &e["message"]["usage"]
+            }
+            Some("compaction" | "branch_summary" | "usage") => &e["usage"],
+            _ => continue,
+        };
+        let n = |k: &str| usage[k].as_u64().unwrap_or(0);
+        input += n("input");
+        output += n("output");
+        cache_read += n("cacheRead");
+        cache_write += n("cacheWrite");
+        cost += usage["cost"]["total"].as_f64().unwrap_or(0.0);
+    }
+    let mut data = json!({});
+    if let Some(f) = session.1 {
+        data["sessionFile"] = json!(f);
+    }
+    data["sessionId"] = json!(session.0);
+    data["userMessages"] = json!(users);
+    data["assistantMessages"] = json!(assistants);
+    data["toolCalls"] = json!(calls);
+    data["toolResults"] = json!(results);
+    data["totalMessages"] = json!(messages.len());
+    data["tokens"] = json!({"input": input, "output": output, "cacheRead": cache_read, "cacheWrite": cache_write,
+        "total": input + output + cache_read + cache_write});
+    data["cost"] = num(cost);
+    if window > 0 {
+        let tokens = context_tokens(messages);
+        data["contextUsage"] = match tokens {
+            Some(t) => json!({"tokens": t, "contextWindow": window, "percent": t as f64 / window as f64 * 100.0}),
+            None => json!({"tokens": Value::Null, "contextWindow": window, "percent": Value::Null}),
+        };
+    }
+    data
+}
+
+/// The context's size as the last answer reported it (`None` right after a
+/// compaction, until an answer reports again).
+pub(crate) fn context_tokens(messages: &[AgentMessage]) -> Option<u64> {
+    for m in messages.iter().rev() {
+        match m {
+            AgentMessage::Llm(Message::Assistant(a)) if a.usage.total_tokens > 0 => return Some(a.usage.total_tokens),
+            AgentMessage::Agent(pi_agent::AgentOnly::CompactionSummary(_)) => return None,
+            _ => {}
+        }
+    }
+    Some(0)
+}
