@@ -31,6 +31,7 @@ class H(http.server.BaseHTTPRequestHandler):
                 tcs.append({"index": k, "id": t.get("id", f"call_{i}_{k}"), "type": "function", "function": {"name": t["name"], "arguments": a}})
             chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": tcs}}]})
             fin = "tool_calls"
+        fin = turn.get("finish", fin)
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": fin}]})
         chunks.append({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
         out = b"".join(b"data: " + json.dumps(dict(id="c", object="chat.completion.chunk", created=0, model="mock-1", **c)).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"

@@ -57,6 +57,8 @@ pub struct Agent {
     pub system_sections: Option<crate::PromptSections>,
     /// Settings a controller changes while a run holds the agent.
     pub live: crate::live::LiveSettings,
+    /// The `compaction` settings.
+    pub compaction: crate::compaction::CompactionSettings,
 }
 
 /// Receives agent-only messages as they are recorded.
@@ -126,6 +128,7 @@ impl Agent {
             on_session_error: None,
             system_sections: None,
             live: Default::default(),
+            compaction: Default::default(),
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -197,7 +200,12 @@ impl Agent {
         self.abort.abort();
     }
 
-    fn emit(&self, ev: AgentEvent) {
+    /// The abort signal of the current run.
+    pub(crate) fn abort_token(&self) -> CancellationToken {
+        self.abort.token()
+    }
+
+    pub(crate) fn emit(&self, ev: AgentEvent) {
         (self.sink)(&ev);
     }
 
@@ -311,31 +319,81 @@ impl Agent {
     }
 
     /// [`Agent::prompt`] with images after the text (`@file` images), in
-    /// one user message.
+    /// one user message. Past the compaction threshold the session is
+    /// compacted first; after an answer that overflowed the context (or
+    /// stopped early at the token limit) the failed attempt is omitted, the
+    /// session compacted and the request made again once, as a fresh run.
     pub async fn prompt_with_images(&mut self, text: &str, images: Vec<ContentBlock>) -> Option<AssistantMessage> {
         let token = self.abort.fresh();
         self.tool_ctx.abort = token.clone();
+        self.auto_compact().await;
+        let mut opening = Some((text.to_string(), images));
+        let mut recovered = false;
+        let last = loop {
+            let (last, overflowed) = self.run(opening.take(), &token).await;
+            if token.is_cancelled() {
+                break last;
+            }
+            match overflowed {
+                Some(entry) if !recovered => {
+                    recovered = true;
+                    self.omit(entry.as_deref());
+                    let reason = crate::compaction::CompactionReason::Overflow;
+                    if self.compact(reason, None, true).await.is_ok() && !token.is_cancelled() {
+                        continue;
+                    }
+                }
+                _ => self.auto_compact().await,
+            }
+            break last;
+        };
+        self.emit(AgentEvent::AgentSettled { aborted: token.is_cancelled() });
+        last
+    }
+
+    /// Compact when the context is past the threshold and there is
+    /// something to compact (silently nothing otherwise).
+    async fn auto_compact(&mut self) {
+        if self.needs_compaction() && self.can_compact() {
+            let _ = self.compact(crate::compaction::CompactionReason::Threshold, None, false).await;
+        }
+    }
+
+    /// One run, `agent_start` to `agent_end`: the opening user message (none
+    /// when a recovered request is made again), then turns until the model
+    /// stops. Returns the last answer and, when that answer overflowed the
+    /// context, its session entry.
+    async fn run(
+        &mut self,
+        opening: Option<(String, Vec<ContentBlock>)>,
+        token: &tokio_util::sync::CancellationToken,
+    ) -> (Option<AssistantMessage>, Option<Option<String>>) {
         let first_new = self.messages.len();
         self.emit(AgentEvent::AgentStart);
         // A user message opens its turn: it is added after `turn_start`.
-        let mut opening = Some(text.to_string());
-        let mut opening_images = images;
+        let mut opening = opening;
         // Follow-ups delivered together with the opening one (mode "all").
         let mut queued_more: Vec<String> = Vec::new();
         let mut last;
+        let mut overflowed = None;
+        let mut first_turn = true;
         loop {
+            if !first_turn {
+                self.auto_compact().await;
+            }
+            first_turn = false;
             self.emit(AgentEvent::TurnStart);
             self.apply_tool_changes().await;
             self.sync_system_message();
-            if let Some(text) = opening.take() {
-                self.push_user_with(&text, std::mem::take(&mut opening_images));
+            if let Some((text, images)) = opening.take() {
+                self.push_user_with(&text, images);
                 for more in std::mem::take(&mut queued_more) {
                     self.push_user(&more);
                 }
             }
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
-            self.add(Message::Assistant(assistant.clone()).into());
+            let answer_entry = self.add(Message::Assistant(assistant.clone()).into());
             last = Some(assistant.clone());
             let calls: Vec<CallRequest> = assistant
                 .content
@@ -355,10 +413,15 @@ impl Agent {
                 .collect();
             let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
             if stop || calls.is_empty() {
+                let failed = calls.is_empty() && self.overflowed(&assistant);
                 self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: vec![] });
+                if failed {
+                    overflowed = Some(answer_entry);
+                    break;
+                }
                 let follow = if stop { Vec::new() } else { self.take_queued(false) };
                 if let Some((first, rest)) = follow.split_first() {
-                    opening = Some(first.clone());
+                    opening = Some((first.clone(), Vec::new()));
                     queued_more = rest.to_vec();
                     continue;
                 }
@@ -392,10 +455,8 @@ impl Agent {
                 self.push_user(&next);
             }
         }
-        let aborted = token.is_cancelled();
         self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
-        self.emit(AgentEvent::AgentSettled { aborted });
-        last
+        (last, overflowed)
     }
 }
 
@@ -458,17 +519,46 @@ impl Agent {
         self.add(user.into());
     }
 
-    /// Add a message to the conversation and the session.
-    fn add(&mut self, message: AgentMessage) {
-        if let Ok(mut s) = self.session.lock()
-            && let Err(e) = s.append_message(&message)
-        {
-            s.detach_file();
-            if let Some(f) = &self.on_session_error {
-                f(&e);
+    /// Add a message to the conversation and the session; its entry id.
+    fn add(&mut self, message: AgentMessage) -> Option<String> {
+        let mut id = None;
+        if let Ok(mut s) = self.session.lock() {
+            match s.append_message(&message) {
+                Ok(i) => id = Some(i),
+                Err(e) => {
+                    s.detach_file();
+                    if let Some(f) = &self.on_session_error {
+                        f(&e);
+                    }
+                }
             }
         }
         self.messages.push(message);
+        id
+    }
+
+    /// Whether an answer says the context no longer fits (an overflow error,
+    /// or a `length` stop below the output limit), with recovery allowed.
+    fn overflowed(&self, m: &AssistantMessage) -> bool {
+        let auto = self.compaction.enabled && self.live.auto_compaction();
+        let short_length = m.stop_reason == StopReason::Length && m.usage.output < self.model.max_tokens.max(1);
+        auto && (crate::compaction::is_context_overflow(m, self.model.context_window) || short_length)
+    }
+
+    /// Leave the last message (entry `id`) out of the model's context: a
+    /// `context_edit` omits it in the session; it leaves the conversation.
+    fn omit(&mut self, id: Option<&str>) {
+        let entry = match (id, self.session.lock()) {
+            (Some(id), Ok(mut s)) => s
+                .append("context_edit", serde_json::json!({"targetId": id, "replacement": null}))
+                .ok()
+                .and_then(|new| s.get(&new).cloned()),
+            _ => None,
+        };
+        if let Some(entry) = entry {
+            self.emit(AgentEvent::EntryAppended { entry });
+        }
+        self.messages.pop();
     }
 
     /// Add an agent-only message (a user command's record) to the

@@ -197,6 +197,33 @@ pub enum AgentEvent {
         /// The new level.
         level: String,
     },
+    /// A compaction starts.
+    CompactionStart {
+        /// `manual`, `threshold` or `overflow`.
+        reason: String,
+    },
+    /// A compaction ended: its result, or why not.
+    CompactionEnd {
+        /// `manual`, `threshold` or `overflow`.
+        reason: String,
+        /// The compaction (absent when it failed or was cancelled).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// Cancelled (by an extension or an abort).
+        aborted: bool,
+        /// The request that overflowed is tried again.
+        #[serde(rename = "willRetry")]
+        will_retry: bool,
+        /// Why it failed.
+        #[serde(rename = "errorMessage", skip_serializing_if = "Option::is_none")]
+        error_message: Option<String>,
+    },
+    /// An entry that is not a message was added to the session (a recovery's
+    /// `context_edit`, an extension's entry).
+    EntryAppended {
+        /// The entry as written.
+        entry: Value,
+    },
     /// Nothing more will happen for this prompt.
     AgentSettled {
         /// Whether the run was aborted.
@@ -212,4 +239,16 @@ fn tool_results_with_role<S: serde::Serializer>(results: &[ToolResultMessage], s
         seq.serialize_element(&Message::ToolResult(r.clone()))?;
     }
     seq.end()
+}
+
+/// The text blocks of an answer, joined.
+pub(crate) fn text_of(m: &pi_ai::AssistantMessage) -> String {
+    m.content
+        .iter()
+        .filter_map(|b| match b {
+            pi_ai::ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("")
 }

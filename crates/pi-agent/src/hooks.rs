@@ -109,6 +109,19 @@ pub trait Interceptor: Send + Sync {
     fn on_tool_result<'a>(&'a self, _ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
         Box::pin(async { Ok(None) })
     }
+    /// Before a compaction (`session_before_compact`, the event as JSON):
+    /// cancel it or supply the compaction. `Err` is reported, the next
+    /// handler asked.
+    fn on_before_compact<'a>(
+        &'a self,
+        _event: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<crate::compaction::CompactionHook>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// After a compaction (`session_compact`).
+    fn on_compact<'a>(&'a self, _event: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
     /// Before a user command runs (`user_bash`): a result replaces the
     /// local run. `ctx` carries the abort signal, and partial results whose
     /// text is streamed output.

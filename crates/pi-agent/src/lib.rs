@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+pub mod compaction;
 mod convert;
 mod dispatch;
 mod events;
@@ -40,6 +41,7 @@ pub use nested::{
 pub use prompt::{PromptInputs, PromptSections, build_prompt_sections, build_system_prompt};
 pub use registry::Registry;
 pub use retry::{RetrySettings, is_retryable};
+pub use text::compaction_failed as compaction_failed_text;
 pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Namespace, Reach, ToolDef};
 pub use tool_changes::ToolChanges;
 pub use user_bash::{UserBashAnswer, UserBashEvent, run_user_bash};

@@ -40,6 +40,19 @@ fn replay(messages: &[AgentMessage]) -> Replayed {
     r
 }
 
+/// The whole prompt and tool state the conversation's system messages
+/// record (a compaction's checkpoint); `None` when there is none.
+pub(crate) fn checkpoint(messages: &[AgentMessage]) -> Option<SystemMessage> {
+    let r = replay(messages);
+    r.any.then(|| SystemMessage {
+        content: json!(""),
+        sections: Some(r.sections),
+        tools_added: Some(r.tools),
+        tools_removed: None,
+        timestamp: pi_ai::now_ms(),
+    })
+}
+
 /// The system message that brings the conversation's recorded state to
 /// `sections` and `tools`; `None` when nothing changed.
 pub(crate) fn patch(messages: &[AgentMessage], sections: &PromptSections, tools: &[Value]) -> Option<SystemMessage> {

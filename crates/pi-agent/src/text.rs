@@ -60,3 +60,74 @@ pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
 /// A session line that is JSON but not an object.
 pub const SESSION_LINE_NOT_OBJECT: &str = "not a JSON object";
+
+/// A tool result cut in the text a compaction summarizes.
+pub fn tool_result_cut(head: &str, more: usize) -> String {
+    format!("{head}\n[... {more} more characters]")
+}
+
+/// Why a compaction did not happen (as the reference words it: an
+/// automatic one says so).
+pub fn compaction_failed(reason: crate::compaction::CompactionReason, message: &str) -> String {
+    match reason {
+        crate::compaction::CompactionReason::Manual => format!("Compaction failed: {message}"),
+        _ => format!("Auto-compaction failed: {message}"),
+    }
+}
+
+/// The summary request failed.
+pub fn summarization_failed(error: &str) -> String {
+    format!("Summarization failed: {error}")
+}
+
+/// The summary request for a split span's start failed.
+pub fn turn_prefix_summarization_failed(error: &str) -> String {
+    format!("Turn prefix summarization failed: {error}")
+}
+
+/// A compaction of a branch with nothing before the kept part (as the reference).
+pub const NOTHING_TO_COMPACT: &str = "Nothing to compact (session too small)";
+
+/// An extension (or an abort) cancelled the compaction (as the reference).
+pub const COMPACTION_CANCELLED: &str = "Compaction cancelled";
+
+/// A compaction asked for right after another one (as the reference).
+pub const ALREADY_COMPACTED: &str = "Already compacted";
+
+/// Between the history summary and the summary of a split user-message
+/// span's start (as the reference).
+pub const SPLIT_TURN_SEPARATOR: &str = "\n\n---\n\n**Turn Context (split turn):**\n\n";
+
+/// The history part of a split-span summary when there is no history.
+pub const NO_PRIOR_HISTORY: &str = "No prior history.";
+
+/// The request for the summary of a split user-message span's start (our
+/// own wording): what led up to the kept part.
+pub fn turn_prefix_request(conversation: &str) -> String {
+    format!(
+        "The conversation below is the start of a request whose later part is kept verbatim after this summary.\n\n<conversation>\n{conversation}\n</conversation>\n\nSummarize only what the later part needs to make sense:\n\n## Original Request\n[What the user asked in this span]\n\n## Early Progress\n- [Work done and decisions made so far]\n\n## Context for Suffix\n- [Facts the kept messages rely on: paths, values, errors]"
+    )
+}
+
+/// The model answered the summary request with no text.
+pub const EMPTY_SUMMARY: &str = "the model returned an empty summary";
+
+/// The system prompt of a summary request (our own wording).
+pub const SUMMARY_SYSTEM_PROMPT: &str = "You write the working summary of a coding session so that it can continue without the conversation it stands for. You do not continue the conversation and you do not call tools: you only write the summary, in the format asked for.";
+
+/// The request for a compaction summary of `conversation` (our own wording,
+/// the reference's structure), building on `previous` when there is one.
+pub fn summary_request(conversation: &str, previous: Option<&str>) -> String {
+    let mut out = String::from("Summarize the session below for the agent that will continue it.\n\n");
+    if let Some(p) = previous {
+        out.push_str(&format!("<previous-summary>\n{p}\n</previous-summary>\n\nFold what still matters of the previous summary into the new one.\n\n"));
+    }
+    out.push_str(&format!("<conversation>\n{conversation}\n</conversation>\n\n"));
+    out.push_str("Use exactly these sections:\n\n## Goal\n[What the user is trying to accomplish]\n\n## Constraints & Preferences\n- [Requirements the user stated]\n\n## Progress\n### Done\n- [x] [Finished work]\n\n### In Progress\n- [ ] [Current work]\n\n### Blocked\n- [Problems, if any]\n\n## Key Decisions\n- **[Decision]**: [Why]\n\n## Next Steps\n1. [What comes next]\n\n## Critical Context\n- [Facts needed to continue: paths, names, values, errors]");
+    out
+}
+
+/// What a `/compact` asks the summary to focus on.
+pub fn summary_focus(instructions: &str) -> String {
+    format!("\n\nFocus especially on: {instructions}")
+}

@@ -130,6 +130,14 @@ pub async fn run(mut agent: Agent, initial: Vec<String>, mut state: ReloadState)
             "" => continue,
             "/quit" | "/exit" => return ExitCode::SUCCESS,
             "/reload" => println!("{}", reload(&mut agent, &mut state).await),
+            l if l == "/compact" || l.starts_with("/compact ") => {
+                let instructions = l.strip_prefix("/compact").map(str::trim).filter(|i| !i.is_empty());
+                let reason = pi_agent::compaction::CompactionReason::Manual;
+                match agent.compact(reason, instructions, false).await {
+                    Ok(_) => println!("{}", text::COMPACTED),
+                    Err(e) => eprintln!("{}", pi_agent::compaction_failed_text(reason, &e)),
+                }
+            }
             "/trust" => trust_command(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted),
             l if l.starts_with('!') => user_command(&mut agent, l).await,
             _ => {

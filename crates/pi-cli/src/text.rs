@@ -208,3 +208,6 @@ pub const RPC_MISSING_ENTRY_ID: &str = "Missing \"entryId\"";
 pub fn export_title(name: &str) -> String {
     format!("pi session {name}")
 }
+
+/// After `/compact` in the plain terminal loop.
+pub const COMPACTED: &str = "Compacted the conversation.";

@@ -120,4 +120,38 @@ impl Interceptor for ExtInterceptor {
             }
         })
     }
+
+    fn on_before_compact<'a>(
+        &'a self,
+        event: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<pi_agent::compaction::CompactionHook>, String>> {
+        Box::pin(async move {
+            if !self.engine.handles("session_before_compact") {
+                return Ok(None);
+            }
+            let out = self
+                .engine
+                .invoke(Entry::BeforeCompact, event.clone(), &CallEnv::default())
+                .await
+                .map_err(|e| e.to_string())?;
+            if let Some(e) = out.get("errors").and_then(Value::as_array).and_then(|a| a.first()) {
+                return Err(e.as_str().unwrap_or_default().to_string());
+            }
+            if out.get("cancel").and_then(Value::as_bool) == Some(true) {
+                return Ok(Some(pi_agent::compaction::CompactionHook::Cancel));
+            }
+            Ok(out.get("compaction").cloned().map(pi_agent::compaction::CompactionHook::Supply))
+        })
+    }
+
+    fn on_compact<'a>(&'a self, event: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if self.engine.handles("session_compact") {
+                let _ = self
+                    .engine
+                    .invoke(Entry::Event("session_compact".into()), event.clone(), &CallEnv::default())
+                    .await;
+            }
+        })
+    }
 }

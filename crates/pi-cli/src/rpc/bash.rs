@@ -43,8 +43,8 @@ pub(crate) struct BashContext {
     pub tool_ctx: ToolContext,
     /// The agent, to record the command on.
     pub agent: Arc<tokio::sync::Mutex<Agent>>,
-    /// Told of the record at once (what `get_messages` reads).
-    pub mirror: Arc<dyn Fn(pi_agent::AgentMessage) + Send + Sync>,
+    /// The session, where the record goes at once (`get_messages` reads it).
+    pub session: pi_agent::SharedSession,
 }
 
 /// Start `command` in the background; the response is printed when it ends.
@@ -53,7 +53,7 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
     running.add(token.clone());
     let mut ctx = cx.tool_ctx.clone();
     ctx.abort = token;
-    let (interceptors, agent, mirror) = (cx.interceptors.clone(), cx.agent.clone(), cx.mirror.clone());
+    let (interceptors, agent, session) = (cx.interceptors.clone(), cx.agent.clone(), cx.session.clone());
     let event = UserBashEvent { command, exclude_from_context: exclude, cwd: ctx.cwd.clone() };
     tokio::spawn(async move {
         let update_id = id.clone();
@@ -77,9 +77,12 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
                 response["success"] = json!(true);
                 response["data"] = serde_json::to_value(&result).unwrap_or(Value::Null);
                 let record: pi_agent::AgentMessage = BashExecutionMessage::new(&event, &result).into();
-                mirror(record.clone());
+                if let Ok(mut s) = session.lock() {
+                    let _ = s.append_message(&record);
+                }
                 print_line(&response);
-                agent.lock().await.record(record);
+                // Recorded already: the conversation takes it once the run lets go.
+                agent.lock().await.messages.push(record);
             }
             Err(e) => {
                 response["success"] = json!(false);

@@ -21,12 +21,12 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use crate::json_mode::{self, print_line as out};
 use crate::text;
 
-/// What commands read while a run holds the agent.
+/// What commands read while a run holds the agent (the conversation itself
+/// is read from the session, which the agent records into as it goes).
 #[derive(Default)]
 struct Shared {
-    /// The conversation as the agent has it (system messages included).
-    messages: Mutex<Vec<AgentMessage>>,
     streaming: AtomicBool,
+    compacting: AtomicBool,
 }
 
 static SHARED: OnceLock<Arc<Shared>> = OnceLock::new();
@@ -35,21 +35,15 @@ fn shared() -> Arc<Shared> {
     SHARED.get_or_init(|| Arc::new(Shared::default())).clone()
 }
 
-/// The event sink of RPC mode: print events, mirror the conversation.
+/// The event sink of RPC mode: print events, note streaming and compacting.
 pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
     let s = shared();
     Arc::new(move |ev: &AgentEvent| {
-        let mirrored: Option<AgentMessage> = match ev {
-            AgentEvent::MessageEnd { message } => Some(message.clone().into()),
-            AgentEvent::SystemMessageEnd { message } => serde_json::from_value(message.clone()).ok(),
-            AgentEvent::AgentSettled { .. } => {
-                s.streaming.store(false, Ordering::SeqCst);
-                None
-            }
-            _ => None,
-        };
-        if let (Some(m), Ok(mut list)) = (mirrored, s.messages.lock()) {
-            list.push(m);
+        match ev {
+            AgentEvent::AgentSettled { .. } => s.streaming.store(false, Ordering::SeqCst),
+            AgentEvent::CompactionStart { .. } => s.compacting.store(true, Ordering::SeqCst),
+            AgentEvent::CompactionEnd { .. } => s.compacting.store(false, Ordering::SeqCst),
+            _ => {}
         }
         out(&json_mode::event_value(ev));
     })
@@ -146,9 +140,6 @@ pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode
 impl Server {
     fn new(agent: Agent, setup: RpcSetup) -> Server {
         let shared = shared();
-        if let Ok(mut m) = shared.messages.lock() {
-            *m = agent.messages.clone();
-        }
         let (abort, steering, follow_ups) = (agent.abort_handle(), agent.steering.clone(), agent.follow_ups.clone());
         let tool_ctx = agent.tool_ctx.clone();
         let thinking = tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into());
@@ -156,16 +147,11 @@ impl Server {
         let (session, live) = (agent.session.clone(), agent.live.clone());
         let interceptors = agent.dispatcher.interceptors.clone();
         let agent = Arc::new(tokio::sync::Mutex::new(agent));
-        let mirror_to = shared.clone();
         let bash = bash::BashContext {
             interceptors,
             tool_ctx: tool_ctx.clone(),
             agent: agent.clone(),
-            mirror: Arc::new(move |m: AgentMessage| {
-                if let Ok(mut list) = mirror_to.messages.lock() {
-                    list.push(m);
-                }
-            }),
+            session: session.clone(),
         };
         Server {
             shared,
@@ -188,15 +174,9 @@ impl Server {
         self.shared.streaming.load(Ordering::SeqCst)
     }
 
+    /// The conversation: the session's active branch, as the model's context.
     fn messages(&self) -> Vec<AgentMessage> {
-        self.shared.messages.lock().map(|m| m.clone()).unwrap_or_default()
-    }
-
-    /// Make the mirror the agent's conversation again (after a session change).
-    fn remirror(shared: &Shared, agent: &Agent) {
-        if let Ok(mut m) = shared.messages.lock() {
-            *m = agent.messages.clone();
-        }
+        self.session.lock().map(|s| s.context().messages).unwrap_or_default()
     }
 
     /// Run `f` on the agent once no run holds it, then answer.
@@ -267,6 +247,17 @@ impl Server {
                 respond(&id, &kind, Ok(None));
             }
             "get_commands" => respond(&id, &kind, Ok(Some(json!({"commands": []})))),
+            "compact" => {
+                let instructions = cmd.get("customInstructions").and_then(Value::as_str).map(String::from);
+                let (agent, shared) = (self.agent.clone(), self.shared.clone());
+                tokio::spawn(async move {
+                    let mut g = agent.lock().await;
+                    let reason = pi_agent::compaction::CompactionReason::Manual;
+                    let answer = g.compact(reason, instructions.as_deref(), false).await.map(|o| Some(o.0));
+                    drop(shared);
+                    respond(&id, &kind, answer);
+                });
+            }
             "bash" => {
                 let Some(command) = cmd.get("command").and_then(Value::as_str) else {
                     return respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));
@@ -339,7 +330,7 @@ impl Server {
     /// `get_state`.
     fn state(&self) -> Value {
         let (model, thinking) = self.current.lock().map(|c| c.clone()).unwrap_or_default();
-        let count = self.shared.messages.lock().map(|m| m.len()).unwrap_or(0);
+        let count = self.messages().len();
         let pending =
             self.steering.lock().map(|q| q.len()).unwrap_or(0) + self.follow_ups.lock().map(|q| q.len()).unwrap_or(0);
         let (session_id, session_file, name) = match self.session.lock() {
@@ -347,7 +338,7 @@ impl Server {
             Err(_) => Default::default(),
         };
         let mut data = json!({"model": state::model_json(&model), "thinkingLevel": thinking,
-            "isStreaming": self.streaming(), "isCompacting": false,
+            "isStreaming": self.streaming(), "isCompacting": self.shared.compacting.load(Ordering::SeqCst),
             "steeringMode": self.live.steering_mode(), "followUpMode": self.live.follow_up_mode()});
         if let Some(f) = session_file {
             data["sessionFile"] = json!(f);

@@ -163,6 +163,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         }
     }
     let model = crate::model_select::ai_model(&chosen.entry);
+    let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
     let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode));
     agent.system_sections = Some(system_prompt);
     let Opened { mut session, history, context } = opened;
@@ -176,6 +177,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     agent.api_key = chosen.api_key;
     agent.thinking = chosen.thinking.filter(|t| t != "off");
     agent.messages = history;
+    let (enabled, reserve_tokens, keep_recent_tokens) = settings.compaction(&chosen_provider, &chosen_model);
+    agent.compaction = pi_agent::compaction::CompactionSettings { enabled, reserve_tokens, keep_recent_tokens };
+    agent.live.set_auto_compaction(enabled);
     let retry = settings.retry();
     agent.retry = pi_agent::RetrySettings {
         enabled: retry.enabled,

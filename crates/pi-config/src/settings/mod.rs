@@ -152,6 +152,11 @@ pub struct ResourceEntry {
     pub base_dir: PathBuf,
 }
 
+/// Free context tokens below which automatic compaction starts (default).
+pub const COMPACTION_RESERVE_TOKENS: u64 = 16_384;
+/// Recent context tokens a compaction keeps (default).
+pub const COMPACTION_KEEP_RECENT_TOKENS: u64 = 20_000;
+
 /// Loaded, validated, merged settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -422,6 +427,20 @@ impl Settings {
             base_delay_ms: num("baseDelayMs").map_or(d.base_delay_ms, |n| n as u64),
             max_delay_ms: num("maxAgentDelayMs").map_or(d.max_delay_ms, |n| n as u64),
         }
+    }
+
+    /// `compaction.*` for the model `provider/model_id`: enabled, reserve
+    /// tokens, kept tokens (a `modelOverrides` entry wins per value; the
+    /// defaults 16384 and 20000 fill what is unset).
+    pub fn compaction(&self, provider: &str, model_id: &str) -> (bool, u64, u64) {
+        let key = format!("{provider}/{model_id}");
+        let over = |k: &str| self.get(&["compaction", "modelOverrides", &key, k]).and_then(Value::as_u64);
+        let base = |k: &str| self.get(&["compaction", k]).and_then(Value::as_u64);
+        let enabled = self.get_bool(&["compaction", "enabled"]).unwrap_or(true);
+        let reserve = over("reserveTokens").or_else(|| base("reserveTokens")).unwrap_or(COMPACTION_RESERVE_TOKENS);
+        let keep =
+            over("keepRecentTokens").or_else(|| base("keepRecentTokens")).unwrap_or(COMPACTION_KEEP_RECENT_TOKENS);
+        (enabled, reserve, keep)
     }
 
     /// A resource list from both files, user entries first (a later entry

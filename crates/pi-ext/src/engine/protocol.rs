@@ -61,6 +61,8 @@ pub(crate) enum Entry {
     Execute,
     /// The `user_bash` handlers.
     UserBash,
+    /// The `session_before_compact` handlers.
+    BeforeCompact,
     /// The handlers of a notification event (`session_start`, …).
     Event(String),
 }
@@ -74,6 +76,7 @@ impl Entry {
             Entry::ProjectTrust => "project_trust",
             Entry::Execute => "execute",
             Entry::UserBash => "user_bash",
+            Entry::BeforeCompact => "session_before_compact",
             Entry::Event(name) => name,
         }
     }

@@ -541,6 +541,26 @@
     };
   }
 
+  // session_before_compact: the first handler that cancels or supplies a
+  // compaction decides.
+  async function runBeforeCompact(callId, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    for (const { handler } of handlersOf("session_before_compact")) {
+      let r;
+      try {
+        r = await handler(event, ctx);
+      } catch (e) {
+        errors.push(errorMessage(e));
+        continue;
+      }
+      if (!r || typeof r !== "object") continue;
+      if (r.cancel === true) return { errors, cancel: true };
+      if (r.compaction && typeof r.compaction === "object") return { errors, compaction: r.compaction };
+    }
+    return { errors };
+  }
+
   async function runUserBash(callId, event) {
     const ctx = makeCtx(callId);
     const errors = [];
@@ -644,6 +664,7 @@
       else if (kind === "project_trust") run = () => runProjectTrust(callId, p);
       else if (kind === "execute") run = () => runExecute(callId, p);
       else if (kind === "user_bash") run = () => runUserBash(callId, p);
+      else if (kind === "session_before_compact") run = () => runBeforeCompact(callId, p);
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
     },
