@@ -46,6 +46,7 @@ mod error;
 mod event;
 mod http;
 pub mod json_args;
+pub mod limits;
 mod model;
 mod providers;
 pub mod text;

@@ -33,6 +33,12 @@ pub const TIMED_OUT: &str = "Request timed out.";
 /// An HTTP error without a body.
 pub const NO_BODY: &str = "status code (no body)";
 
+/// Tool-call arguments nested deeper than the limit (the parser adds the
+/// position, in `JSON.parse`'s words: `… in JSON at position 64 (line 1 column 65)`).
+pub fn arguments_too_deep(limit: usize) -> String {
+    format!("Nesting deeper than {limit} levels")
+}
+
 /// `<message>\n\nReceived arguments:\n<raw>`: why tool-call arguments were rejected.
 pub fn arguments_error(message: &str, raw: &str) -> String {
     format!("{message}\n\nReceived arguments:\n{raw}")
