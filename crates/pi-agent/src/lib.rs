@@ -36,7 +36,7 @@ pub use nested::{
 };
 pub use prompt::{PromptInputs, build_system_prompt};
 pub use registry::Registry;
-pub use retry::{RetrySettings, is_retryable};
+pub use retry::{DEFAULT_MAX_RETRY_DELAY_MS, RetryDecision, RetrySettings, is_retryable};
 pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Namespace, Reach, ToolDef};
 pub use tool_changes::ToolChanges;
 pub use user_bash::{UserBashAnswer, UserBashEvent, run_user_bash};

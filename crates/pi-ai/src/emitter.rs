@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 
 use crate::error::ProviderError;
 use crate::event::AssistantMessageEvent;
+use crate::failure::Failure;
 use crate::json_args;
 use crate::model::Model;
 use crate::types::{AssistantMessage, ContentBlock, StopReason, ToolCall, Usage, now_ms};
@@ -269,9 +270,10 @@ impl Emitter {
     }
 
     /// Send the final `error` event.
-    pub async fn error(&mut self, reason: StopReason, message: String) {
+    pub async fn error(&mut self, reason: StopReason, message: String, failure: Option<Failure>) {
         self.msg.stop_reason = reason;
         self.msg.error_message = Some(message);
+        self.msg.failure = failure;
         let _ = self.send(AssistantMessageEvent::Error { reason, error: self.msg.clone() }).await;
     }
 }

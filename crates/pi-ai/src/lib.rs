@@ -11,7 +11,10 @@
 //! an `error` event whose message has stop reason `error` or `aborted` and an
 //! `error_message` worded like the reference's (for example
 //! `500: {"message":"boom"}` on Chat Completions, `Request was aborted`).
-//! Nothing a server sends can panic the caller.
+//! Nothing a server sends can panic the caller. A failed message also
+//! carries a typed [`Failure`] (the HTTP status and the server's
+//! `Retry-After`, or a connection failure, a timeout, a cut stream) so a
+//! caller decides on a retry by kind, never by the words of the message.
 //!
 //! Tool-call arguments are parsed when the call ends. When they are not a JSON
 //! object, the block keeps `arguments: {}` and sets `arguments_error` to the
@@ -44,6 +47,7 @@
 mod emitter;
 mod error;
 mod event;
+mod failure;
 mod http;
 pub mod json_args;
 pub mod limits;
@@ -58,6 +62,7 @@ use futures::FutureExt;
 use tokio::sync::mpsc;
 
 pub use event::AssistantMessageEvent;
+pub use failure::{Failure, FailureKind, parse_retry_after};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::faux;
 pub use types::{
@@ -127,7 +132,7 @@ async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emi
                 api::OPENAI_RESPONSES => providers::openai_responses::run(&model, &context, &options, &mut em).await,
                 api::ANTHROPIC_MESSAGES => providers::anthropic::run(&model, &context, &options, &mut em).await,
                 api::FAUX => providers::faux::run(&model, &context, &options, &mut em).await,
-                other => Err(ProviderError::Failed(format!(
+                other => Err(ProviderError::failed(format!(
                     "Unsupported API \"{other}\" (supported: {})",
                     api::ALL.join(", ")
                 ))),
@@ -142,14 +147,14 @@ async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emi
                     .cloned()
                     .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_default();
-                Err(ProviderError::Failed(format!("Internal error in the provider client: {what}")))
+                Err(ProviderError::failed(format!("Internal error in the provider client: {what}")))
             }),
         }
     };
     match result {
         Ok(reason) => em.done(reason).await,
         Err(ProviderError::ReceiverGone) => {}
-        Err(ProviderError::Aborted) => em.error(StopReason::Aborted, text::REQUEST_ABORTED.into()).await,
-        Err(e) => em.error(StopReason::Error, e.to_string()).await,
+        Err(ProviderError::Aborted) => em.error(StopReason::Aborted, text::REQUEST_ABORTED.into(), None).await,
+        Err(ProviderError::Failed(message, failure)) => em.error(StopReason::Error, message, Some(failure)).await,
     }
 }

@@ -1,12 +1,16 @@
 //! End-to-end: the real `pi` binary against a hostile mock model server on
-//! 127.0.0.1: tool arguments nested thousands of levels deep.
+//! 127.0.0.1. Tool arguments nested thousands of levels deep, failures that
+//! are retried by their HTTP status and kind (never by the words of the
+//! message) with `Retry-After` honoured, and streams big enough to expose
+//! work that grows with the square of their size.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use pi_test_support::{MockServer, Turn};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const APIS: [&str; 3] = ["openai-completions", "openai-responses", "anthropic-messages"];
 
@@ -31,6 +35,10 @@ impl Env {
         self.home.join(".pi/agent")
     }
 
+    fn settings(&self, v: Value) {
+        std::fs::write(self.agent_dir().join("settings.json"), v.to_string()).unwrap();
+    }
+
     /// `pi -p --offline --model mock/mock-1 --no-session <args>`.
     fn run(&self, args: &[&str]) -> Output {
         let tmp = self.home.parent().unwrap().join("tmp");
@@ -50,6 +58,10 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json_events(o: &Output) -> Vec<Value> {
+    stdout(o).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
 }
 
 /// The text of the tool result sent back to the model, whatever the API.
@@ -115,4 +127,141 @@ fn arguments_at_the_depth_limit_still_parse() {
     assert_eq!(out.status.code(), Some(0), "stderr {}", stderr(&out));
     let result = tool_result_text("openai-completions", &server.requests()[1].body);
     assert!(result.starts_with("Validation failed for tool \"write\""), "{result}");
+}
+
+// ---- 7. Retries by status and kind, Retry-After ----
+
+/// Settings that make a retry by the backoff quick, so only the rules are tested.
+fn quick_backoff(env: &Env) {
+    env.settings(json!({"retry": {"baseDelayMs": 50}}));
+}
+
+#[test]
+fn a_400_mentioning_5000_is_not_retried() {
+    let env = Env::new();
+    quick_backoff(&env);
+    let server = MockServer::start(vec![
+        Turn::error(400, "max_tokens: 50000 > 5000, which is the maximum allowed"),
+        Turn::text("retried"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let out = env.run(&["go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).trim_end(), r#"400: {"message":"max_tokens: 50000 > 5000, which is the maximum allowed"}"#);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn a_401_mentioning_connection_is_not_retried() {
+    let env = Env::new();
+    quick_backoff(&env);
+    let server =
+        MockServer::start(vec![Turn::error(401, "Invalid API key for this connection"), Turn::text("retried")]);
+    server.write_models_json(&env.agent_dir(), "anthropic-messages");
+    let out = env.run(&["go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).trim_end(), r#"401 {"error":{"message":"Invalid API key for this connection"}}"#);
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// 429 and 503 with `Retry-After: 1` are retried after the second the
+/// server asked for, not after the backoff; the JSON events are the usual ones.
+#[test]
+fn retry_after_is_honoured() {
+    let env = Env::new();
+    quick_backoff(&env);
+    let server = MockServer::start(vec![
+        Turn::error(429, "slow down").with_header("retry-after", "1"),
+        Turn::error(503, "busy").with_header("Retry-After", "1"),
+        Turn::text("after retry"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let t = Instant::now();
+    let out = env.run(&["--mode", "json", "go"]);
+    let took = t.elapsed();
+    assert_eq!(out.status.code(), Some(0), "stderr {}", stderr(&out));
+    assert_eq!(server.requests().len(), 3);
+    assert!(took >= Duration::from_millis(1900), "two retries after 1 s each, took {took:?}");
+    let retries: Vec<Value> =
+        json_events(&out).into_iter().filter(|e| e["type"].as_str().unwrap().starts_with("auto_retry")).collect();
+    assert_eq!(
+        retries,
+        [
+            json!({"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 1000,
+                "errorMessage": "429: {\"message\":\"slow down\"}"}),
+            json!({"type": "auto_retry_start", "attempt": 2, "maxAttempts": 3, "delayMs": 1000,
+                "errorMessage": "503: {\"message\":\"busy\"}"}),
+            json!({"type": "auto_retry_end", "success": true, "attempt": 2}),
+        ]
+    );
+}
+
+/// A server asking for longer than `retry.provider.maxRetryDelayMs` (60 s by
+/// default) fails at once, with its own message.
+#[test]
+fn retry_after_beyond_the_limit_fails_at_once() {
+    let env = Env::new();
+    quick_backoff(&env);
+    let server = MockServer::start(vec![
+        Turn::error(429, "quota resets in an hour").with_header("retry-after", "3600"),
+        Turn::text("retried"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let t = Instant::now();
+    let out = env.run(&["go"]);
+    assert!(t.elapsed() < Duration::from_secs(30), "took {:?}", t.elapsed());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out).trim_end(),
+        r#"Server requested 3600s retry delay (max: 60s). 429: {"message":"quota resets in an hour"}"#
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// The limit is the `retry.provider.maxRetryDelayMs` setting.
+#[test]
+fn the_retry_delay_limit_is_the_setting() {
+    let env = Env::new();
+    env.settings(json!({"retry": {"baseDelayMs": 50, "provider": {"maxRetryDelayMs": 2000}}}));
+    let server =
+        MockServer::start(vec![Turn::error(503, "busy").with_header("retry-after", "5"), Turn::text("retried")]);
+    server.write_models_json(&env.agent_dir(), "openai-responses");
+    let out = env.run(&["go"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out).trim_end(),
+        r#"Server requested 5s retry delay (max: 2s). mock API error (503): {"message":"busy"}"#
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// Transient kinds without a status are retried: a refused connection and a
+/// stream cut mid-way.
+#[test]
+fn connection_failures_and_cut_streams_are_retried() {
+    let env = Env::new();
+    env.settings(json!({"retry": {"baseDelayMs": 50, "maxRetries": 2}}));
+    let server = MockServer::start(vec![Turn::text("this answer is cut").cut(), Turn::text("whole")]);
+    server.write_models_json(&env.agent_dir(), "anthropic-messages");
+    let out = env.run(&["--mode", "json", "go"]);
+    assert_eq!(out.status.code(), Some(0), "stderr {}", stderr(&out));
+    assert_eq!(server.requests().len(), 2);
+    let starts = json_events(&out).into_iter().filter(|e| e["type"] == "auto_retry_start").count();
+    assert_eq!(starts, 1);
+
+    // Nothing listens on the port of a server that is gone.
+    let env = Env::new();
+    env.settings(json!({"retry": {"baseDelayMs": 50, "maxRetries": 2}}));
+    let gone = MockServer::start(vec![]);
+    gone.write_models_json(&env.agent_dir(), "openai-completions");
+    drop(gone);
+    let out = env.run(&["--mode", "json", "go"]);
+    assert_eq!(out.status.code(), Some(1));
+    let events = json_events(&out);
+    let starts: Vec<&Value> = events.iter().filter(|e| e["type"] == "auto_retry_start").collect();
+    assert_eq!(starts.len(), 2, "{events:?}");
+    assert!(starts[0]["errorMessage"].as_str().unwrap().starts_with("Connection error."), "{}", starts[0]);
+    let end = events.iter().find(|e| e["type"] == "auto_retry_end").unwrap();
+    assert_eq!(end["success"], false);
+    assert_eq!(end["attempt"], 2);
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use super::{max_tokens, messages_to_send, open_stream, tool_result_parts};
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
+use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
@@ -202,7 +203,8 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
     while let Some(ev) = sse.next().await {
         let ev = ev?;
         if ev.event == "error" {
-            return Err(ProviderError::Failed(ev.data));
+            let err = serde_json::from_str::<Value>(&ev.data).map(|v| v["error"].clone()).unwrap_or(Value::Null);
+            return Err(super::reported(ev.data, &err));
         }
         // Events that are not JSON are skipped, as the reference does.
         let Ok(data) = serde_json::from_str::<Value>(&ev.data) else {
@@ -220,7 +222,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
         }
     }
     let Some(reason) = state.stop else {
-        return Err(ProviderError::failed(text::ANTHROPIC_NO_STOP));
+        return Err(ProviderError::of_kind(FailureKind::StreamCut, text::ANTHROPIC_NO_STOP));
     };
     em.end_all().await?;
     Ok(reason)
@@ -340,7 +342,7 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
         }
         "message_stop" => return Ok(true),
         "error" => {
-            return Err(ProviderError::Failed(data.to_string()));
+            return Err(super::reported(data.to_string(), &data["error"]));
         }
         _ => {}
     }
@@ -391,7 +393,26 @@ mod tests {
         let mut em = Emitter::new(tx, &model());
         let data = r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
         let mut sse = SseStream::from_chunks(vec![format!("event: error\ndata: {data}\n\n").into_bytes()]);
-        assert_eq!(read_stream(&mut sse, &mut em).await, Err(ProviderError::failed(data)));
+        // The message is the event's data; the kind is the status its type stands for.
+        assert_eq!(
+            read_stream(&mut sse, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(Some(529)), data))
+        );
+        let (tx, _rx) = mpsc::channel(100);
+        let mut em = Emitter::new(tx, &model());
+        let mut sse = SseStream::from_chunks(vec![b"event: error\ndata: not json\n\n".to_vec()]);
+        assert_eq!(
+            read_stream(&mut sse, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(None), "not json"))
+        );
+        // A stream that stops before its stop reason was cut short.
+        let (tx, _rx) = mpsc::channel(100);
+        let mut em = Emitter::new(tx, &model());
+        let mut sse = SseStream::from_chunks(vec![b"event: ping\ndata: {\"type\": \"ping\"}\n\n".to_vec()]);
+        assert_eq!(
+            read_stream(&mut sse, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::StreamCut, text::ANTHROPIC_NO_STOP))
+        );
     }
 
     #[tokio::test]

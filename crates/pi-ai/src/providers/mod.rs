@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
+use crate::failure::{Failure, FailureKind};
 use crate::http::{self, SendError, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
@@ -135,9 +136,48 @@ pub(crate) async fn open_stream(
 ) -> Result<SseStream, ProviderError> {
     match http::post_sse(url, headers, body).await {
         Ok(s) => Ok(s),
-        Err(SendError::Status(e)) => Err(ProviderError::Failed(status_message(&e))),
+        Err(SendError::Status(e)) => {
+            let failure = Failure { kind: FailureKind::Status(e.status), retry_after: e.retry_after };
+            Err(ProviderError::Failed(status_message(&e), failure))
+        }
         Err(SendError::Other(e)) => Err(e),
     }
+}
+
+/// The HTTP status an error type stands for, when a server reports an error
+/// inside a stream it had accepted: Anthropic's error types, and the OpenAI
+/// codes and types that name one.
+const REPORTED_STATUSES: [(&str, u16); 12] = [
+    ("invalid_request_error", 400),
+    ("authentication_error", 401),
+    ("billing_error", 402),
+    ("permission_error", 403),
+    ("not_found_error", 404),
+    ("request_too_large", 413),
+    ("rate_limit_error", 429),
+    ("rate_limit_exceeded", 429),
+    ("api_error", 500),
+    ("server_error", 500),
+    ("timeout_error", 504),
+    ("overloaded_error", 529),
+];
+
+/// The failure of an error reported inside a stream, from its error object:
+/// a numeric `code` or `status` (as gateways send them), else its `code` or
+/// `type` looked up in [`REPORTED_STATUSES`].
+pub(crate) fn reported(msg: impl Into<String>, err: &serde_json::Value) -> ProviderError {
+    let numeric = ["code", "status"]
+        .iter()
+        .filter_map(|k| err.get(k).and_then(serde_json::Value::as_u64))
+        .find(|n| (100..600).contains(n))
+        .map(|n| n as u16);
+    let named = || {
+        ["code", "type"]
+            .iter()
+            .filter_map(|k| err.get(k).and_then(serde_json::Value::as_str))
+            .find_map(|name| REPORTED_STATUSES.iter().find(|(n, _)| *n == name).map(|(_, status)| *status))
+    };
+    ProviderError::of_kind(FailureKind::Reported(numeric.or_else(named)), msg)
 }
 
 /// The stop reason of a finished message: `toolUse` whenever it calls tools.
@@ -155,6 +195,28 @@ pub(crate) mod testing {
 
     /// Piece sizes every stream is replayed with.
     pub const PIECE_SIZES: [usize; 6] = [1, 2, 3, 7, 64, usize::MAX];
+}
+
+#[cfg(test)]
+mod reported_errors {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn statuses_of_reported_errors() {
+        let status = |err: serde_json::Value| reported("m", &err).kind();
+        let r = |s: Option<u16>| Some(FailureKind::Reported(s));
+        assert_eq!(status(json!({"type": "overloaded_error", "message": "Overloaded"})), r(Some(529)));
+        assert_eq!(status(json!({"type": "invalid_request_error"})), r(Some(400)));
+        assert_eq!(status(json!({"code": "server_error", "message": "x"})), r(Some(500)));
+        assert_eq!(status(json!({"code": "rate_limit_exceeded"})), r(Some(429)));
+        assert_eq!(status(json!({"code": 502, "message": "Provider returned error"})), r(Some(502)));
+        assert_eq!(status(json!({"code": 7, "type": "api_error"})), r(Some(500)));
+        assert_eq!(status(json!({"type": "error", "code": "content_filter"})), r(None));
+        // The words of a message decide nothing.
+        assert_eq!(status(json!({"message": "503 overloaded, connection reset"})), r(None));
+        assert_eq!(status(json!("overloaded_error")), r(None));
+    }
 }
 
 #[cfg(test)]

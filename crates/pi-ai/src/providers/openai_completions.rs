@@ -10,6 +10,7 @@ use super::{
 };
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
+use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{MaxTokensField, Model, StreamOptions};
 use crate::text;
@@ -291,7 +292,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
         handle_chunk(&chunk, &mut state, em).await?;
     }
     let Some(reason) = state.finish else {
-        return Err(ProviderError::failed(text::COMPLETIONS_NO_FINISH));
+        return Err(ProviderError::of_kind(FailureKind::StreamCut, text::COMPLETIONS_NO_FINISH));
     };
     em.end_all().await?;
     Ok(final_reason(em, reason))
@@ -311,7 +312,7 @@ pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emit
             Some(Value::String(m)) => m.clone(),
             _ => err.to_string(),
         };
-        return Err(ProviderError::Failed(msg));
+        return Err(super::reported(msg, err));
     }
     if em.msg.response_id.is_none()
         && let Some(id) = chunk.get("id").and_then(Value::as_str)
@@ -416,23 +417,9 @@ mod tests {
     async fn feed(chunks: &[Value]) -> (Vec<AssistantMessageEvent>, Result<StopReason, ProviderError>) {
         let (tx, mut rx) = mpsc::channel(1000);
         let mut em = Emitter::new(tx, &model());
-        let mut st = State::default();
-        let mut res = Ok(StopReason::Stop);
-        for c in chunks {
-            if let Err(e) = handle_chunk(c, &mut st, &mut em).await {
-                res = Err(e);
-                break;
-            }
-        }
-        if res.is_ok() {
-            res = match st.finish {
-                Some(r) => {
-                    em.end_all().await.unwrap();
-                    Ok(final_reason(&em, r))
-                }
-                None => Err(ProviderError::failed(text::COMPLETIONS_NO_FINISH)),
-            };
-        }
+        let body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+        let mut sse = SseStream::from_chunks(vec![body.into_bytes()]);
+        let res = read_stream(&mut sse, &mut em).await;
         if let Ok(r) = &res {
             em.done(*r).await;
         }
@@ -586,9 +573,11 @@ mod tests {
     #[tokio::test]
     async fn no_finish_reason_is_an_error_and_error_chunks_surface() {
         let (_, res) = feed(&[json!({"choices":[{"index":0,"delta":{"content":"hi"}}]})]).await;
-        assert_eq!(res, Err(ProviderError::failed("Stream ended without finish_reason")));
+        assert_eq!(res, Err(ProviderError::of_kind(FailureKind::StreamCut, "Stream ended without finish_reason")));
         let (_, res) = feed(&[json!({"error":{"message":"mid boom","type":"server_error"}})]).await;
-        assert_eq!(res, Err(ProviderError::failed("mid boom")));
+        assert_eq!(res, Err(ProviderError::of_kind(FailureKind::Reported(Some(500)), "mid boom")));
+        let (_, res) = feed(&[json!({"error":{"message":"Provider returned error","code":502}})]).await;
+        assert_eq!(res, Err(ProviderError::of_kind(FailureKind::Reported(Some(502)), "Provider returned error")));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::{
 };
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
+use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
@@ -179,7 +180,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
             return Ok(final_reason(em, reason));
         }
     }
-    Err(ProviderError::failed(text::RESPONSES_NO_TERMINAL))
+    Err(ProviderError::of_kind(FailureKind::StreamCut, text::RESPONSES_NO_TERMINAL))
 }
 
 #[derive(Default)]
@@ -327,12 +328,12 @@ pub(crate) async fn handle_event(
                 .map(str::to_string)
                 .unwrap_or_else(|| data["response"].to_string());
             let code = err.get("code").and_then(Value::as_str);
-            return Err(ProviderError::Failed(text::responses_failed(code, &message)));
+            return Err(super::reported(text::responses_failed(code, &message), &err));
         }
         "error" => {
             let message =
                 data.get("message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| data.to_string());
-            return Err(ProviderError::Failed(message));
+            return Err(super::reported(message, data));
         }
         _ => {}
     }
@@ -448,9 +449,20 @@ mod tests {
         let mut em = Emitter::new(tx, &model());
         let mut st = State::default();
         let e = json!({"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"failed boom"}}});
-        assert_eq!(handle_event(&e, &mut st, &mut em).await, Err(ProviderError::failed("server_error: failed boom")));
+        assert_eq!(
+            handle_event(&e, &mut st, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(Some(500)), "server_error: failed boom"))
+        );
         let e = json!({"type":"error","code":"rate_limit_exceeded","message":"err boom"});
-        assert_eq!(handle_event(&e, &mut st, &mut em).await, Err(ProviderError::failed("err boom")));
+        assert_eq!(
+            handle_event(&e, &mut st, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(Some(429)), "err boom"))
+        );
+        let e = json!({"type":"response.failed","response":{"error":{"code":"invalid_prompt","message":"no"}}});
+        assert_eq!(
+            handle_event(&e, &mut st, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(None), "invalid_prompt: no"))
+        );
     }
 
     #[test]

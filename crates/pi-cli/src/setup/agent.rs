@@ -183,6 +183,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         max_retries: retry.max_retries,
         base_delay_ms: retry.base_delay_ms,
         max_delay_ms: retry.max_delay_ms,
+        max_retry_delay_ms: settings.provider_max_retry_delay_ms(),
     };
     Ok(Prepared { agent, reload, header })
 }
