@@ -226,14 +226,14 @@ impl Agent {
                 AssistantMessageEvent::Start { partial } => {
                     if !started {
                         started = true;
-                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(partial) });
+                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(partial.snapshot()) });
                     }
                 }
                 other => {
-                    let usage = other.message().usage.clone();
+                    let usage = other.usage();
                     if !started {
                         started = true;
-                        let mut first = other.message().clone();
+                        let mut first = other.message();
                         first.content.clear();
                         self.emit(AgentEvent::MessageStart { message: Message::Assistant(first) });
                     }

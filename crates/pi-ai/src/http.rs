@@ -6,23 +6,16 @@ use std::pin::Pin;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 use crate::error::ProviderError;
 use crate::failure::{self, FailureKind};
+use crate::limits::{CONNECT_TIMEOUT, MAX_ERROR_BODY_BYTES, MAX_ERROR_BODY_CHARS, READ_TIMEOUT};
+use crate::sse::{SseEvent, SseParser};
 use crate::text;
 
-/// How long to wait for a connection.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a response may stay silent (first byte included) before it fails.
-const READ_TIMEOUT: Duration = Duration::from_secs(600);
-/// The most of an error body kept for the message.
-pub(crate) const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
-/// The most characters of an error body shown (like the reference).
-pub(crate) const MAX_ERROR_BODY_CHARS: usize = 4000;
 /// The header with the server's wait in milliseconds (OpenAI), read first.
 const RETRY_AFTER_MS: &str = "retry-after-ms";
 /// The standard header with the server's wait (seconds or an HTTP date).
@@ -67,31 +60,55 @@ pub(crate) enum SendError {
     Other(ProviderError),
 }
 
+/// The pieces of a response body as they arrive.
+type Body = Pin<Box<dyn Stream<Item = Result<Vec<u8>, reqwest::Error>> + Send>>;
+
 /// A stream of server-sent events.
 pub(crate) struct SseStream {
-    inner: Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>,
+    body: Body,
+    parser: SseParser,
+    ended: bool,
 }
 
 impl SseStream {
+    fn new(body: Body) -> Self {
+        SseStream { body, parser: SseParser::default(), ended: false }
+    }
+
     /// Events parsed from these body pieces (for tests: split anywhere).
     #[cfg(test)]
     pub fn from_chunks(chunks: Vec<Vec<u8>>) -> Self {
-        SseStream {
-            inner: Box::pin(futures::stream::iter(chunks.into_iter().map(Ok::<_, reqwest::Error>)).eventsource()),
-        }
+        Self::new(Box::pin(futures::stream::iter(chunks.into_iter().map(Ok))))
     }
 
-    /// The next event; `None` at the end of the body.
-    pub async fn next(&mut self) -> Option<Result<Event, ProviderError>> {
-        let item = self.inner.next().await?;
-        Some(item.map_err(|e| match e {
-            EventStreamError::Transport(e) if e.is_timeout() => {
-                ProviderError::of_kind(FailureKind::Timeout, text::TIMED_OUT)
+    /// The next event; `None` at the end of the body (an event left open
+    /// there is dropped).
+    pub async fn next(&mut self) -> Option<Result<SseEvent, ProviderError>> {
+        loop {
+            if let Some(ev) = self.parser.next_event() {
+                return Some(Ok(ev));
             }
-            EventStreamError::Transport(_) => ProviderError::of_kind(FailureKind::StreamCut, text::STREAM_CUT),
-            EventStreamError::Utf8(e) => ProviderError::failed(format!("Error reading response: {e}")),
-            EventStreamError::Parser(e) => ProviderError::failed(format!("Error reading response: {e}")),
-        }))
+            if self.ended {
+                return None;
+            }
+            match self.body.next().await {
+                Some(Ok(bytes)) => {
+                    if let Err(message) = self.parser.push(&bytes) {
+                        self.ended = true;
+                        return Some(Err(ProviderError::failed(message)));
+                    }
+                }
+                Some(Err(e)) => {
+                    self.ended = true;
+                    return Some(Err(if e.is_timeout() {
+                        ProviderError::of_kind(FailureKind::Timeout, text::TIMED_OUT)
+                    } else {
+                        ProviderError::of_kind(FailureKind::StreamCut, text::STREAM_CUT)
+                    }));
+                }
+                None => self.ended = true,
+            }
+        }
     }
 }
 
@@ -137,7 +154,7 @@ pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: &Value) -> Res
         let body = read_error_body(resp).await;
         return Err(SendError::Status(HttpStatusError { status: status.as_u16(), body, retry_after }));
     }
-    Ok(SseStream { inner: Box::pin(resp.bytes_stream().eventsource()) })
+    Ok(SseStream::new(Box::pin(resp.bytes_stream().map(|piece| piece.map(Vec::from)))))
 }
 
 /// The wait an error answer asks for: `retry-after-ms`, else `Retry-After`.

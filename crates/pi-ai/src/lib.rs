@@ -16,6 +16,11 @@
 //! `Retry-After`, or a connection failure, a timeout, a cut stream) so a
 //! caller decides on a retry by kind, never by the words of the message.
 //!
+//! Streams are read in time linear in their size: the server-sent-event
+//! framing is this crate's own (one pass over the bytes, an event at most
+//! [`MAX_SSE_EVENT_BYTES`](limits::MAX_SSE_EVENT_BYTES)), and events carry the deltas, not copies of
+//! the whole message (see [`AssistantMessageEvent`]).
+//!
 //! Tool-call arguments are parsed when the call ends. When they are not a JSON
 //! object, the block keeps `arguments: {}` and sets `arguments_error` to the
 //! parser's message, a blank line, `Received arguments:` and the raw text (see
@@ -53,6 +58,7 @@ pub mod json_args;
 pub mod limits;
 mod model;
 mod providers;
+mod sse;
 pub mod text;
 mod types;
 
@@ -61,7 +67,7 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use tokio::sync::mpsc;
 
-pub use event::AssistantMessageEvent;
+pub use event::{AssistantMessageEvent, PartialMessage};
 pub use failure::{Failure, FailureKind, parse_retry_after};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::faux;
@@ -72,9 +78,7 @@ pub use types::{
 
 use emitter::Emitter;
 use error::ProviderError;
-
-/// Capacity of the event channel (the provider waits when the reader lags).
-const CHANNEL_CAPACITY: usize = 256;
+use limits::CHANNEL_CAPACITY;
 
 /// Start a request and return its events. Spawns a task on the current tokio
 /// runtime (without one, the receiver gets a single `error` event). The last
@@ -82,7 +86,7 @@ const CHANNEL_CAPACITY: usize = 256;
 /// request.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc::Receiver<AssistantMessageEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let mut em = Emitter::new(tx, model);
+    let em = Emitter::new(tx, model);
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
             let model = model.clone();
@@ -90,9 +94,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc:
             handle.spawn(async move { run(model, context, options, em).await });
         }
         Err(_) => {
-            em.msg.stop_reason = StopReason::Error;
-            em.msg.error_message = Some("pi_ai::stream needs a tokio runtime".to_string());
-            let _ = em.try_error();
+            let _ = em.try_error(text::NEEDS_RUNTIME);
         }
     }
     rx
@@ -113,7 +115,7 @@ pub async fn complete(model: &Model, context: &Context, options: StreamOptions) 
         provider: model.provider.clone(),
         model: model.id.clone(),
         stop_reason: StopReason::Error,
-        error_message: Some("The response stream ended without a result".to_string()),
+        error_message: Some(text::NO_RESULT.to_string()),
         timestamp: now_ms(),
         ..Default::default()
     })

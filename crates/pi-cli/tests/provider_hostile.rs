@@ -265,3 +265,91 @@ fn connection_failures_and_cut_streams_are_retried() {
     assert_eq!(end["success"], false);
     assert_eq!(end["attempt"], 2);
 }
+
+// ---- 8. Streaming in linear time ----
+
+/// CPU time `pi` may spend on each case: a few seconds in a debug build,
+/// generous for a slow machine and far below the time the quadratic parsers
+/// took (over four minutes for the 8 MB argument, over a minute for the
+/// 50 MB line). CPU time, not wall time, so that other work on a shared
+/// machine does not count.
+const LINEAR_CPU_BOUND: Duration = Duration::from_secs(20);
+/// Wall time allowed all the same, to catch a hang.
+const LINEAR_WALL_BOUND: Duration = Duration::from_secs(300);
+
+/// Run `pi`, and measure the CPU time it used (user and system, read from
+/// `/proc` while it is a zombie, before it is reaped); where there is no
+/// `/proc`, the wall time.
+fn run_timed(env: &Env, args: &[&str]) -> (Output, Duration) {
+    use std::io::Read;
+    let tmp = env.home.parent().unwrap().join("tmp");
+    let mut c = pi_test_support::isolated_pi(env!("CARGO_BIN_EXE_pi"), &env.home, &env.work, &tmp);
+    c.args(["-p", "--offline", "--model", "mock/mock-1", "--no-session"]).args(args);
+    let mut child = c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            r.read_to_end(&mut v).unwrap();
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let stat = format!("/proc/{}/stat", child.id());
+    let t = Instant::now();
+    let mut cpu = None;
+    while let Ok(text) = std::fs::read_to_string(&stat) {
+        // After the command name: the state is the 1st field, utime the 12th, stime the 13th.
+        let fields: Vec<&str> = text.rsplit_once(')').unwrap().1.split_whitespace().collect();
+        if fields[0] == "Z" {
+            let ticks = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+            cpu = Some(Duration::from_millis(ticks * 10)); // USER_HZ is 100 on Linux
+            break;
+        }
+        if t.elapsed() > LINEAR_WALL_BOUND {
+            child.kill().unwrap();
+            panic!("pi still running after {:?}", t.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().unwrap();
+    let took = cpu.unwrap_or_else(|| t.elapsed());
+    (Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }, took)
+}
+
+#[test]
+fn a_50_mb_sse_data_line_streams_in_linear_time() {
+    let env = Env::new();
+    let text = "a".repeat(50 * 1024 * 1024);
+    let chunk = |delta: Value, finish: Value| {
+        format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
+    };
+    let body = format!(
+        "{}{}data: [DONE]\n\n",
+        chunk(json!({"role": "assistant", "content": text}), Value::Null),
+        chunk(json!({}), json!("stop"))
+    );
+    let server = MockServer::start(vec![Turn::raw_sse(&body)]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    drop(body);
+    let (out, cpu) = run_timed(&env, &["go"]);
+    assert_eq!(out.status.code(), Some(0), "stderr {}", stderr(&out));
+    assert_eq!(out.stdout.len(), text.len() + 1);
+    assert!(cpu < LINEAR_CPU_BOUND, "took {cpu:?} of CPU");
+}
+
+#[test]
+fn an_8_mb_argument_in_16_byte_deltas_streams_in_linear_time() {
+    let env = Env::new();
+    let content = "0123456789abcdef".repeat(8 * 1024 * 1024 / 16);
+    let server = MockServer::start(vec![
+        Turn::tool("write", json!({"path": "big.txt", "content": content})).in_deltas_of(16),
+        Turn::text("written"),
+    ]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let (out, cpu) = run_timed(&env, &["go"]);
+    assert_eq!(out.status.code(), Some(0), "stderr {}", stderr(&out));
+    assert_eq!(stdout(&out), "written\n");
+    assert_eq!(std::fs::read_to_string(env.work.join("big.txt")).unwrap(), content);
+    assert!(cpu < LINEAR_CPU_BOUND, "took {cpu:?} of CPU");
+}

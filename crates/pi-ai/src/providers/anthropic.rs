@@ -245,7 +245,7 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
         "message_start" => {
             let msg = &data["message"];
             if let Some(id) = msg.get("id").and_then(Value::as_str) {
-                em.msg.response_id = Some(id.to_string());
+                em.set_response_id(id, false);
             }
             let u = &msg["usage"];
             st.usage.input = n(u.get("input_tokens")).unwrap_or(0);
@@ -314,7 +314,7 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
         }
         "message_delta" => {
             if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                em.msg.raw_stop_reason = Some(reason.to_string());
+                em.set_raw_stop_reason(reason);
                 st.stop = Some(match reason {
                     "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
                     "tool_use" => StopReason::ToolUse,
@@ -382,8 +382,8 @@ mod tests {
             let mut em = Emitter::new(tx, &model());
             let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
             assert_eq!(read_stream(&mut sse, &mut em).await, Ok(StopReason::Length), "piece size {size}");
-            assert_eq!(em.msg.text(), "h\u{e9}llo \u{1F600}");
-            assert_eq!((em.msg.usage.input, em.msg.usage.output), (3, 7));
+            assert_eq!(em.message().text(), "h\u{e9}llo \u{1F600}");
+            assert_eq!((em.message().usage.input, em.message().usage.output), (3, 7));
         }
     }
 
@@ -545,6 +545,6 @@ mod tests {
         );
         let off = request_body(&m, &ctx, &StreamOptions::default());
         assert_eq!(off["thinking"], json!({"type": "disabled"}));
-        let _ = AssistantMessageEvent::Start { partial: AssistantMessage::default() };
+        let _ = AssistantMessageEvent::Start { partial: AssistantMessage::default().into() };
     }
 }

@@ -269,7 +269,7 @@ pub(crate) async fn run(
     }
     em.set_usage(Usage { input, output: estimate_tokens(out_chars), ..Default::default() });
     if let Some(id) = &scripted.response_id {
-        em.msg.response_id = Some(id.clone());
+        em.set_response_id(id, false);
     }
     match scripted.stop_reason {
         StopReason::Error => Err(ProviderError::Failed(

@@ -314,10 +314,8 @@ pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emit
         };
         return Err(super::reported(msg, err));
     }
-    if em.msg.response_id.is_none()
-        && let Some(id) = chunk.get("id").and_then(Value::as_str)
-    {
-        em.msg.response_id = Some(id.to_string());
+    if let Some(id) = chunk.get("id").and_then(Value::as_str) {
+        em.set_response_id(id, true);
     }
     if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
         em.set_usage(parse_usage(u));
@@ -370,7 +368,7 @@ pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emit
         }
     }
     if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-        em.msg.raw_stop_reason = Some(reason.to_string());
+        em.set_raw_stop_reason(reason);
         state.finish = Some(match reason {
             "length" => StopReason::Length,
             "tool_calls" | "function_call" => StopReason::ToolUse,
@@ -454,9 +452,9 @@ mod tests {
             let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
             let r = read_stream(&mut sse, &mut em).await;
             assert_eq!(r, Ok(StopReason::ToolUse), "piece size {size}");
-            assert_eq!(em.msg.content[0], ContentBlock::text("h\u{e9}llo \u{1F600}"), "piece size {size}");
-            assert_eq!(em.msg.tool_calls()[0].arguments, json!({"path": "\u{e9}.txt"}), "piece size {size}");
-            assert_eq!((em.msg.usage.input, em.msg.usage.output), (10, 5));
+            assert_eq!(em.message().content[0], ContentBlock::text("h\u{e9}llo \u{1F600}"), "piece size {size}");
+            assert_eq!(em.message().tool_calls()[0].arguments, json!({"path": "\u{e9}.txt"}), "piece size {size}");
+            assert_eq!((em.message().usage.input, em.message().usage.output), (10, 5));
         }
     }
 

@@ -217,7 +217,7 @@ pub(crate) async fn handle_event(
     match data.get("type").and_then(Value::as_str).unwrap_or("") {
         "response.created" | "response.in_progress" => {
             if let Some(id) = data.pointer("/response/id").and_then(Value::as_str) {
-                em.msg.response_id = Some(id.to_string());
+                em.set_response_id(id, false);
             }
         }
         "response.output_item.added" => {
@@ -304,7 +304,7 @@ pub(crate) async fn handle_event(
         "response.completed" | "response.incomplete" => {
             let resp = &data["response"];
             if let Some(id) = resp.get("id").and_then(Value::as_str) {
-                em.msg.response_id = Some(id.to_string());
+                em.set_response_id(id, false);
             }
             if let Some(u) = resp.get("usage").filter(|u| u.is_object()) {
                 em.set_usage(parse_usage(u));
@@ -313,7 +313,7 @@ pub(crate) async fn handle_event(
                 .get("status")
                 .and_then(Value::as_str)
                 .unwrap_or(if data["type"] == "response.completed" { "completed" } else { "incomplete" });
-            em.msg.raw_stop_reason = Some(status.to_string());
+            em.set_raw_stop_reason(status);
             let reason = match status {
                 "incomplete" => StopReason::Length,
                 _ => StopReason::Stop,
@@ -382,9 +382,12 @@ mod tests {
             let mut em = Emitter::new(tx, &model());
             let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
             assert_eq!(read_stream(&mut sse, &mut em).await, Ok(StopReason::Length), "piece size {size}");
-            assert_eq!(em.msg.text(), "h\u{e9}llo \u{1F600}");
-            assert_eq!((em.msg.usage.input, em.msg.usage.output, em.msg.usage.total_tokens), (3, 4, 7));
-            assert_eq!(em.msg.raw_stop_reason.as_deref(), Some("incomplete"));
+            assert_eq!(em.message().text(), "h\u{e9}llo \u{1F600}");
+            assert_eq!(
+                (em.message().usage.input, em.message().usage.output, em.message().usage.total_tokens),
+                (3, 4, 7)
+            );
+            assert_eq!(em.message().raw_stop_reason.as_deref(), Some("incomplete"));
         }
     }
 
