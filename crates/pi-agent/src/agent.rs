@@ -3,6 +3,7 @@
 //! terminate.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use pi_ai::{
     AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Message, Model, StopReason, StreamOptions,
@@ -14,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
 use crate::events::{AgentEvent, EventToolResult};
 use crate::messages::{AgentMessage, to_llm};
-use crate::retry::RetrySettings;
+use crate::retry::{RetryDecision, RetrySettings};
 
 /// Receives [`AgentEvent`]s.
 pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
@@ -224,7 +225,9 @@ impl Agent {
         Context { system_prompt: Some(self.system_prompt.clone()), messages: to_llm(&self.messages), tools }
     }
 
-    async fn stream_once(&self) -> AssistantMessage {
+    /// One attempt at the model request, and the delay before the next one
+    /// when the failure is worth a retry (see [`Agent::plan_retry`]).
+    async fn stream_once(&self, retries_done: u32) -> (AssistantMessage, Option<Duration>) {
         let options = StreamOptions {
             api_key: self.api_key.clone(),
             signal: self.abort.token(),
@@ -239,11 +242,12 @@ impl Agent {
         let finish = |mut m: AssistantMessage, started: bool| {
             m.duration_ms = Some(began.elapsed().as_millis() as u64);
             m.thinking_level = Some(self.thinking.clone().unwrap_or_else(|| crate::text::THINKING_OFF.to_string()));
+            let retry = self.plan_retry(&mut m, retries_done);
             if !started {
                 // No `start` (an HTTP error, say): the message still starts, as the final one.
                 self.emit(AgentEvent::MessageStart { message: Message::Assistant(m.clone()) });
             }
-            m
+            (m, retry)
         };
         while let Some(ev) = rx.recv().await {
             match ev {
@@ -252,14 +256,14 @@ impl Agent {
                 AssistantMessageEvent::Start { partial } => {
                     if !started {
                         started = true;
-                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(partial) });
+                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(partial.snapshot()) });
                     }
                 }
                 other => {
-                    let usage = other.message().usage.clone();
+                    let usage = other.usage();
                     if !started {
                         started = true;
-                        let mut first = other.message().clone();
+                        let mut first = other.message();
                         first.content.clear();
                         self.emit(AgentEvent::MessageStart { message: Message::Assistant(first) });
                     }
@@ -279,26 +283,55 @@ impl Agent {
         finish(ended, started)
     }
 
+    /// After an attempt: the delay before the next one when it failed in a
+    /// way worth a retry ([`RetrySettings::decide`]: by the failure's kind,
+    /// after the server's `Retry-After` when it sent one). A server asking
+    /// for a longer wait than allowed fails at once, its message prefixed
+    /// with what it asked for.
+    fn plan_retry(&self, m: &mut AssistantMessage, retries_done: u32) -> Option<Duration> {
+        if m.stop_reason != StopReason::Error || !self.live.auto_retry() {
+            return None;
+        }
+        match self.retry.decide(m.failure.as_ref(), retries_done) {
+            RetryDecision::Retry(delay) => Some(delay),
+            RetryDecision::GiveUp => None,
+            RetryDecision::WaitTooLong(requested) => {
+                let message = m.error_message.take().unwrap_or_default();
+                m.error_message =
+                    Some(crate::text::retry_delay_too_long(requested, self.retry.max_retry_delay_ms, &message));
+                None
+            }
+        }
+    }
+
     /// One model request with the retry policy applied.
     async fn request(&self) -> AssistantMessage {
         let mut attempt = 0u32;
         loop {
-            let msg = self.stream_once().await;
+            let (msg, retry) = self.stream_once(attempt).await;
             let failed = msg.stop_reason == StopReason::Error;
             let err = msg.error_message.clone().unwrap_or_default();
-            if failed && self.retry.enabled && attempt < self.retry.max_retries && crate::retry::is_retryable(&err) {
+            if let Some(delay) = retry {
                 attempt += 1;
-                let delay = self.retry.delay_for(attempt);
                 self.emit(AgentEvent::AutoRetryStart {
                     attempt,
                     max_attempts: self.retry.max_retries,
-                    delay_ms: delay.as_millis() as u64,
+                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                     error_message: err,
                 });
                 let token = self.abort.token();
-                tokio::select! {
-                    _ = tokio::time::sleep(delay) => {}
-                    _ = token.cancelled() => {}
+                let cancelled = tokio::select! {
+                    _ = tokio::time::sleep(delay) => false,
+                    _ = token.cancelled() => false,
+                    _ = self.live.retry_aborted() => true,
+                };
+                if cancelled {
+                    self.emit(AgentEvent::AutoRetryEnd {
+                        success: false,
+                        attempt,
+                        final_error: Some(crate::text::RETRY_CANCELLED.into()),
+                    });
+                    return msg;
                 }
                 continue;
             }
@@ -595,5 +628,128 @@ impl Agent {
         self.emit(AgentEvent::SystemMessageStart { message: value.clone() });
         self.emit(AgentEvent::SystemMessageEnd { message: value });
         self.add(message);
+    }
+}
+
+#[cfg(test)]
+mod retry_tests {
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    use pi_ai::{Failure, FailureKind, faux};
+
+    use super::*;
+    use crate::Registry;
+
+    /// An agent on a faux provider named `name`, and the events it sends.
+    fn agent(name: &str, retry: RetrySettings) -> (Agent, faux::FauxProvider, Arc<Mutex<Vec<AgentEvent>>>) {
+        let provider = faux::register(name);
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let seen = events.clone();
+        let sink: EventSink = Arc::new(move |e: &AgentEvent| seen.lock().unwrap().push(e.clone()));
+        let tool_ctx = ToolContext::new(std::env::temp_dir());
+        let mut agent = Agent::new(provider.model(), String::new(), Dispatcher::new(Registry::new()), tool_ctx, sink);
+        agent.retry = retry;
+        (agent, provider, events)
+    }
+
+    fn status(code: u16, wait_ms: Option<u64>) -> Failure {
+        Failure { kind: FailureKind::Status(code), retry_after: wait_ms.map(Duration::from_millis) }
+    }
+
+    fn retry_starts(events: &Mutex<Vec<AgentEvent>>) -> Vec<(u32, u64, String)> {
+        events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::AutoRetryStart { attempt, delay_ms, error_message, .. } => {
+                    Some((*attempt, *delay_ms, error_message.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn failures_are_retried_by_kind_not_by_words() {
+        let quick = RetrySettings { base_delay_ms: 1, ..Default::default() };
+        let (mut a, f, events) = agent("retry-kind", quick);
+        f.set_responses(vec![
+            faux::failure_message("400 max_tokens above 5000, connection reset", status(400, None)),
+            faux::failure_message("401 connection refused for this key", status(401, None)),
+            faux::error_message("503 overloaded, network error, timed out"),
+            faux::assistant_message(vec![faux::text("never asked for")]),
+        ]);
+        for _ in 0..3 {
+            let m = a.prompt("go").await.unwrap();
+            assert_eq!(m.stop_reason, StopReason::Error);
+        }
+        assert!(retry_starts(&events).is_empty());
+        assert_eq!(f.pending_count(), 1);
+
+        // The transient kinds are retried, with the doubling backoff.
+        let (mut a, f, events) = agent("retry-transient", quick);
+        f.set_responses(vec![
+            faux::failure_message("whatever it says", status(503, None)),
+            faux::failure_message("cut", Failure::new(FailureKind::StreamCut)),
+            faux::failure_message("no route", Failure::new(FailureKind::Connection)),
+            faux::assistant_message(vec![faux::text("third time lucky")]),
+        ]);
+        let m = a.prompt("go").await.unwrap();
+        assert_eq!(m.text(), "third time lucky");
+        let starts = retry_starts(&events);
+        assert_eq!(starts.iter().map(|s| (s.0, s.1)).collect::<Vec<_>>(), [(1, 1), (2, 2), (3, 4)]);
+    }
+
+    #[tokio::test]
+    async fn the_servers_wait_replaces_the_backoff() {
+        let slow_backoff = RetrySettings { base_delay_ms: 30_000, ..Default::default() };
+        let (mut a, f, events) = agent("retry-after", slow_backoff);
+        f.set_responses(vec![
+            faux::failure_message("429 slow down", status(429, Some(50))),
+            faux::assistant_message(vec![faux::text("ok")]),
+        ]);
+        let t = Instant::now();
+        let m = a.prompt("go").await.unwrap();
+        assert_eq!(m.text(), "ok");
+        assert!(t.elapsed() >= Duration::from_millis(50) && t.elapsed() < Duration::from_secs(10));
+        assert_eq!(retry_starts(&events), [(1, 50, "429 slow down".to_string())]);
+    }
+
+    #[tokio::test]
+    async fn a_wait_past_the_limit_fails_at_once_with_the_servers_message() {
+        let (mut a, f, events) = agent("retry-too-long", RetrySettings::default());
+        f.set_responses(vec![
+            faux::failure_message("429 quota", status(429, Some(3_600_000))),
+            faux::assistant_message(vec![faux::text("never asked for")]),
+        ]);
+        let t = Instant::now();
+        let m = a.prompt("go").await.unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10));
+        let want = "Server requested 3600s retry delay (max: 60s). 429 quota";
+        assert_eq!(m.error_message.as_deref(), Some(want));
+        assert!(retry_starts(&events).is_empty());
+        // No event shows the message without what the server asked for.
+        let words: Vec<String> = events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::MessageStart { message: Message::Assistant(m) }
+                | AgentEvent::MessageEnd { message: Message::Assistant(m) } => m.error_message.clone(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(words, [want]);
+
+        // With the limit off, the wait is taken as asked (here a short one past a 0 s limit).
+        let unlimited = RetrySettings { max_retry_delay_ms: 0, ..Default::default() };
+        let (mut a, f, _) = agent("retry-unlimited", unlimited);
+        f.set_responses(vec![
+            faux::failure_message("503", status(503, Some(20))),
+            faux::assistant_message(vec![faux::text("ok")]),
+        ]);
+        assert_eq!(a.prompt("go").await.unwrap().text(), "ok");
     }
 }

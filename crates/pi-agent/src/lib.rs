@@ -40,7 +40,7 @@ pub use nested::{
 };
 pub use prompt::{PromptInputs, PromptSections, build_prompt_sections, build_system_prompt};
 pub use registry::Registry;
-pub use retry::{RetrySettings, is_retryable};
+pub use retry::{DEFAULT_MAX_RETRY_DELAY_MS, RetryDecision, RetrySettings, is_retryable};
 pub use text::compaction_failed as compaction_failed_text;
 pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Namespace, Reach, ToolDef};
 pub use tool_changes::ToolChanges;

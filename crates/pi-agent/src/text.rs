@@ -11,6 +11,16 @@ pub fn tool_not_found(name: &str) -> String {
 /// The error of a model stream that closed without a final event.
 pub const STREAM_ENDED_EARLY: &str = "The model stream ended without a final message";
 
+/// A failure whose server asked to wait longer than
+/// `retry.provider.maxRetryDelayMs` before a retry, given up at once:
+/// `Server requested 3600s retry delay (max: 60s). <the server's message>`
+/// (the reference's words; both rounded up to seconds).
+pub fn retry_delay_too_long(requested: std::time::Duration, max_ms: u64, message: &str) -> String {
+    let requested = requested.as_millis().div_ceil(1000);
+    let max = max_ms.div_ceil(1000);
+    format!("Server requested {requested}s retry delay (max: {max}s). {message}")
+}
+
 /// A call whose arguments are not a JSON object.
 pub fn invalid_arguments(tool: &str, detail: &str) -> String {
     format!("Invalid arguments for tool \"{tool}\": {detail}")
@@ -131,3 +141,6 @@ pub fn summary_request(conversation: &str, previous: Option<&str>) -> String {
 pub fn summary_focus(instructions: &str) -> String {
     format!("\n\nFocus especially on: {instructions}")
 }
+
+/// `abort_retry` stopped a retry that waited (as the reference).
+pub const RETRY_CANCELLED: &str = "Retry cancelled";

@@ -1,6 +1,8 @@
 //! The partial message of a response being streamed and the events that
 //! change it. Every provider drives one [`Emitter`]; it keeps the message and
-//! the events consistent (an event's `partial` is the message after it).
+//! the events consistent. The message is shared with the events
+//! ([`PartialMessage`]), so an event costs as much as its delta, never a copy
+//! of the message: streaming stays linear in the size of the response.
 
 use std::collections::HashMap;
 
@@ -8,47 +10,46 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::error::ProviderError;
-use crate::event::AssistantMessageEvent;
+use crate::event::{AssistantMessageEvent, PartialMessage};
+use crate::failure::Failure;
 use crate::json_args;
+use crate::limits::{PARTIAL_PARSE_ALWAYS, PARTIAL_PARSE_GROWTH_DIVISOR};
 use crate::model::Model;
 use crate::types::{AssistantMessage, ContentBlock, StopReason, ToolCall, Usage, now_ms};
 
 /// Builds an [`AssistantMessage`] block by block and sends the matching events.
 pub(crate) struct Emitter {
     tx: mpsc::Sender<AssistantMessageEvent>,
-    /// The message so far.
-    pub msg: AssistantMessage,
+    /// The message so far, shared with the events.
+    msg: PartialMessage,
     prices: crate::model::ModelCost,
-    /// Raw argument text of open tool calls, by content index.
-    raw_args: HashMap<usize, String>,
+    /// The kind of each block, by content index.
+    kinds: Vec<BlockKind>,
     /// Content indexes whose block has been closed.
     ended: Vec<bool>,
+    /// Raw argument text of open tool calls, by content index.
+    raw_args: HashMap<usize, String>,
     /// Raw length at the last partial parse, by content index.
     parsed_len: HashMap<usize, usize>,
     /// Whether `start` was sent.
     started: bool,
 }
 
-/// Partial tool arguments are re-parsed on every delta up to this size...
-const PARTIAL_PARSE_ALWAYS: usize = 8 * 1024;
-/// ...and beyond it only after growing by a quarter since the last parse,
-/// which keeps the total work linear in the size of the arguments.
-const PARTIAL_PARSE_GROWTH_DIVISOR: usize = 4;
-
 impl Emitter {
     pub fn new(tx: mpsc::Sender<AssistantMessageEvent>, model: &Model) -> Self {
         Emitter {
             tx,
-            msg: AssistantMessage {
+            msg: PartialMessage::new(AssistantMessage {
                 api: model.api.clone(),
                 provider: model.provider.clone(),
                 model: model.id.clone(),
                 timestamp: now_ms(),
                 ..Default::default()
-            },
+            }),
             prices: model.cost.clone(),
-            raw_args: HashMap::new(),
+            kinds: Vec::new(),
             ended: Vec::new(),
+            raw_args: HashMap::new(),
             parsed_len: HashMap::new(),
             started: false,
         }
@@ -58,13 +59,21 @@ impl Emitter {
         self.tx.send(ev).await.map_err(|_| ProviderError::ReceiverGone)
     }
 
+    /// A copy of the message so far.
+    #[cfg(test)]
+    pub fn message(&self) -> AssistantMessage {
+        self.msg.snapshot()
+    }
+
     /// Send `start` (once): when the server has accepted the request.
     pub async fn start(&mut self) -> Result<(), ProviderError> {
         if self.started {
             return Ok(());
         }
         self.started = true;
-        self.send(AssistantMessageEvent::Start { partial: self.msg.clone() }).await
+        // A copy, not the shared message: nothing is streamed yet (so it is
+        // cheap), and `start` keeps showing the message as it began.
+        self.send(AssistantMessageEvent::Start { partial: self.msg.snapshot().into() }).await
     }
 
     /// Set the usage and price it with the model's costs.
@@ -77,13 +86,28 @@ impl Emitter {
         usage.cost.cache_write = usage.cache_write as f64 * p.cache_write / 1e6;
         usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write;
         usage.cost.total_from_provider.get_or_insert(false);
-        self.msg.usage = usage;
+        self.msg.write(|m| m.usage = usage);
+    }
+
+    /// Set the provider's response id (`only_first`: unless one is set).
+    pub fn set_response_id(&mut self, id: &str, only_first: bool) {
+        self.msg.write(|m| {
+            if !(only_first && m.response_id.is_some()) {
+                m.response_id = Some(id.to_string());
+            }
+        });
+    }
+
+    /// Set the provider's own stop reason.
+    pub fn set_raw_stop_reason(&mut self, reason: &str) {
+        self.msg.write(|m| m.raw_stop_reason = Some(reason.to_string()));
     }
 
     fn push(&mut self, block: ContentBlock) -> usize {
-        self.msg.content.push(block);
+        self.kinds.push(BlockKind::of(&block));
         self.ended.push(false);
-        self.msg.content.len() - 1
+        self.msg.write(|m| m.content.push(block));
+        self.kinds.len() - 1
     }
 
     /// Whether the block at `index` is still open.
@@ -93,8 +117,8 @@ impl Emitter {
 
     /// The index of the last block if it is an open block of the same kind.
     pub fn open_last(&self, kind: BlockKind) -> Option<usize> {
-        let i = self.msg.content.len().checked_sub(1)?;
-        (self.is_open(i) && BlockKind::of(&self.msg.content[i]) == kind).then_some(i)
+        let i = self.kinds.len().checked_sub(1)?;
+        (self.is_open(i) && self.kinds[i] == kind).then_some(i)
     }
 
     pub async fn text_start(&mut self) -> Result<usize, ProviderError> {
@@ -107,9 +131,11 @@ impl Emitter {
         if delta.is_empty() {
             return Ok(());
         }
-        if let Some(ContentBlock::Text { text }) = self.msg.content.get_mut(i) {
-            text.push_str(delta);
-        }
+        self.msg.write(|m| {
+            if let Some(ContentBlock::Text { text }) = m.content.get_mut(i) {
+                text.push_str(delta);
+            }
+        });
         self.send(AssistantMessageEvent::TextDelta {
             content_index: i,
             delta: delta.to_string(),
@@ -128,9 +154,11 @@ impl Emitter {
         if delta.is_empty() {
             return Ok(());
         }
-        if let Some(ContentBlock::Thinking { thinking, .. }) = self.msg.content.get_mut(i) {
-            thinking.push_str(delta);
-        }
+        self.msg.write(|m| {
+            if let Some(ContentBlock::Thinking { thinking, .. }) = m.content.get_mut(i) {
+                thinking.push_str(delta);
+            }
+        });
         self.send(AssistantMessageEvent::ThinkingDelta {
             content_index: i,
             delta: delta.to_string(),
@@ -141,12 +169,14 @@ impl Emitter {
 
     /// Replace or extend a thinking block's signature (no event).
     pub fn thinking_signature(&mut self, i: usize, sig: &str, append: bool) {
-        if let Some(ContentBlock::Thinking { signature, .. }) = self.msg.content.get_mut(i) {
-            match signature {
-                Some(s) if append => s.push_str(sig),
-                _ => *signature = Some(sig.to_string()),
+        self.msg.write(|m| {
+            if let Some(ContentBlock::Thinking { signature, .. }) = m.content.get_mut(i) {
+                match signature {
+                    Some(s) if append => s.push_str(sig),
+                    _ => *signature = Some(sig.to_string()),
+                }
             }
-        }
+        });
     }
 
     pub async fn toolcall_start(&mut self, id: &str, name: &str) -> Result<usize, ProviderError> {
@@ -158,14 +188,21 @@ impl Emitter {
 
     /// Fill in a tool call's id or name that arrived after its start.
     pub fn toolcall_identity(&mut self, i: usize, new_id: Option<&str>, new_name: Option<&str>) {
-        if let Some(ContentBlock::ToolCall { id, name, .. }) = self.msg.content.get_mut(i) {
-            if let Some(n) = new_id.filter(|s| !s.is_empty()) {
-                *id = n.to_string();
-            }
-            if let Some(n) = new_name.filter(|s| !s.is_empty()) {
-                *name = n.to_string();
-            }
+        let new_id = new_id.filter(|s| !s.is_empty());
+        let new_name = new_name.filter(|s| !s.is_empty());
+        if new_id.is_none() && new_name.is_none() {
+            return;
         }
+        self.msg.write(|m| {
+            if let Some(ContentBlock::ToolCall { id, name, .. }) = m.content.get_mut(i) {
+                if let Some(n) = new_id {
+                    *id = n.to_string();
+                }
+                if let Some(n) = new_name {
+                    *name = n.to_string();
+                }
+            }
+        });
     }
 
     pub async fn toolcall_delta(&mut self, i: usize, delta: &str) -> Result<(), ProviderError> {
@@ -177,11 +214,12 @@ impl Emitter {
         let last = self.parsed_len.get(&i).copied().unwrap_or(0);
         if raw.len() <= PARTIAL_PARSE_ALWAYS || raw.len() >= last + last / PARTIAL_PARSE_GROWTH_DIVISOR {
             self.parsed_len.insert(i, raw.len());
-            let partial_args = json_args::parse_partial(raw);
-            if let (Some(v), Some(ContentBlock::ToolCall { arguments, .. })) =
-                (partial_args, self.msg.content.get_mut(i))
-            {
-                *arguments = v;
+            if let Some(v) = json_args::parse_partial(raw) {
+                self.msg.write(|m| {
+                    if let Some(ContentBlock::ToolCall { arguments, .. }) = m.content.get_mut(i) {
+                        *arguments = v;
+                    }
+                });
             }
         }
         self.send(AssistantMessageEvent::ToolcallDelta {
@@ -208,23 +246,22 @@ impl Emitter {
             return Ok(());
         }
         self.ended[i] = true;
-        let ev = match &mut self.msg.content[i] {
-            ContentBlock::Text { text } => AssistantMessageEvent::TextEnd {
-                content_index: i,
-                content: text.clone(),
-                partial: AssistantMessage::default(),
-            },
-            ContentBlock::Thinking { thinking, .. } => AssistantMessageEvent::ThinkingEnd {
-                content_index: i,
-                content: thinking.clone(),
-                partial: AssistantMessage::default(),
-            },
+        // Parsed outside the lock (the reader may be waiting for it).
+        let parsed = (self.kinds[i] == BlockKind::ToolCall)
+            .then(|| json_args::parse_tool_arguments(&self.raw_args.remove(&i).unwrap_or_default()));
+        let partial = self.msg.clone();
+        let ev = self.msg.write(|m| match m.content.get_mut(i)? {
+            ContentBlock::Text { text } => {
+                Some(AssistantMessageEvent::TextEnd { content_index: i, content: text.clone(), partial })
+            }
+            ContentBlock::Thinking { thinking, .. } => {
+                Some(AssistantMessageEvent::ThinkingEnd { content_index: i, content: thinking.clone(), partial })
+            }
             ContentBlock::ToolCall { id, name, arguments, arguments_error } => {
-                let raw = self.raw_args.remove(&i).unwrap_or_default();
-                let (args, err) = json_args::parse_tool_arguments(&raw);
+                let (args, err) = parsed.unwrap_or_default();
                 *arguments = args;
                 *arguments_error = err;
-                AssistantMessageEvent::ToolcallEnd {
+                Some(AssistantMessageEvent::ToolcallEnd {
                     content_index: i,
                     tool_call: ToolCall {
                         id: id.clone(),
@@ -232,18 +269,20 @@ impl Emitter {
                         arguments: arguments.clone(),
                         arguments_error: arguments_error.clone(),
                     },
-                    partial: AssistantMessage::default(),
-                }
+                    partial,
+                })
             }
-            ContentBlock::Image { .. } => return Ok(()),
-        };
-        let ev = with_partial(ev, self.msg.clone());
-        self.send(ev).await
+            ContentBlock::Image { .. } => None,
+        });
+        match ev {
+            Some(ev) => self.send(ev).await,
+            None => Ok(()),
+        }
     }
 
     /// Close every open block, in content order.
     pub async fn end_all(&mut self) -> Result<(), ProviderError> {
-        for i in 0..self.msg.content.len() {
+        for i in 0..self.kinds.len() {
             self.end(i).await?;
         }
         Ok(())
@@ -251,38 +290,40 @@ impl Emitter {
 
     /// Whether the message has a tool call.
     pub fn has_tool_calls(&self) -> bool {
-        self.msg.content.iter().any(|b| matches!(b, ContentBlock::ToolCall { .. }))
+        self.kinds.contains(&BlockKind::ToolCall)
     }
 
     /// Send the final `done` event.
     pub async fn done(&mut self, reason: StopReason) {
-        self.msg.stop_reason = reason;
-        let _ = self.send(AssistantMessageEvent::Done { reason, message: self.msg.clone() }).await;
+        let message = self.msg.write(|m| {
+            m.stop_reason = reason;
+            m.clone()
+        });
+        let _ = self.send(AssistantMessageEvent::Done { reason, message }).await;
     }
 
-    /// Send an `error` event with the message as it stands, without waiting
-    /// (for callers outside a runtime).
-    pub fn try_error(&self) -> Result<(), ProviderError> {
+    /// Send an `error` event with this message, without waiting (for
+    /// callers outside a runtime).
+    pub fn try_error(&self, message: &str) -> Result<(), ProviderError> {
+        let error = self.msg.write(|m| {
+            m.stop_reason = StopReason::Error;
+            m.error_message = Some(message.to_string());
+            m.clone()
+        });
         self.tx
-            .try_send(AssistantMessageEvent::Error { reason: self.msg.stop_reason, error: self.msg.clone() })
+            .try_send(AssistantMessageEvent::Error { reason: StopReason::Error, error })
             .map_err(|_| ProviderError::ReceiverGone)
     }
 
     /// Send the final `error` event.
-    pub async fn error(&mut self, reason: StopReason, message: String) {
-        self.msg.stop_reason = reason;
-        self.msg.error_message = Some(message);
-        let _ = self.send(AssistantMessageEvent::Error { reason, error: self.msg.clone() }).await;
-    }
-}
-
-fn with_partial(ev: AssistantMessageEvent, msg: AssistantMessage) -> AssistantMessageEvent {
-    use AssistantMessageEvent::*;
-    match ev {
-        TextEnd { content_index, content, .. } => TextEnd { content_index, content, partial: msg },
-        ThinkingEnd { content_index, content, .. } => ThinkingEnd { content_index, content, partial: msg },
-        ToolcallEnd { content_index, tool_call, .. } => ToolcallEnd { content_index, tool_call, partial: msg },
-        other => other,
+    pub async fn error(&mut self, reason: StopReason, message: String, failure: Option<Failure>) {
+        let error = self.msg.write(|m| {
+            m.stop_reason = reason;
+            m.error_message = Some(message);
+            m.failure = failure;
+            m.clone()
+        });
+        let _ = self.send(AssistantMessageEvent::Error { reason, error }).await;
     }
 }
 

@@ -1,5 +1,7 @@
 //! Why a request failed, before it becomes an `error` event.
 
+use crate::failure::{Failure, FailureKind};
+
 /// A failed request. Its `Display` is the `errorMessage` the agent sees.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum ProviderError {
@@ -9,13 +11,28 @@ pub(crate) enum ProviderError {
     /// Nobody listens to the events any more; stop quietly.
     #[error("receiver dropped")]
     ReceiverGone,
-    /// Anything else, with the text the agent shows.
+    /// Anything else: the text the agent shows, and what kind of failure it was.
     #[error("{0}")]
-    Failed(String),
+    Failed(String, Failure),
 }
 
 impl ProviderError {
+    /// A failure of no particular kind (never worth retrying).
     pub(crate) fn failed(msg: impl Into<String>) -> Self {
-        ProviderError::Failed(msg.into())
+        Self::of_kind(FailureKind::Other, msg)
+    }
+
+    /// A failure of this kind.
+    pub(crate) fn of_kind(kind: FailureKind, msg: impl Into<String>) -> Self {
+        ProviderError::Failed(msg.into(), Failure::new(kind))
+    }
+
+    /// The kind of a failure (`None` for an abort or a gone receiver).
+    #[cfg(test)]
+    pub(crate) fn kind(&self) -> Option<FailureKind> {
+        match self {
+            ProviderError::Failed(_, f) => Some(f.kind),
+            _ => None,
+        }
     }
 }

@@ -4,24 +4,22 @@
 
 use std::pin::Pin;
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 use crate::error::ProviderError;
+use crate::failure::{self, FailureKind};
+use crate::limits::{CONNECT_TIMEOUT, MAX_ERROR_BODY_BYTES, MAX_ERROR_BODY_CHARS, READ_TIMEOUT};
+use crate::sse::{SseEvent, SseParser};
 use crate::text;
 
-/// How long to wait for a connection.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a response may stay silent (first byte included) before it fails.
-const READ_TIMEOUT: Duration = Duration::from_secs(600);
-/// The most of an error body kept for the message.
-pub(crate) const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
-/// The most characters of an error body shown (like the reference).
-pub(crate) const MAX_ERROR_BODY_CHARS: usize = 4000;
+/// The header with the server's wait in milliseconds (OpenAI), read first.
+const RETRY_AFTER_MS: &str = "retry-after-ms";
+/// The standard header with the server's wait (seconds or an HTTP date).
+const RETRY_AFTER: &str = "retry-after";
 
 static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
 
@@ -50,6 +48,8 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
 pub(crate) struct HttpStatusError {
     pub status: u16,
     pub body: String,
+    /// The wait the answer asked for (`retry-after-ms`, else `Retry-After`).
+    pub retry_after: Option<Duration>,
 }
 
 /// What can go wrong before the event stream starts.
@@ -60,29 +60,55 @@ pub(crate) enum SendError {
     Other(ProviderError),
 }
 
+/// The pieces of a response body as they arrive.
+type Body = Pin<Box<dyn Stream<Item = Result<Vec<u8>, reqwest::Error>> + Send>>;
+
 /// A stream of server-sent events.
 pub(crate) struct SseStream {
-    inner: Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>,
+    body: Body,
+    parser: SseParser,
+    ended: bool,
 }
 
 impl SseStream {
+    fn new(body: Body) -> Self {
+        SseStream { body, parser: SseParser::default(), ended: false }
+    }
+
     /// Events parsed from these body pieces (for tests: split anywhere).
     #[cfg(test)]
     pub fn from_chunks(chunks: Vec<Vec<u8>>) -> Self {
-        SseStream {
-            inner: Box::pin(futures::stream::iter(chunks.into_iter().map(Ok::<_, reqwest::Error>)).eventsource()),
-        }
+        Self::new(Box::pin(futures::stream::iter(chunks.into_iter().map(Ok))))
     }
 
-    /// The next event; `None` at the end of the body.
-    pub async fn next(&mut self) -> Option<Result<Event, ProviderError>> {
-        let item = self.inner.next().await?;
-        Some(item.map_err(|e| match e {
-            EventStreamError::Transport(e) if e.is_timeout() => ProviderError::failed(text::TIMED_OUT),
-            EventStreamError::Transport(_) => ProviderError::failed(text::STREAM_CUT),
-            EventStreamError::Utf8(e) => ProviderError::failed(format!("Error reading response: {e}")),
-            EventStreamError::Parser(e) => ProviderError::failed(format!("Error reading response: {e}")),
-        }))
+    /// The next event; `None` at the end of the body (an event left open
+    /// there is dropped).
+    pub async fn next(&mut self) -> Option<Result<SseEvent, ProviderError>> {
+        loop {
+            if let Some(ev) = self.parser.next_event() {
+                return Some(Ok(ev));
+            }
+            if self.ended {
+                return None;
+            }
+            match self.body.next().await {
+                Some(Ok(bytes)) => {
+                    if let Err(message) = self.parser.push(&bytes) {
+                        self.ended = true;
+                        return Some(Err(ProviderError::failed(message)));
+                    }
+                }
+                Some(Err(e)) => {
+                    self.ended = true;
+                    return Some(Err(if e.is_timeout() {
+                        ProviderError::of_kind(FailureKind::Timeout, text::TIMED_OUT)
+                    } else {
+                        ProviderError::of_kind(FailureKind::StreamCut, text::STREAM_CUT)
+                    }));
+                }
+                None => self.ended = true,
+            }
+        }
     }
 }
 
@@ -121,13 +147,22 @@ pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: &Value) -> Res
         .body(serde_json::to_vec(body).unwrap_or_default())
         .send()
         .await
-        .map_err(|e| SendError::Other(ProviderError::failed(transport_message(&e, url))))?;
+        .map_err(|e| SendError::Other(transport_error(&e, url)))?;
     let status = resp.status();
     if !status.is_success() {
+        let retry_after = retry_after(resp.headers(), SystemTime::now());
         let body = read_error_body(resp).await;
-        return Err(SendError::Status(HttpStatusError { status: status.as_u16(), body }));
+        return Err(SendError::Status(HttpStatusError { status: status.as_u16(), body, retry_after }));
     }
-    Ok(SseStream { inner: Box::pin(resp.bytes_stream().eventsource()) })
+    Ok(SseStream::new(Box::pin(resp.bytes_stream().map(|piece| piece.map(Vec::from)))))
+}
+
+/// The wait an error answer asks for: `retry-after-ms`, else `Retry-After`.
+fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    get(RETRY_AFTER_MS)
+        .and_then(failure::parse_retry_after_ms)
+        .or_else(|| get(RETRY_AFTER).and_then(|v| failure::parse_retry_after(v, now)))
 }
 
 async fn read_error_body(resp: reqwest::Response) -> String {
@@ -143,26 +178,29 @@ async fn read_error_body(resp: reqwest::Response) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The message of a request that got no answer.
-fn transport_message(e: &reqwest::Error, url: &str) -> String {
+/// A request that got no answer: a timeout, or a connection failure worded
+/// as the reference words it.
+fn transport_error(e: &reqwest::Error, url: &str) -> ProviderError {
+    let timed_out = || ProviderError::of_kind(FailureKind::Timeout, text::TIMED_OUT);
     if e.is_timeout() {
-        return text::TIMED_OUT.to_string();
+        return timed_out();
     }
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     let mut deepest = e.to_string();
     while let Some(s) = source {
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return text::connection_error(&format!("connect ECONNREFUSED {}", host_port(url)));
+                let detail = format!("connect ECONNREFUSED {}", host_port(url));
+                return ProviderError::of_kind(FailureKind::Connection, text::connection_error(&detail));
             }
             if io.kind() == std::io::ErrorKind::TimedOut {
-                return text::TIMED_OUT.to_string();
+                return timed_out();
             }
         }
         deepest = s.to_string();
         source = s.source();
     }
-    text::connection_error(&deepest)
+    ProviderError::of_kind(FailureKind::Connection, text::connection_error(&deepest))
 }
 
 fn host_port(url: &str) -> String {
@@ -257,7 +295,28 @@ mod tests {
     use super::*;
 
     fn e(status: u16, body: &str) -> HttpStatusError {
-        HttpStatusError { status, body: body.to_string() }
+        HttpStatusError { status, body: body.to_string(), retry_after: None }
+    }
+
+    #[test]
+    fn retry_after_headers_in_order() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let map = |pairs: &[(&str, &str)]| headers(pairs.iter().copied()).unwrap();
+        assert_eq!(retry_after(&map(&[("Retry-After", "2")]), now), Some(Duration::from_secs(2)));
+        assert_eq!(
+            retry_after(&map(&[("retry-after", "2"), ("retry-after-ms", "150")]), now),
+            Some(Duration::from_millis(150))
+        );
+        assert_eq!(
+            retry_after(&map(&[("retry-after-ms", "x"), ("retry-after", "3")]), now),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(
+            retry_after(&map(&[("retry-after", "Sun, 09 Sep 2001 01:47:00 GMT")]), now),
+            Some(Duration::from_secs(20)),
+        );
+        assert_eq!(retry_after(&map(&[("retry-after", "later")]), now), None);
+        assert_eq!(retry_after(&map(&[]), now), None);
     }
 
     /// Each expected string was printed by the reference (`pi -p`) for the same answer.

@@ -11,10 +11,16 @@
 //!   units; a value that is not an object gives
 //!   `Tool arguments must be a JSON object`.
 //!
+//! * Arrays and objects nest at most [`MAX_ARGUMENT_DEPTH`](crate::limits::MAX_ARGUMENT_DEPTH) levels; deeper
+//!   text is rejected like any malformed JSON (`Nesting deeper than 64 levels
+//!   in JSON at position 64 (line 1 column 65)`), so a model cannot exhaust the
+//!   stack with a few kilobytes of brackets.
+//!
 //! The error text handed to the agent is `<message>\n\nReceived arguments:\n<raw>`.
 
 use serde_json::{Map, Value};
 
+use crate::limits::MAX_ARGUMENT_DEPTH;
 use crate::text;
 
 /// Parse complete tool-call arguments: `(arguments, error)`. On error the
@@ -166,7 +172,7 @@ pub fn repair(raw: &str) -> String {
 /// Parse JSON strictly, with JavaScript's `JSON.parse` error messages.
 pub fn parse_strict(src: &str) -> Result<Value, String> {
     let units: Vec<u16> = src.encode_utf16().collect();
-    let mut p = Parser { s: &units, i: 0 };
+    let mut p = Parser { s: &units, i: 0, depth: 0 };
     let v = p.value()?;
     p.skip_ws();
     if p.i < units.len() {
@@ -185,6 +191,8 @@ const MIN_LEN_FOR_CONTEXT: usize = CONTEXT * 2 + 1;
 struct Parser<'a> {
     s: &'a [u16],
     i: usize,
+    /// Arrays and objects open around the current position.
+    depth: usize,
 }
 
 fn is_digit(c: u16) -> bool {
@@ -276,8 +284,15 @@ impl Parser<'_> {
         match c {
             0x22 => self.string().map(Value::String),
             0x2d | 0x30..=0x39 => self.number(),
-            0x7b => self.object(),
-            0x5b => self.array(),
+            0x7b | 0x5b => {
+                if self.depth >= MAX_ARGUMENT_DEPTH {
+                    return Err(self.explicit(self.i, &text::arguments_too_deep(MAX_ARGUMENT_DEPTH)));
+                }
+                self.depth += 1;
+                let v = if c == 0x7b { self.object() } else { self.array() };
+                self.depth -= 1;
+                v
+            }
             0x74 => self.literal("true", Value::Bool(true)),
             0x66 => self.literal("false", Value::Bool(false)),
             0x6e => self.literal("null", Value::Null),
@@ -562,6 +577,43 @@ mod tests {
             parse_tool_arguments(r#"{"a":"x\"#).1.unwrap(),
             "Unterminated string in JSON at position 9 (line 1 column 10)\n\nReceived arguments:\n{\"a\":\"x\\"
         );
+    }
+
+    #[test]
+    fn nesting_is_limited_not_a_stack_overflow() {
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse_strict(&nest(MAX_ARGUMENT_DEPTH)).is_ok());
+        assert_eq!(
+            parse_strict(&nest(MAX_ARGUMENT_DEPTH + 1)).unwrap_err(),
+            "Nesting deeper than 64 levels in JSON at position 64 (line 1 column 65)"
+        );
+        // Objects count too, and the position is where the limit was passed.
+        let objects = format!("{{\"a\": {}1{}}}", "{\"b\":".repeat(70), "}".repeat(70));
+        assert_eq!(
+            parse_strict(&objects).unwrap_err(),
+            "Nesting deeper than 64 levels in JSON at position 321 (line 1 column 322)"
+        );
+        // A million levels: still only an error, for every entry point.
+        let deep = nest(1_000_000);
+        let (args, err) = parse_tool_arguments(&deep);
+        assert_eq!(args, json!({}));
+        assert!(err.unwrap().starts_with(
+            "Nesting deeper than 64 levels in JSON at position 64 (line 1 column 65)\n\nReceived arguments:\n[[["
+        ));
+        assert_eq!(parse_partial(&deep[..deep.len() / 2]), None);
+        assert_eq!(parse_partial(&deep), None);
+        // Siblings do not add up: only nesting counts.
+        let wide = format!("[{}]", vec![nest(MAX_ARGUMENT_DEPTH - 1); 1000].join(","));
+        assert!(parse_strict(&wide).is_ok());
+    }
+
+    /// `serde_json` reads model data elsewhere (events, error bodies, partial
+    /// arguments); its recursion limit must stay on (no `unbounded_depth`).
+    #[test]
+    fn serde_json_keeps_its_recursion_limit() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let e = serde_json::from_str::<Value>(&deep).unwrap_err();
+        assert!(e.to_string().starts_with("recursion limit exceeded"), "{e}");
     }
 
     #[test]

@@ -11,7 +11,15 @@
 //! an `error` event whose message has stop reason `error` or `aborted` and an
 //! `error_message` worded like the reference's (for example
 //! `500: {"message":"boom"}` on Chat Completions, `Request was aborted`).
-//! Nothing a server sends can panic the caller.
+//! Nothing a server sends can panic the caller. A failed message also
+//! carries a typed [`Failure`] (the HTTP status and the server's
+//! `Retry-After`, or a connection failure, a timeout, a cut stream) so a
+//! caller decides on a retry by kind, never by the words of the message.
+//!
+//! Streams are read in time linear in their size: the server-sent-event
+//! framing is this crate's own (one pass over the bytes, an event at most
+//! [`MAX_SSE_EVENT_BYTES`](limits::MAX_SSE_EVENT_BYTES)), and events carry the deltas, not copies of
+//! the whole message (see [`AssistantMessageEvent`]).
 //!
 //! Tool-call arguments are parsed when the call ends. When they are not a JSON
 //! object, the block keeps `arguments: {}` and sets `arguments_error` to the
@@ -44,10 +52,13 @@
 mod emitter;
 mod error;
 mod event;
+mod failure;
 mod http;
 pub mod json_args;
+pub mod limits;
 mod model;
 mod providers;
+mod sse;
 pub mod text;
 mod types;
 
@@ -56,7 +67,8 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use tokio::sync::mpsc;
 
-pub use event::AssistantMessageEvent;
+pub use event::{AssistantMessageEvent, PartialMessage};
+pub use failure::{Failure, FailureKind, parse_retry_after};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::faux;
 pub use types::{
@@ -66,9 +78,7 @@ pub use types::{
 
 use emitter::Emitter;
 use error::ProviderError;
-
-/// Capacity of the event channel (the provider waits when the reader lags).
-const CHANNEL_CAPACITY: usize = 256;
+use limits::CHANNEL_CAPACITY;
 
 /// Start a request and return its events. Spawns a task on the current tokio
 /// runtime (without one, the receiver gets a single `error` event). The last
@@ -76,7 +86,7 @@ const CHANNEL_CAPACITY: usize = 256;
 /// request.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc::Receiver<AssistantMessageEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let mut em = Emitter::new(tx, model);
+    let em = Emitter::new(tx, model);
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
             let model = model.clone();
@@ -84,9 +94,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc:
             handle.spawn(async move { run(model, context, options, em).await });
         }
         Err(_) => {
-            em.msg.stop_reason = StopReason::Error;
-            em.msg.error_message = Some("pi_ai::stream needs a tokio runtime".to_string());
-            let _ = em.try_error();
+            let _ = em.try_error(text::NEEDS_RUNTIME);
         }
     }
     rx
@@ -107,7 +115,7 @@ pub async fn complete(model: &Model, context: &Context, options: StreamOptions) 
         provider: model.provider.clone(),
         model: model.id.clone(),
         stop_reason: StopReason::Error,
-        error_message: Some("The response stream ended without a result".to_string()),
+        error_message: Some(text::NO_RESULT.to_string()),
         timestamp: now_ms(),
         ..Default::default()
     })
@@ -126,7 +134,7 @@ async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emi
                 api::OPENAI_RESPONSES => providers::openai_responses::run(&model, &context, &options, &mut em).await,
                 api::ANTHROPIC_MESSAGES => providers::anthropic::run(&model, &context, &options, &mut em).await,
                 api::FAUX => providers::faux::run(&model, &context, &options, &mut em).await,
-                other => Err(ProviderError::Failed(format!(
+                other => Err(ProviderError::failed(format!(
                     "Unsupported API \"{other}\" (supported: {})",
                     api::ALL.join(", ")
                 ))),
@@ -141,14 +149,14 @@ async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emi
                     .cloned()
                     .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_default();
-                Err(ProviderError::Failed(format!("Internal error in the provider client: {what}")))
+                Err(ProviderError::failed(format!("Internal error in the provider client: {what}")))
             }),
         }
     };
     match result {
         Ok(reason) => em.done(reason).await,
         Err(ProviderError::ReceiverGone) => {}
-        Err(ProviderError::Aborted) => em.error(StopReason::Aborted, text::REQUEST_ABORTED.into()).await,
-        Err(e) => em.error(StopReason::Error, e.to_string()).await,
+        Err(ProviderError::Aborted) => em.error(StopReason::Aborted, text::REQUEST_ABORTED.into(), None).await,
+        Err(ProviderError::Failed(message, failure)) => em.error(StopReason::Error, message, Some(failure)).await,
     }
 }

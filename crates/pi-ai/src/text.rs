@@ -1,6 +1,10 @@
 //! Every user- and model-visible text of this crate, in one place. The wording
 //! is the reference's (Pi 1.6.0), measured by running it against a mock server.
 
+/// [`crate::stream`] called outside a tokio runtime.
+pub const NEEDS_RUNTIME: &str = "pi_ai::stream needs a tokio runtime";
+/// [`crate::complete`]: the events ended without a final message.
+pub const NO_RESULT: &str = "The response stream ended without a result";
 /// The error message of an aborted request.
 pub const REQUEST_ABORTED: &str = "Request was aborted";
 /// The faux provider's error when its queue is empty.
@@ -28,10 +32,21 @@ pub const STREAM_CUT: &str = "terminated: other side closed";
 /// A server-sent event whose data is not JSON (OpenAI APIs).
 pub const MALFORMED_EVENT: &str =
     "Could not parse message into JSON:\nFrom chunk:\nError reading response: malformed server-sent event JSON.";
+/// A server-sent event past the size limit (given in bytes, shown in MiB).
+pub fn sse_event_too_large(limit: usize) -> String {
+    format!("Error reading response: a server-sent event is larger than {} MiB", limit / (1024 * 1024))
+}
+
 /// The request timed out (no bytes for the read timeout).
 pub const TIMED_OUT: &str = "Request timed out.";
 /// An HTTP error without a body.
 pub const NO_BODY: &str = "status code (no body)";
+
+/// Tool-call arguments nested deeper than the limit (the parser adds the
+/// position, in `JSON.parse`'s words: `… in JSON at position 64 (line 1 column 65)`).
+pub fn arguments_too_deep(limit: usize) -> String {
+    format!("Nesting deeper than {limit} levels")
+}
 
 /// `<message>\n\nReceived arguments:\n<raw>`: why tool-call arguments were rejected.
 pub fn arguments_error(message: &str, raw: &str) -> String {

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::failure::Failure;
+
 /// Milliseconds since the Unix epoch, the timestamp unit of every message.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
@@ -213,6 +215,12 @@ pub struct AssistantMessage {
     /// The thinking level the turn ran with; set by the agent, not by this crate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_level: Option<String>,
+    /// Why the request failed (the HTTP status, a connection failure, a cut
+    /// stream...), for deciding on a retry; set with `error_message` when
+    /// the stop reason is `error`. Not serialized: it belongs to this
+    /// attempt, not to the conversation.
+    #[serde(skip)]
+    pub failure: Option<Failure>,
 }
 
 impl AssistantMessage {

@@ -45,7 +45,9 @@ async fn streams_text_in_chunks_with_partials() {
         if let AssistantMessageEvent::TextDelta { delta, partial, .. } = &e {
             deltas += 1;
             seen.push_str(delta);
-            assert_eq!(partial.text(), seen);
+            // The shared message is at least as far as this event (the
+            // provider may have gone on meanwhile).
+            assert!(partial.read(|m| m.text().starts_with(&seen)));
         }
     }
     assert!(deltas > 1);

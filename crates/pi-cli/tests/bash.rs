@@ -151,7 +151,8 @@ fn a_timeout_while_background_output_is_read_says_the_shell_had_exited() {
     let r = s.bash(json!({"command": "(while :; do sleep 0.08; printf .; done) & echo hi; exit 4", "timeout": 0.5}));
     assert!(r.is_error());
     let text = r.text();
-    assert!(text.starts_with("hi\n..."), "{text}");
+    // At least one dot: a loaded machine may run the loop only a few times.
+    assert!(text.starts_with("hi\n."), "{text}");
     // The shell's exit time is rounded to 0.1 s: 0 on a quiet machine, a
     // little more on a loaded one.
     let (head, tail) = text.rsplit_once(" after ").unwrap();

@@ -12,7 +12,9 @@
 //! (chosen by the path's ending, so `/v1/messages` and `/v1/v1/messages` both
 //! work). Each request takes the next [`Turn`] of the script: text, thinking,
 //! tool calls (arguments as JSON or raw text, so malformed JSON can be sent),
-//! an HTTP error status with a body, a stream cut mid-way, a delay or a stall.
+//! an HTTP error status with a body, a stream cut mid-way, a delay or a stall,
+//! and hostile shapes (text and arguments in deltas of a few bytes, a raw SSE
+//! body of any size).
 //! Every request is recorded ([`MockServer::requests`]). When the script is
 //! used up the server answers `400` with the error message
 //! [`SCRIPT_EXHAUSTED`] (400, so that agents do not retry it).
@@ -39,6 +41,9 @@ use tokio::net::{TcpListener, TcpStream};
 
 /// The error message of the answer when no scripted turn is left.
 pub const SCRIPT_EXHAUSTED: &str = "mock server: no scripted turn left";
+
+/// The largest HTTP chunk of a streamed answer.
+const HTTP_CHUNK_BYTES: usize = 16 * 1024;
 
 /// Input tokens reported by every successful turn.
 pub const USAGE_INPUT: u64 = 10;
@@ -113,6 +118,9 @@ pub struct Turn {
     pub delay: Duration,
     /// Send this raw SSE body instead of generated events.
     pub raw_sse: Option<String>,
+    /// Stream text, thinking and tool arguments in deltas of at most this
+    /// many bytes (cut at character boundaries) instead of two halves.
+    pub delta_bytes: Option<usize>,
 }
 
 impl Turn {
@@ -185,6 +193,21 @@ impl Turn {
     pub fn delay(mut self, d: Duration) -> Self {
         self.delay = d;
         self
+    }
+
+    /// Stream text, thinking and tool arguments in deltas of at most `n`
+    /// bytes (one event each), as a model streaming token by token does.
+    pub fn in_deltas_of(mut self, n: usize) -> Self {
+        self.delta_bytes = Some(n.max(1));
+        self
+    }
+
+    /// The pieces `s` is streamed in.
+    fn pieces(&self, s: &str) -> Vec<String> {
+        match self.delta_bytes {
+            Some(n) => pieces_of(s, n),
+            None => halves(s),
+        }
     }
 }
 
@@ -481,9 +504,25 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         return;
     }
     let upto = if turn.cut || turn.stall { events.len().div_ceil(2).max(1).min(events.len()) } else { events.len() };
-    for ev in &events[..upto] {
-        let chunk = format!("{:x}\r\n{ev}\r\n", ev.len());
-        if sock.write_all(chunk.as_bytes()).await.is_err() {
+    // Events go out in HTTP chunks of at most HTTP_CHUNK_BYTES: small ones
+    // together (a stream of tiny deltas would otherwise cost one write each),
+    // a long one in several pieces, as a server flushing while it generates
+    // sends it (the client sees each chunk as it comes).
+    let mut batch: Vec<u8> = Vec::new();
+    for (k, ev) in events[..upto].iter().enumerate() {
+        batch.extend_from_slice(ev.as_bytes());
+        let last = k + 1 == upto;
+        if batch.len() < HTTP_CHUNK_BYTES && !last {
+            continue;
+        }
+        let mut out = Vec::with_capacity(batch.len() + batch.len() / HTTP_CHUNK_BYTES * 12 + 12);
+        for piece in batch.chunks(HTTP_CHUNK_BYTES) {
+            out.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+            out.extend_from_slice(piece);
+            out.extend_from_slice(b"\r\n");
+        }
+        batch.clear();
+        if sock.write_all(&out).await.is_err() {
             return;
         }
         let _ = sock.flush().await;
@@ -548,6 +587,28 @@ fn halves(s: &str) -> Vec<String> {
     vec![s[..cut].to_string(), s[cut..].to_string()]
 }
 
+/// Split text into pieces of at most `n` bytes at character boundaries (a
+/// character longer than `n` is a piece of its own); `""` is one empty piece.
+fn pieces_of(s: &str, n: usize) -> Vec<String> {
+    let mut out = Vec::with_capacity(s.len() / n.max(1) + 1);
+    let mut start = 0;
+    while start < s.len() {
+        let mut end = (start + n.max(1)).min(s.len());
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end == start {
+            end = start + s[start..].chars().next().map_or(1, char::len_utf8);
+        }
+        out.push(s[start..end].to_string());
+        start = end;
+    }
+    if out.is_empty() {
+        out.push(String::new());
+    }
+    out
+}
+
 fn data(v: &Value) -> String {
     format!("data: {v}\n\n")
 }
@@ -563,18 +624,18 @@ fn completions_events(turn: &Turn, index: usize) -> Vec<String> {
     };
     let mut out = Vec::new();
     if let Some(t) = &turn.thinking {
-        for p in halves(t) {
+        for p in turn.pieces(t) {
             out.push(chunk(json!({"role": "assistant", "reasoning_content": p}), Value::Null));
         }
     }
     if let Some(t) = &turn.text {
-        for p in halves(t) {
+        for p in turn.pieces(t) {
             out.push(chunk(json!({"role": "assistant", "content": p}), Value::Null));
         }
     }
     for (k, c) in turn.tool_calls.iter().enumerate() {
         let id = c.id.clone().unwrap_or_else(|| format!("call_{index}_{k}"));
-        let mut parts = halves(&c.args.text()).into_iter();
+        let mut parts = turn.pieces(&c.args.text()).into_iter();
         let first = parts.next().unwrap_or_default();
         out.push(chunk(
             json!({"role": "assistant", "tool_calls": [{"index": k, "id": id, "type": "function",
@@ -609,7 +670,7 @@ fn anthropic_events(turn: &Turn, index: usize) -> Vec<String> {
             &json!({"type": "content_block_start", "index": block,
             "content_block": {"type": kind, field: ""}}),
         ));
-        for p in halves(text) {
+        for p in turn.pieces(text) {
             out.push(named(
                 "content_block_delta",
                 &json!({"type": "content_block_delta", "index": block,
@@ -639,7 +700,7 @@ fn anthropic_events(turn: &Turn, index: usize) -> Vec<String> {
             &json!({"type": "content_block_start", "index": block,
             "content_block": {"type": "tool_use", "id": id, "name": c.name, "input": {}}}),
         ));
-        for p in halves(&c.args.text()) {
+        for p in turn.pieces(&c.args.text()) {
             out.push(named(
                 "content_block_delta",
                 &json!({"type": "content_block_delta", "index": block,
@@ -679,7 +740,7 @@ fn responses_events(turn: &Turn, index: usize) -> Vec<String> {
             &json!({"type": "response.reasoning_summary_part.added",
             "item_id": id, "output_index": oi, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
         ));
-        for p in halves(t) {
+        for p in turn.pieces(t) {
             out.push(named(
                 "response.reasoning_summary_text.delta",
                 &json!({"type": "response.reasoning_summary_text.delta",
@@ -710,7 +771,7 @@ fn responses_events(turn: &Turn, index: usize) -> Vec<String> {
             "item_id": id, "output_index": oi, "content_index": 0,
             "part": {"type": "output_text", "text": "", "annotations": []}}),
         ));
-        for p in halves(t) {
+        for p in turn.pieces(t) {
             out.push(named(
                 "response.output_text.delta",
                 &json!({"type": "response.output_text.delta",
@@ -742,7 +803,7 @@ fn responses_events(turn: &Turn, index: usize) -> Vec<String> {
             "output_index": oi, "item": {"type": "function_call", "id": id, "call_id": call_id,
             "name": c.name, "arguments": "", "status": "in_progress"}}),
         ));
-        for p in halves(&args) {
+        for p in turn.pieces(&args) {
             out.push(named(
                 "response.function_call_arguments.delta",
                 &json!({"type": "response.function_call_arguments.delta",
@@ -797,6 +858,16 @@ mod tests {
     #[test]
     fn chunked_bodies_decode() {
         assert_eq!(decode_chunked(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), b"abcde");
+    }
+
+    #[test]
+    fn pieces_split_on_char_boundaries() {
+        assert_eq!(pieces_of("abcdefg", 3), vec!["abc", "def", "g"]);
+        assert_eq!(pieces_of("héllo", 2), vec!["h", "é", "ll", "o"]);
+        assert_eq!(pieces_of("é", 1), vec!["é"]);
+        assert_eq!(pieces_of("", 4), vec![""]);
+        let t = Turn::text("0123456789").in_deltas_of(4);
+        assert_eq!(completions_events(&t, 0).len(), 3 + 3);
     }
 
     #[test]

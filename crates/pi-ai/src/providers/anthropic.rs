@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use super::{max_tokens, messages_to_send, open_stream, tool_result_parts};
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
+use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
@@ -202,7 +203,8 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
     while let Some(ev) = sse.next().await {
         let ev = ev?;
         if ev.event == "error" {
-            return Err(ProviderError::Failed(ev.data));
+            let err = serde_json::from_str::<Value>(&ev.data).map(|v| v["error"].clone()).unwrap_or(Value::Null);
+            return Err(super::reported(ev.data, &err));
         }
         // Events that are not JSON are skipped, as the reference does.
         let Ok(data) = serde_json::from_str::<Value>(&ev.data) else {
@@ -220,7 +222,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
         }
     }
     let Some(reason) = state.stop else {
-        return Err(ProviderError::failed(text::ANTHROPIC_NO_STOP));
+        return Err(ProviderError::of_kind(FailureKind::StreamCut, text::ANTHROPIC_NO_STOP));
     };
     em.end_all().await?;
     Ok(reason)
@@ -243,7 +245,7 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
         "message_start" => {
             let msg = &data["message"];
             if let Some(id) = msg.get("id").and_then(Value::as_str) {
-                em.msg.response_id = Some(id.to_string());
+                em.set_response_id(id, false);
             }
             let u = &msg["usage"];
             st.usage.input = n(u.get("input_tokens")).unwrap_or(0);
@@ -312,7 +314,7 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
         }
         "message_delta" => {
             if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                em.msg.raw_stop_reason = Some(reason.to_string());
+                em.set_raw_stop_reason(reason);
                 st.stop = Some(match reason {
                     "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
                     "tool_use" => StopReason::ToolUse,
@@ -340,7 +342,7 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
         }
         "message_stop" => return Ok(true),
         "error" => {
-            return Err(ProviderError::Failed(data.to_string()));
+            return Err(super::reported(data.to_string(), &data["error"]));
         }
         _ => {}
     }
@@ -380,8 +382,8 @@ mod tests {
             let mut em = Emitter::new(tx, &model());
             let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
             assert_eq!(read_stream(&mut sse, &mut em).await, Ok(StopReason::Length), "piece size {size}");
-            assert_eq!(em.msg.text(), "h\u{e9}llo \u{1F600}");
-            assert_eq!((em.msg.usage.input, em.msg.usage.output), (3, 7));
+            assert_eq!(em.message().text(), "h\u{e9}llo \u{1F600}");
+            assert_eq!((em.message().usage.input, em.message().usage.output), (3, 7));
         }
     }
 
@@ -391,7 +393,26 @@ mod tests {
         let mut em = Emitter::new(tx, &model());
         let data = r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
         let mut sse = SseStream::from_chunks(vec![format!("event: error\ndata: {data}\n\n").into_bytes()]);
-        assert_eq!(read_stream(&mut sse, &mut em).await, Err(ProviderError::failed(data)));
+        // The message is the event's data; the kind is the status its type stands for.
+        assert_eq!(
+            read_stream(&mut sse, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(Some(529)), data))
+        );
+        let (tx, _rx) = mpsc::channel(100);
+        let mut em = Emitter::new(tx, &model());
+        let mut sse = SseStream::from_chunks(vec![b"event: error\ndata: not json\n\n".to_vec()]);
+        assert_eq!(
+            read_stream(&mut sse, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(None), "not json"))
+        );
+        // A stream that stops before its stop reason was cut short.
+        let (tx, _rx) = mpsc::channel(100);
+        let mut em = Emitter::new(tx, &model());
+        let mut sse = SseStream::from_chunks(vec![b"event: ping\ndata: {\"type\": \"ping\"}\n\n".to_vec()]);
+        assert_eq!(
+            read_stream(&mut sse, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::StreamCut, text::ANTHROPIC_NO_STOP))
+        );
     }
 
     #[tokio::test]
@@ -524,6 +545,6 @@ mod tests {
         );
         let off = request_body(&m, &ctx, &StreamOptions::default());
         assert_eq!(off["thinking"], json!({"type": "disabled"}));
-        let _ = AssistantMessageEvent::Start { partial: AssistantMessage::default() };
+        let _ = AssistantMessageEvent::Start { partial: AssistantMessage::default().into() };
     }
 }

@@ -26,6 +26,7 @@ use serde_json::Value;
 
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
+use crate::failure::{Failure, FailureKind};
 use crate::model::{Model, StreamOptions, api};
 use crate::text;
 use crate::types::{AssistantMessage, ContentBlock, Context, StopReason, Usage};
@@ -163,9 +164,16 @@ pub fn assistant_message(content: Vec<ContentBlock>) -> AssistantMessage {
     AssistantMessage { content, stop_reason: reason, ..Default::default() }
 }
 
-/// A failed response: stop reason `error` with this message.
+/// A failed response: stop reason `error` with this message, of no
+/// particular kind (never retried).
 pub fn error_message(message: &str) -> AssistantMessage {
     AssistantMessage { stop_reason: StopReason::Error, error_message: Some(message.to_string()), ..Default::default() }
+}
+
+/// A failed response of a given kind (an HTTP status, a cut stream...), with
+/// the wait the server asked for, as a real provider reports it.
+pub fn failure_message(message: &str, failure: Failure) -> AssistantMessage {
+    AssistantMessage { failure: Some(failure), ..error_message(message) }
 }
 
 /// Characters per estimated token.
@@ -261,10 +269,13 @@ pub(crate) async fn run(
     }
     em.set_usage(Usage { input, output: estimate_tokens(out_chars), ..Default::default() });
     if let Some(id) = &scripted.response_id {
-        em.msg.response_id = Some(id.clone());
+        em.set_response_id(id, false);
     }
     match scripted.stop_reason {
-        StopReason::Error => Err(ProviderError::Failed(scripted.error_message.unwrap_or_default())),
+        StopReason::Error => Err(ProviderError::Failed(
+            scripted.error_message.unwrap_or_default(),
+            scripted.failure.unwrap_or(Failure::new(FailureKind::Other)),
+        )),
         StopReason::Aborted => Err(ProviderError::Aborted),
         StopReason::Pending => Ok(StopReason::Stop),
         r => Ok(r),

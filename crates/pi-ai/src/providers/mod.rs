@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
+use crate::failure::{Failure, FailureKind};
 use crate::http::{self, SendError, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
@@ -135,9 +136,48 @@ pub(crate) async fn open_stream(
 ) -> Result<SseStream, ProviderError> {
     match http::post_sse(url, headers, body).await {
         Ok(s) => Ok(s),
-        Err(SendError::Status(e)) => Err(ProviderError::Failed(status_message(&e))),
+        Err(SendError::Status(e)) => {
+            let failure = Failure { kind: FailureKind::Status(e.status), retry_after: e.retry_after };
+            Err(ProviderError::Failed(status_message(&e), failure))
+        }
         Err(SendError::Other(e)) => Err(e),
     }
+}
+
+/// The HTTP status an error type stands for, when a server reports an error
+/// inside a stream it had accepted: Anthropic's error types, and the OpenAI
+/// codes and types that name one.
+const REPORTED_STATUSES: [(&str, u16); 12] = [
+    ("invalid_request_error", 400),
+    ("authentication_error", 401),
+    ("billing_error", 402),
+    ("permission_error", 403),
+    ("not_found_error", 404),
+    ("request_too_large", 413),
+    ("rate_limit_error", 429),
+    ("rate_limit_exceeded", 429),
+    ("api_error", 500),
+    ("server_error", 500),
+    ("timeout_error", 504),
+    ("overloaded_error", 529),
+];
+
+/// The failure of an error reported inside a stream, from its error object:
+/// a numeric `code` or `status` (as gateways send them), else its `code` or
+/// `type` looked up in [`REPORTED_STATUSES`].
+pub(crate) fn reported(msg: impl Into<String>, err: &serde_json::Value) -> ProviderError {
+    let numeric = ["code", "status"]
+        .iter()
+        .filter_map(|k| err.get(k).and_then(serde_json::Value::as_u64))
+        .find(|n| (100..600).contains(n))
+        .map(|n| n as u16);
+    let named = || {
+        ["code", "type"]
+            .iter()
+            .filter_map(|k| err.get(k).and_then(serde_json::Value::as_str))
+            .find_map(|name| REPORTED_STATUSES.iter().find(|(n, _)| *n == name).map(|(_, status)| *status))
+    };
+    ProviderError::of_kind(FailureKind::Reported(numeric.or_else(named)), msg)
 }
 
 /// The stop reason of a finished message: `toolUse` whenever it calls tools.
@@ -155,6 +195,28 @@ pub(crate) mod testing {
 
     /// Piece sizes every stream is replayed with.
     pub const PIECE_SIZES: [usize; 6] = [1, 2, 3, 7, 64, usize::MAX];
+}
+
+#[cfg(test)]
+mod reported_errors {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn statuses_of_reported_errors() {
+        let status = |err: serde_json::Value| reported("m", &err).kind();
+        let r = |s: Option<u16>| Some(FailureKind::Reported(s));
+        assert_eq!(status(json!({"type": "overloaded_error", "message": "Overloaded"})), r(Some(529)));
+        assert_eq!(status(json!({"type": "invalid_request_error"})), r(Some(400)));
+        assert_eq!(status(json!({"code": "server_error", "message": "x"})), r(Some(500)));
+        assert_eq!(status(json!({"code": "rate_limit_exceeded"})), r(Some(429)));
+        assert_eq!(status(json!({"code": 502, "message": "Provider returned error"})), r(Some(502)));
+        assert_eq!(status(json!({"code": 7, "type": "api_error"})), r(Some(500)));
+        assert_eq!(status(json!({"type": "error", "code": "content_filter"})), r(None));
+        // The words of a message decide nothing.
+        assert_eq!(status(json!({"message": "503 overloaded, connection reset"})), r(None));
+        assert_eq!(status(json!("overloaded_error")), r(None));
+    }
 }
 
 #[cfg(test)]
@@ -196,6 +258,161 @@ mod hostile_streams {
                         _ => super::openai_responses::read_stream(&mut sse, &mut em).await,
                     };
                 }
+            }
+        }
+    }
+}
+
+/// Random byte streams and random event streams, cut anywhere, into the three
+/// clients: whatever a server sends, reading it ends with a result.
+#[cfg(test)]
+mod random_streams {
+    use proptest::prelude::*;
+    use serde_json::Value;
+    use tokio::sync::mpsc;
+
+    use crate::emitter::Emitter;
+    use crate::http::SseStream;
+    use crate::model::Model;
+
+    /// Keys the clients look at.
+    const KEYS: &[&str] = &[
+        "type",
+        "index",
+        "id",
+        "delta",
+        "choices",
+        "finish_reason",
+        "tool_calls",
+        "function",
+        "name",
+        "arguments",
+        "content",
+        "reasoning_content",
+        "content_block",
+        "input",
+        "partial_json",
+        "text",
+        "thinking",
+        "signature",
+        "message",
+        "usage",
+        "stop_reason",
+        "error",
+        "code",
+        "item",
+        "item_id",
+        "output_index",
+        "response",
+        "status",
+    ];
+    /// Values the clients match on.
+    const WORDS: &[&str] = &[
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "error",
+        "text",
+        "thinking",
+        "tool_use",
+        "text_delta",
+        "thinking_delta",
+        "input_json_delta",
+        "signature_delta",
+        "tool_use",
+        "end_turn",
+        "max_tokens",
+        "response.created",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.output_text.delta",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.reasoning_summary_part.added",
+        "response.reasoning_summary_text.delta",
+        "response.completed",
+        "response.incomplete",
+        "response.failed",
+        "function_call",
+        "reasoning",
+        "stop",
+        "tool_calls",
+        "length",
+        "overloaded_error",
+        "server_error",
+        "{",
+        "{\"a\":",
+        "[DONE]",
+    ];
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            (0u64..4).prop_map(Value::from),
+            prop::sample::select(WORDS).prop_map(Value::from),
+            ".{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            ]
+        })
+    }
+
+    /// Raw bytes, or events with an optional name, JSON data and any line ends.
+    fn body() -> impl Strategy<Value = Vec<u8>> {
+        let event = (
+            prop::option::of(prop::sample::select(WORDS)),
+            json_value(),
+            prop::sample::select(&["\n\n", "\r\n\r\n", "\r\r", "\n", ""][..]),
+        )
+            .prop_map(|(name, data, end)| {
+                let name = name.map(|n| format!("event: {n}\n")).unwrap_or_default();
+                format!("{name}data: {data}{end}")
+            });
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..600),
+            prop::collection::vec(event, 0..16).prop_map(|evs| evs.concat().into_bytes()),
+        ]
+    }
+
+    fn split(body: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+        let mut pieces = Vec::new();
+        let mut rest = body;
+        for &c in cuts {
+            let (a, b) = rest.split_at(c.min(rest.len()));
+            pieces.push(a.to_vec());
+            rest = b;
+        }
+        pieces.push(rest.to_vec());
+        pieces
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+        #[test]
+        fn any_stream_ends_with_a_result(body in body(), cuts in prop::collection::vec(0usize..48, 0..8)) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            for api in ["openai-completions", "anthropic-messages", "openai-responses"] {
+                let model = Model { api: api.into(), ..Default::default() };
+                rt.block_on(async {
+                    // Room for every event the body can make.
+                    let (tx, _rx) = mpsc::channel(4 * body.len() + 16);
+                    let mut em = Emitter::new(tx, &model);
+                    let mut sse = SseStream::from_chunks(split(&body, &cuts));
+                    let _ = match api {
+                        "openai-completions" => super::openai_completions::read_stream(&mut sse, &mut em).await,
+                        "anthropic-messages" => super::anthropic::read_stream(&mut sse, &mut em).await,
+                        _ => super::openai_responses::read_stream(&mut sse, &mut em).await,
+                    };
+                });
             }
         }
     }

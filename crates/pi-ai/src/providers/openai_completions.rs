@@ -10,6 +10,7 @@ use super::{
 };
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
+use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{MaxTokensField, Model, StreamOptions};
 use crate::text;
@@ -291,7 +292,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
         handle_chunk(&chunk, &mut state, em).await?;
     }
     let Some(reason) = state.finish else {
-        return Err(ProviderError::failed(text::COMPLETIONS_NO_FINISH));
+        return Err(ProviderError::of_kind(FailureKind::StreamCut, text::COMPLETIONS_NO_FINISH));
     };
     em.end_all().await?;
     Ok(final_reason(em, reason))
@@ -311,12 +312,10 @@ pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emit
             Some(Value::String(m)) => m.clone(),
             _ => err.to_string(),
         };
-        return Err(ProviderError::Failed(msg));
+        return Err(super::reported(msg, err));
     }
-    if em.msg.response_id.is_none()
-        && let Some(id) = chunk.get("id").and_then(Value::as_str)
-    {
-        em.msg.response_id = Some(id.to_string());
+    if let Some(id) = chunk.get("id").and_then(Value::as_str) {
+        em.set_response_id(id, true);
     }
     if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
         em.set_usage(parse_usage(u));
@@ -369,7 +368,7 @@ pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emit
         }
     }
     if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-        em.msg.raw_stop_reason = Some(reason.to_string());
+        em.set_raw_stop_reason(reason);
         state.finish = Some(match reason {
             "length" => StopReason::Length,
             "tool_calls" | "function_call" => StopReason::ToolUse,
@@ -416,23 +415,9 @@ mod tests {
     async fn feed(chunks: &[Value]) -> (Vec<AssistantMessageEvent>, Result<StopReason, ProviderError>) {
         let (tx, mut rx) = mpsc::channel(1000);
         let mut em = Emitter::new(tx, &model());
-        let mut st = State::default();
-        let mut res = Ok(StopReason::Stop);
-        for c in chunks {
-            if let Err(e) = handle_chunk(c, &mut st, &mut em).await {
-                res = Err(e);
-                break;
-            }
-        }
-        if res.is_ok() {
-            res = match st.finish {
-                Some(r) => {
-                    em.end_all().await.unwrap();
-                    Ok(final_reason(&em, r))
-                }
-                None => Err(ProviderError::failed(text::COMPLETIONS_NO_FINISH)),
-            };
-        }
+        let body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+        let mut sse = SseStream::from_chunks(vec![body.into_bytes()]);
+        let res = read_stream(&mut sse, &mut em).await;
         if let Ok(r) = &res {
             em.done(*r).await;
         }
@@ -467,9 +452,9 @@ mod tests {
             let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
             let r = read_stream(&mut sse, &mut em).await;
             assert_eq!(r, Ok(StopReason::ToolUse), "piece size {size}");
-            assert_eq!(em.msg.content[0], ContentBlock::text("h\u{e9}llo \u{1F600}"), "piece size {size}");
-            assert_eq!(em.msg.tool_calls()[0].arguments, json!({"path": "\u{e9}.txt"}), "piece size {size}");
-            assert_eq!((em.msg.usage.input, em.msg.usage.output), (10, 5));
+            assert_eq!(em.message().content[0], ContentBlock::text("h\u{e9}llo \u{1F600}"), "piece size {size}");
+            assert_eq!(em.message().tool_calls()[0].arguments, json!({"path": "\u{e9}.txt"}), "piece size {size}");
+            assert_eq!((em.message().usage.input, em.message().usage.output), (10, 5));
         }
     }
 
@@ -586,9 +571,11 @@ mod tests {
     #[tokio::test]
     async fn no_finish_reason_is_an_error_and_error_chunks_surface() {
         let (_, res) = feed(&[json!({"choices":[{"index":0,"delta":{"content":"hi"}}]})]).await;
-        assert_eq!(res, Err(ProviderError::failed("Stream ended without finish_reason")));
+        assert_eq!(res, Err(ProviderError::of_kind(FailureKind::StreamCut, "Stream ended without finish_reason")));
         let (_, res) = feed(&[json!({"error":{"message":"mid boom","type":"server_error"}})]).await;
-        assert_eq!(res, Err(ProviderError::failed("mid boom")));
+        assert_eq!(res, Err(ProviderError::of_kind(FailureKind::Reported(Some(500)), "mid boom")));
+        let (_, res) = feed(&[json!({"error":{"message":"Provider returned error","code":502}})]).await;
+        assert_eq!(res, Err(ProviderError::of_kind(FailureKind::Reported(Some(502)), "Provider returned error")));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::{
 };
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
+use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
@@ -179,7 +180,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
             return Ok(final_reason(em, reason));
         }
     }
-    Err(ProviderError::failed(text::RESPONSES_NO_TERMINAL))
+    Err(ProviderError::of_kind(FailureKind::StreamCut, text::RESPONSES_NO_TERMINAL))
 }
 
 #[derive(Default)]
@@ -216,7 +217,7 @@ pub(crate) async fn handle_event(
     match data.get("type").and_then(Value::as_str).unwrap_or("") {
         "response.created" | "response.in_progress" => {
             if let Some(id) = data.pointer("/response/id").and_then(Value::as_str) {
-                em.msg.response_id = Some(id.to_string());
+                em.set_response_id(id, false);
             }
         }
         "response.output_item.added" => {
@@ -303,7 +304,7 @@ pub(crate) async fn handle_event(
         "response.completed" | "response.incomplete" => {
             let resp = &data["response"];
             if let Some(id) = resp.get("id").and_then(Value::as_str) {
-                em.msg.response_id = Some(id.to_string());
+                em.set_response_id(id, false);
             }
             if let Some(u) = resp.get("usage").filter(|u| u.is_object()) {
                 em.set_usage(parse_usage(u));
@@ -312,7 +313,7 @@ pub(crate) async fn handle_event(
                 .get("status")
                 .and_then(Value::as_str)
                 .unwrap_or(if data["type"] == "response.completed" { "completed" } else { "incomplete" });
-            em.msg.raw_stop_reason = Some(status.to_string());
+            em.set_raw_stop_reason(status);
             let reason = match status {
                 "incomplete" => StopReason::Length,
                 _ => StopReason::Stop,
@@ -327,12 +328,12 @@ pub(crate) async fn handle_event(
                 .map(str::to_string)
                 .unwrap_or_else(|| data["response"].to_string());
             let code = err.get("code").and_then(Value::as_str);
-            return Err(ProviderError::Failed(text::responses_failed(code, &message)));
+            return Err(super::reported(text::responses_failed(code, &message), &err));
         }
         "error" => {
             let message =
                 data.get("message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| data.to_string());
-            return Err(ProviderError::Failed(message));
+            return Err(super::reported(message, data));
         }
         _ => {}
     }
@@ -381,9 +382,12 @@ mod tests {
             let mut em = Emitter::new(tx, &model());
             let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, size));
             assert_eq!(read_stream(&mut sse, &mut em).await, Ok(StopReason::Length), "piece size {size}");
-            assert_eq!(em.msg.text(), "h\u{e9}llo \u{1F600}");
-            assert_eq!((em.msg.usage.input, em.msg.usage.output, em.msg.usage.total_tokens), (3, 4, 7));
-            assert_eq!(em.msg.raw_stop_reason.as_deref(), Some("incomplete"));
+            assert_eq!(em.message().text(), "h\u{e9}llo \u{1F600}");
+            assert_eq!(
+                (em.message().usage.input, em.message().usage.output, em.message().usage.total_tokens),
+                (3, 4, 7)
+            );
+            assert_eq!(em.message().raw_stop_reason.as_deref(), Some("incomplete"));
         }
     }
 
@@ -448,9 +452,20 @@ mod tests {
         let mut em = Emitter::new(tx, &model());
         let mut st = State::default();
         let e = json!({"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"failed boom"}}});
-        assert_eq!(handle_event(&e, &mut st, &mut em).await, Err(ProviderError::failed("server_error: failed boom")));
+        assert_eq!(
+            handle_event(&e, &mut st, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(Some(500)), "server_error: failed boom"))
+        );
         let e = json!({"type":"error","code":"rate_limit_exceeded","message":"err boom"});
-        assert_eq!(handle_event(&e, &mut st, &mut em).await, Err(ProviderError::failed("err boom")));
+        assert_eq!(
+            handle_event(&e, &mut st, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(Some(429)), "err boom"))
+        );
+        let e = json!({"type":"response.failed","response":{"error":{"code":"invalid_prompt","message":"no"}}});
+        assert_eq!(
+            handle_event(&e, &mut st, &mut em).await,
+            Err(ProviderError::of_kind(FailureKind::Reported(None), "invalid_prompt: no"))
+        );
     }
 
     #[test]

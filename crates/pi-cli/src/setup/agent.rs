@@ -181,11 +181,14 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     agent.compaction = pi_agent::compaction::CompactionSettings { enabled, reserve_tokens, keep_recent_tokens };
     agent.live.set_auto_compaction(enabled);
     let retry = settings.retry();
+    // The live switch decides (RPC set_auto_retry may turn it on or off).
+    agent.live.set_auto_retry(retry.enabled);
     agent.retry = pi_agent::RetrySettings {
-        enabled: retry.enabled,
+        enabled: true,
         max_retries: retry.max_retries,
         base_delay_ms: retry.base_delay_ms,
         max_delay_ms: retry.max_delay_ms,
+        max_retry_delay_ms: settings.provider_max_retry_delay_ms(),
     };
     Ok(Prepared { agent, reload, header })
 }

@@ -115,6 +115,9 @@ impl Default for RetryConfig {
     }
 }
 
+/// The default of `retry.provider.maxRetryDelayMs`, in milliseconds.
+pub const DEFAULT_PROVIDER_MAX_RETRY_DELAY_MS: u64 = 60_000;
+
 /// A resource list setting (combined across layers for loading).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResourceKind {
@@ -443,6 +446,15 @@ impl Settings {
         (enabled, reserve, keep)
     }
 
+    /// `retry.provider.maxRetryDelayMs` (default 60000; `0`: no limit): the
+    /// longest wait a server may ask for with `Retry-After` before a retry;
+    /// a longer one fails at once with the server's message.
+    pub fn provider_max_retry_delay_ms(&self) -> u64 {
+        self.get(&["retry", "provider", "maxRetryDelayMs"])
+            .and_then(Value::as_f64)
+            .map_or(DEFAULT_PROVIDER_MAX_RETRY_DELAY_MS, |n| n as u64)
+    }
+
     /// A resource list from both files, user entries first (a later entry
     /// such as `-builtin:mcp` in the project file overrides an earlier one).
     pub fn resources(&self, kind: ResourceKind) -> Vec<ResourceEntry> {
@@ -538,5 +550,29 @@ impl Settings {
         }
         self.remerge();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_max_retry_delay() {
+        let t = tempfile::tempdir().unwrap();
+        let (agent, cwd) = (t.path().join("agent"), t.path().join("proj"));
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(&cwd).unwrap();
+        let load = |text: &str| {
+            std::fs::write(agent.join("settings.json"), text).unwrap();
+            Settings::load(&agent, &cwd, true).0.provider_max_retry_delay_ms()
+        };
+        assert_eq!(load("{}"), 60_000);
+        assert_eq!(load(r#"{"retry": {"provider": {"maxRetryDelayMs": 2500}}}"#), 2500);
+        assert_eq!(load(r#"{"retry": {"provider": {"maxRetryDelayMs": 0}}}"#), 0);
+        // The old `retry.maxDelayMs` is read as this setting, as the reference migrates it.
+        assert_eq!(load(r#"{"retry": {"maxDelayMs": 1000}}"#), 1000);
+        // Invalid: ignored (with a diagnostic), the default applies.
+        assert_eq!(load(r#"{"retry": {"provider": {"maxRetryDelayMs": -1}}}"#), 60_000);
     }
 }

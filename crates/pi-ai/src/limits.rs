@@ -1,0 +1,31 @@
+//! Every numeric limit of the provider layer, in one place.
+
+use std::time::Duration;
+
+/// How long to wait for a connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a response may stay silent (first byte included) before it fails.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(600);
+/// The most of an error body kept for the message.
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// The most characters of an error body shown (like the reference).
+pub const MAX_ERROR_BODY_CHARS: usize = 4000;
+/// The largest server-sent event read (its unfinished line plus the data
+/// gathered so far, 256 MiB); past it the stream fails instead of growing
+/// without end. (The reference's engine cannot hold a string much over
+/// 512 MiB either.)
+pub const MAX_SSE_EVENT_BYTES: usize = 256 * 1024 * 1024;
+/// The deepest nesting of arrays and objects accepted in tool-call arguments;
+/// deeper is rejected like any malformed JSON. No tool takes anything near
+/// it; it keeps the recursive parser far from the stack's end, and a call
+/// that passes it stays readable by `serde_json` (limited to 128 levels) when
+/// it is read back inside a session line or an RPC record, which wrap it in a
+/// few levels of their own.
+pub const MAX_ARGUMENT_DEPTH: usize = 64;
+/// Partial tool arguments are re-parsed on every delta up to this size...
+pub const PARTIAL_PARSE_ALWAYS: usize = 8 * 1024;
+/// ...and beyond it only after growing by a quarter since the last parse,
+/// which keeps the total work linear in the size of the arguments.
+pub const PARTIAL_PARSE_GROWTH_DIVISOR: usize = 4;
+/// Capacity of the event channel (the provider waits when the reader lags).
+pub const CHANNEL_CAPACITY: usize = 256;

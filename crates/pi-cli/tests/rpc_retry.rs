@@ -1,0 +1,79 @@
+//! RPC switches of automatic retries through the binary against the mock
+//! model: `set_auto_retry` false leaves a 503 failed at once; `abort_retry`
+//! during the wait ends the retry with "Retry cancelled".
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use pi_test_support::{MockServer, Turn};
+use serde_json::{Value, json};
+
+fn until(out: &mut impl BufRead, pred: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "pi ended early");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if pred(&v) {
+            return v;
+        }
+    }
+}
+
+/// An RPC `pi` whose retries wait 30 s: its stdin and stdout, and the server.
+fn start(
+    turns: Vec<Turn>,
+) -> (tempfile::TempDir, std::process::Child, std::process::ChildStdin, impl BufRead, MockServer) {
+    let server = MockServer::start(turns);
+    let dir = tempfile::tempdir().unwrap();
+    let (home, work, tmp) = (dir.path().join("home"), dir.path().join("work"), dir.path().join("tmp"));
+    for d in [&home.join(".pi/agent"), &work, &tmp] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    server.write_models_json(&home.join(".pi/agent"), "openai-completions");
+    let settings = json!({"retry": {"enabled": true, "maxRetries": 3, "baseDelayMs": 30000}});
+    std::fs::write(home.join(".pi/agent/settings.json"), settings.to_string()).unwrap();
+    let mut child = pi_test_support::isolated_pi(env!("CARGO_BIN_EXE_pi"), &home, &work, &tmp)
+        .args(["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    (dir, child, stdin, out, server)
+}
+
+#[test]
+fn set_auto_retry_false_fails_at_once() {
+    let (_dir, mut child, mut stdin, mut out, server) = start(vec![Turn::error(503, "busy"), Turn::text("never")]);
+    writeln!(stdin, "{}", json!({"id": "r", "type": "set_auto_retry", "enabled": false})).unwrap();
+    until(&mut out, |v| v["id"] == "r");
+    let began = Instant::now();
+    writeln!(stdin, "{}", json!({"id": "p", "type": "prompt", "message": "hi"})).unwrap();
+    let end = until(&mut out, |v| v["type"] == "agent_end" || v["type"] == "auto_retry_start");
+    assert_eq!(end["type"], "agent_end", "no retry was planned: {end}");
+    assert!(began.elapsed() < Duration::from_secs(20));
+    assert_eq!(server.requests().len(), 1);
+    drop(stdin);
+    child.wait().unwrap();
+}
+
+#[test]
+fn abort_retry_ends_the_wait_with_retry_cancelled() {
+    let (_dir, mut child, mut stdin, mut out, server) = start(vec![Turn::error(503, "busy"), Turn::text("never")]);
+    let began = Instant::now();
+    writeln!(stdin, "{}", json!({"id": "p", "type": "prompt", "message": "hi"})).unwrap();
+    let start = until(&mut out, |v| v["type"] == "auto_retry_start");
+    assert_eq!(start["attempt"], 1);
+    writeln!(stdin, "{}", json!({"id": "a", "type": "abort_retry"})).unwrap();
+    let end = until(&mut out, |v| v["type"] == "auto_retry_end");
+    assert_eq!((end["success"].as_bool(), end["finalError"].as_str()), (Some(false), Some("Retry cancelled")), "{end}");
+    until(&mut out, |v| v["type"] == "agent_end");
+    assert!(began.elapsed() < Duration::from_secs(20), "the 30 s wait was cut short");
+    assert_eq!(server.requests().len(), 1, "no second attempt");
+    drop(stdin);
+    child.wait().unwrap();
+}
