@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use super::spec::{HelperSpec, LandlockUse, Network};
+use crate::paths::is_within;
 use crate::text;
 use crate::view::{Kind, View};
 use crate::{Command, Guard, Mode, Prepared};
@@ -54,20 +55,26 @@ pub(super) fn wrap(view: &View, helper: &Path, mut command: Command) -> Result<P
             guard.set_private_temp(dir);
         }
         Mode::WorkspaceWrite | Mode::Off => {
-            spec.write.extend(view.temps.iter().cloned());
-            for root in &view.roots {
-                let kept: Vec<_> = view.protected.iter().filter(|p| p.path.parent() == Some(root.as_path())).collect();
-                if let Some(p) = kept.iter().find(|p| p.kind == Kind::Dangling) {
-                    return Err(text::dangling_protected(&p.path));
-                }
-                if kept.is_empty() {
-                    spec.write.push(root.clone());
-                    continue;
-                }
-                spec.write_around.push(root.clone());
-                for p in kept {
-                    spec.not_write.push(p.path.clone());
-                    spec.not_write.extend(p.target.clone());
+            if let Some(p) = view.protected.iter().find(|p| p.kind == Kind::Dangling) {
+                return Err(text::dangling_protected(&p.path));
+            }
+            // Landlock cannot take back what a rule above gives: a writable
+            // folder holding a hidden store or a protected name is writable
+            // only around them.
+            let hidden = view.hidden.iter().map(|h| h.path.clone());
+            let protected = view.protected.iter().flat_map(|p| std::iter::once(p.path.clone()).chain(p.target.clone()));
+            let kept: Vec<PathBuf> = hidden.chain(protected).collect();
+            for w in view.temps.iter().chain(&view.roots) {
+                let inside: Vec<&PathBuf> = kept.iter().filter(|k| is_within(k, w)).collect();
+                if inside.is_empty() {
+                    spec.write.push(w.clone());
+                } else {
+                    spec.write_around.push(w.clone());
+                    for k in inside {
+                        if !spec.not_write.contains(k) {
+                            spec.not_write.push(k.clone());
+                        }
+                    }
                 }
             }
         }
