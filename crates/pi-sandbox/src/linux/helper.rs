@@ -1,7 +1,9 @@
 //! The helper: the `pi` binary started as `pi __pi-sandbox <rules> --
 //! <program> <args>` (inside bubblewrap, or alone). It marks inherited
-//! descriptors close-on-exec, applies Landlock, then the seccomp filters
-//! (which set no-new-privs), then runs the program in its place. When any
+//! descriptors close-on-exec, drops every capability (root's included: a
+//! capability such as `CAP_SYS_PTRACE` or `CAP_SYS_ADMIN` would reach past
+//! Landlock), applies Landlock, then the seccomp filters (which set
+//! no-new-privs), then runs the program in its place. When any
 //! step fails it prints why and exits 126: nothing runs.
 
 use std::ffi::OsString;
@@ -12,8 +14,27 @@ use super::{fds, landlock, seccomp};
 use crate::limits::{HELPER_EXEC_FAILED, HELPER_REFUSED};
 use crate::text;
 
+/// Drop every capability: bounding set (so no exec gives any back),
+/// ambient, then effective, permitted and inheritable.
+fn drop_capabilities() -> Result<(), String> {
+    use rustix::thread::{CapabilitySet, CapabilitySets};
+    for cap in CapabilitySet::all().iter() {
+        match rustix::thread::remove_capability_from_bounding_set(cap) {
+            // Not known to this kernel, or already without CAP_SETPCAP (then
+            // the set is what it is, and the sets below still empty).
+            Ok(()) | Err(rustix::io::Errno::INVAL) | Err(rustix::io::Errno::PERM) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    rustix::thread::clear_ambient_capability_set().map_err(|e| e.to_string())?;
+    let none = CapabilitySet::empty();
+    let sets = CapabilitySets { effective: none, permitted: none, inheritable: none };
+    rustix::thread::set_capabilities(None, sets).map_err(|e| e.to_string())
+}
+
 fn restrict(spec: &HelperSpec) -> Result<(), String> {
     fds::close_extra_on_exec()?;
+    drop_capabilities()?;
     landlock::apply(spec)?;
     seccomp::apply(spec.network)
 }
