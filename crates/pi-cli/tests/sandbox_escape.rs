@@ -166,7 +166,7 @@ fn attempts() -> Vec<Attempt> {
         // bubblewrap it is the sandbox's init.
         a("pid 1's environ", "tr '\\0' '\\n' < /proc/1/environ").not_off(),
         a("parent's environ", "tr '\\0' '\\n' < /proc/$PPID/environ"),
-        a("every environ", "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null"),
+        a("every environ", "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null | grep -a sekrit"),
         a("environ of a process outside", "tr '\\0' '\\n' < /proc/{PID}/environ"),
         a("stack of a process outside", "{PY} - <<'EOF'\nSTACK\nEOF"),
         // Processes outside: signals and ptrace.

@@ -405,6 +405,12 @@ impl World {
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
         let raw = format!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
         let json: Option<Value> = serde_json::from_str(&stdout).ok();
+        // A cut output's whole text is in its file, which the model may read.
+        let full = json.as_ref().and_then(|j| j["details"]["fullOutputPath"].as_str()).map(PathBuf::from);
+        let raw = match full.and_then(|f| std::fs::read(f).ok()) {
+            Some(all) => format!("{raw}{}", String::from_utf8_lossy(&all)),
+            None => raw,
+        };
         let text = json
             .as_ref()
             .and_then(|j| j["content"].as_array())
