@@ -400,6 +400,19 @@ impl World {
         self.run_command(self.pi_command("bash", &args, mode, &[], leak_fd))
     }
 
+    /// [`World::bash`] with more `pi tool` arguments and environment.
+    pub fn bash_with(&self, command: &str, mode: Option<&str>, extra: &[&str], env: &[(String, String)]) -> Ran {
+        let args = json!({"command": self.expand(command), "timeout": 120});
+        let mut c = self.pi_command("bash", &args, mode, extra, false);
+        c.envs(env.iter().map(|(k, v)| (k, v)));
+        self.run_command(c)
+    }
+
+    /// Accept one connection on the TCP listener, if one came.
+    pub fn take_tcp_connection(&self) -> bool {
+        self.tcp.accept().is_ok()
+    }
+
     fn run_command(&self, mut c: Command) -> Ran {
         let o = c.stdin(Stdio::null()).output().unwrap();
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
