@@ -292,8 +292,7 @@ fn control(user: User) {
         println!("skipped ({user:?}): {why}");
         return;
     }
-    let mut missed = Vec::new();
-    let mut seen = 0;
+    let (mut missed, mut seen, mut absent) = (Vec::new(), 0, 0);
     for at in attempts().iter().filter(|at| at.escapes_off && applies(at, user, "read-only")) {
         let world = World::new(user, Mech::Bwrap);
         let mode = if at.modes == Modes::ReadOnly { Some("read-only") } else { None };
@@ -304,13 +303,21 @@ fn control(user: User) {
         let ran = world.bash(&command_of(at), None, at.leak_fd);
         let forbidden: Vec<String> = at.forbidden.iter().map(|f| world.expand(f)).collect();
         let forbidden: Vec<&str> = forbidden.iter().map(String::as_str).collect();
+        if ran.text.contains("command not found") {
+            // A tool this machine lacks (strace, ssh-add, curl…): nothing to show.
+            absent += 1;
+            continue;
+        }
         if world.breaches(read_only, &before, &ran, &forbidden).is_empty() {
             missed.push(format!("{}: {}", at.name, ran.text));
         } else {
             seen += 1;
         }
     }
-    println!("without the sandbox ({user:?}): {seen} attempts got through, {} did not", missed.len());
+    println!(
+        "without the sandbox ({user:?}): {seen} attempts got through, {} did not ({absent} need a tool this machine lacks)",
+        missed.len()
+    );
     assert!(missed.is_empty(), "the canaries missed these unsandboxed escapes:\n{}", missed.join("\n"));
 }
 

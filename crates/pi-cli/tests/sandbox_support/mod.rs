@@ -62,6 +62,15 @@ pub fn pi_binary() -> PathBuf {
         if reachable_by_others(&built) {
             return built;
         }
+        // Copies left by earlier test processes go.
+        for e in std::fs::read_dir(BASE).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = name.strip_prefix("pi-sandbox-bin-")
+                && !Path::new("/proc").join(pid).exists()
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
         let dir = PathBuf::from(BASE).join(format!("pi-sandbox-bin-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
