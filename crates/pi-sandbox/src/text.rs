@@ -101,6 +101,12 @@ pub fn probe_timed_out(what: &str, ms: u64) -> String {
     format!("{what} did not answer within {ms} ms")
 }
 
+/// There is no temp folder to make a private one in.
+pub const NO_TEMP: &str = "there is no temp folder (/tmp or TMPDIR) to make a private one in";
+
+/// seccomp filters exist for x86_64, aarch64 and riscv64 only.
+pub const SECCOMP_UNSUPPORTED_ARCH: &str = "no seccomp filter for this architecture";
+
 /// The helper's usage line, printed when its arguments make no sense.
 pub const HELPER_USAGE: &str =
     "pi sandbox helper: usage: __pi-sandbox [options] -- PROGRAM [ARGS...] (started by pi only)";

@@ -48,7 +48,7 @@ pub(super) fn wrap(view: &View, helper: &Path, mut command: Command) -> Result<P
     }
     match view.mode {
         Mode::ReadOnly => {
-            let parent = view.temps.last().ok_or_else(|| text::probe_failed("temp", "no temp folder"))?;
+            let parent = view.temps.last().ok_or_else(|| text::NO_TEMP.to_string())?;
             let dir = private_temp(parent)?;
             command.set_env("TMPDIR", dir.clone());
             spec.write.push(dir.clone());

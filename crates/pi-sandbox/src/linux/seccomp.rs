@@ -156,7 +156,7 @@ fn x32_guard() -> BpfProgram {
 
 /// Install the filters in this process (inherited by what it runs).
 pub(super) fn apply(network: Network) -> Result<(), String> {
-    let arch = ARCH.ok_or_else(|| err("seccomp: unsupported architecture"))?;
+    let arch = ARCH.ok_or_else(|| crate::text::SECCOMP_UNSUPPORTED_ARCH.to_string())?;
     let mut programs = vec![compile(eperm_rules(network)?, libc::EPERM, arch)?];
     let enosys: BTreeMap<i64, Vec<SeccompRule>> = NOT_THERE.iter().map(|nr| (*nr, Vec::new())).collect();
     programs.push(compile(enosys, libc::ENOSYS, arch)?);
