@@ -3,6 +3,7 @@
 //! flags, a trusted project that may only tighten), the environment policy
 //! and the mode in the system prompt.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+#![cfg(target_os = "linux")]
 
 mod sandbox_support;
 

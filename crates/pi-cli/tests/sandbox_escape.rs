@@ -6,6 +6,7 @@
 //! may get through. The same attempts without the sandbox show that the
 //! canaries see them.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+#![cfg(target_os = "linux")]
 
 mod sandbox_support;
 

@@ -5,6 +5,7 @@
 //! `bin`, a private loopback, the network when allowed, and (through one pi
 //! process) the full-output file of a cut command.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+#![cfg(target_os = "linux")]
 
 mod sandbox_support;
 

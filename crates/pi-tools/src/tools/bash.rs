@@ -562,4 +562,23 @@ mod tests {
             format!("Working directory does not exist: {}\nCannot execute bash commands.", gone.display())
         );
     }
+
+    #[tokio::test]
+    async fn a_sandbox_that_cannot_start_runs_nothing() {
+        // No helper is set in this crate's tests: every sandboxed command
+        // fails closed with the reason, and nothing runs.
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = ctx(dir.path());
+        let policy = pi_sandbox::Policy { mode: pi_sandbox::Mode::ReadOnly, ..Default::default() };
+        c.sandbox = Arc::new(pi_sandbox::Sandbox::new(policy, None, None));
+        let canary = dir.path().join("ran");
+        let e = bash(&c, json!({"command": format!("touch {}", canary.display())})).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sandbox: read-only: the command was not run: no sandbox helper is set (the pi binary provides it)"
+        );
+        let e = run_user_command("true", &c, None).await.unwrap_err();
+        assert!(e.to_string().starts_with("sandbox: read-only: the command was not run"), "{e}");
+        assert!(!canary.exists());
+    }
 }

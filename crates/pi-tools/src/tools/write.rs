@@ -70,3 +70,22 @@ fn write_file(
     drop(lock);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    #[tokio::test]
+    async fn the_sandbox_rule_refuses_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = ToolContext::new(dir.path());
+        let policy = pi_sandbox::Policy { mode: pi_sandbox::Mode::ReadOnly, ..Default::default() };
+        ctx.sandbox = Arc::new(pi_sandbox::Sandbox::new(policy, None, None));
+        let e = run(json!({"path": "sub/a.txt", "content": "x"}), &ctx).await.unwrap_err();
+        let abs = std::fs::canonicalize(dir.path()).unwrap().join("sub/a.txt");
+        assert_eq!(e.to_string(), format!("sandbox: read-only: write to {} refused", abs.display()));
+        assert!(!dir.path().join("sub").exists(), "not even the folder was made");
+    }
+}
