@@ -294,7 +294,9 @@ impl World {
         unix.set_nonblocking(true).unwrap();
         abstract_sock.set_nonblocking(true).unwrap();
         let sleeper_bin = root.join(format!("{pfx}-sleeper"));
-        std::fs::copy("/bin/sleep", &sleeper_bin).unwrap();
+        // A link, not a copy: a copy still open for writing in a forked
+        // child of another test thread makes its exec fail (ETXTBSY).
+        std::os::unix::fs::symlink("/bin/sleep", &sleeper_bin).unwrap();
         if user == User::Nobody {
             chown_tree(&root);
         }
