@@ -2,7 +2,10 @@
 # bench/bash-output.sh: 1 GB of command output through `pi tool bash`, side by
 # side with plain bash writing the same bytes to a file.
 #
-#   bench/bash-output.sh [BYTES] [RUNS]      (defaults: 1000000000, 3)
+#   bench/bash-output.sh [BYTES] [RUNS] [SANDBOX]   (defaults: 1000000000, 3, off)
+#
+# SANDBOX runs pi's command in that sandbox mode (`--sandbox read-only` or
+# `workspace-write`, docs/sandbox.md); plain bash always runs unsandboxed.
 #
 # Prints, per run and as the best of RUNS, the wall time and peak memory
 # (max RSS) of both, the wall-time ratio, and checks that pi's full-output file
@@ -13,6 +16,7 @@ set -euo pipefail
 
 BYTES=${1:-1000000000}
 RUNS=${2:-3}
+SANDBOX=${3:-off}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CMD="yes 0123456789abcdef | head -c $BYTES"
 
@@ -59,7 +63,7 @@ for run in $(seq "$RUNS"); do
   rm -f "$TMPDIR"/pi-bash-*.log "$WORK/plain.out"
   read -r bw brss bcpu < <(measure /dev/null bash -c "$CMD > '$WORK/plain.out'")
   plain_bytes=$(stat -c %s "$WORK/plain.out")
-  read -r pw prss pcpu < <(measure "$WORK/pi.json" "$PI" tool bash "{\"command\": \"$CMD\"}" --cwd "$WORK")
+  read -r pw prss pcpu < <(measure "$WORK/pi.json" "$PI" tool bash "{\"command\": \"$CMD\"}" --cwd "$WORK" --sandbox "$SANDBOX")
   file=$(ls "$TMPDIR"/pi-bash-*.log)
   pi_bytes=$(stat -c %s "$file")
   printf 'run %d: plain bash %6.2fs (cpu %5.2fs) %6d KiB | pi tool bash %6.2fs (cpu %5.2fs) %6d KiB | wall ratio %.2f | file %d bytes\n' \
@@ -77,8 +81,8 @@ for run in $(seq "$RUNS"); do
 done
 
 ratio=$(echo "$best_pi_wall / $best_bash_wall" | bc -l)
-printf '\nbest of %d: plain bash %.2fs, pi tool bash %.2fs, ratio %.2f (target <= 1.30)\n' \
-  "$RUNS" "$best_bash_wall" "$best_pi_wall" "$ratio"
+printf '\nbest of %d: plain bash %.2fs, pi tool bash (sandbox %s) %.2fs, ratio %.2f (target <= 1.30)\n' \
+  "$RUNS" "$best_bash_wall" "$SANDBOX" "$best_pi_wall" "$ratio"
 [ -x /usr/bin/time ] && printf 'cpu (user+sys): plain bash %.2fs, pi tool bash %.2fs, ratio %.2f\n' \
   "$best_bash_cpu" "$best_pi_cpu" "$(echo "$best_pi_cpu / $best_bash_cpu" | bc -l)"
 printf 'load average during the run: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -22,6 +22,9 @@ pub struct PromptInputs<'a> {
     pub cwd: &'a Path,
     /// Today's date, `YYYY-MM-DD`.
     pub date: &'a str,
+    /// The sandbox's section (beyond.md B5), when commands run sandboxed;
+    /// kept with a custom prompt too, so the model always knows its limits.
+    pub sandbox: Option<&'a str>,
 }
 
 const PREAMBLE: &str = "You are pi, a coding agent working in the user's project. You look at files, run commands and change code through the tools listed below, and you report clearly what you did.";
@@ -32,7 +35,14 @@ const BASH_FOR_FILES: &str = "Without grep, find or ls tools, use bash (rg, find
 
 impl Default for PromptInputs<'_> {
     fn default() -> Self {
-        PromptInputs { custom: None, append: Vec::new(), context_files: &[], cwd: Path::new("/"), date: "" }
+        PromptInputs {
+            custom: None,
+            append: Vec::new(),
+            context_files: &[],
+            cwd: Path::new("/"),
+            date: "",
+            sandbox: None,
+        }
     }
 }
 
@@ -101,6 +111,9 @@ pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> P
         let name = if i == 0 { "append".to_string() } else { format!("append{}", i + 1) };
         out.push(&name, a.to_string());
     }
+    if let Some(sandbox) = inputs.sandbox {
+        out.push("sandbox", sandbox.to_string());
+    }
     if !inputs.context_files.is_empty() {
         let mut ctx = String::from("<project_context>\n");
         for f in inputs.context_files {
@@ -159,9 +172,13 @@ mod tests {
             context_files: &files,
             cwd: Path::new("/p"),
             date: "d",
+            sandbox: Some("<sandbox mode=\"read-only\">\n…\n</sandbox>"),
         };
         let p = build_system_prompt(&[], &inputs);
-        assert!(p.starts_with("CUSTOM\n\nAPPENDED"));
+        assert!(
+            p.starts_with("CUSTOM\n\nAPPENDED\n\n<sandbox mode=\"read-only\">"),
+            "the sandbox stays with a custom prompt"
+        );
         assert!(p.contains("be nice"));
         assert!(!p.contains("<tools>"));
     }

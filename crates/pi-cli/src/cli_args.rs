@@ -122,6 +122,8 @@ pub struct CliArgs {
     pub approve: Option<bool>,
     /// `--offline`.
     pub offline: bool,
+    /// `--sandbox MODE` and `--sandbox-network`.
+    pub sandbox: pi_sandbox::Flags,
     /// `@file` arguments.
     pub files: Vec<String>,
     /// Messages.
@@ -305,6 +307,17 @@ pub fn parse(argv: &[String]) -> CliArgs {
             "--approve" | "-a" => a.approve = Some(true),
             "--no-approve" | "-na" => a.approve = Some(false),
             "--offline" => a.offline = true,
+            "--sandbox-network" => a.sandbox.network = true,
+            "--sandbox" => match next {
+                Some(m) if !m.starts_with('-') => {
+                    i += 1;
+                    match pi_sandbox::Mode::parse(m) {
+                        Some(mode) => a.sandbox.mode = Some(mode),
+                        None => a.error(pi_sandbox::text::invalid_mode(m)),
+                    }
+                }
+                _ => a.error(pi_sandbox::text::SANDBOX_REQUIRES_MODE.to_string()),
+            },
             _ if arg.starts_with('@') => push_positional(&mut a, arg.to_string()),
             _ if let Some(long) = arg.strip_prefix("--") => match long.split_once('=') {
                 Some((name, v)) => a.unknown_flag(name, Some(v.to_string())),
@@ -456,6 +469,23 @@ mod tests {
             ["Error: Invalid TUI mode \"bad\". Valid values: regular, fullscreen"]
         );
         assert!(errors(&["--tui-mode", "fullscreen"]).is_empty());
+    }
+
+    #[test]
+    fn sandbox_flags() {
+        use pi_sandbox::Mode;
+        let a = p(&["--sandbox", "read-only", "--sandbox-network", "go"]);
+        assert_eq!(
+            (a.sandbox.mode, a.sandbox.network, a.messages.as_slice()),
+            (Some(Mode::ReadOnly), true, &["go".to_string()][..])
+        );
+        assert_eq!(p(&["--sandbox", "workspace-write"]).sandbox.mode, Some(Mode::WorkspaceWrite));
+        assert_eq!(
+            errors(&["--sandbox", "strict"]),
+            ["Error: Invalid sandbox mode \"strict\". Valid values: off, read-only, workspace-write"]
+        );
+        assert_eq!(errors(&["--sandbox"]), ["Error: --sandbox requires off, read-only or workspace-write"]);
+        assert_eq!(errors(&["--sandbox", "-p"]), ["Error: --sandbox requires off, read-only or workspace-write"]);
     }
 
     #[test]

@@ -5,7 +5,8 @@ pub const HELP: &str = "pi - a coding agent with read, bash, edit and write tool
 
 Usage:
   pi [options] [--] [@files...] [messages...]
-  pi tool NAME [ARGS_JSON | -] [--cwd DIR]   Run one built-in tool as a model would call it
+  pi tool NAME [ARGS_JSON | -] [--cwd DIR] [--sandbox MODE]
+                                             Run one built-in tool as a model would call it
   pi tool --list                             Print every built-in tool's spec as JSON
   pi trust status|yes|no|parent|clear|list [DIR]
                                              Read or save project trust decisions
@@ -47,6 +48,10 @@ Sessions:
   --session-id <id>              Id for a new session
   --session-dir <dir>            Where sessions are kept (also PI_CODING_AGENT_SESSION_DIR)
 
+Sandbox (commands, write and edit; docs/sandbox.md):
+  --sandbox <mode>               off (default), read-only or workspace-write
+  --sandbox-network              Let sandboxed commands use the network
+
 Project trust:
   --approve, -a                  Trust this folder's .pi resources for this run
   --no-approve, -na              Ignore this folder's .pi resources for this run
@@ -72,5 +77,4 @@ Built-in tools:
 ";
 
 /// `pi tool` usage.
-pub const TOOL_USAGE: &str =
-    "Usage: pi tool NAME [ARGS_JSON | -] [--cwd DIR] [-e PATH|builtin:NAME]...\n       pi tool --list";
+pub const TOOL_USAGE: &str = "Usage: pi tool NAME [ARGS_JSON | -] [--cwd DIR] [-e PATH|builtin:NAME]... [--sandbox MODE] [--sandbox-network]\n       pi tool --list";

@@ -16,6 +16,7 @@ mod print_mode;
 mod prompt_source;
 mod reload;
 mod rpc;
+mod sandbox;
 mod setup;
 mod signals;
 mod text;
@@ -74,11 +75,17 @@ fn main() -> ExitCode {
         // A command's supervisor (started by pi itself): as small as can be.
         std::process::exit(pi_tools::supervise_main(&raw[1..]));
     }
+    if raw.first().is_some_and(|a| a == pi_sandbox::HELPER_ARG) {
+        // The sandbox helper (started by pi inside the sandbox): restrict, then run the command.
+        std::process::exit(pi_sandbox::helper_main(&raw[1..]));
+    }
     restore_default_sigpipe();
     install_panic_hook();
     // Commands start through this binary, so a killed pi takes them along.
     if let Ok(exe) = std::env::current_exe() {
-        pi_tools::set_supervisor(exe);
+        pi_tools::set_supervisor(exe.clone());
+        // ... and sandboxed commands are restricted by it (beyond.md B5).
+        pi_sandbox::set_helper(exe);
     }
     let args: Vec<String> = raw.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     match args.first().map(String::as_str) {

@@ -38,6 +38,8 @@ pub struct PromptSource {
     pub system_prompt: Option<String>,
     /// `--append-system-prompt`.
     pub append_system_prompt: Vec<String>,
+    /// The sandbox's section of the prompt (mode `off`: none).
+    pub sandbox: Option<String>,
 }
 
 impl PromptSource {
@@ -70,6 +72,7 @@ impl PromptSource {
                 context_files: &context_files,
                 cwd: &self.cwd,
                 date: &date,
+                sandbox: self.sandbox.as_deref(),
             },
         )
     }

@@ -6,6 +6,10 @@
 //! block the model blocks `pi tool` too; an `-e` extension's own tools can
 //! be called by name.
 //!
+//! The call runs under the sandbox of the user's `sandbox` settings (the
+//! project's are not read: `pi tool` resolves no trust), with `--sandbox
+//! MODE` and `--sandbox-network` applied on top.
+//!
 //! Exit status: 0 when the result is not an error, 1 when it is (a blocked
 //! call included), 2 when the call itself is invalid (unknown tool,
 //! unparsable JSON, arguments failing the schema, bad usage).
@@ -42,6 +46,7 @@ struct ToolArgs {
     raw: String,
     cwd: Option<PathBuf>,
     extensions: Vec<String>,
+    sandbox: pi_sandbox::Flags,
 }
 
 enum Parsed {
@@ -53,6 +58,7 @@ fn parse(argv: &[String]) -> Parsed {
     let mut positional = Vec::new();
     let mut cwd: Option<PathBuf> = None;
     let mut extensions = Vec::new();
+    let mut sandbox = pi_sandbox::Flags::default();
     let mut it = argv.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -75,6 +81,18 @@ fn parse(argv: &[String]) -> Parsed {
                 None => return Parsed::Done(invalid("--extension requires a path or builtin:<name>")),
             },
             s if s.starts_with("--extension=") => extensions.push(s["--extension=".len()..].to_string()),
+            "--sandbox-network" => sandbox.network = true,
+            "--sandbox" => match it.next() {
+                Some(m) => match sandbox_mode(m) {
+                    Ok(mode) => sandbox.mode = Some(mode),
+                    Err(code) => return Parsed::Done(code),
+                },
+                None => return Parsed::Done(invalid(pi_sandbox::text::SANDBOX_REQUIRES_MODE)),
+            },
+            s if s.starts_with("--sandbox=") => match sandbox_mode(&s["--sandbox=".len()..]) {
+                Ok(mode) => sandbox.mode = Some(mode),
+                Err(code) => return Parsed::Done(code),
+            },
             _ => positional.push(a.clone()),
         }
     }
@@ -90,7 +108,25 @@ fn parse(argv: &[String]) -> Parsed {
         [name, raw] => (name.clone(), raw.clone()),
         _ => return Parsed::Done(invalid(TOOL_USAGE)),
     };
-    Parsed::Call(ToolArgs { name, raw, cwd, extensions })
+    Parsed::Call(ToolArgs { name, raw, cwd, extensions, sandbox })
+}
+
+fn sandbox_mode(m: &str) -> Result<pi_sandbox::Mode, ExitCode> {
+    pi_sandbox::Mode::parse(m).ok_or_else(|| invalid(&pi_sandbox::text::invalid_mode(m)))
+}
+
+/// The context of the call: the working folder and the sandbox of the
+/// user's settings and the flags (settings problems go to stderr).
+fn tool_context(a: &ToolArgs, cwd: PathBuf) -> ToolContext {
+    let agent_dir = pi_config::agent_dir();
+    let (settings, diagnostics) = pi_config::Settings::load(&agent_dir, &cwd, false);
+    let (sandbox, warnings) = crate::sandbox::from_settings(&settings, a.sandbox, &cwd, &agent_dir);
+    for w in diagnostics.iter().map(ToString::to_string).chain(warnings) {
+        eprintln!("Warning: {w}");
+    }
+    let mut ctx = ToolContext::new(cwd);
+    ctx.sandbox = Arc::new(sandbox);
+    ctx
 }
 
 /// Every built-in and every `-e` extension's tool, all callable by name.
@@ -136,7 +172,7 @@ async fn call(a: &ToolArgs, cwd: PathBuf) -> Result<Finished, ExitCode> {
     }
     let parsed = args::parse_raw(&a.name, &a.raw).map_err(|m| invalid(&m))?;
     let req = CallRequest { id: CALL_ID.into(), name: a.name.clone(), args: RawArgs::Json(parsed), parent: None };
-    let finished = dispatcher.call(req, Caller::Model, &ToolContext::new(cwd)).await;
+    let finished = dispatcher.call(req, Caller::Model, &tool_context(a, cwd)).await;
     for l in &loaded.scripts {
         for e in l.session_shutdown("quit").await {
             eprintln!("{e}");

@@ -51,6 +51,8 @@ pub struct ToolContext {
     pub session: SessionEnv,
     /// Serialises `edit`/`write` calls per file; clones of the context share it.
     pub mutation_queue: FileMutationQueue,
+    /// The sandbox commands run in and `write`/`edit` obey (mode `off` by default).
+    pub sandbox: Arc<pi_sandbox::Sandbox>,
 }
 
 impl ToolContext {
@@ -62,12 +64,17 @@ impl ToolContext {
             on_update: None,
             session: SessionEnv::default(),
             mutation_queue: FileMutationQueue::new(),
+            sandbox: Arc::new(pi_sandbox::Sandbox::off()),
         }
     }
 }
 
 impl std::fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolContext").field("cwd", &self.cwd).field("session", &self.session).finish_non_exhaustive()
+        f.debug_struct("ToolContext")
+            .field("cwd", &self.cwd)
+            .field("session", &self.session)
+            .field("sandbox", &self.sandbox.mode())
+            .finish_non_exhaustive()
     }
 }

@@ -143,6 +143,10 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let input = super::registry::selection_input(args, settings.resolved_default_tools());
     let mut registry: Registry = super::registry::build(&input, &loaded.tools());
     registry.refresh_loadout().await;
+    let (sandbox, warnings) = crate::sandbox::from_settings(settings, args.sandbox, &env.cwd, &env.agent_dir);
+    for w in warnings.iter().map(String::as_str).chain(crate::sandbox::unavailable(&sandbox).as_deref()) {
+        report.warn(w);
+    }
     let prompt = PromptSource {
         agent_dir: env.agent_dir.clone(),
         cwd: env.cwd.clone(),
@@ -150,10 +154,12 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         no_context_files: args.no_context_files,
         system_prompt: args.system_prompt.clone(),
         append_system_prompt: args.append_system_prompt.clone(),
+        sandbox: sandbox.prompt_text(&env.cwd),
     };
     let system_prompt = prompt.build(&registry);
     let reload = reload_state(args, settings, prompt.clone(), env);
-    let tool_ctx = tool_context(env, args, settings, &chosen, &opened);
+    let mut tool_ctx = tool_context(env, args, settings, &chosen, &opened);
+    tool_ctx.sandbox = Arc::new(sandbox);
     let header = opened.session.header().clone();
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;

@@ -400,6 +400,13 @@ impl Settings {
         Some(diag(&path, Some("sessionDir"), text::settings_untrusted_session_dir(&path)))
     }
 
+    /// The `sandbox` object of one layer (the project layer is empty when
+    /// untrusted). Never read from the merged settings: a project may only
+    /// make the sandbox stricter, which `pi-sandbox` decides from both.
+    pub fn sandbox_layer(&self, scope: Scope) -> Option<&Value> {
+        self.layer(scope).get("sandbox")
+    }
+
     /// `defaultProvider`.
     pub fn default_provider(&self) -> Option<&str> {
         self.get_str(&["defaultProvider"])

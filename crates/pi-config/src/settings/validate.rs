@@ -211,6 +211,18 @@ pub(crate) const RULES: &[(&[&str], Check)] = {
         (&["fullscreenScrollbar"], Enum(&["auto", "always", "hidden"])),
         (&["fullscreenCopyOnSelect"], Bool),
         (&["fullscreenWheelScrollLines"], NumOr(&["auto"])),
+        // beyond.md B5: the OS sandbox. The user layer and a trusted
+        // project's are read separately (a project may only tighten it).
+        (&["sandbox"], Object),
+        (&["sandbox", "mode"], Enum(&["off", "read-only", "workspace-write"])),
+        (&["sandbox", "network"], Bool),
+        (&["sandbox", "writableRoots"], StrArray),
+        (&["sandbox", "allowWrite"], StrArray),
+        (&["sandbox", "hidden"], StrArray),
+        (&["sandbox", "readable"], StrArray),
+        (&["sandbox", "environment"], Object),
+        (&["sandbox", "environment", "keep"], StrArray),
+        (&["sandbox", "environment", "remove"], StrArray),
     ]
 };
 
@@ -330,6 +342,23 @@ mod tests {
             "packages": [{"autoload": true}], "selfUpdateCommand": []}));
         assert_eq!(d.len(), 5, "{d:?}");
         assert!(d[0].ends_with("\"quietStartup\" must be a boolean or \"header\"; ignored"));
+    }
+
+    #[test]
+    fn sandbox_keys_are_validated() {
+        let ok = json!({"sandbox": {"mode": "read-only", "network": false, "writableRoots": ["~/c"],
+            "allowWrite": [".git"], "environment": {"keep": ["A"], "remove": ["B"]}}});
+        assert_eq!(run(ok.clone()), (ok, vec![]));
+        let (v, d) = run(json!({"sandbox": {"mode": "strict", "network": "no", "environment": {"keep": "A"}}}));
+        assert_eq!(v, json!({"sandbox": {"environment": {}}}));
+        assert_eq!(
+            d,
+            vec![
+                "/s.json: \"sandbox.mode\" must be one of \"off\", \"read-only\", \"workspace-write\"; ignored",
+                "/s.json: \"sandbox.network\" must be a boolean; ignored",
+                "/s.json: \"sandbox.environment.keep\" must be an array of strings; ignored",
+            ]
+        );
     }
 
     #[test]

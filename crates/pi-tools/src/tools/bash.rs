@@ -56,8 +56,9 @@ fn check_timeout(timeout: Option<f64>) -> Result<Option<Duration>, ToolError> {
 }
 
 /// The command line that runs `command` in the session's shell (its
-/// `shellCommandPrefix` first), after the checks the reference makes.
-fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<CommandSpec, ToolError> {
+/// `shellCommandPrefix` first), after the checks the reference makes, in the
+/// session's sandbox. A sandbox that cannot start is an error: nothing runs.
+fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<pi_sandbox::Prepared, ToolError> {
     let path_var = std::env::var_os("PATH");
     let shell = shell::resolve(kind, &ctx.session, path_var.as_deref())?;
     if !ctx.cwd.exists() {
@@ -70,15 +71,16 @@ fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<C
     if command.contains('\0') {
         return Err(ToolError::msg(text::argument_has_nul(shell.args.len(), &text::quote_argument(&command))));
     }
-    // A sandbox (pi-sandbox) wraps the spec here, before it is started.
-    Ok(process::build_command(&shell, &command, &ctx.cwd, &ctx.session))
+    let spec = process::build_command(&shell, &command, &ctx.cwd, &ctx.session);
+    ctx.sandbox.wrap(spec, &output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))
 }
 
 async fn run_shell(kind: ShellKind, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: CommandArgs = super::parse(args)?;
     let timeout = check_timeout(args.timeout)?;
-    let spec = command_spec(kind, args.command, ctx)?;
-    let outcome = execute(&spec, kind, timeout, ctx, None).await?;
+    let prepared = command_spec(kind, args.command, ctx)?;
+    let outcome = execute(&prepared.command, kind, timeout, ctx, None).await?;
+    drop(prepared);
     outcome.into_result(args.timeout.unwrap_or(0.0))
 }
 
@@ -110,8 +112,9 @@ pub async fn run_user_command(
     ctx: &ToolContext,
     on_output: Option<crate::OutputFn>,
 ) -> Result<UserCommandResult, ToolError> {
-    let spec = command_spec(ShellKind::Bash, command.to_string(), ctx)?;
-    let outcome = execute(&spec, ShellKind::Bash, None, ctx, on_output).await?;
+    let prepared = command_spec(ShellKind::Bash, command.to_string(), ctx)?;
+    let outcome = execute(&prepared.command, ShellKind::Bash, None, ctx, on_output).await?;
+    drop(prepared);
     let (exit_code, cancelled) = match outcome.end {
         End::Exited(code) => (Some(code), false),
         End::Aborted => (None, true),
@@ -636,5 +639,24 @@ mod tests {
             e.to_string(),
             format!("Working directory does not exist: {}\nCannot execute bash commands.", gone.display())
         );
+    }
+
+    #[tokio::test]
+    async fn a_sandbox_that_cannot_start_runs_nothing() {
+        // No helper is set in this crate's tests: every sandboxed command
+        // fails closed with the reason, and nothing runs.
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = ctx(dir.path());
+        let policy = pi_sandbox::Policy { mode: pi_sandbox::Mode::ReadOnly, ..Default::default() };
+        c.sandbox = Arc::new(pi_sandbox::Sandbox::new(policy, None, None));
+        let canary = dir.path().join("ran");
+        let e = bash(&c, json!({"command": format!("touch {}", canary.display())})).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sandbox: read-only: the command was not run: no sandbox helper is set (the pi binary provides it)"
+        );
+        let e = run_user_command("true", &c, None).await.unwrap_err();
+        assert!(e.to_string().starts_with("sandbox: read-only: the command was not run"), "{e}");
+        assert!(!canary.exists());
     }
 }

@@ -51,6 +51,8 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     }
     let abs = paths::resolve(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
     paths::check_no_nul(&abs).map_err(ToolError::msg)?;
+    // The sandbox's rule, the same one its commands are held to.
+    ctx.sandbox.check_write(&ctx.cwd, &abs).map_err(|r| ToolError::msg(r.to_string()))?;
     let abort = ctx.abort.clone();
     let guard = tokio::select! {
         _ = abort.cancelled() => return Err(ToolError::Aborted),

@@ -25,6 +25,8 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let args: WriteArgs = super::parse(args)?;
     let abs = paths::resolve(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
     paths::check_no_nul(&abs).map_err(ToolError::msg)?;
+    // The sandbox's rule, the same one its commands are held to.
+    ctx.sandbox.check_write(&ctx.cwd, &abs).map_err(|r| ToolError::msg(r.to_string()))?;
     let abort = ctx.abort.clone();
     let guard = tokio::select! {
         _ = abort.cancelled() => return Err(ToolError::Aborted),
@@ -67,4 +69,23 @@ fn write_file(
     super::edit::write(&abs, content.as_bytes())?;
     drop(lock);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    #[tokio::test]
+    async fn the_sandbox_rule_refuses_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = ToolContext::new(dir.path());
+        let policy = pi_sandbox::Policy { mode: pi_sandbox::Mode::ReadOnly, ..Default::default() };
+        ctx.sandbox = Arc::new(pi_sandbox::Sandbox::new(policy, None, None));
+        let e = run(json!({"path": "sub/a.txt", "content": "x"}), &ctx).await.unwrap_err();
+        let abs = std::fs::canonicalize(dir.path()).unwrap().join("sub/a.txt");
+        assert_eq!(e.to_string(), format!("sandbox: read-only: write to {} refused", abs.display()));
+        assert!(!dir.path().join("sub").exists(), "not even the folder was made");
+    }
 }

@@ -6,14 +6,31 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// How many random names are tried before giving up.
 const ATTEMPTS: usize = 16;
 
+/// The output files this process made, newest last (at most
+/// [`pi_sandbox::limits::MAX_VISIBLE_OUTPUT_FILES`]): a read-only sandbox,
+/// whose temp is private, shows them to later commands.
+static RECENT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The output files of this process's earlier commands, newest last.
+pub(crate) fn recent() -> Vec<PathBuf> {
+    RECENT.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// Create a new output file for `prefix` (`pi-bash`, `pi-powershell`) in `dir`.
 /// The file is open for reading and writing.
 pub(crate) fn create(dir: &Path, prefix: &str) -> io::Result<(File, PathBuf)> {
-    create_with_names(dir, prefix, random_hex)
+    let (file, path) = create_with_names(dir, prefix, random_hex)?;
+    let mut recent = RECENT.lock().unwrap_or_else(|e| e.into_inner());
+    if recent.len() >= pi_sandbox::limits::MAX_VISIBLE_OUTPUT_FILES {
+        recent.remove(0);
+    }
+    recent.push(path.clone());
+    Ok((file, path))
 }
 
 /// [`create`] with the random part of the name supplied by `next_name`

@@ -51,18 +51,8 @@ const READS_PER_TURN: usize = 32;
 const POLL_TICK: Duration = Duration::from_millis(50);
 
 /// A command ready to start: everything that decides what runs, where, with
-/// which environment. A sandbox wraps a spec into another spec.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CommandSpec {
-    /// The program (absolute, or a bare name looked up on the parent's `PATH`).
-    pub program: PathBuf,
-    /// Its arguments.
-    pub args: Vec<OsString>,
-    /// The working directory.
-    pub cwd: PathBuf,
-    /// The complete environment (nothing else is inherited).
-    pub env: Vec<(OsString, OsString)>,
-}
+/// which environment. The sandbox wraps a spec into another spec.
+pub(crate) type CommandSpec = pi_sandbox::Command;
 
 /// Build the spec that runs `command` (already prefixed) with `shell` in `cwd`.
 pub(crate) fn build_command(shell: &Shell, command: &str, cwd: &Path, session: &SessionEnv) -> CommandSpec {

@@ -1,0 +1,135 @@
+//! A command as data, before and after the sandbox wraps it, and what has
+//! to be cleaned up once it ended.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+/// A command ready to start: everything that decides what runs, where, with
+/// which environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// The program (absolute, or a bare name looked up on `PATH`).
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// The complete environment (nothing else is inherited).
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Command {
+    /// The value of `key` in the environment.
+    pub fn env_var(&self, key: &str) -> Option<&OsString> {
+        self.env.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Set `key` (replacing earlier values).
+    pub fn set_env(&mut self, key: &str, value: impl Into<OsString>) {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.into(), value.into()));
+    }
+}
+
+/// A wrapped command and what must live until it has ended. Drop it (after
+/// the command ended) to clean up.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The command to start instead of the original.
+    pub command: Command,
+    /// Cleans up when dropped.
+    pub guard: Guard,
+}
+
+impl Prepared {
+    /// The command as it is, nothing to clean up (mode `off`).
+    pub fn unchanged(command: Command) -> Self {
+        Prepared { command, guard: Guard::default() }
+    }
+}
+
+/// Mount points the sandbox had to create inside a writable root (for a
+/// protected name that did not exist), with the number of running commands
+/// that use each: the last one to end removes it, if it is still an empty
+/// folder.
+static MOUNT_POINTS: Mutex<Option<HashMap<PathBuf, usize>>> = Mutex::new(None);
+
+fn mount_points() -> MutexGuard<'static, Option<HashMap<PathBuf, usize>>> {
+    MOUNT_POINTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Cleans up after a sandboxed command: empty mount points it made, a
+/// private temp folder.
+#[derive(Debug, Default)]
+pub struct Guard {
+    mount_points: Vec<PathBuf>,
+    private_temp: Option<PathBuf>,
+}
+
+impl Guard {
+    /// Remember `path`, a mount point the sandbox will create, for removal.
+    pub(crate) fn add_mount_point(&mut self, path: PathBuf) {
+        *mount_points().get_or_insert_with(HashMap::new).entry(path.clone()).or_insert(0) += 1;
+        self.mount_points.push(path);
+    }
+
+    /// Remove `path` (a private temp folder) and everything in it afterwards.
+    pub(crate) fn set_private_temp(&mut self, path: PathBuf) {
+        self.private_temp = Some(path);
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let mut map = mount_points();
+        for p in self.mount_points.drain(..) {
+            let Some(counts) = map.as_mut() else { break };
+            let Some(n) = counts.get_mut(&p) else { continue };
+            *n -= 1;
+            if *n == 0 {
+                counts.remove(&p);
+                // Only an empty folder goes (anything else is left alone).
+                let _ = std::fs::remove_dir(&p);
+            }
+        }
+        drop(map);
+        if let Some(t) = self.private_temp.take() {
+            let _ = std::fs::remove_dir_all(t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_user_of_a_mount_point_removes_it_when_empty() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join(".pi");
+        let (mut a, mut b) = (Guard::default(), Guard::default());
+        a.add_mount_point(p.clone());
+        b.add_mount_point(p.clone());
+        std::fs::create_dir(&p).unwrap();
+        drop(a);
+        assert!(p.is_dir(), "still used by b");
+        drop(b);
+        assert!(!p.exists());
+        let mut c = Guard::default();
+        c.add_mount_point(p.clone());
+        std::fs::create_dir_all(p.join("kept")).unwrap();
+        drop(c);
+        assert!(p.join("kept").is_dir(), "a folder with something in it stays");
+    }
+
+    #[test]
+    fn env_helpers() {
+        let mut c = Command { program: "/bin/sh".into(), args: vec![], cwd: "/".into(), env: vec![] };
+        c.set_env("A", "1");
+        c.set_env("A", "2");
+        assert_eq!(c.env.len(), 1);
+        assert_eq!(c.env_var("A").map(|v| v.to_string_lossy().into_owned()), Some("2".into()));
+    }
+}

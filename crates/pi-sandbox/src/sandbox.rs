@@ -1,0 +1,98 @@
+//! [`Sandbox`]: a policy applied from a working folder.
+
+use std::path::{Path, PathBuf};
+
+use crate::view::{Places, View};
+use crate::{Command, Mode, Policy, Prepared, Refusal, SandboxError, env, text};
+
+/// Environment variable telling a sandboxed command its mode.
+pub const MODE_VAR: &str = "PI_SANDBOX";
+/// Environment variable set to `1` in a sandboxed command without network.
+pub const NETWORK_DISABLED_VAR: &str = "PI_SANDBOX_NETWORK_DISABLED";
+
+/// A policy and the places it speaks of (home, agent dir). Cheap to clone;
+/// `Sandbox::default()` is mode `off`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sandbox {
+    policy: Policy,
+    home: Option<PathBuf>,
+    agent_dir: Option<PathBuf>,
+}
+
+impl Sandbox {
+    /// Mode `off`: commands run as they are, every write is allowed.
+    pub fn off() -> Self {
+        Sandbox::default()
+    }
+
+    /// `policy` with the home folder (for the default hidden stores) and the
+    /// agent dir (hidden too).
+    pub fn new(policy: Policy, home: Option<PathBuf>, agent_dir: Option<PathBuf>) -> Self {
+        Sandbox { policy, home, agent_dir }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.policy.mode
+    }
+
+    fn view(&self, cwd: &Path, tmpdir: Option<&Path>) -> View {
+        let temps = crate::view::temp_dirs(tmpdir);
+        let places = Places { cwd, home: self.home.as_deref(), agent_dir: self.agent_dir.as_deref(), temps: &temps };
+        View::new(&self.policy, places)
+    }
+
+    /// Whether pi's own `write` or `edit` may write `path` (relative paths
+    /// from `cwd`): the same rule the command sandbox mounts. In `read-only`
+    /// nothing; in `workspace-write` only inside the writable roots (the
+    /// working folder, `writableRoots`, temp), never inside `.git`, `.pi`,
+    /// `.agents` (unless allowed) or a hidden store. Symlinks are followed.
+    pub fn check_write(&self, cwd: &Path, path: &Path) -> Result<(), Refusal> {
+        if !self.policy.mode.is_sandboxed() {
+            return Ok(());
+        }
+        let tmpdir = std::env::var_os("TMPDIR").map(PathBuf::from).filter(|p| p.is_absolute());
+        self.view(cwd, tmpdir.as_deref()).check_write(path)
+    }
+
+    /// The system prompt's section on the sandbox (`None` in mode `off`).
+    pub fn prompt_text(&self, cwd: &Path) -> Option<String> {
+        if !self.policy.mode.is_sandboxed() {
+            return None;
+        }
+        let view = self.view(cwd, None);
+        let roots: Vec<String> = view.roots.iter().map(|r| r.display().to_string()).collect();
+        let protected: Vec<&str> =
+            crate::PROTECTED_NAMES.into_iter().filter(|n| !self.policy.allow_write.iter().any(|a| a == n)).collect();
+        text::prompt(self.policy.mode, self.policy.network, &roots, &protected)
+    }
+
+    /// `command` as a sandboxed command: secrets removed from its
+    /// environment and the program wrapped (bubblewrap, or the helper alone
+    /// with Landlock). `visible` are files under temp that a read-only
+    /// sandbox shows anyway (earlier commands' full-output files). In mode
+    /// `off` the command comes back unchanged. An error means nothing may
+    /// run: the sandbox fails closed.
+    pub fn wrap(&self, mut command: Command, visible: &[PathBuf]) -> Result<Prepared, SandboxError> {
+        let mode = self.policy.mode;
+        if !mode.is_sandboxed() {
+            return Ok(Prepared::unchanged(command));
+        }
+        command.env = env::scrub(command.env, &self.policy.env_keep, &self.policy.env_remove);
+        command.set_env(MODE_VAR, mode.as_str());
+        if !self.policy.network {
+            command.set_env(NETWORK_DISABLED_VAR, "1");
+        }
+        let tmpdir = command.env_var("TMPDIR").map(PathBuf::from).filter(|p| p.is_absolute());
+        let view = self.view(&command.cwd, tmpdir.as_deref());
+        if view.is_hidden(&view.cwd) {
+            return Err(SandboxError::new(mode, text::cwd_hidden(&view.cwd)));
+        }
+        crate::platform::wrap(&view, command, visible).map_err(|reason| SandboxError::new(mode, reason))
+    }
+}
