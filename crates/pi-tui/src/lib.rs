@@ -1,0 +1,18 @@
+//! The interactive terminal UI of `pi`: the prompt editor, the transcript
+//! (streaming markdown, each tool rendered for what it is), the footer,
+//! dialogs, themes and the hosting of extension components, drawn with
+//! ratatui in fullscreen (alternate screen) or regular (scrollback) mode.
+//!
+//! `pi-tui` knows the agent only through `pi-agent`'s events and a small set
+//! of commands ([`host`]); the `pi` binary wires it to the agent.
+#![deny(missing_docs)]
+
+pub mod editor;
+pub mod highlight;
+pub mod keys;
+pub mod lines;
+pub mod markdown;
+mod markdown_table;
+pub mod sanitize;
+pub mod text;
+pub mod theme;
