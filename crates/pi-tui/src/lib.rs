@@ -7,8 +7,14 @@
 //! of commands ([`host`]); the `pi` binary wires it to the agent.
 #![deny(missing_docs)]
 
+pub mod app;
+pub mod commands;
+pub mod complete;
+pub mod dialog;
 pub mod editor;
+pub mod footer;
 pub mod highlight;
+pub mod host;
 pub mod keys;
 pub mod lines;
 pub mod markdown;
@@ -16,3 +22,4 @@ mod markdown_table;
 pub mod sanitize;
 pub mod text;
 pub mod theme;
+pub mod transcript;

@@ -1,0 +1,101 @@
+use pi_agent::{AgentEvent, EventToolResult};
+use pi_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, Message, StopReason, UserMessage};
+use serde_json::json;
+
+use super::*;
+
+fn ctx(theme: &Theme, width: usize) -> Ctx<'_> {
+    Ctx { theme, width, expanded: false, show_thinking: true, home: None, expand_key: "ctrl+o", now: Instant::now() }
+}
+
+fn assistant(blocks: Vec<ContentBlock>, stop: StopReason) -> AssistantMessage {
+    AssistantMessage { content: blocks, stop_reason: stop, ..Default::default() }
+}
+
+fn texts(t: &mut Transcript, c: &Ctx<'_>) -> Vec<String> {
+    let h = t.height(c);
+    t.window(c, 0, h).iter().map(crate::lines::plain).map(|s| s.trim_end().to_string()).collect()
+}
+
+#[test]
+fn a_turn_with_a_tool_call() {
+    let theme = Theme::dark(true);
+    let c = ctx(&theme, 40);
+    let mut t = Transcript::new();
+    t.apply(&AgentEvent::MessageStart { message: Message::User(UserMessage::text("list it")) });
+    let call = ContentBlock::tool_call("c1", "bash", json!({"command": "ls"}));
+    let partial = assistant(vec![ContentBlock::text("Let me look.")], StopReason::Pending);
+    t.apply(&AgentEvent::MessageStart { message: Message::Assistant(partial.clone()) });
+    let mut with_call = partial.clone();
+    with_call.content.push(call);
+    t.apply(&AgentEvent::MessageUpdate {
+        usage: Default::default(),
+        assistant_message_event: AssistantMessageEvent::ToolcallEnd {
+            content_index: 1,
+            tool_call: with_call.content[1].as_tool_call().unwrap(),
+            partial: with_call.clone(),
+        },
+    });
+    assert_eq!(t.len(), 3, "the call has its entry while the answer streams");
+    assert_eq!(t.finished_prefix(), 1);
+    let mut done = with_call.clone();
+    done.stop_reason = StopReason::ToolUse;
+    t.apply(&AgentEvent::MessageEnd { message: Message::Assistant(done) });
+    t.apply(&AgentEvent::ToolExecutionStart {
+        tool_call_id: "c1".into(),
+        tool_name: "bash".into(),
+        args: json!({"command": "ls"}),
+        parent_tool_call_id: None,
+    });
+    assert_eq!(t.finished_prefix(), 2);
+    t.apply(&AgentEvent::ToolExecutionEnd {
+        tool_call_id: "c1".into(),
+        tool_name: "bash".into(),
+        result: EventToolResult {
+            content: vec![pi_tools::Content::Text { text: "a\nb\n".into() }],
+            details: None,
+            structured_content: None,
+        },
+        is_error: false,
+        duration_ms: Some(1234),
+        parent_tool_call_id: None,
+    });
+    assert_eq!(t.finished_prefix(), 3);
+    let lines = texts(&mut t, &c);
+    assert_eq!(lines, ["", " list it", "", "", " Let me look.", "", "", " $ ls", "", " a", " b", "", " Took 1.2s", ""],);
+}
+
+#[test]
+fn failures_and_aborts_are_shown() {
+    let theme = Theme::dark(true);
+    let c = ctx(&theme, 60);
+    let mut t = Transcript::new();
+    let mut m = assistant(vec![], StopReason::Aborted);
+    m.error_message = Some("Request was aborted".into());
+    t.apply(&AgentEvent::MessageEnd { message: Message::Assistant(m) });
+    let mut e = assistant(vec![], StopReason::Error);
+    e.error_message = Some("401 \x1b]52;c;eA==\x07bad key".into());
+    t.apply(&AgentEvent::MessageEnd { message: Message::Assistant(e) });
+    assert_eq!(texts(&mut t, &c), [" Operation aborted", "", " Error: 401 bad key"]);
+}
+
+#[test]
+fn the_window_and_prompt_lines() {
+    let theme = Theme::dark(true);
+    let c = ctx(&theme, 30);
+    let mut t = Transcript::new();
+    for i in 0..3 {
+        t.apply(&AgentEvent::MessageStart { message: Message::User(UserMessage::text(format!("prompt {i}"))) });
+        t.push(Kind::Notice(Level::Info, format!("note {i}")));
+    }
+    let all = texts(&mut t, &c);
+    let prompts = t.prompt_lines(&c);
+    assert_eq!(prompts.len(), 3);
+    for p in &prompts {
+        assert_eq!(all[*p], "");
+        assert!(all[*p + 1].contains("prompt"));
+    }
+    let w = t.window(&c, 2, 3);
+    assert_eq!(w.len(), 3);
+    assert_eq!(t.search(&c, "NOTE 1").len(), 1);
+}
