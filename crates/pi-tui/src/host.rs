@@ -244,6 +244,13 @@ pub enum Update {
     SessionName(Option<String>),
     /// A new session: the transcript starts over.
     Reset,
+    /// Keys and themes read again (after `/reload`).
+    Look {
+        /// The keys.
+        keys: Box<crate::keys::Keybindings>,
+        /// The themes.
+        themes: Box<crate::theme::ThemeCatalog>,
+    },
     /// The host's commands changed (after `/reload`).
     Commands(Vec<CommandInfo>),
     /// The project's files, for `@` completion.

@@ -19,7 +19,13 @@ pub mod keys;
 pub mod lines;
 pub mod markdown;
 mod markdown_table;
+mod runner;
 pub mod sanitize;
+pub mod screen;
+pub mod standalone;
 pub mod text;
 pub mod theme;
 pub mod transcript;
+
+pub use app::{App, Options, ScreenMode};
+pub use runner::run;

@@ -357,3 +357,15 @@ pub const HOTKEY_COMMANDS: &str = "Slash commands";
 pub const HOTKEY_BASH: &str = "Run a shell command";
 /// `!!`.
 pub const HOTKEY_BASH_EXCLUDED: &str = "Run a shell command (kept out of the context)";
+
+// ---- Terminal -----------------------------------------------------------
+
+/// The editor when neither `$VISUAL` nor `$EDITOR` is set.
+pub const DEFAULT_EDITOR: &str = "nano";
+/// The clipboard had nothing to paste (or no clipboard tool was found).
+pub const CLIPBOARD_EMPTY: &str = "Nothing to paste from the clipboard";
+
+/// The external editor failed.
+pub fn editor_failed(cmd: &str, why: &str) -> String {
+    format!("The editor \"{cmd}\" failed: {why}")
+}

@@ -41,10 +41,12 @@ pub(crate) struct Prepared {
     pub reload: ReloadState,
     /// The session header (JSON and RPC modes print or report it).
     pub header: serde_json::Value,
+    /// The session file (the interactive mode's `/new` starts another).
+    pub session: SessionFile,
 }
 
 /// The session file, shared by the event sink and the agent's records.
-type SessionFile = Arc<Mutex<Option<SessionWriter>>>;
+pub(crate) type SessionFile = Arc<Mutex<Option<SessionWriter>>>;
 
 /// Append `message` to the session file; a failed write is reported once
 /// and ends the file.
@@ -60,10 +62,12 @@ fn append(session: &SessionFile, message: &impl serde::Serialize) {
 
 /// The event sink of `mode`: the mode's output, and every finished message
 /// appended to the session file.
-fn sink(mode: Mode, session: SessionFile) -> EventSink {
+fn sink(mode: Mode, interactive: bool, session: SessionFile) -> EventSink {
     let out: EventSink = match mode {
         Mode::Json => crate::json_mode::sink(),
         Mode::Rpc => crate::rpc_mode::sink(),
+        // The terminal UI.
+        Mode::Text if interactive => crate::tui::event_sink(),
         // Print mode: only failing extension handlers are reported, on stderr.
         Mode::Text => Arc::new(|ev: &AgentEvent| {
             if let AgentEvent::ExtensionError { extension_path, error, .. } = ev {
@@ -100,7 +104,7 @@ fn tool_context(env: &Env, args: &CliArgs, settings: &Settings, chosen: &Chosen,
 /// every script extension's.
 fn interceptors(env: &Env, mode: Mode, loaded: &Loaded) -> Result<Vec<Arc<dyn Interceptor>>, Stop> {
     let approver: Option<Arc<dyn pi_policies::Approver>> = if env.interactive {
-        Some(Arc::new(crate::extensions::TerminalApprover))
+        Some(Arc::new(crate::tui::TerminalApprover))
     } else if mode == Mode::Rpc {
         Some(Arc::new(crate::rpc_ui::RpcApprover(crate::rpc_ui::bridge())))
     } else {
@@ -168,8 +172,10 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     }
     let model = crate::model_select::ai_model(&chosen.entry);
     let session: SessionFile = Arc::new(Mutex::new(opened.writer));
-    let mut agent = Agent::new(model, system_prompt, dispatcher, tool_ctx, sink(mode, session.clone()));
-    agent.on_record = Some(Arc::new(move |m: &pi_agent::AgentMessage| append(&session, m)));
+    let mut agent =
+        Agent::new(model, system_prompt, dispatcher, tool_ctx, sink(mode, env.interactive, session.clone()));
+    let records = session.clone();
+    agent.on_record = Some(Arc::new(move |m: &pi_agent::AgentMessage| append(&records, m)));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
     for l in &loaded.scripts {
         l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
@@ -184,5 +190,5 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         base_delay_ms: retry.base_delay_ms,
         max_delay_ms: retry.max_delay_ms,
     };
-    Ok(Prepared { agent, reload, header })
+    Ok(Prepared { agent, reload, header, session })
 }

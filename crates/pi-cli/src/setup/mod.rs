@@ -23,7 +23,7 @@ use pi_config::Settings;
 use crate::cli_args::{self, CliArgs, Diagnostic, Mode};
 use crate::text;
 
-pub(crate) use agent::{Loaded, Prepared};
+pub(crate) use agent::{Loaded, Prepared, SessionFile};
 pub(crate) use input::Input;
 pub(crate) use report::{Report, Stop};
 
@@ -54,7 +54,7 @@ impl Env {
         let ui: Option<Arc<dyn pi_ext::UiBridge>> = if mode == Mode::Rpc {
             Some(crate::rpc_ui::bridge())
         } else if self.interactive {
-            Some(Arc::new(crate::extensions::TerminalUi))
+            Some(Arc::new(crate::tui::TerminalUi))
         } else {
             None
         };
@@ -159,6 +159,8 @@ pub(crate) struct Started {
     pub models: Vec<pi_config::ModelEntry>,
     /// The messages of a print or JSON run.
     pub input: Input,
+    /// What the terminal UI needs from the command line and the settings.
+    pub ui: crate::tui::UiSettings,
 }
 
 /// Run the stages. `Ok(None)`: the run is complete (`--list-models`).
@@ -171,6 +173,11 @@ pub(crate) fn start(
     let env = Env::current(args);
     let mode = args.mode;
     let mut settings = load_settings(&env, report);
+    let mut ui = crate::tui::UiSettings::new(args, &settings, env.agent_dir.clone(), env.cwd.clone());
+    if env.interactive {
+        // The trust question and extensions' dialogs may come before the UI runs.
+        crate::tui::look::set_early(&ui);
+    }
     let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, &settings, &env.agent_dir);
     let before = runtime.block_on(load_extensions(&plan.before_trust, env.host_options(mode, false)))?;
     let trust = trust::resolve(&env, args.approve, &mut settings, before.as_ref(), runtime.handle(), report)?;
@@ -192,13 +199,15 @@ pub(crate) fn start(
     };
     let chosen = model::choose(args, &settings, &models, from_cli)?;
     let folder = session::folder(args, &settings, &env.agent_dir, &env.cwd);
+    ui.trusted = trust.trusted;
+    ui.session_dir = (!args.no_session).then(|| folder.clone());
     let opened = session::open(args, &folder, &env.cwd, report)?;
     let trusted = trust.trusted;
     let inputs =
         agent::AgentInputs { env: &env, args, mode, settings: &settings, trusted, chosen, opened, loaded: &loaded };
     let prepared = runtime.block_on(agent::build(inputs, report))?;
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
-    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input }))
+    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input, ui }))
 }
 
 /// Shared by the stages' tests: an agent dir and a working folder under `root`.

@@ -389,6 +389,7 @@ impl App {
                 self.theme = t;
                 self.theme_name = name.to_string();
                 self.transcript.theme_generation += 1;
+                self.reprint_requested = self.mode == super::ScreenMode::Regular;
             }
             None => self.status(Level::Warning, crate::text::theme_not_found(name)),
         }

@@ -61,8 +61,10 @@ impl App {
             self.cycle_thinking();
         } else if is(Action::ThinkingToggle) {
             self.show_thinking = !self.show_thinking;
+            self.reprint_requested = self.mode == ScreenMode::Regular;
         } else if is(Action::ToolsExpand) {
             self.expanded = !self.expanded;
+            self.reprint_requested = self.mode == ScreenMode::Regular;
         } else if is(Action::MessageCopy) {
             self.copy_last();
         } else if is(Action::FollowUp) {

@@ -224,6 +224,8 @@ pub struct App {
     pub(crate) view_height: usize,
     pub(crate) width: usize,
     pub(crate) expand_key: String,
+    /// Regular mode must print everything again (expansion or theme changed).
+    pub reprint_requested: bool,
     /// Entries regular mode has printed for good.
     pub committed: usize,
     /// The user asked to quit.
@@ -328,6 +330,7 @@ impl App {
             width: 80,
             expand_key: String::new(),
             committed: 0,
+            reprint_requested: false,
             quit: false,
         };
         app.expand_key = app.keys.hint(crate::keys::Action::ToolsExpand);
@@ -432,6 +435,13 @@ impl App {
                 self.scroll = None;
             }
             Update::Commands(c) => self.registry = CommandRegistry::new(&c),
+            Update::Look { keys, themes } => {
+                self.keys = std::sync::Arc::new(*keys);
+                self.expand_key = self.keys.hint(crate::keys::Action::ToolsExpand);
+                self.themes = *themes;
+                let name = self.theme_name.clone();
+                self.apply_theme(&name);
+            }
             Update::Files(f) => self.files = f,
             Update::Done => {
                 self.pending = self.pending.saturating_sub(1);

@@ -162,6 +162,8 @@ impl App {
     fn chrome(&mut self, width: usize, height: usize) -> Vec<Line<'static>> {
         let mut out = self.queued(width);
         out.extend(Self::widget_lines(&self.widgets_above, width));
+        // One blank line between the transcript (or the queue) and the editor.
+        out.push(Line::default());
         if let Some((dialog, _)) = &mut self.dialog {
             let ctx = DialogCtx { theme: &self.theme, keys: &self.keys };
             let body = dialog.lines(width, &ctx);
