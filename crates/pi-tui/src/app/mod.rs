@@ -460,7 +460,11 @@ impl App {
         use pi_agent::AgentEvent;
         match ev {
             AgentEvent::AgentStart => self.running = true,
-            AgentEvent::AgentSettled { .. } => {
+            AgentEvent::AgentSettled { aborted } => {
+                // A run stopped during its tools has no aborted answer to say so.
+                if *aborted && !self.transcript.last_answer_aborted() {
+                    self.transcript.notice(Level::Error, crate::text::OPERATION_ABORTED);
+                }
                 self.running = false;
                 self.retry = None;
                 self.outbox.push(Request::ListFiles);

@@ -159,6 +159,14 @@ impl Transcript {
         self.push(Kind::Notice(level, text.into()));
     }
 
+    /// Whether the last answer was aborted (and says so).
+    pub fn last_answer_aborted(&self) -> bool {
+        self.entries.iter().rev().find_map(|e| match &e.kind {
+            Kind::Assistant(m) => Some(m.stop_reason == pi_ai::StopReason::Aborted),
+            _ => None,
+        }) == Some(true)
+    }
+
     /// The last assistant answer's text (for `/copy`).
     pub fn last_answer(&self) -> Option<String> {
         self.entries.iter().rev().find_map(|e| match &e.kind {
