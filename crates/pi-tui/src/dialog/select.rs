@@ -176,7 +176,8 @@ impl Dialog for SelectDialog {
             out.extend(self.footer.iter().flat_map(|l| lines::wrap(l, inner)).map(pad));
         }
         out.push(Line::default());
-        out.push(pad(styled(select_hint(ctx.keys, &self.verb), th.style(Token::Dim))));
+        let hint = styled(select_hint(ctx.keys, &self.verb), th.style(Token::Dim));
+        out.extend(lines::wrap(&hint, inner).into_iter().map(pad));
         out.push(Line::default());
         out
     }
