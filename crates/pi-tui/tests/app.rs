@@ -42,6 +42,7 @@ fn app_with(controls: Controls) -> App {
         autocomplete_max_visible: 5,
         session_name: None,
         ui: UiHandle::new(tx),
+        history: Vec::new(),
     })
 }
 

@@ -229,6 +229,7 @@ fn options(mode: ScreenMode) -> (Options, tokio::sync::mpsc::UnboundedReceiver<U
         autocomplete_max_visible: 5,
         session_name: None,
         ui: UiHandle::new(tx),
+        history: Vec::new(),
     };
     (o, rx)
 }

@@ -119,6 +119,7 @@ fn options(
         autocomplete_max_visible: ui.autocomplete_rows,
         session_name: ui.session_name.clone(),
         ui: handle,
+        history: agent.messages.clone(),
     }
 }
 

@@ -116,10 +116,8 @@ impl App {
         if self.mode != ScreenMode::Fullscreen {
             return;
         }
-        let ctx_height = self.transcript_height();
-        let top = self.scroll_top(ctx_height);
-        let target = if up { top.saturating_sub(WHEEL_LINES) } else { top + WHEEL_LINES };
-        self.scroll_to(target, ctx_height);
+        let lines = WHEEL_LINES as isize;
+        self.scroll_by(if up { -lines } else { lines });
     }
 
     fn dialog_key(&mut self, ev: &KeyEvent) {
@@ -249,55 +247,53 @@ impl App {
             s.current = 0;
         }
         if let Some(&line) = s.matches.get(s.current) {
-            self.scroll_to(line.saturating_sub(height / 2), height);
+            let p = self.transcript.pos_of(&ctx!(self, width), line.saturating_sub(height / 2));
+            self.set_top(p);
         }
     }
 
     fn scroll_key(&mut self, press: &KeyId) -> bool {
         let keys = self.keys.clone();
         let is = |a: Action| keys.matches(a, press);
-        let height = self.transcript_height();
-        let top = self.scroll_top(height);
-        let page = height.saturating_sub(1).max(1);
-        let target = if is(Action::ScrollPageUp) {
-            top.saturating_sub(page)
+        let page = self.transcript_height().saturating_sub(1).max(1) as isize;
+        let delta = if is(Action::ScrollPageUp) {
+            -page
         } else if is(Action::ScrollPageDown) {
-            top + page
+            page
         } else if is(Action::ScrollHalfPageUp) {
-            top.saturating_sub(page / 2)
+            -page / 2
         } else if is(Action::ScrollHalfPageDown) {
-            top + page / 2
+            page / 2
         } else if is(Action::ScrollLineUp) {
-            top.saturating_sub(1)
+            -1
         } else if is(Action::ScrollLineDown) {
-            top + 1
+            1
         } else if is(Action::ScrollTop) {
-            0
+            self.set_top(crate::transcript::Pos::default());
+            return true;
         } else if is(Action::ScrollBottom) {
             self.scroll = None;
             return true;
         } else if is(Action::PreviousPrompt) || is(Action::NextPrompt) {
-            let width = self.last_width();
-            let prompts = self.transcript.prompt_lines(&ctx!(self, width));
+            let top = self.top(self.transcript_height());
+            let prompts = self.transcript.prompt_positions();
             let found = if is(Action::PreviousPrompt) {
                 prompts.iter().rev().find(|p| **p < top).copied().or(prompts.first().copied())
             } else {
                 prompts.iter().find(|p| **p > top).copied()
             };
             match found {
-                Some(p) => p,
-                None => {
-                    self.scroll = None;
-                    return true;
-                }
+                Some(p) => self.set_top(p),
+                None => self.scroll = None,
             }
+            return true;
         } else if is(Action::Search) {
             self.search = Some(Search::default());
             return true;
         } else {
             return false;
         };
-        self.scroll_to(target, height);
+        self.scroll_by(delta);
         true
     }
 }

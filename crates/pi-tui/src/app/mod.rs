@@ -115,6 +115,8 @@ pub struct Options {
     pub session_name: Option<String>,
     /// Where extension UI calls come from (custom components get handles from it).
     pub ui: UiHandle,
+    /// The conversation so far (a continued session).
+    pub history: Vec<pi_agent::AgentMessage>,
 }
 
 /// What a dialog's answer is for.
@@ -215,7 +217,7 @@ pub struct App {
     pub(crate) working: Option<String>,
     pub(crate) retry: Option<(u32, u32, Instant)>,
     pub(crate) spinner: usize,
-    pub(crate) scroll: Option<usize>,
+    pub(crate) scroll: Option<crate::transcript::Pos>,
     pub(crate) search: Option<Search>,
     pub(crate) last_clear: Option<Instant>,
     pub(crate) status_entry: Option<usize>,
@@ -274,6 +276,13 @@ impl App {
             .map(|l| crate::lines::styled(crate::sanitize::clean_line(l), o.theme.style(crate::theme::Token::Dim)))
             .collect();
         transcript.push(Kind::Header { lines: header(&o.theme, &o.keys, &o.version), more });
+        transcript.load_history(&o.history);
+        let mut totals = Totals::default();
+        for m in &o.history {
+            if let pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)) = m {
+                totals.add(&a.usage);
+            }
+        }
         for (level, text) in &o.notices {
             transcript.notice(*level, text.clone());
         }
@@ -309,7 +318,7 @@ impl App {
             bash: None,
             expanded: false,
             show_thinking: !o.hide_thinking,
-            totals: Totals::default(),
+            totals,
             branch,
             session_name: o.session_name,
             statuses: BTreeMap::new(),

@@ -14,7 +14,7 @@ use crate::dialog::DialogCtx;
 use crate::keys::Action;
 use crate::lines::{self, styled};
 use crate::theme::Token;
-use crate::transcript::Kind;
+use crate::transcript::{Kind, Pos};
 
 /// Spinner frames of the working indicator.
 pub const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -42,19 +42,29 @@ impl App {
     }
 
     /// The first transcript line shown.
-    pub(crate) fn scroll_top(&mut self, height: usize) -> usize {
+    pub(crate) fn top(&mut self, rows: usize) -> Pos {
         let width = self.last_width();
-        let total = self.transcript.height(&ctx!(self, width));
-        let max = total.saturating_sub(height);
-        self.scroll.map_or(max, |t| t.min(max))
+        match self.scroll {
+            Some(p) => p,
+            None => self.transcript.tail(&ctx!(self, width), rows).0,
+        }
     }
 
-    /// Show from line `target` (the end: follow new output).
-    pub(crate) fn scroll_to(&mut self, target: usize, height: usize) {
+    /// Show from `p` (following the end when the rest fits the screen).
+    pub(crate) fn set_top(&mut self, p: Pos) {
+        let rows = self.transcript_height();
         let width = self.last_width();
-        let total = self.transcript.height(&ctx!(self, width));
-        let max = total.saturating_sub(height);
-        self.scroll = (target < max).then_some(target);
+        let rest = self.transcript.lines_from(&ctx!(self, width), p, rows + 1);
+        self.scroll = (rest > rows).then_some(p);
+    }
+
+    /// Scroll by `delta` lines (negative: up).
+    pub(crate) fn scroll_by(&mut self, delta: isize) {
+        let rows = self.transcript_height();
+        let top = self.top(rows);
+        let width = self.last_width();
+        let p = self.transcript.step(&ctx!(self, width), top, delta);
+        self.set_top(p);
     }
 
     fn editor_box(&mut self, width: usize, height: usize) -> Vec<Line<'static>> {
@@ -208,8 +218,15 @@ impl App {
         }
         let rows = height - chrome.len();
         self.view_height = rows;
-        let top = self.scroll_top(rows);
-        let mut body = self.transcript.window(&ctx!(self, width), top, rows);
+        if let Some(p) = self.scroll
+            && self.transcript.lines_from(&ctx!(self, width), p, rows + 1) <= rows
+        {
+            self.scroll = None;
+        }
+        let mut body = match self.scroll {
+            Some(p) => self.transcript.from(&ctx!(self, width), p, rows),
+            None => self.transcript.tail(&ctx!(self, width), rows).1,
+        };
         if let Some(s) = &self.search
             && !s.query.is_empty()
         {

@@ -10,7 +10,7 @@ use ratatui::crossterm::event::{self, Event};
 use tokio::sync::mpsc;
 
 /// How long one wait for input lasts before the thread checks its flags.
-pub const INPUT_POLL: Duration = Duration::from_millis(100);
+pub const INPUT_POLL: Duration = Duration::from_millis(250);
 
 /// The input thread's controls.
 #[derive(Clone, Default)]

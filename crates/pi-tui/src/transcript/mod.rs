@@ -6,6 +6,8 @@
 mod diff;
 mod entry;
 pub mod format;
+mod history;
+mod nav;
 mod tools;
 
 use std::collections::HashMap;
@@ -17,6 +19,7 @@ use pi_ai::{AssistantMessage, ContentBlock, Message, UserContent};
 use ratatui::text::Line;
 
 pub use entry::{BASH_DISPLAY_MAX_BYTES, BashState, Kind, Level, ToolOutcome, ToolState};
+pub use nav::Pos;
 
 use crate::text;
 use crate::theme::Theme;
@@ -357,21 +360,6 @@ impl Transcript {
                 out.extend(lines[from..from + take].iter().cloned());
             }
             at = end;
-        }
-        out
-    }
-
-    /// The first line of every prompt (for jumping between them).
-    pub fn prompt_lines(&mut self, ctx: &Ctx<'_>) -> Vec<usize> {
-        let mut at = 0;
-        let mut out = Vec::new();
-        for i in 0..self.entries.len() {
-            let is_user = matches!(self.entries[i].kind, Kind::User(_));
-            let n = self.entry_lines(i, ctx).len();
-            if is_user {
-                out.push(at + usize::from(i > 0));
-            }
-            at += n;
         }
         out
     }

@@ -89,13 +89,65 @@ fn the_window_and_prompt_lines() {
         t.push(Kind::Notice(Level::Info, format!("note {i}")));
     }
     let all = texts(&mut t, &c);
-    let prompts = t.prompt_lines(&c);
+    let prompts = t.prompt_positions();
     assert_eq!(prompts.len(), 3);
     for p in &prompts {
-        assert_eq!(all[*p], "");
-        assert!(all[*p + 1].contains("prompt"));
+        let line = crate::lines::plain(&t.from(&c, *p, 2)[1]);
+        assert!(line.contains("prompt"), "{line}");
     }
     let w = t.window(&c, 2, 3);
     assert_eq!(w.len(), 3);
     assert_eq!(t.search(&c, "NOTE 1").len(), 1);
+    // Moving by lines, both ways, matches counting from the start.
+    let total = all.len();
+    let (start, tail) = t.tail(&c, 5);
+    assert_eq!(tail.len(), 5);
+    assert_eq!(start, t.pos_of(&c, total - 5));
+    let up = t.step(&c, start, -7);
+    assert_eq!(up, t.pos_of(&c, total - 12));
+    assert_eq!(t.step(&c, up, 7), start);
+    assert_eq!(t.step(&c, up, -1000), Pos::default());
+    assert_eq!(t.lines_from(&c, start, 100), 5);
+}
+
+#[test]
+fn a_continued_session_is_shown() {
+    use pi_agent::{AgentMessage, AgentOnly, BashExecutionMessage};
+    let theme = Theme::dark(true);
+    let c = ctx(&theme, 40);
+    let call = ContentBlock::tool_call("c1", "read", json!({"path": "a.txt"}));
+    let answer = assistant(vec![ContentBlock::text("Reading."), call], StopReason::ToolUse);
+    let result = pi_ai::ToolResultMessage {
+        tool_call_id: "c1".into(),
+        tool_name: "read".into(),
+        content: vec![ContentBlock::text("file text")],
+        details: None,
+        is_error: true,
+        duration_ms: Some(5),
+        nested_calls: None,
+        usage: None,
+        timestamp: 0,
+    };
+    let bash = BashExecutionMessage {
+        command: "ls".into(),
+        output: "x\n".into(),
+        exit_code: Some(0),
+        cancelled: false,
+        truncated: false,
+        full_output_path: None,
+        exclude_from_context: false,
+        timestamp: 0,
+    };
+    let mut t = Transcript::new();
+    t.load_history(&[
+        AgentMessage::Llm(Message::User(UserMessage::text("look"))),
+        AgentMessage::Llm(Message::Assistant(answer)),
+        AgentMessage::Llm(Message::ToolResult(result)),
+        AgentMessage::Agent(AgentOnly::BashExecution(bash)),
+    ]);
+    assert_eq!(t.finished_prefix(), t.len());
+    let lines = texts(&mut t, &c).join("\n");
+    for s in [" look", " Reading.", " read a.txt", " file text", " $ ls", " x"] {
+        assert!(lines.contains(s), "{s} missing:\n{lines}");
+    }
 }
