@@ -318,3 +318,36 @@ fn tool_and_model_output_cannot_drive_the_terminal() {
     assert!(!t.display("#{pane_title}").contains("PWNED"));
     assert_eq!(t.buffers(), "", "nothing reached the clipboard");
 }
+
+fn declared(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| t.iter().map(|t| t["function"]["name"].as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn slash_reload_activates_newly_default_tools() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![Turn::text("one"), Turn::text("two")]);
+    let settings = |tools: serde_json::Value| {
+        std::fs::write(s.agent_dir().join("settings.json"), json!({"defaultTools": tools}).to_string()).unwrap()
+    };
+    settings(json!(["read", "bash", "edit"]));
+    let t = s.start(100, 30, "-t -bash");
+    t.type_text("first");
+    t.keys(&["Enter"]);
+    t.wait("the first answer", |s| s.contains("one") && idle(s));
+    settings(json!(["read", "bash", "edit", "grep"]));
+    t.type_text("/reload");
+    t.keys(&["Enter"]);
+    t.wait_for("Reloaded keybindings");
+    t.type_text("second");
+    t.keys(&["Enter"]);
+    t.wait("the second answer", |s| s.contains("two") && idle(s));
+    let reqs = s.server.requests();
+    assert_eq!(declared(&reqs[0].body), ["read", "edit"]);
+    assert_eq!(declared(&reqs[1].body), ["read", "edit", "grep"]);
+}
