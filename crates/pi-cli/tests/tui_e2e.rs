@@ -351,3 +351,55 @@ fn slash_reload_activates_newly_default_tools() {
     assert_eq!(declared(&reqs[0].body), ["read", "edit"]);
     assert_eq!(declared(&reqs[1].body), ["read", "edit", "grep"]);
 }
+
+#[test]
+fn without_a_terminal_on_both_ends_there_is_no_ui() {
+    if !have_tmux() {
+        return;
+    }
+    // Standard input a terminal, standard output a file: print mode.
+    let s = Scene::new(vec![Turn::text("plain answer")]);
+    let out = s.root.path().join("out.txt");
+    let command = s.command(&format!("hello > {}", out.display()));
+    let t = tui_support::Tmux::start(80, 20, &command);
+    t.wait_for("PI-EXIT-0");
+    let printed = std::fs::read(&out).unwrap();
+    assert_eq!(String::from_utf8_lossy(&printed), "plain answer\n");
+    // Neither a terminal: print mode too, nothing but the answer.
+    let s = Scene::new(vec![Turn::text("piped answer")]);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pi"))
+        .args(["--offline", "--model", "mock/mock-1", "--no-session", "hello"])
+        .current_dir(s.work())
+        .env("HOME", s.home())
+        .env("TMPDIR", s.tmp())
+        .env_remove("PI_CODING_AGENT_DIR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "piped answer\n");
+}
+
+#[test]
+fn a_terminating_signal_gives_the_terminal_back() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(80, 20, "");
+    assert_eq!(t.display("#{alternate_on}"), "1", "fullscreen uses the alternate screen");
+    let shell = t.display("#{pane_pid}");
+    // pi is the shell's child.
+    let pi = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let after = stat.rsplit_once(") ").map(|x| x.1).unwrap_or("");
+            stat.contains("(pi)") && after.split_whitespace().nth(1) == Some(shell.as_str())
+        })
+        .expect("pi's process");
+    assert!(std::process::Command::new("kill").args(["-TERM", &pi]).status().unwrap().success());
+    t.wait_for("PI-EXIT-143");
+    assert_eq!(t.display("#{alternate_on}"), "0", "the normal screen is back");
+}

@@ -40,6 +40,7 @@ pub fn run_dialog(dialog: &mut dyn Dialog, theme: &Theme, keys: &Keybindings) ->
 
 fn show(dialog: &mut dyn Dialog, theme: &Theme, keys: &Keybindings) -> io::Result<Answer> {
     enable_raw_mode()?;
+    crate::screen::set_active(true);
     let mut out = io::stdout();
     execute!(out, EnableBracketedPaste, cursor::Hide)?;
     let (w, h) = terminal::size()?;
@@ -69,5 +70,6 @@ fn show(dialog: &mut dyn Dialog, theme: &Theme, keys: &Keybindings) -> io::Resul
     inline.draw(&mut out, &[], &[])?;
     execute!(out, DisableBracketedPaste, cursor::Show)?;
     disable_raw_mode()?;
+    crate::screen::set_active(false);
     result
 }

@@ -28,8 +28,21 @@ const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1006h";
 /// Mouse reporting off.
 const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
 
+/// Whether the UI holds the terminal now.
+static ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the UI holds the terminal (raw mode, maybe the alternate screen).
+pub fn active() -> bool {
+    ACTIVE.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+pub(crate) fn set_active(on: bool) {
+    ACTIVE.store(on, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// Put the terminal back as the shell expects it (best effort, idempotent).
 pub fn restore_terminal() {
+    set_active(false);
     let mut out = io::stdout();
     let _ = write!(out, "{MOUSE_OFF}");
     let _ = execute!(out, PopKeyboardEnhancementFlags, DisableBracketedPaste, LeaveAlternateScreen, cursor::Show);
@@ -59,6 +72,7 @@ impl Term {
         if kitty {
             execute!(out, PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES))?;
         }
+        set_active(true);
         let screen = Self::screen(mode)?;
         Ok(Term { mode, screen, kitty, active: true })
     }
@@ -89,6 +103,7 @@ impl Term {
             return Ok(());
         }
         self.active = false;
+        set_active(false);
         let mut out = io::stdout();
         match &mut self.screen {
             Screen::Full(_) => {
@@ -112,6 +127,7 @@ impl Term {
         if self.kitty {
             execute!(out, PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES))?;
         }
+        set_active(true);
         self.screen = Self::screen(self.mode)?;
         self.active = true;
         app.reprint();
