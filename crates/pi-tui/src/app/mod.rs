@@ -258,6 +258,7 @@ fn header(theme: &Theme, keys: &Keybindings, version: &str) -> Vec<Line<'static>
         second.extend(g);
     }
     vec![
+        Line::default(),
         Line::from(vec![
             Span::styled(crate::text::APP_NAME, theme.bold(Token::Accent)),
             Span::styled(format!("  v{version}"), key),

@@ -151,3 +151,22 @@ fn a_continued_session_is_shown() {
         assert!(lines.contains(s), "{s} missing:\n{lines}");
     }
 }
+
+#[test]
+fn thinking_is_shown_or_folded() {
+    let theme = Theme::dark(true);
+    let mut c = ctx(&theme, 40);
+    let mut t = Transcript::new();
+    let m = AssistantMessage {
+        content: vec![
+            ContentBlock::Thinking { thinking: "let me think".into(), signature: None },
+            ContentBlock::text("answer"),
+        ],
+        stop_reason: StopReason::Stop,
+        ..Default::default()
+    };
+    t.apply(&AgentEvent::MessageEnd { message: Message::Assistant(m) });
+    assert_eq!(texts(&mut t, &c), [" let me think", "", " answer"]);
+    c.show_thinking = false;
+    assert_eq!(texts(&mut t, &c), [" Thinking...", "", " answer"]);
+}
