@@ -403,3 +403,21 @@ fn a_terminating_signal_gives_the_terminal_back() {
     t.wait_for("PI-EXIT-143");
     assert_eq!(t.display("#{alternate_on}"), "0", "the normal screen is back");
 }
+
+#[test]
+fn a_user_command_streams_and_escape_stops_it() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(100, 30, "");
+    t.type_text("!echo one; sleep 30");
+    t.keys(&["Enter"]);
+    t.wait_for(" one");
+    t.keys(&["Escape"]);
+    let screen = t.wait("the cancel", |s| s.contains("Command cancelled") && idle(s));
+    assert!(screen.contains("$ echo one; sleep 30"), "{screen}");
+    t.type_text("!!echo two; exit 3");
+    t.keys(&["Enter"]);
+    t.wait("the exit code", |s| s.contains("Exit code 3"));
+}
