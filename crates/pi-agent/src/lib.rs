@@ -7,6 +7,7 @@
 //! it through the [`Interceptor`] trait and by registering [`AgentTool`]s.
 #![deny(missing_docs)]
 
+mod adopt;
 mod agent;
 pub mod compaction;
 mod convert;

@@ -124,6 +124,14 @@ pub struct CliArgs {
     pub offline: bool,
     /// `--sandbox MODE` and `--sandbox-network`.
     pub sandbox: pi_sandbox::Flags,
+    /// `--tui-mode regular|fullscreen`.
+    pub tui_mode: Option<String>,
+    /// `--theme <path>` (repeatable): theme files or folders.
+    pub theme_paths: Vec<String>,
+    /// `--use-theme <name>`: this run's theme.
+    pub use_theme: Option<String>,
+    /// `--no-themes`: no theme files are discovered.
+    pub no_themes: bool,
     /// `@file` arguments.
     pub files: Vec<String>,
     /// Messages.
@@ -209,8 +217,9 @@ impl CliArgs {
                 }
             }
             "--extension" | "-e" => self.extensions.push(v),
+            "--theme" => self.theme_paths.push(v),
             // Accepted and not used by this build: --export, --skill,
-            // --prompt-template, --theme.
+            // --prompt-template.
             _ => {}
         }
     }
@@ -283,13 +292,20 @@ pub fn parse(argv: &[String]) -> CliArgs {
             "--no-extensions" | "-ne" => a.no_extensions = true,
             "--no-mcp" => a.no_mcp = true,
             "--no-context-files" | "-nc" => a.no_context_files = true,
-            "--no-skills" | "-ns" | "--no-prompt-templates" | "-np" | "--no-themes" => {}
+            "--no-skills" | "-ns" | "--no-prompt-templates" | "-np" => {}
+            "--no-themes" => a.no_themes = true,
             "--use-theme" => match next {
-                Some(v) if !v.starts_with('-') => i += 1,
+                Some(v) if !v.starts_with('-') => {
+                    a.use_theme = Some(v.clone());
+                    i += 1;
+                }
                 _ => a.error(text::USE_THEME_REQUIRES_NAME.to_string()),
             },
             "--tui-mode" => match next.map(String::as_str) {
-                Some("regular" | "fullscreen") => i += 1,
+                Some(m @ ("regular" | "fullscreen")) => {
+                    a.tui_mode = Some(m.to_string());
+                    i += 1;
+                }
                 Some(m) if !m.starts_with('-') => {
                     a.error(text::invalid_tui_mode(m));
                     i += 1;
@@ -401,6 +417,17 @@ mod tests {
 
     fn errors(args: &[&str]) -> Vec<String> {
         p(args).diagnostics.iter().map(Diagnostic::line).collect()
+    }
+
+    #[test]
+    fn the_terminal_ui_flags_are_kept() {
+        let a =
+            p(&["--tui-mode", "regular", "--use-theme", "light", "--theme", "a.json", "--theme", "dir", "--no-themes"]);
+        assert_eq!(a.tui_mode.as_deref(), Some("regular"));
+        assert_eq!(a.use_theme.as_deref(), Some("light"));
+        assert_eq!(a.theme_paths, ["a.json", "dir"]);
+        assert!(a.no_themes);
+        assert!(a.diagnostics.is_empty());
     }
 
     #[test]

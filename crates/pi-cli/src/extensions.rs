@@ -5,13 +5,11 @@
 //! `pi-ext`. A load failure stops start-up with
 //! `Failed to load extension "<path>": <error>` (exit 1).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pi_ext::{ExtensionHost, HostOptions, LoadedExtensions};
 
-use futures::future::BoxFuture;
 use pi_agent::Interceptor;
 use pi_policies::{Approver, PolicyOptions};
 
@@ -20,38 +18,6 @@ use crate::text;
 /// Built-in extensions of the reference that this build does not provide
 /// yet; naming them is not an error (they are simply absent).
 const REFERENCE_ONLY_BUILTINS: &[&str] = &["mcp", "codemode", "tool-search", "llama.cpp"];
-
-/// Asks on the terminal (interactive mode).
-pub struct TerminalApprover;
-
-impl Approver for TerminalApprover {
-    fn confirm<'a>(&'a self, title: &'a str, message: &'a str) -> BoxFuture<'a, bool> {
-        Box::pin(async move {
-            let labels = vec!["Yes".to_string(), "No".to_string()];
-            let question = format!("{title}\n{message}");
-            tokio::task::spawn_blocking(move || crate::interactive::choose(&question, &labels) == Some(0))
-                .await
-                .unwrap_or(false)
-        })
-    }
-
-    fn select<'a>(&'a self, title: &'a str, options: &'a [&'a str]) -> BoxFuture<'a, Option<String>> {
-        let labels: Vec<String> = options.iter().map(|s| s.to_string()).collect();
-        let title = title.to_string();
-        Box::pin(async move {
-            let chosen = labels.clone();
-            tokio::task::spawn_blocking(move || crate::interactive::choose(&title, &labels))
-                .await
-                .ok()
-                .flatten()
-                .map(|i| chosen[i].clone())
-        })
-    }
-
-    fn notify(&self, message: &str, _kind: pi_policies::NotifyKind) {
-        let _ = writeln!(std::io::stderr(), "{message}");
-    }
-}
 
 /// Script extensions found in a folder (`<agent-dir>/extensions`,
 /// `.pi/extensions`): `*.ts`, `*.js`, `*.mjs` files and sub-folders with an
@@ -101,38 +67,6 @@ pub fn load_builtins(
         }
     }
     Ok(out)
-}
-
-/// Script extensions' dialogs on the terminal (the plain loop): select and
-/// confirm as numbered choices, input and editor as one line.
-pub struct TerminalUi;
-
-impl pi_ext::UiBridge for TerminalUi {
-    fn dialog(&self, request: pi_ext::UiRequest) -> BoxFuture<'static, pi_ext::UiResponse> {
-        use pi_ext::{UiRequest, UiResponse};
-        Box::pin(async move {
-            tokio::task::spawn_blocking(move || match request {
-                UiRequest::Select { title, options, .. } => crate::interactive::choose(&title, &options)
-                    .map(|i| UiResponse::Value(options[i].clone()))
-                    .unwrap_or(UiResponse::Cancelled),
-                UiRequest::Confirm { title, message, .. } => {
-                    let labels = vec!["Yes".to_string(), "No".to_string()];
-                    UiResponse::Confirmed(
-                        crate::interactive::choose(&format!("{title}\n{message}"), &labels) == Some(0),
-                    )
-                }
-                UiRequest::Input { title, .. } | UiRequest::Editor { title, .. } => {
-                    crate::interactive::read_line(&title).map(UiResponse::Value).unwrap_or(UiResponse::Cancelled)
-                }
-            })
-            .await
-            .unwrap_or(UiResponse::Cancelled)
-        })
-    }
-
-    fn notify(&self, message: &str, _level: pi_ext::NotifyLevel) {
-        let _ = writeln!(std::io::stderr(), "{message}");
-    }
 }
 
 /// The session's tools as extensions see them (`pi.getAllTools()`,

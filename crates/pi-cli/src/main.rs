@@ -2,13 +2,13 @@
 //!
 //! This binary is a thin shell over the library crates: it parses the command
 //! line and hands each sub-command to its module. `pi [options] [messages…]`
-//! runs the start-up stages ([`setup`]) and then the mode ([`modes`]).
+//! runs the start-up stages ([`setup`]) and then the mode ([`modes`]); on a
+//! terminal the mode is the terminal UI ([`tui`]).
 
 mod cli_args;
 mod export;
 mod extensions;
 mod help;
-mod interactive;
 mod json_mode;
 mod model_select;
 mod modes;
@@ -22,6 +22,7 @@ mod signals;
 mod text;
 mod tool_cmd;
 mod trust_cmd;
+mod tui;
 
 use std::process::ExitCode;
 

@@ -9,7 +9,7 @@ use crate::setup::{Input, Prepared, Started};
 
 /// Run the mode to its end; the exit status.
 pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCode {
-    let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope } = started;
+    let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui } = started;
     let Prepared { agent, reload, header } = prepared;
     {
         let _guard = runtime.enter();
@@ -26,10 +26,7 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
                 crate::json_mode::print_line(&header);
             }
             if interactive {
-                if let Some(notice) = notice {
-                    eprintln!("{notice}");
-                }
-                runtime.block_on(crate::interactive::run(agent, input.messages, reload))
+                runtime.block_on(crate::tui::run(agent, input.messages, reload, models, ui, notice))
             } else {
                 let Input { messages, first_images } = input;
                 runtime.block_on(crate::print_mode::run(agent, messages, first_images, mode == Mode::Text))

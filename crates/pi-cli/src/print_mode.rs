@@ -1,7 +1,6 @@
 //! Print mode (`-p`, or output not a terminal): run the messages in order,
 //! then print the text of the last assistant message; an error or abort goes
-//! to standard error with exit status 1. Also the plain line-based loop used
-//! on a terminal until the terminal UI exists.
+//! to standard error with exit status 1.
 
 use std::io::Write;
 use std::process::ExitCode;

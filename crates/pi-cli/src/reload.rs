@@ -27,12 +27,20 @@ pub struct ReloadState {
     pub last_default: Vec<String>,
 }
 
-/// Reload and return the status line.
+/// Reload and return the status line (warnings go to standard error).
 pub async fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
-    let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
-    for d in diagnostics {
-        eprintln!("Warning: {d}");
+    let (status, warnings) = reload_collect(agent, state).await;
+    for w in warnings {
+        eprintln!("Warning: {w}");
     }
+    status
+}
+
+/// Reload; the status line and the settings' warnings (the terminal UI
+/// shows them in its transcript).
+pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (String, Vec<String>) {
+    let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
+    let warnings: Vec<String> = diagnostics.iter().map(|d| d.to_string()).collect();
     if state.uses_default_tools {
         let new_default = settings
             .resolved_default_tools()
@@ -53,5 +61,5 @@ pub async fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
     let sections = state.prompt.build(&agent.dispatcher.registry);
     agent.system_prompt = sections.text();
     agent.system_sections = Some(sections);
-    text::RELOADED.to_string()
+    (text::RELOADED.to_string(), warnings)
 }

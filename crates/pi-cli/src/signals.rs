@@ -28,6 +28,9 @@ pub fn install(abort: AbortHandle) {
         };
         abort.abort();
         pi_tools::kill_running_commands();
+        if pi_tui::screen::active() {
+            pi_tui::screen::restore_terminal();
+        }
         std::process::exit(code);
     });
     #[cfg(not(unix))]

@@ -152,9 +152,6 @@ pub const RPC_BUSY: &str = "The agent is busy; abort or wait for agent_settled f
 /// `/reload` succeeded.
 pub const RELOADED: &str = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
 
-/// The interactive prompt's question for a numbered choice.
-pub const CHOOSE_NUMBER: &str = "Choose a number (Enter to dismiss): ";
-
 /// An extension could not be loaded (start-up stops, exit 1).
 pub fn extension_load_failed(spec: &str, error: &str) -> String {
     format!("Failed to load extension \"{spec}\": {error}")
@@ -163,11 +160,6 @@ pub fn extension_load_failed(spec: &str, error: &str) -> String {
 /// `builtin:<name>` names nothing.
 pub fn unknown_builtin(name: &str) -> String {
     format!("unknown built-in extension \"{name}\" (available: {})", pi_policies::BUILTIN_NAMES.join(", "))
-}
-
-/// After a user command (`!cmd`) that failed, in the plain terminal loop.
-pub fn command_exit_code(code: i64) -> String {
-    format!("Command exited with code {code}")
 }
 
 /// Characters of a panic's message printed (the rest is cut).
@@ -208,6 +200,3 @@ pub const RPC_MISSING_ENTRY_ID: &str = "Missing \"entryId\"";
 pub fn export_title(name: &str) -> String {
     format!("pi session {name}")
 }
-
-/// After `/compact` in the plain terminal loop.
-pub const COMPACTED: &str = "Compacted the conversation.";

@@ -9,7 +9,7 @@ use pi_agent::session::Session;
 use pi_agent::{Agent, AgentEvent};
 use serde_json::{Value, json};
 
-use super::{Answer, Server, Shared, event, respond};
+use super::{Answer, Server, event, respond};
 use crate::text;
 
 /// The user messages of the active branch: (entry id, text).
@@ -26,24 +26,6 @@ fn user_messages(s: &Session) -> Vec<(String, String)> {
             (e["id"].as_str().unwrap_or_default().to_string(), text)
         })
         .collect()
-}
-
-/// Give the agent `session`: its conversation becomes the agent's, the
-/// model and thinking level are recorded in it when new.
-fn adopt(agent: &mut Agent, shared: &Shared, mut session: Session, record: bool) {
-    if record {
-        let (provider, model) = (agent.model.provider.clone(), agent.model.id.clone());
-        let level = agent.tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into());
-        let _ = session.append("model_change", json!({"provider": provider, "modelId": model}));
-        let _ = session.append("thinking_level_change", json!({"thinkingLevel": level}));
-    }
-    agent.messages = session.context().messages;
-    agent.tool_ctx.session.session_id = Some(session.id().to_string());
-    agent.tool_ctx.session.session_file = session.path().map(|p| p.to_string_lossy().into_owned());
-    if let Ok(mut s) = agent.session.lock() {
-        *s = session;
-    }
-    let _ = shared;
 }
 
 impl Server {
@@ -87,10 +69,10 @@ impl Server {
             }
             "new_session" => {
                 let parent = arg("parentSession");
-                self.with_agent(id, k, move |agent, shared| {
+                self.with_agent(id, k, move |agent, _| {
                     let s =
                         Session::create(dir.as_deref(), &cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
-                    adopt(agent, shared, s, true);
+                    agent.adopt_session(s, true);
                     Ok(Some(json!({"cancelled": false})))
                 });
             }
@@ -99,13 +81,13 @@ impl Server {
                     respond(&id, kind, Err(text::RPC_MISSING_SESSION_PATH.into()));
                     return true;
                 };
-                self.with_agent(id, k, move |agent, shared| {
+                self.with_agent(id, k, move |agent, _| {
                     let (s, fresh) = if path.exists() {
                         (Session::open(&path).map_err(|e| e.to_string())?, false)
                     } else {
                         (Session::create_at(&path, &cwd).map_err(|e| e.to_string())?, true)
                     };
-                    adopt(agent, shared, s, fresh);
+                    agent.adopt_session(s, fresh);
                     Ok(Some(json!({"cancelled": false})))
                 });
             }
@@ -116,7 +98,7 @@ impl Server {
                     respond(&id, kind, Err(text::RPC_MISSING_ENTRY_ID.into()));
                     return true;
                 }
-                self.with_agent(id, k, move |agent, shared| copy_session(agent, shared, dir, &cwd, entry, is_fork));
+                self.with_agent(id, k, move |agent, _| copy_session(agent, dir, &cwd, entry, is_fork));
             }
             _ => return false,
         }
@@ -140,7 +122,6 @@ impl Server {
 /// is returned) and `clone` (a new session with the whole branch).
 fn copy_session(
     agent: &mut Agent,
-    shared: &Shared,
     dir: Option<PathBuf>,
     cwd: &std::path::Path,
     entry: Option<String>,
@@ -166,7 +147,7 @@ fn copy_session(
         }
         (copy, text)
     };
-    adopt(agent, shared, copy, false);
+    agent.adopt_session(copy, false);
     Ok(Some(match text {
         Some(t) => json!({"text": t, "cancelled": false}),
         None => json!({"cancelled": false}),

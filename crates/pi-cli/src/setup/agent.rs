@@ -43,10 +43,12 @@ pub(crate) struct Prepared {
 }
 
 /// The event sink of `mode` (the agent records messages in the session itself).
-fn sink(mode: Mode) -> EventSink {
+fn sink(mode: Mode, interactive: bool) -> EventSink {
     match mode {
         Mode::Json => crate::json_mode::sink(),
         Mode::Rpc => crate::rpc::sink(),
+        // The terminal UI.
+        Mode::Text if interactive => crate::tui::event_sink(),
         // Print mode: only failing extension handlers are reported, on stderr.
         Mode::Text => Arc::new(|ev: &AgentEvent| {
             if let AgentEvent::ExtensionError { extension_path, error, .. } = ev {
@@ -96,7 +98,7 @@ fn tool_context(env: &Env, args: &CliArgs, settings: &Settings, chosen: &Chosen,
 /// every script extension's.
 fn interceptors(env: &Env, mode: Mode, loaded: &Loaded) -> Result<Vec<Arc<dyn Interceptor>>, Stop> {
     let approver: Option<Arc<dyn pi_policies::Approver>> = if env.interactive {
-        Some(Arc::new(crate::extensions::TerminalApprover))
+        Some(Arc::new(crate::tui::TerminalApprover))
     } else if mode == Mode::Rpc {
         Some(Arc::new(crate::rpc::ui::RpcApprover(crate::rpc::ui::bridge())))
     } else {
@@ -139,7 +141,11 @@ pub(crate) struct AgentInputs<'a> {
 /// Build the agent; `session_start` handlers run before it exists (their
 /// failures are reported), tool-set changes they ask for reach it at once.
 pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
-    let AgentInputs { env, args, mode, settings, trusted, chosen, opened, loaded } = i;
+    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded } = i;
+    if let Some(name) = args.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+        // `--name` names the session as it opens (as the reference).
+        let _ = opened.session.append("session_info", serde_json::json!({"name": name}));
+    }
     let input = super::registry::selection_input(args, settings.resolved_default_tools());
     let mut registry: Registry = super::registry::build(&input, &loaded.tools());
     registry.refresh_loadout().await;
@@ -170,7 +176,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     }
     let model = crate::model_select::ai_model(&chosen.entry);
     let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
-    let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode));
+    let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode, env.interactive));
     agent.system_sections = Some(system_prompt);
     let Opened { mut session, history, context } = opened;
     record_choices(&mut session, &chosen, context.model.as_ref(), context.thinking_level.as_deref());

@@ -54,7 +54,7 @@ impl Env {
         let ui: Option<Arc<dyn pi_ext::UiBridge>> = if mode == Mode::Rpc {
             Some(crate::rpc::ui::bridge())
         } else if self.interactive {
-            Some(Arc::new(crate::extensions::TerminalUi))
+            Some(Arc::new(crate::tui::TerminalUi))
         } else {
             None
         };
@@ -163,6 +163,8 @@ pub(crate) struct Started {
     pub session_dir: Option<PathBuf>,
     /// `--models` patterns.
     pub scope: Option<Vec<String>>,
+    /// What the terminal UI needs from the command line and the settings.
+    pub ui: crate::tui::UiSettings,
 }
 
 /// Run the stages. `Ok(None)`: the run is complete (`--list-models`).
@@ -175,6 +177,11 @@ pub(crate) fn start(
     let env = Env::current(args);
     let mode = args.mode;
     let mut settings = load_settings(&env, report);
+    let mut ui = crate::tui::UiSettings::new(args, &settings, env.agent_dir.clone(), env.cwd.clone());
+    if env.interactive {
+        // The trust question and extensions' dialogs may come before the UI runs.
+        crate::tui::look::set_early(&ui);
+    }
     let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, &settings, &env.agent_dir);
     let before = runtime.block_on(load_extensions(&plan.before_trust, env.host_options(mode, false)))?;
     let trust = trust::resolve(&env, args.approve, &mut settings, before.as_ref(), runtime.handle(), report)?;
@@ -196,6 +203,8 @@ pub(crate) fn start(
     };
     let chosen = model::choose(args, &settings, &models, from_cli)?;
     let folder = session::folder(args, &settings, &env.agent_dir, &env.cwd);
+    ui.trusted = trust.trusted;
+    ui.session_dir = (!args.no_session).then(|| folder.clone());
     let opened = session::open(args, &folder, &env.cwd, report)?;
     // A session written where the run says (a resumed one keeps its folder).
     let folder = opened.session.path().and_then(|p| p.parent().map(PathBuf::from)).unwrap_or(folder);
@@ -206,7 +215,7 @@ pub(crate) fn start(
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
     let session_dir = (!args.no_session).then_some(folder);
     let scope = args.models.clone();
-    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope }))
+    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui }))
 }
 
 /// Shared by the stages' tests: an agent dir and a working folder under `root`.

@@ -42,10 +42,7 @@ pub(crate) fn resolve(
         });
     }
     if env.interactive {
-        input.prompt = Some(Box::new(|p: &TrustPrompt| {
-            let labels: Vec<String> = p.options.iter().map(|o| o.label.clone()).collect();
-            crate::interactive::choose(&p.title, &labels).map(|i| p.options[i].choice)
-        }));
+        input.prompt = Some(Box::new(|p: &TrustPrompt| crate::tui::trust_prompt(p)));
     }
     let trust = resolve_trust(input).map_err(|e| Stop::Error(e.to_string()))?;
     for w in &trust.warnings {

@@ -1,0 +1,216 @@
+//! The slash commands the host runs: `/reload`, `/new`, `/session`,
+//! `/name`, `/compact`, `/export`; the session-tree and MCP commands answer
+//! that they are not in this build yet.
+
+use std::path::{Path, PathBuf};
+
+use pi_agent::AgentMessage;
+use pi_agent::session::Session;
+use pi_ai::Message;
+use pi_tui::host::Update;
+use pi_tui::transcript::Level;
+use serde_json::Value;
+
+use super::text;
+use super::worker::Host;
+
+/// Commands of the reference that other parts of pi will provide.
+const NOT_YET: &[&str] = &[
+    "tree",
+    "fork",
+    "clone",
+    "resume",
+    "import",
+    "share",
+    "bug",
+    "login",
+    "logout",
+    "scoped-models",
+    "changelog",
+    "mcp",
+    "llama",
+];
+
+impl Host {
+    pub(crate) async fn command(&mut self, name: &str, args: &str) {
+        match name {
+            "reload" => self.reload_command().await,
+            "new" => self.new_session(),
+            "session" => self.session_info(),
+            "name" => self.name(args),
+            "compact" => self.compact(args).await,
+            "export" => self.export(args),
+            n if NOT_YET.contains(&n) => {
+                let _ = self.up.send(Update::Notice(Level::Warning, text::command_not_available(n)));
+            }
+            n => {
+                let _ = self.up.send(Update::Notice(Level::Error, pi_tui::text::error_line(&text::unknown_command(n))));
+            }
+        }
+    }
+
+    async fn reload_command(&mut self) {
+        let (status, warnings) = crate::reload::reload_collect(&mut self.agent, &mut self.reload).await;
+        for w in warnings {
+            let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
+        }
+        let (keys, key_warnings) = super::look::keys(&self.ui.agent_dir);
+        for w in key_warnings {
+            let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
+        }
+        let catalog = self.ui.catalog();
+        for w in &catalog.diagnostics {
+            let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(w)));
+        }
+        let _ = self.up.send(Update::Look { keys: Box::new(keys), themes: Box::new(catalog) });
+        let _ = self.up.send(Update::Notice(Level::Info, status));
+    }
+
+    fn new_session(&mut self) {
+        let dir = self.ui.session_dir.clone();
+        match pi_agent::session::Session::create(dir.as_deref(), &self.ui.cwd, None, None) {
+            Ok(session) => self.agent.adopt_session(session, true),
+            Err(e) => {
+                let _ = self.up.send(Update::Notice(Level::Error, pi_tui::text::error_line(&e.to_string())));
+                return;
+            }
+        }
+        self.session_name = None;
+        let _ = self.up.send(Update::Reset);
+        let _ = self.up.send(Update::SessionName(None));
+        let _ = self.up.send(Update::Notice(Level::Info, text::NEW_SESSION.to_string()));
+    }
+
+    /// `/compact [instructions]`: the outcome arrives as `compaction_end`.
+    async fn compact(&mut self, args: &str) {
+        let instructions = Some(args.trim()).filter(|i| !i.is_empty());
+        let _ = self.agent.compact(pi_agent::compaction::CompactionReason::Manual, instructions, false).await;
+    }
+
+    /// `/export [path]`: the session as HTML, or its branch as JSONL when
+    /// the path ends in `.jsonl`.
+    fn export(&self, args: &str) {
+        let out = path_argument(args);
+        let cwd = self.agent.tool_ctx.cwd.clone();
+        let result = match self.agent.session.lock() {
+            Ok(s) if out.as_deref().is_some_and(|o| o.ends_with(".jsonl")) => {
+                export_jsonl(&s, &cwd, out.as_deref().unwrap_or_default())
+            }
+            Ok(s) => crate::export::export(&s, &self.agent.system_prompt, out.as_deref().map(Path::new), &cwd),
+            Err(e) => Err(e.to_string()),
+        };
+        let notice = match result {
+            Ok(path) => (Level::Info, text::session_exported(&path.to_string_lossy())),
+            Err(e) => (Level::Error, pi_tui::text::error_line(&text::export_failed(&e))),
+        };
+        let _ = self.up.send(Update::Notice(notice.0, notice.1));
+    }
+
+    fn session_info(&self) {
+        let (mut user, mut assistant, mut calls, mut results) = (0, 0, 0, 0);
+        let mut usage = pi_ai::Usage::default();
+        for m in &self.agent.messages {
+            match m {
+                AgentMessage::Llm(Message::User(_)) => user += 1,
+                AgentMessage::Llm(Message::Assistant(a)) => {
+                    assistant += 1;
+                    calls += a.tool_calls().len();
+                    usage = usage.combine(&a.usage);
+                }
+                AgentMessage::Llm(Message::ToolResult(_)) => results += 1,
+                _ => {}
+            }
+        }
+        let s = &self.agent.tool_ctx.session;
+        let info = text::SessionInfo {
+            file: s.session_file.as_deref(),
+            id: s.session_id.as_deref().unwrap_or(""),
+            name: self.session_name.as_deref(),
+            total: self.agent.messages.len(),
+            user,
+            assistant,
+            calls,
+            results,
+            usage: &usage,
+        };
+        let _ = self.up.send(Update::Markdown(text::session_info(&info)));
+    }
+
+    fn name(&mut self, args: &str) {
+        let name = args.trim();
+        if name.is_empty() {
+            let notice = match &self.session_name {
+                Some(n) => (Level::Info, text::session_name_is(n)),
+                None => (Level::Warning, text::NAME_USAGE.to_string()),
+            };
+            let _ = self.up.send(Update::Notice(notice.0, notice.1));
+            return;
+        }
+        if let Ok(mut s) = self.agent.session.lock() {
+            let _ = s.append("session_info", serde_json::json!({"name": name}));
+        }
+        self.session_name = Some(name.to_string());
+        let _ = self.up.send(Update::SessionName(self.session_name.clone()));
+        let _ = self.up.send(Update::Notice(Level::Info, text::session_named(name)));
+    }
+}
+
+/// The path argument of `/export`: a quoted path, or the first word.
+fn path_argument(args: &str) -> Option<String> {
+    let rest = args.trim_start();
+    let first = rest.chars().next()?;
+    if first == '"' || first == '\'' {
+        let body = &rest[1..];
+        return body.find(first).map(|end| body[..end].to_string());
+    }
+    Some(rest.split(char::is_whitespace).next().unwrap_or(rest).to_string())
+}
+
+/// Write the active branch as JSONL (a fresh header, then the branch's
+/// entries chained by parent) to `out`, relative to `cwd`.
+fn export_jsonl(session: &Session, cwd: &Path, out: &str) -> Result<PathBuf, String> {
+    let path = cwd.join(out);
+    let mut header = session.header().clone();
+    header["timestamp"] = Value::String(pi_agent::session::iso_now());
+    let mut lines = vec![header.to_string()];
+    let mut parent = Value::Null;
+    for entry in session.branch() {
+        let mut e = entry.clone();
+        e["parentId"] = parent;
+        parent = e["id"].clone();
+        lines.push(e.to_string());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(&path, format!("{}\n", lines.join("\n"))).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_paths_are_quoted_or_the_first_word() {
+        assert_eq!(path_argument(""), None);
+        assert_eq!(path_argument("  out.html more"), Some("out.html".into()));
+        assert_eq!(path_argument("\"a b.jsonl\" x"), Some("a b.jsonl".into()));
+        assert_eq!(path_argument("'unclosed"), None);
+    }
+
+    #[test]
+    fn a_branch_exports_as_chained_jsonl() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::create(Some(dir.path()), dir.path(), None, None).unwrap();
+        s.append("session_info", serde_json::json!({"name": "x"})).unwrap();
+        s.append("session_info", serde_json::json!({"name": "y"})).unwrap();
+        let path = export_jsonl(&s, dir.path(), "sub/out.jsonl").unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        let rows: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0]["type"], "session");
+        assert_eq!(rows[1]["parentId"], Value::Null);
+        assert_eq!(rows[2]["parentId"], rows[1]["id"]);
+    }
+}

@@ -1,0 +1,85 @@
+//! Messages of the interactive mode's host side.
+
+use pi_ai::Usage;
+
+/// `/new` done.
+pub const NEW_SESSION: &str = "Started a new session";
+/// `/name` without a name, and none set.
+pub const NAME_USAGE: &str = "Usage: /name <name>";
+
+/// A command another part of pi will provide.
+pub fn command_not_available(name: &str) -> String {
+    format!("/{name} is not available in this build yet")
+}
+/// A command nobody runs.
+pub fn unknown_command(name: &str) -> String {
+    format!("Unknown command: /{name}")
+}
+/// A model that is gone.
+pub fn model_not_found(m: &str) -> String {
+    format!("Model {m} not found")
+}
+/// `/name` without a name.
+pub fn session_name_is(name: &str) -> String {
+    format!("Session name: {name}")
+}
+/// `/name <name>` done.
+pub fn session_named(name: &str) -> String {
+    format!("Session name set: {name}")
+}
+/// `/export` done.
+pub fn session_exported(path: &str) -> String {
+    format!("Session exported to: {path}")
+}
+/// `/export` failed.
+pub fn export_failed(e: &str) -> String {
+    format!("Failed to export session: {e}")
+}
+
+/// What `/session` shows.
+pub struct SessionInfo<'a> {
+    /// The file.
+    pub file: Option<&'a str>,
+    /// The id.
+    pub id: &'a str,
+    /// The name.
+    pub name: Option<&'a str>,
+    /// Messages in all.
+    pub total: usize,
+    /// Prompts.
+    pub user: usize,
+    /// Answers.
+    pub assistant: usize,
+    /// Tool calls.
+    pub calls: usize,
+    /// Tool results.
+    pub results: usize,
+    /// Usage summed.
+    pub usage: &'a Usage,
+}
+
+/// `/session` as markdown.
+pub fn session_info(i: &SessionInfo<'_>) -> String {
+    let mut s = String::from("**Session**\n\n");
+    s.push_str(&format!("File: {}  \n", i.file.unwrap_or("(not saved)")));
+    s.push_str(&format!("ID: {}  \n", i.id));
+    if let Some(n) = i.name {
+        s.push_str(&format!("Name: {n}  \n"));
+    }
+    s.push_str("\n**Messages**\n\n");
+    s.push_str(&format!(
+        "Total: {}  \nUser: {}  \nAssistant: {}  \nTools: {} calls, {} results\n",
+        i.total, i.user, i.assistant, i.calls, i.results
+    ));
+    let u = i.usage;
+    s.push_str("\n**Tokens**\n\n");
+    s.push_str(&format!("Input: {}  \nOutput: {}  \n", u.input, u.output));
+    if u.cache_read + u.cache_write > 0 {
+        s.push_str(&format!("Cache read: {}  \nCache write: {}  \n", u.cache_read, u.cache_write));
+    }
+    s.push_str(&format!("Total: {}\n", u.input + u.output + u.cache_read + u.cache_write));
+    if u.cost.total > 0.0 {
+        s.push_str(&format!("\n**Cost**\n\n${:.4}\n", u.cost.total));
+    }
+    s
+}

@@ -1,0 +1,84 @@
+//! Dialogs: they take the editor's place until answered. A selection list
+//! (extension `select` and `confirm`, the trust prompt, pickers), one-line
+//! and multi-line text input, and a host for extension components.
+
+mod custom;
+mod model;
+mod select;
+mod settings;
+mod text_input;
+pub mod trust;
+
+use ratatui::crossterm::event::KeyEvent;
+use ratatui::text::Line;
+
+pub use custom::CustomDialog;
+pub use model::ModelDialog;
+pub use select::{SelectDialog, SelectItem};
+pub use settings::{SettingsDialog, SettingsState};
+pub use text_input::{EditorDialog, InputDialog};
+
+use crate::keys::Keybindings;
+use crate::theme::Theme;
+
+/// What a dialog's answer is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// An option, by index.
+    Index(usize),
+    /// Entered text.
+    Text(String),
+    /// A value (a component's result).
+    Value(serde_json::Value),
+    /// An option to save as the default (the model picker's ctrl+s).
+    Save(usize),
+    /// Dismissed.
+    Cancel,
+}
+
+/// What a key did to a dialog.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Still open.
+    Continue,
+    /// Answered: close it.
+    Close(Answer),
+    /// Answered, and it stays open (settings apply one change at a time).
+    Keep(Answer),
+}
+
+/// What dialogs draw with.
+pub struct DialogCtx<'a> {
+    /// The theme.
+    pub theme: &'a Theme,
+    /// The keys.
+    pub keys: &'a Keybindings,
+}
+
+/// A dialog.
+pub trait Dialog: Send {
+    /// Its lines at `width` columns (between the two border lines).
+    fn lines(&mut self, width: usize, ctx: &DialogCtx<'_>) -> Vec<Line<'static>>;
+    /// A key press.
+    fn key(&mut self, ev: &KeyEvent, keys: &Keybindings) -> Outcome;
+    /// A paste.
+    fn paste(&mut self, _text: &str) {}
+    /// Whether it has closed on its own (a component that called `done`).
+    fn finished(&self) -> Option<Answer> {
+        None
+    }
+    /// Whether the UI draws border lines around it.
+    fn bordered(&self) -> bool {
+        true
+    }
+}
+
+/// The hint line: `↑↓ navigate  enter select  escape/ctrl+c cancel`.
+pub fn select_hint(keys: &Keybindings, verb: &str) -> String {
+    use crate::keys::Action;
+    let all = |a: Action| keys.keys(a).iter().map(|k| k.display()).collect::<Vec<_>>().join("/");
+    crate::text::select_hint(&all(Action::SelectConfirm), verb, &all(Action::SelectCancel))
+}
+
+#[cfg(test)]
+mod tests;
