@@ -313,6 +313,7 @@ impl Agent {
             let err = msg.error_message.clone().unwrap_or_default();
             if let Some(delay) = retry {
                 attempt += 1;
+                let aborted = self.live.retry_aborted();
                 self.emit(AgentEvent::AutoRetryStart {
                     attempt,
                     max_attempts: self.retry.max_retries,
@@ -323,7 +324,7 @@ impl Agent {
                 let cancelled = tokio::select! {
                     _ = tokio::time::sleep(delay) => false,
                     _ = token.cancelled() => false,
-                    _ = self.live.retry_aborted() => true,
+                    _ = aborted => true,
                 };
                 if cancelled {
                     self.emit(AgentEvent::AutoRetryEnd {

@@ -48,9 +48,13 @@ impl LiveSettings {
         self.retry.notify_waiters();
     }
 
-    /// Resolves when [`LiveSettings::abort_retry`] is called.
-    pub async fn retry_aborted(&self) {
-        self.retry.notified().await;
+    /// A wait that resolves when [`LiveSettings::abort_retry`] is called
+    /// from now on: armed before the retry is announced, so an abort sent
+    /// the moment the announcement arrives is not lost.
+    pub fn retry_aborted(&self) -> std::pin::Pin<Box<tokio::sync::futures::Notified<'_>>> {
+        let mut wait = Box::pin(self.retry.notified());
+        wait.as_mut().enable();
+        wait
     }
 
     /// The steering delivery mode.
