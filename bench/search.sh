@@ -13,7 +13,8 @@
 #      CACHE (default ${XDG_CACHE_HOME:-~/.cache}/pi-bench),
 #      RG, FD (current releases; default: installed once into $CACHE/tools
 #      with `cargo install --root`), RG_OLD, FD_OLD (default: Debian's rg and
-#      fdfind from PATH; set empty to skip).
+#      fdfind from PATH; set empty to skip), ROWS (only rows whose label
+#      contains this text, e.g. ROWS=find).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,5 +64,5 @@ INSIDE_GIT=0
 if inside_git "$TREE"; then INSIDE_GIT=1; fi
 
 echo "tree: $TREE ($(find "$TREE" -type f | wc -l) files, $(find "$TREE" -type d | wc -l) folders, $(du -sh "$TREE" | cut -f1))"
-PI=$PI TREE=$TREE RUNS=$RUNS RG=$RG FD=$FD RG_OLD=$RG_OLD FD_OLD=$FD_OLD INSIDE_GIT=$INSIDE_GIT \
+ROWS=${ROWS:-} PI=$PI TREE=$TREE RUNS=$RUNS RG=$RG FD=$FD RG_OLD=$RG_OLD FD_OLD=$FD_OLD INSIDE_GIT=$INSIDE_GIT \
   python3 "$here/bench/search_rows.py"

@@ -6,7 +6,8 @@ all of them see the same machine load; medians of wall and CPU time (user +
 system, all threads) are printed with pi's ratio to each peer.
 
 Environment: PI, TREE, RUNS, RG, FD (current releases), RG_OLD, FD_OLD
-(Debian's; empty to skip), INSIDE_GIT (1 when TREE is inside a repository).
+(Debian's; empty to skip), INSIDE_GIT (1 when TREE is inside a repository),
+ROWS (only the rows whose label contains this text).
 """
 import json
 import os
@@ -21,6 +22,7 @@ RUNS = int(os.environ.get("RUNS", "11"))
 RG, FD = os.environ.get("RG", ""), os.environ.get("FD", "")
 RG_OLD, FD_OLD = os.environ.get("RG_OLD", ""), os.environ.get("FD_OLD", "")
 INSIDE_GIT = os.environ.get("INSIDE_GIT") == "1"
+ONLY = os.environ.get("ROWS", "")
 DEVNULL = os.open(os.devnull, os.O_WRONLY)
 
 
@@ -68,6 +70,8 @@ results = []
 
 
 def row(label, pi_cmd, new_cmd, old_cmd):
+    if ONLY not in label:
+        return
     cmds = [pi_cmd] + [c for c in (new_cmd, old_cmd) if c]
     m = medians(cmds)
     pi = m[0]
@@ -122,7 +126,7 @@ if FD or FD_OLD:
     for label, args, fd_args in [
         ("find *.d.ts, limit 5000 (all listed)", {"pattern": "*.d.ts", "limit": 5000}, (5000, "--", "*.d.ts")),
         ("find *.d.ts (limit reached)", {"pattern": "*.d.ts"}, (1000, "--", "*.d.ts")),
-        ("find *.mts (sparse, limit reached)", {"pattern": "*.mts"}, (1000, "--", "*.mts")),
+        ("find *.js.map (sparse, limit reached)", {"pattern": "*.js.map"}, (1000, "--", "*.js.map")),
         ("find *.json", {"pattern": "*.json"}, (1000, "--", "*.json")),
         ("find * (limit reached)", {"pattern": "*"}, (1000, "--", "*")),
         ("find *.nomatch (full walk)", {"pattern": "*.nomatch"}, (1000, "--", "*.nomatch")),
