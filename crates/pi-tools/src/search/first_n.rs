@@ -37,22 +37,20 @@ pub(crate) fn path_cmp(a: &Path, b: &Path) -> Ordering {
 
 /// The length of the common prefix of `a` and `b`, eight bytes at a time
 /// (paths from one walk share a long prefix: the search folder's path).
+#[inline]
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
     let mut i = 0;
-    while i + 8 <= n {
-        let word =
-            |s: &[u8]| u64::from_le_bytes([s[i], s[i + 1], s[i + 2], s[i + 3], s[i + 4], s[i + 5], s[i + 6], s[i + 7]]);
-        let diff = word(a) ^ word(b);
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let diff =
+            u64::from_le_bytes(x.try_into().unwrap_or_default()) ^ u64::from_le_bytes(y.try_into().unwrap_or_default());
         if diff != 0 {
             return i + (diff.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    while i < n && a[i] == b[i] {
-        i += 1;
-    }
-    i
+    i + a[i..].iter().zip(&b[i..]).take_while(|(x, y)| x == y).count()
 }
 
 pub(crate) struct Hit<T> {
@@ -107,14 +105,24 @@ impl<T> Shared<T> {
     }
 
     fn offer(&self, path: PathBuf, item: T) {
+        self.offer_all(std::iter::once((path, item)));
+    }
+
+    /// Offer hits under one lock; the bound moves when the top of a full heap does.
+    fn offer_all(&self, hits: impl IntoIterator<Item = (PathBuf, T)>) {
         let Ok(mut heap) = self.heap.lock() else { return };
-        heap.push(Hit { path, item });
-        if heap.len() > self.n {
-            heap.pop();
+        let mut moved = false;
+        for (path, item) in hits {
+            if heap.len() == self.n && heap.peek().is_some_and(|top| path_cmp(&path, &top.path).is_gt()) {
+                continue;
+            }
+            heap.push(Hit { path, item });
+            if heap.len() > self.n {
+                heap.pop();
+            }
+            moved |= heap.len() == self.n;
         }
-        if heap.len() == self.n
-            && let (Some(top), Ok(mut bound)) = (heap.peek(), self.bound.path.write())
-        {
+        if moved && let (Some(top), Ok(mut bound)) = (heap.peek(), self.bound.path.write()) {
             *bound = Some(top.path.clone());
             self.bound.generation.fetch_add(1, AtomicOrdering::Release);
         }
@@ -146,6 +154,18 @@ struct Visitor<'s, T, F> {
     abort: AbortCheck<'s>,
     seen_upto: Option<&'s Path>,
     bound: LocalBound,
+    /// Hits not yet offered: threads that find hits densely would otherwise
+    /// queue for the heap's lock on every one.
+    pending: Vec<(PathBuf, T)>,
+}
+
+/// Hits a walker thread gathers before it offers them.
+const OFFER_BATCH: usize = 32;
+
+impl<T, F> Drop for Visitor<'_, T, F> {
+    fn drop(&mut self) {
+        self.shared.offer_all(self.pending.drain(..));
+    }
 }
 
 impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Send> ParallelVisitor for Visitor<'_, T, F> {
@@ -169,7 +189,10 @@ impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Send> ParallelVisitor for Visitor<
             return if is_dir(&e) { WalkState::Skip } else { WalkState::Continue };
         }
         if let Some(item) = (self.keep)(&e) {
-            self.shared.offer(e.into_path(), item);
+            self.pending.push((e.into_path(), item));
+            if self.pending.len() >= OFFER_BATCH {
+                self.shared.offer_all(self.pending.drain(..));
+            }
         }
         WalkState::Continue
     }
@@ -192,6 +215,7 @@ impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Clone + Send + 's> Parall
             abort: AbortCheck::new(self.abort),
             seen_upto: self.seen_upto,
             bound: LocalBound::default(),
+            pending: Vec::new(),
         })
     }
 }
