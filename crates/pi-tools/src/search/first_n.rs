@@ -19,23 +19,38 @@ use std::sync::{Arc, Mutex, RwLock};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use tokio_util::sync::CancellationToken;
 
-use super::{AbortCheck, WalkSpec, builder};
+use super::{AbortCheck, WalkSpec, builder, path_bytes};
 
-/// Path order component by component: the separator sorts below every other byte
-/// (the order of [`super::sort_key`], without building keys).
+/// Path order component by component: the separator sorts below every other
+/// byte (the order of a depth-first walk with each folder's entries sorted by name). The paths are
+/// compared as bytes up to their first difference, where only the two
+/// differing bytes need mapping.
 pub(crate) fn path_cmp(a: &Path, b: &Path) -> Ordering {
-    let map = |c: &u8| if *c == b'/' { 0 } else { *c };
-    bytes(a).iter().map(map).cmp(bytes(b).iter().map(map))
+    let (a, b) = (path_bytes(a), path_bytes(b));
+    let common = common_prefix(a, b);
+    let map = |c: u8| if c == b'/' { 0 } else { c };
+    match (a.get(common), b.get(common)) {
+        (Some(&x), Some(&y)) => map(x).cmp(&map(y)),
+        (x, y) => x.is_some().cmp(&y.is_some()),
+    }
 }
 
-#[cfg(unix)]
-fn bytes(p: &Path) -> &[u8] {
-    std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())
-}
-
-#[cfg(not(unix))]
-fn bytes(p: &Path) -> &[u8] {
-    p.to_str().map(str::as_bytes).unwrap_or_default()
+/// The length of the common prefix of `a` and `b`, eight bytes at a time
+/// (paths from one walk share a long prefix: the search folder's path).
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let diff =
+            u64::from_le_bytes(x.try_into().unwrap_or_default()) ^ u64::from_le_bytes(y.try_into().unwrap_or_default());
+        if diff != 0 {
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..].iter().zip(&b[i..]).take_while(|(x, y)| x == y).count()
 }
 
 pub(crate) struct Hit<T> {
@@ -60,38 +75,56 @@ impl<T> Ord for Hit<T> {
     }
 }
 
-struct Shared<T> {
-    n: usize,
-    /// The smallest hits so far; the top is the largest of them.
-    heap: Mutex<BinaryHeap<Hit<T>>>,
-    /// The top of a full heap: anything after it can be skipped.
-    bound: RwLock<Option<PathBuf>>,
-    /// Bumped whenever `bound` changes, so visitors re-read it only then (a
+/// The top of a full heap: anything after it can be skipped. Shared with the
+/// walker's entry filter, which drops folders after it before they are read.
+#[derive(Default)]
+struct Bound {
+    path: RwLock<Option<PathBuf>>,
+    /// Bumped whenever `path` changes, so visitors re-read it only then (a
     /// plain load per entry instead of a lock shared by every thread).
     generation: AtomicU64,
 }
 
+impl Bound {
+    /// True when `path` sorts after the bound (a read of the shared lock).
+    fn after(&self, path: &Path) -> bool {
+        self.path.read().is_ok_and(|b| b.as_deref().is_some_and(|b| path_cmp(path, b).is_gt()))
+    }
+}
+
+struct Shared<T> {
+    n: usize,
+    /// The smallest hits so far; the top is the largest of them.
+    heap: Mutex<BinaryHeap<Hit<T>>>,
+    bound: Arc<Bound>,
+}
+
 impl<T> Shared<T> {
     fn new(n: usize) -> Self {
-        Shared {
-            n: n.max(1),
-            heap: Mutex::new(BinaryHeap::new()),
-            bound: RwLock::new(None),
-            generation: AtomicU64::new(0),
-        }
+        Shared { n: n.max(1), heap: Mutex::new(BinaryHeap::new()), bound: Arc::default() }
     }
 
     fn offer(&self, path: PathBuf, item: T) {
+        self.offer_all(std::iter::once((path, item)));
+    }
+
+    /// Offer hits under one lock; the bound moves when the top of a full heap does.
+    fn offer_all(&self, hits: impl IntoIterator<Item = (PathBuf, T)>) {
         let Ok(mut heap) = self.heap.lock() else { return };
-        heap.push(Hit { path, item });
-        if heap.len() > self.n {
-            heap.pop();
+        let mut moved = false;
+        for (path, item) in hits {
+            if heap.len() == self.n && heap.peek().is_some_and(|top| path_cmp(&path, &top.path).is_gt()) {
+                continue;
+            }
+            heap.push(Hit { path, item });
+            if heap.len() > self.n {
+                heap.pop();
+            }
+            moved |= heap.len() == self.n;
         }
-        if heap.len() == self.n
-            && let (Some(top), Ok(mut bound)) = (heap.peek(), self.bound.write())
-        {
+        if moved && let (Some(top), Ok(mut bound)) = (heap.peek(), self.bound.path.write()) {
             *bound = Some(top.path.clone());
-            self.generation.fetch_add(1, AtomicOrdering::Release);
+            self.bound.generation.fetch_add(1, AtomicOrdering::Release);
         }
     }
 }
@@ -105,10 +138,10 @@ struct LocalBound {
 
 impl LocalBound {
     fn after<T>(&mut self, shared: &Shared<T>, path: &Path) -> bool {
-        let g = shared.generation.load(AtomicOrdering::Acquire);
+        let g = shared.bound.generation.load(AtomicOrdering::Acquire);
         if g != self.generation {
             self.generation = g;
-            self.bound = shared.bound.read().ok().and_then(|b| b.clone());
+            self.bound = shared.bound.path.read().ok().and_then(|b| b.clone());
         }
         self.bound.as_deref().is_some_and(|b| path_cmp(path, b) == Ordering::Greater)
     }
@@ -116,39 +149,50 @@ impl LocalBound {
 
 struct Visitor<'s, T, F> {
     shared: &'s Shared<T>,
-    keep: &'s F,
+    /// This thread's own copy (a glob's regex then has no pool shared between threads).
+    keep: F,
     abort: AbortCheck<'s>,
     seen_upto: Option<&'s Path>,
     bound: LocalBound,
+    /// Hits not yet offered: threads that find hits densely would otherwise
+    /// queue for the heap's lock on every one.
+    pending: Vec<(PathBuf, T)>,
 }
 
-impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<'_, T, F> {
+/// Hits a walker thread gathers before it offers them.
+const OFFER_BATCH: usize = 32;
+
+impl<T, F> Drop for Visitor<'_, T, F> {
+    fn drop(&mut self) {
+        self.shared.offer_all(self.pending.drain(..));
+    }
+}
+
+impl<T: Send, F: Fn(&DirEntry) -> Option<T> + Send> ParallelVisitor for Visitor<'_, T, F> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         if self.abort.aborted() {
             return WalkState::Quit;
         }
         let Ok(e) = entry else { return WalkState::Continue };
+        // What the ordered walk already saw never gets here (the walker's entry
+        // filter drops it), except the folders on the way to where it stopped.
+        if self.seen_upto.is_some_and(|u| is_ancestor_or_self(e.path(), u)) {
+            return WalkState::Continue;
+        }
         if e.depth() == 0 {
             // The search folder, or one of its folders walked as a root of its own.
             let later = self.bound.after(self.shared, e.path());
             return if later { WalkState::Skip } else { WalkState::Continue };
         }
-        if let Some(upto) = self.seen_upto {
-            // An ordered walk already saw everything up to `upto`: the folders on
-            // the way to it are entered again, whatever sorts before it is skipped.
-            if upto.starts_with(e.path()) {
-                return WalkState::Continue;
-            }
-            if path_cmp(e.path(), upto).is_lt() {
-                return WalkState::Skip;
-            }
-        }
         if self.bound.after(self.shared, e.path()) {
             // Everything below a folder sorts after it.
-            return if e.file_type().is_some_and(|t| t.is_dir()) { WalkState::Skip } else { WalkState::Continue };
+            return if is_dir(&e) { WalkState::Skip } else { WalkState::Continue };
         }
         if let Some(item) = (self.keep)(&e) {
-            self.shared.offer(e.path().to_path_buf(), item);
+            self.pending.push((e.into_path(), item));
+            if self.pending.len() >= OFFER_BATCH {
+                self.shared.offer_all(self.pending.drain(..));
+            }
         }
         WalkState::Continue
     }
@@ -161,16 +205,26 @@ struct Builder<'s, T, F> {
     seen_upto: Option<&'s Path>,
 }
 
-impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Sync> ParallelVisitorBuilder<'s> for Builder<'s, T, F> {
+impl<'s, T: Send + 's, F: Fn(&DirEntry) -> Option<T> + Clone + Send + 's> ParallelVisitorBuilder<'s>
+    for Builder<'s, T, F>
+{
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Visitor {
             shared: self.shared,
-            keep: self.keep,
+            keep: self.keep.clone(),
             abort: AbortCheck::new(self.abort),
             seen_upto: self.seen_upto,
             bound: LocalBound::default(),
+            pending: Vec::new(),
         })
     }
+}
+
+/// True when `a` is `b` or one of its ancestors (compared as bytes: both
+/// come from the same walk, so they are spelled alike).
+pub(crate) fn is_ancestor_or_self(a: &Path, b: &Path) -> bool {
+    let (a, b) = (path_bytes(a), path_bytes(b));
+    b.starts_with(a) && (b.len() == a.len() || b[a.len()] == b'/' || a.ends_with(b"/"))
 }
 
 /// What an ordered walk that stopped early already found: its hits, and the
@@ -185,14 +239,11 @@ pub(crate) struct Seen<T> {
 /// Fewest folders directly in the search folder, per walker thread, for
 /// them to be walked as separate roots in path order.
 const ROOTS_PER_THREAD: usize = 2;
-/// Root folders per thread walked in one batch.
-const ROOT_BATCH: usize = 16;
-/// How much larger each batch of roots is than the one before.
-const ROOT_BATCH_GROWTH: usize = 2;
 
 /// The entries directly in the search folder that its ignore rules keep, in
-/// path order. The parallel walker lists them without opening them (its entry
-/// filter runs before a folder is read).
+/// path order. A one-thread parallel walk lists them without opening them:
+/// its entry filter runs before a folder is read (the sequential walker opens,
+/// and when sorting reads, every folder it yields, even at its maximum depth).
 fn top_level(spec: &WalkSpec<'_>) -> Vec<DirEntry> {
     let found: Arc<Mutex<Vec<DirEntry>>> = Arc::default();
     let sink = found.clone();
@@ -226,10 +277,12 @@ pub(crate) fn walks_by_roots(root: &Path) -> bool {
 /// `seen` covers; `by_roots` is [`walks_by_roots`] of the search folder; `None` when aborted.
 ///
 /// When the search folder holds enough folders, they are walked as separate
-/// roots handed to the threads in path order, so the first hits in path order
-/// are found first and the bound that skips the rest tightens early (a walk
-/// from the search folder alone explores in the order the file system lists
-/// names, and with a sparse pattern walks about twice what it needs).
+/// roots of one parallel walk, handed to the threads in path order, so the
+/// first hits in path order are found early and the bound that skips the
+/// rest tightens soon (a walk from the search folder alone explores in the
+/// order the file system lists names, and with a sparse pattern walks about
+/// twice what it needs). Folders after the bound are dropped by the walker's
+/// entry filter, before they are read.
 pub(crate) fn first_n<T, F>(
     spec: WalkSpec<'_>,
     n: usize,
@@ -240,7 +293,7 @@ pub(crate) fn first_n<T, F>(
 ) -> Option<Vec<(PathBuf, T)>>
 where
     T: Send,
-    F: Fn(&DirEntry) -> Option<T> + Sync,
+    F: Fn(&DirEntry) -> Option<T> + Clone + Send,
 {
     let shared = Shared::new(n);
     let upto = seen.map(|s| {
@@ -249,49 +302,51 @@ where
         }
         s.upto
     });
+    let mut roots = Vec::new();
     if by_roots {
-        let top = top_level(&spec);
-        let mut roots = Vec::new();
         let mut bound = LocalBound::default();
-        for e in &top {
-            let on_the_way = upto.as_deref().is_some_and(|u| u.starts_with(e.path()));
+        for e in top_level(&spec) {
+            let on_the_way = upto.as_deref().is_some_and(|u| is_ancestor_or_self(e.path(), u));
             if !on_the_way && upto.as_deref().is_some_and(|u| path_cmp(e.path(), u).is_lt()) {
                 continue; // seen with all it holds
             }
             if bound.after(&shared, e.path()) {
                 break; // so is everything after it
             }
-            if !on_the_way && let Some(item) = keep(e) {
+            if !on_the_way && let Some(item) = keep(&e) {
                 shared.offer(e.path().to_path_buf(), item);
             }
-            if is_dir(e) {
-                roots.push(e.path().to_path_buf());
+            if is_dir(&e) {
+                roots.push(e.into_path());
             }
         }
-        // In batches, each twice the one before, so roots after the bound are
-        // mostly dropped before their set-up, for a few more thread start-ups.
-        let mut size = ROOT_BATCH * super::threads();
-        let mut rest_roots: &[PathBuf] = &roots;
-        while !rest_roots.is_empty() {
-            let (batch, later) = rest_roots.split_at(size.min(rest_roots.len()));
-            rest_roots = later;
-            size *= ROOT_BATCH_GROWTH;
-            let batch: Vec<&PathBuf> = batch.iter().filter(|r| !bound.after(&shared, r)).collect();
-            let Some((first, rest)) = batch.split_first() else { break };
-            let mut b = builder(WalkSpec { root: first, ..spec.clone() });
-            for r in rest {
-                b.add(r);
-            }
-            let mut visitors = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
-            b.build_parallel().visit(&mut visitors);
-            if abort.is_cancelled() {
-                return None;
-            }
+        if roots.is_empty() {
+            return Some(finish(shared));
         }
     } else {
-        let mut visitors = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
-        builder(spec).build_parallel().visit(&mut visitors);
+        roots.push(spec.root.to_path_buf());
     }
+    let mut b = builder(WalkSpec { root: &roots[0], ..spec.clone() });
+    for r in &roots[1..] {
+        b.add(r);
+    }
+    let (bound, seen_upto) = (shared.bound.clone(), upto.clone());
+    b.filter_entry(move |e| {
+        if let Some(u) = &seen_upto {
+            // Seen by the ordered walk: all that sorts before `u`, except the
+            // folders on the way to it.
+            if is_ancestor_or_self(e.path(), u) {
+                return true;
+            }
+            if path_cmp(e.path(), u).is_lt() {
+                return false;
+            }
+        }
+        // Everything below a folder sorts after it.
+        !(is_dir(e) && bound.after(e.path()))
+    });
+    let mut visitors = Builder { shared: &shared, keep: &keep, abort, seen_upto: upto.as_deref() };
+    b.build_parallel().visit(&mut visitors);
     if abort.is_cancelled() {
         return None;
     }

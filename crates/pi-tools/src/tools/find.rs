@@ -54,7 +54,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     search::check_argument_lengths(&[Some(a.pattern.as_str())])?;
     let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
     let abort = ctx.abort.clone();
-    let budget = search::Budget::DEFAULT;
+    let budget = search::Budget::FIND;
     let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, budget, &abort));
     tokio::select! {
         r = task => r.map_err(super::worker_failed)?,
@@ -106,9 +106,21 @@ fn fd_glob(root: &Path, p: &str) -> String {
 }
 
 /// How entries are tested against the pattern.
+#[derive(Clone)]
 struct Pattern {
     glob: GlobMatcher,
     full_path: bool,
+}
+
+impl Pattern {
+    /// Whether the entry at `path` matches (`None`: the empty pattern, which matches all).
+    fn matches(pattern: &Option<Pattern>, path: &Path) -> bool {
+        match pattern {
+            None => true,
+            Some(p) if p.full_path => p.glob.is_match(path),
+            Some(p) => p.glob.is_match(Path::new(search::file_name(path))),
+        }
+    }
 }
 
 /// Escape glob metacharacters (`\ * ? [ ] { }`) in the root folder's path.
@@ -156,28 +168,20 @@ fn execute(
     }
     let pat = compile(root, pattern)?;
     let spec = WalkSpec { root, flavor: Flavor::Fd, overrides: None, require_git: search::inside_git_repo(root) };
-    let keep = |e: &ignore::DirEntry| {
-        let hit = match &pat {
-            None => true,
-            Some(p) if p.full_path => p.glob.is_match(e.path()),
-            Some(p) => p.glob.is_match(Path::new(e.file_name())),
-        };
-        hit.then(|| (e.path().to_path_buf(), e.file_type().is_some_and(|t| t.is_dir())))
-    };
+    let is_dir = |e: &ignore::DirEntry| e.file_type().is_some_and(|t| t.is_dir());
+    let keep = |e: &ignore::DirEntry| Pattern::matches(&pat, e.path()).then(|| (e.path().to_path_buf(), is_dir(e)));
     // fd does not report walk errors unless asked (--show-errors).
-    // A search folder with many folders is walked in parallel in path order at
-    // once; otherwise an ordered single-threaded pass comes first (it finishes
-    // small searches and dense patterns alone).
-    let by_roots = search::walks_by_roots(root);
-    let first = if by_roots && !budget.is_unlimited() {
-        Ordered::Stopped(None)
-    } else {
-        first_in_order(spec.clone(), limit, budget, abort, &keep)?
-    };
-    let mut found = match first {
+    // An ordered single-threaded pass comes first: it finishes small searches
+    // and dense patterns alone; then a parallel walk goes on from where it stopped.
+    let mut found = match first_in_order(spec.clone(), limit, budget, abort, &keep)? {
         Ordered::Done(found) => found,
-        Ordered::Stopped(seen) => search::first_n(spec, limit + 1, seen, by_roots, abort, |e| keep(e).map(|(_, d)| d))
-            .ok_or(ToolError::Aborted)?,
+        Ordered::Stopped(seen) => {
+            let by_roots = search::walks_by_roots(root);
+            // Each walker thread clones the closure, and with it the glob's regex.
+            let pat = pat.clone();
+            let keep = move |e: &ignore::DirEntry| Pattern::matches(&pat, e.path()).then(|| is_dir(e));
+            search::first_n(spec, limit + 1, seen, by_roots, abort, keep).ok_or(ToolError::Aborted)?
+        }
     };
     if found.is_empty() {
         return Ok(ToolResult::success(text::NO_FILES));
@@ -244,14 +248,16 @@ fn first_in_order(
     keep: &dyn Fn(&ignore::DirEntry) -> Option<(PathBuf, bool)>,
 ) -> Result<Ordered, ToolError> {
     let mut spending = budget.start();
+    let mut aborted = search::AbortCheck::new(abort);
     let mut found: Vec<(PathBuf, bool)> = Vec::new();
-    let mut last: Option<PathBuf> = None;
+    let mut last: Option<ignore::DirEntry> = None;
     for entry in search::sorted_walk(spec) {
-        if abort.is_cancelled() {
+        if aborted.aborted() {
             return Err(ToolError::Aborted);
         }
-        if spending.exhausted_with(found.len()) {
-            return Ok(Ordered::Stopped(last.map(|upto| search::Seen { hits: found, upto })));
+        if spending.exhausted_with(found.len(), limit + 1) {
+            let seen = last.map(|upto| search::Seen { hits: found, upto: upto.into_path() });
+            return Ok(Ordered::Stopped(seen));
         }
         let Ok(e) = entry else { continue };
         if e.depth() == 0 {
@@ -263,7 +269,7 @@ fn first_in_order(
                 break;
             }
         }
-        last = Some(e.path().to_path_buf());
+        last = Some(e);
     }
     Ok(Ordered::Done(found))
 }
@@ -273,8 +279,8 @@ mod tests {
     use super::*;
 
     fn m(root: &str, pattern: &str, path: &str) -> bool {
-        let p = compile(Path::new(root), pattern).unwrap().unwrap();
-        if p.full_path { p.glob.is_match(path) } else { p.glob.is_match(Path::new(path).file_name().unwrap()) }
+        let p = compile(Path::new(root), pattern).unwrap();
+        Pattern::matches(&p, Path::new(path))
     }
 
     #[test]
@@ -296,6 +302,11 @@ mod tests {
                 let ordered = text(execute(d.path(), pattern, limit, search::Budget::UNLIMITED, &t));
                 let parallel = text(execute(d.path(), pattern, limit, search::Budget::NONE, &t));
                 assert_eq!(ordered, parallel, "width {width}: {pattern} {limit}");
+                // Handing over from every point the ordered pass can stop at.
+                for calls in (0..200).step_by(7) {
+                    let handed = text(execute(d.path(), pattern, limit, search::Budget::after(calls), &t));
+                    assert_eq!(ordered, handed, "width {width}: {pattern} {limit} after {calls}");
+                }
             }
         }
     }

@@ -408,10 +408,11 @@ fn execute(req: Request, abort: &CancellationToken) -> Result<ToolResult, ToolEr
         };
         let spec =
             WalkSpec { root: &root, flavor: Flavor::Rg, overrides, require_git: search::inside_git_repo(&req.root) };
-        if let Some((out, errors)) = first_in_order(spec.clone(), &root, &req, &matcher, abort)? {
-            return finish(out, errors, &req);
-        }
-        let (items, walk_errors) = walk_and_search(spec, &root, &req, &matcher, abort)?;
+        let seen = match first_in_order(spec.clone(), &root, &req, &matcher, abort)? {
+            Ordered::Done(out, errors) => return finish(out, errors, &req),
+            Ordered::Stopped(seen) => seen,
+        };
+        let (items, walk_errors) = walk_and_search(spec, &root, &req, &matcher, seen, abort)?;
         errors.extend(walk_errors);
         (items, Some(root))
     } else {
@@ -468,69 +469,104 @@ fn finish(out: Output, errors: Vec<String>, req: &Request) -> Result<ToolResult,
     Ok(if details.is_empty() { result } else { result.with_details(Value::Object(details)) })
 }
 
+/// How the ordered first pass ended.
+enum Ordered {
+    /// The output is known (the search ended, or its limit was passed).
+    Done(Output, Vec<String>),
+    /// The time budget ran out; what was seen is handed on.
+    Stopped(Seen),
+}
+
+/// What an ordered pass that stopped early had seen.
+#[derive(Default)]
+struct Seen {
+    /// The files searched that gave something (hits or an error), in path order.
+    items: Vec<Item>,
+    /// Matches in them.
+    matches: usize,
+    /// rg-style walk errors met.
+    errors: Vec<String>,
+    /// The last entry seen: everything before it in path order was searched.
+    upto: Option<PathBuf>,
+}
+
 /// Search in path order on one thread, which ends early once the output is
-/// known (a common pattern); gives up (`None`) after the time budget.
+/// known (a common pattern); stops after the time budget, handing on what it saw.
 fn first_in_order(
     spec: WalkSpec<'_>,
     root: &Path,
     req: &Request,
     matcher: &RegexMatcher,
     abort: &CancellationToken,
-) -> Result<Option<(Output, Vec<String>)>, ToolError> {
+) -> Result<Ordered, ToolError> {
     let mut spending = req.budget.start();
     let mut s = searcher(req.context, BinaryDetection::quit(0));
     let mut out = Output::new();
+    let mut seen = Seen::default();
+    // Walk and file errors in the order met, for an output known here.
     let mut errors = Vec::new();
-    let mut index = 0usize;
+    let mut last: Option<ignore::DirEntry> = None;
     for entry in search::sorted_walk(spec) {
         if abort.is_cancelled() {
             return Err(ToolError::Aborted);
         }
         if spending.exhausted() {
-            return Ok(None);
+            seen.upto = last.map(ignore::DirEntry::into_path);
+            return Ok(Ordered::Stopped(seen));
         }
         let e = match entry {
             Ok(e) => e,
             Err(err) => {
-                errors.push(walk_error(root, &err));
+                let err = walk_error(root, &err);
+                errors.push(err.clone());
+                seen.errors.push(err);
                 continue;
             }
         };
-        if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_file()) {
+        if e.depth() == 0 {
             continue;
         }
-        let mut item = Item::new(e.into_path());
-        item.search(&mut s, Some(root), req, matcher);
+        if !e.file_type().is_some_and(|t| t.is_file()) {
+            last = Some(e);
+            continue;
+        }
+        let mut item = Item::new(e.path().to_path_buf());
+        seen.matches += item.search(&mut s, Some(root), req, matcher);
+        last = Some(e);
         if let Some(Some(h)) = &item.hits {
             if let Some(err) = &h.error {
                 errors.push(err.clone());
             }
-            out.feed(index, h, req.limit, req.context);
+            out.feed(seen.items.len(), h, req.limit, req.context);
+            seen.items.push(item);
         }
-        index += 1;
         if out.done {
             break;
         }
     }
-    Ok(Some((out, errors)))
+    Ok(Ordered::Done(out, errors))
 }
 
-/// Walk the folder in parallel and, while the matches found stay within the
-/// limit, search each file as the walk meets it (as rg does). Returns the
-/// files in path order, some already searched, plus rg-style walk errors.
+/// Walk the folder in parallel from where `seen` ends and, while the matches
+/// found stay within the limit, search each file as the walk meets it (as rg
+/// does). Returns the files that may matter in path order (those searched
+/// that gave something, and those left for later), with `seen`'s first, plus
+/// rg-style walk errors.
 fn walk_and_search(
     spec: WalkSpec<'_>,
     root: &Path,
     req: &Request,
     matcher: &RegexMatcher,
+    seen: Seen,
     abort: &CancellationToken,
 ) -> Result<(Vec<Item>, Vec<String>), ToolError> {
     // Searching during the walk stops once more than `limit` matches were
     // seen anywhere: the rest is searched afterwards in path order, only as
     // far as the output needs.
-    let found = AtomicUsize::new(0);
+    let found = AtomicUsize::new(seen.matches);
     let walked = search::walk(
         spec,
+        seen.upto.as_deref(),
         abort,
         || searcher(req.context, BinaryDetection::quit(0)),
         |s, e| {
@@ -541,6 +577,9 @@ fn walk_and_search(
             if found.load(Ordering::Relaxed) <= req.limit {
                 let n = item.search(s, Some(root), req, matcher);
                 found.fetch_add(n, Ordering::Relaxed);
+                if matches!(item.hits, Some(None)) {
+                    return None; // searched, nothing to show
+                }
             }
             Some(item)
         },
@@ -548,10 +587,13 @@ fn walk_and_search(
     if walked.aborted {
         return Err(ToolError::Aborted);
     }
-    let errors = walked.errors.iter().map(|e| walk_error(root, e)).collect();
+    let mut errors = seen.errors;
+    errors.extend(walked.errors.iter().map(|e| walk_error(root, e)));
     let mut items = walked.items;
-    items.sort_by_cached_key(|i| search::sort_key(&i.path));
-    Ok((items, errors))
+    items.sort_unstable_by(|a, b| search::path_cmp(&a.path, &b.path));
+    let mut all = seen.items;
+    all.append(&mut items);
+    Ok((all, errors))
 }
 
 /// `glob.replace(/^(!?)(?:\.\/)+/, "$1")`: rg never matches a leading `./`.
@@ -716,6 +758,35 @@ mod tests {
             let parallel = text_of(execute(r, &CancellationToken::new()));
             assert_eq!(ordered, parallel, "limit {limit} context {context}");
             assert!(ordered.contains("needle"));
+        }
+    }
+
+    #[test]
+    fn the_parallel_walk_goes_on_from_any_point_of_the_ordered_one() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..30 {
+            let body: String =
+                (0..(i % 5)).map(|k| if k % 2 == 0 { format!("needle {i} {k}\n") } else { "hay\n".into() }).collect();
+            let p = d.path().join(format!("d{}/s{}/f{i}.txt", i % 4, i % 3));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, body).unwrap();
+        }
+        std::fs::write(d.path().join("top.txt"), "needle top\n").unwrap();
+        std::fs::write(d.path().join(".gitignore"), "d3/s1/\n").unwrap();
+        for (limit, context) in [(1, 0), (4, 1), (1000, 0)] {
+            let run = |budget| {
+                let mut r = req("needle");
+                r.root = d.path().to_path_buf();
+                r.limit = limit;
+                r.context = context;
+                r.budget = budget;
+                text_of(execute(r, &CancellationToken::new()))
+            };
+            let ordered = run(search::Budget::UNLIMITED);
+            // Every point the ordered pass can stop at (50 entries are more than the tree holds).
+            for calls in 0..50 {
+                assert_eq!(run(search::Budget::after(calls)), ordered, "limit {limit} context {context} after {calls}");
+            }
         }
     }
 

@@ -14,6 +14,19 @@ fn path_order_is_the_sort_key_order() {
     }
 }
 
+proptest::proptest! {
+    // Long shared prefixes and differences at any byte (the comparison goes
+    // eight bytes at a time).
+    #[test]
+    fn path_order_is_the_sort_key_order_for_any_paths(x in "/[ab/.-]{0,40}", y in "/[ab/.-]{0,40}") {
+        let (px, py) = (Path::new(&x), Path::new(&y));
+        proptest::prop_assert_eq!(path_cmp(px, py), sort_key(px).cmp(&sort_key(py)));
+        let (lx, ly) = (format!("/some/long/search/folder{x}"), format!("/some/long/search/folder{y}"));
+        let (lx, ly) = (Path::new(&lx), Path::new(&ly));
+        proptest::prop_assert_eq!(path_cmp(lx, ly), sort_key(lx).cmp(&sort_key(ly)));
+    }
+}
+
 #[test]
 fn keeps_the_first_n_in_path_order() {
     let d = tempfile::tempdir().unwrap();
