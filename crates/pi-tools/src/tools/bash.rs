@@ -14,7 +14,6 @@ use crate::text::bash as text;
 use crate::{Content, ToolContext, ToolError, ToolResult};
 
 mod accumulator;
-mod output_file;
 mod process;
 mod shell;
 pub(crate) mod supervisor;
