@@ -9,6 +9,7 @@
 
 mod agent;
 mod convert;
+mod custom;
 mod dispatch;
 mod events;
 mod hooks;
@@ -27,12 +28,13 @@ mod tool_changes;
 mod user_bash;
 
 pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession};
+pub use custom::{CustomEntries, CustomWriter};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use live::{LiveSettings, QUEUE_ALL, QUEUE_ONE_AT_A_TIME};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
-pub use messages::{AgentMessage, AgentOnly, BashExecutionMessage, to_llm};
+pub use messages::{AgentMessage, AgentOnly, BashExecutionMessage, replay_tool_changes, to_llm};
 pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
     NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,

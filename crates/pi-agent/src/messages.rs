@@ -104,6 +104,39 @@ pub struct BranchSummaryMessage {
     pub timestamp: i64,
 }
 
+/// The active tool names of a resumed session: `initial` (what the command
+/// line and the settings select) without the tools the conversation's system
+/// messages declared and then withdrew, followed by the tools they declare
+/// at its end that `initial` lacks (loaded by `tool_search`, activated by an
+/// extension), in the order they were declared.
+pub fn replay_tool_changes(messages: &[AgentMessage], initial: &[String]) -> Vec<String> {
+    let name_of = |t: &serde_json::Value| t["name"].as_str().map(String::from);
+    let mut declared: Vec<String> = Vec::new();
+    let mut ever: Vec<String> = Vec::new();
+    for m in messages {
+        let AgentMessage::Agent(AgentOnly::System(s)) = m else { continue };
+        for removed in s.tools_removed.iter().flatten().filter_map(name_of) {
+            declared.retain(|n| *n != removed);
+        }
+        for added in s.tools_added.iter().flatten().filter_map(name_of) {
+            if !declared.contains(&added) {
+                declared.push(added.clone());
+            }
+            if !ever.contains(&added) {
+                ever.push(added);
+            }
+        }
+    }
+    let mut active: Vec<String> =
+        initial.iter().filter(|n| !ever.contains(n) || declared.contains(n)).cloned().collect();
+    for n in declared {
+        if !active.contains(&n) {
+            active.push(n);
+        }
+    }
+    active
+}
+
 /// A command the user ran and its outcome. Unless `exclude_from_context`,
 /// the model sees it as a user message on the next request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
