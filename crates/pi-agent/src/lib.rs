@@ -9,7 +9,6 @@
 
 mod agent;
 mod convert;
-mod custom;
 mod dispatch;
 mod events;
 mod hooks;
@@ -28,7 +27,6 @@ mod tool_changes;
 mod user_bash;
 
 pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession};
-pub use custom::{CustomEntries, CustomWriter};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};

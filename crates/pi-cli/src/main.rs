@@ -5,6 +5,7 @@
 //! runs the start-up stages ([`setup`]) and then the mode ([`modes`]).
 
 mod cli_args;
+mod codemode;
 mod export;
 mod extensions;
 mod help;

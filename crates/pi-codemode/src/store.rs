@@ -1,9 +1,10 @@
 //! `store()`/`load()` across scripts: each successful script that wrote
 //! values appends one `codemode-store` custom entry (`{set, delete}`) to the
-//! session; the values a script starts with are those entries on the current
-//! branch, applied from the root.
+//! session; the values a script starts with are those entries on the
+//! session's current branch, applied from the root (so a resumed, forked or
+//! switched session sees what was stored on its own path).
 
-use pi_agent::CustomEntries;
+use pi_agent::SharedSession;
 use serde_json::{Map, Value, json};
 
 use crate::js;
@@ -58,10 +59,20 @@ fn is_entry(data: &Value) -> bool {
         && data.get("delete").and_then(Value::as_array).is_some_and(|d| d.iter().all(Value::is_string))
 }
 
+/// The data of the `codemode-store` entries on the session's branch.
+fn entries(session: &SharedSession) -> Vec<Value> {
+    let Ok(s) = session.lock() else { return Vec::new() };
+    s.branch()
+        .into_iter()
+        .filter(|e| e["type"] == "custom" && e["customType"] == STORE_ENTRY_TYPE)
+        .map(|e| e.get("data").cloned().unwrap_or(Value::Null))
+        .collect()
+}
+
 /// The stored values on the current branch.
-pub(crate) fn values(entries: &CustomEntries) -> Map<String, Value> {
+pub(crate) fn values(session: &SharedSession) -> Map<String, Value> {
     let mut store = Map::new();
-    for data in entries.of_type(STORE_ENTRY_TYPE).iter().filter(|d| is_entry(d)) {
+    for data in entries(session).iter().filter(|d| is_entry(d)) {
         for key in data["delete"].as_array().into_iter().flatten().filter_map(Value::as_str) {
             store.shift_remove(key);
         }
@@ -88,12 +99,17 @@ pub(crate) fn snapshot_json(values: &Map<String, Value>) -> String {
     Value::Object(texts).to_string()
 }
 
-/// Record a successful script's writes (nothing when it wrote nothing).
-pub(crate) fn record(entries: &CustomEntries, writes: Writes) {
+/// Record a successful script's writes (nothing when it wrote nothing). A
+/// failed write to the session file leaves the entry in memory, as the
+/// agent's own records do.
+pub(crate) fn record(session: &SharedSession, writes: Writes) {
     if writes.is_empty() {
         return;
     }
-    entries.append(STORE_ENTRY_TYPE, json!({"set": writes.set, "delete": writes.delete}));
+    if let Ok(mut s) = session.lock() {
+        let data = json!({"set": writes.set, "delete": writes.delete});
+        let _ = s.append("custom", json!({"customType": STORE_ENTRY_TYPE, "data": data}));
+    }
 }
 
 #[cfg(test)]
@@ -102,13 +118,16 @@ mod tests {
 
     #[test]
     fn writes_apply_along_the_branch() {
-        let entries = CustomEntries::new(vec![
-            (STORE_ENTRY_TYPE.into(), json!({"set": {"a": 1, "b": [2]}, "delete": []})),
-            ("other".into(), json!({"set": {"z": 1}, "delete": []})),
-            (STORE_ENTRY_TYPE.into(), json!({"set": {"c": "x"}, "delete": ["a"]})),
-            (STORE_ENTRY_TYPE.into(), json!({"bogus": true})),
-        ]);
-        let v = values(&entries);
+        let session: SharedSession =
+            std::sync::Arc::new(std::sync::Mutex::new(pi_agent::session::Session::in_memory()));
+        let custom = |t: &str, data: Value| {
+            session.lock().unwrap().append("custom", json!({"customType": t, "data": data})).unwrap();
+        };
+        custom(STORE_ENTRY_TYPE, json!({"set": {"a": 1, "b": [2]}, "delete": []}));
+        custom("other", json!({"set": {"z": 1}, "delete": []}));
+        custom(STORE_ENTRY_TYPE, json!({"set": {"c": "x"}, "delete": ["a"]}));
+        custom(STORE_ENTRY_TYPE, json!({"bogus": true}));
+        let v = values(&session);
         assert_eq!(Value::Object(v.clone()), json!({"b": [2], "c": "x"}));
         assert_eq!(snapshot_json(&v), r#"{"b":"[2]","c":"\"x\""}"#);
         let w = parse_writes(r#"[["k","{\"n\":1}"],["gone"],["k2","2"]]"#).unwrap();
@@ -116,8 +135,12 @@ mod tests {
             w,
             Writes { set: json!({"k": {"n": 1}, "k2": 2}).as_object().unwrap().clone(), delete: vec!["gone".into()] }
         );
-        record(&entries, w);
-        assert_eq!(values(&entries).get("k2"), Some(&json!(2)));
+        record(&session, w);
+        assert_eq!(values(&session).get("k2"), Some(&json!(2)));
         assert!(parse_writes("[[1]]").is_err() && parse_writes("{}").is_err());
+        // Another branch (the leaf moved back to the first entry) sees only its own values.
+        let first = session.lock().unwrap().branch()[0]["id"].as_str().unwrap().to_string();
+        session.lock().unwrap().set_leaf(Some(&first)).unwrap();
+        assert_eq!(Value::Object(values(&session)), json!({"a": 1, "b": [2]}));
     }
 }

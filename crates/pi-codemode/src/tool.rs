@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use pi_agent::{
-    AgentTool, CustomEntries, ExecutionMode, Exposure, Invocation, Loadout, LoadoutChanges, Reach, ToolDef,
+    AgentTool, ExecutionMode, Exposure, Invocation, Loadout, LoadoutChanges, Reach, SharedSession, ToolDef,
 };
 use pi_tools::ToolResult;
 use serde_json::{Value, json};
@@ -52,12 +52,12 @@ impl Settings {
 }
 
 /// What the tool needs from the session.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone)]
 pub struct CodemodeOptions {
     /// `codemode.*` settings.
     pub settings: Settings,
-    /// The session's custom entries (`store()` writes, `load()` reads).
-    pub store: CustomEntries,
+    /// The session: `store()` appends its writes, `load()` reads them on the current branch.
+    pub store: SharedSession,
     /// The model catalogue of `models`.
     pub models: Arc<Models>,
     /// The script reference (`docs/codemode.md`) named in the description.
@@ -147,7 +147,12 @@ mod tests {
 
     #[test]
     fn reach_is_all_with_discovery_globals_else_the_words() {
-        let t = Codemode::new(CodemodeOptions::default());
+        let t = Codemode::new(CodemodeOptions {
+            settings: Settings::default(),
+            store: std::sync::Arc::new(std::sync::Mutex::new(pi_agent::session::Session::in_memory())),
+            models: Default::default(),
+            docs_path: String::new(),
+        });
         assert_eq!(t.reaches_tools(&json!({"code": "await searchTools('x')"})), Some(Reach::All));
         assert_eq!(
             t.reaches_tools(&json!({"code": "tools[\"mcp__docs__\" + n]({})"})),

@@ -108,7 +108,13 @@ fn interceptors(env: &Env, mode: Mode, loaded: &Loaded) -> Result<Vec<Arc<dyn In
 }
 
 /// What `/reload` needs to remember.
-fn reload_state(args: &CliArgs, settings: &Settings, prompt: PromptSource, env: &Env) -> ReloadState {
+fn reload_state(
+    args: &CliArgs,
+    settings: &Settings,
+    prompt: PromptSource,
+    env: &Env,
+    codemode: &pi_codemode::Settings,
+) -> ReloadState {
     use pi_config::tool_selection::{DEFAULT_TOOL_NAMES, is_modifier};
     let cli_tools = args.tools.as_ref().map(|(_, t)| t.clone());
     ReloadState {
@@ -121,6 +127,7 @@ fn reload_state(args: &CliArgs, settings: &Settings, prompt: PromptSource, env: 
         last_default: settings
             .resolved_default_tools()
             .unwrap_or_else(|| DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()),
+        codemode: codemode.clone(),
     }
 }
 
@@ -134,14 +141,26 @@ pub(crate) struct AgentInputs<'a> {
     pub chosen: Chosen,
     pub opened: Opened,
     pub loaded: &'a Loaded,
+    pub models: &'a [pi_config::ModelEntry],
 }
 
 /// Build the agent; `session_start` handlers run before it exists (their
 /// failures are reported), tool-set changes they ask for reach it at once.
 pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
-    let AgentInputs { env, args, mode, settings, trusted, chosen, opened, loaded } = i;
+    let AgentInputs { env, args, mode, settings, trusted, chosen, opened, loaded, models } = i;
+    let tool_ctx = tool_context(env, args, settings, &chosen, &opened);
+    let header = opened.session.header().clone();
+    let Opened { mut session, history, context } = opened;
+    record_choices(&mut session, &chosen, context.model.as_ref(), context.thinking_level.as_deref());
+    let session: pi_agent::SharedSession = Arc::new(Mutex::new(session));
     let input = super::registry::selection_input(args, settings.resolved_default_tools());
-    let mut registry: Registry = super::registry::build(&input, &loaded.tools());
+    let codemode = crate::codemode::options(settings, session.clone(), models);
+    let builtin_tools = crate::extensions::builtin_tools(&loaded.builtins, &codemode);
+    let mut registry: Registry = super::registry::build(&input, &loaded.tools(), &builtin_tools);
+    // A continued session declares the tools its recorded system messages
+    // left declared (tool_search loads them).
+    let resumed = pi_agent::replay_tool_changes(&history, registry.active());
+    registry.set_active(&resumed);
     registry.refresh_loadout().await;
     let prompt = PromptSource {
         agent_dir: env.agent_dir.clone(),
@@ -152,9 +171,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         append_system_prompt: args.append_system_prompt.clone(),
     };
     let system_prompt = prompt.build(&registry);
-    let reload = reload_state(args, settings, prompt.clone(), env);
-    let tool_ctx = tool_context(env, args, settings, &chosen, &opened);
-    let header = opened.session.header().clone();
+    let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings);
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;
     for l in &loaded.scripts {
@@ -165,9 +182,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let model = crate::model_select::ai_model(&chosen.entry);
     let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode));
     agent.system_sections = Some(system_prompt);
-    let Opened { mut session, history, context } = opened;
-    record_choices(&mut session, &chosen, context.model.as_ref(), context.thinking_level.as_deref());
-    agent.session = Arc::new(Mutex::new(session));
+    agent.session = session;
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
     for l in &loaded.scripts {

@@ -37,7 +37,7 @@ use vm::{FromVm, Item, Launch, Settle};
 
 /// What a script's run needs besides the call.
 pub(crate) struct Env<'a> {
-    pub store: &'a pi_agent::CustomEntries,
+    pub store: &'a pi_agent::SharedSession,
     pub models: &'a Models,
     pub docs_path: &'a str,
 }
@@ -188,7 +188,7 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 }
 
 impl<'r, 'a> Run<'r, 'a> {
-    fn launch(&self, script: &Script, store: &pi_agent::CustomEntries) -> Launch {
+    fn launch(&self, script: &Script, store: &pi_agent::SharedSession) -> Launch {
         let tools: Vec<Value> = self
             .callable
             .iter()
@@ -242,7 +242,7 @@ impl<'r, 'a> Run<'r, 'a> {
     }
 
     /// Run the script to its end; returns how it ended and its output.
-    async fn script(&self, script: &Script, store: &pi_agent::CustomEntries) -> (Ending, Vec<Item>) {
+    async fn script(&self, script: &Script, store: &pi_agent::SharedSession) -> (Ending, Vec<Item>) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let vm = match vm::start(self.launch(script, store), tx) {
             Ok(vm) => vm,

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use pi_agent::{AgentTool, BuiltinTool, CallRequest, Caller, CustomEntries, Dispatcher, RawArgs, Registry};
+use pi_agent::{AgentTool, BuiltinTool, CallRequest, Caller, Dispatcher, RawArgs, Registry, SharedSession};
 use pi_codemode::{Codemode, CodemodeOptions, Mode, Models, Settings};
 use pi_tools::{ToolContext, ToolName, ToolResult};
 use serde_json::{Value, json};
@@ -13,11 +13,11 @@ pub struct Harness {
     pub dir: tempfile::TempDir,
     pub dispatcher: Dispatcher,
     pub ctx: ToolContext,
-    pub store: CustomEntries,
+    pub store: SharedSession,
     next: std::sync::atomic::AtomicU32,
 }
 
-pub fn options(store: &CustomEntries) -> CodemodeOptions {
+pub fn options(store: &SharedSession) -> CodemodeOptions {
     CodemodeOptions {
         settings: Settings::new(Mode::On, None),
         store: store.clone(),
@@ -37,7 +37,7 @@ impl Harness {
     pub fn with_tools(extra: Vec<Arc<dyn AgentTool>>) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "hello\nworld\n").unwrap();
-        let store = CustomEntries::default();
+        let store: SharedSession = Arc::new(std::sync::Mutex::new(pi_agent::session::Session::in_memory()));
         let mut registry = Registry::new();
         for name in [ToolName::Read, ToolName::Bash, ToolName::Ls] {
             registry.register(Arc::new(BuiltinTool::new(name)));
