@@ -41,6 +41,8 @@ spec = json.load(open(sys.argv[1])); d = sys.argv[2]; port = sys.argv[3]
 json.dump({"providers": {"mock": {"baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions", "apiKey": "x", "models": [{"id": "mock-1"}]}}},
           open(f"{d}/home/.pi/agent/models.json", "w"))
 json.dump(spec["turns"], open(f"{d}/script.json", "w"))
+if "settings" in spec:
+    json.dump(spec["settings"], open(f"{d}/home/.pi/agent/settings.json", "w"))
 subprocess.run(["bash", "-c", spec.get("setup", "true")], cwd=f"{d}/work", check=True)
 open(f"{d}/flags", "w").write("\n".join(spec.get("flags", [])))
 PY

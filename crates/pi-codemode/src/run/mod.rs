@@ -216,16 +216,26 @@ impl<'r, 'a> Run<'r, 'a> {
         abort: &CancellationToken,
     ) -> BoxFuture<'r, Answer> {
         let at = self.calls.start(format!("{}/?", self.inv.call_id), &name, args.as_ref());
-        (self.publish)();
         let (calls, publish, abort) = (self.calls, self.publish, abort.clone());
         let nested = self.inv.nested.as_ref();
         let schema = self.callable.iter().find(|t| t.def().name == name).map(|t| t.output_schema().is_some());
         Box::pin(async move {
             let (Some(nested), Some(has_schema)) = (nested, schema) else {
+                publish();
                 calls.finish(at, None, Status::Error, Some(&text::unknown_callee(true, &name)));
                 return (id, Err(text::unknown_callee(true, &name)));
             };
-            let outcome = nested.call_with_abort(&name, args.unwrap_or(Value::Null), None, Some(abort.clone())).await;
+            // `undefined` and `null` arguments are an empty object, as with the reference.
+            let args = args.filter(|a| !a.is_null()).unwrap_or_else(|| json!({}));
+            let call = nested.call_with_abort(&name, args, None, Some(abort.clone()));
+            let mut call = std::pin::pin!(call);
+            // The call's start event comes first, then the record saying it runs.
+            let first = futures::poll!(call.as_mut());
+            publish();
+            let outcome = match first {
+                std::task::Poll::Ready(o) => o,
+                std::task::Poll::Pending => call.await,
+            };
             let status = match (outcome.is_error, abort.is_cancelled()) {
                 (false, _) => Status::Ok,
                 (true, true) => Status::Cancelled,
