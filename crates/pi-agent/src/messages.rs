@@ -297,4 +297,24 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    #[test]
+    fn a_resumed_session_keeps_the_tools_its_system_messages_left_declared() {
+        let system = |added: &[&str], removed: &[&str]| {
+            let tools = |names: &[&str]| Some(names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>());
+            AgentMessage::Agent(AgentOnly::System(SystemMessage {
+                content: json!(""),
+                sections: None,
+                tools_added: tools(added),
+                tools_removed: tools(removed),
+                timestamp: 0,
+            }))
+        };
+        let initial: Vec<String> = ["read", "bash", "codemode"].iter().map(|s| s.to_string()).collect();
+        let history =
+            vec![system(&["read", "bash"], &[]), system(&["weather", "grep"], &["bash"]), system(&[], &["grep"])];
+        // codemode (hidden from requests, never declared) stays; bash was withdrawn; weather was loaded.
+        assert_eq!(replay_tool_changes(&history, &initial), ["read", "codemode", "weather"]);
+        assert_eq!(replay_tool_changes(&[], &initial), initial);
+    }
 }
