@@ -8,7 +8,7 @@ use pi_agent::SharedSession;
 use serde_json::{Map, Value, json};
 
 use crate::js;
-use crate::text::STORE_ENTRY_TYPE;
+use crate::text::{self, STORE_ENTRY_TYPE};
 
 /// One script's writes.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -31,11 +31,11 @@ pub(crate) struct Malformed(pub String);
 
 /// Read `[[key, json] | [key], …]` as the runtime reports a script's writes.
 pub(crate) fn parse_writes(json: &str) -> Result<Writes, Malformed> {
-    let list: Value = serde_json::from_str(json).map_err(|_| Malformed("store writes is not valid JSON".into()))?;
-    let Value::Array(list) = list else { return Err(Malformed("store writes are not an array".into())) };
+    let list: Value = serde_json::from_str(json).map_err(|_| Malformed(text::WRITES_NOT_JSON.into()))?;
+    let Value::Array(list) = list else { return Err(Malformed(text::WRITES_NOT_ARRAY.into())) };
     let mut writes = Writes::default();
     for entry in list {
-        let malformed = || Malformed("store writes contain a malformed entry".into());
+        let malformed = || Malformed(text::WRITES_MALFORMED.into());
         let Value::Array(parts) = entry else { return Err(malformed()) };
         match parts.as_slice() {
             [Value::String(key)] => {
@@ -43,9 +43,8 @@ pub(crate) fn parse_writes(json: &str) -> Result<Writes, Malformed> {
                 writes.delete.push(key.clone());
             }
             [Value::String(key), Value::String(value)] => {
-                let value = serde_json::from_str(value).map_err(|_| {
-                    Malformed(format!("store value for {} is not valid JSON", js::stringify(&json!(key))))
-                })?;
+                let value = serde_json::from_str(value)
+                    .map_err(|_| Malformed(text::store_value_not_json(&js::stringify(&json!(key)))))?;
                 writes.set.insert(key.clone(), value);
             }
             _ => return Err(malformed()),

@@ -364,3 +364,93 @@ pub const IMAGES_CONTEXT: &str = "{ input: [{ type: \"text\", text: <prompt> }, 
 pub const CLASSIFY_UNSUPPORTED: &str = "Classifier models are not available in this build of pi: none of the providers it supports (openai-completions, openai-responses, anthropic-messages) runs them.";
 /// What `generateImages()` answers: no provider of this build generates images.
 pub const IMAGES_UNSUPPORTED: &str = "Image models are not available in this build of pi: none of the providers it supports (openai-completions, openai-responses, anthropic-messages) generates images.";
+
+// ---- models.* context checks (the text after `models.<call>() `) -------------
+
+/// A question that is not an object.
+pub fn question_not_object(at: &str, got: &str) -> String {
+    format!("{at} must be a question object, got {got}")
+}
+/// A question without instructions.
+pub fn instructions_not_string(at: &str) -> String {
+    format!("{at}.instructions must be a string")
+}
+/// A `choice` question with bad criteria.
+pub fn choice_criteria(at: &str) -> String {
+    format!("{at} is a \"choice\" question, so criteria must map each label to its meaning")
+}
+/// A `score` question with bad criteria.
+pub fn score_criteria(at: &str) -> String {
+    format!("{at} is a \"score\" question, so criteria must list the levels as strings, lowest first")
+}
+/// A `bool` question with bad criteria.
+pub fn bool_criteria(at: &str) -> String {
+    format!("{at} is a \"bool\" question, so criteria must be {{ true: string, false: string }}")
+}
+/// A question of an unknown type (`got`: its JSON).
+pub fn question_type(at: &str, got: &str) -> String {
+    format!("{at}.type must be \"choice\", \"score\", or \"bool\", got {got}")
+}
+/// Where a question is.
+pub fn question_path(id: &str) -> String {
+    format!("context.questions.{id}")
+}
+/// A context that is not an object.
+pub fn context_not_object(got: &str) -> String {
+    format!("expects a context object as its second argument, got {got}")
+}
+/// `state` that is not an object.
+pub fn state_not_object(got: &str) -> String {
+    format!("context.state must be an object, got {got}")
+}
+/// `images` that is not an array.
+pub fn images_not_array(got: &str) -> String {
+    format!("context.images must be an array, got {got}")
+}
+/// An entry of `images` that is not an image block.
+pub fn image_not_block(i: usize, got: &str) -> String {
+    format!("context.images[{i}] must be an image block, got {got}")
+}
+/// `questions` that is not a map of questions.
+pub fn questions_not_map(got: &str) -> String {
+    format!("context.questions must map question IDs to questions, got {got}")
+}
+/// `input` that is not a non-empty array.
+pub fn input_not_blocks(got: &str) -> String {
+    format!("context.input must be a non-empty array of blocks, got {got}")
+}
+/// An entry of `input` that is not a text or image block.
+pub fn input_block(i: usize, got: &str) -> String {
+    format!("context.input[{i}] must be a text or image block, got {got}")
+}
+
+// ---- Output layout and the runtime's reports -----------------------------------
+
+/// The line before each text item when there are several.
+pub fn text_item(n: usize, total: usize, text: &str) -> String {
+    format!("==> text {n}/{total} <==\n{text}")
+}
+/// The `console` lines, after the other output.
+pub fn console_block(lines: &str) -> String {
+    format!("<console_output>\n{lines}\n</console_output>")
+}
+/// What the runtime's report of a script's writes can be missing.
+pub const WRITES_NOT_JSON: &str = "store writes is not valid JSON";
+/// …
+pub const WRITES_NOT_ARRAY: &str = "store writes are not an array";
+/// …
+pub const WRITES_MALFORMED: &str = "store writes contain a malformed entry";
+/// A stored value that is not JSON (`key_json`: the key as JSON).
+pub fn store_value_not_json(key_json: &str) -> String {
+    format!("store value for {key_json} is not valid JSON")
+}
+/// A returned value that is not JSON.
+pub const RETURN_NOT_JSON: &str = "return value is not valid JSON";
+/// A script error that is not JSON.
+pub const ERROR_NOT_JSON: &str = "script error is not valid JSON";
+/// A script error that is not an object.
+pub const ERROR_NOT_OBJECT: &str = "script error is not an object";
+/// A script error without a message.
+pub const ERROR_MALFORMED: &str = "script error is malformed";
+/// Output past the limits the runtime enforces.
+pub const OUTPUT_PAST_LIMITS: &str = "output past its limits";

@@ -138,86 +138,73 @@ fn strings(values: &[&Value]) -> bool {
 
 fn check_question(at: &str, q: &Value) -> Result<(), String> {
     let Value::Object(q) = q else {
-        return Err(format!("{at} must be a question object, got {}", describe_value(Some(q))));
+        return Err(text::question_not_object(at, &describe_value(Some(q))));
     };
     if !q.get("instructions").is_some_and(Value::is_string) {
-        return Err(format!("{at}.instructions must be a string"));
+        return Err(text::instructions_not_string(at));
     }
     let criteria = q.get("criteria");
     match q.get("type").and_then(Value::as_str) {
         Some("choice") => match criteria {
             Some(Value::Object(c)) if strings(&c.values().collect::<Vec<_>>()) => Ok(()),
-            _ => Err(format!("{at} is a \"choice\" question, so criteria must map each label to its meaning")),
+            _ => Err(text::choice_criteria(at)),
         },
         Some("score") => match criteria {
             Some(Value::Array(c)) if strings(&c.iter().collect::<Vec<_>>()) => Ok(()),
-            _ => {
-                Err(format!("{at} is a \"score\" question, so criteria must list the levels as strings, lowest first"))
-            }
+            _ => Err(text::score_criteria(at)),
         },
         Some("bool") => {
             let ok = |k: &str| criteria.and_then(|c| c.get(k)).is_some_and(Value::is_string);
-            if ok("true") && ok("false") {
-                Ok(())
-            } else {
-                Err(format!("{at} is a \"bool\" question, so criteria must be {{ true: string, false: string }}"))
-            }
+            if ok("true") && ok("false") { Ok(()) } else { Err(text::bool_criteria(at)) }
         }
-        _ => Err(format!("{at}.type must be \"choice\", \"score\", or \"bool\", got {}", json_of(q.get("type")))),
+        _ => Err(text::question_type(at, &json_of(q.get("type")))),
     }
 }
 
 /// `classify()`'s context problem, if any (the text after `models.classify() `).
 pub(crate) fn classifier_context_problem(context: Option<&Value>) -> Option<String> {
     let Some(Value::Object(c)) = context else {
-        return Some(format!("expects a context object as its second argument, got {}", describe_value(context)));
+        return Some(text::context_not_object(&describe_value(context)));
     };
     if !is_object(c.get("state")) {
-        return Some(format!("context.state must be an object, got {}", describe_value(c.get("state"))));
+        return Some(text::state_not_object(&describe_value(c.get("state"))));
     }
     if let Some(images) = c.get("images") {
         let Value::Array(images) = images else {
-            return Some(format!("context.images must be an array, got {}", describe_value(Some(images))));
+            return Some(text::images_not_array(&describe_value(Some(images))));
         };
         for (i, image) in images.iter().enumerate() {
             let block = image.get("type") == Some(&json!("image"))
                 && image.get("data").is_some_and(Value::is_string)
                 && image.get("mimeType").is_some_and(Value::is_string);
             if !block {
-                return Some(format!(
-                    "context.images[{i}] must be an image block, got {}",
-                    describe_value(Some(image))
-                ));
+                return Some(text::image_not_block(i, &describe_value(Some(image))));
             }
         }
     }
     let questions: Option<&Map<String, Value>> =
         c.get("questions").and_then(Value::as_object).filter(|q| !q.is_empty());
     let Some(questions) = questions else {
-        return Some(format!(
-            "context.questions must map question IDs to questions, got {}",
-            describe_value(c.get("questions"))
-        ));
+        return Some(text::questions_not_map(&describe_value(c.get("questions"))));
     };
-    questions.iter().find_map(|(id, q)| check_question(&format!("context.questions.{id}"), q).err())
+    questions.iter().find_map(|(id, q)| check_question(&text::question_path(id), q).err())
 }
 
 /// `generateImages()`'s context problem, if any.
 pub(crate) fn images_context_problem(context: Option<&Value>) -> Option<String> {
     let Some(Value::Object(c)) = context else {
-        return Some(format!("expects a context object as its second argument, got {}", describe_value(context)));
+        return Some(text::context_not_object(&describe_value(context)));
     };
     let input = c.get("input");
     let Some(Value::Array(blocks)) = input.filter(|i| i.as_array().is_some_and(|a| !a.is_empty())) else {
-        return Some(format!("context.input must be a non-empty array of blocks, got {}", describe_value(input)));
+        return Some(text::input_not_blocks(&describe_value(input)));
     };
     blocks.iter().enumerate().find_map(|(i, b)| {
         let text = b.get("type") == Some(&json!("text")) && b.get("text").is_some_and(Value::is_string);
         let image = b.get("type") == Some(&json!("image"))
             && b.get("data").is_some_and(Value::is_string)
             && b.get("mimeType").is_some_and(Value::is_string);
-        (!text && !image)
-            .then(|| format!("context.input[{i}] must be a text or image block, got {}", describe_value(Some(b))))
+        (!text && !image).then(|| text::input_block(i, &describe_value(Some(b))))
     })
 }
 

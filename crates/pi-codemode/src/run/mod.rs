@@ -61,7 +61,7 @@ fn ending(ok: bool, payload: Option<String>, writes: Option<String>) -> Ending {
         let value = match payload.map(|p| serde_json::from_str::<Value>(&p)) {
             None => None,
             Some(Ok(v)) => Some(v),
-            Some(Err(_)) => return broken("return value is not valid JSON"),
+            Some(Err(_)) => return broken(text::RETURN_NOT_JSON),
         };
         return match store::parse_writes(writes.as_deref().unwrap_or("[]")) {
             Ok(writes) => Ending::Completed { value, writes },
@@ -69,16 +69,16 @@ fn ending(ok: bool, payload: Option<String>, writes: Option<String>) -> Ending {
         };
     }
     let Some(Ok(error)) = payload.map(|p| serde_json::from_str::<Value>(&p)) else {
-        return broken("script error is not valid JSON");
+        return broken(text::ERROR_NOT_JSON);
     };
     if !error.is_object() {
-        return broken("script error is not an object");
+        return broken(text::ERROR_NOT_OBJECT);
     }
     let text_of = |k: &str| error.get(k).filter(|v| !v.is_null());
     let (name, message, stack) = (text_of("name"), text_of("message"), text_of("stack"));
     let bad = |v: Option<&Value>| v.is_some_and(|v| !v.is_string());
     if !message.is_some_and(Value::is_string) || bad(name) || bad(stack) {
-        return broken("script error is malformed");
+        return broken(text::ERROR_MALFORMED);
     }
     let as_str = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
     Ending::Failed(as_str(stack).unwrap_or_else(|| {
@@ -273,7 +273,7 @@ impl<'r, 'a> Run<'r, 'a> {
                         chars += match &item { Item::Text { text, .. } => crate::js::len16(text), Item::Image { data, .. } => data.len() };
                         count += 1;
                         if chars > text::MAX_OUTPUT_CHARS || count > text::MAX_OUTPUT_ITEMS {
-                            break Ending::Stopped(text::sandbox_failed(&text::bridge_broken("output past its limits")));
+                            break Ending::Stopped(text::sandbox_failed(&text::bridge_broken(text::OUTPUT_PAST_LIMITS)));
                         }
                         items.push(item);
                     }

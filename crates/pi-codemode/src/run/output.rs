@@ -30,12 +30,12 @@ pub(crate) fn format(items: Vec<Item>) -> Vec<Block> {
             Item::Text { text, console: true } => console.push(text),
             Item::Text { text, console: false } => {
                 n += 1;
-                out.push(Block::Text(if total > 1 { format!("==> text {n}/{total} <==\n{text}") } else { text }));
+                out.push(Block::Text(if total > 1 { text::text_item(n, total, &text) } else { text }));
             }
         }
     }
     if !console.is_empty() {
-        out.push(Block::Text(format!("<console_output>\n{}\n</console_output>", console.join("\n"))));
+        out.push(Block::Text(text::console_block(&console.join("\n"))));
     }
     out
 }

@@ -18,6 +18,10 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::text;
 
+/// The code that freezes the realm, with its texts filled in.
+static HARDEN_SOURCE: LazyLock<String> =
+    LazyLock::new(|| include_str!("harden.js").replace("__TEXTS__", &text::sandbox_texts().to_string()));
+
 /// The runtime code with its texts and limits filled in.
 static RUNTIME_SOURCE: LazyLock<String> = LazyLock::new(|| {
     include_str!("prelude.js")
@@ -164,9 +168,14 @@ fn begin<'js>(
     events: &UnboundedSender<FromVm>,
 ) -> Result<Persistent<Object<'static>>, String> {
     let caught = |e: CaughtError<'_>| e.to_string();
-    let mut options = EvalOptions::default();
-    options.filename = Some(text::RUNTIME_FILE.into());
-    let factory: Function = ctx.eval_with_options(RUNTIME_SOURCE.as_str(), options).catch(ctx).map_err(caught)?;
+    let runtime_options = || {
+        let mut options = EvalOptions::default();
+        options.filename = Some(text::RUNTIME_FILE.into());
+        options
+    };
+    ctx.eval_with_options::<(), _>(HARDEN_SOURCE.as_str(), runtime_options()).catch(ctx).map_err(caught)?;
+    let factory: Function =
+        ctx.eval_with_options(RUNTIME_SOURCE.as_str(), runtime_options()).catch(ctx).map_err(caught)?;
     let host = host_object(ctx, events).catch(ctx).map_err(caught)?;
     let api: Object = factory
         .call((host, launch.tools_json.as_str(), launch.globals_json.as_str(), launch.store_json.as_str()))
