@@ -398,3 +398,39 @@ fn tool_calls_from_one_codemode_call_count_in_parallel() {
     let texts: Vec<String> = tool_texts(&server).iter().map(|t| mask(t)).collect();
     assert_eq!(texts, [ok("a\n"), ok("b\n")]);
 }
+
+#[test]
+fn at_most_two_scripts_run_at_once_and_a_deadline_counts_the_wait() {
+    let calls = |n: usize| {
+        let mut c: Vec<ToolCallSpec> = (0..n)
+            .map(|i| {
+                ToolCallSpec::new(
+                    "codemode",
+                    json!({"code": format!("await tools.bash({{command: 'sleep 2'}}); return {i}")}),
+                )
+            })
+            .collect();
+        c.push(ToolCallSpec::new("codemode", json!({"code": "// @options: {\"timeout_ms\": 700}\nreturn 'last'"})));
+        vec![Turn::tools(c), Turn::text("done")]
+    };
+    let env = Env::new();
+    let server = MockServer::start(calls(2));
+    env.run(&server, CM);
+    let texts: Vec<String> = tool_texts(&server).iter().map(|t| mask(t)).collect();
+    assert_eq!(texts[..2], [ok("0"), ok("1")]);
+    assert_eq!(
+        texts[2],
+        failed(
+            "Script error:\nScript timed out: Execution timed out after 700 ms while waiting for a free codemode worker\n\nThe script did not start."
+        )
+    );
+    // PI_CODEMODE_MAX_WORKERS raises the limit.
+    let server = MockServer::start(calls(2));
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let mut args = vec!["-p", "--offline", "--model", "mock/mock-1"];
+    args.extend_from_slice(CM);
+    args.push("go");
+    let out = env.cmd(&args).env("PI_CODEMODE_MAX_WORKERS", "3").stdin(std::process::Stdio::null()).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(mask(&tool_texts(&server)[2]), ok("last"));
+}

@@ -454,3 +454,25 @@ pub const ERROR_NOT_OBJECT: &str = "script error is not an object";
 pub const ERROR_MALFORMED: &str = "script error is malformed";
 /// Output past the limits the runtime enforces.
 pub const OUTPUT_PAST_LIMITS: &str = "output past its limits";
+
+// ---- Admission ------------------------------------------------------------------
+
+/// Script runtimes alive at once in one pi process (as the reference's workers).
+pub const DEFAULT_MAX_WORKERS: usize = 2;
+/// The variable that changes [`DEFAULT_MAX_WORKERS`] (a positive integer).
+pub const MAX_WORKERS_ENV: &str = "PI_CODEMODE_MAX_WORKERS";
+/// How long a script waits for a free runtime before failing.
+pub const WORKER_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+/// After the error of a script that never got a runtime.
+pub const DID_NOT_START: &str = "\n\nThe script did not start.";
+/// A deadline that passed while the script waited for a runtime.
+pub fn timed_out_waiting(ms: u64) -> String {
+    format!("Script timed out: Execution timed out after {ms} ms while waiting for a free codemode worker")
+}
+/// No runtime became free in time.
+pub fn no_worker(max: usize) -> String {
+    format!(
+        "No codemode worker became free within {} seconds. All {max} workers, shared by every session in this process, are held by other scripts. Retry after they finish.",
+        WORKER_WAIT.as_secs()
+    )
+}

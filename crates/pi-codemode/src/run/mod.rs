@@ -8,6 +8,7 @@
 //! script's end, a crash, the deadline or an abort. Then the VM is stopped,
 //! calls still running are cancelled, and the result is laid out ([`output`]).
 
+mod admission;
 mod calls;
 mod globals;
 mod output;
@@ -123,9 +124,23 @@ pub(crate) async fn execute(env: &Env<'_>, inv: Invocation<'_>) -> ToolResult {
         calls: &calls,
         model_calls: Default::default(),
     };
+    let slot = match admission::admit(&inv.ctx.abort, script.options.timeout_ms).await {
+        Ok(slot) => slot,
+        Err(error) => return not_started(&error, &calls, started),
+    };
     let run = Run { inv: &inv, callable: &callable, calls: &calls, globals: &globals, publish: &publish };
-    let (ending, output) = run.script(&script, env.store).await;
+    let (ending, output) = run.script(&script, env.store, slot).await;
     finish(env, &script, ending, output, &calls, started)
+}
+
+/// The result of a script that got no runtime.
+fn not_started(error: &str, calls: &Calls, started: Instant) -> ToolResult {
+    let wall = format!("{:.1}", started.elapsed().as_secs_f64());
+    let content = vec![
+        Content::Text { text: text::result_header(false, &wall) },
+        Content::Text { text: format!("{}{error}{}", text::SCRIPT_ERROR, text::DID_NOT_START) },
+    ];
+    ToolResult { content, details: Some(calls.details()), is_error: true, structured: None, usage: None }
 }
 
 /// Lay out the result of a finished script.
@@ -252,14 +267,24 @@ impl<'r, 'a> Run<'r, 'a> {
     }
 
     /// Run the script to its end; returns how it ended and its output.
-    async fn script(&self, script: &Script, store: &pi_agent::SharedSession) -> (Ending, Vec<Item>) {
+    async fn script(
+        &self,
+        script: &Script,
+        store: &pi_agent::SharedSession,
+        slot: admission::Slot,
+    ) -> (Ending, Vec<Item>) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let vm = match vm::start(self.launch(script, store), tx) {
+        let vm = match vm::start(self.launch(script, store), tx, slot.permit) {
             Ok(vm) => vm,
             Err(e) => return (Ending::Stopped(text::sandbox_failed(&e.to_string())), Vec::new()),
         };
         let abort = self.inv.ctx.abort.child_token();
-        let deadline = script.options.timeout_ms.map(|ms| tokio::time::Instant::now() + Duration::from_millis(ms));
+        // The wait for a runtime counted toward the deadline.
+        let left = script
+            .options
+            .timeout_ms
+            .map(|ms| (ms as f64 - slot.waited.as_secs_f64() * 1000.0).round().max(1.0) as u64);
+        let deadline = left.map(|ms| tokio::time::Instant::now() + Duration::from_millis(ms));
         let mut pending: FuturesUnordered<BoxFuture<'r, Answer>> = FuturesUnordered::new();
         let mut items = Vec::new();
         let (mut chars, mut count) = (0usize, 0usize);
@@ -300,16 +325,17 @@ impl<'r, 'a> Run<'r, 'a> {
                 Some((id, answer)) = pending.next(), if !pending.is_empty() => vm.settle(settle(id, answer)),
                 _ = self.inv.ctx.abort.cancelled() => break Ending::Stopped(text::aborted(text::ABORT_REASON)),
                 _ = sleep_until(deadline) => {
-                    break Ending::Stopped(text::timed_out(script.options.timeout_ms.unwrap_or_default()))
+                    break Ending::Stopped(text::timed_out(left.unwrap_or_default()))
                 }
             }
         };
         vm.stop();
+        // The runtime's thread ends (and frees its slot) once the handle is gone.
+        drop(vm);
         abort.cancel();
         self.calls.cancel_running();
         // Cancelled calls get a moment to finish, so their ends are reported.
         let _ = tokio::time::timeout(text::CANCEL_GRACE, async { while pending.next().await.is_some() {} }).await;
-        drop(vm);
         (ending, items)
     }
 }

@@ -100,8 +100,12 @@ impl Drop for Vm {
     }
 }
 
-/// Start `launch` on a new thread; its messages go to `events`.
-pub(crate) fn start(launch: Launch, events: UnboundedSender<FromVm>) -> std::io::Result<Vm> {
+/// Start `launch` on a new thread holding `slot` until it ends; its messages go to `events`.
+pub(crate) fn start(
+    launch: Launch,
+    events: UnboundedSender<FromVm>,
+    slot: tokio::sync::OwnedSemaphorePermit,
+) -> std::io::Result<Vm> {
     let (tx, rx) = mpsc::channel();
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -109,6 +113,8 @@ pub(crate) fn start(launch: Launch, events: UnboundedSender<FromVm>) -> std::io:
         if let Err(message) = run(launch, &events, rx, flag) {
             let _ = events.send(FromVm::Crash(message));
         }
+        // The runtime is gone: its slot is free for the next script.
+        drop(slot);
     })?;
     Ok(Vm { tx, stop })
 }
