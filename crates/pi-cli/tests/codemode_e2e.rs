@@ -434,3 +434,12 @@ fn at_most_two_scripts_run_at_once_and_a_deadline_counts_the_wait() {
     assert!(out.status.success());
     assert_eq!(mask(&tool_texts(&server)[2]), ok("last"));
 }
+
+#[test]
+fn an_extension_tool_with_an_output_schema_resolves_to_its_structured_content() {
+    let env = Env::new();
+    let ext = env.fixture("structured.ts");
+    let server = MockServer::start(script("return [await tools.stats({}), await tools.stats({fail: true})]"));
+    env.run(&server, &["--no-session", "-e", &ext, "--tools", "+codemode"]);
+    assert_eq!(result(&server), ok("[{\"count\":2,\"items\":[\"a\",\"b\"]},{\"count\":1,\"items\":[\"x\"]}]"));
+}
