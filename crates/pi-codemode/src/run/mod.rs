@@ -13,6 +13,7 @@ mod calls;
 mod globals;
 mod output;
 mod vm;
+mod warm;
 
 use std::collections::HashMap;
 use std::sync::Arc;

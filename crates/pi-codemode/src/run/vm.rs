@@ -100,23 +100,84 @@ impl Drop for Vm {
     }
 }
 
-/// Start `launch` on a new thread holding `slot` until it ends; its messages go to `events`.
+/// What a runtime needs to run one script, handed to the thread that runs it.
+pub(crate) struct Job {
+    pub launch: Launch,
+    pub events: UnboundedSender<FromVm>,
+    pub answers: mpsc::Receiver<Settle>,
+    /// The admission slot, held until the runtime is gone.
+    pub slot: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// Start `launch` holding `slot` until its runtime is gone; its messages go
+/// to `events`. A runtime made ready in advance ([`super::warm`]) is used
+/// when there is one; another is then prepared for the next script.
 pub(crate) fn start(
     launch: Launch,
     events: UnboundedSender<FromVm>,
     slot: tokio::sync::OwnedSemaphorePermit,
 ) -> std::io::Result<Vm> {
-    let (tx, rx) = mpsc::channel();
+    let (tx, answers) = mpsc::channel();
+    let mut job = Job { launch, events, answers, slot };
+    if let Some(spare) = super::warm::take() {
+        match spare.jobs.send(job) {
+            Ok(()) => {
+                super::warm::replenish();
+                return Ok(Vm { tx, stop: spare.stop });
+            }
+            Err(mpsc::SendError(back)) => job = back,
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    std::thread::Builder::new().name("pi-codemode".into()).stack_size(text::SCRIPT_THREAD_STACK).spawn(move || {
-        if let Err(message) = run(launch, &events, rx, flag) {
-            let _ = events.send(FromVm::Crash(message));
+    thread("pi-codemode").spawn(move || {
+        let ran = prepare(flag).and_then(|ready| run(ready, &job.launch, &job.events, job.answers));
+        if let Err(message) = ran {
+            let _ = job.events.send(FromVm::Crash(message));
         }
         // The runtime is gone: its slot is free for the next script.
-        drop(slot);
+        drop(job.slot);
     })?;
+    super::warm::replenish();
     Ok(Vm { tx, stop })
+}
+
+/// A thread for a script's runtime.
+pub(crate) fn thread(name: &str) -> std::thread::Builder {
+    std::thread::Builder::new().name(name.into()).stack_size(text::SCRIPT_THREAD_STACK)
+}
+
+/// A runtime ready for a script: limits set, the realm frozen, the runtime
+/// code compiled. It lives on the thread that made it.
+pub(crate) struct Ready {
+    rt: Runtime,
+    context: Context,
+    factory: Persistent<Function<'static>>,
+    pub stop: Arc<AtomicBool>,
+}
+
+/// Make a runtime ready; `stop` interrupts whatever runs in it.
+pub(crate) fn prepare(stop: Arc<AtomicBool>) -> Result<Ready, String> {
+    let rt = Runtime::new().map_err(|e| e.to_string())?;
+    rt.set_memory_limit(text::MEMORY_LIMIT_BYTES);
+    rt.set_max_stack_size(text::JS_STACK_BYTES);
+    let flag = stop.clone();
+    rt.set_interrupt_handler(Some(Box::new(move || flag.load(Ordering::Relaxed))));
+    let context = Context::full(&rt).map_err(|e| e.to_string())?;
+    let factory = context.with(|ctx| -> Result<Persistent<Function<'static>>, String> {
+        let caught = |e: CaughtError<'_>| e.to_string();
+        ctx.eval_with_options::<(), _>(HARDEN_SOURCE.as_str(), runtime_options()).catch(&ctx).map_err(caught)?;
+        let factory: Function =
+            ctx.eval_with_options(RUNTIME_SOURCE.as_str(), runtime_options()).catch(&ctx).map_err(caught)?;
+        Ok(Persistent::save(&ctx, factory))
+    })?;
+    Ok(Ready { rt, context, factory, stop })
+}
+
+fn runtime_options() -> EvalOptions {
+    let mut options = EvalOptions::default();
+    options.filename = Some(text::RUNTIME_FILE.into());
+    options
 }
 
 /// A caught JavaScript error as `{name, message, stack}` JSON, the stack
@@ -170,18 +231,12 @@ fn host_object<'js>(ctx: &Ctx<'js>, events: &UnboundedSender<FromVm>) -> rquickj
 /// and `stalled` are kept for later turns.
 fn begin<'js>(
     ctx: &Ctx<'js>,
+    factory: &Persistent<Function<'static>>,
     launch: &Launch,
     events: &UnboundedSender<FromVm>,
 ) -> Result<Persistent<Object<'static>>, String> {
     let caught = |e: CaughtError<'_>| e.to_string();
-    let runtime_options = || {
-        let mut options = EvalOptions::default();
-        options.filename = Some(text::RUNTIME_FILE.into());
-        options
-    };
-    ctx.eval_with_options::<(), _>(HARDEN_SOURCE.as_str(), runtime_options()).catch(ctx).map_err(caught)?;
-    let factory: Function =
-        ctx.eval_with_options(RUNTIME_SOURCE.as_str(), runtime_options()).catch(ctx).map_err(caught)?;
+    let factory = factory.clone().restore(ctx).map_err(|e| e.to_string())?;
     let host = host_object(ctx, events).catch(ctx).map_err(caught)?;
     let api: Object = factory
         .call((host, launch.tools_json.as_str(), launch.globals_json.as_str(), launch.store_json.as_str()))
@@ -205,20 +260,16 @@ fn begin<'js>(
     Ok(kept)
 }
 
-fn run(
-    launch: Launch,
+/// Run `launch` in a ready runtime until the host lets go of it.
+pub(crate) fn run(
+    ready: Ready,
+    launch: &Launch,
     events: &UnboundedSender<FromVm>,
     rx: mpsc::Receiver<Settle>,
-    stop: Arc<AtomicBool>,
 ) -> Result<(), String> {
-    let rt = Runtime::new().map_err(|e| e.to_string())?;
-    rt.set_memory_limit(text::MEMORY_LIMIT_BYTES);
-    rt.set_max_stack_size(text::JS_STACK_BYTES);
-    let flag = stop.clone();
-    rt.set_interrupt_handler(Some(Box::new(move || flag.load(Ordering::Relaxed))));
-    let context = Context::full(&rt).map_err(|e| e.to_string())?;
+    let Ready { rt, context, factory, stop } = ready;
     let stopped = || stop.load(Ordering::SeqCst);
-    let api = match context.with(|ctx| begin(&ctx, &launch, events)) {
+    let api = match context.with(|ctx| begin(&ctx, &factory, launch, events)) {
         Ok(api) => api,
         Err(_) if stopped() => return Ok(()),
         Err(e) => return Err(e),
