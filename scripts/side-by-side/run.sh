@@ -41,6 +41,8 @@ spec = json.load(open(sys.argv[1])); d = sys.argv[2]; port = sys.argv[3]
 json.dump({"providers": {"mock": {"baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions", "apiKey": "x", "models": [{"id": "mock-1"}]}}},
           open(f"{d}/home/.pi/agent/models.json", "w"))
 json.dump(spec["turns"], open(f"{d}/script.json", "w"))
+if "settings" in spec:
+    json.dump(spec["settings"], open(f"{d}/home/.pi/agent/settings.json", "w"))
 subprocess.run(["bash", "-c", spec.get("setup", "true")], cwd=f"{d}/work", check=True)
 open(f"{d}/flags", "w").write("\n".join(spec.get("flags", [])))
 PY
@@ -56,6 +58,15 @@ PY
   if python3 - "$out" <<'PY'
 import json, sys, re
 out = sys.argv[1]
+def normalise(c):
+    # codemode: wall times, spill and image files, the script reference's path, timeouts
+    c = re.sub(r"Wall time [0-9.]+ seconds", "Wall time <t> seconds", c)
+    c = re.sub(r'(\\?"wall_time_seconds\\?"):[0-9.]+', r"\1:<t>", c)
+    c = re.sub(r"pi-codemode-[0-9a-f]{16}\.", "pi-codemode-<id>.", c)
+    c = re.sub(r"Execution timed out after [0-9]+ ms", "Execution timed out after <n> ms", c)
+    c = re.sub(r"[^ ]*/docs/codemode\.md", "<docs>/codemode.md", c)
+    c = re.sub(r"127\.0\.0\.1:[0-9]+", "127.0.0.1:<port>", c)
+    return c
 def results(who):
     try:
         lines = open(f"{out}/{who}/log.jsonl").read().splitlines()
@@ -70,14 +81,14 @@ def results(who):
                 # temp-file names and scratch paths differ between the two runs
                 c = re.sub(r"pi-(bash|powershell)-[0-9a-f]{16}\.log", "pi-\\1-<id>.log", c)
                 c = c.replace(f"{out}/{who}/", "<scratch>/")
-                res.append(c)
+                res.append(normalise(c))
     return res
 def declared(who):
     try:
         first = json.loads(open(f"{out}/{who}/log.jsonl").readline())
     except (FileNotFoundError, ValueError):
         return None
-    return [(t["function"]["name"], t["function"]["description"]) for t in first.get("tools", [])]
+    return [(t["function"]["name"], normalise(t["function"]["description"])) for t in first.get("tools", [])]
 r, o = results("ref"), results("ours")
 dr, do = declared("ref"), declared("ours")
 if dr != do:

@@ -104,6 +104,39 @@ pub struct BranchSummaryMessage {
     pub timestamp: i64,
 }
 
+/// The active tool names of a resumed session: `initial` (what the command
+/// line and the settings select) without the tools the conversation's system
+/// messages declared and then withdrew, followed by the tools they declare
+/// at its end that `initial` lacks (loaded by `tool_search`, activated by an
+/// extension), in the order they were declared.
+pub fn replay_tool_changes(messages: &[AgentMessage], initial: &[String]) -> Vec<String> {
+    let name_of = |t: &serde_json::Value| t["name"].as_str().map(String::from);
+    let mut declared: Vec<String> = Vec::new();
+    let mut ever: Vec<String> = Vec::new();
+    for m in messages {
+        let AgentMessage::Agent(AgentOnly::System(s)) = m else { continue };
+        for removed in s.tools_removed.iter().flatten().filter_map(name_of) {
+            declared.retain(|n| *n != removed);
+        }
+        for added in s.tools_added.iter().flatten().filter_map(name_of) {
+            if !declared.contains(&added) {
+                declared.push(added.clone());
+            }
+            if !ever.contains(&added) {
+                ever.push(added);
+            }
+        }
+    }
+    let mut active: Vec<String> =
+        initial.iter().filter(|n| !ever.contains(n) || declared.contains(n)).cloned().collect();
+    for n in declared {
+        if !active.contains(&n) {
+            active.push(n);
+        }
+    }
+    active
+}
+
 /// A command the user ran and its outcome. Unless `exclude_from_context`,
 /// the model sees it as a user message on the next request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -263,5 +296,25 @@ mod tests {
             Message::User(u) => assert_eq!(u.timestamp, 5),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_resumed_session_keeps_the_tools_its_system_messages_left_declared() {
+        let system = |added: &[&str], removed: &[&str]| {
+            let tools = |names: &[&str]| Some(names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>());
+            AgentMessage::Agent(AgentOnly::System(SystemMessage {
+                content: json!(""),
+                sections: None,
+                tools_added: tools(added),
+                tools_removed: tools(removed),
+                timestamp: 0,
+            }))
+        };
+        let initial: Vec<String> = ["read", "bash", "codemode"].iter().map(|s| s.to_string()).collect();
+        let history =
+            vec![system(&["read", "bash"], &[]), system(&["weather", "grep"], &["bash"]), system(&[], &["grep"])];
+        // codemode (hidden from requests, never declared) stays; bash was withdrawn; weather was loaded.
+        assert_eq!(replay_tool_changes(&history, &initial), ["read", "codemode", "weather"]);
+        assert_eq!(replay_tool_changes(&[], &initial), initial);
     }
 }

@@ -206,9 +206,29 @@ impl<'a> NestedCaller<'a> {
             .collect()
     }
 
+    /// The session's tool set (every registered tool, the active names, and
+    /// changes to apply before the next request), for tools that search or
+    /// load other tools (`tool_search`).
+    pub fn tool_changes(&self) -> &crate::ToolChanges {
+        &self.dispatcher.tool_changes
+    }
+
     /// Call `name` with `args` through the one pipeline. `on_update` receives
     /// the callee's partial results. The caller's abort signal applies.
     pub fn call(&self, name: &str, args: Value, on_update: Option<UpdateFn>) -> BoxFuture<'_, NestedOutcome> {
+        self.call_with_abort(name, args, on_update, None)
+    }
+
+    /// [`NestedCaller::call`] with its own abort signal (a script's, so the
+    /// calls still running when the script ends can be cancelled); `None`:
+    /// the caller's.
+    pub fn call_with_abort(
+        &self,
+        name: &str,
+        args: Value,
+        on_update: Option<UpdateFn>,
+        abort: Option<tokio_util::sync::CancellationToken>,
+    ) -> BoxFuture<'_, NestedOutcome> {
         let name = name.to_string();
         Box::pin(async move {
             let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
@@ -231,7 +251,15 @@ impl<'a> NestedCaller<'a> {
                 Ok(ready) => {
                     let inner = self.scope.clone();
                     let holds = self.holds_queue || exclusive;
-                    (self.dispatcher.run_in_scope(ready, self.ctx, inner, holds, on_update).await, true)
+                    let own;
+                    let ctx = match abort {
+                        Some(token) => {
+                            own = ToolContext { abort: token, ..self.ctx.clone() };
+                            &own
+                        }
+                        None => self.ctx,
+                    };
+                    (self.dispatcher.run_in_scope(ready, ctx, inner, holds, on_update).await, true)
                 }
                 Err(done) => (done, false),
             };

@@ -140,6 +140,11 @@ pub trait AgentTool: Send + Sync {
     fn reaches_tools(&self, _input: &Value) -> Option<Reach> {
         None
     }
+    /// JSON schema of the structured value programmatic callers (codemode
+    /// scripts) receive (`outputSchema`); `None`: they receive the text.
+    fn output_schema(&self) -> Option<&Value> {
+        None
+    }
     /// Whether the tool adjusts the declared tools while active ([`AgentTool::prepare_loadout`]).
     fn has_prepare_loadout(&self) -> bool {
         false
@@ -159,6 +164,7 @@ pub trait AgentTool: Send + Sync {
 pub struct BuiltinTool {
     name: ToolName,
     def: ToolDef,
+    output_schema: Option<Value>,
 }
 
 impl BuiltinTool {
@@ -177,7 +183,7 @@ impl BuiltinTool {
             execution_mode: ExecutionMode::Parallel,
             namespace: None,
         };
-        BuiltinTool { name, def }
+        BuiltinTool { name, def, output_schema: spec.output_schema }
     }
 
     /// All eight built-ins.
@@ -192,6 +198,9 @@ impl AgentTool for BuiltinTool {
     }
     fn prepare_arguments<'a>(&'a self, args: Value) -> BoxFuture<'a, Value> {
         Box::pin(std::future::ready(pi_tools::prepare_arguments(self.name, args)))
+    }
+    fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
     }
     fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {

@@ -17,7 +17,11 @@ use crate::text;
 
 /// Built-in extensions of the reference that this build does not provide
 /// yet; naming them is not an error (they are simply absent).
-const REFERENCE_ONLY_BUILTINS: &[&str] = &["mcp", "codemode", "tool-search", "llama.cpp"];
+const REFERENCE_ONLY_BUILTINS: &[&str] = &["mcp", "llama.cpp"];
+
+/// Built-in extensions that load unless disabled (`-builtin:<name>`,
+/// `--no-extensions`): they register the `codemode` and `tool_search` tools.
+pub const DEFAULT_BUILTINS: &[&str] = pi_codemode::BUILTINS;
 
 /// Script extensions found in a folder (`<agent-dir>/extensions`,
 /// `.pi/extensions`): `*.ts`, `*.js`, `*.mjs` files and sub-folders with an
@@ -48,7 +52,8 @@ pub async fn load_scripts(paths: &[PathBuf], opts: HostOptions) -> Result<Option
 }
 
 /// Build the interceptors of the built-in extensions `names` (`builtin:<name>`:
-/// the shipped policies); `Err` is the start-up error message.
+/// the shipped policies; the tool built-ins are [`builtin_tools`]); `Err` is
+/// the start-up error message.
 pub fn load_builtins(
     names: &[String],
     cwd: &std::path::Path,
@@ -62,11 +67,19 @@ pub fn load_builtins(
         }
         match pi_policies::builtin(name, opts) {
             Some(i) => out.push(i),
+            // Built-ins that register tools (pi-codemode), not handlers.
+            None if pi_codemode::BUILTINS.contains(&name.as_str()) => {}
             None if REFERENCE_ONLY_BUILTINS.contains(&name.as_str()) => {}
             None => return Err(text::extension_load_failed(&format!("builtin:{name}"), &text::unknown_builtin(name))),
         }
     }
     Ok(out)
+}
+
+/// The tools of the built-in extensions `names` that register tools
+/// (`builtin:codemode`, `builtin:tool-search`), in order.
+pub fn builtin_tools(names: &[String], options: &pi_codemode::CodemodeOptions) -> Vec<Arc<dyn pi_agent::AgentTool>> {
+    names.iter().filter_map(|n| pi_codemode::builtin(n, options)).collect()
 }
 
 /// The session's tools as extensions see them (`pi.getAllTools()`,

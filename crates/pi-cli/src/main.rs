@@ -6,6 +6,7 @@
 //! terminal the mode is the terminal UI ([`tui`]).
 
 mod cli_args;
+mod codemode;
 mod export;
 mod extensions;
 mod help;

@@ -25,6 +25,8 @@ pub struct ReloadState {
     pub uses_default_tools: bool,
     /// The resolved `defaultTools` at the last (re)load.
     pub last_default: Vec<String>,
+    /// `codemode.*` as the codemode tool reads them.
+    pub codemode: pi_codemode::Settings,
 }
 
 /// Reload and return the status line (warnings go to standard error).
@@ -57,6 +59,11 @@ pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (Stri
         agent.dispatcher.registry.set_active(&active);
         state.last_default = new_default;
     }
+    let (mode, budget) = crate::codemode::settings(&settings);
+    state.codemode.set(mode, budget);
+    // The tools' loadout hooks run again with the new settings.
+    let active = agent.dispatcher.registry.active().to_vec();
+    agent.dispatcher.registry.set_active(&active);
     agent.dispatcher.registry.refresh_loadout().await;
     let sections = state.prompt.build(&agent.dispatcher.registry);
     agent.system_prompt = sections.text();

@@ -242,7 +242,10 @@ fn tool_selection_flags_decide_the_declared_tools() {
         (&["-t", "+grep,-bash"], &["read", "edit", "write", "grep"]),
         (&["--no-builtin-tools"], &[]),
         (&["--tools", ""], &[]),
-        (&["--tools", "*"], &["read", "bash", "powershell", "edit", "write", "grep", "find", "ls"]),
+        (
+            &["--tools", "*"],
+            &["read", "bash", "powershell", "edit", "write", "grep", "find", "ls", "codemode", "tool_search"],
+        ),
     ];
     for (flags, want) in cases {
         let env = Env::new();

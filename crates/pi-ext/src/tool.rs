@@ -116,6 +116,12 @@ impl AgentTool for ExtTool {
         self.meta.has_reaches
     }
 
+    /// The definition's `outputSchema` (codemode scripts then get the
+    /// result's `structuredContent`).
+    fn output_schema(&self) -> Option<&Value> {
+        self.meta.raw.get("outputSchema").filter(|s| s.is_object() || s.is_boolean())
+    }
+
     fn reaches_tools(&self, input: &Value) -> Option<Reach> {
         if !self.meta.has_reaches {
             return None;

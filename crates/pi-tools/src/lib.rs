@@ -33,6 +33,7 @@ mod jsnum;
 pub mod limits;
 mod name;
 mod os_error;
+pub mod output_file;
 pub mod paths;
 pub mod queue;
 pub mod replace;

@@ -45,6 +45,11 @@ pub struct ToolSpec {
     pub prompt_guidelines: Vec<&'static str>,
     /// Author hints.
     pub annotations: Annotations,
+    /// JSON schema of the structured value programmatic callers (codemode
+    /// scripts) receive instead of the text: bash's and powershell's object,
+    /// read's text or image block. `None`: they receive the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 /// The guideline bash and powershell add when session variables are exposed.
@@ -78,6 +83,40 @@ fn command_schema() -> Value {
             "command": {"type": "string", "description": "Shell command to execute"},
             "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"}
         }
+    })
+}
+
+/// What bash and powershell resolve to in scripts (`{output, truncated, …}`).
+fn command_output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "output": {"type": "string", "description": "Combined stdout and stderr, possibly truncated"},
+            "truncated": {"type": "boolean"},
+            "full_output_path": {"type": "string", "description": "Full output, when truncated"},
+            "exit_code": {"type": "number"},
+            "wall_time_seconds": {"type": "number"}
+        },
+        "required": ["output", "truncated", "exit_code", "wall_time_seconds"]
+    })
+}
+
+/// What read resolves to in scripts: the text, or an image block.
+fn read_output_schema() -> Value {
+    json!({
+        "anyOf": [
+            {"type": "string"},
+            {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "image", "type": "string"},
+                    "data": {"type": "string"},
+                    "mimeType": {"type": "string"},
+                    "note": {"type": "string"}
+                },
+                "required": ["type", "data", "mimeType", "note"]
+            }
+        ]
     })
 }
 
@@ -198,6 +237,11 @@ impl ToolSpec {
                 READ_ONLY,
             ),
         };
+        let output_schema = match name {
+            ToolName::Read => Some(read_output_schema()),
+            ToolName::Bash | ToolName::Powershell => Some(command_output_schema()),
+            _ => None,
+        };
         ToolSpec {
             name: name.as_str(),
             label: name.as_str(),
@@ -206,6 +250,7 @@ impl ToolSpec {
             prompt_snippet,
             prompt_guidelines,
             annotations,
+            output_schema,
         }
     }
 

@@ -110,7 +110,13 @@ fn interceptors(env: &Env, mode: Mode, loaded: &Loaded) -> Result<Vec<Arc<dyn In
 }
 
 /// What `/reload` needs to remember.
-fn reload_state(args: &CliArgs, settings: &Settings, prompt: PromptSource, env: &Env) -> ReloadState {
+fn reload_state(
+    args: &CliArgs,
+    settings: &Settings,
+    prompt: PromptSource,
+    env: &Env,
+    codemode: &pi_codemode::Settings,
+) -> ReloadState {
     use pi_config::tool_selection::{DEFAULT_TOOL_NAMES, is_modifier};
     let cli_tools = args.tools.as_ref().map(|(_, t)| t.clone());
     ReloadState {
@@ -123,6 +129,7 @@ fn reload_state(args: &CliArgs, settings: &Settings, prompt: PromptSource, env: 
         last_default: settings
             .resolved_default_tools()
             .unwrap_or_else(|| DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()),
+        codemode: codemode.clone(),
     }
 }
 
@@ -136,18 +143,30 @@ pub(crate) struct AgentInputs<'a> {
     pub chosen: Chosen,
     pub opened: Opened,
     pub loaded: &'a Loaded,
+    pub models: &'a [pi_config::ModelEntry],
 }
 
 /// Build the agent; `session_start` handlers run before it exists (their
 /// failures are reported), tool-set changes they ask for reach it at once.
 pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
-    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded } = i;
+    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded, models } = i;
     if let Some(name) = args.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
         // `--name` names the session as it opens (as the reference).
         let _ = opened.session.append("session_info", serde_json::json!({"name": name}));
     }
+    let mut tool_ctx = tool_context(env, args, settings, &chosen, &opened);
+    let header = opened.session.header().clone();
+    let Opened { mut session, history, context } = opened;
+    record_choices(&mut session, &chosen, context.model.as_ref(), context.thinking_level.as_deref());
+    let session: pi_agent::SharedSession = Arc::new(Mutex::new(session));
     let input = super::registry::selection_input(args, settings.resolved_default_tools());
-    let mut registry: Registry = super::registry::build(&input, &loaded.tools());
+    let codemode = crate::codemode::options(settings, session.clone(), models);
+    let builtin_tools = crate::extensions::builtin_tools(&loaded.builtins, &codemode);
+    let mut registry: Registry = super::registry::build(&input, &loaded.tools(), &builtin_tools);
+    // A continued session declares the tools its recorded system messages
+    // left declared (tool_search loads them).
+    let resumed = pi_agent::replay_tool_changes(&history, registry.active());
+    registry.set_active(&resumed);
     registry.refresh_loadout().await;
     let (sandbox, warnings) = crate::sandbox::from_settings(settings, args.sandbox, &env.cwd, &env.agent_dir);
     for w in warnings.iter().map(String::as_str).chain(crate::sandbox::unavailable(&sandbox).as_deref()) {
@@ -163,10 +182,8 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         sandbox: sandbox.prompt_text(&env.cwd),
     };
     let system_prompt = prompt.build(&registry);
-    let reload = reload_state(args, settings, prompt.clone(), env);
-    let mut tool_ctx = tool_context(env, args, settings, &chosen, &opened);
+    let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings);
     tool_ctx.sandbox = Arc::new(sandbox);
-    let header = opened.session.header().clone();
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;
     for l in &loaded.scripts {
@@ -178,9 +195,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
     let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode, env.interactive));
     agent.system_sections = Some(system_prompt);
-    let Opened { mut session, history, context } = opened;
-    record_choices(&mut session, &chosen, context.model.as_ref(), context.thinking_level.as_deref());
-    agent.session = Arc::new(Mutex::new(session));
+    agent.session = session;
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
     for l in &loaded.scripts {

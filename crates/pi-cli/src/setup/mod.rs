@@ -209,8 +209,17 @@ pub(crate) fn start(
     // A session written where the run says (a resumed one keeps its folder).
     let folder = opened.session.path().and_then(|p| p.parent().map(PathBuf::from)).unwrap_or(folder);
     let trusted = trust.trusted;
-    let inputs =
-        agent::AgentInputs { env: &env, args, mode, settings: &settings, trusted, chosen, opened, loaded: &loaded };
+    let inputs = agent::AgentInputs {
+        env: &env,
+        args,
+        mode,
+        settings: &settings,
+        trusted,
+        chosen,
+        opened,
+        loaded: &loaded,
+        models: &models,
+    };
     let prepared = runtime.block_on(agent::build(inputs, report))?;
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
     let session_dir = (!args.no_session).then_some(folder);

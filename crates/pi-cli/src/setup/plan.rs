@@ -54,6 +54,13 @@ impl ExtensionPlan {
         }
         let discovered = discover(&agent_dir.join("extensions"));
         plan.push_scripts(discovered, false);
+        // The built-ins that load by default (unless a `-builtin:<name>` entry disables them).
+        for name in crate::extensions::DEFAULT_BUILTINS {
+            let spec = format!("builtin:{name}");
+            if !plan.disabled.contains(&spec) && !plan.builtins.iter().any(|b| b == name) {
+                plan.builtins.push(name.to_string());
+            }
+        }
         plan
     }
 
@@ -164,7 +171,7 @@ mod tests {
             None,
         );
         let plan = ExtensionPlan::new(&strings(&["builtin:approval", "a.ts"]), false, &s, &agent);
-        assert_eq!(plan.builtins, strings(&["approval", "protected-paths"]));
+        assert_eq!(plan.builtins, strings(&["approval", "protected-paths", "codemode", "tool-search"]));
         assert_eq!(plan.before_trust, vec![PathBuf::from("a.ts"), agent.join("rel.ts"), agent.join("extensions/z.ts")]);
         let none = ExtensionPlan::new(&strings(&["a.ts"]), true, &s, &agent);
         assert_eq!((none.before_trust, none.builtins), (vec![PathBuf::from("a.ts")], vec![]));
@@ -177,18 +184,28 @@ mod tests {
         let mut s = settings_with(
             &agent,
             &cwd,
-            r#"{"extensions": ["builtin:approval"]}"#,
-            Some(r#"{"extensions": ["builtin:protected-paths", "-builtin:approval", "x.ts", "!y.ts"]}"#),
+            r#"{"extensions": ["builtin:approval", "-builtin:tool-search"]}"#,
+            Some(
+                r#"{"extensions": ["builtin:protected-paths", "-builtin:approval", "-builtin:codemode", "x.ts", "!y.ts"]}"#,
+            ),
         );
         std::fs::create_dir_all(cwd.join(".pi/extensions")).unwrap();
         std::fs::write(cwd.join(".pi/extensions/b.ts"), "").unwrap();
         let mut plan = ExtensionPlan::new(&[], false, &s, &agent);
-        assert_eq!(plan.builtins, strings(&["approval"]));
+        assert_eq!(
+            plan.builtins,
+            strings(&["approval", "codemode"]),
+            "-builtin:tool-search disables a default built-in"
+        );
         let untrusted = plan.clone().trust_project(&s, &cwd, false);
         assert!(untrusted.is_empty());
         s.trust_project();
         let scripts = plan.trust_project(&s, &cwd, true);
         assert_eq!(scripts, vec![cwd.join(".pi/extensions/b.ts"), cwd.join(".pi/x.ts")]);
-        assert_eq!(plan.builtins, strings(&["protected-paths"]), "the project's -builtin:approval disables it");
+        assert_eq!(
+            plan.builtins,
+            strings(&["protected-paths"]),
+            "the project's -builtin:approval and -builtin:codemode disable them"
+        );
     }
 }

@@ -407,6 +407,17 @@ impl Settings {
         self.layer(scope).get("sandbox")
     }
 
+    /// `codemode.mode`: `true` for `only`, `false` for `on` (the default).
+    pub fn codemode_only(&self) -> bool {
+        self.get_str(&["codemode", "mode"]) == Some("only")
+    }
+
+    /// `codemode.inlineBudget` in estimated tokens, when set to a finite
+    /// non-negative number.
+    pub fn codemode_inline_budget(&self) -> Option<f64> {
+        self.get(&["codemode", "inlineBudget"]).and_then(Value::as_f64).filter(|b| b.is_finite() && *b >= 0.0)
+    }
+
     /// `defaultProvider`.
     pub fn default_provider(&self) -> Option<&str> {
         self.get_str(&["defaultProvider"])

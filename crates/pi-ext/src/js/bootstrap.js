@@ -271,6 +271,7 @@
         label: def.label,
         description: typeof def.description === "string" ? def.description : "",
         parameters: def.parameters === undefined ? { type: "object", properties: {} } : def.parameters,
+        outputSchema: def.outputSchema,
         promptSnippet: def.promptSnippet,
         promptGuidelines: Array.isArray(def.promptGuidelines) ? def.promptGuidelines.map(String) : [],
         exposure: def.exposure,

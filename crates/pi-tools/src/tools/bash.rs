@@ -14,7 +14,6 @@ use crate::text::bash as text;
 use crate::{Content, ToolContext, ToolError, ToolResult};
 
 mod accumulator;
-mod output_file;
 mod process;
 mod shell;
 pub(crate) mod supervisor;
@@ -72,7 +71,7 @@ fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<p
         return Err(ToolError::msg(text::argument_has_nul(shell.args.len(), &text::quote_argument(&command))));
     }
     let spec = process::build_command(&shell, &command, &ctx.cwd, &ctx.session);
-    ctx.sandbox.wrap(spec, &output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))
+    ctx.sandbox.wrap(spec, &crate::output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))
 }
 
 async fn run_shell(kind: ShellKind, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use super::output_file;
 use crate::limits::{BASH_STRUCTURED_MAX_BYTES, BASH_TAIL_WINDOW, MAX_BYTES, MAX_LINES};
+use crate::output_file;
 use crate::text::bash as text;
 use crate::truncate::{Limits, Truncation, tail_bytes, truncate_tail};
 
@@ -295,7 +295,7 @@ impl Accumulator {
         if !matches!(self.file, FileState::None) || !self.over_limit() {
             return;
         }
-        self.file = match output_file::create(&self.temp_dir, self.prefix) {
+        self.file = match output_file::create(&self.temp_dir, self.prefix, ".log") {
             Ok((mut f, path)) => match f.write_all(&self.raw_prefix) {
                 Ok(()) => {
                     self.raw_prefix = Vec::new();

@@ -1,6 +1,8 @@
-//! The files that hold a command's full output: `<prefix>-<16 hex>.log` in
-//! the OS temp dir (`TMPDIR` honoured), mode 0600, created exclusively so an
+//! The files that hold a tool's full output: `<prefix>-<16 hex><extension>`
+//! in the OS temp dir (`TMPDIR` honoured), mode 0600, created exclusively so an
 //! existing path or a planted symlink is never opened, followed or overwritten.
+//! bash writes `pi-bash-….log`; codemode spills `pi-codemode-….txt` and saves
+//! script images the same way.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -21,10 +23,10 @@ pub(crate) fn recent() -> Vec<PathBuf> {
     RECENT.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
-/// Create a new output file for `prefix` (`pi-bash`, `pi-powershell`) in `dir`.
-/// The file is open for reading and writing.
-pub(crate) fn create(dir: &Path, prefix: &str) -> io::Result<(File, PathBuf)> {
-    let (file, path) = create_with_names(dir, prefix, random_hex)?;
+/// Create a new output file `<prefix>-<16 hex><extension>` (`pi-bash`,
+/// `.log`) in `dir`. The file is open for reading and writing.
+pub fn create(dir: &Path, prefix: &str, extension: &str) -> io::Result<(File, PathBuf)> {
+    let (file, path) = create_with_names(dir, prefix, extension, random_hex)?;
     let mut recent = RECENT.lock().unwrap_or_else(|e| e.into_inner());
     if recent.len() >= pi_sandbox::limits::MAX_VISIBLE_OUTPUT_FILES {
         recent.remove(0);
@@ -33,16 +35,25 @@ pub(crate) fn create(dir: &Path, prefix: &str) -> io::Result<(File, PathBuf)> {
     Ok((file, path))
 }
 
+/// Write `data` to a new output file in the OS temp dir; returns its path.
+pub fn write_new(prefix: &str, extension: &str, data: &[u8]) -> io::Result<PathBuf> {
+    use std::io::Write;
+    let (mut file, path) = create(&std::env::temp_dir(), prefix, extension)?;
+    file.write_all(data)?;
+    Ok(path)
+}
+
 /// [`create`] with the random part of the name supplied by `next_name`
 /// (tests use it to aim at a planted path). Names that exist are skipped.
 pub(crate) fn create_with_names(
     dir: &Path,
     prefix: &str,
+    extension: &str,
     mut next_name: impl FnMut() -> io::Result<String>,
 ) -> io::Result<(File, PathBuf)> {
     let mut last = io::Error::new(io::ErrorKind::AlreadyExists, "no free output file name");
     for _ in 0..ATTEMPTS {
-        let path = dir.join(format!("{prefix}-{}.log", next_name()?));
+        let path = dir.join(format!("{prefix}-{}{extension}", next_name()?));
         match open_exclusive(&path) {
             Ok(file) => return Ok((file, path)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
@@ -80,7 +91,7 @@ mod tests {
     #[test]
     fn names_are_prefix_16_hex_log_and_mode_0600() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut f, path) = create(dir.path(), "pi-bash").unwrap();
+        let (mut f, path) = create(dir.path(), "pi-bash", ".log").unwrap();
         let name = path.file_name().unwrap().to_str().unwrap();
         let hex = name.strip_prefix("pi-bash-").unwrap().strip_suffix(".log").unwrap();
         assert_eq!(hex.len(), 16);
@@ -91,7 +102,7 @@ mod tests {
         let mut s = String::new();
         f.read_to_string(&mut s).unwrap();
         assert_eq!(s, "abc");
-        let (_, other) = create(dir.path(), "pi-bash").unwrap();
+        let (_, other) = create(dir.path(), "pi-bash", ".log").unwrap();
         assert_ne!(path, other);
     }
 
@@ -112,9 +123,10 @@ mod tests {
 
         // The creator aimed at both planted names moves on to a fresh one.
         let mut names = ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"].into_iter();
-        let (mut f, path) =
-            create_with_names(dir.path(), "pi-bash", || Ok(names.next().unwrap_or("dddddddddddddddd").to_string()))
-                .unwrap();
+        let (mut f, path) = create_with_names(dir.path(), "pi-bash", ".log", || {
+            Ok(names.next().unwrap_or("dddddddddddddddd").to_string())
+        })
+        .unwrap();
         assert_eq!(path, dir.path().join("pi-bash-cccccccccccccccc.log"));
         f.write_all(b"output").unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
@@ -126,9 +138,9 @@ mod tests {
     fn gives_up_when_every_name_is_taken() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("pi-bash-x.log"), "").unwrap();
-        let e = create_with_names(dir.path(), "pi-bash", || Ok("x".to_string())).unwrap_err();
+        let e = create_with_names(dir.path(), "pi-bash", ".log", || Ok("x".to_string())).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
-        let e = create(&dir.path().join("missing-dir"), "pi-bash").unwrap_err();
+        let e = create(&dir.path().join("missing-dir"), "pi-bash", ".log").unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
     }
 }

@@ -1,0 +1,59 @@
+//! What the built-in extensions `builtin:codemode` and `builtin:tool-search`
+//! get from the session: the `codemode.*` settings, the session's custom
+//! entries (for `store()`), the model list (for `models`), and where the
+//! script reference lives.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pi_codemode::{CodemodeOptions, Mode, Models};
+use pi_config::{ModelEntry, Settings};
+use serde_json::{Value, json};
+
+/// `codemode.mode` and `codemode.inlineBudget` of `settings`.
+pub(crate) fn settings(settings: &Settings) -> (Mode, Option<f64>) {
+    let mode = if settings.codemode_only() { Mode::Only } else { Mode::On };
+    (mode, settings.codemode_inline_budget())
+}
+
+/// The script reference: this build's `docs/codemode.md`.
+pub(crate) fn docs_path() -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/codemode.md");
+    std::fs::canonicalize(&p).unwrap_or(p).to_string_lossy().into_owned()
+}
+
+/// A model as the catalogue entry scripts receive (never its headers).
+fn model_info(e: &ModelEntry) -> Value {
+    let m = crate::model_select::ai_model(e);
+    json!({
+        "id": m.id,
+        "name": m.name,
+        "api": m.api,
+        "provider": m.provider,
+        "baseUrl": m.base_url,
+        "reasoning": m.reasoning,
+        "input": m.input,
+        "cost": {"input": m.cost.input, "output": m.cost.output, "cacheRead": m.cost.cache_read, "cacheWrite": m.cost.cache_write},
+        "contextWindow": m.context_window,
+        "maxTokens": m.max_tokens,
+    })
+}
+
+/// The model list as `models` sees it.
+pub(crate) fn catalogue(models: &[ModelEntry]) -> Models {
+    Models {
+        chat: models.iter().map(model_info).collect(),
+        available: crate::model_select::available(models).iter().map(|m| format!("{}/{}", m.provider, m.id)).collect(),
+    }
+}
+
+/// The options of the tool built-ins for this session.
+pub(crate) fn options(from: &Settings, store: pi_agent::SharedSession, models: &[ModelEntry]) -> CodemodeOptions {
+    let (mode, budget) = settings(from);
+    CodemodeOptions {
+        settings: pi_codemode::Settings::new(mode, budget),
+        store,
+        models: Arc::new(catalogue(models)),
+        docs_path: docs_path(),
+    }
+}
