@@ -91,10 +91,10 @@ fn edit_file(
     let edits: Vec<EditText> = args.edits.into_iter().map(|e| EditText { old: e.old_text, new: e.new_text }).collect();
     let count = edits.len();
     let applied = apply::apply_edits(source.lf(), &edits, path).map_err(ToolError::msg)?;
-    let d = diff::edit_diff(path, source.lf(), &applied.new_lf, &applied.reps);
-    // Memory: the original and the new text at most, never more copies.
+    let d = diff::edit_diff(path, source.lf(), &applied.reps);
+    // Memory: the original and the new text at most, never more copies (the
+    // diff builds only the new side of the regions it shows).
     let reps = applied.reps;
-    drop(applied.new_lf);
     source.drop_lf();
     let new_bytes = source.splice(&reps);
     drop(source);

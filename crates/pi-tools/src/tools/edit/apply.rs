@@ -26,11 +26,10 @@ pub(super) struct Rep {
     pub text: String,
 }
 
-/// The edited text and the replacements that turn the original into it.
+/// The replacements that turn the original into the edited text (which is
+/// never held whole beside the original: see `splice_eq`).
 #[derive(Debug)]
 pub(super) struct Applied {
-    /// The new text (`\n` line breaks).
-    pub new_lf: String,
     /// Sorted, disjoint replacements on the original text.
     pub reps: Vec<Rep>,
 }
@@ -54,6 +53,26 @@ pub(super) fn splice(base: &str, reps: &[Rep]) -> String {
     }
     out.push_str(&base[at..]);
     out
+}
+
+/// Whether applying `reps` to `base` gives `base` again, compared piece by
+/// piece without building the result.
+fn splice_eq(base: &str, reps: &[Rep]) -> bool {
+    let b = base.as_bytes();
+    let mut pos = 0;
+    let mut eat = |piece: &[u8]| {
+        let same = b.get(pos..pos + piece.len()).is_some_and(|s| s == piece);
+        pos += piece.len();
+        same
+    };
+    let mut at = 0;
+    for r in reps {
+        if !eat(&b[at..r.start]) || !eat(r.text.as_bytes()) {
+            return false;
+        }
+        at = r.end;
+    }
+    eat(&b[at..]) && pos == b.len()
 }
 
 /// Start offsets of the lines of `s`, a line being a run ending in `\n` or
@@ -125,11 +144,10 @@ pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Resu
     let char_reps: Vec<Rep> =
         matches.iter().map(|m| Rep { start: m.start, end: m.start + m.len, text: edits[m.edit].new.clone() }).collect();
     let reps = if any_fuzzy { whole_line_reps(content, &fuzzy_content, &char_reps)? } else { char_reps };
-    let new_lf = splice(content, &reps);
-    if new_lf == content {
+    if splice_eq(content, &reps) {
         return Err(msg::no_changes(path, multi));
     }
-    Ok(Applied { new_lf, reps })
+    Ok(Applied { reps })
 }
 
 /// Turn replacements in fuzzy space into replacements of whole lines of the
@@ -182,7 +200,7 @@ mod tests {
     fn run(content: &str, edits: &[(&str, &str)]) -> Result<String, String> {
         let edits: Vec<EditText> =
             edits.iter().map(|(o, n)| EditText { old: o.to_string(), new: n.to_string() }).collect();
-        apply_edits(content, &edits, "f.txt").map(|a| a.new_lf)
+        apply_edits(content, &edits, "f.txt").map(|a| splice(content, &a.reps))
     }
 
     #[test]

@@ -34,11 +34,32 @@ fn line_index(starts: &[usize], pos: usize) -> usize {
     starts.partition_point(|&s| s < pos)
 }
 
-/// The line-level operations turning `old` into `new`, given the replacements
-/// (sorted, on `old`) that did it.
-fn diff_ops(old: &str, new: &str, reps: &[Rep], old_lines: &[&str], new_lines: &[&str]) -> Vec<DiffOp> {
+/// The new side of a diff, built only inside the diffed windows (the rest
+/// of the new file is the old one's lines, so it is never held whole).
+struct NewSide {
+    /// Each window: the new index of its first line, and its new lines.
+    windows: Vec<(usize, Vec<String>)>,
+}
+
+impl NewSide {
+    /// New line `n`, which lies inside a window (only changed lines and
+    /// their neighbours are looked up as new lines).
+    fn line(&self, n: usize) -> &str {
+        let i = self.windows.partition_point(|(first, _)| *first <= n).saturating_sub(1);
+        self.windows.get(i).and_then(|(first, ls)| ls.get(n.wrapping_sub(*first))).map_or("", String::as_str)
+    }
+}
+
+/// How many `\n` `s` holds.
+fn newlines(s: &str) -> usize {
+    s.bytes().filter(|b| *b == b'\n').count()
+}
+
+/// The line-level operations turning `old` into the edited text, given the
+/// replacements (sorted, on `old`) that make it, and that text's lines
+/// inside the diffed windows.
+fn diff_ops(old: &str, reps: &[Rep], old_lines: &[&str]) -> (Vec<DiffOp>, NewSide) {
     let old_starts = line_starts(old);
-    let new_starts = line_starts(new);
     // Byte windows on `old`: whole lines around each replacement, plus context.
     let mut windows: Vec<(usize, usize)> = Vec::new();
     for r in reps {
@@ -55,33 +76,39 @@ fn diff_ops(old: &str, new: &str, reps: &[Rep], old_lines: &[&str], new_lines: &
     }
     let deadline = Instant::now().checked_add(Duration::from_secs(EDIT_DIFF_DEADLINE_SECS));
     let mut ops = Vec::new();
+    let mut new_side = NewSide { windows: Vec::with_capacity(windows.len()) };
     let (mut old_at, mut new_at) = (0usize, 0usize);
     let mut rep_iter = reps.iter().peekable();
-    let mut shift: isize = 0; // new offset - old offset, before the current window
     for (ws, we) in windows {
-        let mut inner_shift = shift;
+        let mut inner = Vec::new();
         while let Some(r) = rep_iter.next_if(|r| r.start < we) {
-            inner_shift += r.text.len() as isize - (r.end - r.start) as isize;
+            inner.push(Rep { start: r.start - ws, end: r.end.min(we) - ws, text: r.text.clone() });
         }
-        let (nws, nwe) = ((ws as isize + shift) as usize, (we as isize + inner_shift) as usize);
+        let new_text = super::apply::splice(&old[ws..we], &inner);
         let (oa, ob) = (line_index(&old_starts, ws), line_index_end(&old_starts, old.len(), we));
-        let (na, nb) = (line_index(&new_starts, nws), line_index_end(&new_starts, new.len(), nwe));
+        // Lines before the window are the same on both sides, shifted.
+        let na = new_at + (oa - old_at);
+        let new_lines: Vec<String> = lines(&new_text).into_iter().map(String::from).collect();
+        let nb = na + new_lines.len();
         if oa > old_at {
             push_op(&mut ops, DiffOp::Equal { old_index: old_at, new_index: new_at, len: oa - old_at });
         }
-        let (wo, wn) = (&old_lines[oa..ob], &new_lines[na..nb]);
-        let window_ops = myers::diff(wo, wn, EDIT_DIFF_MAX_EDITS)
-            .unwrap_or_else(|| capture_diff_slices_deadline(Algorithm::Myers, wo, wn, deadline));
-        for op in window_ops {
-            push_op(&mut ops, shift_op(op, oa, na));
+        {
+            let wn: Vec<&str> = new_lines.iter().map(String::as_str).collect();
+            let wo = &old_lines[oa..ob];
+            let window_ops = myers::diff(wo, &wn, EDIT_DIFF_MAX_EDITS)
+                .unwrap_or_else(|| capture_diff_slices_deadline(Algorithm::Myers, wo, &wn, deadline));
+            for op in window_ops {
+                push_op(&mut ops, shift_op(op, oa, na));
+            }
         }
+        new_side.windows.push((na, new_lines));
         (old_at, new_at) = (ob, nb);
-        shift = inner_shift;
     }
     if old_at < old_lines.len() {
         push_op(&mut ops, DiffOp::Equal { old_index: old_at, new_index: new_at, len: old_lines.len() - old_at });
     }
-    ops
+    (ops, new_side)
 }
 
 /// Append an op, joining it to a preceding equal run.
@@ -137,7 +164,7 @@ fn op_lines(op: &DiffOp) -> Vec<Line> {
     }
 }
 
-fn display(ops: &[DiffOp], old_lines: &[&str], new_lines: &[&str], width: usize) -> String {
+fn display(ops: &[DiffOp], old_lines: &[&str], new_side: &NewSide, width: usize) -> String {
     let text = |l: &str| l.strip_suffix('\n').unwrap_or(l).to_string();
     let skipped = format!(" {:width$} {}", "", msg::DIFF_SKIPPED);
     let mut out: Vec<String> = Vec::new();
@@ -146,7 +173,7 @@ fn display(ops: &[DiffOp], old_lines: &[&str], new_lines: &[&str], width: usize)
             for line in op_lines(op) {
                 match line {
                     Line::Del(o) => out.push(format!("-{:>width$} {}", o + 1, text(old_lines[o]))),
-                    Line::Ins(n) => out.push(format!("+{:>width$} {}", n + 1, text(new_lines[n]))),
+                    Line::Ins(n) => out.push(format!("+{:>width$} {}", n + 1, text(new_side.line(n)))),
                     Line::Same(_) => {}
                 }
             }
@@ -195,7 +222,7 @@ fn hunk_range(r: std::ops::Range<usize>) -> String {
     format!("{},{}", if len == 0 { r.start } else { r.start + 1 }, len)
 }
 
-fn patch(path: &str, ops: Vec<DiffOp>, old_lines: &[&str], new_lines: &[&str]) -> String {
+fn patch(path: &str, ops: Vec<DiffOp>, old_lines: &[&str], new_side: &NewSide) -> String {
     let mut out = format!("--- {path}\n+++ {path}\n");
     for group in group_diff_ops(ops, CONTEXT) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
@@ -206,7 +233,7 @@ fn patch(path: &str, ops: Vec<DiffOp>, old_lines: &[&str], new_lines: &[&str]) -
             match line {
                 Line::Same(o) => push_line(&mut out, ' ', old_lines[o]),
                 Line::Del(o) => push_line(&mut out, '-', old_lines[o]),
-                Line::Ins(n) => push_line(&mut out, '+', new_lines[n]),
+                Line::Ins(n) => push_line(&mut out, '+', new_side.line(n)),
             }
         }
     }
@@ -214,15 +241,46 @@ fn patch(path: &str, ops: Vec<DiffOp>, old_lines: &[&str], new_lines: &[&str]) -
 }
 
 /// The display diff, the unified patch and the first changed line (1-based, in the new file).
-pub(super) fn edit_diff(path: &str, old: &str, new: &str, reps: &[Rep]) -> EditDiff {
+pub(super) fn edit_diff(path: &str, old: &str, reps: &[Rep]) -> EditDiff {
     let old_lines = lines(old);
-    let new_lines = lines(new);
-    let ops = diff_ops(old, new, reps, &old_lines, &new_lines);
+    let (ops, new_side) = diff_ops(old, reps, &old_lines);
     // Width of the line numbers: the larger line count, counted as `split("\n")` does.
-    let count = |s: &str| s.matches('\n').count() + 1;
-    let width = count(old).max(count(new)).to_string().len();
+    let old_count = newlines(old) + 1;
+    let removed: usize = reps.iter().map(|r| newlines(&old[r.start..r.end])).sum();
+    let added: usize = reps.iter().map(|r| newlines(&r.text)).sum();
+    let new_count = old_count + added - removed.min(old_count + added);
+    let width = old_count.max(new_count).to_string().len();
     let first_changed_line =
         ops.iter().find(|op| !matches!(op, DiffOp::Equal { .. })).map(|op| op.new_range().start + 1);
-    let diff = display(&ops, &old_lines, &new_lines, width);
-    EditDiff { diff, patch: patch(path, ops, &old_lines, &new_lines), first_changed_line }
+    let diff = display(&ops, &old_lines, &new_side, width);
+    EditDiff { diff, patch: patch(path, ops, &old_lines, &new_side), first_changed_line }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rep(old: &str, find: &str, text: &str) -> Rep {
+        let start = old.find(find).unwrap_or(0);
+        Rep { start, end: start + find.len(), text: text.to_string() }
+    }
+
+    #[test]
+    fn new_line_numbers_follow_earlier_changes_without_the_whole_new_text() {
+        let old: String = (1..=30).map(|i| format!("line{i}\n")).collect();
+        // Line 3 becomes three lines; line 20 goes.
+        let reps = vec![rep(&old, "line3\n", "a\nb\nc\n"), rep(&old, "line20\n", "")];
+        let d = edit_diff("f.txt", &old, &reps);
+        let shown: Vec<&str> = d.diff.lines().collect();
+        for want in ["- 3 line3", "+ 3 a", "+ 4 b", "+ 5 c", "  4 line4", "-20 line20", " 21 line21"] {
+            assert!(shown.contains(&want), "{want:?} in\n{}", d.diff);
+        }
+        assert_eq!(d.first_changed_line, Some(3));
+        assert!(d.patch.contains("@@ -1,7 +1,9 @@"), "{}", d.patch);
+        assert!(d.patch.contains("@@ -16,9 +18,8 @@"), "{}", d.patch);
+        // A last line without a newline is marked in the patch.
+        let old = "x\ny";
+        let d = edit_diff("f.txt", old, &[rep(old, "y", "z")]);
+        assert!(d.patch.ends_with("+z\n\\ No newline at end of file\n"), "{}", d.patch);
+    }
 }
