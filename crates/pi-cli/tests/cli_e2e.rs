@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use pi_test_support::{MockServer, Turn};
+use pi_test_support::{MockServer, Turn, user_texts};
 use serde_json::Value;
 
 struct Env {
@@ -96,21 +96,6 @@ fn declared(body: &Value) -> Vec<String> {
         .as_array()
         .map(|t| t.iter().map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string()).collect())
         .unwrap_or_default()
-}
-
-/// The text of the user messages of a request.
-fn user_texts(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
-            _ => String::new(),
-        })
-        .collect()
 }
 
 #[test]

@@ -5,11 +5,11 @@
 //! supplies another's summary.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use pi_test_support::{MockServer, Turn};
+use pi_test_support::{MockServer, Turn, read_until, user_texts};
 use serde_json::{Value, json};
 
 struct Env {
@@ -46,20 +46,6 @@ impl Env {
         let out = self.cmd(&args).stdin(Stdio::null()).output().unwrap();
         String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
     }
-}
-
-/// Every user text of a request, in order.
-fn user_texts(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            c => c.as_array().unwrap().iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join(""),
-        })
-        .collect()
 }
 
 fn system_text(body: &Value) -> String {
@@ -177,17 +163,6 @@ fn rpc(
     (child, stdin, out)
 }
 
-fn until(out: &mut impl BufRead, pred: impl Fn(&Value) -> bool) -> Value {
-    loop {
-        let mut line = String::new();
-        assert!(out.read_line(&mut line).unwrap() > 0, "pi ended early");
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if pred(&v) {
-            return v;
-        }
-    }
-}
-
 #[test]
 fn rpc_compact_with_instructions_and_extensions_that_cancel_or_supply() {
     let ext = r#"export default function (pi) {
@@ -212,32 +187,32 @@ fn rpc_compact_with_instructions_and_extensions_that_cancel_or_supply() {
     let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
     for (i, m) in ["one", "two"].iter().enumerate() {
         send(json!({"id": format!("p{i}"), "type": "prompt", "message": m}));
-        until(&mut out, |v| v["type"] == "agent_settled");
+        read_until(&mut out, |v| v["type"] == "agent_settled");
     }
     send(json!({"id": "c1", "type": "compact", "customInstructions": "cancel please"}));
-    let end = until(&mut out, |v| v["type"] == "compaction_end");
+    let end = read_until(&mut out, |v| v["type"] == "compaction_end");
     assert_eq!(end["aborted"], true);
-    let r = until(&mut out, |v| v["id"] == "c1");
+    let r = read_until(&mut out, |v| v["id"] == "c1");
     assert_eq!((r["success"].as_bool(), r["error"].as_str()), (Some(false), Some("Compaction cancelled")));
     assert_eq!(server.requests().len(), 2, "a cancelled compaction asks the model nothing");
 
     send(json!({"id": "c2", "type": "compact", "customInstructions": "mine"}));
-    let r = until(&mut out, |v| v["id"] == "c2");
+    let r = read_until(&mut out, |v| v["id"] == "c2");
     assert_eq!(r["data"]["summary"], "EXTENSION SUMMARY", "{r}");
     assert_eq!(server.requests().len(), 2, "the extension's summary needs no request");
     send(json!({"id": "c2b", "type": "compact"}));
-    let r = until(&mut out, |v| v["id"] == "c2b");
+    let r = read_until(&mut out, |v| v["id"] == "c2b");
     assert_eq!(r["error"], "Already compacted", "{r}");
 
     send(json!({"id": "p3", "type": "prompt", "message": "three"}));
-    until(&mut out, |v| v["type"] == "agent_settled");
+    read_until(&mut out, |v| v["type"] == "agent_settled");
     let texts = user_texts(&server.requests()[2].body);
     assert!(texts[0].contains("EXTENSION SUMMARY"), "{texts:?}");
 
     // The cut (keep one token) falls inside the span of "three": the span's
     // start is summarized on its own and the two summaries are joined.
     send(json!({"id": "c3", "type": "compact", "customInstructions": "the tests"}));
-    let r = until(&mut out, |v| v["id"] == "c3");
+    let r = read_until(&mut out, |v| v["id"] == "c3");
     assert_eq!(r["success"], true, "{r}");
     assert_eq!(
         r["data"]["summary"].as_str().unwrap(),
@@ -250,7 +225,7 @@ fn rpc_compact_with_instructions_and_extensions_that_cancel_or_supply() {
     assert!(r["data"]["estimatedTokensAfter"].is_u64());
 
     send(json!({"id": "m", "type": "get_messages"}));
-    let r = until(&mut out, |v| v["id"] == "m");
+    let r = read_until(&mut out, |v| v["id"] == "m");
     let roles: Vec<&str> =
         r["data"]["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["system", "compactionSummary", "assistant"], "{roles:?}");

@@ -7,19 +7,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use pi_test_support::{MockServer, Turn};
-use serde_json::{Value, json};
-
-fn until(out: &mut impl BufRead, pred: impl Fn(&Value) -> bool) -> Value {
-    loop {
-        let mut line = String::new();
-        assert!(out.read_line(&mut line).unwrap() > 0, "pi ended early");
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if pred(&v) {
-            return v;
-        }
-    }
-}
+use pi_test_support::{MockServer, Turn, read_until};
+use serde_json::json;
 
 /// An RPC `pi` whose retries wait 30 s: its stdin and stdout, and the server.
 fn start(
@@ -50,10 +39,10 @@ fn start(
 fn set_auto_retry_false_fails_at_once() {
     let (_dir, mut child, mut stdin, mut out, server) = start(vec![Turn::error(503, "busy"), Turn::text("never")]);
     writeln!(stdin, "{}", json!({"id": "r", "type": "set_auto_retry", "enabled": false})).unwrap();
-    until(&mut out, |v| v["id"] == "r");
+    read_until(&mut out, |v| v["id"] == "r");
     let began = Instant::now();
     writeln!(stdin, "{}", json!({"id": "p", "type": "prompt", "message": "hi"})).unwrap();
-    let end = until(&mut out, |v| v["type"] == "agent_end" || v["type"] == "auto_retry_start");
+    let end = read_until(&mut out, |v| v["type"] == "agent_end" || v["type"] == "auto_retry_start");
     assert_eq!(end["type"], "agent_end", "no retry was planned: {end}");
     assert!(began.elapsed() < Duration::from_secs(20));
     assert_eq!(server.requests().len(), 1);
@@ -66,12 +55,12 @@ fn abort_retry_ends_the_wait_with_retry_cancelled() {
     let (_dir, mut child, mut stdin, mut out, server) = start(vec![Turn::error(503, "busy"), Turn::text("never")]);
     let began = Instant::now();
     writeln!(stdin, "{}", json!({"id": "p", "type": "prompt", "message": "hi"})).unwrap();
-    let start = until(&mut out, |v| v["type"] == "auto_retry_start");
+    let start = read_until(&mut out, |v| v["type"] == "auto_retry_start");
     assert_eq!(start["attempt"], 1);
     writeln!(stdin, "{}", json!({"id": "a", "type": "abort_retry"})).unwrap();
-    let end = until(&mut out, |v| v["type"] == "auto_retry_end");
+    let end = read_until(&mut out, |v| v["type"] == "auto_retry_end");
     assert_eq!((end["success"].as_bool(), end["finalError"].as_str()), (Some(false), Some("Retry cancelled")), "{end}");
-    until(&mut out, |v| v["type"] == "agent_end");
+    read_until(&mut out, |v| v["type"] == "agent_end");
     assert!(began.elapsed() < Duration::from_secs(20), "the 30 s wait was cut short");
     assert_eq!(server.requests().len(), 1, "no second attempt");
     drop(stdin);

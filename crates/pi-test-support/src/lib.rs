@@ -30,6 +30,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test support: a failure here is a failed test
 #![deny(missing_docs)]
 
+mod json_lines;
+pub use json_lines::{read_until, user_texts};
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
