@@ -470,3 +470,35 @@ fn slash_compact_name_and_export_act_on_the_session() {
     t.keys(&["C-d"]);
     t.wait_for("PI-EXIT-0");
 }
+
+#[test]
+fn slash_clone_and_fork_copy_the_session() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![Turn::text("first answer"), Turn::text("second answer")]);
+    let t = s.start(100, 30, "");
+    t.type_text("/fork");
+    t.keys(&["Enter"]);
+    t.wait_for("No messages to fork from");
+    for prompt in ["one", "two"] {
+        t.type_text(prompt);
+        t.keys(&["Enter"]);
+        t.wait("the answer", |sc| sc.contains(&format!("{prompt}\n")) && idle(sc));
+    }
+    t.wait("both answers", |sc| sc.contains("second answer") && idle(sc));
+    t.type_text("/clone");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("Cloned to new session");
+    assert!(screen.contains("first answer") && screen.contains("second answer"), "the copy shows it all:\n{screen}");
+    t.type_text("/fork");
+    t.keys(&["Enter"]);
+    t.wait_for("Fork from Message");
+    t.keys(&["Down", "Enter"]);
+    let screen = t.wait_for("Forked to new session");
+    assert!(screen.contains("first answer"), "what came before stays:\n{screen}");
+    assert!(!screen.contains("second answer"), "the chosen prompt and after are gone:\n{screen}");
+    let editor_has_two = screen.lines().any(|l| l.trim() == "two");
+    assert!(editor_has_two, "the prompt is back in the editor:\n{screen}");
+    t.keys(&["C-d"]);
+}

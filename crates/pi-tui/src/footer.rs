@@ -33,6 +33,17 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// The totals of a conversation's answers.
+    pub fn of(history: &[pi_agent::AgentMessage]) -> Totals {
+        let mut totals = Totals::default();
+        for m in history {
+            if let pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)) = m {
+                totals.add(&a.usage);
+            }
+        }
+        totals
+    }
+
     /// Count an answer's usage.
     pub fn add(&mut self, u: &pi_ai::Usage) {
         self.input += u.input;

@@ -244,6 +244,14 @@ pub enum Update {
     SessionName(Option<String>),
     /// A new session: the transcript starts over.
     Reset,
+    /// Another session (a fork or a clone): the transcript shows its
+    /// messages, and the editor holds `editor` when given.
+    Session {
+        /// The session's conversation.
+        history: Vec<pi_agent::AgentMessage>,
+        /// New text for the editor.
+        editor: Option<String>,
+    },
     /// Keys and themes read again (after `/reload`).
     Look {
         /// The keys.

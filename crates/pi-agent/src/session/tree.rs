@@ -26,6 +26,23 @@ pub struct TreeNode {
 }
 
 impl Session {
+    /// The user messages of the active branch, oldest first: (entry id,
+    /// text), a message's text parts joined (what a fork starts from).
+    pub fn user_messages(&self) -> Vec<(String, String)> {
+        self.branch()
+            .into_iter()
+            .filter(|e| e["type"] == "message" && e["message"]["role"] == "user")
+            .map(|e| {
+                let text = match &e["message"]["content"] {
+                    Value::String(t) => t.clone(),
+                    Value::Array(b) => b.iter().filter_map(|x| x["text"].as_str()).collect::<Vec<_>>().join(""),
+                    _ => String::new(),
+                };
+                (e["id"].as_str().unwrap_or_default().to_string(), text)
+            })
+            .collect()
+    }
+
     /// The latest label of each labelled entry: (label, its time).
     pub fn labels(&self) -> HashMap<String, (String, String)> {
         let mut out = HashMap::new();

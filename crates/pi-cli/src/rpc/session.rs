@@ -12,22 +12,6 @@ use serde_json::{Value, json};
 use super::{Answer, Server, event, respond};
 use crate::text;
 
-/// The user messages of the active branch: (entry id, text).
-fn user_messages(s: &Session) -> Vec<(String, String)> {
-    s.branch()
-        .into_iter()
-        .filter(|e| e["type"] == "message" && e["message"]["role"] == "user")
-        .map(|e| {
-            let text = match &e["message"]["content"] {
-                Value::String(t) => t.clone(),
-                Value::Array(b) => b.iter().filter_map(|x| x["text"].as_str()).collect::<Vec<_>>().join(""),
-                _ => String::new(),
-            };
-            (e["id"].as_str().unwrap_or_default().to_string(), text)
-        })
-        .collect()
-}
-
 impl Server {
     /// Handle a session command; false when `kind` is none.
     pub(super) fn session_command(&self, id: &Option<Value>, kind: &str, cmd: &Value) -> bool {
@@ -39,7 +23,7 @@ impl Server {
                 let list: Vec<Value> = self
                     .session
                     .lock()
-                    .map(|s| user_messages(&s))
+                    .map(|s| s.user_messages())
                     .unwrap_or_default()
                     .into_iter()
                     .map(|(entry_id, text)| json!({"entryId": entry_id, "text": text}))
@@ -137,7 +121,7 @@ fn copy_session(
         let mut text = None;
         match entry.filter(|_| is_fork) {
             Some(e) => {
-                let Some((_, t)) = user_messages(&current).into_iter().find(|(id, _)| *id == e) else {
+                let Some((_, t)) = current.user_messages().into_iter().find(|(id, _)| *id == e) else {
                     return Err(text::RPC_INVALID_FORK_ENTRY.into());
                 };
                 copy.copy_branch_before(&current, &e).map_err(|e| e.to_string())?;

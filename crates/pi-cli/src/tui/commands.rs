@@ -1,13 +1,13 @@
 //! The slash commands the host runs: `/reload`, `/new`, `/session`,
-//! `/name`, `/compact`, `/export`; the session-tree and MCP commands answer
-//! that they are not in this build yet.
+//! `/name`, `/compact`, `/export`, `/fork`, `/clone`; the session-tree and
+//! MCP commands answer that they are not in this build yet.
 
 use std::path::{Path, PathBuf};
 
 use pi_agent::AgentMessage;
 use pi_agent::session::Session;
 use pi_ai::Message;
-use pi_tui::host::Update;
+use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle, Update};
 use pi_tui::transcript::Level;
 use serde_json::Value;
 
@@ -15,21 +15,8 @@ use super::text;
 use super::worker::Host;
 
 /// Commands of the reference that other parts of pi will provide.
-const NOT_YET: &[&str] = &[
-    "tree",
-    "fork",
-    "clone",
-    "resume",
-    "import",
-    "share",
-    "bug",
-    "login",
-    "logout",
-    "scoped-models",
-    "changelog",
-    "mcp",
-    "llama",
-];
+const NOT_YET: &[&str] =
+    &["tree", "resume", "import", "share", "bug", "login", "logout", "scoped-models", "changelog", "mcp", "llama"];
 
 impl Host {
     pub(crate) async fn command(&mut self, name: &str, args: &str) {
@@ -40,6 +27,8 @@ impl Host {
             "name" => self.name(args),
             "compact" => self.compact(args).await,
             "export" => self.export(args),
+            "fork" => self.fork().await,
+            "clone" => self.clone_session(),
             n if NOT_YET.contains(&n) => {
                 let _ = self.up.send(Update::Notice(Level::Warning, text::command_not_available(n)));
             }
@@ -85,6 +74,71 @@ impl Host {
     async fn compact(&mut self, args: &str) {
         let instructions = Some(args.trim()).filter(|i| !i.is_empty());
         let _ = self.agent.compact(pi_agent::compaction::CompactionReason::Manual, instructions, false).await;
+    }
+
+    /// `/clone`: a new session holding the active branch.
+    fn clone_session(&mut self) {
+        let copied = {
+            let Ok(current) = self.agent.session.lock() else { return };
+            if current.leaf_id().is_none() {
+                let _ = self.up.send(Update::Notice(Level::Info, text::NOTHING_TO_CLONE.to_string()));
+                return;
+            }
+            self.copy_session(&current, None)
+        };
+        self.switched(copied, Some(String::new()), text::CLONED);
+    }
+
+    /// `/fork`: choose one of the branch's prompts; a new session holds what
+    /// came before it and the editor gets its text.
+    async fn fork(&mut self) {
+        let messages = self.agent.session.lock().map(|s| s.user_messages()).unwrap_or_default();
+        if messages.is_empty() {
+            let _ = self.up.send(Update::Notice(Level::Info, text::NO_MESSAGES_TO_FORK.to_string()));
+            return;
+        }
+        let options: Vec<String> = messages.iter().map(|(_, t)| one_line(t)).collect();
+        let request = DialogRequest::Select { title: text::FORK_TITLE.to_string(), options: options.clone() };
+        let DialogAnswer::Value(chosen) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
+        let Some(i) = options.iter().position(|o| *o == chosen) else { return };
+        let (entry, prompt) = messages[i].clone();
+        let copied = match self.agent.session.lock() {
+            Ok(current) => self.copy_session(&current, Some(&entry)),
+            Err(e) => Err(e.to_string()),
+        };
+        self.switched(copied, Some(prompt), text::FORKED);
+    }
+
+    /// A new session (in this folder's session folder) with `current`'s
+    /// branch, or its part before `before`.
+    fn copy_session(&self, current: &Session, before: Option<&str>) -> Result<Session, String> {
+        let parent = current.path().map(|p| p.to_string_lossy().into_owned());
+        let dir = self.ui.session_dir.clone();
+        let mut copy =
+            Session::create(dir.as_deref(), &self.ui.cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
+        match before {
+            Some(entry) => copy.copy_branch_before(current, entry),
+            None => copy.copy_branch_of(current),
+        }
+        .map_err(|e| e.to_string())?;
+        Ok(copy)
+    }
+
+    /// Take the copied session: the transcript shows it, `done` is said.
+    fn switched(&mut self, copied: Result<Session, String>, editor: Option<String>, done: &str) {
+        match copied {
+            Ok(session) => {
+                self.agent.adopt_session(session, false);
+                self.session_name = self.agent.session.lock().ok().and_then(|s| s.name());
+                let history = self.agent.messages.clone();
+                let _ = self.up.send(Update::Session { history, editor });
+                let _ = self.up.send(Update::SessionName(self.session_name.clone()));
+                let _ = self.up.send(Update::Notice(Level::Info, done.to_string()));
+            }
+            Err(e) => {
+                let _ = self.up.send(Update::Notice(Level::Error, pi_tui::text::error_line(&e)));
+            }
+        }
     }
 
     /// `/export [path]`: the session as HTML, or its branch as JSONL when
@@ -153,6 +207,11 @@ impl Host {
         let _ = self.up.send(Update::SessionName(self.session_name.clone()));
         let _ = self.up.send(Update::Notice(Level::Info, text::session_named(name)));
     }
+}
+
+/// A prompt as one line of the fork list.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The path argument of `/export`: a quoted path, or the first word.

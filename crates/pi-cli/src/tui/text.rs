@@ -27,6 +27,17 @@ pub fn session_name_is(name: &str) -> String {
 pub fn session_named(name: &str) -> String {
     format!("Session name set: {name}")
 }
+/// `/clone` with nothing in the session.
+pub const NOTHING_TO_CLONE: &str = "Nothing to clone yet";
+/// `/clone` done.
+pub const CLONED: &str = "Cloned to new session";
+/// `/fork` with no prompt in the branch.
+pub const NO_MESSAGES_TO_FORK: &str = "No messages to fork from";
+/// `/fork` done.
+pub const FORKED: &str = "Forked to new session";
+/// The title of `/fork`'s list.
+pub const FORK_TITLE: &str =
+    "Fork from Message\nSelect a user message to copy the active path up to that point into a new session";
 /// `/export` done.
 pub fn session_exported(path: &str) -> String {
     format!("Session exported to: {path}")

@@ -283,12 +283,7 @@ impl App {
             .collect();
         transcript.push(Kind::Header { lines: header(&o.theme, &o.keys, &o.version), more });
         transcript.load_history(&o.history);
-        let mut totals = Totals::default();
-        for m in &o.history {
-            if let pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)) = m {
-                totals.add(&a.usage);
-            }
-        }
+        let totals = Totals::of(&o.history);
         for (level, text) in &o.notices {
             transcript.notice(*level, text.clone());
         }
@@ -441,15 +436,12 @@ impl App {
             Update::Notice(level, text) => self.transcript.notice(level, text),
             Update::Markdown(md) => self.transcript.push(Kind::Markdown(md)),
             Update::SessionName(n) => self.session_name = n,
-            Update::Reset => {
-                let header = self.transcript.entries().first().cloned();
-                self.transcript.clear();
-                if let Some(h) = header {
-                    self.transcript.push(h.kind);
+            Update::Reset => self.start_over(&[]),
+            Update::Session { history, editor } => {
+                self.start_over(&history);
+                if let Some(t) = editor {
+                    self.editor.set_text(&t);
                 }
-                self.totals = Totals::default();
-                self.committed = 0;
-                self.scroll = None;
             }
             Update::Commands(c) => self.registry = CommandRegistry::new(&c),
             Update::Look { keys, themes } => {
@@ -471,6 +463,19 @@ impl App {
             Update::Redraw => self.check_finished_dialog(),
             Update::Exit => self.quit = true,
         }
+    }
+
+    /// The transcript starts over (its header kept) with `history` shown.
+    fn start_over(&mut self, history: &[pi_agent::AgentMessage]) {
+        let header = self.transcript.entries().first().cloned();
+        self.transcript.clear();
+        if let Some(h) = header {
+            self.transcript.push(h.kind);
+        }
+        self.transcript.load_history(history);
+        self.totals = Totals::of(history);
+        self.committed = 0;
+        self.scroll = None;
     }
 
     fn agent_event(&mut self, ev: &pi_agent::AgentEvent) {
