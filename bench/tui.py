@@ -136,6 +136,9 @@ def scratch(turns):
     models = {"providers": {"mock": {"baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions",
                                      "apiKey": "x", "models": [{"id": "mock-1"}]}}}
     json.dump(models, open(os.path.join(d, "home/.pi/agent/models.json"), "w"))
+    # The 100,000-line result fills the context: both programs would compact
+    # between turns (the same way); the bench measures drawing, not that.
+    json.dump({"compaction": {"enabled": False}}, open(os.path.join(d, "home/.pi/agent/settings.json"), "w"))
     json.dump(turns, open(os.path.join(d, "script.json"), "w"))
     open(os.path.join(d, "work", "big.ts"), "w").write(BIG_TS)
     mock = subprocess.Popen([sys.executable, MOCK, str(port), os.path.join(d, "script.json"), os.path.join(d, "log.jsonl")])
