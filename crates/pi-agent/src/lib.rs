@@ -19,6 +19,7 @@ mod loadout;
 mod messages;
 mod nested;
 mod prompt;
+mod prompt_skills;
 mod registry;
 mod retry;
 pub mod session;

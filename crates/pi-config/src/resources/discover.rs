@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use globset::Glob;
 
 use super::walk::{SkillDirMode, markdown_files, skill_files};
-use super::{LoadedSkills, LoadedTemplates, ResourceDiagnostic, load_skills, load_templates};
+use super::{LoadedSkills, LoadedTemplates, ResourceDiagnostic, SourceInfo, load_skills, load_templates};
 use crate::settings::{ResourceKind, Scope};
 use crate::{Settings, text};
 
@@ -147,53 +147,87 @@ fn nested_markdown(dir: &Path, depth: usize) -> Vec<PathBuf> {
     out
 }
 
-/// The ordered paths of one kind, before the command line's.
-fn configured(o: &ResourceOptions<'_>, kind: ResourceKind) -> Vec<PathBuf> {
+/// The ordered paths of one kind, before the command line's, with where
+/// each came from: settings entries before found files, project before user.
+fn configured(o: &ResourceOptions<'_>, kind: ResourceKind) -> Vec<(PathBuf, SourceInfo)> {
     let (project_plain, project_over) = Overrides::of(o.settings, kind, Scope::Project);
     let (user_plain, user_over) = Overrides::of(o.settings, kind, Scope::User);
-    let mut list: Vec<PathBuf> = Vec::new();
-    let mut add = |files: Vec<PathBuf>, over: &Overrides| {
-        list.extend(files.into_iter().filter(|f| over.enabled(f)));
+    let project_base = o.cwd.join(".pi");
+    let mut list: Vec<(PathBuf, SourceInfo)> = Vec::new();
+    let mut add = |files: Vec<PathBuf>, over: &Overrides, info: SourceInfo| {
+        list.extend(files.into_iter().filter(|f| over.enabled(f)).map(|f| (f, info.clone())));
     };
     let user_agents = o.home.map(|h| h.join(".agents").join("skills"));
     if o.trusted {
-        add(entry_files(&project_plain, kind), &project_over);
+        add(entry_files(&project_plain, kind), &project_over, SourceInfo::new("local", "project", &project_base));
+        let auto = SourceInfo::new("auto", "project", &project_base);
         if kind == ResourceKind::Skills {
-            add(skill_files(&o.cwd.join(".pi").join("skills"), SkillDirMode::Pi), &project_over);
+            add(skill_files(&project_base.join("skills"), SkillDirMode::Pi), &project_over, auto);
             for dir in ancestor_agents_dirs(o.cwd) {
                 if Some(&dir) != user_agents.as_ref() {
-                    add(skill_files(&dir, SkillDirMode::Agents), &project_over);
+                    let info = SourceInfo::new("auto", "project", dir.parent().unwrap_or(&dir));
+                    add(skill_files(&dir, SkillDirMode::Agents), &project_over, info);
                 }
             }
         } else {
-            add(markdown_files(&o.cwd.join(".pi").join("prompts")), &project_over);
+            add(markdown_files(&project_base.join("prompts")), &project_over, auto);
         }
     }
-    add(entry_files(&user_plain, kind), &user_over);
+    add(entry_files(&user_plain, kind), &user_over, SourceInfo::new("local", "user", o.agent_dir));
+    let auto = SourceInfo::new("auto", "user", o.agent_dir);
     if kind == ResourceKind::Skills {
-        add(skill_files(&o.agent_dir.join("skills"), SkillDirMode::Pi), &user_over);
+        add(skill_files(&o.agent_dir.join("skills"), SkillDirMode::Pi), &user_over, auto);
         if let Some(dir) = &user_agents {
-            add(skill_files(dir, SkillDirMode::Agents), &user_over);
+            let info = SourceInfo::new("auto", "user", dir.parent().unwrap_or(dir));
+            add(skill_files(dir, SkillDirMode::Agents), &user_over, info);
         }
     } else {
-        add(markdown_files(&o.agent_dir.join("prompts")), &user_over);
+        add(markdown_files(&o.agent_dir.join("prompts")), &user_over, auto);
     }
     // The same file found twice counts once (the first place wins).
     let mut seen = HashSet::new();
-    list.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    list.retain(|(p, _)| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     list
+}
+
+/// Where a command-line path's resource came from: a path inside the user's
+/// or the project's conventional folder counts as that scope.
+fn cli_source(file: &Path, folders: [(&Path, &str); 2], fallback: &SourceInfo, base_is_folder: bool) -> SourceInfo {
+    for (folder, scope) in folders {
+        if file.starts_with(folder) {
+            let base = if base_is_folder { folder } else { fallback.base_dir.as_path() };
+            return SourceInfo::new("local", scope, base);
+        }
+    }
+    fallback.clone()
 }
 
 /// Find and load the run's skills and templates.
 pub fn load_resources(o: &ResourceOptions<'_>) -> Resources {
     let cli = |paths: &[String]| -> Vec<PathBuf> { paths.iter().map(|p| resolve(p, o.cwd)).collect() };
-    let mut skill_paths = if o.no_skills { Vec::new() } else { configured(o, ResourceKind::Skills) };
+    let skill_found = if o.no_skills { Vec::new() } else { configured(o, ResourceKind::Skills) };
+    let mut skill_paths: Vec<PathBuf> = skill_found.iter().map(|(p, _)| p.clone()).collect();
     skill_paths.extend(cli(o.skill_paths));
-    let skills = load_skills(&skill_paths);
-    let mut template_paths = if o.no_templates { Vec::new() } else { configured(o, ResourceKind::Prompts) };
+    let mut skills = load_skills(&skill_paths);
+    let skill_dirs = [(&*o.agent_dir.join("skills"), "user"), (&*o.cwd.join(".pi").join("skills"), "project")];
+    for s in &mut skills.skills {
+        s.source = match skill_found.iter().find(|(p, _)| p == &s.file_path) {
+            Some((_, info)) => info.clone(),
+            None => cli_source(&s.file_path, skill_dirs, &s.source, false),
+        };
+    }
+    let template_found = if o.no_templates { Vec::new() } else { configured(o, ResourceKind::Prompts) };
+    let mut template_paths: Vec<PathBuf> = template_found.iter().map(|(p, _)| p.clone()).collect();
     let cli_templates = cli(o.template_paths);
     template_paths.extend(cli_templates.iter().cloned());
     let mut loaded = load_templates(&template_paths);
+    let prompt_dirs = [(&*o.agent_dir.join("prompts"), "user"), (&*o.cwd.join(".pi").join("prompts"), "project")];
+    for t in &mut loaded.templates {
+        t.source = match template_found.iter().find(|(p, _)| p == &t.file_path) {
+            Some((_, info)) => info.clone(),
+            None => cli_source(&t.file_path, prompt_dirs, &t.source, true),
+        };
+    }
     for p in cli_templates.iter().filter(|p| !p.exists()) {
         if !loaded.diagnostics.iter().any(|d| &d.path == p) {
             loaded.diagnostics.push(ResourceDiagnostic::warning(text::TEMPLATE_PATH_MISSING.to_string(), p));
@@ -211,4 +245,60 @@ pub fn load_resources(o: &ResourceOptions<'_>) -> Resources {
         }
     }
     Resources { skills, templates }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(path: &Path, name: &str) {
+        std::fs::create_dir_all(path).unwrap();
+        std::fs::write(path.join("SKILL.md"), format!("---\nname: {name}\ndescription: d {name}\n---\nbody")).unwrap();
+    }
+
+    fn names(o: &ResourceOptions<'_>) -> Vec<String> {
+        load_resources(o).skills.skills.iter().map(|s| s.name.clone()).collect()
+    }
+
+    #[test]
+    fn project_skills_only_when_trusted_and_in_the_reference_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (home, agent) = (tmp.path().join("home"), tmp.path().join("home/.pi/agent"));
+        let repo = tmp.path().join("repo");
+        let cwd = repo.join("sub");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        skill(&agent.join("skills/u"), "user-pi");
+        skill(&home.join(".agents/skills/a"), "user-agents");
+        skill(&cwd.join(".pi/skills/p"), "project-pi");
+        skill(&cwd.join(".agents/skills/c"), "cwd-agents");
+        skill(&repo.join(".agents/skills/r"), "repo-agents");
+        skill(&tmp.path().join(".agents/skills/o"), "outside-repo");
+        std::fs::create_dir_all(cwd.join(".pi/prompts")).unwrap();
+        std::fs::write(cwd.join(".pi/prompts/t.md"), "hello").unwrap();
+        let (settings, _) = Settings::load(&agent, &cwd, true);
+        let cli = vec![tmp.path().join("repo/sub/.pi/skills/p").display().to_string()];
+        let mut o = ResourceOptions {
+            agent_dir: &agent,
+            cwd: &cwd,
+            home: Some(&home),
+            trusted: true,
+            settings: &settings,
+            skill_paths: &cli,
+            no_skills: false,
+            template_paths: &[],
+            no_templates: false,
+        };
+        assert_eq!(names(&o), ["project-pi", "cwd-agents", "repo-agents", "user-pi", "user-agents"]);
+        let loaded = load_resources(&o);
+        assert_eq!(loaded.templates.templates.len(), 1);
+        assert_eq!(loaded.skills.skills[0].source, SourceInfo::new("auto", "project", &cwd.join(".pi")));
+        assert_eq!(loaded.skills.skills[1].source, SourceInfo::new("auto", "project", &cwd.join(".agents")));
+        o.trusted = false;
+        assert_eq!(names(&o), ["user-pi", "user-agents", "project-pi"], "an explicit path still loads");
+        assert!(load_resources(&o).templates.templates.is_empty());
+        o.no_skills = true;
+        assert_eq!(names(&o), ["project-pi"]);
+        o.skill_paths = &[];
+        assert!(names(&o).is_empty());
+    }
 }

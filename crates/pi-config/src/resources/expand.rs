@@ -184,6 +184,7 @@ mod tests {
             argument_hint: None,
             content: "Review $1 then ${@:2}".into(),
             file_path: "/t/rev.md".into(),
+            source: Default::default(),
         };
         assert_eq!(expand_prompt_template("/rev \"a b\" c d", std::slice::from_ref(&t)), "Review a b then c d");
         assert_eq!(expand_prompt_template("/rev", std::slice::from_ref(&t)), "Review  then ");
@@ -199,6 +200,7 @@ mod tests {
             file_path: file.clone(),
             base_dir: tmp.path().join("s"),
             disable_model_invocation: false,
+            source: Default::default(),
         };
         let out = expand_skill_command("/skill:s  go now ", std::slice::from_ref(&skill)).unwrap().unwrap();
         let want = format!(

@@ -30,6 +30,24 @@ pub use skills::{
 pub use templates::{LoadedTemplates, PromptTemplate, TEMPLATE_DESCRIPTION_CHARS, load_template_file, load_templates};
 pub use walk::{MAX_SKILL_DEPTH, SkillDirMode, markdown_files, skill_files};
 
+/// Where a skill or template came from, as RPC `get_commands` reports it
+/// (`sourceInfo`: `source` `auto`/`local`, `scope` `user`/`project`/`temporary`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// `auto` (found in a conventional folder) or `local` (a settings entry or a path).
+    pub source: String,
+    /// `user`, `project` or `temporary` (the command line).
+    pub scope: String,
+    /// The folder the resource belongs to.
+    pub base_dir: PathBuf,
+}
+
+impl SourceInfo {
+    fn new(source: &str, scope: &str, base_dir: &Path) -> Self {
+        SourceInfo { source: source.into(), scope: scope.into(), base_dir: base_dir.to_path_buf() }
+    }
+}
+
 /// How bad a resource problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiagnosticKind {

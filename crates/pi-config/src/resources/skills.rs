@@ -30,6 +30,8 @@ pub struct Skill {
     pub base_dir: PathBuf,
     /// `disable-model-invocation: true`: only `/skill:name` uses it.
     pub disable_model_invocation: bool,
+    /// Where it came from.
+    pub source: super::SourceInfo,
 }
 
 /// Skills and what was wrong on the way.
@@ -57,6 +59,10 @@ fn name_problems(name: &str) -> Vec<String> {
         out.push(text::SKILL_NAME_CONSECUTIVE_HYPHENS.to_string());
     }
     out
+}
+
+fn base_dir_of(path: &Path) -> PathBuf {
+    path.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// Load one skill file; `None` when it does not qualify.
@@ -99,6 +105,7 @@ pub fn load_skill_file(path: &Path) -> (Option<Skill>, Vec<ResourceDiagnostic>) 
         file_path: path.to_path_buf(),
         base_dir,
         disable_model_invocation: fm.is_true("disable-model-invocation"),
+        source: super::SourceInfo::new("local", "temporary", &base_dir_of(path)),
     };
     (Some(skill), diags)
 }

@@ -24,6 +24,8 @@ pub struct PromptTemplate {
     pub content: String,
     /// The file.
     pub file_path: PathBuf,
+    /// Where it came from.
+    pub source: super::SourceInfo,
 }
 
 /// Templates and what was wrong on the way.
@@ -67,6 +69,7 @@ pub fn load_template_file(path: &Path) -> (Option<PromptTemplate>, Vec<ResourceD
         argument_hint: fm.str("argument-hint").filter(|h| !h.is_empty()).map(str::to_string),
         content: fm.body,
         file_path: path.to_path_buf(),
+        source: super::SourceInfo::new("local", "temporary", path.parent().unwrap_or(Path::new("/"))),
     };
     (Some(template), Vec::new())
 }
