@@ -203,4 +203,34 @@ mod tests {
         assert!(p.contains("be nice"));
         assert!(!p.contains("<tools>"));
     }
+
+    #[test]
+    fn a_tool_without_snippet_is_not_listed_and_skills_follow_the_readers() {
+        let tools = defs(&[ToolName::Read, ToolName::Ls]);
+        let mut custom = tools[0].def().clone();
+        custom.name = "probe".into();
+        custom.prompt_snippet = None;
+        let mut refs: Vec<&ToolDef> = tools.iter().map(|t| t.def()).collect();
+        refs.push(&custom);
+        let skill = pi_config::resources::Skill {
+            name: "s".into(),
+            description: "d".into(),
+            file_path: "/s/SKILL.md".into(),
+            base_dir: "/s".into(),
+            disable_model_invocation: false,
+            source: Default::default(),
+        };
+        let skills = vec![skill];
+        let inputs = PromptInputs { cwd: Path::new("/p"), date: "d", skills: &skills, ..Default::default() };
+        let p = build_system_prompt(&refs, &inputs);
+        assert!(!p.contains("- probe:"), "{p}");
+        assert!(p.contains("<skills>\nThe following skills") && p.contains("Use the read tool"), "{p}");
+        assert!(p.find("<skills>") < p.find("<cwd>"));
+        let ls_only = [refs[1]];
+        assert!(!build_system_prompt(&ls_only, &inputs).contains("<skills>"), "no reader, no skills");
+        let active = vec!["ls".to_string(), "bash".to_string()];
+        let hidden_bash = PromptInputs { active: &active, custom: Some("CUSTOM"), ..inputs.clone() };
+        let p = build_system_prompt(&ls_only, &hidden_bash);
+        assert!(p.starts_with("CUSTOM") && p.contains("\nLoad a skill's file when"), "{p}");
+    }
 }

@@ -156,3 +156,6 @@ pub const SKILLS_HINT_INDIRECT: &str = "Load a skill's file when the task matche
 /// reference: how skill paths resolve.
 pub const SKILLS_PATHS: &str =
     "Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.";
+
+/// reference: the event named when a `/skill:` file cannot be read.
+pub const SKILL_EXPANSION_EVENT: &str = "skill_expansion";
