@@ -70,6 +70,7 @@ mod tests {
             file_path: format!("/s/{name}/SKILL.md").into(),
             base_dir: format!("/s/{name}").into(),
             disable_model_invocation: hidden,
+            source: Default::default(),
         }
     }
 

@@ -86,14 +86,14 @@ impl Walk {
         }
         let pushed = rules_of(dir).map(|r| self.rules.push(r)).is_some();
         let list = entries(dir);
-        if let Some((_, path, _)) = list.iter().find(|(n, _, m)| n == "SKILL.md" && m.is_file()) {
-            if !self.ignored(path, false) {
-                self.out.push(path.clone());
-                if pushed {
-                    self.rules.pop();
-                }
-                return;
+        if let Some((_, path, _)) = list.iter().find(|(n, _, m)| n == "SKILL.md" && m.is_file())
+            && !self.ignored(path, false)
+        {
+            self.out.push(path.clone());
+            if pushed {
+                self.rules.pop();
             }
+            return;
         }
         for (name, path, meta) in &list {
             if name.starts_with('.') || name == "node_modules" || self.ignored(path, meta.is_dir()) {
