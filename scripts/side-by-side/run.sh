@@ -5,7 +5,10 @@
 # and our `pi` against the same scripted mock model (mock.py, OpenAI Chat
 # Completions SSE on 127.0.0.1), and compare the tool results each sends back
 # to the model (the `role: "tool"` messages of the last request) and the tools
-# (names and descriptions) each declares in its first request.
+# (names and descriptions) each declares in its first request. A case with
+# "compare": ["skills", "user", "message"] also compares the system prompt's
+# <skills> section, the first user message, and the message (`-p` argument,
+# default "go").
 #
 # Usage: scripts/side-by-side/run.sh [CASE...]
 # Needs: python3, a built `pi` (PI_BIN, default target/debug/pi), and the
@@ -32,6 +35,7 @@ pass=0; fail=0
 for c in "${cases[@]}"; do
   spec="$here/cases/$c.json"
   out=$(mktemp -d /tmp/sbs.XXXXXX)
+  cp "$spec" "$out/spec.json"
   for who in ref ours; do
     mkdir -p "$out/$who/home/.pi/agent" "$out/$who/tmp" "$out/$who/work"
     port=$((20000 + RANDOM % 20000))
@@ -44,14 +48,14 @@ json.dump(spec["turns"], open(f"{d}/script.json", "w"))
 if "settings" in spec:
     json.dump(spec["settings"], open(f"{d}/home/.pi/agent/settings.json", "w"))
 subprocess.run(["bash", "-c", spec.get("setup", "true")], cwd=f"{d}/work", check=True)
-open(f"{d}/flags", "w").write("\n".join(spec.get("flags", [])))
+open(f"{d}/flags", "w").write("\n".join(spec.get("flags", []) + [spec.get("message", "go")]))
 PY
     python3 "$here/mock.py" "$port" "$out/$who/script.json" "$out/$who/log.jsonl" & mp=$!
     sleep 0.3
     mapfile -t flags < "$out/$who/flags"
     if [ $who = ref ]; then cmd=("$node" "$cli"); else cmd=("$PI_BIN"); fi
     (cd "$out/$who/work" && HOME=$out/$who/home TMPDIR=$out/$who/tmp PATH=$REF_TOOLS_BIN:$PATH \
-      timeout 60 "${cmd[@]}" -p --offline --no-session --model mock/mock-1 "${flags[@]}" go \
+      timeout 60 "${cmd[@]}" -p --offline --no-session --model mock/mock-1 "${flags[@]}" \
       > "$out/$who/stdout" 2> "$out/$who/stderr" < /dev/null; echo $? > "$out/$who/rc")
     kill $mp 2>/dev/null; wait $mp 2>/dev/null
   done
@@ -89,6 +93,26 @@ def declared(who):
     except (FileNotFoundError, ValueError):
         return None
     return [(t["function"]["name"], normalise(t["function"]["description"])) for t in first.get("tools", [])]
+def first(who, what):
+    try:
+        body = json.loads(open(f"{out}/{who}/log.jsonl").readline())
+    except (FileNotFoundError, ValueError):
+        return None
+    msgs = body.get("messages", [])
+    text = lambda m: m["content"] if isinstance(m["content"], str) else "".join(p.get("text", "") for p in m["content"])
+    if what == "skills":
+        sysmsg = next((text(m) for m in msgs if m["role"] == "system"), "")
+        i = sysmsg.find("<skills>")
+        found = sysmsg[i:sysmsg.find("</skills>") + 9] if i >= 0 else None
+    else:
+        found = next((text(m) for m in msgs if m["role"] == "user"), None)
+    return found.replace(f"{out}/{who}/", "<scratch>/") if found else found
+spec = json.load(open(f"{out}/spec.json"))
+for what in spec.get("compare", []):
+    a, b = first("ref", what), first("ours", what)
+    if a != b:
+        print(f"  {what} differs:\n    ref : {a!r}\n    ours: {b!r}")
+        sys.exit(1)
 r, o = results("ref"), results("ours")
 dr, do = declared("ref"), declared("ours")
 if dr != do:

@@ -60,7 +60,14 @@ pub struct Agent {
     pub live: crate::live::LiveSettings,
     /// The `compaction` settings.
     pub compaction: crate::compaction::CompactionSettings,
+    /// Expands a user message before it is sent (`/skill:name`, prompt
+    /// templates); also queued steering and follow-up messages.
+    pub expand_input: Option<InputExpander>,
 }
+
+/// Expands a user message; `Err((path, error))`: a resource could not be
+/// read (reported as an extension error, the message goes as typed).
+pub type InputExpander = Arc<dyn Fn(&str) -> Result<String, (String, String)> + Send + Sync>;
 
 /// Receives agent-only messages as they are recorded.
 pub type RecordFn = Arc<dyn Fn(&AgentMessage) + Send + Sync>;
@@ -130,6 +137,7 @@ impl Agent {
             system_sections: None,
             live: Default::default(),
             compaction: Default::default(),
+            expand_input: None,
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -361,7 +369,7 @@ impl Agent {
         let token = self.abort.fresh();
         self.tool_ctx.abort = token.clone();
         self.auto_compact().await;
-        let mut opening = Some((text.to_string(), images));
+        let mut opening = Some((self.expand(text), images));
         let mut recovered = false;
         let last = loop {
             let (last, overflowed) = self.run(opening.take(), &token).await;
@@ -527,7 +535,20 @@ impl Agent {
         if !taken.is_empty() {
             self.emit_queue_update();
         }
-        taken
+        taken.iter().map(|t| self.expand(t)).collect()
+    }
+
+    /// A user message as it is sent (see [`Agent::expand_input`]).
+    pub fn expand(&self, text: &str) -> String {
+        let Some(expand) = &self.expand_input else { return text.to_string() };
+        match expand(text) {
+            Ok(t) => t,
+            Err((extension_path, error)) => {
+                let event = crate::text::SKILL_EXPANSION_EVENT.to_string();
+                self.emit(AgentEvent::ExtensionError { extension_path, event, error });
+                text.to_string()
+            }
+        }
     }
 
     /// Announce the queues as they are now.

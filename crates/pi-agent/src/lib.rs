@@ -19,6 +19,7 @@ mod loadout;
 mod messages;
 mod nested;
 mod prompt;
+mod prompt_skills;
 mod registry;
 mod retry;
 pub mod session;
@@ -28,7 +29,9 @@ mod tool;
 mod tool_changes;
 mod user_bash;
 
-pub use agent::{AbortHandle, Agent, EventSink, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession};
+pub use agent::{
+    AbortHandle, Agent, EventSink, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
+};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};

@@ -25,6 +25,11 @@ pub struct PromptInputs<'a> {
     /// The sandbox's section (beyond.md B5), when commands run sandboxed;
     /// kept with a custom prompt too, so the model always knows its limits.
     pub sandbox: Option<&'a str>,
+    /// The loaded skills (listed for the model when a reader is there).
+    pub skills: &'a [pi_config::resources::Skill],
+    /// The active tools' names, hidden declarations included (empty: the
+    /// declared tools are all the active ones).
+    pub active: &'a [String],
 }
 
 const PREAMBLE: &str = "You are pi, a coding agent working in the user's project. You look at files, run commands and change code through the tools listed below, and you report clearly what you did.";
@@ -42,6 +47,8 @@ impl Default for PromptInputs<'_> {
             cwd: Path::new("/"),
             date: "",
             sandbox: None,
+            skills: &[],
+            active: &[],
         }
     }
 }
@@ -67,13 +74,17 @@ impl PromptSections {
 fn tools_and_rules(tools: &[&ToolDef]) -> (String, String) {
     let mut list = String::from("<tools>\n");
     let listed: Vec<&&ToolDef> = tools.iter().filter(|t| t.exposure != Exposure::Hidden).collect();
-    if listed.is_empty() {
+    // Only tools with a snippet are listed (a tool without one is still declared).
+    let with_snippet: Vec<(&str, &str)> = listed
+        .iter()
+        .filter_map(|t| t.prompt_snippet.as_deref().filter(|s| !s.is_empty()).map(|s| (t.name.as_str(), s)))
+        .collect();
+    if with_snippet.is_empty() {
         list.push_str(NO_TOOLS);
         list.push('\n');
     }
-    for t in &listed {
-        let snippet = t.prompt_snippet.as_deref().unwrap_or_else(|| t.description.lines().next().unwrap_or(""));
-        list.push_str(&format!("- {}: {}\n", t.name, snippet));
+    for (name, snippet) in with_snippet {
+        list.push_str(&format!("- {name}: {snippet}\n"));
     }
     list.push_str("</tools>");
     let mut rules = String::from("<rules>\n");
@@ -121,6 +132,15 @@ pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> P
         }
         ctx.push_str("</project_context>");
         out.push("context", ctx);
+    }
+    let declared: Vec<&str> =
+        tools.iter().filter(|t| t.exposure != Exposure::Hidden).map(|t| t.name.as_str()).collect();
+    let active: Vec<&str> =
+        if inputs.active.is_empty() { declared.clone() } else { inputs.active.iter().map(String::as_str).collect() };
+    if let Some(reader) = crate::prompt_skills::reader(&declared, &active)
+        && let Some(section) = crate::prompt_skills::skills_section(inputs.skills, reader)
+    {
+        out.push("skills", section);
     }
     out.push("cwd", format!("Today is {}.\n<cwd>\n{}\n</cwd>", inputs.date, inputs.cwd.display()));
     out
@@ -173,6 +193,7 @@ mod tests {
             cwd: Path::new("/p"),
             date: "d",
             sandbox: Some("<sandbox mode=\"read-only\">\n…\n</sandbox>"),
+            ..Default::default()
         };
         let p = build_system_prompt(&[], &inputs);
         assert!(
@@ -181,5 +202,35 @@ mod tests {
         );
         assert!(p.contains("be nice"));
         assert!(!p.contains("<tools>"));
+    }
+
+    #[test]
+    fn a_tool_without_snippet_is_not_listed_and_skills_follow_the_readers() {
+        let tools = defs(&[ToolName::Read, ToolName::Ls]);
+        let mut custom = tools[0].def().clone();
+        custom.name = "probe".into();
+        custom.prompt_snippet = None;
+        let mut refs: Vec<&ToolDef> = tools.iter().map(|t| t.def()).collect();
+        refs.push(&custom);
+        let skill = pi_config::resources::Skill {
+            name: "s".into(),
+            description: "d".into(),
+            file_path: "/s/SKILL.md".into(),
+            base_dir: "/s".into(),
+            disable_model_invocation: false,
+            source: Default::default(),
+        };
+        let skills = vec![skill];
+        let inputs = PromptInputs { cwd: Path::new("/p"), date: "d", skills: &skills, ..Default::default() };
+        let p = build_system_prompt(&refs, &inputs);
+        assert!(!p.contains("- probe:"), "{p}");
+        assert!(p.contains("<skills>\nThe following skills") && p.contains("Use the read tool"), "{p}");
+        assert!(p.find("<skills>") < p.find("<cwd>"));
+        let ls_only = [refs[1]];
+        assert!(!build_system_prompt(&ls_only, &inputs).contains("<skills>"), "no reader, no skills");
+        let active = vec!["ls".to_string(), "bash".to_string()];
+        let hidden_bash = PromptInputs { active: &active, custom: Some("CUSTOM"), ..inputs.clone() };
+        let p = build_system_prompt(&ls_only, &hidden_bash);
+        assert!(p.starts_with("CUSTOM") && p.contains("\nLoad a skill's file when"), "{p}");
     }
 }

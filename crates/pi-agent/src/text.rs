@@ -144,3 +144,18 @@ pub fn summary_focus(instructions: &str) -> String {
 
 /// `abort_retry` stopped a retry that waited (as the reference).
 pub const RETRY_CANCELLED: &str = "Retry cancelled";
+
+/// reference: the first line of the system prompt's skills section.
+pub const SKILLS_INTRO: &str = "The following skills provide specialized instructions for specific tasks.";
+/// reference: how to load a skill when `read` is declared.
+pub const SKILLS_HINT_READ: &str = "Use the read tool to load a skill's file when the task matches its description.";
+/// reference: how to load a skill when only `bash` is declared.
+pub const SKILLS_HINT_BASH: &str = "Use bash to load a skill's file when the task matches its description.";
+/// reference: how to load a skill when the reader is not declared.
+pub const SKILLS_HINT_INDIRECT: &str = "Load a skill's file when the task matches its description.";
+/// reference: how skill paths resolve.
+pub const SKILLS_PATHS: &str =
+    "Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.";
+
+/// reference: the event named when a `/skill:` file cannot be read.
+pub const SKILL_EXPANSION_EVENT: &str = "skill_expansion";

@@ -114,6 +114,14 @@ pub struct CliArgs {
     pub no_mcp: bool,
     /// `--no-context-files`.
     pub no_context_files: bool,
+    /// `--skill` paths (repeatable).
+    pub skills: Vec<String>,
+    /// `--no-skills`/`-ns`.
+    pub no_skills: bool,
+    /// `--prompt-template` paths (repeatable).
+    pub prompt_templates: Vec<String>,
+    /// `--no-prompt-templates`/`-np`.
+    pub no_prompt_templates: bool,
     /// `--list-models [search]`.
     pub list_models: Option<Option<String>>,
     /// `--verbose`.
@@ -218,8 +226,9 @@ impl CliArgs {
             }
             "--extension" | "-e" => self.extensions.push(v),
             "--theme" => self.theme_paths.push(v),
-            // Accepted and not used by this build: --export, --skill,
-            // --prompt-template.
+            "--skill" => self.skills.push(v),
+            "--prompt-template" => self.prompt_templates.push(v),
+            // Accepted and not used by this build: --export.
             _ => {}
         }
     }
@@ -292,7 +301,8 @@ pub fn parse(argv: &[String]) -> CliArgs {
             "--no-extensions" | "-ne" => a.no_extensions = true,
             "--no-mcp" => a.no_mcp = true,
             "--no-context-files" | "-nc" => a.no_context_files = true,
-            "--no-skills" | "-ns" | "--no-prompt-templates" | "-np" => {}
+            "--no-skills" | "-ns" => a.no_skills = true,
+            "--no-prompt-templates" | "-np" => a.no_prompt_templates = true,
             "--no-themes" => a.no_themes = true,
             "--use-theme" => match next {
                 Some(v) if !v.starts_with('-') => {

@@ -41,6 +41,12 @@ Extensions:
                                  builtin:permission-gate, builtin:protected-paths, builtin:approval
   --no-extensions, -ne           Load only the -e extensions
 
+Skills and prompt templates:
+  --skill <path>                 Load a skill file or folder (repeatable)
+  --no-skills, -ns               Load only the --skill skills
+  --prompt-template <path>       Load a prompt template file or folder (repeatable)
+  --no-prompt-templates, -np     Load only the --prompt-template templates
+
 Sessions:
   --no-session                   Keep the conversation in memory only
   --continue, -c                 Continue the most recent session of this folder

@@ -7,6 +7,7 @@
 
 mod cli_args;
 mod codemode;
+mod expand;
 mod export;
 mod extensions;
 mod help;

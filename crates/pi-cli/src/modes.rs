@@ -9,7 +9,8 @@ use crate::setup::{Input, Prepared, Started};
 
 /// Run the mode to its end; the exit status.
 pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCode {
-    let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui } = started;
+    let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui, resources } =
+        started;
     let Prepared { agent, reload, header } = prepared;
     {
         let _guard = runtime.enter();
@@ -18,7 +19,8 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
     let code = match mode {
         Mode::Rpc => {
             let _ = header;
-            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload };
+            let commands = crate::expand::rpc_commands(&resources);
+            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, commands };
             runtime.block_on(crate::rpc::run(agent, setup))
         }
         Mode::Json | Mode::Text => {

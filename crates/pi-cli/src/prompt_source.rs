@@ -40,6 +40,8 @@ pub struct PromptSource {
     pub append_system_prompt: Vec<String>,
     /// The sandbox's section of the prompt (mode `off`: none).
     pub sandbox: Option<String>,
+    /// The loaded skills (the prompt lists those the model may invoke).
+    pub skills: Vec<pi_config::resources::Skill>,
 }
 
 impl PromptSource {
@@ -64,6 +66,7 @@ impl PromptSource {
         let date = today();
         let declared = registry.declared();
         let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
+        let active = registry.active().to_vec();
         build_prompt_sections(
             &defs,
             &PromptInputs {
@@ -73,6 +76,8 @@ impl PromptSource {
                 cwd: &self.cwd,
                 date: &date,
                 sandbox: self.sandbox.as_deref(),
+                skills: &self.skills,
+                active: &active,
             },
         )
     }

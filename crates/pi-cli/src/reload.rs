@@ -27,6 +27,10 @@ pub struct ReloadState {
     pub last_default: Vec<String>,
     /// `codemode.*` as the codemode tool reads them.
     pub codemode: pi_codemode::Settings,
+    /// `--skill`, `--no-skills`, `--prompt-template`, `--no-prompt-templates`.
+    pub resource_flags: crate::expand::ResourceFlags,
+    /// The skills and templates as last loaded (commands of the UI).
+    pub resources: std::sync::Arc<pi_config::resources::Resources>,
 }
 
 /// Reload and return the status line (warnings go to standard error).
@@ -59,6 +63,13 @@ pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (Stri
         agent.dispatcher.registry.set_active(&active);
         state.last_default = new_default;
     }
+    let mut warnings = warnings;
+    let resources = state.resource_flags.load(&state.agent_dir, &state.prompt.cwd, &settings, state.prompt.trusted);
+    warnings.extend(resources.skills.diagnostics.iter().chain(&resources.templates.diagnostics).map(|d| d.line()));
+    state.prompt.skills = resources.skills.skills.clone();
+    let resources = std::sync::Arc::new(resources);
+    agent.expand_input = Some(crate::expand::expander(resources.clone()));
+    state.resources = resources;
     let (mode, budget) = crate::codemode::settings(&settings);
     state.codemode.set(mode, budget);
     // The tools' loadout hooks run again with the new settings.

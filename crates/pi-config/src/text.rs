@@ -162,3 +162,64 @@ pub const NOT_A_REGULAR_FILE: &str = "not a regular file (pi reads its settings 
 pub fn file_too_large(size: u64, max: u64) -> String {
     format!("too large ({size} bytes; pi reads at most {max} bytes from a configuration file)")
 }
+
+// ------------------------------------------------------ skills and templates
+
+/// reference: a skill name longer than the specification allows.
+pub fn skill_name_too_long(max: usize, len: usize) -> String {
+    format!("name exceeds {max} characters ({len})")
+}
+
+/// reference: a skill name with characters outside `a-z0-9-`.
+pub const SKILL_NAME_INVALID_CHARACTERS: &str =
+    "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)";
+/// reference: a skill name starting or ending with `-`.
+pub const SKILL_NAME_HYPHEN_EDGES: &str = "name must not start or end with a hyphen";
+/// reference: a skill name with `--`.
+pub const SKILL_NAME_CONSECUTIVE_HYPHENS: &str = "name must not contain consecutive hyphens";
+/// reference: a skill without a description (it does not load).
+pub const SKILL_DESCRIPTION_REQUIRED: &str = "description is required";
+
+/// reference: a skill description longer than the specification allows.
+pub fn skill_description_too_long(max: usize, len: usize) -> String {
+    format!("description exceeds {max} characters ({len})")
+}
+
+/// reference: a `--skill` path that does not exist.
+pub const SKILL_PATH_MISSING: &str = "skill path does not exist";
+/// reference: a `--skill` path that is neither a folder nor a `.md` file.
+pub const SKILL_PATH_NOT_MARKDOWN: &str = "skill path is not a markdown file";
+/// reference: a `--prompt-template` path that does not exist.
+pub const TEMPLATE_PATH_MISSING: &str = "Prompt template path does not exist";
+/// A resource file vanished between discovery and reading.
+pub const RESOURCE_FILE_MISSING: &str = "file does not exist";
+/// The frontmatter holds more than one YAML document.
+pub const FRONTMATTER_MULTIPLE_DOCUMENTS: &str = "Source contains multiple documents";
+
+/// reference: a second skill of a name.
+pub fn resource_collision(name: &str) -> String {
+    format!("name \"{name}\" collision")
+}
+
+/// reference: a second prompt template of a name.
+pub fn template_collision(name: &str) -> String {
+    format!("name \"/{name}\" collision")
+}
+
+/// A resource problem as one line of standard error (ours: the reference
+/// shows these only in its terminal UI).
+pub fn resource_diagnostic_line(path: &Path, message: &str, winner: Option<&Path>) -> String {
+    match winner {
+        Some(w) => format!("{}: {message} (kept {})", path.display(), w.display()),
+        None => format!("{}: {message}", path.display()),
+    }
+}
+
+/// reference: what `/skill:name` puts before the user's arguments.
+pub fn skill_block(name: &str, file: &Path, base_dir: &Path, body: &str) -> String {
+    format!(
+        "<skill name=\"{name}\" location=\"{}\">\nReferences are relative to {}.\n\n{body}\n</skill>",
+        file.display(),
+        base_dir.display()
+    )
+}

@@ -276,6 +276,15 @@ impl LoadedExtensions {
         }
     }
 
+    /// Tell every extension the session's final trust decision, which
+    /// `ctx.isProjectTrusted()` answers from now on (extensions loaded
+    /// before trust was resolved saw `false` until then).
+    pub async fn set_project_trusted(&self, trusted: bool) {
+        for e in &self.extensions {
+            let _ = e.engine.hook(Hook::SetTrust, "", Value::Bool(trusted)).await;
+        }
+    }
+
     /// Run the `project_trust` handlers in load order until one says yes or
     /// no. A failing handler is a warning and the next one is asked.
     pub async fn project_trust(&self, cwd: &Path) -> TrustOutcome {

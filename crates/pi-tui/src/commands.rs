@@ -31,6 +31,8 @@ pub enum Target {
     Ui(UiCommand),
     /// The host (sent as [`crate::host::Request::Command`]).
     Host,
+    /// Sent as a prompt the host expands (templates, skills).
+    Prompt,
 }
 
 /// A command.
@@ -101,7 +103,7 @@ impl CommandRegistry {
                 name: crate::sanitize::clean_line(&c.name),
                 description: crate::sanitize::clean_line(&c.description),
                 argument_hint: c.argument_hint.as_deref().map(crate::sanitize::clean_line),
-                target: Target::Host,
+                target: if c.prompt { Target::Prompt } else { Target::Host },
             });
         }
         CommandRegistry { commands }
@@ -142,8 +144,8 @@ mod tests {
     #[test]
     fn built_ins_win_and_commands_parse() {
         let added = [
-            CommandInfo { name: "deploy".into(), description: "Ship it".into(), argument_hint: None },
-            CommandInfo { name: "model".into(), description: "shadow".into(), argument_hint: None },
+            CommandInfo { name: "deploy".into(), description: "Ship it".into(), argument_hint: None, prompt: false },
+            CommandInfo { name: "model".into(), description: "shadow".into(), argument_hint: None, prompt: false },
         ];
         let r = CommandRegistry::new(&added);
         assert_eq!(r.find("deploy").unwrap().target, Target::Host);

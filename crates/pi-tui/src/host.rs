@@ -84,6 +84,9 @@ pub struct CommandInfo {
     pub description: String,
     /// Its argument, as a hint (`<path>`).
     pub argument_hint: Option<String>,
+    /// A prompt template or skill: the typed line goes to the host as a
+    /// prompt (the host expands it), not as a command.
+    pub prompt: bool,
 }
 
 /// A dialog an extension (or a policy) asks for.

@@ -95,6 +95,8 @@ pub(crate) struct RpcSetup {
     pub session_dir: Option<PathBuf>,
     /// What `/reload` rebuilds from.
     pub reload: crate::reload::ReloadState,
+    /// `get_commands` entries of the prompt templates and skills.
+    pub commands: Vec<Value>,
 }
 
 /// The state of an RPC session between commands.
@@ -246,7 +248,7 @@ impl Server {
                 self.live.abort_retry();
                 respond(&id, &kind, Ok(None));
             }
-            "get_commands" => respond(&id, &kind, Ok(Some(json!({"commands": []})))),
+            "get_commands" => respond(&id, &kind, Ok(Some(json!({"commands": self.setup.commands})))),
             "compact" => {
                 let instructions = cmd.get("customInstructions").and_then(Value::as_str).map(String::from);
                 let (agent, shared) = (self.agent.clone(), self.shared.clone());

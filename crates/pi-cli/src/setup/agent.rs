@@ -116,6 +116,7 @@ fn reload_state(
     prompt: PromptSource,
     env: &Env,
     codemode: &pi_codemode::Settings,
+    resources: Arc<pi_config::resources::Resources>,
 ) -> ReloadState {
     use pi_config::tool_selection::{DEFAULT_TOOL_NAMES, is_modifier};
     let cli_tools = args.tools.as_ref().map(|(_, t)| t.clone());
@@ -130,6 +131,8 @@ fn reload_state(
             .resolved_default_tools()
             .unwrap_or_else(|| DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()),
         codemode: codemode.clone(),
+        resource_flags: crate::expand::ResourceFlags::new(args),
+        resources,
     }
 }
 
@@ -144,12 +147,13 @@ pub(crate) struct AgentInputs<'a> {
     pub opened: Opened,
     pub loaded: &'a Loaded,
     pub models: &'a [pi_config::ModelEntry],
+    pub resources: Arc<pi_config::resources::Resources>,
 }
 
 /// Build the agent; `session_start` handlers run before it exists (their
 /// failures are reported), tool-set changes they ask for reach it at once.
 pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
-    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded, models } = i;
+    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded, models, resources } = i;
     if let Some(name) = args.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
         // `--name` names the session as it opens (as the reference).
         let _ = opened.session.append("session_info", serde_json::json!({"name": name}));
@@ -180,9 +184,10 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         system_prompt: args.system_prompt.clone(),
         append_system_prompt: args.append_system_prompt.clone(),
         sandbox: sandbox.prompt_text(&env.cwd),
+        skills: resources.skills.skills.clone(),
     };
     let system_prompt = prompt.build(&registry);
-    let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings);
+    let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone());
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;
@@ -195,6 +200,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
     let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode, env.interactive));
     agent.system_sections = Some(system_prompt);
+    agent.expand_input = Some(crate::expand::expander(resources));
     agent.session = session;
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));

@@ -2,8 +2,8 @@
 //! what the earlier ones decided and returns a typed value or a [`Stop`]:
 //!
 //! arguments → settings → extensions before trust → trust → the project's
-//! extensions → models and start-up diagnostics → input → model → session →
-//! registry and agent → mode.
+//! extensions → skills and prompt templates → models and start-up
+//! diagnostics → input → model → session → registry and agent → mode.
 
 mod agent;
 mod input;
@@ -11,6 +11,7 @@ mod model;
 pub(crate) mod plan;
 mod registry;
 mod report;
+mod resources;
 mod session;
 mod trust;
 
@@ -165,6 +166,8 @@ pub(crate) struct Started {
     pub scope: Option<Vec<String>>,
     /// What the terminal UI needs from the command line and the settings.
     pub ui: crate::tui::UiSettings,
+    /// The skills and prompt templates (commands of the UI and of RPC).
+    pub resources: Arc<pi_config::resources::Resources>,
 }
 
 /// Run the stages. `Ok(None)`: the run is complete (`--list-models`).
@@ -188,6 +191,11 @@ pub(crate) fn start(
     let project_scripts = plan.trust_project(&settings, &env.cwd, trust.trusted);
     let after = runtime.block_on(load_extensions(&project_scripts, env.host_options(mode, true)))?;
     let loaded = Loaded { scripts: before.into_iter().chain(after).collect(), builtins: plan.builtins.clone() };
+    for l in &loaded.scripts {
+        // ctx.isProjectTrusted() answers the final decision, also for extensions loaded before it.
+        runtime.block_on(l.set_project_trusted(trust.trusted));
+    }
+    let resources = resources::load(&env, args, &settings, trust.trusted, report);
     let models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
     let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &loaded, &models, report));
     if let Some(search) = &args.list_models {
@@ -204,6 +212,8 @@ pub(crate) fn start(
     let chosen = model::choose(args, &settings, &models, from_cli)?;
     let folder = session::folder(args, &settings, &env.agent_dir, &env.cwd);
     ui.trusted = trust.trusted;
+    ui.skill_commands = settings.get_bool(&["enableSkillCommands"]).unwrap_or(true);
+    ui.commands = crate::expand::ui_commands(&resources, ui.skill_commands);
     ui.session_dir = (!args.no_session).then(|| folder.clone());
     let opened = session::open(args, &folder, &env.cwd, report)?;
     // A session written where the run says (a resumed one keeps its folder).
@@ -219,12 +229,13 @@ pub(crate) fn start(
         opened,
         loaded: &loaded,
         models: &models,
+        resources: resources.clone(),
     };
     let prepared = runtime.block_on(agent::build(inputs, report))?;
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
     let session_dir = (!args.no_session).then_some(folder);
     let scope = args.models.clone();
-    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui }))
+    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui, resources }))
 }
 
 /// Shared by the stages' tests: an agent dir and a working folder under `root`.

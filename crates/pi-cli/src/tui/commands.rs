@@ -52,6 +52,8 @@ impl Host {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(w)));
         }
         let _ = self.up.send(Update::Look { keys: Box::new(keys), themes: Box::new(catalog) });
+        let _ =
+            self.up.send(Update::Commands(crate::expand::ui_commands(&self.reload.resources, self.ui.skill_commands)));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 

@@ -45,6 +45,10 @@ pub(crate) struct UiSettings {
     pub session_dir: Option<PathBuf>,
     /// `--name`.
     pub session_name: Option<String>,
+    /// Commands of the prompt templates and skills.
+    pub commands: Vec<pi_tui::host::CommandInfo>,
+    /// `enableSkillCommands` (skills in `/` completion).
+    pub skill_commands: bool,
 }
 
 impl UiSettings {
@@ -69,6 +73,8 @@ impl UiSettings {
             trusted: false,
             session_dir: None,
             session_name: args.name.clone(),
+            commands: Vec::new(),
+            skill_commands: settings.get_bool(&["enableSkillCommands"]).unwrap_or(true),
         }
     }
 

@@ -110,7 +110,7 @@ fn options(
             steering: agent.steering.clone(),
             follow_ups: agent.follow_ups.clone(),
         },
-        commands: Vec::new(),
+        commands: ui.commands.clone(),
         trusted: ui.trusted,
         notices,
         initial,

@@ -95,6 +95,8 @@ pub(crate) enum Hook {
     Flags,
     /// The flags' values from the command line.
     SetFlags,
+    /// The session's final trust decision (`ctx.isProjectTrusted()`).
+    SetTrust,
 }
 
 impl Hook {
@@ -106,6 +108,7 @@ impl Hook {
             Hook::PrepareLoadout => "prepareLoadout",
             Hook::Flags => "flags",
             Hook::SetFlags => "setFlags",
+            Hook::SetTrust => "setTrust",
         }
     }
 }

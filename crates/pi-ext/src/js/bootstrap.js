@@ -698,6 +698,10 @@
     flags() {
       return JSON.stringify([...flags.values()].map((f) => ({ name: f.name, type: f.type })));
     },
+    setTrust(_name, json) {
+      config.projectTrusted = jsonParse(json) === true;
+      return "null";
+    },
     setFlags(_name, json) {
       for (const [name, value] of Object.entries(jsonParse(json) || {})) {
         if (flags.has(name)) flagValues.set(name, value);

@@ -25,13 +25,13 @@ impl App {
             return;
         }
         if let Some((name, args)) = crate::commands::parse(&text)
-            && let Some(cmd) = self.registry.find(name).cloned()
+            && let Some(cmd) = self.registry.find(name).cloned().filter(|c| c.target != Target::Prompt)
         {
             self.editor.add_history(&text);
             self.editor.clear();
             match cmd.target {
                 Target::Ui(c) => self.ui_command(c, args),
-                Target::Host => self.host_command(name, args),
+                Target::Host | Target::Prompt => self.host_command(name, args),
             }
             return;
         }

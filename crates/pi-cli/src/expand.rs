@@ -1,0 +1,103 @@
+//! What a typed message becomes before it reaches the model, in every mode
+//! (print, JSON, RPC `prompt`/`steer`/`follow_up`, the terminal UI):
+//! `/skill:name args` first, then `/template args` (the reference's order),
+//! and the commands the skills and templates add to `/` completion and to
+//! RPC `get_commands`.
+
+use std::sync::Arc;
+
+use std::path::Path;
+
+use pi_config::Settings;
+use pi_config::resources::{ResourceOptions, Resources, expand_prompt_template, expand_skill_command, load_resources};
+use serde_json::{Value, json};
+
+/// The command line's say on skills and templates (kept for `/reload`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResourceFlags {
+    /// `--skill` paths.
+    pub skills: Vec<String>,
+    /// `--no-skills`.
+    pub no_skills: bool,
+    /// `--prompt-template` paths.
+    pub templates: Vec<String>,
+    /// `--no-prompt-templates`.
+    pub no_templates: bool,
+}
+
+impl ResourceFlags {
+    /// From the command line.
+    pub(crate) fn new(args: &crate::cli_args::CliArgs) -> Self {
+        ResourceFlags {
+            skills: args.skills.clone(),
+            no_skills: args.no_skills,
+            templates: args.prompt_templates.clone(),
+            no_templates: args.no_prompt_templates,
+        }
+    }
+
+    /// Find and load the skills and templates.
+    pub(crate) fn load(&self, agent_dir: &Path, cwd: &Path, settings: &Settings, trusted: bool) -> Resources {
+        let home = pi_config::trust::home_dir();
+        load_resources(&ResourceOptions {
+            agent_dir,
+            cwd,
+            home: home.as_deref(),
+            trusted,
+            settings,
+            skill_paths: &self.skills,
+            no_skills: self.no_skills,
+            template_paths: &self.templates,
+            no_templates: self.no_templates,
+        })
+    }
+}
+
+/// The agent's input expander for these resources.
+pub(crate) fn expander(resources: Arc<Resources>) -> pi_agent::InputExpander {
+    Arc::new(move |text: &str| {
+        let after_skill = match expand_skill_command(text, &resources.skills.skills) {
+            Ok(Some(t)) => t,
+            Ok(None) => text.to_string(),
+            Err((path, error)) => return Err((path.to_string_lossy().into_owned(), error)),
+        };
+        Ok(expand_prompt_template(&after_skill, &resources.templates.templates))
+    })
+}
+
+fn source_info(path: &std::path::Path, s: &pi_config::resources::SourceInfo) -> Value {
+    json!({"path": path.to_string_lossy(), "source": s.source, "scope": s.scope, "origin": "top-level",
+        "baseDir": s.base_dir.to_string_lossy()})
+}
+
+/// RPC `get_commands` entries: templates, then skills (`skill:<name>`), as the
+/// reference lists them after the extensions' commands.
+pub(crate) fn rpc_commands(resources: &Resources) -> Vec<Value> {
+    let templates = resources.templates.templates.iter().map(|t| {
+        json!({"name": t.name, "description": t.description, "source": "prompt",
+            "sourceInfo": source_info(&t.file_path, &t.source)})
+    });
+    let skills = resources.skills.skills.iter().map(|s| {
+        json!({"name": format!("skill:{}", s.name), "description": s.description, "source": "skill",
+            "sourceInfo": source_info(&s.file_path, &s.source)})
+    });
+    templates.chain(skills).collect()
+}
+
+/// The terminal UI's added commands: templates, then skills (unless
+/// `enableSkillCommands` is `false`; a typed `/skill:name` still works).
+pub(crate) fn ui_commands(resources: &Resources, skill_commands: bool) -> Vec<pi_tui::host::CommandInfo> {
+    let templates = resources.templates.templates.iter().map(|t| pi_tui::host::CommandInfo {
+        name: t.name.clone(),
+        description: t.description.clone(),
+        argument_hint: t.argument_hint.clone(),
+        prompt: true,
+    });
+    let skills = resources.skills.skills.iter().filter(|_| skill_commands).map(|s| pi_tui::host::CommandInfo {
+        name: format!("skill:{}", s.name),
+        description: s.description.clone(),
+        argument_hint: None,
+        prompt: true,
+    });
+    templates.chain(skills).collect()
+}
