@@ -235,11 +235,22 @@ fn command_of(at: &Attempt) -> String {
 }
 
 /// Run the suite for one user and mechanism in both modes.
+/// `kill -9 -1` as nobody reaches every process of that user, so the
+/// unprivileged suites (and their control) would kill each other's canary
+/// sleeper when run at once: they take turns.
+static NOBODY_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// This suite's turn when it runs as nobody.
+fn turn(user: User) -> Option<std::sync::MutexGuard<'static, ()>> {
+    (user == User::Nobody).then(|| NOBODY_TURN.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
 fn suite(user: User, mech: Mech) {
     if let Some(why) = cannot_test(user, mech) {
         println!("skipped ({user:?}, {mech:?}): {why}");
         return;
     }
+    let _turn = turn(user);
     let mut world = World::new(user, mech);
     let (mut runs, mut through, mut limits) = (0, Vec::new(), 0);
     for mode in ["read-only", "workspace-write"] {
@@ -293,6 +304,7 @@ fn control(user: User) {
         println!("skipped ({user:?}): {why}");
         return;
     }
+    let _turn = turn(user);
     let (mut missed, mut seen, mut absent) = (Vec::new(), 0, 0);
     for at in attempts().iter().filter(|at| at.escapes_off && applies(at, user, "read-only")) {
         let world = World::new(user, Mech::Bwrap);
