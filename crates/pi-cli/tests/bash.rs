@@ -145,7 +145,7 @@ fn output_after_the_shell_exits_is_read_while_it_keeps_coming() {
     // All six on a quiet machine; a loaded one may pause the writer past the
     // idle cut (100 ms), but what came after the shell's exit is read.
     let text = r.text();
-    assert!(text.starts_with("hi\n1\n") && "hi\n1\n2\n3\n4\n5\n6\n".starts_with(text.as_str()), "{text}");
+    assert!(text.starts_with("hi\n1\n") && "hi\n1\n2\n3\n4\n5\n6\n".starts_with(text), "{text}");
 }
 
 #[test]
