@@ -100,7 +100,10 @@ fn unknown_commands_and_malformed_lines_get_the_reference_answers_and_the_loop_g
     let untyped = json!({"type": "response", "success": false, "error": "Unknown command: undefined"});
     assert_eq!(*got[3], untyped);
     assert_eq!(*got[4], untyped);
-    assert_eq!(*got[5], json!({"id": "b", "type": "response", "success": false, "error": "Unknown command: undefined"}));
+    assert_eq!(
+        *got[5],
+        json!({"id": "b", "type": "response", "success": false, "error": "Unknown command: undefined"})
+    );
     // The reference stops here (it reads `null.id`); we answer and go on.
     assert_eq!(*got[6], untyped);
     assert_eq!(

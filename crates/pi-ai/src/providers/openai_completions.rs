@@ -317,6 +317,9 @@ pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emit
     if let Some(id) = chunk.get("id").and_then(Value::as_str) {
         em.set_response_id(id, true);
     }
+    if let Some(name) = chunk.get("model").and_then(Value::as_str) {
+        em.set_response_model(name);
+    }
     if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
         em.set_usage(parse_usage(u));
     }

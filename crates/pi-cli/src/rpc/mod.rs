@@ -234,8 +234,9 @@ impl Server {
                 let drain =
                     |q: &pi_agent::Queue| q.lock().map(|mut g| g.drain(..).collect::<Vec<_>>()).unwrap_or_default();
                 let (steering, follow_up) = (drain(&self.steering), drain(&self.follow_ups));
-                respond(&id, &kind, Ok(Some(json!({"steering": steering, "followUp": follow_up}))));
+                // The event first, as the reference prints it.
                 self.queue_update();
+                respond(&id, &kind, Ok(Some(json!({"steering": steering, "followUp": follow_up}))));
             }
             "get_state" => respond(&id, &kind, Ok(Some(self.state()))),
             "get_messages" => respond(&id, &kind, Ok(Some(json!({"messages": self.messages()})))),
@@ -341,8 +342,8 @@ impl Server {
             if let Ok(mut q) = queue.lock() {
                 q.push_back(msg);
             }
-            respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
-            return self.queue_update();
+            self.queue_update();
+            return respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
         }
         let disposition = if kind == "prompt" { "started" } else { "queued" };
         respond(id, kind, Ok(Some(json!({"disposition": disposition}))));

@@ -16,7 +16,14 @@ fn turns() -> Vec<Turn> {
     vec![
         Turn::tool("read", json!({"path": "hello.txt"})),
         Turn::text("done"),
-        Turn::text("waiting for the abort").stall(),
+        // One text chunk, then nothing: the events before the steer are fixed.
+        Turn::raw_sse(&format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-s", "object": "chat.completion.chunk",
+            "created": 0, "model": "mock-1",
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": "waiting"}, "finish_reason": null}]})
+        ))
+        .stall(),
         Turn::text("## Goal\nsummary"),
         Turn::text("## Turn\nprefix"),
         Turn::text("spare"),
