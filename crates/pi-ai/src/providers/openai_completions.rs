@@ -519,6 +519,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_answering_model_is_noted_only_when_it_is_another() {
+        let message = |name: &str| {
+            let chunks = vec![
+                json!({"id":"c","model":name,"choices":[{"index":0,"delta":{"content":"hi"}}]}),
+                json!({"id":"c","model":"third","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+            ];
+            async move {
+                let (evs, _) = feed(&chunks).await;
+                let Some(AssistantMessageEvent::Done { message, .. }) = evs.last().cloned() else { panic!() };
+                message
+            }
+        };
+        let asked = model().id;
+        assert_eq!(message(&asked).await.response_model.as_deref(), Some("third"));
+        assert_eq!(message("other").await.response_model.as_deref(), Some("other"), "the first one named stays");
+        let same = vec![json!({"model":asked,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})];
+        let (evs, _) = feed(&same).await;
+        let Some(AssistantMessageEvent::Done { message, .. }) = evs.last() else { panic!() };
+        assert_eq!(message.response_model, None);
+    }
+
+    #[tokio::test]
     async fn thinking_then_text_closes_blocks_at_the_end_like_the_reference() {
         let chunks = vec![
             json!({"choices":[{"index":0,"delta":{"reasoning_content":"let me "}}]}),
