@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Scratch mock OpenAI chat-completions SSE server. Usage: mock.py PORT SCRIPT.json LOG.jsonl
-SCRIPT: list of turns; turn = {"text": str} or {"tools": [{"name":..., "args": obj-or-str, "id"?}]}"""
+SCRIPT: list of turns; turn = {"text": str} or {"tools": [{"name":..., "args": obj-or-str, "id"?}]};
+"stall": true sends the first event, then waits for the client to go away"""
 import json, sys, http.server
 port, script_path, log_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 turns = json.load(open(script_path))
@@ -35,5 +36,15 @@ class H(http.server.BaseHTTPRequestHandler):
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": fin}]})
         chunks.append({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
         out = b"".join(b"data: " + json.dumps(dict(id="c", object="chat.completion.chunk", created=0, model="mock-1", **c)).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+        if turn.get("stall"):
+            # The first event, then nothing until the client goes away (an abort).
+            import time
+            self.send_response(200); self.send_header("content-type", "text/event-stream"); self.end_headers()
+            self.wfile.write(b"data: " + json.dumps(dict(id="c", object="chat.completion.chunk", created=0, model="mock-1", **chunks[0])).encode() + b"\n\n"); self.wfile.flush()
+            try:
+                while True:
+                    time.sleep(0.2); self.wfile.write(b": ping\n\n"); self.wfile.flush()
+            except OSError:
+                return
         self.send_response(200); self.send_header("content-type", "text/event-stream"); self.send_header("content-length", str(len(out))); self.end_headers(); self.wfile.write(out)
 http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()

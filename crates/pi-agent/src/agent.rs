@@ -214,6 +214,14 @@ impl Agent {
         self.abort.token()
     }
 
+    /// A new abort signal for work of its own (a manual compaction), which
+    /// an earlier abort does not cancel; tools see it too.
+    pub(crate) fn fresh_abort(&mut self) -> CancellationToken {
+        let token = self.abort.fresh();
+        self.tool_ctx.abort = token.clone();
+        token
+    }
+
     pub(crate) fn emit(&self, ev: AgentEvent) {
         (self.sink)(&ev);
     }

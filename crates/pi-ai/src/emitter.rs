@@ -98,6 +98,16 @@ impl Emitter {
         });
     }
 
+    /// Note the model the provider named, unless it is the one asked for
+    /// or one was noted already.
+    pub fn set_response_model(&mut self, name: &str) {
+        self.msg.write(|m| {
+            if !name.is_empty() && name != m.model && m.response_model.is_none() {
+                m.response_model = Some(name.to_string());
+            }
+        });
+    }
+
     /// Set the provider's own stop reason.
     pub fn set_raw_stop_reason(&mut self, reason: &str) {
         self.msg.write(|m| m.raw_stop_reason = Some(reason.to_string()));

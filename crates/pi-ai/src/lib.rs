@@ -156,7 +156,14 @@ async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emi
     match result {
         Ok(reason) => em.done(reason).await,
         Err(ProviderError::ReceiverGone) => {}
-        Err(ProviderError::Aborted) => em.error(StopReason::Aborted, text::REQUEST_ABORTED.into(), None).await,
+        Err(ProviderError::Aborted) => {
+            // Chat Completions closes the blocks it streamed (`text_end`...)
+            // before the abort is reported, as the reference's client does.
+            if model.api == api::OPENAI_COMPLETIONS {
+                let _ = em.end_all().await;
+            }
+            em.error(StopReason::Aborted, text::REQUEST_ABORTED.into(), None).await
+        }
         Err(ProviderError::Failed(message, failure)) => em.error(StopReason::Error, message, Some(failure)).await,
     }
 }

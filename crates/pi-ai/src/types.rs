@@ -203,6 +203,10 @@ pub struct AssistantMessage {
     /// The provider's response id, when it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_id: Option<String>,
+    /// The model the provider says answered, when it names one other than
+    /// the model asked for (Chat Completions' `model` field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_model: Option<String>,
     /// The provider's own stop reason (`tool_calls`, `end_turn`, `completed`...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_stop_reason: Option<String>,

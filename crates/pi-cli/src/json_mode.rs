@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use pi_agent::AgentEvent;
+use pi_ai::{AssistantMessageEvent, ContentBlock};
 use serde_json::Value;
 
 /// Print one JSON value as a line and flush.
@@ -20,17 +21,19 @@ pub fn print_line(v: &Value) {
 /// from the partial message), as the reference prints them.
 pub fn event_value(ev: &AgentEvent) -> Value {
     let mut v = serde_json::to_value(ev).unwrap_or(Value::Null);
-    if let Some(inner) = v.get_mut("assistantMessageEvent").and_then(Value::as_object_mut) {
-        let partial = inner.remove("partial");
-        if inner.get("type").and_then(Value::as_str) == Some("toolcall_start")
-            && let Some(block) = partial.as_ref().and_then(|p| {
-                let i = inner.get("contentIndex").and_then(Value::as_u64)? as usize;
-                p.get("content")?.get(i).cloned()
-            })
-        {
-            inner.insert("id".into(), block.get("id").cloned().unwrap_or(Value::Null));
-            inner.insert("toolName".into(), block.get("name").cloned().unwrap_or(Value::Null));
-        }
+    // `partial` is not serialized; the call's identity is read from it here.
+    if let AgentEvent::MessageUpdate {
+        assistant_message_event: AssistantMessageEvent::ToolcallStart { content_index, partial },
+        ..
+    } = ev
+        && let Some((id, name)) = partial.read(|m| match m.content.get(*content_index) {
+            Some(ContentBlock::ToolCall { id, name, .. }) => Some((id.clone(), name.clone())),
+            _ => None,
+        })
+        && let Some(inner) = v.get_mut("assistantMessageEvent").and_then(Value::as_object_mut)
+    {
+        inner.insert("id".into(), Value::String(id));
+        inner.insert("toolName".into(), Value::String(name));
     }
     v
 }

@@ -131,6 +131,10 @@ pub fn rpc_unknown_command(kind: &str) -> String {
     format!("Unknown command: {kind}")
 }
 
+/// RPC: how a command without a `type` is named in its unknown-command
+/// answer (the reference prints JavaScript's `undefined`).
+pub const RPC_NO_TYPE: &str = "undefined";
+
 /// RPC: `set_model` names no model.
 pub fn rpc_model_not_found(provider: &str, id: &str) -> String {
     format!("Model not found: {provider}/{id}")
@@ -192,6 +196,9 @@ pub const RPC_EXPORT_IN_MEMORY: &str = "Cannot export in-memory session to HTML"
 
 /// RPC `switch_session` without `sessionPath`.
 pub const RPC_MISSING_SESSION_PATH: &str = "Missing \"sessionPath\"";
+
+/// RPC `set_session_name` with a blank name (as the reference).
+pub const RPC_EMPTY_SESSION_NAME: &str = "Session name cannot be empty";
 
 /// RPC `fork` without `entryId`.
 pub const RPC_MISSING_ENTRY_ID: &str = "Missing \"entryId\"";

@@ -99,6 +99,11 @@ impl Agent {
         instructions: Option<&str>,
         will_retry: bool,
     ) -> Result<CompactionOutcome, String> {
+        if reason == CompactionReason::Manual {
+            // A compaction of its own, not part of a run: an earlier run's
+            // abort must not cancel it (`abort` still can, while it runs).
+            self.fresh_abort();
+        }
         self.emit(AgentEvent::CompactionStart { reason: reason.as_str().into() });
         let outcome = self.run_compaction(reason, instructions, will_retry).await;
         let end = match &outcome {
@@ -194,9 +199,8 @@ impl Agent {
             entry["usage"] = u.clone();
         }
         entry["details"] = details.clone();
-        if from_hook {
-            entry["fromHook"] = json!(true);
-        }
+        // Written either way, as the reference does.
+        entry["fromHook"] = json!(from_hook);
         {
             let mut s = self.session.lock().map_err(|e| (false, e.to_string()))?;
             if let Err(e) = s.append("compaction", entry) {

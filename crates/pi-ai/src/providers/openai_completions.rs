@@ -317,6 +317,9 @@ pub(crate) async fn handle_chunk(chunk: &Value, state: &mut State, em: &mut Emit
     if let Some(id) = chunk.get("id").and_then(Value::as_str) {
         em.set_response_id(id, true);
     }
+    if let Some(name) = chunk.get("model").and_then(Value::as_str) {
+        em.set_response_model(name);
+    }
     if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
         em.set_usage(parse_usage(u));
     }
@@ -513,6 +516,28 @@ mod tests {
         assert_eq!(message.usage.total_tokens, 15);
         assert_eq!(message.response_id.as_deref(), Some("c"));
         assert_eq!(message.raw_stop_reason.as_deref(), Some("tool_calls"));
+    }
+
+    #[tokio::test]
+    async fn the_answering_model_is_noted_only_when_it_is_another() {
+        let message = |name: &str| {
+            let chunks = vec![
+                json!({"id":"c","model":name,"choices":[{"index":0,"delta":{"content":"hi"}}]}),
+                json!({"id":"c","model":"third","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+            ];
+            async move {
+                let (evs, _) = feed(&chunks).await;
+                let Some(AssistantMessageEvent::Done { message, .. }) = evs.last().cloned() else { panic!() };
+                message
+            }
+        };
+        let asked = model().id;
+        assert_eq!(message(&asked).await.response_model.as_deref(), Some("third"));
+        assert_eq!(message("other").await.response_model.as_deref(), Some("other"), "the first one named stays");
+        let same = vec![json!({"model":asked,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})];
+        let (evs, _) = feed(&same).await;
+        let Some(AssistantMessageEvent::Done { message, .. }) = evs.last() else { panic!() };
+        assert_eq!(message.response_model, None);
     }
 
     #[tokio::test]

@@ -127,9 +127,11 @@ pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str(line) {
-            Ok(cmd @ Value::Object(_)) => server.handle(cmd).await,
-            Ok(_) => respond(&None, "parse", Err(text::rpc_parse_failed("expected a JSON object"))),
+        match serde_json::from_str::<Value>(line) {
+            Ok(cmd) => match cmd.get("type").and_then(Value::as_str) {
+                Some(_) => server.handle(cmd).await,
+                None => untyped(&cmd),
+            },
             Err(e) => respond(&None, "parse", Err(text::rpc_parse_failed(&e.to_string()))),
         }
     }
@@ -137,6 +139,26 @@ pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode
         let _ = h.await;
     }
     std::process::ExitCode::SUCCESS
+}
+
+/// A JSON line that names no command type (not an object, or no string
+/// `type`): the reference's unknown-command answer, whose `command` is the
+/// `type` given (absent when there is none).
+fn untyped(cmd: &Value) {
+    let id = cmd.get("id").cloned();
+    let kind = cmd.get("type").filter(|t| !t.is_null());
+    let mut v = serde_json::Map::new();
+    if let Some(id) = id {
+        v.insert("id".into(), id);
+    }
+    v.insert("type".into(), json!("response"));
+    if let Some(k) = kind {
+        v.insert("command".into(), k.clone());
+    }
+    v.insert("success".into(), json!(false));
+    let shown = kind.map(Value::to_string).unwrap_or_else(|| text::RPC_NO_TYPE.into());
+    v.insert("error".into(), json!(text::rpc_unknown_command(&shown)));
+    out(&Value::Object(v));
 }
 
 impl Server {
@@ -214,13 +236,19 @@ impl Server {
                 let drain =
                     |q: &pi_agent::Queue| q.lock().map(|mut g| g.drain(..).collect::<Vec<_>>()).unwrap_or_default();
                 let (steering, follow_up) = (drain(&self.steering), drain(&self.follow_ups));
-                respond(&id, &kind, Ok(Some(json!({"steering": steering, "followUp": follow_up}))));
+                // The event first, as the reference prints it.
                 self.queue_update();
+                respond(&id, &kind, Ok(Some(json!({"steering": steering, "followUp": follow_up}))));
             }
             "get_state" => respond(&id, &kind, Ok(Some(self.state()))),
             "get_messages" => respond(&id, &kind, Ok(Some(json!({"messages": self.messages()})))),
             "get_last_assistant_text" => {
-                respond(&id, &kind, Ok(Some(json!({"text": state::last_assistant_text(&self.messages())}))))
+                // No answer yet: `{}`, as the reference's `undefined` text prints.
+                let data = match state::last_assistant_text(&self.messages()) {
+                    Some(t) => json!({"text": t}),
+                    None => json!({}),
+                };
+                respond(&id, &kind, Ok(Some(data)))
             }
             "get_session_stats" => respond(&id, &kind, Ok(Some(self.stats()))),
             "get_available_models" => respond(&id, &kind, Ok(Some(self.available_models()))),
@@ -316,8 +344,8 @@ impl Server {
             if let Ok(mut q) = queue.lock() {
                 q.push_back(msg);
             }
-            respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
-            return self.queue_update();
+            self.queue_update();
+            return respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
         }
         let disposition = if kind == "prompt" { "started" } else { "queued" };
         respond(id, kind, Ok(Some(json!({"disposition": disposition}))));

@@ -121,6 +121,7 @@ impl Server {
                 if let Ok(mut s) = agent.session.lock() {
                     let _ = s.append("thinking_level_change", json!({"thinkingLevel": level}));
                 }
+                super::event(&pi_agent::AgentEvent::ThinkingLevelChanged { level: level.clone() });
             }
             if let Ok(mut c) = current.lock() {
                 *c = (agent.model.clone(), level.clone());

@@ -36,12 +36,16 @@ impl Server {
                 respond(&id, kind, Ok(data.ok()));
             }
             "set_session_name" => {
-                let name = arg("name").unwrap_or_default();
+                let name = arg("name").unwrap_or_default().trim().to_string();
+                if name.is_empty() {
+                    respond(&id, kind, Err(text::RPC_EMPTY_SESSION_NAME.into()));
+                    return true;
+                }
                 if let Ok(mut s) = self.session.lock() {
                     let _ = s.append("session_info", json!({"name": name}));
                 }
+                event(&AgentEvent::SessionInfoChanged { name: Some(name) });
                 respond(&id, kind, Ok(None));
-                event(&AgentEvent::SessionInfoChanged { name: Some(name).filter(|n| !n.is_empty()) });
             }
             "export_html" => {
                 let out = arg("outputPath").map(PathBuf::from);

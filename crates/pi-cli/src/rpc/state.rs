@@ -2,7 +2,7 @@
 //! documented keys), `get_state`, `get_session_stats`, the last answer.
 
 use pi_agent::AgentMessage;
-use pi_ai::{ContentBlock, Message, Model};
+use pi_ai::{Message, Model};
 use serde_json::{Value, json};
 
 /// A number as JavaScript prints it (`0`, not `0.0`).
@@ -33,18 +33,22 @@ pub(crate) fn last_assistant_text(messages: &[AgentMessage]) -> Option<String> {
     })
 }
 
-/// `get_session_stats`: counts over the conversation, tokens and cost over
+/// `get_session_stats`: counts over the session's messages, tokens and cost over
 /// every assistant message and tool usage of the session, the context use.
 pub(crate) fn stats(messages: &[AgentMessage], entries: &[Value], session: (&str, Option<&str>), window: u64) -> Value {
-    let (mut users, mut assistants, mut calls, mut results) = (0, 0, 0, 0);
-    for m in messages.iter().filter_map(AgentMessage::as_llm) {
-        match m {
-            Message::User(_) => users += 1,
-            Message::Assistant(a) => {
+    // Counted over every message the session recorded (compacted ones too), as the reference does.
+    let (mut users, mut assistants, mut calls, mut results, mut total) = (0, 0, 0, 0, 0);
+    for m in entries.iter().filter(|e| e["type"] == "message").map(|e| &e["message"]) {
+        total += 1;
+        match m["role"].as_str() {
+            Some("user") => users += 1,
+            Some("assistant") => {
                 assistants += 1;
-                calls += a.content.iter().filter(|b| matches!(b, ContentBlock::ToolCall { .. })).count();
+                let blocks = m["content"].as_array().map(Vec::as_slice).unwrap_or_default();
+                calls += blocks.iter().filter(|b| b["type"] == "toolCall").count();
             }
-            Message::ToolResult(_) => results += 1,
+            Some("toolResult") => results += 1,
+            _ => {}
         }
     }
     let (mut input, mut output, mut cache_read, mut cache_write, mut cost) = (0u64, 0u64, 0u64, 0u64, 0f64);
@@ -72,7 +76,7 @@ pub(crate) fn stats(messages: &[AgentMessage], entries: &[Value], session: (&str
     data["assistantMessages"] = json!(assistants);
     data["toolCalls"] = json!(calls);
     data["toolResults"] = json!(results);
-    data["totalMessages"] = json!(messages.len());
+    data["totalMessages"] = json!(total);
     data["tokens"] = json!({"input": input, "output": output, "cacheRead": cache_read, "cacheWrite": cache_write,
         "total": input + output + cache_read + cache_write});
     data["cost"] = num(cost);
