@@ -94,6 +94,8 @@ pub struct CliArgs {
     pub fork: Option<String>,
     /// `--session-dir`.
     pub session_dir: Option<String>,
+    /// `--export <session file>` (the first message is the output path).
+    pub export: Option<String>,
     /// `--models` patterns (the last flag's).
     pub models: Option<Vec<String>>,
     /// `--no-tools`.
@@ -200,6 +202,7 @@ impl CliArgs {
             "--session-id" => self.session_id = Some(v),
             "--fork" => self.fork = Some(v),
             "--session-dir" => self.session_dir = Some(v),
+            "--export" => self.export = Some(v),
             "--models" => self.models = Some(csv(&v)),
             "--tools" | "-t" => {
                 let entries = csv(&v);
@@ -218,7 +221,7 @@ impl CliArgs {
             }
             "--extension" | "-e" => self.extensions.push(v),
             "--theme" => self.theme_paths.push(v),
-            // Accepted and not used by this build: --export, --skill,
+            // Accepted and not used by this build: --skill,
             // --prompt-template.
             _ => {}
         }
