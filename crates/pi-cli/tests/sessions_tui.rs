@@ -77,7 +77,8 @@ fn resume_picks_a_session_by_search_and_continues_it() {
     write_session(&s, "cccc-3333", 3, "gamma question", "gamma answer", None);
     let t = Tmux::start(100, 30, &command(&s, "--resume"));
     let screen = t.wait_for("Resume Session (Current Folder)");
-    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("question") || l.contains("named")).collect();
+    let rows: Vec<&str> =
+        screen.lines().filter(|l| l.starts_with("› ") || (l.starts_with("  ") && !l.trim().is_empty())).collect();
     assert_eq!(rows.len(), 3, "{screen}");
     assert!(rows[0].starts_with("› gamma question"), "most recent first: {screen}");
     assert_eq!(rows[0].split_whitespace().rev().nth(1), Some("2"), "the message count, then the age: {screen}");
