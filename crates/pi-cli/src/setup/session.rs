@@ -136,11 +136,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_missing_session_file_stops_and_continue_without_one_starts_fresh() {
+    fn a_missing_session_file_is_created_and_continue_without_one_starts_fresh() {
         let tmp = tempfile::tempdir().unwrap();
         let mut report = Report::collecting();
-        let args = CliArgs { session: Some(tmp.path().join("nope.jsonl").display().to_string()), ..Default::default() };
-        assert!(matches!(open(&args, tmp.path(), tmp.path(), Chooser::default(), &mut report), Err(Stop::Error(_))));
+        let nope = tmp.path().join("nope.jsonl");
+        let args = CliArgs { session: Some(nope.display().to_string()), ..Default::default() };
+        let opened = open(&args, tmp.path(), tmp.path(), Chooser::default(), &mut report).unwrap();
+        assert_eq!(opened.session.path(), Some(nope.as_path()), "a new session at that path, as the reference");
+        let args = CliArgs { session: Some("no-such-id".into()), ..Default::default() };
+        assert!(matches!(open(&args, tmp.path(), tmp.path(), Chooser::default(), &mut report), Err(Stop::Exit(1))));
         let args = CliArgs { continue_session: true, ..Default::default() };
         let opened = open(&args, &tmp.path().join("s"), tmp.path(), Chooser::default(), &mut report).unwrap();
         assert!(opened.session.path().is_some() && opened.history.is_empty());
