@@ -126,8 +126,9 @@ pub(crate) fn open(
             report.warn(text::session_bad_line(path, *line, err));
         }
     }
-    let context = session.context();
-    let history = context.messages.clone();
+    let mut context = session.context();
+    // The messages move to the agent (a 10,000-entry session is not copied twice).
+    let history = std::mem::take(&mut context.messages);
     Ok(Opened { session, history, context })
 }
 
