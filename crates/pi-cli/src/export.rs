@@ -170,8 +170,7 @@ pub(crate) fn from_file(input: &str, output: Option<&str>) -> std::process::Exit
         Err(text::export_file_not_found(&input))
     } else {
         Session::open_read_only(&input).map_err(|e| e.to_string()).and_then(|s| {
-            let out = output.map(|o| PathBuf::from(pi_config::expand_tilde(o)));
-            let name = out.clone().unwrap_or_else(|| default_name(&input));
+            let name = output.map(pi_config::expand_tilde).unwrap_or_else(|| default_name(&input));
             std::fs::write(cwd.join(&name), html(&s, "")).map(|()| name).map_err(|e| e.to_string())
         })
     };

@@ -96,7 +96,7 @@ pub struct SessionInfo {
 pub fn list_sessions(dir: &Path) -> Vec<SessionInfo> {
     let mut out: Vec<SessionInfo> = session_files(dir).into_iter().filter_map(|p| info(&p)).collect();
     out.reverse();
-    out.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms));
+    out.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
     out
 }
 

@@ -298,7 +298,7 @@ mod tests {
         for (ago, want) in cases {
             assert_eq!(age(1_000_000_000_000, 1_000_000_000_000 - ago), want);
         }
-        assert_eq!(age(0, 400 * 1440 * m * -1), "1y");
+        assert_eq!(age(0, -(400 * 1440 * m)), "1y");
     }
 
     #[test]
