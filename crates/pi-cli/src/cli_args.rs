@@ -94,6 +94,8 @@ pub struct CliArgs {
     pub fork: Option<String>,
     /// `--session-dir`.
     pub session_dir: Option<String>,
+    /// `--export <session file>` (the first message is the output path).
+    pub export: Option<String>,
     /// `--models` patterns (the last flag's).
     pub models: Option<Vec<String>>,
     /// `--no-tools`.
@@ -208,6 +210,7 @@ impl CliArgs {
             "--session-id" => self.session_id = Some(v),
             "--fork" => self.fork = Some(v),
             "--session-dir" => self.session_dir = Some(v),
+            "--export" => self.export = Some(v),
             "--models" => self.models = Some(csv(&v)),
             "--tools" | "-t" => {
                 let entries = csv(&v);
@@ -228,7 +231,6 @@ impl CliArgs {
             "--theme" => self.theme_paths.push(v),
             "--skill" => self.skills.push(v),
             "--prompt-template" => self.prompt_templates.push(v),
-            // Accepted and not used by this build: --export.
             _ => {}
         }
     }

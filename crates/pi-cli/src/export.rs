@@ -130,7 +130,9 @@ pub(crate) fn html(session: &Session, system_prompt: &str) -> String {
         esc(header["cwd"].as_str().unwrap_or("")),
         esc(header["timestamp"].as_str().unwrap_or(""))
     );
-    let _ = writeln!(out, "<details><summary>system prompt</summary><pre>{}</pre></details>", esc(system_prompt));
+    if !system_prompt.is_empty() {
+        let _ = writeln!(out, "<details><summary>system prompt</summary><pre>{}</pre></details>", esc(system_prompt));
+    }
     for e in session.branch() {
         if let Some(h) = entry_html(e) {
             out.push_str(&h);
@@ -152,13 +154,42 @@ pub(crate) fn export(
     let path = match output {
         Some(p) if p.is_absolute() => p.to_path_buf(),
         Some(p) => cwd.join(p),
-        None => {
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            cwd.join(format!("pi-session-{stem}.html"))
-        }
+        None => cwd.join(default_name(file)),
     };
     std::fs::write(&path, html(session, system_prompt)).map_err(|e| e.to_string())?;
     Ok(path)
+}
+
+/// `pi --export <session file> [output]`: write the page (default
+/// `pi-session-<file name>.html` in the current folder) and say where, as
+/// the reference (`Exported to: <path>`; `Error: File not found: <path>`).
+pub(crate) fn from_file(input: &str, output: Option<&str>) -> std::process::ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let input = cwd.join(pi_config::expand_tilde(input));
+    let result = if input.symlink_metadata().is_err() {
+        Err(text::export_file_not_found(&input))
+    } else {
+        Session::open_read_only(&input).map_err(|e| e.to_string()).and_then(|s| {
+            let name = output.map(pi_config::expand_tilde).unwrap_or_else(|| default_name(&input));
+            std::fs::write(cwd.join(&name), html(&s, "")).map(|()| name).map_err(|e| e.to_string())
+        })
+    };
+    match result {
+        Ok(path) => {
+            println!("{}", text::exported_to(&path));
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
+/// `pi-session-<file name without .jsonl>.html`.
+fn default_name(file: &Path) -> PathBuf {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    PathBuf::from(format!("pi-session-{stem}.html"))
 }
 
 #[cfg(test)]

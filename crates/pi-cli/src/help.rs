@@ -50,9 +50,13 @@ Skills and prompt templates:
 Sessions:
   --no-session                   Keep the conversation in memory only
   --continue, -c                 Continue the most recent session of this folder
-  --session <file>               Continue this session file
+  --resume, -r                   Choose one of this folder's sessions to continue
+  --session <path|id>            Continue a session file, or the session with this id (or its start)
   --session-id <id>              Id for a new session
+  --fork <path|id>               Start a new session as a copy of another's active branch
+  --name, -n <name>              The session's display name
   --session-dir <dir>            Where sessions are kept (also PI_CODING_AGENT_SESSION_DIR)
+  --export <file> [output]       Write a session file as an HTML page, then exit
 
 Sandbox (commands, write and edit; docs/sandbox.md):
   --sandbox <mode>               off (default), read-only or workspace-write

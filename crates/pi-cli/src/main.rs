@@ -107,6 +107,9 @@ fn main() -> ExitCode {
                 print!("{}", help::HELP);
                 return ExitCode::SUCCESS;
             }
+            if let Some(input) = &a.export {
+                return export::from_file(input, a.messages.first().map(String::as_str));
+            }
             run_agent(&a)
         }
     }

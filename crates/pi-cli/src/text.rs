@@ -207,3 +207,60 @@ pub const RPC_MISSING_ENTRY_ID: &str = "Missing \"entryId\"";
 pub fn export_title(name: &str) -> String {
     format!("pi session {name}")
 }
+
+/// `--resume` ended without a choice (the reference's words).
+pub const NO_SESSION_SELECTED: &str = "No session selected";
+/// A session without a user message (the picker's words).
+pub const NO_MESSAGES: &str = "(no messages)";
+/// Characters of a session's name or first message in `--resume`'s plain listing.
+pub const RESUME_LIST_WIDTH: usize = 80;
+
+/// One session in `--resume`'s listing without a terminal.
+pub fn resume_list_row(shown: &str, messages: usize, age: &str, path: &str) -> String {
+    format!("{shown}\t{messages} {age}\t{path}")
+}
+
+/// `--resume` without a terminal, in a folder without sessions.
+pub fn no_sessions_in(dir: &std::path::Path) -> String {
+    format!("No sessions in {}", dir.display())
+}
+
+/// A continued session's stored folder is gone, outside a terminal (the reference's words).
+pub fn missing_session_cwd(stored: &str, file: &str, here: &str) -> String {
+    format!(
+        "Stored session working directory does not exist: {stored}\nSession file: {file}\nCurrent working directory: {here}"
+    )
+}
+
+/// The question on a terminal.
+pub fn missing_session_cwd_prompt(stored: &str) -> String {
+    format!("Session cwd does not exist: {stored}")
+}
+
+/// Its first answer.
+pub fn missing_cwd_continue(here: &str) -> String {
+    format!("Continue in {here} (asks again next time)")
+}
+
+/// Its second answer.
+pub fn missing_cwd_fork(here: &str) -> String {
+    format!("Fork into {here} (new session ID, original kept)")
+}
+
+/// Its last answer.
+pub const CANCEL: &str = "Cancel";
+
+/// `--export` of a file that does not exist (the reference's words).
+pub fn export_file_not_found(path: &std::path::Path) -> String {
+    format!("File not found: {}", path.display())
+}
+
+/// `--export` done.
+pub fn exported_to(path: &std::path::Path) -> String {
+    format!("Exported to: {}", path.display())
+}
+
+/// Session flags given together that do not go together (the reference's words).
+pub fn cannot_combine(flag: &str, with: &[&str]) -> String {
+    format!("{flag} cannot be combined with {}", with.join(", "))
+}

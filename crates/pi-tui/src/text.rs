@@ -393,3 +393,39 @@ pub const CLIPBOARD_EMPTY: &str = "Nothing to paste from the clipboard";
 pub fn editor_failed(cmd: &str, why: &str) -> String {
     format!("The editor \"{cmd}\" failed: {why}")
 }
+
+// The session picker (`--resume`).
+
+/// Its title.
+pub const RESUME_TITLE: &str = "Resume Session (Current Folder)";
+/// The search syntax line.
+pub const RESUME_SEARCH_HINT: &str = "re:<pattern> regex · \"phrase\" exact";
+/// Before the name filter's state.
+pub const PICKER_NAME_LABEL: &str = "Name: ";
+/// Before the order's name.
+pub const PICKER_SORT_LABEL: &str = "  Sort: ";
+/// The name filter's states.
+pub const NAME_ALL: &str = "All";
+/// Named sessions only.
+pub const NAME_NAMED: &str = "Named";
+/// The orders.
+pub const SORT_THREADED: &str = "Threaded";
+/// Most recent first.
+pub const SORT_RECENT: &str = "Recent";
+/// Best match first.
+pub const SORT_FUZZY: &str = "Fuzzy";
+/// A toggle's states.
+pub const ON: &str = "on";
+/// Off.
+pub const OFF: &str = "off";
+/// A session without a user message.
+pub const NO_MESSAGES: &str = "(no messages)";
+/// Nothing to list.
+pub const NO_SESSIONS: &str = "  No sessions in current folder.";
+/// Nothing named to list.
+pub const NO_NAMED_SESSIONS: &str = "  No named sessions in current folder. Press ctrl+n to show all.";
+
+/// The keys line: `ctrl+s sort · ctrl+n named · ctrl+p path (off) · esc cancel`.
+pub fn resume_key_hint(sort: &str, named: &str, path: &str, path_state: &str) -> String {
+    format!("{sort} sort · {named} named · {path} path ({path_state})")
+}

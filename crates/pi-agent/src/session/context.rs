@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::Session;
@@ -38,7 +39,7 @@ fn millis(iso: &Value) -> i64 {
 fn message_of(e: &Value) -> Option<AgentMessage> {
     match e["type"].as_str()? {
         // (`compaction_summary` is the compaction's own message, made above.)
-        "message" | "compaction_summary" => serde_json::from_value(e["message"].clone()).ok(),
+        "message" | "compaction_summary" => AgentMessage::deserialize(&e["message"]).ok(),
         "custom_message" => Some(AgentMessage::Agent(AgentOnly::Custom(CustomMessage {
             custom_type: e["customType"].as_str().unwrap_or_default().to_string(),
             content: e["content"].clone(),
@@ -94,21 +95,24 @@ impl Session {
         }
         let mut push = |e: &Value| {
             let id = e["id"].as_str().unwrap_or_default();
+            let edited;
             let source = match edits.get(id) {
                 Some(Value::Null) => return,
                 Some(r) if e["type"] == "message" => {
-                    let mut edited = (*e).clone();
-                    edited["message"] = replaced(e["message"].clone(), r);
-                    edited
+                    let mut copy = e.clone();
+                    copy["message"] = replaced(e["message"].clone(), r);
+                    edited = copy;
+                    &edited
                 }
                 Some(r) => {
-                    let mut edited = (*e).clone();
-                    edited["content"] = (*r).clone();
-                    edited
+                    let mut copy = e.clone();
+                    copy["content"] = (*r).clone();
+                    edited = copy;
+                    &edited
                 }
-                None => (*e).clone(),
+                None => e,
             };
-            if let Some(m) = message_of(&source) {
+            if let Some(m) = message_of(source) {
                 out.messages.push(m);
                 out.entry_ids.push(id.to_string());
             }

@@ -32,6 +32,25 @@ pub(super) fn open_private(path: &Path) -> Result<File, SessionError> {
     o.open(path).map_err(|source| SessionError::Io { path: path.to_path_buf(), source })
 }
 
+/// Open an existing session file for appending. A file whose last line was
+/// torn (no final newline) gets one first, so the next entry starts on its
+/// own line instead of being glued to the broken one.
+pub(super) fn open_for_append(path: &Path) -> Result<File, SessionError> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let io = |source| SessionError::Io { path: path.to_path_buf(), source };
+    let mut file = std::fs::OpenOptions::new().read(true).append(true).open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.seek(SeekFrom::Start(len - 1)).map_err(io)?;
+        file.read_exact(&mut last).map_err(io)?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n").map_err(io)?;
+        }
+    }
+    Ok(file)
+}
+
 fn session_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut out: Vec<PathBuf> =
@@ -45,51 +64,99 @@ pub fn most_recent(dir: &Path) -> Result<PathBuf, SessionError> {
     session_files(dir).pop().ok_or_else(|| SessionError::NoneFound(dir.to_path_buf()))
 }
 
-/// What a session listing shows of one session.
+/// What a session listing shows of one session (the `--resume` picker).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionInfo {
     /// The file.
     pub path: PathBuf,
     /// The session id.
     pub id: String,
-    /// Its display name, if set.
+    /// The folder the session ran in (the header's `cwd`).
+    pub cwd: String,
+    /// Its display name, if set (the latest `session_info`; a blank one clears it).
     pub name: Option<String>,
-    /// The first user message's text (shortened by the caller).
+    /// The first user message's text.
     pub first_message: Option<String>,
-    /// Messages in the file.
+    /// The text of every user and assistant message, joined by spaces (searched).
+    pub all_text: String,
+    /// `message` entries in the file.
     pub message_count: usize,
     /// The header's time.
     pub created: String,
+    /// Last activity in ms since the epoch: the latest user or assistant
+    /// message's time, else the header's, else the file's modification time.
+    pub modified_ms: i64,
+    /// The session it was forked from (the header's `parentSession`).
+    pub parent_session: Option<String>,
 }
 
-/// The sessions in `dir`, newest first, read lightly (header, names, the
-/// first user message, a count of messages).
+/// The sessions in `dir`, most recently active first, read lightly (header,
+/// names, message texts, a count of messages). Files that are not sessions
+/// are left out.
 pub fn list_sessions(dir: &Path) -> Vec<SessionInfo> {
     let mut out: Vec<SessionInfo> = session_files(dir).into_iter().filter_map(|p| info(&p)).collect();
     out.reverse();
+    out.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
     out
+}
+
+/// Milliseconds since the epoch of an ISO time.
+fn iso_ms(iso: &str) -> Option<i64> {
+    let t = humantime::parse_rfc3339_weak(iso.trim_end_matches('Z')).ok()?;
+    t.duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_millis() as i64)
 }
 
 fn info(path: &Path) -> Option<SessionInfo> {
     let s = super::Session::open_read_only(path).ok()?;
     let mut first_message = None;
     let mut message_count = 0;
+    let mut texts: Vec<String> = Vec::new();
+    let mut last_activity: Option<i64> = None;
+    let mut name = None;
     for e in s.entries() {
+        if e["type"] == "session_info" {
+            name = e["name"].as_str().map(str::trim).filter(|n| !n.is_empty()).map(String::from);
+        }
         if e["type"] != "message" {
             continue;
         }
         message_count += 1;
-        if first_message.is_none() && e["message"]["role"] == "user" {
-            first_message = Some(text_of(&e["message"]["content"]));
+        let m = &e["message"];
+        if !matches!(m["role"].as_str(), Some("user" | "assistant")) || m.get("content").is_none() {
+            continue;
         }
+        let at = m["timestamp"].as_i64().or_else(|| e["timestamp"].as_str().and_then(iso_ms));
+        if let Some(at) = at {
+            last_activity = Some(last_activity.unwrap_or(0).max(at));
+        }
+        let text = text_of(&m["content"]);
+        if text.is_empty() {
+            continue;
+        }
+        if first_message.is_none() && m["role"] == "user" {
+            first_message = Some(text.clone());
+        }
+        texts.push(text);
     }
+    let header = s.header();
+    let created = header["timestamp"].as_str().unwrap_or_default().to_string();
+    let file_time = || {
+        let m = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+        m.duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_millis() as i64)
+    };
+    let modified_ms =
+        last_activity.filter(|t| *t > 0).or_else(|| iso_ms(&created)).or_else(file_time).unwrap_or_default();
     Some(SessionInfo {
         path: path.to_path_buf(),
         id: s.id().to_string(),
-        name: s.name(),
+        cwd: header["cwd"].as_str().unwrap_or_default().to_string(),
+        name,
         first_message,
+        all_text: texts.join(" "),
         message_count,
-        created: s.header()["timestamp"].as_str().unwrap_or_default().to_string(),
+        created,
+        modified_ms,
+        parent_session: header["parentSession"].as_str().map(String::from),
     })
 }
 

@@ -51,8 +51,8 @@ pub enum SessionError {
     /// No session exists to continue.
     #[error("No session found in {0}")]
     NoneFound(PathBuf),
-    /// No session matches an id or a prefix of one.
-    #[error("No session matches \"{0}\"")]
+    /// No session matches an id or a prefix of one (the reference's words).
+    #[error("No session found matching '{0}'")]
     NoMatch(String),
     /// An id prefix matches several sessions.
     #[error("\"{0}\" matches several sessions; give more of the id")]
@@ -164,8 +164,7 @@ impl Session {
     /// is the last entry, and new entries are appended to the file.
     pub fn open(path: &Path) -> Result<Session, SessionError> {
         let mut s = Session::open_read_only(path)?;
-        let io = |source| SessionError::Io { path: path.to_path_buf(), source };
-        s.file = Some(std::fs::OpenOptions::new().append(true).open(path).map_err(io)?);
+        s.file = Some(files::open_for_append(path)?);
         Ok(s)
     }
 

@@ -12,7 +12,9 @@ pub(crate) mod plan;
 mod registry;
 mod report;
 mod resources;
+mod resume;
 mod session;
+mod session_cwd;
 mod trust;
 
 use std::io::IsTerminal;
@@ -82,6 +84,26 @@ fn check_arguments(args: &CliArgs) -> Result<(), Stop> {
     }
     if args.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
         return Err(Stop::Error(text::NAME_REQUIRES_NON_EMPTY.into()));
+    }
+    // The reference's session-flag conflicts.
+    let given = |pairs: &[(bool, &'static str)]| pairs.iter().filter(|p| p.0).map(|p| p.1).collect::<Vec<_>>();
+    let (session, cont, resume) = (args.session.is_some(), args.continue_session, args.resume);
+    if args.fork.is_some() {
+        let with = given(&[
+            (session, "--session"),
+            (cont, "--continue"),
+            (resume, "--resume"),
+            (args.no_session, "--no-session"),
+        ]);
+        if !with.is_empty() {
+            return Err(Stop::Error(text::cannot_combine("--fork", &with)));
+        }
+    }
+    if args.session_id.is_some() {
+        let with = given(&[(session, "--session"), (cont, "--continue"), (resume, "--resume")]);
+        if !with.is_empty() {
+            return Err(Stop::Error(text::cannot_combine("--session-id", &with)));
+        }
     }
     Ok(())
 }
@@ -215,7 +237,10 @@ pub(crate) fn start(
     ui.skill_commands = settings.get_bool(&["enableSkillCommands"]).unwrap_or(true);
     ui.commands = crate::expand::ui_commands(&resources, ui.skill_commands);
     ui.session_dir = (!args.no_session).then(|| folder.clone());
-    let opened = session::open(args, &folder, &env.cwd, report)?;
+    // The reference's picker comes up on a terminal whatever the mode.
+    let ttys = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let chooser = session::Chooser { interactive: ttys, to_stdout: mode == Mode::Text };
+    let opened = session::open(args, &folder, &env.cwd, chooser, report)?;
     // A session written where the run says (a resumed one keeps its folder).
     let folder = opened.session.path().and_then(|p| p.parent().map(PathBuf::from)).unwrap_or(folder);
     let trusted = trust.trusted;
@@ -255,6 +280,12 @@ mod tests {
         let blank_name = CliArgs { name: Some("  ".into()), ..Default::default() };
         assert_eq!(check_arguments(&blank_name), Err(Stop::Error(text::NAME_REQUIRES_NON_EMPTY.into())));
         assert_eq!(check_arguments(&CliArgs::default()), Ok(()));
+        let fork = CliArgs { fork: Some("x".into()), resume: true, no_session: true, ..Default::default() };
+        let msg = "--fork cannot be combined with --resume, --no-session";
+        assert_eq!(check_arguments(&fork), Err(Stop::Error(msg.into())));
+        let id = CliArgs { session_id: Some("x".into()), continue_session: true, ..Default::default() };
+        let msg = "--session-id cannot be combined with --continue";
+        assert_eq!(check_arguments(&id), Err(Stop::Error(msg.into())));
     }
 
     #[test]

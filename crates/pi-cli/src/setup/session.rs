@@ -49,41 +49,86 @@ fn named_file(dir: &Path, value: &str) -> Result<PathBuf, session::SessionError>
     session::find_by_id(dir, value)
 }
 
+/// A line on standard error (the reference's bare messages).
+fn report_line(line: &str) {
+    eprintln!("{line}");
+}
+
+/// How `--resume` may choose.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Chooser {
+    /// A terminal: the picker.
+    pub interactive: bool,
+    /// Text mode: the plain listing goes to standard output.
+    pub to_stdout: bool,
+}
+
 /// Open (or continue) the session in `dir`.
-pub(crate) fn open(args: &CliArgs, dir: &Path, cwd: &Path, report: &mut Report) -> Result<Opened, Stop> {
-    let fail = |e: session::SessionError| Stop::Error(e.to_string());
+pub(crate) fn open(
+    args: &CliArgs,
+    dir: &Path,
+    cwd: &Path,
+    chooser: Chooser,
+    report: &mut Report,
+) -> Result<Opened, Stop> {
+    let fail = |e: session::SessionError| match e {
+        // The reference prints these alone, without `Error: `.
+        session::SessionError::NoMatch(_) => {
+            report_line(&e.to_string());
+            Stop::Exit(1)
+        }
+        e => Stop::Error(e.to_string()),
+    };
     let create = |parent: Option<&str>| {
         let folder = (!args.no_session).then_some(dir);
         Session::create(folder, cwd, args.session_id.clone(), parent).map_err(fail)
     };
+    let mut resumed = true;
     let session = if let Some(from) = &args.fork {
         // A new session that starts as a copy of another's active branch.
         let source = Session::open_read_only(&named_file(dir, from).map_err(fail)?).map_err(fail)?;
         let mut s = create(source.path().map(|p| p.to_string_lossy().into_owned()).as_deref())?;
         s.copy_branch_of(&source).map_err(fail)?;
+        resumed = false;
         s
+    } else if args.resume && args.session.is_none() && !args.no_session {
+        let path = super::resume::choose(dir, chooser.interactive, chooser.to_stdout)?;
+        Session::open(&path).map_err(fail)?
     } else if args.no_session {
+        resumed = false;
         create(None)?
     } else if args.continue_session || args.session.is_some() {
         let path = match &args.session {
             Some(p) => named_file(dir, p),
             None => session::most_recent(dir),
         };
-        match path.and_then(|p| Session::open(&p)) {
-            Ok(s) => s,
-            Err(session::SessionError::NoneFound(_)) if args.session.is_none() => create(None)?,
+        match path {
+            // A path that does not exist yet: a new session there (as the reference).
+            Ok(p) if args.session.is_some() && !p.exists() && p.symlink_metadata().is_err() => {
+                resumed = false;
+                Session::create_at(&p, cwd).map_err(fail)?
+            }
+            Ok(p) => Session::open(&p).map_err(fail)?,
+            Err(session::SessionError::NoneFound(_)) if args.session.is_none() => {
+                resumed = false;
+                create(None)?
+            }
             Err(e) => return Err(fail(e)),
         }
     } else {
+        resumed = false;
         create(None)?
     };
+    let session =
+        if resumed { super::session_cwd::check(session, dir, cwd, chooser.interactive, report)? } else { session };
     if let Some(path) = session.path() {
         for (line, err) in &session.bad_lines {
             report.warn(text::session_bad_line(path, *line, err));
         }
     }
-    let context = session.context();
-    let history = context.messages.clone();
+    let mut context = session.context();
+    // The messages move to the agent (a 10,000-entry session is not copied twice).
+    let history = std::mem::take(&mut context.messages);
     Ok(Opened { session, history, context })
 }
 
@@ -92,15 +137,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_missing_session_file_stops_and_continue_without_one_starts_fresh() {
+    fn a_missing_session_file_is_created_and_continue_without_one_starts_fresh() {
         let tmp = tempfile::tempdir().unwrap();
         let mut report = Report::collecting();
-        let args = CliArgs { session: Some(tmp.path().join("nope.jsonl").display().to_string()), ..Default::default() };
-        assert!(matches!(open(&args, tmp.path(), tmp.path(), &mut report), Err(Stop::Error(_))));
+        let nope = tmp.path().join("nope.jsonl");
+        let args = CliArgs { session: Some(nope.display().to_string()), ..Default::default() };
+        let opened = open(&args, tmp.path(), tmp.path(), Chooser::default(), &mut report).unwrap();
+        assert_eq!(opened.session.path(), Some(nope.as_path()), "a new session at that path, as the reference");
+        let args = CliArgs { session: Some("no-such-id".into()), ..Default::default() };
+        assert!(matches!(open(&args, tmp.path(), tmp.path(), Chooser::default(), &mut report), Err(Stop::Exit(1))));
         let args = CliArgs { continue_session: true, ..Default::default() };
-        let opened = open(&args, &tmp.path().join("s"), tmp.path(), &mut report).unwrap();
+        let opened = open(&args, &tmp.path().join("s"), tmp.path(), Chooser::default(), &mut report).unwrap();
         assert!(opened.session.path().is_some() && opened.history.is_empty());
-        let none = open(&CliArgs { no_session: true, ..Default::default() }, tmp.path(), tmp.path(), &mut report);
+        let none = open(
+            &CliArgs { no_session: true, ..Default::default() },
+            tmp.path(),
+            tmp.path(),
+            Chooser::default(),
+            &mut report,
+        );
         let none = none.unwrap();
         assert!(none.session.path().is_none() && !none.session.id().is_empty());
     }

@@ -5,6 +5,8 @@
 mod custom;
 mod model;
 mod select;
+mod session_search;
+pub mod sessions;
 mod settings;
 mod text_input;
 pub mod trust;
@@ -15,6 +17,7 @@ use ratatui::text::Line;
 pub use custom::CustomDialog;
 pub use model::ModelDialog;
 pub use select::{SelectDialog, SelectItem};
+pub use sessions::SessionPicker;
 pub use settings::{SettingsDialog, SettingsState};
 pub use text_input::{EditorDialog, InputDialog};
 
