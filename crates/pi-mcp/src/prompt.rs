@@ -1,0 +1,74 @@
+//! The `<mcp_servers>` section of the system prompt: every enabled server
+//! with `codemode` or `deferred` tools (neither codemode nor tool_search
+//! lists servers), sorted by name, with how its tools are reached and a
+//! one-line summary, within 4096 characters.
+
+use crate::config::ServerConfig;
+use crate::exposure::{ServerExposure, possible};
+use crate::naming::{namespace, summary};
+use crate::text;
+
+/// How the model reaches a listed server's tools.
+fn reach(s: &ServerConfig) -> Option<&'static str> {
+    let all = possible(s.exposure, &s.tool_exposure);
+    if all.contains(&ServerExposure::Codemode) {
+        Some("codemode")
+    } else if all.contains(&ServerExposure::Deferred) {
+        Some("tool_search")
+    } else {
+        None
+    }
+}
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    if max <= 1 {
+        return String::new();
+    }
+    let head: String = s.chars().take(max - 1).collect();
+    format!("{}…", head.trim_end())
+}
+
+/// The section (with its tags), `None` when no server is listed.
+/// `instructions` gives a connected server's `initialize` instructions.
+pub fn section(servers: &[ServerConfig], instructions: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let mut listed: Vec<(&ServerConfig, &str)> =
+        servers.iter().filter(|s| s.enabled).filter_map(|s| reach(s).map(|r| (s, r))).collect();
+    if listed.is_empty() {
+        return None;
+    }
+    listed.sort_by(|a, b| a.0.name.to_lowercase().cmp(&b.0.name.to_lowercase()).then(a.0.name.cmp(&b.0.name)));
+    let mut intro = text::SERVERS_INTRO.to_string();
+    if listed.iter().any(|(_, r)| *r == "codemode") {
+        intro.push_str(text::SERVERS_INTRO_CODEMODE);
+    }
+    if listed.iter().any(|(_, r)| *r == "tool_search") {
+        intro.push_str(text::SERVERS_INTRO_SEARCH);
+    }
+    let heads: Vec<String> = listed.iter().map(|(s, r)| format!("- {} ({r})", namespace(&s.name))).collect();
+    let omitted = |n: usize| if n > 0 { vec![text::servers_omitted(n)] } else { vec![] };
+    let size = |kept: usize| {
+        let mut parts = vec![intro.clone()];
+        parts.extend(heads[..kept].iter().cloned());
+        parts.extend(omitted(listed.len() - kept));
+        parts.join("\n").chars().count()
+    };
+    let mut kept = listed.len();
+    while kept > 0 && size(kept) > text::MAX_SERVERS_SECTION_CHARS {
+        kept -= 1;
+    }
+    let per = if kept == 0 {
+        0
+    } else {
+        text::MAX_SERVER_DESCRIPTION_CHARS.min((text::MAX_SERVERS_SECTION_CHARS.saturating_sub(size(kept)) / kept).saturating_sub(2))
+    };
+    let mut lines = vec![intro.clone()];
+    for (i, (s, _)) in listed.iter().take(kept).enumerate() {
+        let line = if per > 0 { cut(&summary(s.description.as_deref(), instructions(&s.name).as_deref()), per) } else { String::new() };
+        lines.push(if line.is_empty() { heads[i].clone() } else { format!("{}: {line}", heads[i]) });
+    }
+    lines.extend(omitted(listed.len() - kept));
+    Some(format!("<mcp_servers>\n{}\n</mcp_servers>", lines.join("\n")))
+}
