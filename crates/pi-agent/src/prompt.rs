@@ -25,6 +25,8 @@ pub struct PromptInputs<'a> {
     /// The sandbox's section (beyond.md B5), when commands run sandboxed;
     /// kept with a custom prompt too, so the model always knows its limits.
     pub sandbox: Option<&'a str>,
+    /// The `<mcp_servers>` section: MCP servers whose tools are not declared.
+    pub mcp_servers: Option<&'a str>,
 }
 
 const PREAMBLE: &str = "You are pi, a coding agent working in the user's project. You look at files, run commands and change code through the tools listed below, and you report clearly what you did.";
@@ -42,6 +44,7 @@ impl Default for PromptInputs<'_> {
             cwd: Path::new("/"),
             date: "",
             sandbox: None,
+            mcp_servers: None,
         }
     }
 }
@@ -123,6 +126,9 @@ pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> P
         out.push("context", ctx);
     }
     out.push("cwd", format!("Today is {}.\n<cwd>\n{}\n</cwd>", inputs.date, inputs.cwd.display()));
+    if let Some(mcp) = inputs.mcp_servers {
+        out.push("mcp_servers", mcp.to_string());
+    }
     out
 }
 
@@ -173,6 +179,7 @@ mod tests {
             cwd: Path::new("/p"),
             date: "d",
             sandbox: Some("<sandbox mode=\"read-only\">\n…\n</sandbox>"),
+            mcp_servers: None,
         };
         let p = build_system_prompt(&[], &inputs);
         assert!(

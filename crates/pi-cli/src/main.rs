@@ -11,6 +11,8 @@ mod export;
 mod extensions;
 mod help;
 mod json_mode;
+mod mcp;
+mod mcp_cmd;
 mod model_select;
 mod modes;
 mod print_mode;
@@ -93,6 +95,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
+        Some("mcp") => mcp_cmd::main(&args[1..]),
         _ => {
             let a = cli_args::parse(&args);
             if cli_args::report(&a.diagnostics) {

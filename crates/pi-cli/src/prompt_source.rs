@@ -40,6 +40,8 @@ pub struct PromptSource {
     pub append_system_prompt: Vec<String>,
     /// The sandbox's section of the prompt (mode `off`: none).
     pub sandbox: Option<String>,
+    /// The `<mcp_servers>` section (servers whose tools are not declared).
+    pub mcp_servers: Option<String>,
 }
 
 impl PromptSource {
@@ -73,6 +75,7 @@ impl PromptSource {
                 cwd: &self.cwd,
                 date: &date,
                 sandbox: self.sandbox.as_deref(),
+                mcp_servers: self.mcp_servers.as_deref(),
             },
         )
     }

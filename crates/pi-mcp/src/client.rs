@@ -99,9 +99,14 @@ impl std::fmt::Debug for Connection {
 }
 
 /// Connect to `config`'s server and list its tools.
-pub async fn connect(config: &ServerConfig, log: LogFile, list_changed: ListChanged) -> Result<Connection, ClientError> {
+pub async fn connect(
+    config: &ServerConfig,
+    log: LogFile,
+    list_changed: ListChanged,
+) -> Result<Connection, ClientError> {
     let last_progress = Arc::new(Mutex::new(Instant::now()));
-    let handler = Handler { server: config.name.clone(), last_progress: last_progress.clone(), log: log.clone(), list_changed };
+    let handler =
+        Handler { server: config.name.clone(), last_progress: last_progress.clone(), log: log.clone(), list_changed };
     let (service, pid) = match &config.transport {
         Transport::Stdio { command, args, env, cwd } => {
             let mut cmd = tokio::process::Command::new(command);
@@ -130,7 +135,9 @@ pub async fn connect(config: &ServerConfig, log: LogFile, list_changed: ListChan
                 }
             }
         }
-        Transport::Http { url, headers } => crate::http::connect(&config.name, url, headers, handler).await?,
+        Transport::Http { url, headers } => {
+            crate::http::connect(&config.name, url, headers, handler, config.timeout).await?
+        }
     };
     let instructions = service.peer_info().and_then(|i| i.instructions.clone());
     let tools = match tokio::time::timeout(config.timeout, service.list_all_tools()).await {

@@ -181,7 +181,10 @@ fn merge(
     for (name, value, file) in entries {
         let clash = servers.iter().find(|s| s.name != name && s.name.replace('-', "_") == name.replace('-', "_"));
         let checked = match clash {
-            Some(other) => Err(format!("server name \"{name}\" clashes with \"{}\" (\"-\" and \"_\" are the same in tool names)", other.name)),
+            Some(other) => Err(format!(
+                "server name \"{name}\" clashes with \"{}\" (\"-\" and \"_\" are the same in tool names)",
+                other.name
+            )),
             None => validate(&name, &value, &file, cwd, home),
         };
         match checked {
@@ -201,7 +204,11 @@ fn string_map(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, St
         None => Ok(Vec::new()),
         Some(Value::Object(m)) => m
             .iter()
-            .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())).ok_or_else(|| format!("{what} must map names to strings")))
+            .map(|(k, v)| {
+                v.as_str()
+                    .map(|s| (k.clone(), s.to_string()))
+                    .ok_or_else(|| format!("{what} must map names to strings"))
+            })
             .collect(),
         Some(_) => Err(format!("{what} must map names to strings")),
     }
@@ -217,7 +224,10 @@ fn exposure_field(o: &Map<String, Value>) -> Result<(ServerExposure, Vec<(String
         None => {}
         Some(Value::Object(m)) => {
             for (k, v) in m {
-                let e = v.as_str().and_then(ServerExposure::parse).ok_or_else(|| text_bad_exposure(&format!("toolExposure.{k}")))?;
+                let e = v
+                    .as_str()
+                    .and_then(ServerExposure::parse)
+                    .ok_or_else(|| text_bad_exposure(&format!("toolExposure.{k}")))?;
                 per_tool.push((k.clone(), e));
             }
         }
@@ -248,7 +258,9 @@ fn validate(name: &str, v: &Value, file: &Path, cwd: &Path, home: Option<&Path>)
     };
     let timeout = match o.get("timeout") {
         None => text::DEFAULT_TIMEOUT_SECS,
-        Some(t) => t.as_f64().filter(|t| *t > 0.0 && t.is_finite()).ok_or("timeout must be a positive number of seconds")?,
+        Some(t) => {
+            t.as_f64().filter(|t| *t > 0.0 && t.is_finite()).ok_or("timeout must be a positive number of seconds")?
+        }
     };
     let (exposure, tool_exposure) = exposure_field(o)?;
     let ty = o.get("type").map(|t| t.as_str().unwrap_or("<not a string>"));

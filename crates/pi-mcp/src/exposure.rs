@@ -100,7 +100,10 @@ mod tests {
         assert_eq!(tool_exposure(ServerExposure::Codemode, &per, "echo"), ServerExposure::Hidden);
         assert_eq!(tool_exposure(ServerExposure::Codemode, &[], "get_sum"), ServerExposure::Codemode);
         let key_is_the_servers_name = vec![("get_sum".to_string(), ServerExposure::Direct)];
-        assert_eq!(tool_exposure(ServerExposure::Codemode, &key_is_the_servers_name, "get-sum"), ServerExposure::Codemode);
+        assert_eq!(
+            tool_exposure(ServerExposure::Codemode, &key_is_the_servers_name, "get-sum"),
+            ServerExposure::Codemode
+        );
     }
 
     #[test]

@@ -121,7 +121,12 @@ impl Server {
                 tokio::spawn(async move { s.refresh_tools().await });
             }
         });
-        let result = client::connect(&self.config, self.shared.log.clone(), list_changed).await;
+        // A panic below (a dependency's) must not leave the server "connecting" forever.
+        let connecting = client::connect(&self.config, self.shared.log.clone(), list_changed);
+        let result = match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(connecting)).await {
+            Ok(r) => r,
+            Err(_) => Err(ClientError::Connect(text::CONNECT_PANICKED.into())),
+        };
         let out = match result {
             Ok(c) => {
                 let c = Arc::new(c);
@@ -259,8 +264,11 @@ impl McpManager {
         if self.shared.registrar.set(registrar.clone()).is_err() {
             return;
         }
-        let tools: Vec<Arc<dyn AgentTool>> =
-            self.servers.iter().flat_map(|s| lock(&s.tools).iter().map(|t| t.clone() as Arc<dyn AgentTool>).collect::<Vec<_>>()).collect();
+        let tools: Vec<Arc<dyn AgentTool>> = self
+            .servers
+            .iter()
+            .flat_map(|s| lock(&s.tools).iter().map(|t| t.clone() as Arc<dyn AgentTool>).collect::<Vec<_>>())
+            .collect();
         if !tools.is_empty() {
             registrar.register(tools);
         }
@@ -317,7 +325,8 @@ impl McpManager {
 
     /// Reconnect `name` (`/mcp reconnect`).
     pub async fn reconnect(&self, name: &str) -> Result<Status, String> {
-        let s = self.servers.iter().find(|s| s.name() == name).ok_or_else(|| format!("No MCP server named \"{name}\"."))?;
+        let s =
+            self.servers.iter().find(|s| s.name() == name).ok_or_else(|| format!("No MCP server named \"{name}\"."))?;
         if let Some(c) = s.conn.lock().await.take()
             && let Ok(c) = Arc::try_unwrap(c)
         {

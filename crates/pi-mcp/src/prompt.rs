@@ -62,13 +62,57 @@ pub fn section(servers: &[ServerConfig], instructions: impl Fn(&str) -> Option<S
     let per = if kept == 0 {
         0
     } else {
-        text::MAX_SERVER_DESCRIPTION_CHARS.min((text::MAX_SERVERS_SECTION_CHARS.saturating_sub(size(kept)) / kept).saturating_sub(2))
+        text::MAX_SERVER_DESCRIPTION_CHARS
+            .min((text::MAX_SERVERS_SECTION_CHARS.saturating_sub(size(kept)) / kept).saturating_sub(2))
     };
     let mut lines = vec![intro.clone()];
     for (i, (s, _)) in listed.iter().take(kept).enumerate() {
-        let line = if per > 0 { cut(&summary(s.description.as_deref(), instructions(&s.name).as_deref()), per) } else { String::new() };
+        let line = if per > 0 {
+            cut(&summary(s.description.as_deref(), instructions(&s.name).as_deref()), per)
+        } else {
+            String::new()
+        };
         lines.push(if line.is_empty() { heads[i].clone() } else { format!("{}: {line}", heads[i]) });
     }
     lines.extend(omitted(listed.len() - kept));
     Some(format!("<mcp_servers>\n{}\n</mcp_servers>", lines.join("\n")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Transport;
+
+    fn server(name: &str, exposure: ServerExposure, description: Option<&str>) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            transport: Transport::Stdio { command: "x".into(), args: vec![], env: vec![], cwd: None },
+            enabled: true,
+            timeout: std::time::Duration::from_secs(1),
+            exposure,
+            tool_exposure: vec![],
+            description: description.map(String::from),
+            file: "f".into(),
+        }
+    }
+
+    #[test]
+    fn lists_servers_with_indirect_tools_sorted_with_their_summaries() {
+        let servers = vec![
+            server("zeta", ServerExposure::Deferred, None),
+            server("my-srv", ServerExposure::Codemode, Some("Docs search\nsecond line")),
+            server("d", ServerExposure::Direct, None),
+        ];
+        let s = section(&servers, |n| (n == "zeta").then(|| "From initialize".to_string())).unwrap();
+        assert_eq!(
+            s,
+            "<mcp_servers>\nMCP servers whose tools are not declared to you. Call the tools of `codemode` servers from codemode scripts. Load the tools of `tool_search` servers with `tool_search`.\n- mcp__my_srv (codemode): Docs search\n- mcp__zeta (tool_search): From initialize\n</mcp_servers>"
+        );
+        assert_eq!(section(&[server("d", ServerExposure::Direct, None)], |_| None), None);
+        let many: Vec<ServerConfig> =
+            (0..300).map(|i| server(&format!("server{i:03}"), ServerExposure::Codemode, Some("x"))).collect();
+        let s = section(&many, |_| None).unwrap();
+        assert!(s.chars().count() <= text::MAX_SERVERS_SECTION_CHARS + 40, "{}", s.len());
+        assert!(s.contains("more servers; find their tools with searchTools()"));
+    }
 }

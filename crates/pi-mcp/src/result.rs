@@ -44,7 +44,8 @@ fn extension_of(uri: &str) -> String {
 }
 
 fn resource_link(b: &Value, origin: Origin<'_>) -> String {
-    let mut details: Vec<String> = str_of(b, "mimeType").filter(|m| !m.is_empty()).map(String::from).into_iter().collect();
+    let mut details: Vec<String> =
+        str_of(b, "mimeType").filter(|m| !m.is_empty()).map(String::from).into_iter().collect();
     if let Some(size) = b.get("size").and_then(Value::as_u64) {
         details.push(pi_tools::truncate::format_size(size as usize));
     }
@@ -87,7 +88,10 @@ fn block(b: &Value, origin: Origin<'_>) -> Option<Content> {
             }
             let mime = str_of(r, "mimeType").unwrap_or("");
             if mime.starts_with("image/") {
-                return Some(Content::Image { data: str_of(r, "blob").unwrap_or("").to_string(), mime_type: mime.to_string() });
+                return Some(Content::Image {
+                    data: str_of(r, "blob").unwrap_or("").to_string(),
+                    mime_type: mime.to_string(),
+                });
             }
             binary_resource(r)
         }
@@ -141,8 +145,10 @@ pub fn convert(raw: &Value, origin: Origin<'_>) -> ToolResult {
     {
         content.push(Content::Text { text: structured.to_string() });
     }
-    let joined: Vec<&str> =
-        content.iter().filter_map(|c| if let Content::Text { text } = c { Some(text.as_str()) } else { None }).collect();
+    let joined: Vec<&str> = content
+        .iter()
+        .filter_map(|c| if let Content::Text { text } = c { Some(text.as_str()) } else { None })
+        .collect();
     let combined = joined.join("\n");
     let mut details = None;
     if let Some((middle, lines)) = truncate_middle(&combined, text::MCP_OUTPUT_MAX_BYTES) {
@@ -154,7 +160,8 @@ pub fn convert(raw: &Value, origin: Origin<'_>) -> ToolResult {
             Err(e) => (text::full_output_unsaved(&e.to_string()), None),
         };
         let first = Content::Text { text: text::truncated(combined.len(), lines, &middle, &saved) };
-        content = std::iter::once(first).chain(content.into_iter().filter(|c| matches!(c, Content::Image { .. }))).collect();
+        content =
+            std::iter::once(first).chain(content.into_iter().filter(|c| matches!(c, Content::Image { .. }))).collect();
         details = path.map(|p| serde_json::json!({ "fullOutputPath": p }));
     }
     if is_error && combined.is_empty() {

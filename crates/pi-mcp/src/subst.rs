@@ -74,6 +74,9 @@ mod tests {
         assert_eq!(value("s", "env \"K\"", "!printf ' tok\\n'").unwrap(), "tok");
         assert!(value("s", "env \"K\"", "!exit 3").unwrap_err().contains("failed"));
         let e = value("s", "header \"Authorization\"", "Bearer ${PI_MCP_TEST_UNSET_VAR}").unwrap_err();
-        assert_eq!(e, "Failed to resolve MCP server \"s\" header \"Authorization\" from environment variable: PI_MCP_TEST_UNSET_VAR");
+        assert_eq!(
+            e,
+            "Failed to resolve MCP server \"s\" header \"Authorization\" from environment variable: PI_MCP_TEST_UNSET_VAR"
+        );
     }
 }

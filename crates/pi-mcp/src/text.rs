@@ -35,7 +35,9 @@ pub fn tool_returned_error(server: &str, tool: &str) -> String {
 /// The one text block of a truncated result.
 pub fn truncated(total_bytes: usize, total_lines: usize, middle: &str, saved: &str) -> String {
     let tokens = total_bytes.div_ceil(4);
-    format!("Warning: truncated output (original token count: {tokens})\nTotal output lines: {total_lines}\n\n{middle}{saved}")
+    format!(
+        "Warning: truncated output (original token count: {tokens})\nTotal output lines: {total_lines}\n\n{middle}{saved}"
+    )
 }
 
 /// Where the full text of a truncated result is.
@@ -91,17 +93,19 @@ pub fn timed_out(secs: f64) -> String {
 
 /// A server that answers 401: it needs OAuth sign-in, which this build does not do.
 pub fn needs_sign_in(server: &str) -> String {
-    format!("server \"{server}\" needs sign-in (HTTP 401); OAuth sign-in is not supported yet: set an Authorization header instead")
+    format!(
+        "server \"{server}\" needs sign-in (HTTP 401); OAuth sign-in is not supported yet: set an Authorization header instead"
+    )
 }
 
 /// A server that stopped while connecting or during a call.
 pub const SERVER_CLOSED: &str = "the server closed the connection";
+/// Connecting failed inside the MCP client (a bug), reported instead of hanging.
+pub const CONNECT_PANICKED: &str = "internal error while connecting (see mcp.log)";
 /// Connecting took longer than [`CONNECT_TIMEOUT`].
 pub const CONNECT_TIMED_OUT: &str = "the server did not finish initialize in time";
 /// The call was aborted.
 pub const CALL_ABORTED: &str = "Operation aborted";
-/// Streamable HTTP entries in a build without the HTTP transport.
-pub const HTTP_UNSUPPORTED: &str = "streamable HTTP servers are not supported by this build yet";
 /// Characters of the whole `<mcp_servers>` section.
 pub const MAX_SERVERS_SECTION_CHARS: usize = 4096;
 /// Characters of one server's summary in the section.

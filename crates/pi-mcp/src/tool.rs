@@ -46,7 +46,13 @@ pub struct McpTool {
 
 impl McpTool {
     /// The tool `remote` of `server`, registered as `name` with `exposure`.
-    pub(crate) fn new(server: Arc<Server>, tool: &rmcp::model::Tool, name: String, exposure: Exposure, active: bool) -> Self {
+    pub(crate) fn new(
+        server: Arc<Server>,
+        tool: &rmcp::model::Tool,
+        name: String,
+        exposure: Exposure,
+        active: bool,
+    ) -> Self {
         let remote = tool.name.to_string();
         let description = tool
             .description
@@ -89,7 +95,12 @@ impl McpTool {
         let mut def = self.def.clone();
         def.exposure = Exposure::Hidden;
         def.default_active = false;
-        McpTool { def, server: self.server.clone(), remote: self.remote.clone(), output_schema: self.output_schema.clone() }
+        McpTool {
+            def,
+            server: self.server.clone(),
+            remote: self.remote.clone(),
+            output_schema: self.output_schema.clone(),
+        }
     }
 
     /// The tool's name on its server.

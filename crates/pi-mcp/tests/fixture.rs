@@ -82,7 +82,11 @@ async fn tools_are_registered_with_their_exposure_and_calls_return_results() {
     assert_eq!(f.structured.unwrap()["isError"], json!(true), "scripts get the whole result");
     let big = call(&sink, "mcp__fx__big", json!({})).await;
     let t = big.text_content();
-    assert!(t.starts_with("Warning: truncated output (original token count: 1310720)") && t.len() < 21_000, "{}", &t[..200]);
+    assert!(
+        t.starts_with("Warning: truncated output (original token count: 1310720)") && t.len() < 21_000,
+        "{}",
+        &t[..200]
+    );
     let path = big.details.unwrap()["fullOutputPath"].as_str().unwrap().to_string();
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 5 * 1024 * 1024);
     let _ = std::fs::remove_file(path);
@@ -152,5 +156,54 @@ async fn a_thousand_tools_register() {
     ready(&m).await;
     assert_eq!(m.servers()[0].status(), Status::Connected(1000));
     assert_eq!(sink.0.lock().unwrap().len(), 1000);
+    m.shutdown().await;
+}
+
+/// A fixture child killed when dropped (also when an assertion fails).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start the fixture's HTTP mode; its port, and the child (killed on drop).
+fn http_fixture(mode: &str) -> (u16, Killed) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-mcp-fixture"))
+        .arg(mode)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (line.trim().parse().unwrap(), Killed(child))
+}
+
+fn http_server(name: &str, port: u16) -> ServerConfig {
+    ServerConfig {
+        transport: Transport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: vec![("X-Test".into(), "${PATH}".into())],
+        },
+        ..server(name, "unused", 10.0)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_servers_connect_and_401_asks_for_sign_in() {
+    let (port, _child) = http_fixture("http");
+    let (port401, _child401) = http_fixture("http401");
+    let (m, sink) = start(vec![http_server("web", port), http_server("locked", port401)]);
+    ready(&m).await;
+    assert_eq!(m.servers()[0].status(), Status::Connected(6), "{:?}", m.servers()[0].status());
+    let r = call(&sink, "mcp__web__echo", json!({"text": "over http"})).await;
+    assert_eq!(r.text_content(), "echo: over http");
+    match m.servers()[1].status() {
+        Status::Failed(why) => assert!(why.contains("needs sign-in (HTTP 401)"), "{why}"),
+        other => panic!("{other:?}"),
+    }
     m.shutdown().await;
 }

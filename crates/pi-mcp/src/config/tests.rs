@@ -36,7 +36,10 @@ fn user_and_trusted_project_merge_with_overrides_and_problems_named() {
     assert_eq!(names, ["a", "b", "my-srv", "h"]);
     let a = &untrusted.servers[0];
     assert!(a.enabled && a.exposure == ServerExposure::Direct);
-    assert_eq!(a.transport, Transport::Stdio { command: "srv-a".into(), args: vec!["x".into()], env: vec![], cwd: Some(home.join("data")) });
+    assert_eq!(
+        a.transport,
+        Transport::Stdio { command: "srv-a".into(), args: vec!["x".into()], env: vec![], cwd: Some(home.join("data")) }
+    );
     assert_eq!(untrusted.servers[1].timeout, Duration::from_secs(5));
     let Transport::Stdio { cwd: rel, .. } = &untrusted.servers[2].transport else { panic!() };
     assert_eq!(rel.as_deref(), Some(cwd.join("rel").as_path()), "cwd is relative to the session folder");

@@ -18,11 +18,19 @@ fn small_results_pass_and_errors_get_a_text() {
 #[test]
 fn big_results_are_cut_in_the_middle_with_the_full_text_saved() {
     let big: String = (0..3000).map(|i| format!("line {i} ééé\n")).collect();
-    let raw = json!({"content": [{"type": "text", "text": big}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}]});
+    let raw =
+        json!({"content": [{"type": "text", "text": big}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}]});
     let r = convert(&raw, O);
     assert_eq!(r.content.len(), 2, "one text block, then the images");
     let t = r.text_content();
-    assert!(t.starts_with(&format!("Warning: truncated output (original token count: {})\nTotal output lines: 3000\n\nline 0 ", big.len().div_ceil(4))), "{}", &t[..120]);
+    assert!(
+        t.starts_with(&format!(
+            "Warning: truncated output (original token count: {})\nTotal output lines: 3000\n\nline 0 ",
+            big.len().div_ceil(4)
+        )),
+        "{}",
+        &t[..120]
+    );
     assert!(t.contains("chars truncated…") && t.contains("line 2999 ééé"));
     let path = r.details.as_ref().unwrap()["fullOutputPath"].as_str().unwrap().to_string();
     assert!(t.ends_with(&format!("[Full output: {path} (read it with offset/limit)]")));
