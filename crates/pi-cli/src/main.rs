@@ -62,7 +62,11 @@ fn install_panic_hook() {
 /// `pi [options] [messages…]`: start-up, then the mode.
 fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
     let mut report = setup::Report::stderr();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_start(pi_mcp::block_sigpipe_in_this_thread)
+        .build()
+    {
         Ok(r) => r,
         Err(e) => return setup::Stop::Error(e.to_string()).finish(&mut report),
     };

@@ -172,7 +172,11 @@ fn list() -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let config = pi_mcp::config::load(&agent_dir, &cwd, project_trusted(&agent_dir, &cwd), home.as_deref());
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_start(pi_mcp::block_sigpipe_in_this_thread)
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");

@@ -39,5 +39,23 @@ pub use logfile::LogFile;
 pub use manager::{Admit, AdmitFn, McpManager, Registrar, Server, Status};
 pub use tool::McpTool;
 
+/// Block SIGPIPE in the calling thread (give it to every runtime worker with
+/// `on_thread_start`). pi restores SIGPIPE's default so a closed standard
+/// output ends it quietly; but a stdio server that exits while its
+/// connection writes to it must give that write an error (`EPIPE`), not
+/// kill pi. SIGPIPE is sent to the writing thread, and MCP connections write
+/// from runtime workers, never from the thread that prints.
+pub fn block_sigpipe_in_this_thread() {
+    #[allow(unsafe_code)]
+    // SAFETY: sigemptyset/sigaddset fill a local, zero-initialised set, and
+    // pthread_sigmask changes only this thread's mask; no memory is shared.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// The name of the built-in extension (`builtin:mcp`).
 pub const BUILTIN: &str = "mcp";
