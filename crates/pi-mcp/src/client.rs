@@ -21,6 +21,7 @@ use crate::text;
 /// What the connection tells its owner.
 pub type ListChanged = Arc<dyn Fn() + Send + Sync>;
 
+#[allow(deprecated)] // Roots (SEP-2577), still asked for by servers of earlier versions.
 /// The client side's handler: progress resets the running requests' clocks,
 /// logging goes to `mcp.log`, a tool-list change is passed on.
 #[derive(Clone)]
@@ -29,6 +30,8 @@ pub(crate) struct Handler {
     last_progress: Arc<Mutex<Instant>>,
     log: LogFile,
     list_changed: ListChanged,
+    /// The session folder, offered as the one root (`roots/list`).
+    roots: Vec<rmcp::model::Root>,
 }
 
 impl ClientHandler for Handler {
@@ -55,8 +58,19 @@ impl ClientHandler for Handler {
         (self.list_changed)();
     }
 
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListRootsResult::new(self.roots.clone()))
+    }
+
     fn get_info(&self) -> rmcp::model::ClientConfig {
         let mut info = rmcp::model::ClientConfig::default();
+        if !self.roots.is_empty() {
+            info.capabilities.roots = Some(Default::default());
+        }
         info.client_info.name = "pi".into();
         info.client_info.version = env!("CARGO_PKG_VERSION").into();
         info
@@ -98,15 +112,32 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-/// Connect to `config`'s server and list its tools.
+/// The session folder as an MCP root (`file://` URL, its base name). Roots
+/// are deprecated by SEP-2577 but servers of earlier versions still ask.
+#[allow(deprecated)]
+fn roots(session_dir: Option<&std::path::Path>) -> Vec<rmcp::model::Root> {
+    let Some(dir) = session_dir else { return Vec::new() };
+    let Ok(url) = url::Url::from_file_path(dir) else { return Vec::new() };
+    let mut root = rmcp::model::Root::new(url.to_string());
+    root.name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    vec![root]
+}
+
+/// Connect to `config`'s server and list its tools; `session_dir` is offered as the root.
 pub async fn connect(
     config: &ServerConfig,
     log: LogFile,
     list_changed: ListChanged,
+    session_dir: Option<&std::path::Path>,
 ) -> Result<Connection, ClientError> {
     let last_progress = Arc::new(Mutex::new(Instant::now()));
-    let handler =
-        Handler { server: config.name.clone(), last_progress: last_progress.clone(), log: log.clone(), list_changed };
+    let handler = Handler {
+        server: config.name.clone(),
+        last_progress: last_progress.clone(),
+        log: log.clone(),
+        list_changed,
+        roots: roots(session_dir),
+    };
     let (service, pid) = match &config.transport {
         Transport::Stdio { command, args, env, cwd } => {
             let mut cmd = tokio::process::Command::new(command);

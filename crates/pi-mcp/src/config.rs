@@ -78,6 +78,8 @@ pub struct McpConfig {
     pub auto_enable_codemode: bool,
     /// Entries reported and skipped.
     pub problems: Vec<ConfigProblem>,
+    /// The session folder (relative `cwd`s; offered to servers as their root).
+    pub session_dir: Option<PathBuf>,
 }
 
 /// The user file of `agent_dir`.
@@ -192,7 +194,7 @@ fn merge(
             Err(message) => problems.push(ConfigProblem { file, key: name, message }),
         }
     }
-    McpConfig { servers, auto_enable_codemode: auto, problems }
+    McpConfig { servers, auto_enable_codemode: auto, problems, session_dir: Some(cwd.to_path_buf()) }
 }
 
 fn is_valid_name(name: &str) -> bool {

@@ -60,6 +60,7 @@ pub enum Status {
 /// Shared by the servers of a session.
 struct Shared {
     log: LogFile,
+    session_dir: Option<std::path::PathBuf>,
     admit: AdmitFn,
     registrar: OnceLock<Arc<dyn Registrar>>,
     taken: Mutex<Vec<String>>,
@@ -122,7 +123,8 @@ impl Server {
             }
         });
         // A panic below (a dependency's) must not leave the server "connecting" forever.
-        let connecting = client::connect(&self.config, self.shared.log.clone(), list_changed);
+        let connecting =
+            client::connect(&self.config, self.shared.log.clone(), list_changed, self.shared.session_dir.as_deref());
         let result = match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(connecting)).await {
             Ok(r) => r,
             Err(_) => Err(ClientError::Connect(text::CONNECT_PANICKED.into())),
@@ -228,7 +230,13 @@ impl std::fmt::Debug for McpManager {
 impl McpManager {
     /// The servers of `config`; nothing connects until [`McpManager::start`].
     pub fn new(config: McpConfig, log: LogFile, admit: AdmitFn) -> Self {
-        let shared = Arc::new(Shared { log, admit, registrar: OnceLock::new(), taken: Mutex::new(Vec::new()) });
+        let shared = Arc::new(Shared {
+            log,
+            session_dir: config.session_dir.clone(),
+            admit,
+            registrar: OnceLock::new(),
+            taken: Mutex::new(Vec::new()),
+        });
         let servers = config
             .servers
             .iter()

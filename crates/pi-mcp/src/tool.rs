@@ -15,13 +15,14 @@ use crate::naming;
 use crate::result::{self, Origin};
 use crate::text;
 
-/// The value scripts receive: the server's `CallToolResult`.
-fn output_schema() -> Value {
+/// The value scripts receive: the server's `CallToolResult`, whose
+/// `structuredContent` follows the tool's own `outputSchema` when it has one.
+fn output_schema(structured: Option<&serde_json::Map<String, Value>>) -> Value {
     json!({
         "type": "object",
         "properties": {
             "content": {"type": "array", "items": {"type": "object"}},
-            "structuredContent": {},
+            "structuredContent": structured.map(|s| Value::Object(s.clone())).unwrap_or_else(|| json!({})),
             "isError": {"type": "boolean"}
         },
         "required": ["content"]
@@ -87,7 +88,8 @@ impl McpTool {
                 instructions: None,
             }),
         };
-        McpTool { def, server, remote, output_schema: output_schema() }
+        let output_schema = output_schema(tool.output_schema.as_deref());
+        McpTool { def, server, remote, output_schema }
     }
 
     /// This tool withdrawn (`hidden`), after its server stopped listing it.

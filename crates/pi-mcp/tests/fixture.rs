@@ -47,7 +47,7 @@ fn server(name: &str, mode: &str, timeout: f64) -> ServerConfig {
 }
 
 fn start(servers: Vec<ServerConfig>) -> (McpManager, Arc<Sink>) {
-    let config = McpConfig { servers, auto_enable_codemode: true, problems: vec![] };
+    let config = McpConfig { servers, auto_enable_codemode: true, problems: vec![], session_dir: None };
     let m = McpManager::new(config, LogFile::default(), Arc::new(|_: &str| Admit::Register { activate: true }));
     let sink = Arc::new(Sink::default());
     m.bind(sink.clone());
