@@ -59,12 +59,8 @@ pub fn section(servers: &[ServerConfig], instructions: impl Fn(&str) -> Option<S
     while kept > 0 && size(kept) > text::MAX_SERVERS_SECTION_CHARS {
         kept -= 1;
     }
-    let per = if kept == 0 {
-        0
-    } else {
-        text::MAX_SERVER_DESCRIPTION_CHARS
-            .min((text::MAX_SERVERS_SECTION_CHARS.saturating_sub(size(kept)) / kept).saturating_sub(2))
-    };
+    let room = text::MAX_SERVERS_SECTION_CHARS.saturating_sub(size(kept));
+    let per = room.checked_div(kept).map_or(0, |each| text::MAX_SERVER_DESCRIPTION_CHARS.min(each.saturating_sub(2)));
     let mut lines = vec![intro.clone()];
     for (i, (s, _)) in listed.iter().take(kept).enumerate() {
         let line = if per > 0 {

@@ -63,7 +63,7 @@ fn call(out: &mut impl Write, id: &Value, params: &Value, grown: &mut bool) -> V
             text("grown")
         }
         _ => {
-            return json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": format!("unknown tool {name}")}});
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": format!("unknown tool {name}")}})
         }
     }
 }
