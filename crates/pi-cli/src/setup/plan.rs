@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(scripts, vec![cwd.join(".pi/extensions/b.ts"), cwd.join(".pi/x.ts")]);
         assert_eq!(
             plan.builtins,
-            strings(&["protected-paths", "mcp"]),
+            strings(&["mcp", "protected-paths"]),
             "the project's -builtin:approval and -builtin:codemode disable them"
         );
     }
