@@ -47,6 +47,10 @@ json.dump({"providers": {"mock": {"baseUrl": f"http://127.0.0.1:{port}/v1", "api
 json.dump(spec["turns"], open(f"{d}/script.json", "w"))
 if "settings" in spec:
     json.dump(spec["settings"], open(f"{d}/home/.pi/agent/settings.json", "w"))
+if "mcp" in spec:
+    # the user's mcp.json; $MCP_SERVERS is the folder the npm test servers are installed in
+    servers = os.environ.get("MCP_SERVERS", "/tmp/mcp-servers")
+    open(f"{d}/home/.pi/agent/mcp.json", "w").write(json.dumps(spec["mcp"]).replace("$MCP_SERVERS", servers))
 subprocess.run(["bash", "-c", spec.get("setup", "true")], cwd=f"{d}/work", check=True)
 open(f"{d}/flags", "w").write("\n".join(spec.get("flags", []) + [spec.get("message", "go")]))
 PY
@@ -70,6 +74,8 @@ def normalise(c):
     c = re.sub(r"Execution timed out after [0-9]+ ms", "Execution timed out after <n> ms", c)
     c = re.sub(r"[^ ]*/docs/codemode\.md", "<docs>/codemode.md", c)
     c = re.sub(r"127\.0\.0\.1:[0-9]+", "127.0.0.1:<port>", c)
+    # MCP: full-output files of truncated results
+    c = re.sub(r"pi-mcp-[0-9a-zA-Z_-]+\.(log|txt)", "pi-mcp-<id>.<ext>", c)
     return c
 def results(who):
     try:

@@ -30,6 +30,8 @@ pub struct PromptInputs<'a> {
     /// The active tools' names, hidden declarations included (empty: the
     /// declared tools are all the active ones).
     pub active: &'a [String],
+    /// The `<mcp_servers>` section: MCP servers whose tools are not declared.
+    pub mcp_servers: Option<&'a str>,
 }
 
 const PREAMBLE: &str = "You are pi, a coding agent working in the user's project. You look at files, run commands and change code through the tools listed below, and you report clearly what you did.";
@@ -49,6 +51,7 @@ impl Default for PromptInputs<'_> {
             sandbox: None,
             skills: &[],
             active: &[],
+            mcp_servers: None,
         }
     }
 }
@@ -143,6 +146,9 @@ pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> P
         out.push("skills", section);
     }
     out.push("cwd", format!("Today is {}.\n<cwd>\n{}\n</cwd>", inputs.date, inputs.cwd.display()));
+    if let Some(mcp) = inputs.mcp_servers {
+        out.push("mcp_servers", mcp.to_string());
+    }
     out
 }
 

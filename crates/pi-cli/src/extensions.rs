@@ -17,11 +17,12 @@ use crate::text;
 
 /// Built-in extensions of the reference that this build does not provide
 /// yet; naming them is not an error (they are simply absent).
-const REFERENCE_ONLY_BUILTINS: &[&str] = &["mcp", "llama.cpp"];
+const REFERENCE_ONLY_BUILTINS: &[&str] = &["llama.cpp"];
 
 /// Built-in extensions that load unless disabled (`-builtin:<name>`,
-/// `--no-extensions`): they register the `codemode` and `tool_search` tools.
-pub const DEFAULT_BUILTINS: &[&str] = pi_codemode::BUILTINS;
+/// `--no-extensions`): `codemode` and `tool_search` (pi-codemode) and `mcp`
+/// (pi-mcp, the servers of `mcp.json`).
+pub const DEFAULT_BUILTINS: &[&str] = &["codemode", "tool-search", pi_mcp::BUILTIN];
 
 /// Script extensions found in a folder (`<agent-dir>/extensions`,
 /// `.pi/extensions`): `*.ts`, `*.js`, `*.mjs` files and sub-folders with an
@@ -69,6 +70,8 @@ pub fn load_builtins(
             Some(i) => out.push(i),
             // Built-ins that register tools (pi-codemode), not handlers.
             None if pi_codemode::BUILTINS.contains(&name.as_str()) => {}
+            // builtin:mcp registers tools and its own handler (crate::mcp).
+            None if name == pi_mcp::BUILTIN => {}
             None if REFERENCE_ONLY_BUILTINS.contains(&name.as_str()) => {}
             None => return Err(text::extension_load_failed(&format!("builtin:{name}"), &text::unknown_builtin(name))),
         }

@@ -12,6 +12,8 @@ mod export;
 mod extensions;
 mod help;
 mod json_mode;
+mod mcp;
+mod mcp_cmd;
 mod model_select;
 mod modes;
 mod print_mode;
@@ -61,7 +63,11 @@ fn install_panic_hook() {
 /// `pi [options] [messages…]`: start-up, then the mode.
 fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
     let mut report = setup::Report::stderr();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_start(pi_mcp::block_sigpipe_in_this_thread)
+        .build()
+    {
         Ok(r) => r,
         Err(e) => return setup::Stop::Error(e.to_string()).finish(&mut report),
     };
@@ -94,6 +100,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
+        Some("mcp") => mcp_cmd::main(&args[1..]),
         _ => {
             let a = cli_args::parse(&args);
             if cli_args::report(&a.diagnostics) {

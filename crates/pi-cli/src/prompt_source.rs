@@ -42,6 +42,8 @@ pub struct PromptSource {
     pub sandbox: Option<String>,
     /// The loaded skills (the prompt lists those the model may invoke).
     pub skills: Vec<pi_config::resources::Skill>,
+    /// The `<mcp_servers>` section (servers whose tools are not declared).
+    pub mcp_servers: Option<String>,
 }
 
 impl PromptSource {
@@ -78,6 +80,7 @@ impl PromptSource {
                 sandbox: self.sandbox.as_deref(),
                 skills: &self.skills,
                 active: &active,
+                mcp_servers: self.mcp_servers.as_deref(),
             },
         )
     }

@@ -264,3 +264,58 @@ pub fn exported_to(path: &std::path::Path) -> String {
 pub fn cannot_combine(flag: &str, with: &[&str]) -> String {
     format!("{flag} cannot be combined with {}", with.join(", "))
 }
+
+// `pi mcp` (crate::mcp_cmd).
+
+/// `pi mcp` without a sub-command, or a wrong one.
+pub const MCP_USAGE: &str = "Usage:
+  pi mcp add <server> [options] -- <command> [args...]
+  pi mcp add <server> [options] --url <url>
+  pi mcp remove <server> [-l]
+  pi mcp list
+
+Options for add and remove:
+  -l, --local             Use .pi/mcp.json in the current project instead of the global file
+
+Options for add:
+  --url <url>             Streamable HTTP server URL (instead of a command)
+  --env <KEY=VALUE>       Environment variable for a stdio server (repeatable)
+  --cwd <dir>             Working directory for a stdio server
+  --header <KEY=VALUE>    HTTP header (repeatable)
+  --bearer-token-env-var <NAME>
+                          Send \"Authorization: Bearer ${NAME}\"
+  --exposure <mode>       codemode (default), deferred, direct, or hidden
+  --description <text>    What the server offers, shown in the system prompt";
+/// `pi mcp add` with both or neither of a command and `--url`.
+pub const MCP_ADD_NEEDS_ONE: &str = "pi mcp add needs either -- <command> [args...] or --url <url>, not both";
+/// `pi mcp login|logout`: OAuth sign-in is not part of this build.
+pub const MCP_OAUTH_UNSUPPORTED: &str = "OAuth sign-in for MCP servers is not supported yet; set an Authorization header (--header or --bearer-token-env-var) instead";
+
+/// A flag of `pi mcp` without its value.
+pub fn mcp_missing_value(flag: &str) -> String {
+    format!("{flag} needs a value")
+}
+/// `--env`/`--header` without `KEY=VALUE`.
+pub fn mcp_bad_pair(flag: &str, v: &str) -> String {
+    format!("{flag} expects KEY=VALUE, got \"{v}\"")
+}
+/// An unknown option of `pi mcp add`.
+pub fn mcp_unknown_option(o: &str) -> String {
+    format!("Unknown option: {o}")
+}
+/// A second positional argument of `pi mcp add`.
+pub fn mcp_unexpected(a: &str) -> String {
+    format!("Unexpected argument: {a} (put the server's command after --)")
+}
+/// `pi mcp add` succeeded.
+pub fn mcp_added(scope: &str, name: &str, path: &std::path::Path) -> String {
+    format!("Added {scope} MCP server \"{name}\" in {}.\nCheck it with: pi mcp list", path.display())
+}
+/// `pi mcp remove` succeeded.
+pub fn mcp_removed(scope: &str, name: &str, path: &std::path::Path) -> String {
+    format!("Removed {scope} MCP server \"{name}\" from {}.", path.display())
+}
+/// `pi mcp remove` of an unknown server.
+pub fn mcp_no_server(scope: &str, name: &str, path: &std::path::Path) -> String {
+    format!("No {scope} MCP server named \"{name}\" in {}.", path.display())
+}

@@ -171,6 +171,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     // left declared (tool_search loads them).
     let resumed = pi_agent::replay_tool_changes(&history, registry.active());
     registry.set_active(&resumed);
+    let mcp = crate::mcp::start(env, args, trusted, loaded, &input, &mut registry, report);
     registry.refresh_loadout().await;
     let (sandbox, warnings) = crate::sandbox::from_settings(settings, args.sandbox, &env.cwd, &env.agent_dir);
     for w in warnings.iter().map(String::as_str).chain(crate::sandbox::unavailable(&sandbox).as_deref()) {
@@ -185,12 +186,16 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         append_system_prompt: args.append_system_prompt.clone(),
         sandbox: sandbox.prompt_text(&env.cwd),
         skills: resources.skills.skills.clone(),
+        mcp_servers: mcp.as_ref().and_then(|m| m.prompt_section()),
     };
     let system_prompt = prompt.build(&registry);
     let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone());
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;
+    if let Some(m) = &mcp {
+        dispatcher.interceptors.push(Arc::new(pi_mcp::Gate(m.clone())));
+    }
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {
             report.line(e.to_string());
@@ -206,6 +211,11 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
     for l in &loaded.scripts {
         l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
+    }
+    if let Some(m) = &mcp {
+        crate::mcp::bind(m, &agent.dispatcher.tool_changes);
+        // The first prompt waits (a while) only for servers with direct tools.
+        m.wait_direct().await;
     }
     agent.api_key = chosen.api_key;
     agent.thinking = chosen.thinking.filter(|t| t != "off");

@@ -194,7 +194,7 @@ mod tests {
         let mut plan = ExtensionPlan::new(&[], false, &s, &agent);
         assert_eq!(
             plan.builtins,
-            strings(&["approval", "codemode"]),
+            strings(&["approval", "codemode", "mcp"]),
             "-builtin:tool-search disables a default built-in"
         );
         let untrusted = plan.clone().trust_project(&s, &cwd, false);
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(scripts, vec![cwd.join(".pi/extensions/b.ts"), cwd.join(".pi/x.ts")]);
         assert_eq!(
             plan.builtins,
-            strings(&["protected-paths"]),
+            strings(&["mcp", "protected-paths"]),
             "the project's -builtin:approval and -builtin:codemode disable them"
         );
     }

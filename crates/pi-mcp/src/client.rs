@@ -1,0 +1,251 @@
+//! One connection to one server over rmcp: spawn (stdio) or connect, run
+//! `initialize` and `tools/list`, call tools with the per-request timeout
+//! that progress notifications reset, and stop (close stdin, SIGTERM, then
+//! SIGKILL to the server's process group, so `npx`/`uvx` wrappers' children
+//! die too).
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, NumberOrString, ProgressToken, RequestMetaObject};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ServerConfig, Transport};
+use crate::logfile::LogFile;
+use crate::subst;
+use crate::text;
+
+/// What the connection tells its owner.
+pub type ListChanged = Arc<dyn Fn() + Send + Sync>;
+
+#[allow(deprecated)] // Roots (SEP-2577), still asked for by servers of earlier versions.
+/// The client side's handler: progress resets the running requests' clocks,
+/// logging goes to `mcp.log`, a tool-list change is passed on.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    server: String,
+    last_progress: Arc<Mutex<Instant>>,
+    log: LogFile,
+    list_changed: ListChanged,
+    /// The session folder, offered as the one root (`roots/list`).
+    roots: Vec<rmcp::model::Root>,
+}
+
+impl ClientHandler for Handler {
+    async fn on_progress(
+        &self,
+        _params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        *self.last_progress.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    // Logging is deprecated by SEP-2577, but servers of earlier protocol versions still send it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let line = serde_json::to_string(&params.data).unwrap_or_default();
+        self.log.append(&self.server, &format!("{:?}: {line}", params.level));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        (self.list_changed)();
+    }
+
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListRootsResult::new(self.roots.clone()))
+    }
+
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        if !self.roots.is_empty() {
+            info.capabilities.roots = Some(Default::default());
+        }
+        info.client_info.name = "pi".into();
+        info.client_info.version = env!("CARGO_PKG_VERSION").into();
+        info
+    }
+}
+
+/// A failed connection or call.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ClientError {
+    /// Spawning, initialize or the transport failed.
+    #[error("{0}")]
+    Connect(String),
+    /// The request ran out of time.
+    #[error("{}", text::timed_out(.0.as_secs_f64()))]
+    Timeout(Duration),
+    /// The call was aborted.
+    #[error("{}", text::CALL_ABORTED)]
+    Aborted,
+    /// The server answered with a protocol error, or the connection dropped.
+    #[error("{0}")]
+    Service(String),
+}
+
+/// A live connection.
+pub struct Connection {
+    service: RunningService<RoleClient, Handler>,
+    pid: Option<u32>,
+    last_progress: Arc<Mutex<Instant>>,
+    timeout: Duration,
+    /// The server's tools, as listed at connection.
+    pub tools: Vec<rmcp::model::Tool>,
+    /// `instructions` of `initialize`.
+    pub instructions: Option<String>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("pid", &self.pid).field("tools", &self.tools.len()).finish()
+    }
+}
+
+/// The session folder as an MCP root (`file://` URL, its base name). Roots
+/// are deprecated by SEP-2577 but servers of earlier versions still ask.
+#[allow(deprecated)]
+fn roots(session_dir: Option<&std::path::Path>) -> Vec<rmcp::model::Root> {
+    let Some(dir) = session_dir else { return Vec::new() };
+    let Ok(url) = url::Url::from_file_path(dir) else { return Vec::new() };
+    let mut root = rmcp::model::Root::new(url.to_string());
+    root.name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    vec![root]
+}
+
+/// Connect to `config`'s server and list its tools; `session_dir` is offered as the root.
+pub async fn connect(
+    config: &ServerConfig,
+    log: LogFile,
+    list_changed: ListChanged,
+    session_dir: Option<&std::path::Path>,
+) -> Result<Connection, ClientError> {
+    let last_progress = Arc::new(Mutex::new(Instant::now()));
+    let handler = Handler {
+        server: config.name.clone(),
+        last_progress: last_progress.clone(),
+        log: log.clone(),
+        list_changed,
+        roots: roots(session_dir),
+    };
+    let (service, pid) = match &config.transport {
+        Transport::Stdio { command, args, env, cwd } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).process_group(0).kill_on_drop(true);
+            for (k, v) in env {
+                cmd.env(k, subst::value(&config.name, &format!("env \"{k}\""), v).map_err(ClientError::Connect)?);
+            }
+            if let Some(dir) = cwd {
+                cmd.current_dir(dir);
+            }
+            let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+                .stderr(log.stdio())
+                .spawn()
+                .map_err(|e| ClientError::Connect(format!("cannot start \"{command}\": {e}")))?;
+            let pid = transport.id();
+            let serve = handler.serve(transport);
+            match tokio::time::timeout(config.timeout, serve).await {
+                Ok(Ok(s)) => (s, pid),
+                Ok(Err(e)) => {
+                    kill_group(pid);
+                    return Err(ClientError::Connect(e.to_string()));
+                }
+                Err(_) => {
+                    kill_group(pid);
+                    return Err(ClientError::Connect(text::CONNECT_TIMED_OUT.into()));
+                }
+            }
+        }
+        Transport::Http { url, headers } => {
+            crate::http::connect(&config.name, url, headers, handler, config.timeout).await?
+        }
+    };
+    let instructions = service.peer_info().and_then(|i| i.instructions.clone());
+    let tools = match tokio::time::timeout(config.timeout, service.list_all_tools()).await {
+        Ok(Ok(t)) => t,
+        Ok(Err(e)) => return Err(ClientError::Connect(e.to_string())),
+        Err(_) => return Err(ClientError::Timeout(config.timeout)),
+    };
+    Ok(Connection { service, pid, last_progress, timeout: config.timeout, tools, instructions })
+}
+
+impl Connection {
+    /// Whether the transport is still up.
+    pub fn is_closed(&self) -> bool {
+        self.service.is_transport_closed()
+    }
+
+    /// List the tools again (after `tools/list_changed`).
+    pub async fn relist(&self) -> Result<Vec<rmcp::model::Tool>, ClientError> {
+        match tokio::time::timeout(self.timeout, self.service.list_all_tools()).await {
+            Ok(r) => r.map_err(|e| ClientError::Service(e.to_string())),
+            Err(_) => Err(ClientError::Timeout(self.timeout)),
+        }
+    }
+
+    /// Call `tool` with `args`; the result as JSON. The clock restarts on
+    /// every progress notification.
+    pub async fn call(&self, tool: &str, args: Value, abort: &CancellationToken) -> Result<Value, ClientError> {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        params.arguments = args.as_object().cloned();
+        static NEXT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
+        let token = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        params.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(NumberOrString::Number(token))));
+        let started = Instant::now();
+        let call = self.service.call_tool(params);
+        tokio::pin!(call);
+        loop {
+            let last = (*self.last_progress.lock().unwrap_or_else(|p| p.into_inner())).max(started);
+            let deadline = tokio::time::Instant::from_std(last + self.timeout);
+            tokio::select! {
+                r = &mut call => {
+                    let r = r.map_err(|e| ClientError::Service(e.to_string()))?;
+                    return serde_json::to_value(&r).map_err(|e| ClientError::Service(e.to_string()));
+                }
+                _ = tokio::time::sleep_until(deadline) => {
+                    let now_last = *self.last_progress.lock().unwrap_or_else(|p| p.into_inner());
+                    if now_last <= last {
+                        return Err(ClientError::Timeout(self.timeout));
+                    }
+                }
+                _ = abort.cancelled() => return Err(ClientError::Aborted),
+            }
+        }
+    }
+
+    /// Stop the server: close the connection (stdin), then SIGTERM and
+    /// SIGKILL to its process group.
+    pub async fn stop(self) {
+        let pid = self.pid;
+        let _ = tokio::time::timeout(text::STOP_GRACE, self.service.cancel()).await;
+        if let Some(p) = pid {
+            signal_group(p, rustix::process::Signal::TERM);
+            tokio::time::sleep(text::STOP_GRACE / 5).await;
+            signal_group(p, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+fn kill_group(pid: Option<u32>) {
+    if let Some(p) = pid {
+        signal_group(p, rustix::process::Signal::KILL);
+    }
+}
+
+/// Signal the process group `pid` leads (the server was started as its leader).
+fn signal_group(pid: u32, signal: rustix::process::Signal) {
+    let pgid = i32::try_from(pid).ok().filter(|p| *p > 1).and_then(rustix::process::Pid::from_raw);
+    if let Some(pgid) = pgid {
+        let _ = rustix::process::kill_process_group(pgid, signal);
+    }
+}

@@ -1,0 +1,128 @@
+//! Every message and limit of MCP support the user or the model sees.
+
+use std::time::Duration;
+
+/// Model-facing text of an MCP result beyond this many bytes is cut in the middle.
+pub const MCP_OUTPUT_MAX_BYTES: usize = 20 * 1024;
+/// Longest tool name a provider accepts.
+pub const MAX_TOOL_NAME_LENGTH: usize = 64;
+/// Per-request timeout when a server sets none (seconds).
+pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
+/// How long the first prompt waits for servers with `direct` tools.
+pub const DIRECT_WAIT: Duration = Duration::from_secs(10);
+/// How long connecting (spawn + `initialize` + `tools/list`) may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// After closing stdin, how long a stdio server has before SIGTERM, then SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_millis(500);
+/// `mcp.log` is rotated to `mcp.log.1` past this size.
+pub const LOG_MAX_BYTES: u64 = 5 * 1024 * 1024;
+/// Output of a `!command` substitution beyond this is refused.
+pub const COMMAND_OUTPUT_MAX_BYTES: usize = 64 * 1024;
+
+/// Warning when non-direct MCP tools exist but neither codemode nor tool_search is active.
+pub const UNREACHABLE_WARNING: &str = "MCP tools with codemode or deferred exposure are configured, but neither codemode nor tool_search is active: the model cannot reach them.";
+
+/// The description of a tool whose server gave none.
+pub fn default_description(tool: &str, server: &str) -> String {
+    format!("MCP tool {tool} from server {server}")
+}
+
+/// The text of an `isError` result without text.
+pub fn tool_returned_error(server: &str, tool: &str) -> String {
+    format!("MCP tool {server}/{tool} returned an error")
+}
+
+/// The one text block of a truncated result.
+pub fn truncated(total_bytes: usize, total_lines: usize, middle: &str, saved: &str) -> String {
+    let tokens = total_bytes.div_ceil(4);
+    format!(
+        "Warning: truncated output (original token count: {tokens})\nTotal output lines: {total_lines}\n\n{middle}{saved}"
+    )
+}
+
+/// Where the full text of a truncated result is.
+pub fn full_output(path: &str) -> String {
+    format!("\n\n[Full output: {path} (read it with offset/limit)]")
+}
+
+/// The full text of a truncated result could not be saved.
+pub fn full_output_unsaved(error: &str) -> String {
+    format!("\n\n[Could not save the full output: {error}]")
+}
+
+/// The middle marker of a truncated text.
+pub fn chars_truncated(n: usize) -> String {
+    format!("…{n} chars truncated…")
+}
+
+/// A resource link as the model reads it (`details`: ` (mime, size)` or empty;
+/// `description`: `: text` or empty; `read`: [`read_resource_hint`] or empty).
+pub fn resource_link(uri: &str, title: &str, details: &str, description: &str, read: &str) -> String {
+    format!("[Resource {uri} \"{title}\"{details}{description}{read}]")
+}
+
+/// How to read a linked resource.
+pub fn read_resource_hint(server: &str) -> String {
+    format!(". Read it with read_mcp_resource (server \"{server}\")")
+}
+
+/// A binary resource saved to a file (`kind`: `mime, size`).
+pub fn binary_resource_saved(uri: &str, kind: &str, path: &str) -> String {
+    format!("[Binary resource {uri} ({kind}) saved to {path}]")
+}
+
+/// A binary resource that could not be saved.
+pub fn binary_resource_unsaved(uri: &str, kind: &str, why: &str) -> String {
+    format!("[Binary resource {uri} ({kind}) could not be saved: {why}]")
+}
+
+/// A call to a server that is not connected and could not connect.
+pub fn not_connected(server: &str, why: &str) -> String {
+    format!("MCP server \"{server}\" is not connected: {why}")
+}
+
+/// A call that failed in the protocol (not an `isError` result).
+pub fn call_failed(server: &str, tool: &str, why: &str) -> String {
+    format!("MCP tool {server}/{tool} failed: {why}")
+}
+
+/// A request that ran out of time.
+pub fn timed_out(secs: f64) -> String {
+    format!("request timed out after {secs} seconds without progress")
+}
+
+/// A server that answers 401: it needs OAuth sign-in, which this build does not do.
+pub fn needs_sign_in(server: &str) -> String {
+    format!(
+        "server \"{server}\" needs sign-in (HTTP 401); OAuth sign-in is not supported yet: set an Authorization header instead"
+    )
+}
+
+/// A server that stopped while connecting or during a call.
+pub const SERVER_CLOSED: &str = "the server closed the connection";
+/// Connecting failed inside the MCP client (a bug), reported instead of hanging.
+pub const CONNECT_PANICKED: &str = "internal error while connecting (see mcp.log)";
+/// Connecting took longer than [`CONNECT_TIMEOUT`].
+pub const CONNECT_TIMED_OUT: &str = "the server did not finish initialize in time";
+/// The call was aborted.
+pub const CALL_ABORTED: &str = "Operation aborted";
+/// Characters of the whole `<mcp_servers>` section.
+pub const MAX_SERVERS_SECTION_CHARS: usize = 4096;
+/// Characters of one server's summary in the section.
+pub const MAX_SERVER_DESCRIPTION_CHARS: usize = 250;
+/// First words of the `<mcp_servers>` section.
+pub const SERVERS_INTRO: &str = "MCP servers whose tools are not declared to you.";
+/// Added when some listed server is reached through codemode.
+pub const SERVERS_INTRO_CODEMODE: &str = " Call the tools of `codemode` servers from codemode scripts.";
+/// Added when some listed server is reached through tool_search.
+pub const SERVERS_INTRO_SEARCH: &str = " Load the tools of `tool_search` servers with `tool_search`.";
+
+/// The closing line when servers had to be left out of the section.
+pub fn servers_omitted(n: usize) -> String {
+    format!("- … {n} more server{}; find their tools with searchTools()", if n == 1 { "" } else { "s" })
+}
+
+/// A `${VAR}` of `env`/`headers` that is not set.
+pub fn unresolved_variable(server: &str, what: &str, var: &str) -> String {
+    format!("Failed to resolve MCP server \"{server}\" {what} from environment variable: {var}")
+}

@@ -1,0 +1,209 @@
+//! pi-mcp against its misbehaving fixture server (`pi-mcp-fixture`): every
+//! misbehaviour gives a clear error result or state, and the session goes on.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pi_agent::{AgentTool, Exposure, Invocation};
+use pi_mcp::{Admit, LogFile, McpConfig, McpManager, Registrar, ServerConfig, ServerExposure, Status, Transport};
+use pi_tools::{ToolContext, ToolResult};
+use serde_json::{Value, json};
+
+#[derive(Default)]
+struct Sink(Mutex<Vec<Arc<dyn AgentTool>>>);
+
+impl Registrar for Sink {
+    fn register(&self, tools: Vec<Arc<dyn AgentTool>>) {
+        let mut all = self.0.lock().unwrap();
+        for t in tools {
+            match all.iter().position(|k| k.def().name == t.def().name) {
+                Some(i) => all[i] = t,
+                None => all.push(t),
+            }
+        }
+    }
+    fn tool(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
+        self.0.lock().unwrap().iter().find(|t| t.def().name == name).cloned()
+    }
+}
+
+fn server(name: &str, mode: &str, timeout: f64) -> ServerConfig {
+    ServerConfig {
+        name: name.into(),
+        transport: Transport::Stdio {
+            command: env!("CARGO_BIN_EXE_pi-mcp-fixture").into(),
+            args: vec![mode.into()],
+            env: vec![],
+            cwd: None,
+        },
+        enabled: true,
+        timeout: Duration::from_secs_f64(timeout),
+        exposure: ServerExposure::Codemode,
+        tool_exposure: vec![("echo".into(), ServerExposure::Direct)],
+        description: None,
+        file: "mcp.json".into(),
+    }
+}
+
+fn start(servers: Vec<ServerConfig>) -> (McpManager, Arc<Sink>) {
+    let config = McpConfig { servers, auto_enable_codemode: true, problems: vec![], session_dir: None };
+    let m = McpManager::new(config, LogFile::default(), Arc::new(|_: &str| Admit::Register { activate: true }));
+    let sink = Arc::new(Sink::default());
+    m.bind(sink.clone());
+    m.start();
+    (m, sink)
+}
+
+async fn call(sink: &Sink, name: &str, args: Value) -> ToolResult {
+    let tool = sink.tool(name).unwrap_or_else(|| panic!("{name} not registered"));
+    let ctx = ToolContext::new(std::env::temp_dir());
+    tool.execute(Invocation { call_id: "c1", args, ctx: &ctx, nested: None, terminate: None }).await
+}
+
+async fn ready(m: &McpManager) {
+    m.wait(|_| true, Duration::from_secs(20)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_are_registered_with_their_exposure_and_calls_return_results() {
+    let (m, sink) = start(vec![server("fx", "ok", 10.0)]);
+    ready(&m).await;
+    assert_eq!(m.servers()[0].status(), Status::Connected(6));
+    let echo = sink.tool("mcp__fx__echo").unwrap();
+    assert_eq!(echo.def().exposure, Exposure::Direct, "toolExposure by the server's own name");
+    assert!(echo.def().default_active);
+    assert_eq!(sink.tool("mcp__fx__big").unwrap().def().exposure, Exposure::Deferred, "codemode registers deferred");
+    assert_eq!(echo.def().description, "fixture tool echo");
+    let r = call(&sink, "mcp__fx__echo", json!({"text": "hi"})).await;
+    assert_eq!((r.text_content().as_str(), r.is_error), ("echo: hi", false));
+    let f = call(&sink, "mcp__fx__fail", json!({})).await;
+    assert_eq!((f.text_content().as_str(), f.is_error), ("it failed", true));
+    assert_eq!(f.structured.unwrap()["isError"], json!(true), "scripts get the whole result");
+    let big = call(&sink, "mcp__fx__big", json!({})).await;
+    let t = big.text_content();
+    assert!(
+        t.starts_with("Warning: truncated output (original token count: 1310720)") && t.len() < 21_000,
+        "{}",
+        &t[..200]
+    );
+    let path = big.details.unwrap()["fullOutputPath"].as_str().unwrap().to_string();
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 5 * 1024 * 1024);
+    let _ = std::fs::remove_file(path);
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_mid_call_is_an_error_and_the_next_call_reconnects() {
+    let (m, sink) = start(vec![server("fx", "ok", 10.0)]);
+    ready(&m).await;
+    let r = call(&sink, "mcp__fx__crash", json!({})).await;
+    assert!(r.is_error, "{}", r.text_content());
+    assert!(r.text_content().starts_with("MCP tool fx/crash failed: "), "{}", r.text_content());
+    let again = call(&sink, "mcp__fx__echo", json!({"text": "back"})).await;
+    assert_eq!(again.text_content(), "echo: back");
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_initializes_fails_in_time_and_others_connect() {
+    let (m, sink) = start(vec![server("stuck", "hang", 0.5), server("fine", "ok", 10.0)]);
+    ready(&m).await;
+    assert!(matches!(m.servers()[0].status(), Status::Failed(_)), "{:?}", m.servers()[0].status());
+    assert_eq!(m.servers()[1].status(), Status::Connected(6));
+    assert!(sink.tool("mcp__fine__echo").is_some());
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_on_stdout_does_not_break_the_connection() {
+    let (m, sink) = start(vec![server("g", "garbage", 10.0)]);
+    ready(&m).await;
+    let status = m.servers()[0].status();
+    match status {
+        Status::Connected(_) => {
+            let r = call(&sink, "mcp__g__echo", json!({"text": "x"})).await;
+            assert_eq!(r.text_content(), "echo: x");
+        }
+        Status::Failed(why) => assert!(!why.is_empty()),
+        other => panic!("{other:?}"),
+    }
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_resets_the_timeout_and_a_list_change_adds_tools() {
+    let (m, sink) = start(vec![server("fx", "ok", 0.3)]);
+    ready(&m).await;
+    let r = call(&sink, "mcp__fx__slow", json!({})).await;
+    assert_eq!(r.text_content(), "slow done", "0.6 s with progress every 50 ms under a 0.3 s timeout");
+    assert!(sink.tool("mcp__fx__extra").is_none());
+    let g = call(&sink, "mcp__fx__grow", json!({})).await;
+    assert_eq!(g.text_content(), "grown");
+    for _ in 0..100 {
+        if sink.tool("mcp__fx__extra").is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(sink.tool("mcp__fx__extra").is_some(), "tools/list_changed registers the new tool");
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_tools_register() {
+    let (m, sink) = start(vec![server("many", "many", 10.0)]);
+    ready(&m).await;
+    assert_eq!(m.servers()[0].status(), Status::Connected(1000));
+    assert_eq!(sink.0.lock().unwrap().len(), 1000);
+    m.shutdown().await;
+}
+
+/// A fixture child killed when dropped (also when an assertion fails).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start the fixture's HTTP mode; its port, and the child (killed on drop).
+fn http_fixture(mode: &str) -> (u16, Killed) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-mcp-fixture"))
+        .arg(mode)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (line.trim().parse().unwrap(), Killed(child))
+}
+
+fn http_server(name: &str, port: u16) -> ServerConfig {
+    ServerConfig {
+        transport: Transport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: vec![("X-Test".into(), "${PATH}".into())],
+        },
+        ..server(name, "unused", 10.0)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_servers_connect_and_401_asks_for_sign_in() {
+    let (port, _child) = http_fixture("http");
+    let (port401, _child401) = http_fixture("http401");
+    let (m, sink) = start(vec![http_server("web", port), http_server("locked", port401)]);
+    ready(&m).await;
+    assert_eq!(m.servers()[0].status(), Status::Connected(6), "{:?}", m.servers()[0].status());
+    let r = call(&sink, "mcp__web__echo", json!({"text": "over http"})).await;
+    assert_eq!(r.text_content(), "echo: over http");
+    match m.servers()[1].status() {
+        Status::Failed(why) => assert!(why.contains("needs sign-in (HTTP 401)"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    m.shutdown().await;
+}
