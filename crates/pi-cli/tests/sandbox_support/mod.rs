@@ -318,6 +318,7 @@ impl World {
             .spawn()
             .unwrap();
         let sleeper_pid = sleeper.id();
+        wait_until_running_as(sleeper_pid, &sleeper_bin);
         let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         World {
             _dir: dir,
@@ -589,5 +590,21 @@ impl Drop for World {
                 }
             }
         }
+    }
+}
+
+/// Wait (up to 5 s) until process `pid` runs `bin` (its `argv[0]`): spawned
+/// through `setpriv`, it has the user it is meant to have only from then on,
+/// and `pkill -f` finds it by name only then. An attempt made before would
+/// miss it on a loaded machine and count as a canary that saw nothing.
+fn wait_until_running_as(pid: u32, bin: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let want = bin.as_os_str().as_bytes();
+    for _ in 0..500 {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if cmdline.split(|b| *b == 0).next() == Some(want) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
