@@ -21,7 +21,24 @@ pub use sessions::SessionPicker;
 pub use settings::{SettingsDialog, SettingsState};
 pub use text_input::{EditorDialog, InputDialog};
 
-use crate::keys::Keybindings;
+use crate::keys::{Action, KeyId, Keybindings};
+
+/// Move `selected` among `n` rows for the list keys (up and down wrap, the
+/// page keys move `page` rows); whether `press` was one of them.
+pub(crate) fn move_selection(keys: &Keybindings, press: &KeyId, selected: &mut usize, n: usize, page: usize) -> bool {
+    if keys.matches(Action::SelectUp, press) {
+        *selected = if *selected == 0 { n.saturating_sub(1) } else { *selected - 1 };
+    } else if keys.matches(Action::SelectDown, press) {
+        *selected = if *selected + 1 >= n { 0 } else { *selected + 1 };
+    } else if keys.matches(Action::SelectPageUp, press) {
+        *selected = selected.saturating_sub(page);
+    } else if keys.matches(Action::SelectPageDown, press) {
+        *selected = (*selected + page).min(n.saturating_sub(1));
+    } else {
+        return false;
+    }
+    true
+}
 use crate::theme::Theme;
 
 /// What a dialog's answer is.

@@ -194,14 +194,8 @@ impl Dialog for SelectDialog {
                 None => Outcome::Continue,
             };
         }
-        if keys.matches(Action::SelectUp, &press) {
-            self.selected = if self.selected == 0 { n.saturating_sub(1) } else { self.selected - 1 };
-        } else if keys.matches(Action::SelectDown, &press) {
-            self.selected = if self.selected + 1 >= n { 0 } else { self.selected + 1 };
-        } else if keys.matches(Action::SelectPageUp, &press) {
-            self.selected = self.selected.saturating_sub(SELECT_MAX_VISIBLE);
-        } else if keys.matches(Action::SelectPageDown, &press) {
-            self.selected = (self.selected + SELECT_MAX_VISIBLE).min(n.saturating_sub(1));
+        if super::move_selection(keys, &press, &mut self.selected, n, SELECT_MAX_VISIBLE) {
+            // Moved.
         } else if let Some(f) = &mut self.filter {
             match press.key {
                 Key::Backspace => {

@@ -231,14 +231,8 @@ impl Dialog for SessionPicker {
                 None => Outcome::Continue,
             };
         }
-        if keys.matches(Action::SelectUp, &press) {
-            self.selected = if self.selected == 0 { n.saturating_sub(1) } else { self.selected - 1 };
-        } else if keys.matches(Action::SelectDown, &press) {
-            self.selected = if self.selected + 1 >= n { 0 } else { self.selected + 1 };
-        } else if keys.matches(Action::SelectPageUp, &press) {
-            self.selected = self.selected.saturating_sub(SESSION_PICKER_ROWS);
-        } else if keys.matches(Action::SelectPageDown, &press) {
-            self.selected = (self.selected + SESSION_PICKER_ROWS).min(n.saturating_sub(1));
+        if super::move_selection(keys, &press, &mut self.selected, n, SESSION_PICKER_ROWS) {
+            // Moved.
         } else if keys.matches(Action::SessionToggleSort, &press) {
             self.sort = match self.sort {
                 Sort::Threaded => Sort::Recent,
