@@ -4,10 +4,9 @@
 //! answered, in order, with bounded memory.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
+use std::io::{BufRead, Write};
 
-use pi_test_support::{MockServer, Turn};
+use pi_test_support::{MockServer, Scratch, Turn};
 use serde_json::{Value, json};
 
 /// Peak resident memory allowed while 10,000 queued commands are answered.
@@ -19,20 +18,8 @@ const PEAK_RSS_LIMIT_KB: u64 = 100 * 1024;
 /// wait for the exit.
 fn session(lines: Vec<String>, done: impl Fn(&[Value]) -> bool) -> (Vec<Value>, Option<u64>) {
     let server = MockServer::start(vec![Turn::text("ok")]);
-    let dir = tempfile::tempdir().unwrap();
-    let (home, work, tmp) = (dir.path().join("home"), dir.path().join("work"), dir.path().join("tmp"));
-    for d in [&home.join(".pi/agent"), &work, &tmp] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    server.write_models_json(&home.join(".pi/agent"), "openai-completions");
-    let mut child = pi_test_support::isolated_pi(env!("CARGO_BIN_EXE_pi"), &home, &work, &tmp)
-        .args(["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let scratch = Scratch::new(&server);
+    let (mut child, mut stdin, mut reader) = scratch.rpc(env!("CARGO_BIN_EXE_pi"), &[]);
     let writer = std::thread::spawn(move || {
         let mut all = String::new();
         for l in lines {
@@ -44,7 +31,6 @@ fn session(lines: Vec<String>, done: impl Fn(&[Value]) -> bool) -> (Vec<Value>, 
         stdin
     });
     let mut records = Vec::new();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     while !done(&records) {
         line.clear();

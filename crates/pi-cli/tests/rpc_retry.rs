@@ -3,36 +3,20 @@
 //! during the wait ends the retry with "Retry cancelled".
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
+use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
-use pi_test_support::{MockServer, Turn, read_until};
+use pi_test_support::{MockServer, Scratch, Turn, read_until};
 use serde_json::json;
 
 /// An RPC `pi` whose retries wait 30 s: its stdin and stdout, and the server.
-fn start(
-    turns: Vec<Turn>,
-) -> (tempfile::TempDir, std::process::Child, std::process::ChildStdin, impl BufRead, MockServer) {
+fn start(turns: Vec<Turn>) -> (Scratch, std::process::Child, std::process::ChildStdin, impl BufRead, MockServer) {
     let server = MockServer::start(turns);
-    let dir = tempfile::tempdir().unwrap();
-    let (home, work, tmp) = (dir.path().join("home"), dir.path().join("work"), dir.path().join("tmp"));
-    for d in [&home.join(".pi/agent"), &work, &tmp] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    server.write_models_json(&home.join(".pi/agent"), "openai-completions");
+    let scratch = Scratch::new(&server);
     let settings = json!({"retry": {"enabled": true, "maxRetries": 3, "baseDelayMs": 30000}});
-    std::fs::write(home.join(".pi/agent/settings.json"), settings.to_string()).unwrap();
-    let mut child = pi_test_support::isolated_pi(env!("CARGO_BIN_EXE_pi"), &home, &work, &tmp)
-        .args(["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let out = BufReader::new(child.stdout.take().unwrap());
-    (dir, child, stdin, out, server)
+    std::fs::write(scratch.agent_dir().join("settings.json"), settings.to_string()).unwrap();
+    let (child, stdin, out) = scratch.rpc(env!("CARGO_BIN_EXE_pi"), &[]);
+    (scratch, child, stdin, out, server)
 }
 
 #[test]

@@ -31,7 +31,9 @@
 #![deny(missing_docs)]
 
 mod json_lines;
+mod scratch;
 pub use json_lines::{read_until, user_texts};
+pub use scratch::Scratch;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
