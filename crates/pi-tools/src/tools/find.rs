@@ -286,16 +286,22 @@ mod tests {
     #[test]
     fn the_parallel_path_gives_the_same_answer_as_the_ordered_one() {
         // Two top folders: the walk starts from the search folder; forty: they are
-        // walked as roots in path order (at most 12 threads want 24).
+        // walked as roots in path order (at most 12 threads want 24). Names
+        // sharing prefixes (`d1`, `d1.x`, `d10`), ignore files at two levels
+        // and deep nesting test the hand-over from the ordered pass.
         for width in [2, 40] {
             let d = tempfile::tempdir().unwrap();
             for i in 0..120 {
                 let ext = if i % 2 == 0 { "txt" } else { "rs" };
-                let p = d.path().join(format!("d{}/s{}/f{i}.{ext}", i % width, i % 3));
+                let top = if i % 5 == 0 { format!("d{}.x", i % width) } else { format!("d{}", i % width) };
+                let deep = if i % 4 == 0 { "/a/b/c/e" } else { "" };
+                let p = d.path().join(format!("{top}/s{}{deep}/f{i}.{ext}", i % 3));
                 std::fs::create_dir_all(p.parent().unwrap()).unwrap();
                 std::fs::write(p, "").unwrap();
             }
             std::fs::write(d.path().join("top.txt"), "").unwrap();
+            std::fs::write(d.path().join(".fdignore"), "s2/c\n").unwrap();
+            std::fs::write(d.path().join("d1/.gitignore"), "*.rs\n").unwrap();
             let text = |r: Result<ToolResult, ToolError>| r.map(|t| t.text_content()).unwrap_or_else(|e| e.to_string());
             for (pattern, limit) in [("*", 5), ("*.txt", 10), ("d1/**", 3), ("*.rs", 1000), ("nothing", 5), ("*", 1)] {
                 let t = CancellationToken::new();
