@@ -333,10 +333,10 @@ impl Connection {
     }
 }
 
-/// A server's error answer as the reference shows it (`MCP error <code>: <message>`).
+/// A server's error answer as the reference shows it: its message alone.
 fn service_error(e: rmcp::ServiceError) -> ClientError {
     match e {
-        rmcp::ServiceError::McpError(d) => ClientError::Service(text::mcp_error(d.code.0, &d.message)),
+        rmcp::ServiceError::McpError(d) => ClientError::Service(d.message.to_string()),
         other => ClientError::Service(other.to_string()),
     }
 }

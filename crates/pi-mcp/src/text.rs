@@ -138,11 +138,6 @@ pub fn must_be_provided(what: &str) -> String {
     format!("{what} must be provided")
 }
 
-/// A JSON-RPC error answer of a server.
-pub fn mcp_error(code: i32, message: &str) -> String {
-    format!("MCP error {code}: {message}")
-}
-
 /// Pages of one server's resource list read for a listing of every server.
 pub const MAX_RESOURCE_PAGES: usize = 100;
 /// Raw resource answers kept while their requests are in flight.

@@ -66,7 +66,7 @@ async fn listings_keep_the_servers_objects_and_follow_pages() {
     let v: Value = serde_json::from_str(&all.text_content()).unwrap();
     let uris: Vec<&str> = v["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();
     assert_eq!(uris, ["fx://a.txt", "fx://b.bin", "fx://c.png"], "every page of every server");
-    assert_eq!(v["errors"], json!([{"server": "bad", "error": "MCP error -32603: cannot list"}]));
+    assert_eq!(v["errors"], json!([{"server": "bad", "error": "cannot list"}]));
     let t = call(&sink, "list_mcp_resource_templates", json!({"server": "fx"})).await;
     assert_eq!(
         t.text_content(),
@@ -90,12 +90,8 @@ async fn bad_requests_are_clear_errors() {
             r#"MCP server "nope" has no resources. Servers with resources: fx"#,
         ),
         ("read_mcp_resource", json!({"server": "fx", "uri": ""}), "uri must be provided"),
-        (
-            "read_mcp_resource",
-            json!({"server": "fx", "uri": "fx://missing"}),
-            "MCP error -32602: Resource fx://missing not found",
-        ),
-        ("list_mcp_resources", json!({"server": "fx", "cursor": "zz"}), "MCP error -32602: bad cursor zz"),
+        ("read_mcp_resource", json!({"server": "fx", "uri": "fx://missing"}), "Resource fx://missing not found"),
+        ("list_mcp_resources", json!({"server": "fx", "cursor": "zz"}), "bad cursor zz"),
     ];
     for (tool, args, want) in cases {
         let r = call(&sink, tool, args.clone()).await;
