@@ -4,8 +4,9 @@
 1. Start to first model request with two stdio servers (server-everything and
    server-filesystem, codemode exposure) configured, and without any.
 2. Per-call overhead: a codemode script calls `mcp__everything__echo` N times
-   in sequence; the per-call time minus the server's own round trip (the same
-   calls sent by a bare JSON-RPC client over stdio).
+   in sequence, and another calls the built-in `read` N times; the MCP call's
+   cost beyond a built-in call is the difference minus the server's own round
+   trip (the same calls sent by a bare JSON-RPC client over stdio).
 
 Usage: bench/mcp.py [RUNS]   (MCP_SERVERS: folder with node_modules of the npm
 servers, default /tmp/mcp-servers; PI_BIN, REF_DIR as for the side-by-side script)
@@ -65,6 +66,7 @@ def run(cmd, servers, turns):
         home, work, tmp = f"{d}/home", f"{d}/work", f"{d}/tmp"
         for p in (f"{home}/.pi/agent", work, tmp):
             os.makedirs(p)
+        open(f"{work}/f.txt", "w").write("x\n")
         srv, port, state = mock(turns)
         json.dump({"providers": {"mock": {"baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions", "apiKey": "x", "models": [{"id": "mock-1"}]}}},
                   open(f"{home}/.pi/agent/models.json", "w"))
@@ -107,14 +109,17 @@ def main():
         with_two = statistics.median(run(cmd, two, [{}])[0] for _ in range(RUNS))
         print(f"  {name:10} no servers {none:.3f}   two stdio servers {with_two:.3f}")
     loop = f"for (let i = 0; i < {CALLS}; i++) await tools.mcp__everything__echo({{message: 'x'}}); return 'ok'"
+    builtin = f"for (let i = 0; i < {CALLS}; i++) await tools.read({{path: 'f.txt'}}); return 'ok'"
     one = {"everything": {"command": "node", "args": [EVERYTHING]}}
     bare = bare_round_trip()
-    print(f"per call ({CALLS} sequential echo calls from one script; bare JSON-RPC round trip {bare * 1000:.3f} ms):")
+    print(f"per call ({CALLS} sequential calls from one script; bare JSON-RPC round trip of echo {bare * 1000:.3f} ms):")
     for name, cmd in (("ours", [PI]), ("reference", REF_CMD)):
         base = statistics.median(run(cmd, one, [{"code": "return 'ok'"}, {}])[1] for _ in range(RUNS))
         loaded = statistics.median(run(cmd, one, [{"code": loop}, {}])[1] for _ in range(RUNS))
-        per = (loaded - base) / CALLS
-        print(f"  {name:10} {per * 1000:.3f} ms per call, overhead beyond the server {(per - bare) * 1000:.3f} ms")
+        reads = statistics.median(run(cmd, one, [{"code": builtin}, {}])[1] for _ in range(RUNS))
+        per, per_read = (loaded - base) / CALLS, (reads - base) / CALLS
+        print(f"  {name:10} echo {per * 1000:.3f} ms, built-in read {per_read * 1000:.3f} ms;"
+              f" MCP beyond a built-in call and the server {(per - per_read - bare) * 1000:.3f} ms")
 
 
 main()

@@ -94,3 +94,23 @@ pub(crate) fn start(
     }
     Some(m)
 }
+
+/// The `get_commands` entry of `/mcp` (as the reference lists it).
+pub(crate) fn rpc_command() -> serde_json::Value {
+    let (name, description) = pi_mcp::slash::COMMAND;
+    serde_json::json!({
+        "name": name,
+        "description": description,
+        "source": "extension",
+        "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"}
+    })
+}
+
+/// A `/mcp` answer's level as an RPC notification's.
+pub(crate) fn notify_level(level: pi_mcp::slash::Level) -> pi_ext::NotifyLevel {
+    match level {
+        pi_mcp::slash::Level::Info => pi_ext::NotifyLevel::Info,
+        pi_mcp::slash::Level::Warning => pi_ext::NotifyLevel::Warning,
+        pi_mcp::slash::Level::Error => pi_ext::NotifyLevel::Error,
+    }
+}

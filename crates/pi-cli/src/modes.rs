@@ -12,6 +12,7 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
     let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui, resources } =
         started;
     let Prepared { agent, reload, header } = prepared;
+    let mcp = reload.mcp.clone();
     {
         let _guard = runtime.enter();
         crate::signals::install(agent.abort_handle());
@@ -19,7 +20,10 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
     let code = match mode {
         Mode::Rpc => {
             let _ = header;
-            let commands = crate::expand::rpc_commands(&resources);
+            let mut commands = crate::expand::rpc_commands(&resources);
+            if reload.mcp.is_some() {
+                commands.insert(0, crate::mcp::rpc_command());
+            }
             let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, commands };
             runtime.block_on(crate::rpc::run(agent, setup))
         }
@@ -39,6 +43,10 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
         for e in runtime.block_on(l.session_shutdown("quit")) {
             eprintln!("{e}");
         }
+    }
+    // Every MCP server's process group goes (stdin closed, SIGTERM, SIGKILL).
+    if let Some(m) = mcp {
+        runtime.block_on(m.shutdown());
     }
     code
 }

@@ -31,6 +31,8 @@ pub struct ReloadState {
     pub resource_flags: crate::expand::ResourceFlags,
     /// The skills and templates as last loaded (commands of the UI).
     pub resources: std::sync::Arc<pi_config::resources::Resources>,
+    /// The session's MCP servers (`/mcp`, and stopped when pi exits).
+    pub mcp: Option<std::sync::Arc<pi_mcp::McpManager>>,
 }
 
 /// Reload and return the status line (warnings go to standard error).

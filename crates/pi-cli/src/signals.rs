@@ -1,5 +1,6 @@
-//! Ending `pi` on a signal: abort the run, kill every command's process group
-//! (a killed agent leaves no child behind, B8), exit with 128 + the signal.
+//! Ending `pi` on a signal: abort the run, kill every command's and MCP
+//! server's process group (a killed agent leaves no child behind, B8), exit
+//! with 128 + the signal.
 
 use pi_agent::AbortHandle;
 
@@ -28,6 +29,8 @@ pub fn install(abort: AbortHandle) {
         };
         abort.abort();
         pi_tools::kill_running_commands();
+        // MCP servers' process groups too (SIGTERM, a moment, SIGKILL).
+        pi_mcp::stop_all_servers_now();
         if pi_tui::screen::active() {
             pi_tui::screen::restore_terminal();
         }

@@ -15,6 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, Transport};
 use crate::logfile::LogFile;
+use crate::process::{Groups, Process};
+use crate::stdio::{self, Stash};
 use crate::subst;
 use crate::text;
 
@@ -92,23 +94,34 @@ pub enum ClientError {
     /// The server answered with a protocol error, or the connection dropped.
     #[error("{0}")]
     Service(String),
+    /// An HTTP server's network error or transient status (408, 429, 5xx): worth another attempt.
+    #[error("{0}")]
+    Transient(String),
 }
 
 /// A live connection.
 pub struct Connection {
     service: RunningService<RoleClient, Handler>,
-    pid: Option<u32>,
+    /// A stdio server's process.
+    process: Option<Process>,
+    /// Raw answers to resource requests (stdio; HTTP answers are read typed).
+    stash: Arc<Stash>,
     last_progress: Arc<Mutex<Instant>>,
     timeout: Duration,
     /// The server's tools, as listed at connection.
     pub tools: Vec<rmcp::model::Tool>,
     /// `instructions` of `initialize`.
     pub instructions: Option<String>,
+    /// Whether the server offers resources.
+    pub resources: bool,
 }
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Connection").field("pid", &self.pid).field("tools", &self.tools.len()).finish()
+        f.debug_struct("Connection")
+            .field("pid", &self.process.as_ref().map(|p| p.pid))
+            .field("tools", &self.tools.len())
+            .finish()
     }
 }
 
@@ -123,12 +136,37 @@ fn roots(session_dir: Option<&std::path::Path>) -> Vec<rmcp::model::Root> {
     vec![root]
 }
 
-/// Connect to `config`'s server and list its tools; `session_dir` is offered as the root.
+/// Connect to `config`'s server and list its tools; `session_dir` is
+/// offered as the root. An HTTP server's network errors and transient
+/// statuses are retried twice (the whole connection, as the reference does).
 pub async fn connect(
     config: &ServerConfig,
     log: LogFile,
     list_changed: ListChanged,
     session_dir: Option<&std::path::Path>,
+    groups: &Groups,
+) -> Result<Connection, ClientError> {
+    let retries = if matches!(config.transport, Transport::Http { .. }) { text::HTTP_RETRIES } else { 0 };
+    let mut attempt = 0;
+    loop {
+        match connect_once(config, log.clone(), list_changed.clone(), session_dir, groups).await {
+            Err(ClientError::Transient(why)) if attempt < retries => {
+                attempt += 1;
+                log.append(&config.name, &text::retrying(&why, attempt));
+                tokio::time::sleep(text::HTTP_RETRY_DELAY * attempt).await;
+            }
+            Err(ClientError::Transient(why)) => return Err(ClientError::Connect(why)),
+            r => return r,
+        }
+    }
+}
+
+async fn connect_once(
+    config: &ServerConfig,
+    log: LogFile,
+    list_changed: ListChanged,
+    session_dir: Option<&std::path::Path>,
+    groups: &Groups,
 ) -> Result<Connection, ClientError> {
     let last_progress = Arc::new(Mutex::new(Instant::now()));
     let handler = Handler {
@@ -138,45 +176,48 @@ pub async fn connect(
         list_changed,
         roots: roots(session_dir),
     };
-    let (service, pid) = match &config.transport {
+    let stash = Arc::new(Stash::default());
+    let (service, process) = match &config.transport {
         Transport::Stdio { command, args, env, cwd } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).process_group(0).kill_on_drop(true);
+            cmd.args(args);
             for (k, v) in env {
                 cmd.env(k, subst::value(&config.name, &format!("env \"{k}\""), v).map_err(ClientError::Connect)?);
             }
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);
             }
-            let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-                .stderr(log.stdio())
-                .spawn()
+            let spawned = stdio::spawn(cmd, log.stdio(), stash.clone())
                 .map_err(|e| ClientError::Connect(format!("cannot start \"{command}\": {e}")))?;
-            let pid = transport.id();
-            let serve = handler.serve(transport);
-            match tokio::time::timeout(config.timeout, serve).await {
-                Ok(Ok(s)) => (s, pid),
+            let process = Process::new(spawned.child, groups.clone());
+            match tokio::time::timeout(config.timeout, handler.serve((spawned.stdout, spawned.stdin))).await {
+                Ok(Ok(s)) => (s, Some(process)),
                 Ok(Err(e)) => {
-                    kill_group(pid);
+                    process.kill();
                     return Err(ClientError::Connect(e.to_string()));
                 }
                 Err(_) => {
-                    kill_group(pid);
+                    process.kill();
                     return Err(ClientError::Connect(text::CONNECT_TIMED_OUT.into()));
                 }
             }
         }
         Transport::Http { url, headers } => {
-            crate::http::connect(&config.name, url, headers, handler, config.timeout).await?
+            let (s, _) = crate::http::connect(&config.name, url, headers, handler, config.timeout).await?;
+            (s, None)
         }
     };
     let instructions = service.peer_info().and_then(|i| i.instructions.clone());
     let tools = match tokio::time::timeout(config.timeout, service.list_all_tools()).await {
         Ok(Ok(t)) => t,
+        Ok(Err(e)) if process.is_none() && crate::http::transient(&e) => {
+            return Err(ClientError::Transient(e.to_string()));
+        }
         Ok(Err(e)) => return Err(ClientError::Connect(e.to_string())),
         Err(_) => return Err(ClientError::Timeout(config.timeout)),
     };
-    Ok(Connection { service, pid, last_progress, timeout: config.timeout, tools, instructions })
+    let resources = service.peer_info().is_some_and(|i| i.capabilities.resources.is_some());
+    Ok(Connection { service, process, stash, last_progress, timeout: config.timeout, tools, instructions, resources })
 }
 
 impl Connection {
@@ -223,29 +264,79 @@ impl Connection {
         }
     }
 
-    /// Stop the server: close the connection (stdin), then SIGTERM and
-    /// SIGKILL to its process group.
-    pub async fn stop(self) {
-        let pid = self.pid;
-        let _ = tokio::time::timeout(text::STOP_GRACE, self.service.cancel()).await;
-        if let Some(p) = pid {
-            signal_group(p, rustix::process::Signal::TERM);
-            tokio::time::sleep(text::STOP_GRACE / 5).await;
-            signal_group(p, rustix::process::Signal::KILL);
+    /// One resource request (`resources/list`, `resources/templates/list`,
+    /// `resources/read` with `params`); the server's raw `result` when it came
+    /// over stdio, else the typed answer as JSON.
+    pub async fn resources(&self, kind: crate::resources::Kind, params: Value) -> Result<Value, ClientError> {
+        // Over HTTP, a transient failure is retried once.
+        let retries = if self.process.is_none() { text::HTTP_RESOURCE_RETRIES } else { 0 };
+        let mut attempt = 0;
+        loop {
+            match self.resources_once(kind, params.clone()).await {
+                Err(ClientError::Transient(_)) if attempt < retries => {
+                    attempt += 1;
+                    tokio::time::sleep(text::HTTP_RETRY_DELAY * attempt).await;
+                }
+                Err(ClientError::Transient(why)) => return Err(ClientError::Service(why)),
+                r => return r,
+            }
+        }
+    }
+
+    async fn resources_once(&self, kind: crate::resources::Kind, params: Value) -> Result<Value, ClientError> {
+        use crate::resources::Kind;
+        use rmcp::model::{ClientRequest, Request, RequestOptionalParam};
+        let bad = |e: serde_json::Error| ClientError::Service(e.to_string());
+        let request = match kind {
+            Kind::List => ClientRequest::ListResourcesRequest(RequestOptionalParam::with_param(
+                serde_json::from_value(params).map_err(bad)?,
+            )),
+            Kind::Templates => ClientRequest::ListResourceTemplatesRequest(RequestOptionalParam::with_param(
+                serde_json::from_value(params).map_err(bad)?,
+            )),
+            Kind::Read => {
+                ClientRequest::ReadResourceRequest(Request::new(serde_json::from_value(params).map_err(bad)?))
+            }
+        };
+        self.stash.want();
+        let answer = async {
+            let options = rmcp::service::PeerRequestOptions::no_options();
+            let handle = self.service.peer().send_request_with_option(request, options).await.map_err(service_error)?;
+            let id = serde_json::to_value(&handle.id).unwrap_or_default();
+            let typed = match tokio::time::timeout(self.timeout, handle.await_response()).await {
+                Ok(r) => r.map_err(|e| {
+                    let retry = self.process.is_none() && crate::http::transient(&e);
+                    match service_error(e) {
+                        ClientError::Service(why) if retry => ClientError::Transient(why),
+                        other => other,
+                    }
+                })?,
+                Err(_) => return Err(ClientError::Timeout(self.timeout)),
+            };
+            match self.stash.take(&id) {
+                Some(raw) => Ok(raw),
+                None => serde_json::to_value(&typed).map_err(|e| ClientError::Service(e.to_string())),
+            }
+        }
+        .await;
+        self.stash.done();
+        answer
+    }
+
+    /// Stop the server: close the connection (its standard input), give it a
+    /// moment to exit, then SIGTERM and SIGKILL to its process group.
+    pub async fn stop(&self) {
+        self.service.cancellation_token().cancel();
+        if let Some(p) = &self.process {
+            p.stop().await;
         }
     }
 }
 
-fn kill_group(pid: Option<u32>) {
-    if let Some(p) = pid {
-        signal_group(p, rustix::process::Signal::KILL);
-    }
-}
-
-/// Signal the process group `pid` leads (the server was started as its leader).
-fn signal_group(pid: u32, signal: rustix::process::Signal) {
-    let pgid = i32::try_from(pid).ok().filter(|p| *p > 1).and_then(rustix::process::Pid::from_raw);
-    if let Some(pgid) = pgid {
-        let _ = rustix::process::kill_process_group(pgid, signal);
+/// A server's error answer as the reference shows it: its message alone.
+fn service_error(e: rmcp::ServiceError) -> ClientError {
+    match e {
+        rmcp::ServiceError::McpError(d) => ClientError::Service(d.message.to_string()),
+        other => ClientError::Service(other.to_string()),
     }
 }

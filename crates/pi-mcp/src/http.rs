@@ -9,7 +9,9 @@ use rmcp::RoleClient;
 use rmcp::ServiceExt;
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    HttpStatusError, StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 
 use crate::client::{ClientError, Handler};
 use crate::{subst, text};
@@ -39,12 +41,80 @@ pub(crate) async fn connect(
         Ok(Ok(s)) => Ok((s, None)),
         Ok(Err(e)) => {
             let shown = e.to_string();
+            let retry = match &e {
+                rmcp::service::ClientInitializeError::TransportError { error, .. } => transient(error),
+                other => transient(other),
+            };
             if shown.contains("Auth required") || shown.contains("401") {
                 Err(ClientError::Connect(text::needs_sign_in(server)))
+            } else if retry {
+                Err(ClientError::Transient(shown))
             } else {
                 Err(ClientError::Connect(shown))
             }
         }
         Err(_) => Err(ClientError::Connect(text::CONNECT_TIMED_OUT.into())),
+    }
+}
+
+/// Whether an HTTP status is worth another attempt (408, 429, 5xx).
+pub(crate) fn transient_status(status: u16) -> bool {
+    status == 408 || status == 429 || (500..=599).contains(&status)
+}
+
+fn transient_reqwest(e: &reqwest::Error) -> bool {
+    e.is_connect() || e.is_timeout() || e.status().is_some_and(|s| transient_status(s.as_u16()))
+}
+
+/// Whether a failure (anywhere in its chain of causes) is a network error or
+/// a transient HTTP status, so the request is worth another attempt.
+pub(crate) fn transient(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    let mut shown = String::new();
+    while let Some(err) = cause {
+        if let Some(h) = err.downcast_ref::<HttpStatusError>() {
+            return transient_status(h.status);
+        }
+        if let Some(r) = err.downcast_ref::<reqwest::Error>() {
+            return transient_reqwest(r);
+        }
+        match err.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::HttpStatus(h)) => return transient_status(h.status),
+            Some(StreamableHttpError::Client(r)) => return transient_reqwest(r),
+            _ => {}
+        }
+        shown.push_str(&err.to_string());
+        shown.push('\n');
+        cause = err.source();
+    }
+    // Causes behind a boxed, type-erased error: their text still says `HTTP <status>`.
+    shown.match_indices("HTTP ").any(|(at, _)| {
+        let digits: String = shown[at + 5..].chars().take_while(char::is_ascii_digit).collect();
+        digits.len() == 3 && digits.parse().is_ok_and(transient_status)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transient_statuses_are_408_429_and_5xx() {
+        let yes = [408, 429, 500, 502, 503, 599];
+        let no = [200, 400, 401, 403, 404, 409, 600];
+        assert!(yes.iter().all(|s| transient_status(*s)));
+        assert!(!no.iter().any(|s| transient_status(*s)));
+    }
+
+    #[test]
+    fn a_status_error_anywhere_in_the_chain_counts() {
+        let e: StreamableHttpError<reqwest::Error> = StreamableHttpError::HttpStatus(HttpStatusError::new(503, None));
+        assert!(transient(&e));
+        let e: StreamableHttpError<reqwest::Error> = StreamableHttpError::HttpStatus(HttpStatusError::new(400, None));
+        assert!(!transient(&e));
+        let boxed = std::io::Error::other("Transport error: HTTP 429");
+        assert!(transient(&boxed));
+        assert!(!transient(&std::io::Error::other("HTTP 4290 is no status")));
+        assert!(!transient(&std::io::Error::other("garbage")));
     }
 }

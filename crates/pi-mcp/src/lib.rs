@@ -25,8 +25,12 @@ mod http;
 pub mod logfile;
 mod manager;
 pub mod naming;
+mod process;
 mod prompt;
+pub mod resources;
 pub mod result;
+pub mod slash;
+mod stdio;
 mod subst;
 pub mod text;
 mod tool;
@@ -37,6 +41,8 @@ pub use exposure::ServerExposure;
 pub use gate::Gate;
 pub use logfile::LogFile;
 pub use manager::{Admit, AdmitFn, McpManager, Registrar, Server, Status};
+pub use process::stop_all_now as stop_all_servers_now;
+pub use resources::ResourceTool;
 pub use tool::McpTool;
 
 /// Block SIGPIPE in the calling thread (give it to every runtime worker with

@@ -16,6 +16,7 @@ use crate::client::{self, ClientError, Connection};
 use crate::config::{ConfigProblem, McpConfig, ServerConfig};
 use crate::exposure::{ServerExposure, possible, tool_exposure};
 use crate::logfile::LogFile;
+use crate::resources::{ResourceTool, Servers, offers_resources};
 use crate::tool::McpTool;
 use crate::{naming, text};
 
@@ -57,6 +58,10 @@ pub enum Status {
     Failed(String),
 }
 
+/// The resource tools as last registered: their exposure (`None`: no server
+/// offers resources) and the tools.
+type ResourceTools = (Option<Exposure>, Vec<Arc<dyn AgentTool>>);
+
 /// Shared by the servers of a session.
 struct Shared {
     log: LogFile,
@@ -64,6 +69,50 @@ struct Shared {
     admit: AdmitFn,
     registrar: OnceLock<Arc<dyn Registrar>>,
     taken: Mutex<Vec<String>>,
+    /// Every configured server, for the resource tools.
+    servers: Servers,
+    /// The process groups of the stdio servers started and not stopped yet.
+    groups: crate::process::Groups,
+    /// The resource tools as last registered (exposure, tools).
+    resource_tools: Mutex<ResourceTools>,
+}
+
+impl Shared {
+    /// Register (again) the resource tools when the widest exposure among the
+    /// servers with resources changed.
+    fn update_resource_tools(self: &Arc<Self>) {
+        let all = self.servers.get().map(Vec::as_slice).unwrap_or_default();
+        let exposures = all.iter().filter_map(Weak::upgrade).filter(|s| offers_resources(s)).map(|s| s.config.exposure);
+        let widest = exposures.fold(None, |w: Option<ServerExposure>, e| match (w, e) {
+            (Some(ServerExposure::Direct), _) | (_, ServerExposure::Direct) => Some(ServerExposure::Direct),
+            (Some(w), _) => Some(w),
+            (None, e) => Some(e),
+        });
+        let exposure = widest.map(ServerExposure::registered);
+        let mut current = lock(&self.resource_tools);
+        if current.0 == exposure {
+            return;
+        }
+        let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
+        for kind in crate::resources::spec::KINDS {
+            let Admit::Register { activate } = (self.admit)(kind.name()) else { continue };
+            let registered = exposure.unwrap_or(Exposure::Hidden);
+            let active = registered == Exposure::Direct && activate;
+            tools.push(Arc::new(ResourceTool::new(kind, self.servers.clone(), registered, active)));
+        }
+        *current = (exposure, tools.clone());
+        drop(current);
+        if let Some(r) = self.registrar.get() {
+            r.register(tools);
+        }
+    }
+
+    /// Whether `read_mcp_resource` is registered (resource links then say how to read them).
+    fn offers_read(&self) -> bool {
+        let current = lock(&self.resource_tools);
+        current.0.is_some_and(|e| e != Exposure::Hidden)
+            && current.1.iter().any(|t| t.def().name == crate::resources::spec::READ)
+    }
 }
 
 /// One configured server.
@@ -76,6 +125,8 @@ pub struct Server {
     settled: watch::Sender<bool>,
     tools: Mutex<Vec<Arc<McpTool>>>,
     instructions: Mutex<Option<String>>,
+    /// Whether the server offered resources when it last connected.
+    resources: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -123,8 +174,13 @@ impl Server {
             }
         });
         // A panic below (a dependency's) must not leave the server "connecting" forever.
-        let connecting =
-            client::connect(&self.config, self.shared.log.clone(), list_changed, self.shared.session_dir.as_deref());
+        let connecting = client::connect(
+            &self.config,
+            self.shared.log.clone(),
+            list_changed,
+            self.shared.session_dir.as_deref(),
+            &self.shared.groups,
+        );
         let result = match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(connecting)).await {
             Ok(r) => r,
             Err(_) => Err(ClientError::Connect(text::CONNECT_PANICKED.into())),
@@ -133,9 +189,11 @@ impl Server {
             Ok(c) => {
                 let c = Arc::new(c);
                 *lock(&self.instructions) = c.instructions.clone();
+                self.resources.store(c.resources, std::sync::atomic::Ordering::SeqCst);
                 let n = self.install(&c.tools);
                 self.set_status(Status::Connected(n));
                 *slot = Some(c.clone());
+                self.shared.update_resource_tools();
                 Ok(c)
             }
             Err(e) => {
@@ -203,6 +261,22 @@ impl Server {
         r
     }
 
+    /// Whether the server offered resources when it last connected.
+    pub fn has_resources(&self) -> bool {
+        self.resources.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Whether results of this server's tools may point at `read_mcp_resource`.
+    pub(crate) fn offers_read(&self) -> bool {
+        self.shared.offers_read()
+    }
+
+    /// One resource request (see [`Connection::resources`]); a dropped connection reconnects first.
+    pub(crate) async fn resources(&self, kind: crate::resources::Kind, params: Value) -> Result<Value, String> {
+        let conn = self.connection().await.map_err(|e| e.to_string())?;
+        conn.resources(kind, params).await.map_err(|e| e.to_string())
+    }
+
     /// Wait until the current connection attempt settled (or `timeout`).
     async fn wait_settled(&self, timeout: Duration) {
         let mut rx = self.settled.subscribe();
@@ -236,6 +310,9 @@ impl McpManager {
             admit,
             registrar: OnceLock::new(),
             taken: Mutex::new(Vec::new()),
+            servers: Servers::default(),
+            groups: Default::default(),
+            resource_tools: Mutex::new((None, Vec::new())),
         });
         let servers = config
             .servers
@@ -250,9 +327,11 @@ impl McpManager {
                     settled: watch::channel(!c.enabled).0,
                     tools: Mutex::new(Vec::new()),
                     instructions: Mutex::new(None),
+                    resources: std::sync::atomic::AtomicBool::new(false),
                 })
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let _ = shared.servers.set(servers.iter().map(Arc::downgrade).collect());
         McpManager { servers, shared, config }
     }
 
@@ -272,11 +351,12 @@ impl McpManager {
         if self.shared.registrar.set(registrar.clone()).is_err() {
             return;
         }
-        let tools: Vec<Arc<dyn AgentTool>> = self
+        let mut tools: Vec<Arc<dyn AgentTool>> = self
             .servers
             .iter()
             .flat_map(|s| lock(&s.tools).iter().map(|t| t.clone() as Arc<dyn AgentTool>).collect::<Vec<_>>())
             .collect();
+        tools.extend(lock(&self.shared.resource_tools).1.iter().cloned());
         if !tools.is_empty() {
             registrar.register(tools);
         }
@@ -335,23 +415,25 @@ impl McpManager {
     pub async fn reconnect(&self, name: &str) -> Result<Status, String> {
         let s =
             self.servers.iter().find(|s| s.name() == name).ok_or_else(|| format!("No MCP server named \"{name}\"."))?;
-        if let Some(c) = s.conn.lock().await.take()
-            && let Ok(c) = Arc::try_unwrap(c)
-        {
+        let old = s.conn.lock().await.take();
+        if let Some(c) = old {
             c.stop().await;
         }
         s.connection().await.map_err(|e| e.to_string())?;
         Ok(s.status())
     }
 
-    /// Stop every server.
+    /// Stop every server (all at once; each closes its standard input, then
+    /// its process group gets SIGTERM and SIGKILL after grace periods).
     pub async fn shutdown(&self) {
-        for s in &self.servers {
-            if let Some(c) = s.conn.lock().await.take()
-                && let Ok(c) = Arc::try_unwrap(c)
-            {
+        let stops = self.servers.iter().map(|s| async move {
+            // A server still connecting holds the slot: it is killed below.
+            let old = tokio::time::timeout(text::STOP_GRACE, s.conn.lock()).await.ok().and_then(|mut c| c.take());
+            if let Some(c) = old {
                 c.stop().await;
             }
-        }
+        });
+        futures::future::join_all(stops).await;
+        crate::process::kill_all(Some(&self.shared.groups));
     }
 }

@@ -126,3 +126,86 @@ pub fn servers_omitted(n: usize) -> String {
 pub fn unresolved_variable(server: &str, what: &str, var: &str) -> String {
     format!("Failed to resolve MCP server \"{server}\" {what} from environment variable: {var}")
 }
+
+/// A resource tool named a server that offers no resources.
+pub fn no_resources(server: &str, with_resources: &[&str]) -> String {
+    let list = if with_resources.is_empty() { "none".to_string() } else { with_resources.join(", ") };
+    format!("MCP server \"{server}\" has no resources. Servers with resources: {list}")
+}
+
+/// A required resource-tool argument that is missing or empty.
+pub fn must_be_provided(what: &str) -> String {
+    format!("{what} must be provided")
+}
+
+/// Pages of one server's resource list read for a listing of every server.
+pub const MAX_RESOURCE_PAGES: usize = 100;
+/// Raw resource answers kept while their requests are in flight.
+pub const MAX_STASHED_RESULTS: usize = 16;
+/// A server's output line longer than this is not kept raw (the typed answer is used).
+pub const MAX_STASHED_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// A spawned server without the pipes asked for (should not happen).
+pub const NO_PIPES: &str = "the server's standard input or output is missing";
+/// How often a stopping server's process group is checked for being gone.
+pub const STOP_POLL: Duration = Duration::from_millis(10);
+/// Further attempts at connecting to an HTTP server after a network error or a transient status.
+pub const HTTP_RETRIES: u32 = 2;
+/// Further attempts at a resource request over HTTP after such a failure.
+pub const HTTP_RESOURCE_RETRIES: u32 = 1;
+/// The wait before the first retry (the n-th waits n times this).
+pub const HTTP_RETRY_DELAY: Duration = Duration::from_millis(250);
+
+/// The `mcp.log` line of a retried connection.
+pub fn retrying(why: &str, attempt: u32) -> String {
+    format!("transient failure ({why}); retry {attempt}")
+}
+/// When a signal ends pi: how long servers have after SIGTERM before SIGKILL.
+pub const EXIT_GRACE: Duration = Duration::from_millis(200);
+
+/// `/mcp` in the command list.
+pub const MCP_COMMAND_DESCRIPTION: &str =
+    "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure";
+/// `/mcp` with arguments it does not know.
+pub const MCP_USAGE: &str = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
+/// `/mcp login` / `logout`: OAuth is not in this build.
+pub const SIGN_IN_UNSUPPORTED: &str =
+    "MCP sign-in (OAuth) is not supported yet: set an Authorization header in mcp.json instead.";
+/// `/mcp` when no server is configured.
+pub const NO_SERVERS: &str = "No MCP servers configured.";
+/// `/mcp reconnect` with no enabled server to pick (or a disabled one named).
+pub const NO_ENABLED_SERVER: &str = "No enabled MCP server to reconnect.";
+
+fn tools_count(n: usize) -> String {
+    format!("{n} tool{}", if n == 1 { "" } else { "s" })
+}
+
+/// `/mcp`: a connected server.
+pub fn status_connected(server: &str, tools: usize, exposure: &str) -> String {
+    format!("{server}: connected, {} ({exposure})", tools_count(tools))
+}
+
+/// `/mcp`: a failed server, its error on the next line.
+pub fn status_failed(server: &str, exposure: &str, why: &str) -> String {
+    format!("{server}: failed ({exposure})\n    {why}")
+}
+
+/// `/mcp`: a disabled, connecting or disconnected server.
+pub fn status_other(server: &str, state: &str, exposure: &str) -> String {
+    format!("{server}: {state} ({exposure})")
+}
+
+/// `/mcp reconnect` of a name not configured.
+pub fn no_server_named(server: &str) -> String {
+    format!("No MCP server named \"{server}\".")
+}
+
+/// `/mcp reconnect` that worked.
+pub fn reconnected(server: &str, tools: usize, resources: bool) -> String {
+    let resources = if resources { " · resources" } else { "" };
+    format!("Reconnected to MCP server \"{server}\" (connected · {}{resources}).", tools_count(tools))
+}
+
+/// `/mcp reconnect` that failed.
+pub fn failed_to_connect(server: &str, why: &str) -> String {
+    format!("MCP server \"{server}\" failed to connect: {why}")
+}

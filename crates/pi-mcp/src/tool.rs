@@ -126,7 +126,8 @@ impl AgentTool for McpTool {
 
     fn execute<'a>(&'a self, inv: Invocation<'a>) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
-            let origin = Origin { server: self.server.name(), tool: &self.remote, resources: false };
+            let origin =
+                Origin { server: self.server.name(), tool: &self.remote, resources: self.server.offers_read() };
             match self.server.call(&self.remote, inv.args, &inv.ctx.abort).await {
                 Ok(raw) => result::convert(&raw, origin),
                 Err(e) => ToolResult::error(text::call_failed(origin.server, origin.tool, &e.to_string())),

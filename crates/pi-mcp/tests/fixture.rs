@@ -2,68 +2,14 @@
 //! misbehaviour gives a clear error result or state, and the session goes on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::{Arc, Mutex};
+mod common;
+use common::*;
+
 use std::time::Duration;
 
-use pi_agent::{AgentTool, Exposure, Invocation};
-use pi_mcp::{Admit, LogFile, McpConfig, McpManager, Registrar, ServerConfig, ServerExposure, Status, Transport};
-use pi_tools::{ToolContext, ToolResult};
-use serde_json::{Value, json};
-
-#[derive(Default)]
-struct Sink(Mutex<Vec<Arc<dyn AgentTool>>>);
-
-impl Registrar for Sink {
-    fn register(&self, tools: Vec<Arc<dyn AgentTool>>) {
-        let mut all = self.0.lock().unwrap();
-        for t in tools {
-            match all.iter().position(|k| k.def().name == t.def().name) {
-                Some(i) => all[i] = t,
-                None => all.push(t),
-            }
-        }
-    }
-    fn tool(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
-        self.0.lock().unwrap().iter().find(|t| t.def().name == name).cloned()
-    }
-}
-
-fn server(name: &str, mode: &str, timeout: f64) -> ServerConfig {
-    ServerConfig {
-        name: name.into(),
-        transport: Transport::Stdio {
-            command: env!("CARGO_BIN_EXE_pi-mcp-fixture").into(),
-            args: vec![mode.into()],
-            env: vec![],
-            cwd: None,
-        },
-        enabled: true,
-        timeout: Duration::from_secs_f64(timeout),
-        exposure: ServerExposure::Codemode,
-        tool_exposure: vec![("echo".into(), ServerExposure::Direct)],
-        description: None,
-        file: "mcp.json".into(),
-    }
-}
-
-fn start(servers: Vec<ServerConfig>) -> (McpManager, Arc<Sink>) {
-    let config = McpConfig { servers, auto_enable_codemode: true, problems: vec![], session_dir: None };
-    let m = McpManager::new(config, LogFile::default(), Arc::new(|_: &str| Admit::Register { activate: true }));
-    let sink = Arc::new(Sink::default());
-    m.bind(sink.clone());
-    m.start();
-    (m, sink)
-}
-
-async fn call(sink: &Sink, name: &str, args: Value) -> ToolResult {
-    let tool = sink.tool(name).unwrap_or_else(|| panic!("{name} not registered"));
-    let ctx = ToolContext::new(std::env::temp_dir());
-    tool.execute(Invocation { call_id: "c1", args, ctx: &ctx, nested: None, terminate: None }).await
-}
-
-async fn ready(m: &McpManager) {
-    m.wait(|_| true, Duration::from_secs(20)).await;
-}
+use pi_agent::Exposure;
+use pi_mcp::{Registrar, ServerConfig, Status, Transport};
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_registered_with_their_exposure_and_calls_return_results() {
@@ -204,6 +150,29 @@ async fn streamable_http_servers_connect_and_401_asks_for_sign_in() {
     match m.servers()[1].status() {
         Status::Failed(why) => assert!(why.contains("needs sign-in (HTTP 401)"), "{why}"),
         other => panic!("{other:?}"),
+    }
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transient_http_failures_are_retried_as_the_reference_retries_them() {
+    // 503 to the first request of each method: initialize, then tools/list
+    // (the connection is retried twice), resources/list (retried once), tools/call (never).
+    let (port, _child) = http_fixture("httpflaky");
+    let (port503, _child503) = http_fixture("http503");
+    let (m, sink) = start(vec![http_server("flaky", port), http_server("down", port503)]);
+    ready(&m).await;
+    assert_eq!(m.servers()[0].status(), Status::Connected(6), "{:?}", m.servers()[0].status());
+    let listed = call(&sink, "list_mcp_resources", json!({"server": "flaky"})).await;
+    assert!(!listed.is_error, "retried once: {}", listed.text_content());
+    assert!(listed.text_content().contains("fx://a.txt"));
+    let first = call(&sink, "mcp__flaky__echo", json!({"text": "x"})).await;
+    assert!(first.is_error, "a tool call is not retried (the server may have done it)");
+    let second = call(&sink, "mcp__flaky__echo", json!({"text": "x"})).await;
+    assert_eq!(second.text_content(), "echo: x");
+    match m.servers()[1].status() {
+        Status::Failed(why) => assert!(why.contains("503"), "{why}"),
+        other => panic!("a server that always answers 503 fails after its retries: {other:?}"),
     }
     m.shutdown().await;
 }

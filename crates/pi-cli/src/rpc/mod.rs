@@ -335,6 +335,14 @@ impl Server {
             let status = crate::reload::reload(&mut g, &mut state).await;
             return respond(id, kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
         }
+        if kind == "prompt"
+            && let (Some(m), Some(args)) = (self.setup.reload.mcp.clone(), pi_mcp::slash::parse(&msg))
+        {
+            for (level, message) in pi_mcp::slash::run(&m, args).await {
+                pi_ext::UiBridge::notify(ui::bridge().as_ref(), &message, crate::mcp::notify_level(level));
+            }
+            return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
+        }
         if streaming {
             let queue = match behaviour {
                 Some("steer") => &self.steering,

@@ -117,6 +117,7 @@ fn reload_state(
     env: &Env,
     codemode: &pi_codemode::Settings,
     resources: Arc<pi_config::resources::Resources>,
+    mcp: Option<Arc<pi_mcp::McpManager>>,
 ) -> ReloadState {
     use pi_config::tool_selection::{DEFAULT_TOOL_NAMES, is_modifier};
     let cli_tools = args.tools.as_ref().map(|(_, t)| t.clone());
@@ -133,6 +134,7 @@ fn reload_state(
         codemode: codemode.clone(),
         resource_flags: crate::expand::ResourceFlags::new(args),
         resources,
+        mcp,
     }
 }
 
@@ -189,7 +191,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         mcp_servers: mcp.as_ref().and_then(|m| m.prompt_section()),
     };
     let system_prompt = prompt.build(&registry);
-    let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone());
+    let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone(), mcp.clone());
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;

@@ -1,6 +1,6 @@
 //! The slash commands the host runs: `/reload`, `/new`, `/session`,
-//! `/name`, `/compact`, `/export`, `/fork`, `/clone`; the session-tree and
-//! MCP commands answer that they are not in this build yet.
+//! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/mcp`; the
+//! session-tree commands answer that they are not in this build yet.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ use super::worker::Host;
 
 /// Commands of the reference that other parts of pi will provide.
 const NOT_YET: &[&str] =
-    &["tree", "resume", "import", "share", "bug", "login", "logout", "scoped-models", "changelog", "mcp", "llama"];
+    &["tree", "resume", "import", "share", "bug", "login", "logout", "scoped-models", "changelog", "llama"];
 
 impl Host {
     pub(crate) async fn command(&mut self, name: &str, args: &str) {
@@ -29,12 +29,30 @@ impl Host {
             "export" => self.export(args),
             "fork" => self.fork().await,
             "clone" => self.clone_session(),
+            "mcp" => self.mcp(args).await,
             n if NOT_YET.contains(&n) => {
                 let _ = self.up.send(Update::Notice(Level::Warning, text::command_not_available(n)));
             }
             n => {
                 let _ = self.up.send(Update::Notice(Level::Error, pi_tui::text::error_line(&text::unknown_command(n))));
             }
+        }
+    }
+
+    /// `/mcp` and `/mcp reconnect [server]` (the reference's answers outside
+    /// its panel); without MCP servers, that there are none.
+    async fn mcp(&mut self, args: &str) {
+        let answers = match self.reload.mcp.clone() {
+            Some(m) => pi_mcp::slash::run(&m, args).await,
+            None => vec![(pi_mcp::slash::Level::Info, pi_mcp::text::NO_SERVERS.to_string())],
+        };
+        for (level, message) in answers {
+            let level = match level {
+                pi_mcp::slash::Level::Info => Level::Info,
+                pi_mcp::slash::Level::Warning => Level::Warning,
+                pi_mcp::slash::Level::Error => Level::Error,
+            };
+            let _ = self.up.send(Update::Notice(level, message));
         }
     }
 

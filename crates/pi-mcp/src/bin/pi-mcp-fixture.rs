@@ -3,9 +3,16 @@
 //! `ok` (tools `echo`, `big`, `fail`, `crash`, `slow`, `grow`), `hang` (never
 //! answers `initialize`), `garbage` (prints non-JSON lines on stdout before
 //! and between answers), `many` (1,000 tools), `http` (the `ok` tools over
-//! streamable HTTP on 127.0.0.1, port printed first), `http401` (answers 401). `big` returns 5 MB; `crash`
+//! streamable HTTP on 127.0.0.1, port printed first), `http401` (answers 401),
+//! `http503` (answers 503), `httpflaky` (503 to the first request of each
+//! method, then the `resources` answers). `big` returns 5 MB; `crash`
 //! exits mid-call; `slow` sends progress every 50 ms for 0.6 s; `grow` adds a
 //! tool and sends `tools/list_changed`.
+//! `resources` adds resources (two pages, an MCP App's resource, templates,
+//! text, text-typed and binary blobs); `listfail` offers resources but fails
+//! to list them; `family` starts a grandchild, `stubborn` a grandchild and
+//! ignores SIGTERM and its closed stdin (both write their and the
+//! grandchild's pids to the file `PI_FIXTURE_PIDS` names).
 //!
 //! Hand-written rather than on rmcp's server side: it must break the protocol
 //! on purpose, and it keeps the `server` feature (and its schemars build) out
@@ -76,7 +83,11 @@ fn answer(out: &mut impl Write, mode: &str, msg: &Value, grown: &mut bool) -> Op
         "initialize" if mode == "hang" => return None,
         "initialize" => json!({
             "protocolVersion": msg["params"]["protocolVersion"].clone(),
-            "capabilities": {"tools": {"listChanged": true}},
+            "capabilities": if matches!(mode, "resources" | "listfail") {
+                json!({"tools": {"listChanged": true}, "resources": {}})
+            } else {
+                json!({"tools": {"listChanged": true}})
+            },
             "serverInfo": {"name": "pi-mcp-fixture", "version": "1"},
             "instructions": "Fixture server.\nSecond line."
         }),
@@ -89,11 +100,87 @@ fn answer(out: &mut impl Write, mode: &str, msg: &Value, grown: &mut bool) -> Op
             r
         }
         "ping" => json!({}),
+        "resources/list" | "resources/templates/list" | "resources/read" if mode == "resources" => {
+            match resources(method, &msg["params"]) {
+                Ok(r) => r,
+                Err(e) => return Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": e}})),
+            }
+        }
+        "resources/list" if mode == "listfail" => {
+            return Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "cannot list"}}));
+        }
         _ => {
             return Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "method not found"}}));
         }
     };
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+/// The `resources` mode's answers (keys in an order of their own, as servers write them).
+fn resources(method: &str, params: &Value) -> Result<Value, String> {
+    Ok(match (method, params["cursor"].as_str(), params["uri"].as_str()) {
+        ("resources/list", None, _) => json!({"resources": [
+            {"uri": "fx://a.txt", "mimeType": "text/plain", "name": "a", "icons": [{"src": "fx://icon"}]},
+            {"uri": "fx://b.bin", "name": "b", "size": 3}
+        ], "nextCursor": "p2"}),
+        ("resources/list", Some("p2"), _) => json!({"resources": [
+            {"name": "c", "uri": "fx://c.png", "mimeType": "image/png"},
+            {"uri": "ui://app", "name": "app"}
+        ]}),
+        ("resources/list", Some(c), _) => return Err(format!("bad cursor {c}")),
+        ("resources/templates/list", _, _) => {
+            json!({"resourceTemplates": [{"name": "t", "uriTemplate": "fx://t/{id}"}]})
+        }
+        (_, _, Some("fx://a.txt")) => {
+            json!({"contents": [{"uri": "fx://a.txt", "mimeType": "text/plain", "text": "alpha"}]})
+        }
+        (_, _, Some("fx://j.json")) => {
+            json!({"contents": [{"uri": "fx://j.json", "mimeType": "application/json", "blob": "eyJrIjoxfQ=="}]})
+        }
+        (_, _, Some("fx://b.bin")) => json!({"contents": [{"uri": "fx://b.bin", "blob": "AAEC"}]}),
+        (_, _, Some("fx://c.png")) => {
+            json!({"contents": [{"uri": "fx://c.png", "mimeType": "image/png", "blob": "iVBORw0KGgo="}]})
+        }
+        (_, _, uri) => return Err(format!("Resource {} not found", uri.unwrap_or(""))),
+    })
+}
+
+/// `family` and `stubborn`: start a grandchild (this binary, `sleeper`) and
+/// note both pids; `stubborn` also ignores SIGTERM and outlives its stdin.
+fn start_family(mode: &str) {
+    if mode == "stubborn" {
+        #[allow(unsafe_code)]
+        // SAFETY: setting a signal's disposition to "ignore" touches no memory of ours.
+        unsafe {
+            libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        }
+    }
+    let Ok(exe) = std::env::current_exe() else { return };
+    let Ok(grandchild) = std::process::Command::new(exe)
+        .arg(if mode == "stubborn" { "stubborn-sleeper" } else { "sleeper" })
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+    else {
+        return;
+    };
+    if let Some(path) = std::env::var_os("PI_FIXTURE_PIDS") {
+        let _ = std::fs::write(path, format!("{} {}\n", std::process::id(), grandchild.id()));
+    }
+}
+
+/// A grandchild: sleeps until killed (`stubborn-sleeper` ignores SIGTERM).
+fn sleeper(stubborn: bool) -> ! {
+    if stubborn {
+        #[allow(unsafe_code)]
+        // SAFETY: as in start_family.
+        unsafe {
+            libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        }
+    }
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
 }
 
 /// Streamable HTTP on 127.0.0.1 (the port is printed first): `POST /mcp`
@@ -105,6 +192,7 @@ fn serve_http(mode: &str) {
     println!("{port}");
     let _ = std::io::stdout().flush();
     let mut grown = false;
+    let mut tried: Vec<String> = Vec::new();
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
         let mut buf = Vec::new();
@@ -139,14 +227,22 @@ fn serve_http(mode: &str) {
                 body.len()
             )
         };
+        let msg: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let method = msg["method"].as_str().unwrap_or("").to_string();
+        let first_try = msg.get("id").is_some() && !tried.contains(&method);
+        if first_try {
+            tried.push(method.clone());
+        }
         let response = if mode == "http401" {
             reply("401 Unauthorized", "{}")
         } else if !post {
             reply("405 Method Not Allowed", "")
+        } else if mode == "http503" || (mode == "httpflaky" && first_try) {
+            reply("503 Service Unavailable", "busy")
         } else {
-            let msg: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
             let mut sink = Vec::new();
-            match answer(&mut sink, "ok", &msg, &mut grown) {
+            let answers = if mode == "httpflaky" { "resources" } else { "ok" };
+            match answer(&mut sink, answers, &msg, &mut grown) {
                 Some(a) => reply("200 OK", &a.to_string()),
                 None => reply("202 Accepted", ""),
             }
@@ -159,6 +255,12 @@ fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "ok".into());
     if mode.starts_with("http") {
         return serve_http(&mode);
+    }
+    if mode.ends_with("sleeper") {
+        sleeper(mode == "stubborn-sleeper");
+    }
+    if matches!(mode.as_str(), "family" | "stubborn") {
+        start_family(&mode);
     }
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
@@ -175,5 +277,8 @@ fn main() {
         if let Some(a) = answer(&mut out, &mode, &msg, &mut grown) {
             send(&mut out, &a);
         }
+    }
+    if mode == "stubborn" {
+        sleeper(true);
     }
 }
