@@ -254,7 +254,7 @@ async fn coding_agent_exports_run_pis_own_tools() {
     assert_eq!(v["name"], "bash");
     assert_eq!(v["params"], json!(["command", "timeout"]));
     assert_eq!(v["out"], "hooked\none\ntwo\n");
-    assert_eq!(v["failed"], "\n\nCommand exited with code 3");
+    assert_eq!(v["failed"], "(no output)\n\nCommand exited with code 3");
     assert_eq!(v["read"], "one\ntwo\n");
     assert_eq!(v["snippet"], "string");
     assert_eq!(v["fm"], json!({"frontmatter": {"name": "x", "n": 2}, "body": "body"}));

@@ -204,6 +204,16 @@ impl Engine {
                     ctx.cwd = ctx.cwd.join(cwd);
                 }
                 match pi_tools::execute_validated(tool, args, &ctx).await {
+                    // A failed command rejects with its text, as the reference's tools throw.
+                    Ok(result) if result.is_error => Err(result
+                        .content
+                        .iter()
+                        .filter_map(|c| match c {
+                            pi_tools::Content::Text { text } => Some(text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")),
                     Ok(result) => Ok(OpAnswer::Json(convert::result_json(&result))),
                     Err(e) => Err(e.to_string()),
                 }

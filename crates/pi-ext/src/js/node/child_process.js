@@ -121,7 +121,9 @@ class ChildProcess extends EventEmitter {
     let open = 2;
     let exit = null;
     const maybeClose = () => {
-      if (open === 0 && exit) this.emit("close", exit.code, exit.signal);
+      if (open !== 0 || !exit) return;
+      children.delete(r.id);
+      this.emit("close", exit.code, exit.signal);
     };
     children.set(r.id, (kind, payload) => {
       if (kind === "stdout" && this.stdout) this.stdout._push(payload);

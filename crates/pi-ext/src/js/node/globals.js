@@ -564,10 +564,9 @@
   // ---------------------------------------------------------------- children
   const children = new Map();
   define(node, "childEvent", (id, kind, payload) => {
+    // Output may still come after the exit: a handler removes itself once both streams ended too.
     const c = children.get(id);
-    if (!c) return;
-    if (kind === "exit") children.delete(id);
-    c(kind, payload);
+    if (c) c(kind, payload);
   });
 
   // ---------------------------------------------------------------- pi.exec
@@ -600,6 +599,7 @@
       };
       const finish = () => {
         if (open > 0 || !exit) return;
+        children.delete(r.id);
         for (const t of timers) clearTimeout(t);
         const code = exit.code !== null ? exit.code : 128 + (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2, SIGHUP: 1 })[exit.signal] || 15);
         resolve({ stdout: node.utf8Decode(out), stderr: node.utf8Decode(err), code, killed, truncated });
