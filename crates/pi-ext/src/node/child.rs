@@ -323,6 +323,9 @@ mod tests {
             }
         };
         assert_eq!(exit, (None, Some("SIGKILL".to_string())));
-        assert_eq!(spawn(9, &spec(json!({"file": "/no/such"})), &tx).err().map(|e| e.code), Some("ENOENT".into()));
+        assert_eq!(
+            spawn(9, &spec(json!({"file": "/no/such"})), &tx).err().map(|e| e.code.clone()),
+            Some("ENOENT".into())
+        );
     }
 }

@@ -5,9 +5,26 @@ use std::io;
 
 use crate::text::node as t;
 
-/// A failed system call, as Node reports it.
+/// A failed system call, as Node reports it (boxed: errors stay small to pass around).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NodeError {
+pub(crate) struct NodeError(Box<Fields>);
+
+impl std::ops::Deref for NodeError {
+    type Target = Fields;
+    fn deref(&self) -> &Fields {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for NodeError {
+    fn deref_mut(&mut self) -> &mut Fields {
+        &mut self.0
+    }
+}
+
+/// The fields of a [`NodeError`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Fields {
     /// `ENOENT`, `EACCES`, … (`EUNKNOWN` for an error without an errno).
     pub code: String,
     /// The negated errno, as Node gives it.
@@ -35,19 +52,26 @@ impl NodeError {
         let code = if errno == 0 { t::UNKNOWN_CODE.to_string() } else { code.to_string() };
         let description = if errno == 0 { e.to_string() } else { description.to_string() };
         let message = t::syscall_message(&code, &description, syscall, path, dest);
-        Self {
+        Self(Box::new(Fields {
             code,
             errno: -errno,
             syscall: syscall.to_string(),
             path: path.map(str::to_string),
             dest: dest.map(str::to_string),
             message,
-        }
+        }))
     }
 
     /// An invalid argument (Node's `ERR_INVALID_ARG_TYPE` family): only a code and a message.
     pub fn invalid(code: &str, message: String) -> Self {
-        Self { code: code.to_string(), errno: 0, syscall: String::new(), path: None, dest: None, message }
+        Self(Box::new(Fields {
+            code: code.to_string(),
+            errno: 0,
+            syscall: String::new(),
+            path: None,
+            dest: None,
+            message,
+        }))
     }
 }
 

@@ -85,7 +85,7 @@ fn rm(path: &str, recursive: bool, force: bool) -> Result<(), NodeError> {
     if meta.is_dir() {
         if !recursive {
             let e = std::io::Error::from_raw_os_error(21);
-            return Err(NodeError::invalid("ERR_FS_EISDIR", NodeError::io(&e, "rm", Some(path)).message));
+            return Err(NodeError::invalid("ERR_FS_EISDIR", NodeError::io(&e, "rm", Some(path)).message.clone()));
         }
         fs::remove_dir_all(path).map_err(|e| NodeError::io(&e, "rm", Some(path)))
     } else {
