@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use pi_test_support::{MockServer, Turn, scratch::Scratch};
+use pi_test_support::{MockServer, Scratch, Turn};
 use serde_json::{Value, json};
 
 const PI: &str = env!("CARGO_BIN_EXE_pi");
