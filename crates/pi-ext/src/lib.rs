@@ -33,6 +33,7 @@ mod engine;
 mod interceptor;
 mod memory;
 mod modules;
+mod node;
 mod strip;
 pub mod text;
 mod tool;

@@ -16,20 +16,62 @@ const BUILTINS: &[(&str, &str)] = &[
     ("typebox", include_str!("js/typebox.js")),
     ("node:path", include_str!("js/path.js")),
     ("pi:empty", include_str!("js/empty.js")),
+    ("pi:tui", include_str!("js/pi-tui.js")),
+    ("pi:ai-compat", include_str!("js/pi-ai-compat.js")),
+    ("node:fs", include_str!("js/node/fs.js")),
+    ("node:fs/promises", include_str!("js/node/fs-promises.js")),
+    ("node:child_process", include_str!("js/node/child_process.js")),
+    ("node:os", include_str!("js/node/os.js")),
+    ("node:events", include_str!("js/node/events.js")),
+    ("node:util", include_str!("js/node/util.js")),
+    ("node:url", include_str!("js/node/url.js")),
+    ("node:crypto", include_str!("js/node/crypto.js")),
+    ("node:buffer", include_str!("js/node/buffer.js")),
+    ("node:process", include_str!("js/node/process.js")),
+    ("node:timers", include_str!("js/node/timers.js")),
+    ("node:timers/promises", include_str!("js/node/timers-promises.js")),
+    ("node:readline", include_str!("js/node/readline.js")),
+    ("node:module", include_str!("js/node/module.js")),
+    ("node:zlib", include_str!("js/node/zlib.js")),
+];
+
+/// The Node.js built-ins pi provides (`node:<name>` or `<name>`).
+const NODE_PROVIDED: &[&str] = &[
+    "fs",
+    "fs/promises",
+    "child_process",
+    "os",
+    "events",
+    "util",
+    "url",
+    "crypto",
+    "buffer",
+    "process",
+    "timers",
+    "timers/promises",
+    "readline",
+    "module",
+    "zlib",
 ];
 
 /// The built-in module an import specifier maps to, if any.
 fn builtin(name: &str) -> Option<&'static str> {
+    if let Some((canonical, _)) = BUILTINS.iter().find(|(n, _)| *n == name) {
+        return Some(canonical);
+    }
     Some(match name {
         "@earendil-works/pi-coding-agent" | "@mariozechner/pi-coding-agent" => "pi:coding-agent",
         "@earendil-works/pi-ai" | "@mariozechner/pi-ai" => "pi:ai",
         "typebox" | "@sinclair/typebox" => "typebox",
         "node:path" | "path" | "node:path/posix" | "path/posix" => "node:path",
-        "@earendil-works/pi-agent-core"
-        | "@mariozechner/pi-agent-core"
-        | "@earendil-works/pi-tui"
-        | "@mariozechner/pi-tui" => "pi:empty",
-        _ => return None,
+        "@earendil-works/pi-ai/compat" | "@mariozechner/pi-ai/compat" => "pi:ai-compat",
+        "@earendil-works/pi-tui" | "@mariozechner/pi-tui" => "pi:tui",
+        "@earendil-works/pi-agent-core" | "@mariozechner/pi-agent-core" => "pi:empty",
+        _ => {
+            let bare = name.strip_prefix("node:").unwrap_or(name);
+            let known = NODE_PROVIDED.iter().find(|n| **n == bare)?;
+            return BUILTINS.iter().find(|(n, _)| n.strip_prefix("node:") == Some(*known)).map(|(n, _)| *n);
+        }
     })
 }
 
@@ -116,8 +158,51 @@ impl Loader for PiLoader {
         let path = Path::new(name);
         let source = std::fs::read_to_string(path).map_err(|e| Error::new_loading_message(name, e.to_string()))?;
         let js = strip::to_javascript(path, &source).map_err(|e| Error::new_loading_message(name, e))?;
-        Module::declare(ctx.clone(), name, js)
+        let module = Module::declare(ctx.clone(), name, js)?;
+        set_meta(&module, path)?;
+        Ok(module)
     }
+}
+
+/// `import.meta.url` (a `file://` URL), `filename` and `dirname` of a file module, as Node gives them.
+pub(crate) fn set_meta<T>(module: &Module<'_, T>, path: &Path) -> Result<()> {
+    let meta = module.meta()?;
+    meta.set("url", file_url(path))?;
+    meta.set("filename", path.to_string_lossy().into_owned())?;
+    meta.set("dirname", path.parent().unwrap_or(Path::new("/")).to_string_lossy().into_owned())?;
+    Ok(())
+}
+
+/// `file://` and the path, percent-encoded as Node's `pathToFileURL` does.
+pub(crate) fn file_url(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'/'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'~'
+            | b'!'
+            | b'$'
+            | b'&'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b'+'
+            | b','
+            | b';'
+            | b'='
+            | b':'
+            | b'@' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 /// The file a relative import names: as written, with `.js` read as `.ts`, with
@@ -173,7 +258,11 @@ mod tests {
     fn maps_reference_packages() {
         assert_eq!(builtin("@mariozechner/pi-coding-agent"), Some("pi:coding-agent"));
         assert_eq!(builtin("@sinclair/typebox"), Some("typebox"));
-        assert_eq!(builtin("node:fs"), None);
+        assert_eq!(builtin("node:fs"), Some("node:fs"));
+        assert_eq!(builtin("fs/promises"), Some("node:fs/promises"));
+        assert_eq!(builtin("child_process"), Some("node:child_process"));
+        assert_eq!(builtin("node:http"), None);
+        assert_eq!(builtin("ms"), None);
     }
 
     #[test]
@@ -187,5 +276,6 @@ mod tests {
         assert_eq!(find_file(&dir.path().join("lib")), Some(dir.path().join("lib/index.ts")));
         assert_eq!(find_file(&dir.path().join("nope")), None);
         assert_eq!(normalize(Path::new("/a/./b/../c.ts")), PathBuf::from("/a/c.ts"));
+        assert_eq!(file_url(Path::new("/tmp/a b/é#.ts")), "file:///tmp/a%20b/%C3%A9%23.ts");
     }
 }

@@ -62,7 +62,7 @@ pub fn project_trust_error(path: &str, message: &str) -> String {
 
 /// A module import the engine cannot satisfy: a Node.js built-in.
 pub fn node_builtin(name: &str) -> String {
-    format!("Node.js built-in module '{name}' is not available in pi's extension engine (only node:path is)")
+    format!("Node.js built-in module '{name}' is not available in pi's extension engine")
 }
 
 /// A module import the engine cannot satisfy: an npm package.
@@ -100,6 +100,103 @@ fn bytes(n: usize) -> String {
 
 fn human(d: Duration) -> String {
     if d.as_millis().is_multiple_of(1000) { format!("{} s", d.as_secs()) } else { format!("{} ms", d.as_millis()) }
+}
+
+/// The texts of the Node.js built-ins (`node:fs`, `node:child_process`, …),
+/// worded as Node words them.
+pub mod node {
+    /// The code of an error without an errno.
+    pub const UNKNOWN_CODE: &str = "EUNKNOWN";
+
+    /// Node's code and description (libuv's) for an errno.
+    pub fn errno(errno: i32) -> (&'static str, &'static str) {
+        match errno {
+            1 => ("EPERM", "operation not permitted"),
+            2 => ("ENOENT", "no such file or directory"),
+            4 => ("EINTR", "interrupted system call"),
+            5 => ("EIO", "i/o error"),
+            7 => ("E2BIG", "argument list too long"),
+            9 => ("EBADF", "bad file descriptor"),
+            11 => ("EAGAIN", "resource temporarily unavailable"),
+            12 => ("ENOMEM", "not enough memory"),
+            13 => ("EACCES", "permission denied"),
+            16 => ("EBUSY", "resource busy or locked"),
+            17 => ("EEXIST", "file already exists"),
+            18 => ("EXDEV", "cross-device link not permitted"),
+            20 => ("ENOTDIR", "not a directory"),
+            21 => ("EISDIR", "illegal operation on a directory"),
+            22 => ("EINVAL", "invalid argument"),
+            24 => ("EMFILE", "too many open files"),
+            26 => ("ETXTBSY", "text file is busy"),
+            27 => ("EFBIG", "file too large"),
+            28 => ("ENOSPC", "no space left on device"),
+            30 => ("EROFS", "read-only file system"),
+            32 => ("EPIPE", "broken pipe"),
+            36 => ("ENAMETOOLONG", "name too long"),
+            39 => ("ENOTEMPTY", "directory not empty"),
+            40 => ("ELOOP", "too many symbolic links encountered"),
+            110 => ("ETIMEDOUT", "connection timed out"),
+            _ => (UNKNOWN_CODE, "unknown error"),
+        }
+    }
+
+    /// `<CODE>: <description>, <syscall>[ '<path>'][ -> '<dest>']`.
+    pub fn syscall_message(
+        code: &str,
+        description: &str,
+        syscall: &str,
+        path: Option<&str>,
+        dest: Option<&str>,
+    ) -> String {
+        let mut m = format!("{code}: {description}, {syscall}");
+        if let Some(p) = path {
+            m.push_str(&format!(" '{p}'"));
+        }
+        if let Some(d) = dest {
+            m.push_str(&format!(" -> '{d}'"));
+        }
+        m
+    }
+
+    /// A child process that could not run or timed out: `spawn <file> ENOENT`.
+    pub fn spawn_message(syscall: &str, code: &str) -> String {
+        format!("{syscall} {code}")
+    }
+
+    /// A host function got an argument it cannot use.
+    pub fn invalid_arg(name: &str, expected: &str) -> String {
+        format!("The \"{name}\" argument must be {expected}")
+    }
+
+    /// The code of [`invalid_arg`].
+    pub const INVALID_ARG_CODE: &str = "ERR_INVALID_ARG_TYPE";
+
+    /// An unknown operation asked of the host (a bug in the glue).
+    pub fn unknown_op(op: &str) -> String {
+        format!("unknown operation {op}")
+    }
+
+    /// `execSync`/`execFileSync` of a command that failed.
+    pub fn command_failed(command: &str, stderr: &str) -> String {
+        if stderr.is_empty() {
+            format!("Command failed: {command}")
+        } else {
+            format!("Command failed: {command}\n{stderr}")
+        }
+    }
+
+    /// `createHash` of an algorithm pi does not have.
+    pub const DIGEST_UNSUPPORTED: &str = "Digest method not supported";
+
+    /// A child process that never ends is stopped this long after its
+    /// `spawnSync`/`execSync` timeout, or never without one.
+    pub const SPAWN_SYNC_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+    /// The largest output `spawnSync`/`execSync` keep by default (Node's `maxBuffer`).
+    pub const MAX_BUFFER: usize = 1024 * 1024;
+
+    /// Read chunk size of a child's output streams.
+    pub const CHUNK: usize = 64 * 1024;
 }
 
 #[cfg(test)]

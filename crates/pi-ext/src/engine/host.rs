@@ -43,6 +43,8 @@ pub(super) fn describe_caught(e: CaughtError<'_>) -> String {
 }
 
 const BOOTSTRAP: &str = include_str!("../js/bootstrap.js");
+/// `Buffer`, `process` and the other Node globals, over `__pi_node`.
+const NODE_GLOBALS: &str = include_str!("../js/node/globals.js");
 
 /// Install the host functions and run the glue.
 pub(super) fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
@@ -55,12 +57,16 @@ pub(super) fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
         config.set("hasUI", state.cfg.has_ui)?;
         config.set("projectTrusted", state.cfg.project_trusted)?;
         config.set("path", state.path.as_str())?;
+        config.set("version", env!("CARGO_PKG_VERSION"))?;
         Ok(())
     })()
     .catch(ctx)
     .map_err(describe_caught)?;
     let glue: Function = ctx.eval(BOOTSTRAP).catch(ctx).map_err(describe_caught)?;
-    glue.call::<_, ()>((host, config)).catch(ctx).map_err(describe_caught)?;
+    glue.call::<_, ()>((host, config.clone())).catch(ctx).map_err(describe_caught)?;
+    crate::node::install(ctx, state).catch(ctx).map_err(describe_caught)?;
+    let globals: Function = ctx.eval(NODE_GLOBALS).catch(ctx).map_err(describe_caught)?;
+    globals.call::<_, ()>((config,)).catch(ctx).map_err(describe_caught)?;
     Ok(())
 }
 
@@ -217,6 +223,15 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             }
             Value::Null
         }
+        HostSync::BuiltinSpec(name) => match name.parse::<pi_tools::ToolName>() {
+            Ok(tool) => {
+                let spec = pi_tools::ToolSpec::of(tool);
+                json!({"name": spec.name, "label": spec.label, "description": spec.description,
+                    "parameters": spec.parameters, "promptSnippet": spec.prompt_snippet,
+                    "promptGuidelines": spec.prompt_guidelines})
+            }
+            Err(_) => Value::Null,
+        },
         HostSync::FormatSize(n) => Value::String(pi_tools::truncate::format_size(n.max(0.0) as usize)),
         HostSync::Truncate(options) => convert::truncation(&options),
         HostSync::TruncateLine { line, max_chars } => {
@@ -235,6 +250,7 @@ pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
     let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
     let declared = Module::declare(ctx.clone(), state.path.clone(), js).catch(ctx).map_err(failed)?;
+    crate::modules::set_meta(&declared, path).catch(ctx).map_err(failed)?;
     let (module, promise) = declared.eval().catch(ctx).map_err(failed)?;
     let namespace = module.namespace().catch(ctx).map_err(failed)?;
     let load = super::looper::internal(ctx, "load").catch(ctx).map_err(failed)?;

@@ -14,7 +14,7 @@ use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runt
 use serde_json::Value;
 
 use super::host::{describe_caught, install, load_module, stderr_line};
-use super::protocol::{CallMsg, CallSink, EngineError, Msg};
+use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, Msg};
 use super::{Engine, EngineConfig};
 use crate::api::ToolsApi;
 use crate::memory::{HeapState, LimitedAllocator};
@@ -26,7 +26,7 @@ use crate::tool::{ExtTool, ToolMeta};
 const NO_DEADLINE: Duration = Duration::from_secs(3600);
 
 /// What the engine thread keeps between turns.
-pub(super) struct State {
+pub(crate) struct State {
     pub path: String,
     pub cfg: EngineConfig,
     /// Running calls and where their messages go (id 0: the load).
@@ -48,6 +48,27 @@ pub(super) struct State {
     pub events: Arc<RwLock<HashSet<String>>>,
     /// Why the extension stopped, once it has.
     pub poisoned: RefCell<Option<EngineError>>,
+    /// The engine's own channel (for work finishing on other threads).
+    pub tx: mpsc::Sender<Msg>,
+    /// Child processes still running (`node:child_process`); dropping one kills it.
+    pub children: RefCell<HashMap<u64, crate::node::child::Running>>,
+    next_child: Cell<u64>,
+    /// When the current turn's JavaScript must have paused.
+    deadline: Rc<Cell<Instant>>,
+}
+
+impl State {
+    /// A blocking host call returned: the time limit counts from now.
+    pub(crate) fn restart_clock(&self) {
+        self.deadline.set(Instant::now() + self.cfg.limits.time);
+    }
+
+    /// A new child process id.
+    pub(crate) fn next_child(&self) -> u64 {
+        let id = self.next_child.get() + 1;
+        self.next_child.set(id);
+        id
+    }
 }
 
 /// The thread's body: build the runtime, install the host and the glue,
@@ -55,6 +76,7 @@ pub(super) struct State {
 pub(super) fn run_thread(
     cfg: EngineConfig,
     rx: mpsc::Receiver<Msg>,
+    tx: mpsc::Sender<Msg>,
     load_sink: CallSink,
     events: Arc<RwLock<HashSet<String>>>,
 ) {
@@ -99,6 +121,10 @@ pub(super) fn run_thread(
         loaded: Cell::new(false),
         events,
         poisoned: RefCell::new(None),
+        tx,
+        children: RefCell::new(HashMap::new()),
+        next_child: Cell::new(0),
+        deadline: deadline.clone(),
     });
     state.calls.borrow_mut().insert(0, load_sink);
     let looper = Looper { rt: &rt, context: &context, state: state.clone(), deadline, interrupted, heap };
@@ -214,7 +240,10 @@ impl Looper<'_> {
                 Some(m) => m,
                 None => {
                     // A factory whose promise waits on nothing (no timer) can never finish.
-                    if self.state.calls.borrow().contains_key(&0) && self.state.timers.borrow().is_empty() {
+                    if self.state.calls.borrow().contains_key(&0)
+                        && self.state.timers.borrow().is_empty()
+                        && self.state.children.borrow().is_empty()
+                    {
                         self.finish_call(0, Err(EngineError::Js(text::load_failed(text::FACTORY_STALLED))));
                     }
                     let due = self.state.timers.borrow().values().min().copied();
@@ -236,6 +265,27 @@ impl Looper<'_> {
                 return;
             }
         }
+    }
+
+    /// Hand a child process's output or exit to the glue (`__pi_node.childEvent`).
+    fn child_event(&self, id: u64, event: ChildEvent) {
+        let (kind, payload) = match event {
+            ChildEvent::Data { stream, bytes } => {
+                (if stream == 1 { "stdout" } else { "stderr" }, crate::node::latin1(&bytes))
+            }
+            ChildEvent::End { stream } => (if stream == 1 { "end-stdout" } else { "end-stderr" }, String::new()),
+            ChildEvent::Exit { code, signal } => {
+                if let Some(mut c) = self.state.children.borrow_mut().remove(&id) {
+                    c.exited = true;
+                }
+                ("exit", serde_json::json!({"code": code, "signal": signal}).to_string())
+            }
+        };
+        let _ = self.turn(|ctx| {
+            let node: Object = ctx.globals().get("__pi_node").catch(ctx).map_err(describe_caught)?;
+            let f: Function = node.get("childEvent").catch(ctx).map_err(describe_caught)?;
+            f.call::<_, ()>((id as f64, kind, payload.as_str())).catch(ctx).map_err(describe_caught)
+        });
     }
 
     fn fire_timers(&self) {
@@ -291,6 +341,7 @@ impl Looper<'_> {
                 let text = payload.to_string();
                 let _ = self.turn(|ctx| call_internal::<_, ()>(ctx, "update", (op as f64, text.as_str())));
             }
+            Msg::Child { id, event } => self.child_event(id, event),
             Msg::Abort { id } => {
                 let _ = self.turn(|ctx| call_internal::<_, ()>(ctx, "abort", (id as f64,)));
             }

@@ -30,6 +30,7 @@ use tokio::sync::mpsc as tmpsc;
 use crate::api::{Limits, Mode, UiBridge, UiResponse};
 use crate::convert;
 pub(crate) use host::stderr_line;
+pub(crate) use looper::State;
 use protocol::{CallMsg, EngineError, Entry, Hook, HostOp, Msg, OpAnswer, OpResult};
 
 /// Settings of one engine.
@@ -47,6 +48,7 @@ pub(crate) struct EngineConfig {
 pub(crate) struct Engine {
     tx: mpsc::Sender<Msg>,
     pub(crate) path: String,
+    cwd: PathBuf,
     pub(crate) ui: Option<Arc<dyn UiBridge>>,
     pub(crate) limits: Limits,
     events: Arc<RwLock<HashSet<String>>>,
@@ -77,6 +79,7 @@ impl Engine {
         let engine = Arc::new(Engine {
             tx: tx.clone(),
             path: path.clone(),
+            cwd: cfg.cwd.clone(),
             ui: cfg.ui.clone(),
             limits: cfg.limits,
             events: events.clone(),
@@ -85,7 +88,10 @@ impl Engine {
         std::thread::Builder::new()
             .name("pi-ext".into())
             .stack_size(crate::api::ENGINE_THREAD_STACK)
-            .spawn(move || looper::run_thread(cfg, rx, load_tx, events))
+            .spawn({
+                let tx = tx.clone();
+                move || looper::run_thread(cfg, rx, tx, load_tx, events)
+            })
             .map_err(|e| e.to_string())?;
         let _ = tx.send(Msg::Handle(Arc::downgrade(&engine)));
         Ok((engine, load_rx))
@@ -187,6 +193,30 @@ impl Engine {
                 };
                 let outcome = nested.call(&name, args, on_update).await;
                 Ok(OpAnswer::Json(convert::outcome_json(&outcome)))
+            }
+            HostOp::Builtin { name, args, cwd } => {
+                let tool: pi_tools::ToolName = name.parse().map_err(|e: pi_tools::UnknownToolName| e.to_string())?;
+                let mut ctx = match env.tool_ctx {
+                    Some(c) => c.clone(),
+                    None => ToolContext::new(self.cwd.clone()),
+                };
+                if let Some(cwd) = cwd {
+                    ctx.cwd = ctx.cwd.join(cwd);
+                }
+                match pi_tools::execute_validated(tool, args, &ctx).await {
+                    // A failed command rejects with its text, as the reference's tools throw.
+                    Ok(result) if result.is_error => Err(result
+                        .content
+                        .iter()
+                        .filter_map(|c| match c {
+                            pi_tools::Content::Text { text } => Some(text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")),
+                    Ok(result) => Ok(OpAnswer::Json(convert::result_json(&result))),
+                    Err(e) => Err(e.to_string()),
+                }
             }
             HostOp::Unknown(kind) => Err(crate::text::unknown_host_operation(&kind)),
         }

@@ -131,6 +131,17 @@ pub(crate) enum HostOp {
         /// Whether the caller listens to partial results.
         updates: bool,
     },
+    /// One of pi's built-in tools run directly (`createBashTool(...).execute`
+    /// and the other `create<Tool>Tool`s): the extension's own tool call
+    /// already went through the dispatch pipeline.
+    Builtin {
+        /// The built-in's name.
+        name: String,
+        /// Its arguments.
+        args: Value,
+        /// Another working directory (a spawn hook's).
+        cwd: Option<String>,
+    },
     /// An operation this host does not know.
     Unknown(String),
 }
@@ -163,6 +174,11 @@ impl HostOp {
                 name: s("name").unwrap_or_default(),
                 args: p.get("args").cloned().unwrap_or_else(|| Value::Object(Default::default())),
                 updates: p.get("updates").and_then(Value::as_bool) == Some(true),
+            },
+            "builtin" => HostOp::Builtin {
+                name: s("name").unwrap_or_default(),
+                args: p.get("args").cloned().unwrap_or_else(|| Value::Object(Default::default())),
+                cwd: s("cwd"),
             },
             other => HostOp::Unknown(other.to_string()),
         }
@@ -211,6 +227,8 @@ pub(crate) enum HostSync {
     RegisterTool(Value),
     /// `pi.getAllTools()`.
     GetAllTools,
+    /// The spec of a built-in tool (`create<Tool>Tool`): name, label, description, parameters.
+    BuiltinSpec(String),
     /// Another extension's tool's `reachesTools(input)`.
     ReachesTools {
         /// The tool.
@@ -264,6 +282,7 @@ impl HostSync {
             "setActiveTools" => HostSync::SetActiveTools(strings(&p)),
             "notify" => HostSync::Notify { message: s("message"), level: s("type") },
             "formatSize" => HostSync::FormatSize(p.as_f64().unwrap_or(0.0)),
+            "builtinSpec" => HostSync::BuiltinSpec(p.as_str().unwrap_or("").to_string()),
             "truncate" => HostSync::Truncate(p),
             "truncateLine" => {
                 HostSync::TruncateLine { line: s("line"), max_chars: p.get("maxChars").and_then(Value::as_u64) }
@@ -319,6 +338,13 @@ pub(crate) enum Msg {
         op: u64,
         /// The partial result.
         payload: Value,
+    },
+    /// Something happened to a child process the extension started.
+    Child {
+        /// The child's id (the glue's).
+        id: u64,
+        /// What happened.
+        event: ChildEvent,
     },
     /// The call's abort signal fired.
     Abort {
@@ -380,4 +406,28 @@ mod tests {
         assert_eq!(EngineError::Stopped { path: "/x.ts".into() }.to_string(), text::stopped("/x.ts"));
         assert_eq!(EngineError::Aborted.to_string(), pi_tools::ToolError::Aborted.to_string());
     }
+}
+
+/// Output, end of output and exit of a child process (`node:child_process`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ChildEvent {
+    /// Bytes on stdout (1) or stderr (2).
+    Data {
+        /// 1 or 2.
+        stream: u8,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// The stream ended.
+    End {
+        /// 1 or 2.
+        stream: u8,
+    },
+    /// The process ended: its exit code, or the signal that killed it.
+    Exit {
+        /// The exit code.
+        code: Option<i64>,
+        /// The signal's name.
+        signal: Option<String>,
+    },
 }

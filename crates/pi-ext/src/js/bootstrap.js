@@ -327,10 +327,15 @@
     },
     sendMessage: unsupported("sendMessage"),
     sendUserMessage: unsupported("sendUserMessage"),
-    exec: unsupported("exec"),
+    exec(command, args, options) {
+      return globalThis.__pi_node.exec(command, args, options);
+    },
     setModel: unsupported("setModel"),
-    registerProvider: unsupported("registerProvider"),
-    unregisterProvider: unsupported("unregisterProvider"),
+    // Accepted and not used: pi's providers and models are its own (docs/extensions.md).
+    registerProvider: noop,
+    unregisterProvider: noop,
+    registerVirtualModel: noop,
+    unregisterVirtualModel: noop,
     registerMcpServer: unsupported("registerMcpServer"),
     events: {
       on(name, fn) {
@@ -391,7 +396,13 @@
         return "";
       },
       setWorkingMessage: noop,
+      setWorkingIndicator: noop,
+      setWorkingVisible: noop,
       setHiddenThinkingLabel: noop,
+      theme: plainTheme,
+      getTheme: () => plainTheme,
+      getAllThemes: () => [],
+      setTheme: () => ({ success: false, error: "Themes are not available to extensions in pi" }),
       setEditorComponent: noop,
       addAutocompleteProvider: noop,
       pasteToEditor: noop,
@@ -400,6 +411,43 @@
       },
     };
   }
+
+  // The theme extensions style text with: without a terminal UI, text stays plain.
+  const plainTheme = {
+    fg: (_color, text) => text,
+    bg: (_color, text) => text,
+    bold: (text) => text,
+    italic: (text) => text,
+    underline: (text) => text,
+    strikethrough: (text) => text,
+    inverse: (text) => text,
+    dim: (text) => text,
+  };
+
+  // Read views of the session: pi does not pass its session to extensions yet, so they are empty.
+  const sessionManager = {
+    getEntries: () => [],
+    getBranch: () => [],
+    getTree: () => [],
+    getLeafId: () => null,
+    getLeafEntry: () => undefined,
+    getEntry: () => undefined,
+    getLabel: () => undefined,
+    getHeader: () => null,
+    getSessionName: () => undefined,
+    getSessionFile: () => undefined,
+    getSessionId: () => "",
+    getSessionDir: () => "",
+    getCwd: () => config.cwd,
+    buildSessionContext: () => ({ messages: [], thinkingLevel: "off", model: null }),
+  };
+  const modelRegistry = {
+    getAll: () => [],
+    getAvailable: () => [],
+    find: () => undefined,
+    findOfType: () => undefined,
+    getApiKey: () => Promise.resolve(undefined),
+  };
 
   function makeCtx(callId, extra) {
     const ctx = {
@@ -423,6 +471,13 @@
       getSystemPrompt() {
         return "";
       },
+      sessionManager,
+      modelRegistry,
+      model: undefined,
+      thinkingLevel: "off",
+      compact: noop,
+      reload: noop,
+      newSession: () => Promise.resolve({ cancelled: true }),
     };
     if (extra && extra.tool) Object.assign(ctx, extra.tool);
     return ctx;
@@ -599,11 +654,16 @@
     return { errors, result: null };
   }
 
+  // Tool calls running now, latest last: a built-in run from a tool's code
+  // (createBashTool(...).execute) belongs to the latest.
+  const activeExecutes = [];
+
   async function runExecute(callId, p) {
     const def = tools.get(p.name);
     if (!def) throw new Error(`Tool ${p.name} not found`);
     const controller = new AbortController();
     controllers.set(callId, controller);
+    activeExecutes.push(callId);
     try {
       const onUpdate = (partial) => host.emit(callId, "update", toJson(normalizeResult(partial)));
       const toolCtx = {
@@ -618,6 +678,7 @@
       return normalizeResult(r);
     } finally {
       controllers.delete(callId);
+      activeExecutes.splice(activeExecutes.indexOf(callId), 1);
     }
   }
 
@@ -640,7 +701,13 @@
 
   const internal = {
     cwd: config.cwd,
+    version: config.version,
     sync,
+    // Run pi's built-in tool `name` for the running tool call (see activeExecutes).
+    builtin(name, args, cwd) {
+      if (activeExecutes.length === 0) return Promise.reject(new Error(`The built-in ${name} tool runs only inside a tool call`));
+      return op(activeExecutes[activeExecutes.length - 1], "builtin", { name: safeString(name), args: args === undefined ? {} : args, cwd });
+    },
     load(callId, evaluated, namespace) {
       Promise.resolve(evaluated).then(
         () => {

@@ -15,7 +15,7 @@ mod ls;
 pub(crate) mod read;
 mod write;
 
-pub use bash::supervisor::{SUPERVISE_ARG, set_supervisor, supervise_main};
+pub use bash::supervisor::{SUPERVISE_ARG, SupervisedCommand, set_supervisor, supervise_main, supervised_command};
 pub use bash::{UserCommandResult, kill_running_commands, run_user_command};
 
 /// Run a call whose arguments already passed preparation and validation.

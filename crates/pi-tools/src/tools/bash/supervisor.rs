@@ -101,3 +101,29 @@ pub fn supervise_main(args: &[OsString]) -> i32 {
 pub(crate) fn raw(fd: &OwnedFd) -> i32 {
     fd.as_raw_fd()
 }
+
+/// A command started as pi starts its own (for extensions' child processes):
+/// through the supervisor when one is set. Hold `keep` while the command may
+/// run (closing it kills the command's group); drop `give` once it started.
+#[derive(Debug)]
+pub struct SupervisedCommand {
+    /// The command to configure (stdio, cwd, env) and spawn.
+    pub command: std::process::Command,
+    /// The agent's end of the lifeline (none without a supervisor).
+    pub keep: Option<OwnedFd>,
+    /// The supervisor's end, to drop after the spawn.
+    pub give: Option<OwnedFd>,
+}
+
+/// `program args`, through the supervisor when one is set ([`set_supervisor`]).
+pub fn supervised_command(program: &std::path::Path, args: &[OsString]) -> io::Result<SupervisedCommand> {
+    let Some(sup) = supervisor() else {
+        let mut command = std::process::Command::new(program);
+        command.args(args);
+        return Ok(SupervisedCommand { command, keep: None, give: None });
+    };
+    let line = lifeline()?;
+    let mut command = std::process::Command::new(sup);
+    command.args(arguments(raw(&line.give), program, args));
+    Ok(SupervisedCommand { command, keep: Some(line.keep), give: Some(line.give) })
+}

@@ -1,0 +1,194 @@
+//! The Node.js built-ins extensions use, over std: the host functions behind
+//! the glue's `node:fs`, `node:child_process`, `node:os`, `node:crypto`,
+//! `Buffer` and `process` (`js/node/*.js`). Extensions are trusted code
+//! (they run only when the user or a trusted project loads them), so these
+//! reach the real system. Bytes cross into Rust as *byte strings* (one
+//! character per byte, as Node's `latin1`) and come back as `Uint8Array`s.
+//!
+//! Chosen over `rquickjs-extra` (whose timers need rquickjs's tokio
+//! `AsyncRuntime`, while each engine here runs its own loop on its own
+//! thread, and which has no `fs`, `child_process`, `crypto` or `Buffer`) and
+//! AWS's `llrt_modules` (built on rquickjs 0.11, so its values cannot reach a
+//! 0.14 runtime).
+
+pub(crate) mod child;
+pub(crate) mod error;
+pub(crate) mod fs;
+mod sys;
+
+use std::rc::Rc;
+
+use rquickjs::{Ctx, Function, Object, TypedArray, Value as JsValue};
+use serde_json::{Value, json};
+
+use crate::engine::State;
+use error::NodeError;
+
+/// Bytes as a byte string (one char per byte).
+pub(crate) fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| *b as char).collect()
+}
+
+/// A byte string back to bytes (chars above 255 keep their low byte, as Node's `latin1`).
+pub(crate) fn from_latin1(s: &str) -> Vec<u8> {
+    s.chars().map(|c| c as u32 as u8).collect()
+}
+
+/// A [`NodeError`] as the JSON the glue turns into an `Error`.
+pub(crate) fn error_json(e: &NodeError) -> Value {
+    let mut v = json!({"message": e.message, "code": e.code});
+    if e.errno != 0 {
+        v["errno"] = json!(e.errno);
+        v["syscall"] = json!(e.syscall);
+    }
+    if let Some(p) = &e.path {
+        v["path"] = json!(p);
+    }
+    if let Some(d) = &e.dest {
+        v["dest"] = json!(d);
+    }
+    v
+}
+
+/// Throw `e` as a Node-shaped `Error` (`code`, `errno`, `syscall`, `path`).
+fn throw(ctx: &Ctx<'_>, e: &NodeError) -> rquickjs::Error {
+    let build = || -> rquickjs::Result<JsValue<'_>> {
+        let make: Function = ctx.globals().get("Error")?;
+        let obj: Object = make.call((e.message.as_str(),))?;
+        for (k, v) in error_json(e).as_object().into_iter().flatten() {
+            if k == "message" {
+                continue;
+            }
+            match v {
+                Value::String(s) => obj.set(k.as_str(), s.as_str())?,
+                Value::Number(n) => obj.set(k.as_str(), n.as_f64().unwrap_or(0.0))?,
+                _ => {}
+            }
+        }
+        Ok(obj.into_value())
+    };
+    match build() {
+        Ok(v) => ctx.throw(v),
+        Err(err) => err,
+    }
+}
+
+fn parse(json: &str) -> Value {
+    serde_json::from_str(json).unwrap_or(Value::Null)
+}
+
+/// Install the `__pi_node` host object the glue's Node modules use.
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<()> {
+    let node = Object::new(ctx.clone())?;
+    node.set(
+        "fs",
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, op: String, args: String| -> rquickjs::Result<String> {
+            fs::call(&op, &parse(&args)).map(|v| v.to_string()).map_err(|e| throw(&ctx, &e))
+        })?,
+    )?;
+    node.set(
+        "readFile",
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, path: String, utf8: bool| -> rquickjs::Result<JsValue<'js>> {
+            let bytes = fs::read(&path).map_err(|e| throw(&ctx, &e))?;
+            if utf8 {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                return Ok(rquickjs::String::from_str(ctx.clone(), &text)?.into_value());
+            }
+            Ok(TypedArray::<u8>::new(ctx.clone(), bytes)?.into_value())
+        })?,
+    )?;
+    node.set(
+        "writeFile",
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>,
+             path: String,
+             data: String,
+             binary: bool,
+             flags: String,
+             mode: f64|
+             -> rquickjs::Result<()> {
+                let bytes = if binary { from_latin1(&data) } else { data.into_bytes() };
+                let mode = (mode.is_finite() && mode >= 0.0).then_some(mode as u32);
+                let (append, exclusive) = (flags.contains('a'), flags.contains('x'));
+                fs::write(&path, &bytes, append, exclusive, mode).map_err(|e| throw(&ctx, &e))
+            },
+        )?,
+    )?;
+    let s = state.clone();
+    node.set(
+        "spawnSync",
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, spec: String, input: Option<String>| -> rquickjs::Result<String> {
+                let spec: child::SpawnSpec = serde_json::from_str(&spec).map_err(|e| invalid(&ctx, &e.to_string()))?;
+                let out = child::spawn_sync(&spec, input.map(|i| from_latin1(&i)));
+                // Waiting on a command is not running JavaScript: the time limit starts again.
+                s.restart_clock();
+                Ok(out.to_string())
+            },
+        )?,
+    )?;
+    let s = state.clone();
+    node.set(
+        "spawn",
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, spec: String| -> rquickjs::Result<String> {
+            let spec: child::SpawnSpec = serde_json::from_str(&spec).map_err(|e| invalid(&ctx, &e.to_string()))?;
+            let id = s.next_child();
+            match child::spawn(id, &spec, &s.tx) {
+                Ok(running) => {
+                    let pid = running.pid;
+                    s.children.borrow_mut().insert(id, running);
+                    Ok(json!({"id": id, "pid": pid}).to_string())
+                }
+                Err(e) => Ok(json!({"error": error_json(&e)}).to_string()),
+            }
+        })?,
+    )?;
+    let s = state.clone();
+    node.set(
+        "childWrite",
+        Function::new(ctx.clone(), move |id: f64, data: String| -> bool {
+            use std::io::Write;
+            let mut children = s.children.borrow_mut();
+            let Some(stdin) = children.get_mut(&(id as u64)).and_then(|c| c.stdin.as_mut()) else { return false };
+            stdin.write_all(&from_latin1(&data)).is_ok()
+        })?,
+    )?;
+    let s = state.clone();
+    node.set(
+        "childEnd",
+        Function::new(ctx.clone(), move |id: f64| {
+            if let Some(c) = s.children.borrow_mut().get_mut(&(id as u64)) {
+                c.stdin = None;
+            }
+        })?,
+    )?;
+    let s = state.clone();
+    node.set(
+        "childKill",
+        Function::new(ctx.clone(), move |id: f64, signal: String| -> bool {
+            let pid = s.children.borrow().get(&(id as u64)).map(|c| c.pid);
+            pid.is_some_and(|p| child::kill_group(p, &signal))
+        })?,
+    )?;
+    sys::install(ctx, &node)?;
+    ctx.globals().set("__pi_node", node)?;
+    Ok(())
+}
+
+fn invalid(ctx: &Ctx<'_>, message: &str) -> rquickjs::Error {
+    throw(ctx, &NodeError::invalid(crate::text::node::INVALID_ARG_CODE, message.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_strings_round_trip() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(from_latin1(&latin1(&all)), all);
+        assert_eq!(from_latin1("\u{263a}"), vec![0x3a]);
+    }
+}
