@@ -175,3 +175,6 @@ mod tests {
         assert!(long.ends_with("xxx..."));
     }
 }
+
+/// A command that was to start twice (cannot happen; a message rather than a panic).
+pub const NO_COMMAND: &str = "the command could not be started: it was already used";
