@@ -298,7 +298,14 @@ fn session_suite(user: User) {
             let ran = session.bash(&world, &command_of(at));
             let forbidden: Vec<String> = at.forbidden.iter().map(|f| world.expand(f)).collect();
             let forbidden: Vec<&str> = forbidden.iter().map(String::as_str).collect();
-            let breaches = world.breaches(read_only, &before, &ran, &forbidden);
+            let mut breaches = world.breaches(read_only, &before, &ran, &forbidden);
+            // A command that kills the server (`kill -9 -1`) makes the next
+            // one start a new sandbox, whose mount point for the missing
+            // `.pi` is a new empty folder: pi's own doing, not an escape
+            // (anything put inside it would show as appeared).
+            let pi_dir = world.cwd.join(".pi");
+            let empty = std::fs::read_dir(&pi_dir).is_ok_and(|mut d| d.next().is_none());
+            breaches.retain(|b| !(empty && *b == format!("changed: {}", pi_dir.display())));
             runs += 1;
             if !breaches.is_empty() {
                 through.push(format!("[{mode}] {}: {breaches:?}\n  output: {}", at.name, ran.text));
