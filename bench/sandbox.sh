@@ -7,13 +7,17 @@
 #
 #   bench/sandbox.sh [N]      (default 200)
 #
-# Configurations: off; read-only and workspace-write with bubblewrap (the
-# helper adds Landlock and seccomp); the same with Landlock alone
-# (PI_SANDBOX_BWRAP= switches bubblewrap off). Builds the release binary.
+# Configurations: off; read-only and workspace-write with bubblewrap in a
+# session sandbox (made once per pi, the default) and with a sandbox per
+# command (PI_SANDBOX_SESSION=off, as before sessions); the same with
+# Landlock alone (PI_SANDBOX_BWRAP= switches bubblewrap off). The
+# configurations take turns in ROUNDS rounds (default 4) so a change in the
+# machine's load hits them alike. Builds the release binary.
 # Target: at most 5 ms a command over off.
 set -euo pipefail
 
 N=${1:-200}
+ROUNDS=${ROUNDS:-4}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cargo build --release -q -p pi-cli --manifest-path "$ROOT/Cargo.toml"
 PI="${CARGO_TARGET_DIR:-$ROOT/target}/release/pi"
@@ -26,12 +30,12 @@ cat > "$WORK/agent/models.json" << 'JSON'
 {"providers": {"bench": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "none", "models": [{"id": "m"}]}}}
 JSON
 
-/usr/bin/python3 - "$PI" "$WORK" "$N" << 'PY'
+/usr/bin/python3 - "$PI" "$WORK" "$N" "$ROUNDS" << 'PY'
 import json, os, statistics, subprocess, sys, time
 
-pi, work, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pi, work, n, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 
-def run(label, extra, env_extra):
+def run(label, extra, env_extra, n):
     env = dict(os.environ, PI_CODING_AGENT_DIR=work + "/agent", **env_extra)
     p = subprocess.Popen([pi, "--mode", "rpc", "--no-session", "--offline", "--model", "bench/m", *extra],
                          cwd=work + "/proj", env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -49,24 +53,31 @@ def run(label, extra, env_extra):
             sys.exit(f"{label}: unexpected output {rec}")
         if i >= 5:
             times.append((time.perf_counter() - t0) * 1000)
-    p.kill()
+    p.stdin.close()  # pi ends and its session sandbox with it
     p.wait()
-    times.sort()
-    return statistics.median(times), times[int(len(times) * 0.9)]
+    return times
 
+per_command = {"PI_SANDBOX_SESSION": "off"}
 configs = [
     ("off", [], {}),
-    ("read-only (bubblewrap)", ["--sandbox", "read-only"], {}),
-    ("workspace-write (bubblewrap)", ["--sandbox", "workspace-write"], {}),
+    ("read-only (bubblewrap, session)", ["--sandbox", "read-only"], {}),
+    ("read-only (bubblewrap, per command)", ["--sandbox", "read-only"], per_command),
+    ("workspace-write (bubblewrap, session)", ["--sandbox", "workspace-write"], {}),
+    ("workspace-write (bubblewrap, per command)", ["--sandbox", "workspace-write"], per_command),
     ("read-only (Landlock only)", ["--sandbox", "read-only"], {"PI_SANDBOX_BWRAP": ""}),
     ("workspace-write (Landlock only)", ["--sandbox", "workspace-write"], {"PI_SANDBOX_BWRAP": ""}),
 ]
+samples = {label: [] for label, _, _ in configs}
+for r in range(rounds):
+    for label, extra, env_extra in configs:
+        samples[label] += run(label, extra, env_extra, max(1, n // rounds))
 base = None
-print(f"{n} echo commands per configuration, time from request to response")
-for label, extra, env_extra in configs:
-    med, p90 = run(label, extra, env_extra)
+print(f"{n} echo commands per configuration in {rounds} rounds, time from request to response")
+for label, _, _ in configs:
+    times = sorted(samples[label])
+    med, p90 = statistics.median(times), times[int(len(times) * 0.9)]
     base = med if base is None else base
     over = "" if label == "off" else f"  overhead {med - base:+.2f} ms ({med / base:.1f}x)"
-    print(f"{label:34s} median {med:7.2f} ms  p90 {p90:7.2f} ms{over}")
+    print(f"{label:42s} median {med:7.2f} ms  p90 {p90:7.2f} ms{over}")
 print("load average:", open("/proc/loadavg").read().split()[:3])
 PY

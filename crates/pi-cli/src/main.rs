@@ -97,12 +97,20 @@ fn main() -> ExitCode {
         pi_sandbox::set_helper(exe);
     }
     let args: Vec<String> = raw.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let code = dispatch(&args);
+    // Session sandboxes end with pi, and the mount points they made go.
+    pi_tools::end_sandbox_sessions();
+    code
+}
+
+/// The subcommand or the agent.
+fn dispatch(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
         Some("mcp") => mcp_cmd::main(&args[1..]),
         _ => {
-            let a = cli_args::parse(&args);
+            let a = cli_args::parse(args);
             if cli_args::report(&a.diagnostics) {
                 return ExitCode::from(1);
             }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 /// A command ready to start: everything that decides what runs, where, with
@@ -58,6 +58,13 @@ static MOUNT_POINTS: Mutex<Option<HashMap<PathBuf, usize>>> = Mutex::new(None);
 
 fn mount_points() -> MutexGuard<'static, Option<HashMap<PathBuf, usize>>> {
     MOUNT_POINTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether `path` is a mount point a running sandbox of this process made
+/// and nothing has been put in.
+pub(crate) fn is_own_mount_point(path: &Path) -> bool {
+    let ours = mount_points().as_ref().is_some_and(|m| m.get(path).is_some_and(|n| *n > 0));
+    ours && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
 }
 
 /// Cleans up after a sandboxed command: empty mount points it made, a

@@ -30,6 +30,7 @@ mod mode;
 pub mod paths;
 mod policy;
 mod sandbox;
+mod session;
 pub mod text;
 mod view;
 
@@ -45,8 +46,11 @@ use unsupported as platform;
 
 pub use command::{Command, Guard, Prepared};
 pub use error::{Refusal, Rule, SandboxError};
+#[cfg(target_os = "linux")]
+pub use linux::{Channel, Event, channel};
 pub use mode::Mode;
 pub use platform::{HELPER_ARG, Mechanism, helper_main, mechanism, set_helper};
 pub use policy::{Base, Flags, Layer, PROTECTED_NAMES, Policy, from_settings};
 pub use sandbox::{MODE_VAR, NETWORK_DISABLED_VAR, Sandbox};
+pub use session::{MountWatch, Plan, SessionKey, SessionPlan};
 pub use view::DEFAULT_HIDDEN;

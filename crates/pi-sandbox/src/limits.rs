@@ -27,3 +27,15 @@ pub const HELPER_REFUSED: i32 = 126;
 
 /// Exit status of the helper when the program cannot be run.
 pub const HELPER_EXEC_FAILED: i32 = 127;
+
+/// Largest command request (program, arguments, environment) sent to a
+/// session sandbox, in bytes.
+pub const MAX_SESSION_REQUEST_BYTES: usize = 64 * 1024 * 1024;
+
+/// Longest wait for a new session sandbox to say it is ready, in
+/// milliseconds (then the command runs in a sandbox of its own).
+pub const SESSION_START_TIMEOUT_MS: u64 = 20_000;
+
+/// Session sandboxes one pi keeps at once (one per working folder and set of
+/// rules; the least recently used goes first).
+pub const MAX_SESSIONS: usize = 4;

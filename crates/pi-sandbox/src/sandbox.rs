@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::view::{Places, View};
-use crate::{Command, Mode, Policy, Prepared, Refusal, SandboxError, env, text};
+use crate::{Command, Mode, Plan, Policy, Prepared, Refusal, SandboxError, env, text};
 
 /// Environment variable telling a sandboxed command its mode.
 pub const MODE_VAR: &str = "PI_SANDBOX";
@@ -78,11 +78,32 @@ impl Sandbox {
     /// sandbox shows anyway (earlier commands' full-output files). In mode
     /// `off` the command comes back unchanged. An error means nothing may
     /// run: the sandbox fails closed.
-    pub fn wrap(&self, mut command: Command, visible: &[PathBuf]) -> Result<Prepared, SandboxError> {
+    pub fn wrap(&self, command: Command, visible: &[PathBuf]) -> Result<Prepared, SandboxError> {
         let mode = self.policy.mode;
         if !mode.is_sandboxed() {
             return Ok(Prepared::unchanged(command));
         }
+        let (view, command) = self.scrubbed(command)?;
+        crate::platform::wrap(&view, command, visible).map_err(|reason| SandboxError::new(mode, reason))
+    }
+
+    /// How `command` runs: as [`Sandbox::wrap`] gives it, or, where
+    /// bubblewrap is the mechanism, in a session sandbox (one kept for
+    /// commands with the same working folder and rules, see [`Plan`]). An
+    /// error means nothing may run.
+    pub fn plan(&self, command: Command, visible: &[PathBuf]) -> Result<Plan, SandboxError> {
+        let mode = self.policy.mode;
+        if !mode.is_sandboxed() {
+            return Ok(Plan::Direct(Prepared::unchanged(command)));
+        }
+        let (view, command) = self.scrubbed(command)?;
+        crate::platform::plan(&view, command, visible).map_err(|reason| SandboxError::new(mode, reason))
+    }
+
+    /// `command` without secrets in its environment, with the sandbox's
+    /// variables, and its view.
+    fn scrubbed(&self, mut command: Command) -> Result<(View, Command), SandboxError> {
+        let mode = self.policy.mode;
         command.env = env::scrub(command.env, &self.policy.env_keep, &self.policy.env_remove);
         command.set_env(MODE_VAR, mode.as_str());
         if !self.policy.network {
@@ -93,6 +114,6 @@ impl Sandbox {
         if view.is_hidden(&view.cwd) {
             return Err(SandboxError::new(mode, text::cwd_hidden(&view.cwd)));
         }
-        crate::platform::wrap(&view, command, visible).map_err(|reason| SandboxError::new(mode, reason))
+        Ok((view, command))
     }
 }

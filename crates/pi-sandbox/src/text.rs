@@ -111,6 +111,9 @@ pub const SECCOMP_UNSUPPORTED_ARCH: &str = "no seccomp filter for this architect
 pub const HELPER_USAGE: &str =
     "pi sandbox helper: usage: __pi-sandbox [options] -- PROGRAM [ARGS...] (started by pi only)";
 
+/// A session sandbox got a request it could not read.
+pub const BAD_SESSION_REQUEST: &str = "the request could not be read";
+
 /// The helper could not restrict itself: nothing ran.
 pub fn helper_failed(detail: &str) -> String {
     format!("pi sandbox: the command was not run: {detail}")

@@ -31,3 +31,7 @@ pub fn helper_main(_args: &[OsString]) -> i32 {
 pub(crate) fn wrap(_view: &View, _command: Command, _visible: &[PathBuf]) -> Result<Prepared, String> {
     Err(text::UNSUPPORTED_PLATFORM.to_string())
 }
+
+pub(crate) fn plan(_view: &View, _command: Command, _visible: &[PathBuf]) -> Result<crate::Plan, String> {
+    Err(text::UNSUPPORTED_PLATFORM.to_string())
+}

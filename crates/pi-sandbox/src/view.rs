@@ -205,6 +205,9 @@ fn protected_of(roots: &[PathBuf], allowed: &[String]) -> Vec<Protected> {
                 Ok(m) => match std::fs::canonicalize(&path) {
                     Err(_) if m.file_type().is_symlink() => (Kind::Dangling, None),
                     Err(_) => (Kind::Missing, None),
+                    // A mount point a sandbox of this pi made (still empty)
+                    // is as missing as it was when that sandbox started.
+                    Ok(t) if t.is_dir() && crate::command::is_own_mount_point(&path) => (Kind::Missing, None),
                     Ok(t) if t.is_dir() => (Kind::Dir, Some(t)),
                     Ok(t) => (Kind::File, Some(t)),
                 },

@@ -52,6 +52,6 @@ pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use result::{Content, ToolResult};
 pub use spec::{Annotations, ToolSpec};
 pub use tools::{
-    SUPERVISE_ARG, SupervisedCommand, UserCommandResult, execute_validated, kill_running_commands, prepare_arguments,
-    run_user_command, set_supervisor, supervise_main, supervised_command,
+    SUPERVISE_ARG, SupervisedCommand, UserCommandResult, end_sandbox_sessions, execute_validated,
+    kill_running_commands, prepare_arguments, run_user_command, set_supervisor, supervise_main, supervised_command,
 };

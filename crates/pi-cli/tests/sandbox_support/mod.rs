@@ -20,6 +20,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+pub mod rpc;
+
 /// The prefix every secret carries (so a search for it is an attempt too).
 pub const MARK: &str = "sekrit";
 pub const PY: &str = "/usr/bin/python3";

@@ -69,7 +69,7 @@ impl Args {
 }
 
 /// The mounts of temp and the writable roots, and what Landlock may write.
-fn writable_mounts(view: &View, a: &mut Args, guard: &mut Guard) -> Result<Vec<PathBuf>, String> {
+fn writable_mounts(view: &View, a: &mut Args, mount_points: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
     let mut writes: Vec<PathBuf> = view.temps.clone();
     match view.mode {
         Mode::ReadOnly => {
@@ -93,7 +93,7 @@ fn writable_mounts(view: &View, a: &mut Args, guard: &mut Guard) -> Result<Vec<P
                 match p.kind {
                     Kind::Dir | Kind::File => a.op("--ro-bind", &[&p.path, &p.path]),
                     Kind::Missing => {
-                        guard.add_mount_point(p.path.clone());
+                        mount_points.push(p.path.clone());
                         a.empty_dir(&p.path);
                     }
                     Kind::Dangling => return Err(text::dangling_protected(&p.path)),
@@ -104,19 +104,25 @@ fn writable_mounts(view: &View, a: &mut Args, guard: &mut Guard) -> Result<Vec<P
     Ok(writes)
 }
 
-/// Wrap `command` in bubblewrap and the helper.
-pub(super) fn wrap(
-    view: &View,
-    bwrap: &Path,
-    helper: &Path,
-    landlock_off: bool,
-    mut command: Command,
-    visible: &[PathBuf],
-) -> Result<Prepared, String> {
-    let mut guard = Guard::default();
+/// A sandbox's bubblewrap arguments (up to the `--` before the helper) and
+/// the helper's rules.
+pub(super) struct Layout {
+    /// bubblewrap's arguments.
+    pub args: Vec<OsString>,
+    /// The helper's rules.
+    pub spec: HelperSpec,
+    /// Folders bubblewrap will create for missing protected names.
+    pub mount_points: Vec<PathBuf>,
+    /// Private temp folders (read-only mode).
+    pub private_temps: Vec<PathBuf>,
+}
+
+/// The sandbox for `view`: namespaces, mounts and the helper's rules.
+pub(super) fn layout(view: &View, helper: &Path, landlock_off: bool, visible: &[PathBuf]) -> Result<Layout, String> {
+    let mut mount_points = Vec::new();
     let mut a = Args { args: namespace_flags(view.network), remount_ro: Vec::new() };
     a.args.extend(base_mounts());
-    let writes = writable_mounts(view, &mut a, &mut guard)?;
+    let writes = writable_mounts(view, &mut a, &mut mount_points)?;
     for h in &view.hidden {
         if h.is_dir {
             a.empty_dir(&h.path);
@@ -148,10 +154,28 @@ pub(super) fn wrap(
         network: if view.network { Network::On } else { Network::OwnLoopback },
         ..HelperSpec::default()
     };
-    let mut args = a.finish();
+    let private_temps = if view.mode == Mode::ReadOnly { view.temps.clone() } else { Vec::new() };
+    Ok(Layout { args: a.finish(), spec, mount_points, private_temps })
+}
+
+/// Wrap `command` in bubblewrap and the helper.
+pub(super) fn wrap(
+    view: &View,
+    bwrap: &Path,
+    helper: &Path,
+    landlock_off: bool,
+    mut command: Command,
+    visible: &[PathBuf],
+) -> Result<Prepared, String> {
+    let layout = layout(view, helper, landlock_off, visible)?;
+    let mut guard = Guard::default();
+    for p in layout.mount_points {
+        guard.add_mount_point(p);
+    }
+    let mut args = layout.args;
     args.push("--".into());
     args.push(helper.into());
-    args.extend(super::helper_command(&spec, &command.program, &command.args));
+    args.extend(super::helper_command(&layout.spec, &command.program, &command.args));
     command.program = bwrap.to_path_buf();
     command.args = args;
     Ok(Prepared { command, guard })

@@ -32,7 +32,8 @@ fn drop_capabilities() -> Result<(), String> {
     rustix::thread::set_capabilities(None, sets).map_err(|e| e.to_string())
 }
 
-fn restrict(spec: &HelperSpec) -> Result<(), String> {
+/// Everything the helper does before it runs a command.
+pub(super) fn restrict(spec: &HelperSpec) -> Result<(), String> {
     fds::close_extra_on_exec()?;
     drop_capabilities()?;
     landlock::apply(spec)?;
@@ -65,6 +66,7 @@ pub fn helper_main(args: &[OsString]) -> i32 {
                 HELPER_REFUSED
             }
         },
+        Action::Serve { spec, clear } => super::serve::serve(&spec, &clear),
         Action::Run { spec, program, args } => {
             if let Err(e) = restrict(&spec) {
                 eprintln!("{}", text::helper_failed(&e));

@@ -16,9 +16,14 @@ mod helper;
 mod landlock;
 mod probe;
 mod seccomp;
+mod serve;
+mod session;
 mod spec;
+mod wire;
 
 pub use helper::helper_main;
+pub use session::{Channel, channel};
+pub use wire::Event;
 
 /// The argument that makes the `pi` binary run [`helper_main`].
 pub const HELPER_ARG: &str = "__pi-sandbox";
@@ -30,6 +35,10 @@ pub const BWRAP_VAR: &str = "PI_SANDBOX_BWRAP";
 /// Test switch: `off` acts as if the kernel had no Landlock (neither the
 /// second layer nor the fallback is used).
 pub const LANDLOCK_VAR: &str = "PI_SANDBOX_LANDLOCK";
+
+/// Test switch: `off` gives every command a sandbox of its own (no session
+/// sandbox), as before sessions existed; the bench compares the two.
+pub const SESSION_VAR: &str = "PI_SANDBOX_SESSION";
 
 /// How commands are sandboxed on this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +93,28 @@ pub(crate) fn wrap(view: &View, command: Command, visible: &[PathBuf]) -> Result
         Mechanism::Bubblewrap(bwrap) => bwrap::wrap(view, &bwrap, helper, landlock_off, command, visible),
         Mechanism::Landlock => direct::wrap(view, helper, command),
     }
+}
+
+/// How `command` runs for `view`: with bubblewrap, in a session sandbox
+/// (the server's command built here); with Landlock alone, wrapped.
+pub(crate) fn plan(view: &View, command: Command, visible: &[PathBuf]) -> Result<crate::Plan, String> {
+    let helper = helper()?;
+    let landlock_off = landlock_switched_off();
+    let bwrap = match mechanism()? {
+        Mechanism::Bubblewrap(bwrap) => bwrap,
+        Mechanism::Landlock => return direct::wrap(view, helper, command).map(crate::Plan::Direct),
+    };
+    if std::env::var_os(SESSION_VAR).is_some_and(|v| v == "off") {
+        return bwrap::wrap(view, &bwrap, helper, landlock_off, command, visible).map(crate::Plan::Direct);
+    }
+    let layout = bwrap::layout(view, helper, landlock_off, visible)?;
+    let mut args = layout.args;
+    args.push("--".into());
+    args.push(helper.into());
+    args.push(HELPER_ARG.into());
+    args.extend(layout.spec.serve_args(&layout.private_temps));
+    let server = Command { program: bwrap, args, cwd: view.cwd.clone(), env: Vec::new() };
+    Ok(crate::Plan::Session(crate::SessionPlan::new(command, server, layout.mount_points)))
 }
 
 /// `[HELPER_ARG, rules…, "--", program, args…]`.

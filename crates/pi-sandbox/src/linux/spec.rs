@@ -57,10 +57,15 @@ pub(crate) enum Action {
     ProbeLandlock,
     /// Restrict, then run `program` with `args`.
     Run { spec: HelperSpec, program: OsString, args: Vec<OsString> },
+    /// Restrict, then serve a session's commands (the control socket on
+    /// stdin), emptying the `clear` folders whenever none runs.
+    Serve { spec: HelperSpec, clear: Vec<PathBuf> },
 }
 
 const PROBE: &str = "--probe";
 const PROBE_LANDLOCK: &str = "--probe-landlock";
+const SERVE: &str = "--serve";
+const CLEAR: &str = "--clear";
 
 fn landlock_name(l: LandlockUse) -> &'static str {
     match l {
@@ -112,6 +117,17 @@ impl HelperSpec {
     pub(crate) fn probe_landlock_args() -> Vec<OsString> {
         vec![PROBE_LANDLOCK.into()]
     }
+
+    /// The session server's arguments: these rules, emptying `clear`.
+    pub(crate) fn serve_args(&self, clear: &[PathBuf]) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec![SERVE.into()];
+        out.extend(self.to_args());
+        for c in clear {
+            out.push(CLEAR.into());
+            out.push(c.into());
+        }
+        out
+    }
 }
 
 /// Parse what follows `__pi-sandbox`.
@@ -119,6 +135,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Action, String> {
     match args.first().and_then(|a| a.to_str()) {
         Some(PROBE) => return Ok(Action::Probe),
         Some(PROBE_LANDLOCK) => return Ok(Action::ProbeLandlock),
+        Some(SERVE) => return parse_serve(&args[1..]),
         _ => {}
     }
     let mut spec = HelperSpec::default();
@@ -132,6 +149,21 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Action, String> {
         apply(&mut spec, flag, value)?;
     }
     Err("no program".into())
+}
+
+/// The server's rules (no program: commands come over the socket).
+fn parse_serve(args: &[OsString]) -> Result<Action, String> {
+    let (mut spec, mut clear) = (HelperSpec::default(), Vec::new());
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or("a flag without its value")?;
+        if flag == CLEAR {
+            clear.push(PathBuf::from(value));
+        } else {
+            apply(&mut spec, flag, value)?;
+        }
+    }
+    Ok(Action::Serve { spec, clear })
 }
 
 fn apply(spec: &mut HelperSpec, flag: &OsStr, value: &OsStr) -> Result<(), String> {
@@ -192,5 +224,10 @@ mod tests {
         assert!(parse(&["--bogus".into(), "x".into(), "--".into(), "p".into()]).is_err());
         assert!(parse(&[]).is_err());
         assert!(parse(&["--network".into(), "wide".into(), "--".into(), "p".into()]).is_err());
+        let spec = HelperSpec { write: vec!["/p".into()], ..HelperSpec::default() };
+        let clear = vec![PathBuf::from("/tmp")];
+        assert_eq!(parse(&spec.serve_args(&clear)).unwrap(), Action::Serve { spec, clear });
+        assert!(parse(&[SERVE.into(), CLEAR.into()]).is_err());
+        assert!(parse(&[SERVE.into(), "--bogus".into(), "x".into()]).is_err());
     }
 }

@@ -119,6 +119,9 @@ pub fn structured_omitted(bytes: u64) -> String {
 /// The supervisor was started without its arguments (it is started by pi only).
 pub const SUPERVISOR_USAGE: &str = "usage: pi __pi-supervise <lifeline fd> -- <program> [args...] (started by pi only)";
 
+/// A command that was to start twice (cannot happen; a message rather than a panic).
+pub const NO_COMMAND: &str = "the command could not be started: it was already used";
+
 #[cfg(test)]
 mod tests {
     use super::*;

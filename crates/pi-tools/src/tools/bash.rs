@@ -15,12 +15,14 @@ use crate::{Content, ToolContext, ToolError, ToolResult};
 
 mod accumulator;
 mod process;
+#[cfg(target_os = "linux")]
+mod session;
 mod shell;
 pub(crate) mod supervisor;
 
 use accumulator::Accumulator;
-pub use process::kill_running_commands;
 use process::{CommandSpec, lock};
+pub use process::{end_sandbox_sessions, kill_running_commands};
 use shell::ShellKind;
 
 /// How long to wait for a killed shell to be reaped before giving up on it.
@@ -54,10 +56,46 @@ fn check_timeout(timeout: Option<f64>) -> Result<Option<Duration>, ToolError> {
     Duration::try_from_secs_f64(t).map(Some).map_err(|_| ToolError::msg(text::INVALID_TIMEOUT))
 }
 
+/// How a command is started: as it is or wrapped in a sandbox of its own
+/// (`Direct`, whose guard lives until it ended), or in a session sandbox.
+struct Launch {
+    plan: pi_sandbox::Plan,
+    /// The unwrapped command, for a sandbox of its own when no session
+    /// sandbox can start.
+    original: Option<CommandSpec>,
+}
+
+impl Launch {
+    /// Start the command.
+    async fn start(&mut self, ctx: &ToolContext) -> Result<process::Running, ToolError> {
+        if let pi_sandbox::Plan::Session(plan) = &self.plan {
+            #[cfg(target_os = "linux")]
+            if let Some(running) = session::run(plan).await {
+                return Ok(running);
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = plan;
+            let original = self.original.take().ok_or_else(|| ToolError::msg(text::NO_COMMAND))?;
+            let prepared =
+                ctx.sandbox.wrap(original, &crate::output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))?;
+            self.plan = pi_sandbox::Plan::Direct(prepared);
+        }
+        let pi_sandbox::Plan::Direct(prepared) = &self.plan else {
+            return Err(ToolError::msg(text::NO_COMMAND));
+        };
+        let spec = &prepared.command;
+        process::spawn(spec).map_err(|e| {
+            let program = spec.program.to_string_lossy();
+            let code = process::errno_name(&e).map(str::to_string).unwrap_or_else(|| e.to_string());
+            ToolError::msg(text::spawn_failed(&program, &code))
+        })
+    }
+}
+
 /// The command line that runs `command` in the session's shell (its
 /// `shellCommandPrefix` first), after the checks the reference makes, in the
 /// session's sandbox. A sandbox that cannot start is an error: nothing runs.
-fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<pi_sandbox::Prepared, ToolError> {
+fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<Launch, ToolError> {
     let path_var = std::env::var_os("PATH");
     let shell = shell::resolve(kind, &ctx.session, path_var.as_deref())?;
     if !ctx.cwd.exists() {
@@ -71,15 +109,17 @@ fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<p
         return Err(ToolError::msg(text::argument_has_nul(shell.args.len(), &text::quote_argument(&command))));
     }
     let spec = process::build_command(&shell, &command, &ctx.cwd, &ctx.session);
-    ctx.sandbox.wrap(spec, &crate::output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))
+    let original = ctx.sandbox.mode().is_sandboxed().then(|| spec.clone());
+    let plan = ctx.sandbox.plan(spec, &crate::output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))?;
+    Ok(Launch { plan, original })
 }
 
 async fn run_shell(kind: ShellKind, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: CommandArgs = super::parse(args)?;
     let timeout = check_timeout(args.timeout)?;
-    let prepared = command_spec(kind, args.command, ctx)?;
-    let outcome = execute(&prepared.command, kind, timeout, ctx, None).await?;
-    drop(prepared);
+    let mut launch = command_spec(kind, args.command, ctx)?;
+    let outcome = execute(&mut launch, kind, timeout, ctx, None).await?;
+    drop(launch);
     outcome.into_result(args.timeout.unwrap_or(0.0))
 }
 
@@ -111,9 +151,9 @@ pub async fn run_user_command(
     ctx: &ToolContext,
     on_output: Option<crate::OutputFn>,
 ) -> Result<UserCommandResult, ToolError> {
-    let prepared = command_spec(ShellKind::Bash, command.to_string(), ctx)?;
-    let outcome = execute(&prepared.command, ShellKind::Bash, None, ctx, on_output).await?;
-    drop(prepared);
+    let mut launch = command_spec(ShellKind::Bash, command.to_string(), ctx)?;
+    let outcome = execute(&mut launch, ShellKind::Bash, None, ctx, on_output).await?;
+    drop(launch);
     let (exit_code, cancelled) = match outcome.end {
         End::Exited(code) => (Some(code), false),
         End::Aborted => (None, true),
@@ -213,18 +253,14 @@ fn wall_seconds(wall: Duration) -> Value {
 /// Start `spec` and follow it to its end: stream updates, enforce the
 /// timeout, honour the abort, and stop reading shortly after the shell exits.
 async fn execute(
-    spec: &CommandSpec,
+    launch: &mut Launch,
     kind: ShellKind,
     timeout: Option<Duration>,
     ctx: &ToolContext,
     on_output: Option<crate::OutputFn>,
 ) -> Result<Outcome, ToolError> {
     let started = Instant::now();
-    let process::Running { mut child, mut group, output, lifeline } = process::spawn(spec).map_err(|e| {
-        let program = spec.program.to_string_lossy();
-        let code = process::errno_name(&e).map(str::to_string).unwrap_or_else(|| e.to_string());
-        ToolError::msg(text::spawn_failed(&program, &code))
-    })?;
+    let process::Running { mut child, mut group, output, lifeline } = launch.start(ctx).await?;
     // Output wakes the update throttle (and reaches a user command's listener).
     let arrived = Arc::new(tokio::sync::Notify::new());
     let wake = Arc::clone(&arrived);
@@ -288,12 +324,7 @@ async fn execute(
 
     let mut end = loop {
         tokio::select! {
-            status = child.wait() => {
-                break match status {
-                    Ok(s) => exit_code(s).map_or(End::Unknown, End::Exited),
-                    Err(_) => End::Unknown,
-                };
-            }
+            code = child.wait() => break code.map_or(End::Unknown, End::Exited),
             _ = &mut deadline => break End::TimedOut(None),
             _ = &mut aborted => break End::Aborted,
             _ = arrived.notified(), if update.is_some() => {
@@ -401,12 +432,6 @@ impl Throttle {
         self.pending = None;
         self.last = Some(tokio::time::Instant::now());
     }
-}
-
-/// The exit code, or 128 + the signal number for a killed shell.
-fn exit_code(status: std::process::ExitStatus) -> Option<i64> {
-    use std::os::unix::process::ExitStatusExt;
-    status.code().map(i64::from).or_else(|| status.signal().map(|s| 128 + i64::from(s)))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub(crate) mod read;
 mod write;
 
 pub use bash::supervisor::{SUPERVISE_ARG, SupervisedCommand, set_supervisor, supervise_main, supervised_command};
-pub use bash::{UserCommandResult, kill_running_commands, run_user_command};
+pub use bash::{UserCommandResult, end_sandbox_sessions, kill_running_commands, run_user_command};
 
 /// Run a call whose arguments already passed preparation and validation.
 pub async fn execute_validated(name: ToolName, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {

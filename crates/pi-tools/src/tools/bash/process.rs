@@ -147,14 +147,29 @@ pub fn kill_running_commands() {
             let _ = kill_process_group(pid, Signal::KILL);
         }
     }
+    end_sandbox_sessions();
+}
+
+/// End every session sandbox (and the commands still running in them) and
+/// remove the mount points they made. For pi's exit.
+pub fn end_sandbox_sessions() {
+    #[cfg(target_os = "linux")]
+    super::session::end_all();
 }
 
 /// Owns a running command's process group: while armed, dropping it kills
 /// the group. Disarm it once the shell has been reaped.
-#[derive(Debug)]
 pub(crate) struct GroupGuard {
     pgid: Option<Pid>,
+    /// Kills a command run by a session sandbox (its group lives there).
+    remote: Option<Box<dyn Fn() + Send + Sync>>,
     armed: bool,
+}
+
+impl std::fmt::Debug for GroupGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupGuard").field("pgid", &self.pgid).field("armed", &self.armed).finish()
+    }
 }
 
 impl GroupGuard {
@@ -163,13 +178,24 @@ impl GroupGuard {
         if let Some(p) = pgid {
             live_groups().push(p.as_raw_pid());
         }
-        GroupGuard { pgid, armed: pgid.is_some() }
+        GroupGuard { pgid, remote: None, armed: pgid.is_some() }
+    }
+
+    /// A group that `kill` ends (a command in a session sandbox).
+    pub(crate) fn remote(kill: Box<dyn Fn() + Send + Sync>) -> Self {
+        GroupGuard { pgid: None, remote: Some(kill), armed: true }
     }
 
     /// SIGKILL the whole group (while armed).
     pub(crate) fn kill(&self) {
-        if let (true, Some(p)) = (self.armed, self.pgid) {
+        if !self.armed {
+            return;
+        }
+        if let Some(p) = self.pgid {
             let _ = kill_process_group(p, Signal::KILL);
+        }
+        if let Some(kill) = &self.remote {
+            kill();
         }
     }
 
@@ -195,10 +221,42 @@ impl Drop for GroupGuard {
     }
 }
 
+/// A started command's shell, to wait for.
+pub(crate) enum ShellProcess {
+    /// A process of ours (or its supervisor, which ends as it does).
+    Local(tokio::process::Child),
+    /// A command a session sandbox runs: its exit code comes from the server.
+    Remote { rx: tokio::sync::oneshot::Receiver<Option<i64>>, done: Option<Option<i64>> },
+}
+
+impl ShellProcess {
+    /// Wait for the end: the exit code (128 + n after signal n), `None`
+    /// when it cannot be known. Cancel-safe, and may be called again.
+    pub(crate) async fn wait(&mut self) -> Option<i64> {
+        match self {
+            ShellProcess::Local(child) => child.wait().await.ok().and_then(exit_code),
+            ShellProcess::Remote { rx, done } => {
+                if let Some(d) = done {
+                    return *d;
+                }
+                let code = (&mut *rx).await.ok().flatten();
+                *done = Some(code);
+                code
+            }
+        }
+    }
+}
+
+/// The exit code, or 128 + the signal number for a killed shell.
+fn exit_code(status: std::process::ExitStatus) -> Option<i64> {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().map(i64::from).or_else(|| status.signal().map(|s| 128 + i64::from(s)))
+}
+
 /// A started command.
 pub(crate) struct Running {
     /// The shell (or its supervisor, which ends as the shell does).
-    pub child: tokio::process::Child,
+    pub child: ShellProcess,
     /// Its process group.
     pub group: GroupGuard,
     /// The read ends of its stdout and stderr pipes, in that order.
@@ -256,7 +314,7 @@ pub(crate) fn spawn(spec: &CommandSpec) -> io::Result<Running> {
         drop(l.give);
         l.keep
     });
-    Ok(Running { child, group, output: [out_reader, err_reader], lifeline })
+    Ok(Running { child: ShellProcess::Local(child), group, output: [out_reader, err_reader], lifeline })
 }
 
 /// Tells [`pump`] when the shell exited: from then on it reads only while
