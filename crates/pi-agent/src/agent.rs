@@ -253,7 +253,7 @@ impl Agent {
             session_id: self.tool_ctx.session.session_id.clone(),
         };
         let began = std::time::Instant::now();
-        let mut rx = pi_ai::stream(&self.model, &self.context(), options);
+        let mut rx = pi_ai::stream_owned(&self.model, self.context(), options);
         let mut started = false;
         let finish = |mut m: AssistantMessage, started: bool| {
             m.duration_ms = Some(began.elapsed().as_millis() as u64);
@@ -615,7 +615,7 @@ impl Agent {
             (Some(id), Ok(mut s)) => s
                 .append("context_edit", serde_json::json!({"targetId": id, "replacement": null}))
                 .ok()
-                .and_then(|new| s.get(&new).cloned()),
+                .and_then(|new| s.get(&new).map(crate::session::Entry::value)),
             _ => None,
         };
         if let Some(entry) = entry {

@@ -136,15 +136,15 @@ pub(crate) fn request_headers<'a>(
     headers(fixed.into_iter().chain(extra))
 }
 
-/// POST `body` as JSON and return the event stream of a 2xx answer.
-pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: &Value) -> Result<SseStream, SendError> {
+/// POST `body` (JSON) and return the event stream of a 2xx answer.
+pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: Vec<u8>) -> Result<SseStream, SendError> {
     let client = client().map_err(SendError::Other)?;
     let resp = client
         .post(url)
         .headers(headers)
         .header("content-type", "application/json")
         .header("accept", "text/event-stream")
-        .body(serde_json::to_vec(body).unwrap_or_default())
+        .body(body)
         .send()
         .await
         .map_err(|e| SendError::Other(transport_error(&e, url)))?;

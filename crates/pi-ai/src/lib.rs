@@ -85,12 +85,17 @@ use limits::CHANNEL_CAPACITY;
 /// event is always `done` or `error`; dropping the receiver cancels the
 /// request.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc::Receiver<AssistantMessageEvent> {
+    stream_owned(model, context.clone(), options)
+}
+
+/// As [`stream`], taking the context (a long conversation is not copied
+/// once more for the request).
+pub fn stream_owned(model: &Model, context: Context, options: StreamOptions) -> mpsc::Receiver<AssistantMessageEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let em = Emitter::new(tx, model);
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
             let model = model.clone();
-            let context = context.clone();
             handle.spawn(async move { run(model, context, options, em).await });
         }
         Err(_) => {

@@ -134,7 +134,7 @@ pub(crate) fn html(session: &Session, system_prompt: &str) -> String {
         let _ = writeln!(out, "<details><summary>system prompt</summary><pre>{}</pre></details>", esc(system_prompt));
     }
     for e in session.branch() {
-        if let Some(h) = entry_html(e) {
+        if let Some(h) = entry_html(&e.value()) {
             out.push_str(&h);
         }
     }

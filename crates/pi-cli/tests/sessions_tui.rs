@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 //! `pi --resume` on a terminal (under tmux): the picker lists this folder's
 //! sessions (named ones by name, most recent first), searching narrows it,
-//! enter continues the chosen one in the UI, escape ends the run.
+//! enter continues the chosen one in the UI, escape ends the run. `/resume`
+//! inside the UI opens the same picker and switches to the chosen session.
 
 mod tui_support;
 
@@ -122,4 +123,38 @@ fn resume_escape_selects_nothing_and_named_filter_hides_the_rest() {
     let screen = t.wait_for("PI-EXIT-0");
     assert!(screen.contains("No session selected"), "{screen}");
     assert!(s.server.requests().is_empty());
+}
+
+#[test]
+fn slash_resume_switches_to_the_chosen_session() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![Turn::text("fresh answer"), Turn::text("resumed answer")]);
+    let alpha = write_session(&s, "aaaa-1111", 1, "alpha question", "alpha answer", None);
+    write_session(&s, "bbbb-2222", 2, "beta question", "beta answer", None);
+    let t = Tmux::start(100, 30, &command(&s, ""));
+    t.type_text("fresh prompt");
+    t.keys(&["Enter"]);
+    t.wait("the first answer", |sc| sc.contains("fresh answer") && idle(sc));
+    t.type_text("/resume");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("Resume Session (Current Folder)");
+    // The session just used is listed too (it has messages), most recent first.
+    assert!(screen.contains("› fresh prompt"), "{screen}");
+    t.type_text("alpha");
+    t.wait("the search", |sc| sc.contains("› alpha question") && !sc.contains("beta question"));
+    t.keys(&["Enter"]);
+    let screen = t.wait("the resumed session", |sc| sc.contains("Resumed session") && idle(sc));
+    assert!(screen.contains("alpha answer") && !screen.contains("fresh answer"), "{screen}");
+    t.type_text("go on");
+    t.keys(&["Enter"]);
+    t.wait("the answer", |sc| sc.contains("resumed answer") && idle(sc));
+    let users = messages_of(&s.server, "user");
+    assert_eq!(users.len(), 2, "{users:?}");
+    assert!(users[0].contains("alpha question") && users[1].contains("go on"), "the chosen context: {users:?}");
+    let written = std::fs::read_to_string(&alpha).unwrap();
+    assert!(written.contains("go on") && written.contains("resumed answer"), "continued in its own file");
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
 }

@@ -63,7 +63,9 @@ fn entries(session: &SharedSession) -> Vec<Value> {
     let Ok(s) = session.lock() else { return Vec::new() };
     s.branch()
         .into_iter()
-        .filter(|e| e["type"] == "custom" && e["customType"] == STORE_ENTRY_TYPE)
+        .filter(|e| e.kind() == "custom")
+        .map(|e| e.value())
+        .filter(|e| e["customType"] == STORE_ENTRY_TYPE)
         .map(|e| e.get("data").cloned().unwrap_or(Value::Null))
         .collect()
 }
@@ -138,7 +140,7 @@ mod tests {
         assert_eq!(values(&session).get("k2"), Some(&json!(2)));
         assert!(parse_writes("[[1]]").is_err() && parse_writes("{}").is_err());
         // Another branch (the leaf moved back to the first entry) sees only its own values.
-        let first = session.lock().unwrap().branch()[0]["id"].as_str().unwrap().to_string();
+        let first = session.lock().unwrap().branch()[0].id().to_string();
         session.lock().unwrap().set_leaf(Some(&first)).unwrap();
         assert_eq!(Value::Object(values(&session)), json!({"a": 1, "b": [2]}));
     }

@@ -120,6 +120,14 @@ pub enum DialogRequest {
         /// Text to start with.
         prefill: Option<String>,
     },
+    /// One of the sessions (`/resume`): the session picker; the answer is
+    /// the chosen session's file.
+    Sessions {
+        /// The sessions, most recently active first.
+        sessions: Vec<pi_agent::session::SessionInfo>,
+        /// Now, in ms since the epoch (the ages shown).
+        now_ms: i64,
+    },
 }
 
 /// The answer to a [`DialogRequest`].

@@ -122,8 +122,8 @@ pub fn session_context_tokens(session: &Session) -> u64 {
         return estimate_all(&ctx.messages);
     };
     let branch = session.branch();
-    let usage_at = ctx.entry_ids.get(i).and_then(|id| branch.iter().position(|e| e["id"].as_str() == Some(id)));
-    let invalidated_at = branch.iter().rposition(|e| matches!(e["type"].as_str(), Some("context_edit" | "compaction")));
+    let usage_at = ctx.entry_ids.get(i).and_then(|id| branch.iter().position(|e| e.id() == id));
+    let invalidated_at = branch.iter().rposition(|e| matches!(e.kind(), "context_edit" | "compaction"));
     match (usage_at, invalidated_at) {
         (Some(u), Some(x)) if u < x => estimate_all(&ctx.messages),
         (None, Some(_)) => estimate_all(&ctx.messages),

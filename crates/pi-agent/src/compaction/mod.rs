@@ -137,7 +137,7 @@ impl Agent {
             let s = self.session.lock().map_err(|e| (false, e.to_string()))?;
             match prepare(&s, keep) {
                 Some(p) => p,
-                None if s.branch().last().is_some_and(|e| e["type"] == "compaction") => {
+                None if s.branch().last().is_some_and(|e| e.kind() == "compaction") => {
                     return Err((false, crate::text::ALREADY_COMPACTED.into()));
                 }
                 None => return Err((false, crate::text::NOTHING_TO_COMPACT.into())),

@@ -81,19 +81,20 @@ fn file_ops(messages: &[AgentMessage], read: &mut Vec<String>, modified: &mut Ve
 pub fn prepare(session: &Session, keep_recent: u64) -> Option<Preparation> {
     let branch = session.branch();
     let ctx = session.context();
-    let last_compaction = branch.iter().rposition(|e| e["type"] == "compaction");
+    let last_compaction = branch.iter().rposition(|e| e.kind() == "compaction");
+    let compaction = last_compaction.map(|at| branch[at].value()).unwrap_or_default();
     // Entries that may still be summarized: from the previous kept boundary.
     let start = match last_compaction {
         Some(at) => {
-            let kept = branch[at]["firstKeptEntryId"].as_str().unwrap_or_default();
-            branch[..at].iter().position(|e| e["id"] == kept).unwrap_or(at + 1)
+            let kept = compaction["firstKeptEntryId"].as_str().unwrap_or_default();
+            branch[..at].iter().position(|e| e.id() == kept).unwrap_or(at + 1)
         }
         None => 0,
     };
-    let shown: Vec<Option<&AgentMessage>> = branch
-        .iter()
-        .map(|e| e["id"].as_str().and_then(|id| ctx.entry_ids.iter().position(|x| x == id)).map(|i| &ctx.messages[i]))
-        .collect();
+    let at_of: std::collections::HashMap<&str, usize> =
+        ctx.entry_ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).rev().collect();
+    let shown: Vec<Option<&AgentMessage>> =
+        branch.iter().map(|e| at_of.get(e.id()).map(|&i| &ctx.messages[i])).collect();
     let mut kept_tokens = 0u64;
     let mut cut: Option<usize> = None;
     for i in (start..branch.len()).rev() {
@@ -109,8 +110,8 @@ pub fn prepare(session: &Session, keep_recent: u64) -> Option<Preparation> {
     let mut cut = cut?;
     let hidden_from = (cut + 1..branch.len()).rev().take_while(|&i| shown[i].is_none()).last();
     if let Some(h) = hidden_from {
-        let omitted_answer =
-            (h..branch.len()).any(|i| branch[i]["type"] == "message" && branch[i]["message"]["role"] == "assistant");
+        let omitted_answer = (h..branch.len())
+            .any(|i| branch[i].kind() == "message" && branch[i].field("message")["role"] == "assistant");
         if omitted_answer {
             cut = h;
         }
@@ -135,11 +136,11 @@ pub fn prepare(session: &Session, keep_recent: u64) -> Option<Preparation> {
         return None;
     }
     let (mut read_files, mut modified_files) = (Vec::new(), Vec::new());
-    if let Some(at) = last_compaction.filter(|at| branch[*at]["fromHook"] != true) {
-        for f in branch[at]["details"]["readFiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+    if last_compaction.is_some() && compaction["fromHook"] != true {
+        for f in compaction["details"]["readFiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
             push_unique(&mut read_files, f);
         }
-        for f in branch[at]["details"]["modifiedFiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        for f in compaction["details"]["modifiedFiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
             push_unique(&mut modified_files, f);
         }
     }
@@ -149,8 +150,8 @@ pub fn prepare(session: &Session, keep_recent: u64) -> Option<Preparation> {
         to_summarize,
         is_split_turn: span_start.is_some(),
         turn_prefix,
-        first_kept_entry_id: branch[cut]["id"].as_str().unwrap_or_default().to_string(),
-        previous_summary: last_compaction.and_then(|at| branch[at]["summary"].as_str().map(String::from)),
+        first_kept_entry_id: branch[cut].id().to_string(),
+        previous_summary: compaction["summary"].as_str().map(String::from),
         tokens_before: session_context_tokens(session),
         read_files,
         modified_files,

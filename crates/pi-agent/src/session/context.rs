@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::Session;
+use super::{Entry, Session};
 use crate::messages::{AgentMessage, AgentOnly, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
 
 /// What the active branch says.
@@ -35,8 +35,8 @@ fn millis(iso: &Value) -> i64 {
         .unwrap_or(0)
 }
 
-/// The context message an entry stands for, if any.
-fn message_of(e: &Value) -> Option<AgentMessage> {
+/// The context message an entry (as a value) stands for, if any.
+fn message_of_value(e: &Value) -> Option<AgentMessage> {
     match e["type"].as_str()? {
         // (`compaction_summary` is the compaction's own message, made above.)
         "message" | "compaction_summary" => AgentMessage::deserialize(&e["message"]).ok(),
@@ -56,8 +56,24 @@ fn message_of(e: &Value) -> Option<AgentMessage> {
     }
 }
 
-fn is_system(e: &Value) -> bool {
-    e["type"] == "message" && e["message"]["role"] == "system"
+/// A `message` entry read straight from its line.
+#[derive(Deserialize)]
+struct MessageLine {
+    message: AgentMessage,
+}
+
+/// The context message an entry stands for, if any (messages are read from
+/// their line without an intermediate value).
+fn message_of(e: &Entry) -> Option<AgentMessage> {
+    match e.kind() {
+        "message" => e.parse::<MessageLine>().ok().map(|l| l.message),
+        "custom_message" | "branch_summary" => message_of_value(&e.value()),
+        _ => None,
+    }
+}
+
+fn is_system(m: &AgentMessage) -> bool {
+    matches!(m, AgentMessage::Agent(AgentOnly::System(_)))
 }
 
 /// Replace a message's content (a string becomes one text block where the
@@ -71,75 +87,94 @@ fn replaced(mut m: Value, replacement: &Value) -> Value {
     m
 }
 
+/// The messages being gathered, and the edits that apply to them.
+struct Gather {
+    out: SessionContext,
+    edits: HashMap<String, Value>,
+}
+
+impl Gather {
+    /// The message of `e` (as edited), unless it is a system message and
+    /// `no_system` is set.
+    fn entry(&mut self, e: &Entry, no_system: bool) {
+        let message = match self.edits.get(e.id()) {
+            Some(Value::Null) => return,
+            Some(r) => {
+                let mut v = e.value();
+                if e.kind() == "message" {
+                    v["message"] = replaced(v["message"].take(), r);
+                } else {
+                    v["content"] = r.clone();
+                }
+                message_of_value(&v)
+            }
+            None => message_of(e),
+        };
+        if let Some(m) = message.filter(|m| !(no_system && is_system(m))) {
+            self.out.messages.push(m);
+            self.out.entry_ids.push(e.id().to_string());
+        }
+    }
+
+    /// A message the compaction `id` stands for.
+    fn synthetic(&mut self, id: &str, message: Option<AgentMessage>) {
+        if matches!(self.edits.get(id), Some(Value::Null)) {
+            return;
+        }
+        if let Some(m) = message {
+            self.out.messages.push(m);
+            self.out.entry_ids.push(id.to_string());
+        }
+    }
+}
+
 impl Session {
     /// The context of the active branch.
     pub fn context(&self) -> SessionContext {
         let path = self.branch();
-        let mut out = SessionContext::default();
+        let mut g = Gather { out: SessionContext::default(), edits: HashMap::new() };
         for e in &path {
-            match e["type"].as_str() {
-                Some("model_change") => {
-                    if let (Some(p), Some(m)) = (e["provider"].as_str(), e["modelId"].as_str()) {
-                        out.model = Some((p.to_string(), m.to_string()));
+            match e.kind() {
+                "model_change" => {
+                    let v = e.value();
+                    if let (Some(p), Some(m)) = (v["provider"].as_str(), v["modelId"].as_str()) {
+                        g.out.model = Some((p.to_string(), m.to_string()));
                     }
                 }
-                Some("thinking_level_change") => out.thinking_level = e["thinkingLevel"].as_str().map(String::from),
+                "thinking_level_change" => {
+                    g.out.thinking_level = e.field("thinkingLevel").as_str().map(String::from);
+                }
+                "context_edit" => {
+                    let mut v = e.value();
+                    if let Some(t) = v["targetId"].as_str().map(String::from) {
+                        g.edits.insert(t, v["replacement"].take());
+                    }
+                }
                 _ => {}
             }
         }
-        let mut edits: HashMap<&str, &Value> = HashMap::new();
-        for e in path.iter().filter(|e| e["type"] == "context_edit") {
-            if let Some(t) = e["targetId"].as_str() {
-                edits.insert(t, &e["replacement"]);
-            }
-        }
-        let mut push = |e: &Value| {
-            let id = e["id"].as_str().unwrap_or_default();
-            let edited;
-            let source = match edits.get(id) {
-                Some(Value::Null) => return,
-                Some(r) if e["type"] == "message" => {
-                    let mut copy = e.clone();
-                    copy["message"] = replaced(e["message"].clone(), r);
-                    edited = copy;
-                    &edited
-                }
-                Some(r) => {
-                    let mut copy = e.clone();
-                    copy["content"] = (*r).clone();
-                    edited = copy;
-                    &edited
-                }
-                None => e,
-            };
-            if let Some(m) = message_of(source) {
-                out.messages.push(m);
-                out.entry_ids.push(id.to_string());
-            }
-        };
-        match path.iter().rposition(|e| e["type"] == "compaction") {
-            None => path.iter().for_each(|e| push(e)),
+        match path.iter().rposition(|e| e.kind() == "compaction") {
+            None => path.iter().for_each(|e| g.entry(e, false)),
             Some(at) => {
-                let c = path[at];
+                let c = path[at].value();
+                let id = path[at].id();
                 if let Some(sys) = c.get("systemMessage").filter(|s| s.is_object()) {
-                    push(&serde_json::json!({"type": "message", "id": c["id"], "message": sys}));
+                    g.synthetic(id, AgentMessage::deserialize(sys).ok());
                 }
-                let summary =
-                    serde_json::to_value(AgentMessage::Agent(AgentOnly::CompactionSummary(CompactionSummaryMessage {
-                        summary: c["summary"].as_str().unwrap_or_default().to_string(),
-                        tokens_before: c["tokensBefore"].as_u64().unwrap_or(0),
-                        timestamp: millis(&c["timestamp"]),
-                    })))
-                    .unwrap_or_default();
-                push(&serde_json::json!({"type": "compaction_summary", "id": c["id"], "message": summary}));
+                let summary = AgentMessage::Agent(AgentOnly::CompactionSummary(CompactionSummaryMessage {
+                    summary: c["summary"].as_str().unwrap_or_default().to_string(),
+                    tokens_before: c["tokensBefore"].as_u64().unwrap_or(0),
+                    timestamp: millis(&c["timestamp"]),
+                }));
+                g.synthetic(id, Some(summary));
                 let first_kept = c["firstKeptEntryId"].as_str().unwrap_or_default();
-                let kept_from = path[..at].iter().position(|e| e["id"] == first_kept);
+                let kept_from = path[..at].iter().position(|e| e.id() == first_kept);
                 if let Some(from) = kept_from {
-                    path[from..at].iter().filter(|e| !is_system(e)).for_each(|e| push(e));
+                    path[from..at].iter().for_each(|e| g.entry(e, true));
                 }
-                path[at + 1..].iter().for_each(|e| push(e));
+                path[at + 1..].iter().for_each(|e| g.entry(e, false));
             }
         }
-        out
+        g.out
     }
 }

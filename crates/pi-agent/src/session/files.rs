@@ -65,7 +65,7 @@ pub fn most_recent(dir: &Path) -> Result<PathBuf, SessionError> {
 }
 
 /// What a session listing shows of one session (the `--resume` picker).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionInfo {
     /// The file.
     pub path: PathBuf,
@@ -113,14 +113,15 @@ fn info(path: &Path) -> Option<SessionInfo> {
     let mut texts: Vec<String> = Vec::new();
     let mut last_activity: Option<i64> = None;
     let mut name = None;
-    for e in s.entries() {
-        if e["type"] == "session_info" {
-            name = e["name"].as_str().map(str::trim).filter(|n| !n.is_empty()).map(String::from);
+    for entry in s.entries() {
+        if entry.kind() == "session_info" {
+            name = entry.field("name").as_str().map(str::trim).filter(|n| !n.is_empty()).map(String::from);
         }
-        if e["type"] != "message" {
+        if entry.kind() != "message" {
             continue;
         }
         message_count += 1;
+        let e = entry.value();
         let m = &e["message"];
         if !matches!(m["role"].as_str(), Some("user" | "assistant")) || m.get("content").is_none() {
             continue;

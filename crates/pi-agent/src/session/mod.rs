@@ -2,13 +2,15 @@
 //! then entries linked by `id`/`parentId` into a tree. The *leaf* is the
 //! current position; the path from the root to it is the active branch, from
 //! which the model's context is built (honouring the latest compaction).
-//! Entries are kept as the JSON they were read or written as, so a file
-//! written by the reference round-trips whatever fields it has. Files are
+//! Entries are kept as the lines of JSON they were read or written as
+//! (parsed when asked for), so a file written by the reference round-trips
+//! whatever fields it has and a long session costs about its file's size. Files are
 //! created 0600 in 0700 folders because they hold everything that passed
 //! through the conversation. A session without a file (`--no-session`)
 //! keeps its tree in memory only.
 
 mod context;
+mod entry;
 mod files;
 mod tree;
 
@@ -20,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 pub use context::SessionContext;
+pub use entry::Entry;
 pub use files::{SessionInfo, encode_cwd, find_by_id, list_sessions, most_recent, session_dir};
 pub use tree::TreeNode;
 
@@ -83,7 +86,7 @@ fn short_id() -> String {
 #[derive(Debug)]
 pub struct Session {
     header: Value,
-    entries: Vec<Value>,
+    entries: Vec<Entry>,
     index: HashMap<String, usize>,
     leaf: Option<String>,
     path: Option<PathBuf>,
@@ -196,17 +199,20 @@ impl Session {
         };
         for (i, line) in lines.enumerate() {
             let n = i + 2;
-            match line.map_err(|e| e.to_string()).and_then(|l| {
-                if l.trim().is_empty() {
-                    Ok(None)
-                } else {
-                    serde_json::from_str::<Value>(&l).map(Some).map_err(|e| e.to_string())
+            let line = match line {
+                Ok(l) if l.trim().is_empty() => continue,
+                Ok(l) => l,
+                Err(e) => {
+                    s.bad_lines.push((n, e.to_string()));
+                    continue;
                 }
-            }) {
-                Ok(Some(v)) if v.is_object() => s.push_loaded(v),
-                Ok(Some(_)) => s.bad_lines.push((n, crate::text::SESSION_LINE_NOT_OBJECT.to_string())),
-                Ok(None) => {}
-                Err(e) => s.bad_lines.push((n, e)),
+            };
+            match Entry::from_line(line) {
+                Ok(e) => s.push_loaded(e),
+                Err(entry::LineError::NotObject) => {
+                    s.bad_lines.push((n, crate::text::SESSION_LINE_NOT_OBJECT.to_string()))
+                }
+                Err(entry::LineError::Invalid(e)) => s.bad_lines.push((n, e)),
             }
         }
         if version < SESSION_VERSION {
@@ -216,14 +222,21 @@ impl Session {
     }
 
     /// Add an entry read from a file (v1 entries without ids get them).
-    fn push_loaded(&mut self, mut v: Value) {
-        if v.get("id").and_then(Value::as_str).is_none() {
+    fn push_loaded(&mut self, mut e: Entry) {
+        if !e.has_id() {
+            let mut v = e.value();
             v["id"] = json!(short_id());
             v["parentId"] = json!(self.leaf);
+            e = Entry::from_value(&v).unwrap_or(e);
         }
-        let id = v["id"].as_str().unwrap_or_default().to_string();
+        self.push_entry(e);
+    }
+
+    /// Add an entry in memory; it becomes the leaf.
+    fn push_entry(&mut self, e: Entry) {
+        let id = e.id().to_string();
         self.index.insert(id.clone(), self.entries.len());
-        self.entries.push(v);
+        self.entries.push(e);
         self.leaf = Some(id);
     }
 
@@ -231,8 +244,13 @@ impl Session {
     /// the extensions' messages `hookMessage`.
     fn migrate(&mut self) {
         for e in &mut self.entries {
-            if e["type"] == "message" && e["message"]["role"] == "hookMessage" {
-                e["message"]["role"] = json!("custom");
+            if e.kind() != "message" || !e.line().contains("hookMessage") {
+                continue;
+            }
+            let mut v = e.value();
+            if v["message"]["role"] == "hookMessage" {
+                v["message"]["role"] = json!("custom");
+                *e = Entry::from_value(&v).unwrap_or_else(|| e.clone());
             }
         }
     }
@@ -253,12 +271,12 @@ impl Session {
     }
 
     /// Every entry in append order (the header excluded).
-    pub fn entries(&self) -> &[Value] {
+    pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
 
     /// An entry by id.
-    pub fn get(&self, id: &str) -> Option<&Value> {
+    pub fn get(&self, id: &str) -> Option<&Entry> {
         self.index.get(id).map(|&i| &self.entries[i])
     }
 
@@ -297,11 +315,9 @@ impl Session {
         if let Value::Object(extra) = fields {
             entry.extend(extra);
         }
-        let entry = Value::Object(entry);
+        let Some(entry) = Entry::from_value(&Value::Object(entry)) else { return Ok(id) };
         let written = self.write_line(&entry);
-        self.index.insert(id.clone(), self.entries.len());
-        self.entries.push(entry);
-        self.leaf = Some(id.clone());
+        self.push_entry(entry);
         written.map(|()| id)
     }
 
@@ -310,9 +326,10 @@ impl Session {
         self.append("message", json!({"message": message}))
     }
 
-    fn write_line(&mut self, v: &Value) -> Result<(), SessionError> {
+    fn write_line(&mut self, e: &Entry) -> Result<(), SessionError> {
         let (Some(file), Some(path)) = (self.file.as_mut(), self.path.as_ref()) else { return Ok(()) };
-        let mut line = serde_json::to_string(v).unwrap_or_default();
+        let mut line = String::with_capacity(e.line().len() + 1);
+        line.push_str(e.line());
         line.push('\n');
         file.write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })
     }
@@ -323,18 +340,18 @@ impl Session {
     }
 
     /// The entries from the root to the leaf.
-    pub fn branch(&self) -> Vec<&Value> {
+    pub fn branch(&self) -> Vec<&Entry> {
         self.branch_to(self.leaf.as_deref())
     }
 
     /// The entries from the root to `id`.
-    pub fn branch_to(&self, id: Option<&str>) -> Vec<&Value> {
+    pub fn branch_to(&self, id: Option<&str>) -> Vec<&Entry> {
         let mut out = Vec::new();
         let mut cursor = id.map(str::to_string);
         while let Some(cur) = cursor {
             let Some(e) = self.get(&cur) else { break };
             out.push(e);
-            cursor = e["parentId"].as_str().map(String::from);
+            cursor = e.parent_id().map(String::from);
             if out.len() > self.entries.len() {
                 break;
             }
@@ -352,31 +369,28 @@ impl Session {
     /// Copy `source`'s active branch up to, not including, entry `stop`.
     pub fn copy_branch_before(&mut self, source: &Session, stop: &str) -> Result<(), SessionError> {
         let branch = source.branch();
-        let Some(at) = branch.iter().position(|e| e["id"] == stop) else {
+        let Some(at) = branch.iter().position(|e| e.id() == stop) else {
             return Err(SessionError::NoEntry(stop.to_string()));
         };
         self.copy_entries(branch[..at].to_vec())
     }
 
-    fn copy_entries(&mut self, entries: Vec<&Value>) -> Result<(), SessionError> {
+    fn copy_entries(&mut self, entries: Vec<&Entry>) -> Result<(), SessionError> {
         let mut result = Ok(());
         for e in entries {
             let e = e.clone();
             if result.is_ok() {
                 result = self.write_line(&e);
             }
-            let id = e["id"].as_str().unwrap_or_default().to_string();
-            self.index.insert(id.clone(), self.entries.len());
-            self.entries.push(e);
-            self.leaf = Some(id);
+            self.push_entry(e);
         }
         result
     }
 
     /// The session's display name: the latest `session_info` entry's.
     pub fn name(&self) -> Option<String> {
-        let e = self.entries.iter().rev().find(|e| e["type"] == "session_info")?;
-        e["name"].as_str().filter(|n| !n.is_empty()).map(String::from)
+        let e = self.entries.iter().rev().find(|e| e.kind() == "session_info")?;
+        e.field("name").as_str().filter(|n| !n.is_empty()).map(String::from)
     }
 }
 

@@ -81,9 +81,12 @@ fn a_reference_file_opens_its_branch_and_continues() {
     // Appending continues from the leaf, in the same file; unknown fields survive.
     let id = s.append_message(&user("four")).unwrap();
     let again = Session::open(&path).unwrap();
-    assert_eq!(again.get(&id).unwrap()["parentId"], "i1");
-    assert_eq!(again.get("a1").unwrap()["message"]["futureField"], json!({"kept": true}));
-    assert_eq!(again.get("n1").unwrap()["x"], 1);
+    assert_eq!(again.get(&id).unwrap().parent_id(), Some("i1"));
+    assert_eq!(again.get("a1").unwrap().field("message")["futureField"], json!({"kept": true}));
+    assert_eq!(again.get("n1").unwrap().field("x"), 1);
+    // Entries read are kept as their lines, byte for byte.
+    let a1 = REFERENCE_FILE.lines().find(|l| l.contains(r#""id":"a1""#)).unwrap();
+    assert_eq!(again.get("a1").unwrap().line(), a1);
 }
 
 #[test]

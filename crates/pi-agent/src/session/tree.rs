@@ -31,14 +31,18 @@ impl Session {
     pub fn user_messages(&self) -> Vec<(String, String)> {
         self.branch()
             .into_iter()
-            .filter(|e| e["type"] == "message" && e["message"]["role"] == "user")
-            .map(|e| {
-                let text = match &e["message"]["content"] {
+            .filter(|e| e.kind() == "message")
+            .filter_map(|e| {
+                let message = e.field("message");
+                if message["role"] != "user" {
+                    return None;
+                }
+                let text = match &message["content"] {
                     Value::String(t) => t.clone(),
                     Value::Array(b) => b.iter().filter_map(|x| x["text"].as_str()).collect::<Vec<_>>().join(""),
                     _ => String::new(),
                 };
-                (e["id"].as_str().unwrap_or_default().to_string(), text)
+                Some((e.id().to_string(), text))
             })
             .collect()
     }
@@ -46,7 +50,8 @@ impl Session {
     /// The latest label of each labelled entry: (label, its time).
     pub fn labels(&self) -> HashMap<String, (String, String)> {
         let mut out = HashMap::new();
-        for e in self.entries.iter().filter(|e| e["type"] == "label") {
+        for e in self.entries.iter().filter(|e| e.kind() == "label") {
+            let e = e.value();
             let Some(target) = e["targetId"].as_str() else { continue };
             match e["label"].as_str().filter(|l| !l.is_empty()) {
                 Some(l) => {
@@ -66,7 +71,7 @@ impl Session {
         let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut roots = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            match e["parentId"].as_str().filter(|p| self.index.contains_key(*p)) {
+            match e.parent_id().filter(|p| self.index.contains_key(*p)) {
                 Some(p) => children.entry(p).or_default().push(i),
                 None => roots.push(i),
             }
@@ -77,19 +82,19 @@ impl Session {
         let mut stack: Vec<usize> = roots.clone();
         while let Some(i) = stack.pop() {
             order.push(i);
-            let id = self.entries[i]["id"].as_str().unwrap_or_default();
+            let id = self.entries[i].id();
             stack.extend(children.get(id).into_iter().flatten().copied());
         }
         for &i in order.iter().rev() {
             let e = &self.entries[i];
-            let id = e["id"].as_str().unwrap_or_default();
+            let id = e.id();
             let kids =
                 children.get(id).map(|list| list.iter().filter_map(|k| built.remove(k)).collect()).unwrap_or_default();
             let label = labels.get(id);
             built.insert(
                 i,
                 TreeNode {
-                    entry: e.clone(),
+                    entry: e.value(),
                     children: kids,
                     label: label.map(|l| l.0.clone()),
                     label_timestamp: label.map(|l| l.1.clone()),

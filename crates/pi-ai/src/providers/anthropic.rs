@@ -193,7 +193,7 @@ pub(crate) async fn run(
     }
     let headers = http::request_headers(pairs, model, options)?;
     let body = request_body(model, context, options);
-    let mut sse = open_stream(&url, headers, &body, http::anthropic_http_error).await?;
+    let mut sse = open_stream(&url, headers, body, http::anthropic_http_error).await?;
     read_stream(&mut sse, em).await
 }
 

@@ -131,10 +131,14 @@ pub(crate) fn data_url(data: &str, mime: &str) -> String {
 pub(crate) async fn open_stream(
     url: &str,
     headers: reqwest::header::HeaderMap,
-    body: &serde_json::Value,
+    body: serde_json::Value,
     status_message: impl FnOnce(&http::HttpStatusError) -> String,
 ) -> Result<SseStream, ProviderError> {
-    match http::post_sse(url, headers, body).await {
+    // The value is dropped once written out: a long conversation's body is
+    // not held twice while the answer streams.
+    let bytes = serde_json::to_vec(&body).unwrap_or_default();
+    drop(body);
+    match http::post_sse(url, headers, bytes).await {
         Ok(s) => Ok(s),
         Err(SendError::Status(e)) => {
             let failure = Failure { kind: FailureKind::Status(e.status), retry_after: e.retry_after };

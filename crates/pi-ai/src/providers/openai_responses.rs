@@ -158,7 +158,7 @@ pub(crate) async fn run(
     let headers = http::request_headers(pairs, model, options)?;
     let body = request_body(model, context, options);
     let provider = model.provider.clone();
-    let mut sse = open_stream(&url, headers, &body, |e| http::responses_http_error(&provider, e)).await?;
+    let mut sse = open_stream(&url, headers, body, |e| http::responses_http_error(&provider, e)).await?;
     em.start().await?;
     read_stream(&mut sse, em).await
 }

@@ -98,7 +98,7 @@ impl Server {
         let all = s.entries();
         let from = match since {
             Some(id) => {
-                all.iter().position(|e| e["id"] == id).map(|i| i + 1).ok_or_else(|| text::rpc_entry_not_found(id))?
+                all.iter().position(|e| e.id() == id).map(|i| i + 1).ok_or_else(|| text::rpc_entry_not_found(id))?
             }
             None => 0,
         };

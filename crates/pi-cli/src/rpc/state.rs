@@ -2,6 +2,7 @@
 //! documented keys), `get_state`, `get_session_stats`, the last answer.
 
 use pi_agent::AgentMessage;
+use pi_agent::session::Entry;
 use pi_ai::{Message, Model};
 use serde_json::{Value, json};
 
@@ -35,30 +36,32 @@ pub(crate) fn last_assistant_text(messages: &[AgentMessage]) -> Option<String> {
 
 /// `get_session_stats`: counts over the session's messages, tokens and cost over
 /// every assistant message and tool usage of the session, the context use.
-pub(crate) fn stats(messages: &[AgentMessage], entries: &[Value], session: (&str, Option<&str>), window: u64) -> Value {
+pub(crate) fn stats(messages: &[AgentMessage], entries: &[Entry], session: (&str, Option<&str>), window: u64) -> Value {
     // Counted over every message the session recorded (compacted ones too), as the reference does.
     let (mut users, mut assistants, mut calls, mut results, mut total) = (0, 0, 0, 0, 0);
-    for m in entries.iter().filter(|e| e["type"] == "message").map(|e| &e["message"]) {
-        total += 1;
-        match m["role"].as_str() {
-            Some("user") => users += 1,
-            Some("assistant") => {
-                assistants += 1;
-                let blocks = m["content"].as_array().map(Vec::as_slice).unwrap_or_default();
-                calls += blocks.iter().filter(|b| b["type"] == "toolCall").count();
-            }
-            Some("toolResult") => results += 1,
-            _ => {}
-        }
-    }
     let (mut input, mut output, mut cache_read, mut cache_write, mut cost) = (0u64, 0u64, 0u64, 0u64, 0f64);
-    for e in entries {
-        let usage = match e["type"].as_str() {
-            Some("message") if matches!(e["message"]["role"].as_str(), Some("assistant" | "toolResult")) => {
-                &e["message"]["usage"]
+    // Only the entries that count are read, one at a time.
+    for e in entries.iter().filter(|e| matches!(e.kind(), "message" | "compaction" | "branch_summary" | "usage")) {
+        let e = e.value();
+        let usage = if e["type"] == "message" {
+            let m = &e["message"];
+            total += 1;
+            match m["role"].as_str() {
+                Some("user") => users += 1,
+                Some("assistant") => {
+                    assistants += 1;
+                    let blocks = m["content"].as_array().map(Vec::as_slice).unwrap_or_default();
+                    calls += blocks.iter().filter(|b| b["type"] == "toolCall").count();
+                }
+                Some("toolResult") => results += 1,
+                _ => {}
             }
-            Some("compaction" | "branch_summary" | "usage") => &e["usage"],
-            _ => continue,
+            if !matches!(m["role"].as_str(), Some("assistant" | "toolResult")) {
+                continue;
+            }
+            &m["usage"]
+        } else {
+            &e["usage"]
         };
         let n = |k: &str| usage[k].as_u64().unwrap_or(0);
         input += n("input");

@@ -198,8 +198,25 @@ pub(crate) fn start(
     runtime: &tokio::runtime::Runtime,
     report: &mut Report,
 ) -> Result<Option<Started>, Stop> {
+    start_in(args, runtime, report, None)
+}
+
+/// Run the stages in `cwd` (default: the current folder). A session
+/// resumed by `--session` or `--resume` runs in the folder it was made in,
+/// as the reference: when that is another folder, the stages run again
+/// there (its settings, trust, extensions, context files and tools' folder).
+fn start_in(
+    args: &CliArgs,
+    runtime: &tokio::runtime::Runtime,
+    report: &mut Report,
+    cwd: Option<PathBuf>,
+) -> Result<Option<Started>, Stop> {
     check_arguments(args)?;
-    let env = Env::current(args);
+    let moved = cwd.is_some();
+    let mut env = Env::current(args);
+    if let Some(cwd) = cwd {
+        env.cwd = cwd;
+    }
     let mode = args.mode;
     let mut settings = load_settings(&env, report);
     let mut ui = crate::tui::UiSettings::new(args, &settings, env.agent_dir.clone(), env.cwd.clone());
@@ -241,6 +258,11 @@ pub(crate) fn start(
     let ttys = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let chooser = session::Chooser { interactive: ttys, to_stdout: mode == Mode::Text };
     let opened = session::open(args, &folder, &env.cwd, chooser, report)?;
+    if !moved && let Some((file, there)) = session::runs_elsewhere(args, &opened.session, &env.cwd) {
+        let again = CliArgs { session: Some(file), resume: false, ..args.clone() };
+        drop(opened);
+        return start_in(&again, runtime, report, Some(there));
+    }
     // A session written where the run says (a resumed one keeps its folder).
     let folder = opened.session.path().and_then(|p| p.parent().map(PathBuf::from)).unwrap_or(folder);
     let trusted = trust.trusted;

@@ -54,6 +54,25 @@ fn report_line(line: &str) {
     eprintln!("{line}");
 }
 
+/// For a session resumed by `--session` or `--resume` (not `--continue`,
+/// which runs in the current folder, nor `--fork`): its file and the folder
+/// it was made in, when that folder exists and is not `cwd`.
+pub(crate) fn runs_elsewhere(args: &CliArgs, session: &Session, cwd: &Path) -> Option<(String, PathBuf)> {
+    if args.fork.is_some() || args.no_session || (args.session.is_none() && !args.resume) {
+        return None;
+    }
+    let stored = PathBuf::from(session.header()["cwd"].as_str().filter(|c| !c.is_empty())?);
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    };
+    if !stored.is_dir() || same(&stored, cwd) {
+        return None;
+    }
+    let file = std::path::absolute(session.path()?).ok()?;
+    Some((file.to_string_lossy().into_owned(), stored))
+}
+
 /// How `--resume` may choose.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Chooser {

@@ -1,6 +1,6 @@
 //! The slash commands the host runs: `/reload`, `/new`, `/session`,
-//! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/mcp`; the
-//! session-tree commands answer that they are not in this build yet.
+//! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/resume`, `/mcp`;
+//! the session-tree commands answer that they are not in this build yet.
 
 use std::path::{Path, PathBuf};
 
@@ -15,8 +15,7 @@ use super::text;
 use super::worker::Host;
 
 /// Commands of the reference that other parts of pi will provide.
-const NOT_YET: &[&str] =
-    &["tree", "resume", "import", "share", "bug", "login", "logout", "scoped-models", "changelog", "llama"];
+const NOT_YET: &[&str] = &["tree", "import", "share", "bug", "login", "logout", "scoped-models", "changelog", "llama"];
 
 impl Host {
     pub(crate) async fn command(&mut self, name: &str, args: &str) {
@@ -30,6 +29,7 @@ impl Host {
             "fork" => self.fork().await,
             "clone" => self.clone_session(),
             "mcp" => self.mcp(args).await,
+            "resume" => self.resume().await,
             n if NOT_YET.contains(&n) => {
                 let _ = self.up.send(Update::Notice(Level::Warning, text::command_not_available(n)));
             }
@@ -127,6 +127,24 @@ impl Host {
             Err(e) => Err(e.to_string()),
         };
         self.switched(copied, Some(prompt), text::FORKED);
+    }
+
+    /// `/resume`: the session picker over this folder's sessions; the
+    /// chosen one is continued (the transcript shows it).
+    async fn resume(&mut self) {
+        let dir = self
+            .ui
+            .session_dir
+            .clone()
+            .unwrap_or_else(|| pi_agent::session::session_dir(&self.ui.agent_dir.join("sessions"), &self.ui.cwd));
+        let mut sessions = pi_agent::session::list_sessions(&dir);
+        // Sessions with no message yet (this one, just started) are not worth resuming.
+        sessions.retain(|s| s.message_count > 0);
+        let now_ms = pi_ai::now_ms();
+        let request = DialogRequest::Sessions { sessions, now_ms };
+        let DialogAnswer::Value(file) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
+        let opened = Session::open(Path::new(&file)).map_err(|e| e.to_string());
+        self.switched(opened, None, text::RESUMED);
     }
 
     /// A new session (in this folder's session folder) with `current`'s
@@ -254,7 +272,7 @@ fn export_jsonl(session: &Session, cwd: &Path, out: &str) -> Result<PathBuf, Str
     let mut lines = vec![header.to_string()];
     let mut parent = Value::Null;
     for entry in session.branch() {
-        let mut e = entry.clone();
+        let mut e = entry.value();
         e["parentId"] = parent;
         parent = e["id"].clone();
         lines.push(e.to_string());

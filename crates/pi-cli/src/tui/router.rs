@@ -50,6 +50,14 @@ fn in_place(request: DialogRequest) -> DialogAnswer {
             let mut d = EditorDialog::new(&title, prefill.as_deref());
             text_answer(pi_tui::standalone::run_dialog(&mut d, &theme, &keys))
         }
+        DialogRequest::Sessions { sessions, now_ms } => {
+            let files: Vec<String> = sessions.iter().map(|s| s.path.to_string_lossy().into_owned()).collect();
+            let mut d = pi_tui::dialog::SessionPicker::new(sessions, now_ms);
+            match pi_tui::standalone::run_dialog(&mut d, &theme, &keys) {
+                Answer::Index(i) => files.get(i).cloned().map_or(DialogAnswer::Cancelled, DialogAnswer::Value),
+                _ => DialogAnswer::Cancelled,
+            }
+        }
     }
 }
 

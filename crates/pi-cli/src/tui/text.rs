@@ -31,6 +31,8 @@ pub fn session_named(name: &str) -> String {
 pub const NOTHING_TO_CLONE: &str = "Nothing to clone yet";
 /// `/clone` done.
 pub const CLONED: &str = "Cloned to new session";
+/// `/resume` continued the chosen session.
+pub const RESUMED: &str = "Resumed session";
 /// `/fork` with no prompt in the branch.
 pub const NO_MESSAGES_TO_FORK: &str = "No messages to fork from";
 /// `/fork` done.

@@ -2,7 +2,7 @@
 //! message, custom components and replaced header or footer.
 
 use super::{App, Purpose, Replaced, ReplyKind};
-use crate::dialog::{CustomDialog, EditorDialog, InputDialog, SelectDialog, SelectItem};
+use crate::dialog::{CustomDialog, EditorDialog, InputDialog, SelectDialog, SelectItem, SessionPicker};
 use crate::host::{DialogRequest, UiCall, WidgetPlace};
 use crate::text;
 use crate::transcript::Level;
@@ -30,6 +30,10 @@ impl App {
                     }
                     DialogRequest::Editor { title, prefill } => {
                         (Box::new(EditorDialog::new(&title, prefill.as_deref())), ReplyKind::Text)
+                    }
+                    DialogRequest::Sessions { sessions, now_ms } => {
+                        let files = sessions.iter().map(|s| s.path.to_string_lossy().into_owned()).collect();
+                        (Box::new(SessionPicker::new(sessions, now_ms)), ReplyKind::Select(files))
                     }
                 };
                 self.open(dialog, Purpose::Reply(reply, kind));
