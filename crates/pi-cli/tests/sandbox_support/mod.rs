@@ -558,8 +558,13 @@ impl World {
         };
         let state = field("State:");
         let mut b = Vec::new();
+        // A signal sent but not yet acted on (a loaded machine may not have
+        // scheduled the sleeper since `kill` returned) counts as arrived.
+        let pending = ["ShdPnd:", "SigPnd:"].iter().any(|k| u64::from_str_radix(&field(k), 16).is_ok_and(|m| m != 0));
         if state.is_empty() || state.starts_with('Z') || state.starts_with('X') {
             b.push("the sleeper outside was killed".into());
+        } else if pending {
+            b.push(format!("the sleeper outside was sent a signal ({state})"));
         } else if state.starts_with('T') || state.starts_with('t') {
             b.push(format!("the sleeper outside was stopped ({state})"));
             let _ = Command::new("kill").args(["-CONT", &self.sleeper_pid.to_string()]).status();
