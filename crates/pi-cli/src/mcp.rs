@@ -60,6 +60,24 @@ pub(crate) fn bind(manager: &McpManager, changes: &ToolChanges) {
     manager.bind(Arc::new(Changes(changes.clone())));
 }
 
+/// Whether `builtin:mcp` is loaded (not `--no-mcp`, `-builtin:mcp` or
+/// `--no-extensions`): it answers `/mcp` even with no server configured.
+pub(crate) fn enabled(args: &crate::cli_args::CliArgs, loaded: &crate::setup::Loaded) -> bool {
+    !args.no_mcp && loaded.builtins.iter().any(|b| b == pi_mcp::BUILTIN)
+}
+
+/// `/mcp`'s answers: the servers' state (with none configured, where to add them).
+pub(crate) async fn answer(state: &crate::reload::ReloadState, args: &str) -> Vec<(pi_mcp::slash::Level, String)> {
+    let user_file = pi_mcp::config::user_file(&state.agent_dir);
+    match &state.mcp {
+        Some(m) => pi_mcp::slash::run(m, &user_file, args).await,
+        None => {
+            let none = McpManager::new(McpConfig::default(), LogFile(None), Arc::new(|_: &str| Admit::Skip));
+            pi_mcp::slash::run(&none, &user_file, args).await
+        }
+    }
+}
+
 /// Start `builtin:mcp` for the session: report bad entries, connect in the
 /// background, and switch codemode / tool_search on as the servers' exposure
 /// asks (codemode unless `autoEnableCodemode: false`).
@@ -72,7 +90,7 @@ pub(crate) fn start(
     registry: &mut pi_agent::Registry,
     report: &mut crate::setup::Report,
 ) -> Option<Arc<McpManager>> {
-    if args.no_mcp || !loaded.builtins.iter().any(|b| b == pi_mcp::BUILTIN) {
+    if !enabled(args, loaded) {
         return None;
     }
     let m = manager(env, trusted, input)?;

@@ -21,7 +21,7 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
         Mode::Rpc => {
             let _ = header;
             let mut commands = crate::expand::rpc_commands(&resources);
-            if reload.mcp.is_some() {
+            if reload.mcp_on {
                 commands.insert(0, crate::mcp::rpc_command());
             }
             let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, commands };

@@ -33,6 +33,8 @@ pub struct ReloadState {
     pub resources: std::sync::Arc<pi_config::resources::Resources>,
     /// The session's MCP servers (`/mcp`, and stopped when pi exits).
     pub mcp: Option<std::sync::Arc<pi_mcp::McpManager>>,
+    /// `builtin:mcp` is loaded: `/mcp` is a command even with no server configured.
+    pub mcp_on: bool,
 }
 
 /// Reload and return the status line (warnings go to standard error).

@@ -80,6 +80,30 @@ fn rpc_lists_mcp_and_answers_it_as_the_reference() {
 }
 
 #[test]
+fn with_no_server_mcp_is_listed_and_says_where_to_add_them() {
+    let server = MockServer::start(vec![Turn::text("unused")]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &[]);
+    send(&mut stdin, json!({"type": "get_commands", "id": "c"}));
+    assert_eq!(read_until(&mut out, |v| v["id"] == "c")["data"]["commands"][0]["name"], "mcp");
+    send(&mut stdin, json!({"type": "prompt", "id": "p", "message": "/mcp"}));
+    let file = s.agent_dir().join("mcp.json");
+    let expected = format!("No MCP servers configured. Add them to {} or .pi/mcp.json.", file.display());
+    assert_eq!(notice(&mut out), ("info".into(), expected));
+    assert_eq!(read_until(&mut out, |v| v["id"] == "p")["data"]["disposition"], "handled");
+    assert!(server.requests().is_empty(), "/mcp never reaches the model");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    // Without the built-in there is no such command.
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["--no-mcp"]);
+    send(&mut stdin, json!({"type": "get_commands", "id": "c"}));
+    let commands = read_until(&mut out, |v| v["id"] == "c");
+    assert!(!commands["data"]["commands"].as_array().unwrap().iter().any(|c| c["name"] == "mcp"), "{commands}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
 fn a_servers_children_end_with_pi() {
     let Some(path) = everything() else { return };
     let server = MockServer::start(vec![Turn::text("done")]);

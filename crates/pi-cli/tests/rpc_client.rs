@@ -35,7 +35,7 @@ const KNOWN: &[(&str, &str)] = &[
     ),
     (
         "[get_commands]",
-        "the reference's built-in llama.cpp and mcp extensions register the `llama` and `mcp` commands; ours has neither",
+        "the reference's built-in llama.cpp extension registers a `llama` command; ours has no such extension",
     ),
 ];
 

@@ -226,6 +226,10 @@ fn rpc_lists_templates_and_skills_and_expands_a_prompt() {
     assert_eq!(
         listed,
         &json!([
+            // builtin:mcp's command comes first, as the reference lists it (after its llama.cpp one).
+            {"name": "mcp", "description": "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure",
+             "source": "extension", "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary",
+             "origin": "top-level"}},
             {"name": "rev", "description": "Review", "source": "prompt", "sourceInfo": {
                 "path": format!("{agent}/prompts/rev.md"), "source": "auto", "scope": "user",
                 "origin": "top-level", "baseDir": agent}},

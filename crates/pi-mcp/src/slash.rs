@@ -2,6 +2,8 @@
 //! terminal UI): `/mcp` prints every server's state, `/mcp reconnect
 //! [server]` reconnects one. Sign-in (`login`/`logout`) is not in this build.
 
+use std::path::Path;
+
 use crate::manager::{McpManager, Status};
 use crate::text;
 
@@ -25,11 +27,12 @@ pub fn parse(message: &str) -> Option<&str> {
     (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
 }
 
-/// Run `/mcp <args>`; the notifications to show.
-pub async fn run(m: &McpManager, args: &str) -> Vec<(Level, String)> {
+/// Run `/mcp <args>`; the notifications to show. `user_file` is the agent
+/// dir's `mcp.json` (named when no server is configured).
+pub async fn run(m: &McpManager, user_file: &Path, args: &str) -> Vec<(Level, String)> {
     let mut words = args.split_whitespace();
     match (words.next(), words.next(), words.next()) {
-        (None, _, _) => vec![(Level::Info, status(m))],
+        (None, _, _) => vec![(Level::Info, status(m, user_file))],
         (Some("reconnect"), name, None) => vec![reconnect(m, name).await],
         (Some("login" | "logout"), _, _) => vec![(Level::Error, text::SIGN_IN_UNSUPPORTED.into())],
         _ => vec![(Level::Warning, text::MCP_USAGE.into())],
@@ -37,9 +40,9 @@ pub async fn run(m: &McpManager, args: &str) -> Vec<(Level, String)> {
 }
 
 /// One line per server (`name: state (exposure)`, the error indented below).
-pub fn status(m: &McpManager) -> String {
+pub fn status(m: &McpManager, user_file: &Path) -> String {
     if m.servers().is_empty() {
-        return text::NO_SERVERS.into();
+        return text::no_servers(&user_file.to_string_lossy());
     }
     let lines: Vec<String> = m
         .servers()
@@ -97,11 +100,15 @@ mod tests {
             crate::LogFile::default(),
             std::sync::Arc::new(|_: &str| crate::Admit::Skip),
         );
-        assert_eq!(run(&m, "bogus").await, vec![(Level::Warning, text::MCP_USAGE.to_string())]);
-        assert_eq!(run(&m, "reconnect a b").await, vec![(Level::Warning, text::MCP_USAGE.to_string())]);
-        assert_eq!(run(&m, "login x").await[0].0, Level::Error);
-        assert_eq!(run(&m, "").await, vec![(Level::Info, text::NO_SERVERS.to_string())]);
-        assert_eq!(run(&m, "reconnect nope").await, vec![(Level::Error, text::no_server_named("nope"))]);
-        assert_eq!(run(&m, "reconnect").await, vec![(Level::Error, text::NO_ENABLED_SERVER.to_string())]);
+        let f = Path::new("/h/.pi/agent/mcp.json");
+        assert_eq!(run(&m, f, "bogus").await, vec![(Level::Warning, text::MCP_USAGE.to_string())]);
+        assert_eq!(run(&m, f, "reconnect a b").await, vec![(Level::Warning, text::MCP_USAGE.to_string())]);
+        assert_eq!(run(&m, f, "login x").await[0].0, Level::Error);
+        assert_eq!(
+            run(&m, f, "").await,
+            vec![(Level::Info, "No MCP servers configured. Add them to /h/.pi/agent/mcp.json or .pi/mcp.json.".into())]
+        );
+        assert_eq!(run(&m, f, "reconnect nope").await, vec![(Level::Error, text::no_server_named("nope"))]);
+        assert_eq!(run(&m, f, "reconnect").await, vec![(Level::Error, text::NO_ENABLED_SERVER.to_string())]);
     }
 }

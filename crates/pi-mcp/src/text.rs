@@ -170,8 +170,10 @@ pub const MCP_USAGE: &str = "Usage: /mcp, /mcp login [server], /mcp logout [serv
 /// `/mcp login` / `logout`: OAuth is not in this build.
 pub const SIGN_IN_UNSUPPORTED: &str =
     "MCP sign-in (OAuth) is not supported yet: set an Authorization header in mcp.json instead.";
-/// `/mcp` when no server is configured.
-pub const NO_SERVERS: &str = "No MCP servers configured.";
+/// `/mcp` when no server is configured (`user_file`: the agent dir's `mcp.json`).
+pub fn no_servers(user_file: &str) -> String {
+    format!("No MCP servers configured. Add them to {user_file} or .pi/mcp.json.")
+}
 /// `/mcp reconnect` with no enabled server to pick (or a disabled one named).
 pub const NO_ENABLED_SERVER: &str = "No enabled MCP server to reconnect.";
 

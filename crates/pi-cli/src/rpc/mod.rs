@@ -336,9 +336,10 @@ impl Server {
             return respond(id, kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
         }
         if kind == "prompt"
-            && let (Some(m), Some(args)) = (self.setup.reload.mcp.clone(), pi_mcp::slash::parse(&msg))
+            && self.setup.reload.mcp_on
+            && let Some(args) = pi_mcp::slash::parse(&msg)
         {
-            for (level, message) in pi_mcp::slash::run(&m, args).await {
+            for (level, message) in crate::mcp::answer(&self.setup.reload, args).await {
                 pi_ext::UiBridge::notify(ui::bridge().as_ref(), &message, crate::mcp::notify_level(level));
             }
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));

@@ -134,6 +134,7 @@ fn reload_state(
         codemode: codemode.clone(),
         resource_flags: crate::expand::ResourceFlags::new(args),
         resources,
+        mcp_on: mcp.is_some(),
         mcp,
     }
 }
@@ -191,7 +192,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         mcp_servers: mcp.as_ref().and_then(|m| m.prompt_section()),
     };
     let system_prompt = prompt.build(&registry);
-    let reload = reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone(), mcp.clone());
+    let mut reload =
+        reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone(), mcp.clone());
+    reload.mcp_on = crate::mcp::enabled(args, loaded);
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;

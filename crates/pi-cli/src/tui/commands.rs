@@ -42,10 +42,7 @@ impl Host {
     /// `/mcp` and `/mcp reconnect [server]` (the reference's answers outside
     /// its panel); without MCP servers, that there are none.
     async fn mcp(&mut self, args: &str) {
-        let answers = match self.reload.mcp.clone() {
-            Some(m) => pi_mcp::slash::run(&m, args).await,
-            None => vec![(pi_mcp::slash::Level::Info, pi_mcp::text::NO_SERVERS.to_string())],
-        };
+        let answers = crate::mcp::answer(&self.reload, args).await;
         for (level, message) in answers {
             let level = match level {
                 pi_mcp::slash::Level::Info => Level::Info,
