@@ -381,6 +381,12 @@ impl World {
             pi_args.extend(["--sandbox".to_string(), m.to_string()]);
         }
         pi_args.extend(extra.iter().map(|s| s.to_string()));
+        self.pi_process(pi_args, leak_fd)
+    }
+
+    /// `pi` with `pi_args` as this world's user, in its project, with its
+    /// environment (`leak_fd`: holding a descriptor open outside the project).
+    pub(crate) fn pi_process(&self, pi_args: Vec<String>, leak_fd: bool) -> Command {
         let pi = pi_binary();
         let mut line: Vec<String> = Vec::new();
         if self.user == User::Nobody {

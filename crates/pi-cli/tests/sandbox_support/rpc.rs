@@ -5,13 +5,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Mech, NOBODY, PATH, Ran, User, World, pi_binary};
+use super::{Ran, World};
 
 /// How long one command may take before the test gives up on it.
 const COMMAND_WAIT: Duration = Duration::from_secs(90);
@@ -27,21 +27,8 @@ pub struct Session {
 impl World {
     /// A pi in RPC mode with `--sandbox mode` in the project.
     pub fn session(&self, mode: &str) -> Session {
-        let mut line: Vec<String> = Vec::new();
-        if self.user == User::Nobody {
-            line.extend(["setpriv", "--reuid", NOBODY, "--regid", NOBODY, "--clear-groups"].map(String::from));
-        }
-        line.extend(["/bin/bash".into(), "-c".into(), "exec 5>>\"$0\"; exec \"$@\"".into()]);
-        line.push(self.out.join("victim.txt").to_string_lossy().into());
-        line.push(pi_binary().to_string_lossy().into());
-        line.extend(["--mode", "rpc", "--no-session", "--offline", "--sandbox", mode].map(String::from));
-        let mut c = Command::new(&line[0]);
-        c.args(&line[1..]).current_dir(&self.cwd).env_clear();
-        c.env("PATH", PATH).env("HOME", &self.home).env("LANG", "C.UTF-8").env("SSH_AUTH_SOCK", &self.sock);
-        c.envs(self.env.iter().map(|(k, v)| (k, v)));
-        if self.mech == Mech::Landlock {
-            c.env("PI_SANDBOX_BWRAP", "");
-        }
+        let args = ["--mode", "rpc", "--no-session", "--offline", "--sandbox", mode].map(String::from);
+        let mut c = self.pi_process(args.to_vec(), true);
         let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
