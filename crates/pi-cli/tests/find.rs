@@ -148,14 +148,22 @@ fn limit_notice_and_details() {
     for i in 0..5 {
         write(d.path(), &format!("f{i}.txt"), "");
     }
+    // Which three depends on the order the walk meets them (fd's way); they
+    // are three of the five, sorted.
+    let names = |t: &str| -> Vec<String> { t.lines().take_while(|l| !l.is_empty()).map(String::from).collect() };
     let o = find(d.path(), json!({"pattern": "*.txt", "limit": 3}));
-    assert_eq!(o.text, "f0.txt\nf1.txt\nf2.txt\n\n[3 results limit reached. Use limit=6 for more, or refine pattern]");
+    let (body, notice) = o.text.split_once("\n\n").unwrap();
+    assert_eq!(notice, "[3 results limit reached. Use limit=6 for more, or refine pattern]");
+    let got = names(body);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert!(got.windows(2).all(|w| w[0] < w[1]), "sorted, distinct: {got:?}");
+    assert!(got.iter().all(|n| n.len() == 6 && n.starts_with('f') && n.ends_with(".txt")), "{got:?}");
     assert_eq!(o.details, json!({"resultLimitReached": 3}));
-    assert_eq!(ok(d.path(), json!({"pattern": "*.txt", "limit": 5})).lines().count(), 5);
-    assert_eq!(
-        ok(d.path(), json!({"pattern": "*.txt", "limit": 0})),
-        "f0.txt\n\n[1 results limit reached. Use limit=2 for more, or refine pattern]"
-    );
+    assert_eq!(ok(d.path(), json!({"pattern": "*.txt", "limit": 5})), "f0.txt\nf1.txt\nf2.txt\nf3.txt\nf4.txt");
+    let one = ok(d.path(), json!({"pattern": "*.txt", "limit": 0}));
+    let (body, notice) = one.split_once("\n\n").unwrap();
+    assert_eq!(notice, "[1 results limit reached. Use limit=2 for more, or refine pattern]");
+    assert_eq!(names(body).len(), 1);
 }
 
 #[test]

@@ -19,14 +19,17 @@
 //!
 //! The walk is parallel; results are collected and sorted by path (component
 //! by component, which is the order of a depth-first walk with each folder's
-//! entries sorted by name: fd's order for small result sets and
-//! `rg --sort path`'s order), so output never depends on thread timing. A
-//! search with a result limit keeps only the first results in that order and
-//! skips folders that sort after them ([`first_n`]).
+//! entries sorted by name: fd's order for the results it sorts and
+//! `rg --sort path`'s order). grep's answer never depends on thread timing;
+//! find's, when its limit is reached, is fd's: the first hits the walk meets
+//! ([`first_found`]).
 
-mod first_n;
+mod first_found;
+mod order;
 
-pub(crate) use first_n::{Seen, first_n, path_cmp, walks_by_roots};
+pub(crate) use first_found::first_found;
+use order::is_ancestor_or_self;
+pub(crate) use order::path_cmp;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -139,10 +142,6 @@ impl Budget {
     /// The default budget.
     pub(crate) const DEFAULT: Budget =
         Budget { cpu: Duration::from_millis(5), wall: Duration::from_millis(50), calls: u32::MAX };
-    /// `find`'s budget: a walk that lists entries does less per entry than one
-    /// that searches files, so it learns sooner whether results are dense.
-    pub(crate) const FIND: Budget =
-        Budget { cpu: Duration::from_millis(3), wall: Duration::from_millis(30), calls: u32::MAX };
     /// No budget: go parallel at once (tests).
     #[cfg(test)]
     pub(crate) const NONE: Budget = Budget { cpu: Duration::ZERO, wall: Duration::ZERO, calls: u32::MAX };
@@ -184,35 +183,7 @@ impl Spending {
         }
         self.wall0.elapsed() > self.budget.wall || thread_cpu().saturating_sub(self.cpu0) > self.budget.cpu
     }
-
-    /// Like [`Spending::exhausted`], but a walk that finds results fast
-    /// enough to reach `wanted` of them within [`PROJECTED_BUDGET_FACTOR`]
-    /// times the budget (at its rate so far: `results` in the CPU time
-    /// spent) may go on. A single thread in path order reads only the
-    /// folders up to the last result it needs; the parallel walk that would
-    /// take over explores each root in file-system order and, with threads
-    /// running ahead through later roots before the bound is known, read
-    /// twice as many on the benchmark's tree (1,312 folders against 623 for
-    /// `*.d.ts`; fd 10.5 reads 674, any 1,001 hits being enough for it).
-    pub(crate) fn exhausted_with(&mut self, results: usize, wanted: usize) -> bool {
-        if !self.exhausted() {
-            return false;
-        }
-        if self.calls > self.budget.calls
-            || self.wall0.elapsed() > self.budget.wall.saturating_mul(PROJECTED_BUDGET_FACTOR)
-        {
-            return true;
-        }
-        let cpu = thread_cpu().saturating_sub(self.cpu0);
-        let cap = self.budget.cpu.saturating_mul(PROJECTED_BUDGET_FACTOR);
-        // cpu * wanted / results <= cap, without dividing by zero.
-        results == 0 || cpu.as_nanos().saturating_mul(wanted as u128) > cap.as_nanos().saturating_mul(results as u128)
-    }
 }
-
-/// How far beyond its budget an ordered walk may go when it is on course to
-/// find what it needs within this many budgets.
-const PROJECTED_BUDGET_FACTOR: u32 = 10;
 
 /// CPU time (user + system) used by the calling thread.
 fn thread_cpu() -> Duration {
@@ -326,7 +297,7 @@ impl<T: Send, S: Send, F: Fn(&mut S, &DirEntry) -> Option<T> + Sync> ParallelVis
             Ok(e) => {
                 // The folders on the way to what an ordered walk saw last, and that
                 // entry itself, are not offered again.
-                let seen = self.seen_upto.is_some_and(|u| first_n::is_ancestor_or_self(e.path(), u));
+                let seen = self.seen_upto.is_some_and(|u| is_ancestor_or_self(e.path(), u));
                 if e.depth() > 0
                     && !seen
                     && let Some(item) = (self.keep)(&mut self.state, &e)
@@ -408,7 +379,7 @@ where
         if let Some(u) = seen_upto {
             let u = u.to_path_buf();
             // Folders wholly seen are not read again.
-            walker.filter_entry(move |e| first_n::is_ancestor_or_self(e.path(), &u) || path_cmp(e.path(), &u).is_gt());
+            walker.filter_entry(move |e| is_ancestor_or_self(e.path(), &u) || path_cmp(e.path(), &u).is_gt());
         }
         walker.build_parallel().visit(&mut b);
     }

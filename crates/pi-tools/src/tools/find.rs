@@ -18,7 +18,7 @@
 //! Results are sorted by path (fd's order for small result sets) and cut at
 //! `limit`, then at 50 KiB.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
@@ -54,8 +54,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     search::check_argument_lengths(&[Some(a.pattern.as_str())])?;
     let limit = effective_limit(a.limit, FIND_DEFAULT_LIMIT);
     let abort = ctx.abort.clone();
-    let budget = search::Budget::FIND;
-    let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, budget, &abort));
+    let task = tokio::task::spawn_blocking(move || execute(&root, &a.pattern, limit, &abort));
     tokio::select! {
         r = task => r.map_err(super::worker_failed)?,
         _ = ctx.abort.cancelled() => Err(ToolError::Aborted),
@@ -156,33 +155,17 @@ fn compile(root: &Path, pattern: &str) -> Result<Option<Pattern>, ToolError> {
     Ok(Some(Pattern { glob: matcher, full_path }))
 }
 
-fn execute(
-    root: &Path,
-    pattern: &str,
-    limit: usize,
-    budget: search::Budget,
-    abort: &CancellationToken,
-) -> Result<ToolResult, ToolError> {
+fn execute(root: &Path, pattern: &str, limit: usize, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
     if !root.is_dir() {
         return Err(ToolError::msg(text::search_path_not_a_directory(&root.to_string_lossy())));
     }
     let pat = compile(root, pattern)?;
     let spec = WalkSpec { root, flavor: Flavor::Fd, overrides: None, require_git: search::inside_git_repo(root) };
     let is_dir = |e: &ignore::DirEntry| e.file_type().is_some_and(|t| t.is_dir());
-    let keep = |e: &ignore::DirEntry| Pattern::matches(&pat, e.path()).then(|| (e.path().to_path_buf(), is_dir(e)));
-    // fd does not report walk errors unless asked (--show-errors).
-    // An ordered single-threaded pass comes first: it finishes small searches
-    // and dense patterns alone; then a parallel walk goes on from where it stopped.
-    let mut found = match first_in_order(spec.clone(), limit, budget, abort, &keep)? {
-        Ordered::Done(found) => found,
-        Ordered::Stopped(seen) => {
-            let by_roots = search::walks_by_roots(root);
-            // Each walker thread clones the closure, and with it the glob's regex.
-            let pat = pat.clone();
-            let keep = move |e: &ignore::DirEntry| Pattern::matches(&pat, e.path()).then(|| is_dir(e));
-            search::first_n(spec, limit + 1, seen, by_roots, abort, keep).ok_or(ToolError::Aborted)?
-        }
-    };
+    // Each walker thread clones the closure, and with it the glob's regex.
+    let keep = move |e: &ignore::DirEntry| Pattern::matches(&pat, e.path()).then(|| is_dir(e));
+    // fd's way: the first `limit + 1` hits the walk meets, sorted.
+    let mut found = search::first_found(spec, limit + 1, abort, keep).ok_or(ToolError::Aborted)?;
     if found.is_empty() {
         return Ok(ToolResult::success(text::NO_FILES));
     }
@@ -230,50 +213,6 @@ fn is_js_whitespace(c: char) -> bool {
     )
 }
 
-/// How the ordered first pass ended.
-enum Ordered {
-    /// It found the first `limit + 1` results, or walked the whole tree.
-    Done(Vec<(PathBuf, bool)>),
-    /// Its budget ran out; what it saw (if anything) is handed on.
-    Stopped(Option<search::Seen<bool>>),
-}
-
-/// The first `limit + 1` results in path order from a single-threaded sorted
-/// walk, if that finishes (or gets that many) within the time budget.
-fn first_in_order(
-    spec: WalkSpec<'_>,
-    limit: usize,
-    budget: search::Budget,
-    abort: &CancellationToken,
-    keep: &dyn Fn(&ignore::DirEntry) -> Option<(PathBuf, bool)>,
-) -> Result<Ordered, ToolError> {
-    let mut spending = budget.start();
-    let mut aborted = search::AbortCheck::new(abort);
-    let mut found: Vec<(PathBuf, bool)> = Vec::new();
-    let mut last: Option<ignore::DirEntry> = None;
-    for entry in search::sorted_walk(spec) {
-        if aborted.aborted() {
-            return Err(ToolError::Aborted);
-        }
-        if spending.exhausted_with(found.len(), limit + 1) {
-            let seen = last.map(|upto| search::Seen { hits: found, upto: upto.into_path() });
-            return Ok(Ordered::Stopped(seen));
-        }
-        let Ok(e) = entry else { continue };
-        if e.depth() == 0 {
-            continue;
-        }
-        if let Some(item) = keep(&e) {
-            found.push(item);
-            if found.len() > limit {
-                break;
-            }
-        }
-        last = Some(e);
-    }
-    Ok(Ordered::Done(found))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,40 +220,6 @@ mod tests {
     fn m(root: &str, pattern: &str, path: &str) -> bool {
         let p = compile(Path::new(root), pattern).unwrap();
         Pattern::matches(&p, Path::new(path))
-    }
-
-    #[test]
-    fn the_parallel_path_gives_the_same_answer_as_the_ordered_one() {
-        // Two top folders: the walk starts from the search folder; forty: they are
-        // walked as roots in path order (at most 12 threads want 24). Names
-        // sharing prefixes (`d1`, `d1.x`, `d10`), ignore files at two levels
-        // and deep nesting test the hand-over from the ordered pass.
-        for width in [2, 40] {
-            let d = tempfile::tempdir().unwrap();
-            for i in 0..120 {
-                let ext = if i % 2 == 0 { "txt" } else { "rs" };
-                let top = if i % 5 == 0 { format!("d{}.x", i % width) } else { format!("d{}", i % width) };
-                let deep = if i % 4 == 0 { "/a/b/c/e" } else { "" };
-                let p = d.path().join(format!("{top}/s{}{deep}/f{i}.{ext}", i % 3));
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, "").unwrap();
-            }
-            std::fs::write(d.path().join("top.txt"), "").unwrap();
-            std::fs::write(d.path().join(".fdignore"), "s2/c\n").unwrap();
-            std::fs::write(d.path().join("d1/.gitignore"), "*.rs\n").unwrap();
-            let text = |r: Result<ToolResult, ToolError>| r.map(|t| t.text_content()).unwrap_or_else(|e| e.to_string());
-            for (pattern, limit) in [("*", 5), ("*.txt", 10), ("d1/**", 3), ("*.rs", 1000), ("nothing", 5), ("*", 1)] {
-                let t = CancellationToken::new();
-                let ordered = text(execute(d.path(), pattern, limit, search::Budget::UNLIMITED, &t));
-                let parallel = text(execute(d.path(), pattern, limit, search::Budget::NONE, &t));
-                assert_eq!(ordered, parallel, "width {width}: {pattern} {limit}");
-                // Handing over from every point the ordered pass can stop at.
-                for calls in (0..200).step_by(7) {
-                    let handed = text(execute(d.path(), pattern, limit, search::Budget::after(calls), &t));
-                    assert_eq!(ordered, handed, "width {width}: {pattern} {limit} after {calls}");
-                }
-            }
-        }
     }
 
     #[test]
