@@ -405,6 +405,10 @@ pub(crate) fn pump(outputs: [PipeReader; 2], acc: &Mutex<Accumulator>, stop: &St
             Some(exited) => {
                 let until = stop_time(exited, last_data, grace, drain_max);
                 if now >= until {
+                    // What is in the pipes now was written before now: a
+                    // reader that ran late (a busy machine) still takes it,
+                    // once and within the per-turn bound.
+                    drain_ready(&mut sources, &mut buf, acc);
                     break;
                 }
                 (until - now).min(POLL_TICK)
@@ -439,6 +443,17 @@ pub(crate) fn pump(outputs: [PipeReader; 2], acc: &Mutex<Accumulator>, stop: &St
     }
     drop(sources);
     lock(acc).finish();
+}
+
+/// One bounded read of every source that has output waiting now.
+fn drain_ready(sources: &mut [Source; 2], buf: &mut [u8], acc: &Mutex<Accumulator>) {
+    if let Some(ready) = readable(sources, Duration::ZERO) {
+        for (source, is_ready) in sources.iter_mut().zip(ready) {
+            if is_ready {
+                source.drain(buf, acc);
+            }
+        }
+    }
 }
 
 /// Which sources have output (or their end) waiting, after waiting up to
@@ -555,6 +570,23 @@ mod tests {
         let late = t0 + Duration::from_millis(450);
         assert_eq!(stop_time(t0, Some(late), g, max), late + g);
         assert_eq!(stop_time(t0, Some(t0 + Duration::from_millis(950)), g, max), t0 + max);
+    }
+
+    #[test]
+    fn a_reader_that_starts_after_the_grace_still_takes_what_was_written() {
+        // The shell wrote and exited long before the reader ran (a loaded
+        // machine): the output waiting in the pipes is not lost.
+        let (out_r, mut out_w) = std::io::pipe().unwrap();
+        let (err_r, mut err_w) = std::io::pipe().unwrap();
+        std::io::Write::write_all(&mut out_w, b"a b\n").unwrap();
+        std::io::Write::write_all(&mut err_w, b"warn\n").unwrap();
+        drop((out_w, err_w));
+        let stop = StopSignal::default();
+        stop.shell_exited(Instant::now() - Duration::from_secs(5));
+        let dir = tempfile::tempdir().unwrap();
+        let acc = Mutex::new(Accumulator::new("pi-bash", dir.path().to_path_buf()));
+        pump([out_r, err_r], &acc, &stop);
+        assert_eq!(lock(&acc).shown().text, "a b\nwarn\n");
     }
 
     #[test]
