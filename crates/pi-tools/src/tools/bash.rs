@@ -15,6 +15,7 @@ use crate::{Content, ToolContext, ToolError, ToolResult};
 
 mod accumulator;
 mod process;
+mod pump;
 #[cfg(target_os = "linux")]
 mod session;
 mod shell;
@@ -272,14 +273,14 @@ async fn execute(
     });
     let acc =
         Arc::new(Mutex::new(Accumulator::new(kind.output_prefix(), std::env::temp_dir()).with_output(Some(listener))));
-    let stop = Arc::new(process::StopSignal::default());
+    let stop = Arc::new(pump::StopSignal::default());
     let (done_tx, mut done_rx) = oneshot::channel::<()>();
     {
         let (acc, stop) = (Arc::clone(&acc), Arc::clone(&stop));
         std::thread::Builder::new()
             .name(format!("pi-{}-output", kind.output_prefix().trim_start_matches("pi-")))
             .spawn(move || {
-                process::pump(output, &acc, &stop);
+                pump::pump(output, &acc, &stop);
                 let _ = done_tx.send(());
             })
             .map_err(|e| ToolError::msg(e.to_string()))?;
@@ -343,7 +344,7 @@ async fn execute(
         let _ = tokio::time::timeout(REAP_AFTER_KILL, child.wait()).await;
     }
     // The shell is gone. Output still coming from background processes is
-    // read while it keeps coming (within limits, see `process::pump`); the
+    // read while it keeps coming (within limits, see `pump::pump`); the
     // timeout and an abort still kill the group meanwhile.
     let exited = Instant::now();
     stop.shell_exited(exited);
