@@ -184,8 +184,13 @@ fn write_temp(target: &Path, bytes: &[u8], keep: Option<Keep>) -> Result<PathBuf
             // Only root (or the owner, for the group) may; keep what we can.
             let _ = std::os::unix::fs::fchown(&f, Some(k.uid), Some(k.gid));
             f.set_permissions(std::fs::Permissions::from_mode(k.mode))?;
+            // The new content reaches the disk before the rename can, so a
+            // crash leaves the old file or the new one, never an empty one.
+            f.sync_all()?;
         }
-        f.sync_all()
+        // A new file has no old content to lose: no sync (it can take long on
+        // a busy disk, and the reference's write has none).
+        Ok(())
     })();
     match written {
         Ok(()) => Ok(tmp),
