@@ -52,8 +52,8 @@ impl Stash {
         self.results.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Keep `line` when it is the answer to a resource request.
-    fn scan(&self, line: &[u8]) {
+    /// Keep `line` (one JSON-RPC message) when it is the answer to a resource request.
+    pub(crate) fn scan(&self, line: &[u8]) {
         if self.wanted.load(Ordering::SeqCst) == 0 {
             return;
         }
