@@ -97,6 +97,11 @@ pub enum ClientError {
     /// An HTTP server's network error or transient status (408, 429, 5xx): worth another attempt.
     #[error("{0}")]
     Transient(String),
+    /// An HTTP request answered with a failure status, worded as the
+    /// reference words it (`MCP HTTP request failed with status 503: busy`);
+    /// a tool call shows it as it is.
+    #[error("{0}")]
+    Http(String),
 }
 
 /// A live connection.
@@ -251,7 +256,7 @@ impl Connection {
             let deadline = tokio::time::Instant::from_std(last + self.timeout);
             tokio::select! {
                 r = &mut call => {
-                    let r = r.map_err(|e| ClientError::Service(http_wording(e.to_string())))?;
+                    let r = r.map_err(|e| http_failure(e.to_string()))?;
                     return serde_json::to_value(&r).map_err(|e| ClientError::Service(e.to_string()));
                 }
                 _ = tokio::time::sleep_until(deadline) => {
@@ -348,5 +353,13 @@ fn http_wording(shown: String) -> String {
     match shown.find(text::HTTP_FAILED_PREFIX) {
         Some(at) => shown[at..].to_string(),
         None => shown,
+    }
+}
+
+/// A failed call: [`ClientError::Http`] when an HTTP request of pi's own failed.
+fn http_failure(shown: String) -> ClientError {
+    match shown.find(text::HTTP_FAILED_PREFIX) {
+        Some(at) => ClientError::Http(shown[at..].to_string()),
+        None => ClientError::Service(shown),
     }
 }

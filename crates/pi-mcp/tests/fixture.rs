@@ -152,7 +152,7 @@ async fn transient_http_failures_are_retried_as_the_reference_retries_them() {
     assert!(first.is_error, "a tool call is not retried (the server may have done it)");
     assert_eq!(
         first.text_content(),
-        "MCP tool flaky/echo failed: MCP HTTP request failed with status 503: busy",
+        "MCP HTTP request failed with status 503: busy",
         "the status and the body, as the reference words them"
     );
     let second = call(&sink, "mcp__flaky__echo", json!({"text": "x"})).await;
