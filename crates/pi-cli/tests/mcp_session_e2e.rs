@@ -7,6 +7,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+mod tui_support;
+
 use pi_test_support::{MockServer, Scratch, Turn, read_until};
 use serde_json::{Value, json};
 
@@ -161,4 +163,29 @@ fn a_sigkilled_pi_leaves_no_server_behind() {
     // server under it sees its standard input close and leaves, as MCP servers do.
     assert!(gone(wrapper), "the wrapper {wrapper} outlived a SIGKILLed pi");
     assert!(gone(server), "the server {server} outlived a SIGKILLed pi");
+}
+
+#[test]
+fn the_terminal_ui_answers_mcp() {
+    if !tui_support::have_tmux() {
+        return;
+    }
+    // No server configured: the command still answers, saying where to add one.
+    let s = tui_support::Scene::new(vec![]);
+    let t = s.start(200, 30, "");
+    t.type_text("/mcp");
+    t.keys(&["Enter"]);
+    let file = s.agent_dir().join("mcp.json");
+    t.wait_for(&format!("No MCP servers configured. Add them to {} or .pi/mcp.json.", file.display()));
+    assert!(s.server.requests().is_empty(), "/mcp never reaches the model");
+    // A connected server: its state, as in RPC mode.
+    let Some(path) = everything() else { return };
+    let s = tui_support::Scene::new(vec![]);
+    let servers = json!({"mcpServers": {"everything": {"command": "node", "args": [path], "exposure": "direct"}}});
+    std::fs::write(s.agent_dir().join("mcp.json"), servers.to_string()).unwrap();
+    let t = s.start(200, 30, "");
+    t.type_text("/mcp");
+    t.keys(&["Enter"]);
+    t.wait_for("everything: connected, 14 tools (direct)");
+    assert!(s.server.requests().is_empty(), "/mcp never reaches the model");
 }
