@@ -81,7 +81,8 @@ impl Client {
         if status.as_u16() == 404 && session_attached {
             return Err(StreamableHttpError::SessionExpired);
         }
-        let kind = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let kind = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let kind = kind.to_ascii_lowercase();
         let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_string);
         let json = kind.starts_with("application/json");
         if !status.is_success() {
