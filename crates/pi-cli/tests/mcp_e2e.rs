@@ -171,6 +171,19 @@ fn selection_flags_and_no_mcp() {
     assert_eq!(texts[0], "Tool mcp__everything__echo not found");
     assert_eq!(mask(&texts[1]), ok(r#"{"content":[{"type":"text","text":"The sum of 1 and 1 is 2."}]}"#));
 
+    // The resource tools of a `direct` server are direct too: a plain
+    // allowlist leaves them undeclared like its other direct tools (S6).
+    mcp_json(&env, json!({"everything": with(everything(&dir), json!({"exposure": "direct"}))}));
+    let calls = vec![ToolCallSpec::new("list_mcp_resources", json!({"server": "everything"}))];
+    let server = MockServer::start(vec![Turn::tools(calls), Turn::text("done")]);
+    env.run(&server, &["--no-session", "--tools", "read,codemode"]);
+    assert_eq!(declared(&server, 0), ["read", "codemode"], "no resource tool declared");
+    assert_eq!(tool_texts(&server), ["Tool list_mcp_resources not found"]);
+    let server = MockServer::start(vec![Turn::text("done")]);
+    env.run(&server, &["--no-session", "--tools", "read,list_mcp_resources"]);
+    assert_eq!(declared(&server, 0), ["read", "list_mcp_resources"], "named in the allowlist, it is declared");
+    mcp_json(&env, json!({"everything": with(everything(&dir), json!({"toolExposure": {"echo": "direct"}}))}));
+
     let server = MockServer::start(turns());
     env.run(&server, &["--no-session", "--exclude-tools", "mcp__*"]);
     let texts = tool_texts(&server);

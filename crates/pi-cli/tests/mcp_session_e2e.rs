@@ -7,6 +7,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+mod tui_support;
+
 use pi_test_support::{MockServer, Scratch, Turn, read_until};
 use serde_json::{Value, json};
 
@@ -124,4 +126,66 @@ fn a_servers_children_end_with_pi() {
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
     assert!(!alive(pid), "the wrapper's child {pid} outlived pi");
+}
+
+/// Wait (bounded, not a timing assertion) for `pid` to be gone.
+fn gone(pid: u32) -> bool {
+    for _ in 0..400 {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    false
+}
+
+#[test]
+fn a_sigkilled_pi_leaves_no_server_behind() {
+    let Some(path) = everything() else { return };
+    let server = MockServer::start(vec![Turn::text("unused")]);
+    let s = Scratch::new(&server);
+    let (wrapper_pid, server_pid) = (s.tmp.join("wrapper.pid"), s.tmp.join("server.pid"));
+    // A wrapper (as `npx` is) between pi and the server, which would outlive
+    // pi on its own: after the server leaves it sleeps on, reading nothing.
+    let inner = format!(r"echo \$\$ > '{}'; exec node '{}'", server_pid.display(), path.display());
+    let wrapper = format!("echo $$ > '{}'; sh -c \"{inner}\"; sleep 1000", wrapper_pid.display());
+    let servers = json!({"mcpServers": {"wrapped": {"command": "sh", "args": ["-c", wrapper], "exposure": "direct"}}});
+    std::fs::write(s.agent_dir().join("mcp.json"), servers.to_string()).unwrap();
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &[]);
+    send(&mut stdin, json!({"type": "prompt", "id": "p", "message": "/mcp"}));
+    assert_eq!(notice(&mut out).1, "wrapped: connected, 14 tools (direct)");
+    let pid = |f: &PathBuf| -> u32 { std::fs::read_to_string(f).unwrap().trim().parse().unwrap() };
+    let (wrapper, server) = (pid(&wrapper_pid), pid(&server_pid));
+    assert!(alive(wrapper) && alive(server), "both run");
+    child.kill().unwrap(); // SIGKILL: pi can stop nothing
+    child.wait().unwrap();
+    // The process pi started gets SIGKILL from the kernel (PR_SET_PDEATHSIG); the
+    // server under it sees its standard input close and leaves, as MCP servers do.
+    assert!(gone(wrapper), "the wrapper {wrapper} outlived a SIGKILLed pi");
+    assert!(gone(server), "the server {server} outlived a SIGKILLed pi");
+}
+
+#[test]
+fn the_terminal_ui_answers_mcp() {
+    if !tui_support::have_tmux() {
+        return;
+    }
+    // No server configured: the command still answers, saying where to add one.
+    let s = tui_support::Scene::new(vec![]);
+    let t = s.start(200, 30, "");
+    t.type_text("/mcp");
+    t.keys(&["Enter"]);
+    let file = s.agent_dir().join("mcp.json");
+    t.wait_for(&format!("No MCP servers configured. Add them to {} or .pi/mcp.json.", file.display()));
+    assert!(s.server.requests().is_empty(), "/mcp never reaches the model");
+    // A connected server: its state, as in RPC mode.
+    let Some(path) = everything() else { return };
+    let s = tui_support::Scene::new(vec![]);
+    let servers = json!({"mcpServers": {"everything": {"command": "node", "args": [path], "exposure": "direct"}}});
+    std::fs::write(s.agent_dir().join("mcp.json"), servers.to_string()).unwrap();
+    let t = s.start(200, 30, "");
+    t.type_text("/mcp");
+    t.keys(&["Enter"]);
+    t.wait_for("everything: connected, 14 tools (direct)");
+    assert!(s.server.requests().is_empty(), "/mcp never reaches the model");
 }

@@ -97,6 +97,11 @@ pub enum ClientError {
     /// An HTTP server's network error or transient status (408, 429, 5xx): worth another attempt.
     #[error("{0}")]
     Transient(String),
+    /// An HTTP request answered with a failure status, worded as the
+    /// reference words it (`MCP HTTP request failed with status 503: busy`);
+    /// a tool call shows it as it is.
+    #[error("{0}")]
+    Http(String),
 }
 
 /// A live connection.
@@ -104,7 +109,7 @@ pub struct Connection {
     service: RunningService<RoleClient, Handler>,
     /// A stdio server's process.
     process: Option<Process>,
-    /// Raw answers to resource requests (stdio; HTTP answers are read typed).
+    /// Raw answers to resource requests (read from stdio or the HTTP bodies).
     stash: Arc<Stash>,
     last_progress: Arc<Mutex<Instant>>,
     timeout: Duration,
@@ -203,7 +208,8 @@ async fn connect_once(
             }
         }
         Transport::Http { url, headers } => {
-            let (s, _) = crate::http::connect(&config.name, url, headers, handler, config.timeout).await?;
+            let (s, _) =
+                crate::http::connect(&config.name, url, headers, handler, config.timeout, stash.clone()).await?;
             (s, None)
         }
     };
@@ -250,7 +256,7 @@ impl Connection {
             let deadline = tokio::time::Instant::from_std(last + self.timeout);
             tokio::select! {
                 r = &mut call => {
-                    let r = r.map_err(|e| ClientError::Service(e.to_string()))?;
+                    let r = r.map_err(|e| http_failure(e.to_string()))?;
                     return serde_json::to_value(&r).map_err(|e| ClientError::Service(e.to_string()));
                 }
                 _ = tokio::time::sleep_until(deadline) => {
@@ -337,6 +343,23 @@ impl Connection {
 fn service_error(e: rmcp::ServiceError) -> ClientError {
     match e {
         rmcp::ServiceError::McpError(d) => ClientError::Service(d.message.to_string()),
-        other => ClientError::Service(other.to_string()),
+        other => ClientError::Service(http_wording(other.to_string())),
+    }
+}
+
+/// A failed HTTP request of pi's own reads as the reference words it,
+/// without what rmcp's transport layers put before it.
+fn http_wording(shown: String) -> String {
+    match shown.find(text::HTTP_FAILED_PREFIX) {
+        Some(at) => shown[at..].to_string(),
+        None => shown,
+    }
+}
+
+/// A failed call: [`ClientError::Http`] when an HTTP request of pi's own failed.
+fn http_failure(shown: String) -> ClientError {
+    match shown.find(text::HTTP_FAILED_PREFIX) {
+        Some(at) => ClientError::Http(shown[at..].to_string()),
+        None => ClientError::Service(shown),
     }
 }

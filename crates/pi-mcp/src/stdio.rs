@@ -52,8 +52,8 @@ impl Stash {
         self.results.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Keep `line` when it is the answer to a resource request.
-    fn scan(&self, line: &[u8]) {
+    /// Keep `line` (one JSON-RPC message) when it is the answer to a resource request.
+    pub(crate) fn scan(&self, line: &[u8]) {
         if self.wanted.load(Ordering::SeqCst) == 0 {
             return;
         }
@@ -141,11 +141,34 @@ pub(crate) struct Spawned {
 
 /// Start `cmd` as the leader of a new process group, with piped stdin and
 /// stdout (standard error goes to `stderr`).
+///
+/// The server is also told to die with pi (`PR_SET_PDEATHSIG`, SIGKILL), so
+/// a pi killed with SIGKILL, which cannot stop anything, leaves no server
+/// behind. The signal comes when the *thread* that started the server ends:
+/// servers are started from the runtime's worker threads, which live as
+/// long as pi (pi never calls `block_in_place`). It reaches the server
+/// only; a wrapper's children (`npx`, `uvx`) see their standard input
+/// close and end when they leave on that, as MCP servers do.
 pub(crate) fn spawn(
     mut cmd: tokio::process::Command,
     stderr: std::process::Stdio,
     stash: Arc<Stash>,
 ) -> std::io::Result<Spawned> {
+    let pi = rustix::process::getpid();
+    #[allow(unsafe_code)]
+    // SAFETY: the closure runs in the child between fork and exec; it makes
+    // two raw system calls (prctl, getppid) and builds an error from an
+    // errno, which allocates nothing and takes no lock: async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+            if rustix::process::getppid() != Some(pi) {
+                // pi ended before the death signal was set: do not outlive it.
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
     cmd.process_group(0)
         .kill_on_drop(true)
         .stdin(std::process::Stdio::piped())
@@ -220,5 +243,44 @@ mod tests {
         assert_eq!(out.len(), input.len());
         assert_eq!(stash.take(&serde_json::json!(1)), None);
         assert!(stash.take(&serde_json::json!(2)).is_some());
+    }
+
+    /// Whether `pid` runs (a zombie counts as gone).
+    fn alive(pid: u32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+            Err(_) => false,
+        }
+    }
+
+    #[test]
+    fn a_server_dies_with_the_thread_that_started_it() {
+        // The death signal fires when the starting thread ends (as when pi dies):
+        // start a server that would sleep on, from a thread that then ends.
+        let started = std::thread::spawn(|| {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            rt.block_on(async {
+                let mut cmd = tokio::process::Command::new("sleep");
+                cmd.arg("1000");
+                let spawned = spawn(cmd, std::process::Stdio::null(), Arc::default()).ok()?;
+                let pid = spawned.child.id()?;
+                std::mem::forget(spawned.child); // not killed on drop: only the death signal may end it
+                Some(pid)
+            })
+        });
+        let pid = started.join().ok().flatten().unwrap_or_default();
+        assert!(pid > 0, "started");
+        // Bounded wait for the kernel's SIGKILL to land (not a timing assertion).
+        for _ in 0..400 {
+            if !alive(pid) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        let survived = alive(pid);
+        if survived && let Some(p) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+        }
+        assert!(!survived, "the server outlived the thread that started it");
     }
 }

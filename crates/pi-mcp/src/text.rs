@@ -211,3 +211,49 @@ pub fn reconnected(server: &str, tools: usize, resources: bool) -> String {
 pub fn failed_to_connect(server: &str, why: &str) -> String {
     format!("MCP server \"{server}\" failed to connect: {why}")
 }
+
+/// Characters of an HTTP error body kept in [`http_failed`] (the reference's).
+pub const HTTP_ERROR_BODY_CHARS: usize = 500;
+/// Bytes of an HTTP error body read at most.
+pub const HTTP_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// Bytes one server-sent event of an HTTP answer may take.
+pub const HTTP_MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
+/// Redirects an HTTP request follows at most (same origin, 307 and 308 only).
+pub const HTTP_MAX_REDIRECTS: usize = 10;
+/// The start of [`http_failed`]'s text (how a failure is found in rmcp's error chain).
+pub const HTTP_FAILED_PREFIX: &str = "MCP HTTP request failed with status ";
+/// A server-sent event past [`HTTP_MAX_EVENT_BYTES`].
+pub const HTTP_EVENT_TOO_LARGE: &str = "a server-sent event of the answer is too large";
+
+/// An HTTP request answered with a failure status, as the reference words
+/// it: the body trimmed, cut to [`HTTP_ERROR_BODY_CHARS`] characters with `...`.
+pub fn http_failed(status: u16, body: &str) -> String {
+    let body = body.trim();
+    let snippet = if body.chars().count() > HTTP_ERROR_BODY_CHARS {
+        let cut: String = body.chars().take(HTTP_ERROR_BODY_CHARS - 3).collect();
+        format!("{cut}...")
+    } else {
+        body.to_string()
+    };
+    if snippet.is_empty() {
+        format!("{HTTP_FAILED_PREFIX}{status}")
+    } else {
+        format!("{HTTP_FAILED_PREFIX}{status}: {snippet}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_failures_read_as_the_references() {
+        assert_eq!(http_failed(503, "  busy\n"), "MCP HTTP request failed with status 503: busy");
+        assert_eq!(http_failed(500, " \n"), "MCP HTTP request failed with status 500");
+        let long = "é".repeat(600);
+        let shown = http_failed(502, &long);
+        let snippet = shown.strip_prefix("MCP HTTP request failed with status 502: ").unwrap_or_default();
+        assert_eq!(snippet.chars().count(), HTTP_ERROR_BODY_CHARS, "cut to 500 characters, `...` included");
+        assert!(snippet.ends_with("é..."));
+    }
+}

@@ -130,6 +130,8 @@ impl AgentTool for McpTool {
                 Origin { server: self.server.name(), tool: &self.remote, resources: self.server.offers_read() };
             match self.server.call(&self.remote, inv.args, &inv.ctx.abort).await {
                 Ok(raw) => result::convert(&raw, origin),
+                // The reference shows an HTTP failure as it is.
+                Err(crate::ClientError::Http(why)) => ToolResult::error(why),
                 Err(e) => ToolResult::error(text::call_failed(origin.server, origin.tool, &e.to_string())),
             }
         })

@@ -1,22 +1,17 @@
-//! A misbehaving MCP server for pi-mcp's tests (stdio, line-delimited
-//! JSON-RPC). Its first argument picks the misbehaviour:
-//! `ok` (tools `echo`, `big`, `fail`, `crash`, `slow`, `grow`), `hang` (never
-//! answers `initialize`), `garbage` (prints non-JSON lines on stdout before
-//! and between answers), `many` (1,000 tools), `http` (the `ok` tools over
-//! streamable HTTP on 127.0.0.1, port printed first), `http401` (answers 401),
-//! `http503` (answers 503), `httpflaky` (503 to the first request of each
-//! method, then the `resources` answers). `big` returns 5 MB; `crash`
-//! exits mid-call; `slow` sends progress every 50 ms for 0.6 s; `grow` adds a
-//! tool and sends `tools/list_changed`.
-//! `resources` adds resources (two pages, an MCP App's resource, templates,
-//! text, text-typed and binary blobs); `listfail` offers resources but fails
-//! to list them; `family` starts a grandchild, `stubborn` a grandchild and
-//! ignores SIGTERM and its closed stdin (both write their and the
-//! grandchild's pids to the file `PI_FIXTURE_PIDS` names).
-//!
-//! Hand-written rather than on rmcp's server side: it must break the protocol
-//! on purpose, and it keeps the `server` feature (and its schemars build) out
-//! of the workspace.
+//! The hand-written MCP server of pi-mcp's tests (stdio, line-delimited
+//! JSON-RPC), for what rmcp's server side (`pi-mcp-rmcp-fixture`) cannot be
+//! made to do: break the protocol, write objects in an order of its own, or
+//! fail below it. Its first argument picks the behaviour:
+//! `ok` (the tool `echo`), `garbage` (prints non-JSON lines on stdout before
+//! and between answers), `resources` (resources whose keys are in the
+//! server's own order: two pages, an MCP App's resource, templates, text,
+//! text-typed and binary blobs), `listfail` (offers resources but fails to
+//! list them), `family` (starts a grandchild), `stubborn` (a grandchild, and
+//! ignores SIGTERM and its closed stdin; both write their and the
+//! grandchild's pids to the file `PI_FIXTURE_PIDS` names), and over
+//! streamable HTTP on 127.0.0.1 (the port is printed first): `http503`
+//! (answers 503 `busy`) and `httpflaky` (503 `busy` to the first request of
+//! each method, then the `resources` answers as server-sent events).
 
 use std::io::{BufRead, Write};
 
@@ -31,56 +26,24 @@ fn tool(name: &str) -> Value {
     json!({"name": name, "description": format!("fixture tool {name}"), "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}})
 }
 
-fn tools(mode: &str, grown: bool) -> Vec<Value> {
-    if mode == "many" {
-        return (0..1000).map(|i| tool(&format!("t{i}"))).collect();
-    }
-    let mut t: Vec<Value> = ["echo", "big", "fail", "crash", "slow", "grow"].iter().map(|n| tool(n)).collect();
-    if grown {
-        t.push(tool("extra"));
-    }
-    t
-}
-
 fn text(s: impl Into<String>) -> Value {
     json!({"content": [{"type": "text", "text": s.into()}]})
 }
 
-fn call(out: &mut impl Write, id: &Value, params: &Value, grown: &mut bool) -> Value {
-    let name = params["name"].as_str().unwrap_or("");
-    let arg = params["arguments"]["text"].as_str().unwrap_or("");
-    match name {
-        "echo" => text(format!("echo: {arg}")),
-        "extra" => text("extra"),
-        "big" => text("x".repeat(5 * 1024 * 1024)),
-        "fail" => json!({"content": [{"type": "text", "text": "it failed"}], "isError": true}),
-        "crash" => std::process::exit(3),
-        "slow" => {
-            let token = params["_meta"]["progressToken"].clone();
-            for i in 0..12 {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-                let p = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": i}});
-                send(out, &p);
-            }
-            text("slow done")
-        }
-        "grow" => {
-            *grown = true;
-            send(out, &json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
-            text("grown")
-        }
-        _ => {
+fn call(id: &Value, params: &Value) -> Value {
+    match params["name"].as_str().unwrap_or("") {
+        "echo" => text(format!("echo: {}", params["arguments"]["text"].as_str().unwrap_or(""))),
+        name => {
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": format!("unknown tool {name}")}})
         }
     }
 }
 
 /// The answer to one message (`None`: a notification, or no answer on purpose).
-fn answer(out: &mut impl Write, mode: &str, msg: &Value, grown: &mut bool) -> Option<Value> {
+fn answer(mode: &str, msg: &Value) -> Option<Value> {
     let id = msg.get("id").cloned()?;
     let method = msg["method"].as_str().unwrap_or("");
     let result = match method {
-        "initialize" if mode == "hang" => return None,
         "initialize" => json!({
             "protocolVersion": msg["params"]["protocolVersion"].clone(),
             "capabilities": if matches!(mode, "resources" | "listfail") {
@@ -91,9 +54,9 @@ fn answer(out: &mut impl Write, mode: &str, msg: &Value, grown: &mut bool) -> Op
             "serverInfo": {"name": "pi-mcp-fixture", "version": "1"},
             "instructions": "Fixture server.\nSecond line."
         }),
-        "tools/list" => json!({"tools": tools(mode, *grown)}),
+        "tools/list" => json!({"tools": [tool("echo")]}),
         "tools/call" => {
-            let r = call(out, &id, &msg["params"], grown);
+            let r = call(&id, &msg["params"]);
             if r.get("error").is_some() {
                 return Some(r);
             }
@@ -184,14 +147,13 @@ fn sleeper(stubborn: bool) -> ! {
 }
 
 /// Streamable HTTP on 127.0.0.1 (the port is printed first): `POST /mcp`
-/// answers with JSON; `http401` answers 401 to everything.
+/// answers with one server-sent event.
 fn serve_http(mode: &str) {
     use std::io::Read;
     let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else { std::process::exit(2) };
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
     println!("{port}");
     let _ = std::io::stdout().flush();
-    let mut grown = false;
     let mut tried: Vec<String> = Vec::new();
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else { continue };
@@ -221,9 +183,9 @@ fn serve_http(mode: &str) {
         }
         let post = buf.starts_with(b"POST");
         let body = buf.get(head_end..).unwrap_or(&[]);
-        let reply = |status: &str, body: &str| {
+        let reply = |status: &str, kind: &str, body: &str| {
             format!(
-                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             )
         };
@@ -233,18 +195,14 @@ fn serve_http(mode: &str) {
         if first_try {
             tried.push(method.clone());
         }
-        let response = if mode == "http401" {
-            reply("401 Unauthorized", "{}")
-        } else if !post {
-            reply("405 Method Not Allowed", "")
-        } else if mode == "http503" || (mode == "httpflaky" && first_try) {
-            reply("503 Service Unavailable", "busy")
+        let response = if !post {
+            reply("405 Method Not Allowed", "text/plain", "")
+        } else if mode == "http503" || first_try {
+            reply("503 Service Unavailable", "text/plain", "busy\n")
         } else {
-            let mut sink = Vec::new();
-            let answers = if mode == "httpflaky" { "resources" } else { "ok" };
-            match answer(&mut sink, answers, &msg, &mut grown) {
-                Some(a) => reply("200 OK", &a.to_string()),
-                None => reply("202 Accepted", ""),
+            match answer("resources", &msg) {
+                Some(a) => reply("200 OK", "text/event-stream", &format!("event: message\ndata: {a}\n\n")),
+                None => reply("202 Accepted", "text/plain", ""),
             }
         };
         let _ = stream.write_all(response.as_bytes());
@@ -264,7 +222,6 @@ fn main() {
     }
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
-    let mut grown = false;
     if mode == "garbage" {
         let _ = writeln!(out, "this is not JSON");
     }
@@ -274,7 +231,7 @@ fn main() {
         if mode == "garbage" {
             let _ = writeln!(out, "garbage {{ between answers");
         }
-        if let Some(a) = answer(&mut out, &mode, &msg, &mut grown) {
+        if let Some(a) = answer(&mode, &msg) {
             send(&mut out, &a);
         }
     }

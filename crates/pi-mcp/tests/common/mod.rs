@@ -1,4 +1,6 @@
-//! Helpers of pi-mcp's integration tests: a tool sink and fixture servers.
+//! Helpers of pi-mcp's integration tests: a tool sink and fixture servers
+//! (`pi-mcp-rmcp-fixture`, on rmcp's server side, and the hand-written
+//! `pi-mcp-fixture` for what rmcp's server cannot be made to do).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
@@ -27,15 +29,20 @@ impl Registrar for Sink {
     }
 }
 
+/// A stdio server of the hand-written fixture in `mode`.
 pub fn server(name: &str, mode: &str, timeout: f64) -> ServerConfig {
+    server_of(env!("CARGO_BIN_EXE_pi-mcp-fixture"), name, mode, timeout)
+}
+
+/// A stdio server of the rmcp fixture in `mode`.
+pub fn rmcp_server(name: &str, mode: &str, timeout: f64) -> ServerConfig {
+    server_of(env!("CARGO_BIN_EXE_pi-mcp-rmcp-fixture"), name, mode, timeout)
+}
+
+fn server_of(binary: &str, name: &str, mode: &str, timeout: f64) -> ServerConfig {
     ServerConfig {
         name: name.into(),
-        transport: Transport::Stdio {
-            command: env!("CARGO_BIN_EXE_pi-mcp-fixture").into(),
-            args: vec![mode.into()],
-            env: vec![],
-            cwd: None,
-        },
+        transport: Transport::Stdio { command: binary.into(), args: vec![mode.into()], env: vec![], cwd: None },
         enabled: true,
         timeout: Duration::from_secs_f64(timeout),
         exposure: ServerExposure::Codemode,
@@ -62,4 +69,34 @@ pub async fn call(sink: &Sink, name: &str, args: Value) -> ToolResult {
 
 pub async fn ready(m: &McpManager) {
     m.wait(|_| true, Duration::from_secs(20)).await;
+}
+
+/// A fixture child killed when dropped (also when an assertion fails).
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start `binary`'s HTTP `mode`; its port, and the child (killed on drop).
+pub fn http_fixture(binary: &str, mode: &str) -> (u16, Killed) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(binary).arg(mode).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (line.trim().parse().unwrap(), Killed(child))
+}
+
+/// An HTTP server entry for 127.0.0.1:`port` (with a substituted header).
+pub fn http_server(name: &str, port: u16) -> ServerConfig {
+    ServerConfig {
+        transport: Transport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: vec![("X-Test".into(), "${PATH}".into())],
+        },
+        ..server(name, "unused", 10.0)
+    }
 }

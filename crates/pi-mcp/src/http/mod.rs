@@ -14,15 +14,20 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use crate::client::{ClientError, Handler};
+use crate::stdio::Stash;
 use crate::{subst, text};
 
-/// Connect to `url` with `headers`; `timeout` bounds `initialize`.
+mod post;
+
+/// Connect to `url` with `headers`; `timeout` bounds `initialize`; raw
+/// answers to resource requests go to `stash`.
 pub(crate) async fn connect(
     server: &str,
     url: &str,
     headers: &[(String, String)],
     handler: Handler,
     timeout: std::time::Duration,
+    stash: std::sync::Arc<Stash>,
 ) -> Result<(RunningService<RoleClient, Handler>, Option<u32>), ClientError> {
     let mut custom = HashMap::new();
     for (k, v) in headers {
@@ -36,7 +41,8 @@ pub(crate) async fn connect(
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     config.custom_headers = custom;
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let client = post::Client::new(stash).map_err(|e| ClientError::Connect(e.to_string()))?;
+    let transport = StreamableHttpClientTransport::with_client(client, config);
     match tokio::time::timeout(timeout, handler.serve(transport)).await {
         Ok(Ok(s)) => Ok((s, None)),
         Ok(Err(e)) => {
@@ -87,11 +93,15 @@ pub(crate) fn transient(e: &(dyn std::error::Error + 'static)) -> bool {
         shown.push('\n');
         cause = err.source();
     }
-    // Causes behind a boxed, type-erased error: their text still says `HTTP <status>`.
-    shown.match_indices("HTTP ").any(|(at, _)| {
-        let digits: String = shown[at + 5..].chars().take_while(char::is_ascii_digit).collect();
-        digits.len() == 3 && digits.parse().is_ok_and(transient_status)
-    })
+    // Causes behind a boxed, type-erased error: their text still says `HTTP
+    // <status>` (rmcp's) or `… failed with status <status>` (pi's own requests).
+    let status_after = |marker: &str| {
+        shown.match_indices(marker).any(|(at, _)| {
+            let digits: String = shown[at + marker.len()..].chars().take_while(char::is_ascii_digit).collect();
+            digits.len() == 3 && digits.parse().is_ok_and(transient_status)
+        })
+    };
+    status_after("HTTP ") || status_after(text::HTTP_FAILED_PREFIX)
 }
 
 #[cfg(test)]
@@ -116,5 +126,8 @@ mod tests {
         assert!(transient(&boxed));
         assert!(!transient(&std::io::Error::other("HTTP 4290 is no status")));
         assert!(!transient(&std::io::Error::other("garbage")));
+        let ours = std::io::Error::other(format!("Transport send error: {}", text::http_failed(503, "busy")));
+        assert!(transient(&ours));
+        assert!(!transient(&std::io::Error::other(text::http_failed(404, "Not Found"))));
     }
 }

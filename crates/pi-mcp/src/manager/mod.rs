@@ -1,0 +1,211 @@
+//! The session's MCP servers: each connects in the background at start, its
+//! tools are registered as they arrive (through a [`Registrar`], applied
+//! before the next request and at once for nested calls), a dropped server
+//! reconnects on the next call, and `tools/list_changed` adds and withdraws
+//! tools.
+
+mod server;
+mod shared;
+
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use pi_agent::AgentTool;
+use tokio::sync::watch;
+
+pub use server::Server;
+use shared::{Shared, lock};
+
+use crate::config::{ConfigProblem, McpConfig};
+use crate::exposure::ServerExposure;
+use crate::logfile::LogFile;
+use crate::resources::Servers;
+use crate::text;
+
+/// Where the servers' tools go (the session's pending tool changes).
+pub trait Registrar: Send + Sync {
+    /// Register (or replace, by name) these tools.
+    fn register(&self, tools: Vec<Arc<dyn AgentTool>>);
+    /// The session's tool named `name` (registered or pending).
+    fn tool(&self, name: &str) -> Option<Arc<dyn AgentTool>>;
+}
+
+/// What the tool selection says about an MCP tool's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admit {
+    /// Not registered (`--exclude-tools`, an allowlist that names MCP tools).
+    Skip,
+    /// Registered; a `direct` tool is activated only when `activate`.
+    Register {
+        /// Whether a `direct` tool becomes active.
+        activate: bool,
+    },
+}
+
+/// Decides [`Admit`] by tool name.
+pub type AdmitFn = Arc<dyn Fn(&str) -> Admit + Send + Sync>;
+
+/// A server's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// `enabled: false`.
+    Disabled,
+    /// Starting or reconnecting.
+    Connecting,
+    /// Up, with this many tools.
+    Connected(usize),
+    /// The connection dropped; the next call reconnects.
+    Disconnected,
+    /// The last attempt failed.
+    Failed(String),
+}
+
+/// The servers of a session.
+pub struct McpManager {
+    servers: Vec<Arc<Server>>,
+    shared: Arc<Shared>,
+    config: McpConfig,
+}
+
+impl std::fmt::Debug for McpManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpManager").field("servers", &self.servers.len()).finish()
+    }
+}
+
+impl McpManager {
+    /// The servers of `config`; nothing connects until [`McpManager::start`].
+    pub fn new(config: McpConfig, log: LogFile, admit: AdmitFn) -> Self {
+        let shared = Arc::new(Shared {
+            log,
+            session_dir: config.session_dir.clone(),
+            admit,
+            registrar: OnceLock::new(),
+            taken: Mutex::new(Vec::new()),
+            servers: Servers::default(),
+            groups: Default::default(),
+            resource_tools: Mutex::new((None, Vec::new())),
+        });
+        let servers = config
+            .servers
+            .iter()
+            .map(|c| {
+                Arc::new_cyclic(|me| Server {
+                    me: me.clone(),
+                    config: c.clone(),
+                    shared: shared.clone(),
+                    status: Mutex::new(if c.enabled { Status::Connecting } else { Status::Disabled }),
+                    conn: tokio::sync::Mutex::new(None),
+                    settled: watch::channel(!c.enabled).0,
+                    tools: Mutex::new(Vec::new()),
+                    instructions: Mutex::new(None),
+                    resources: std::sync::atomic::AtomicBool::new(false),
+                })
+            })
+            .collect::<Vec<_>>();
+        let _ = shared.servers.set(servers.iter().map(Arc::downgrade).collect());
+        McpManager { servers, shared, config }
+    }
+
+    /// Connect every enabled server in the background (needs a Tokio runtime).
+    pub fn start(&self) {
+        for s in self.servers.iter().filter(|s| s.config.enabled) {
+            let s = s.clone();
+            s.settled.send_replace(false);
+            tokio::spawn(async move {
+                let _ = s.connection().await;
+            });
+        }
+    }
+
+    /// Send tools to `registrar` from now on (and the ones already listed).
+    pub fn bind(&self, registrar: Arc<dyn Registrar>) {
+        if self.shared.registrar.set(registrar.clone()).is_err() {
+            return;
+        }
+        let mut tools: Vec<Arc<dyn AgentTool>> = self
+            .servers
+            .iter()
+            .flat_map(|s| lock(&s.tools).iter().map(|t| t.clone() as Arc<dyn AgentTool>).collect::<Vec<_>>())
+            .collect();
+        tools.extend(lock(&self.shared.resource_tools).1.iter().cloned());
+        if !tools.is_empty() {
+            registrar.register(tools);
+        }
+    }
+
+    /// The session's tool named `name`, once bound.
+    pub fn tool(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
+        self.shared.registrar.get().and_then(|r| r.tool(name))
+    }
+
+    /// The configured servers.
+    pub fn servers(&self) -> &[Arc<Server>] {
+        &self.servers
+    }
+
+    /// Entries that were skipped.
+    pub fn problems(&self) -> &[ConfigProblem] {
+        &self.config.problems
+    }
+
+    /// Wait for the enabled servers `which` picks to finish connecting, at most `timeout`.
+    pub async fn wait(&self, which: impl Fn(&Server) -> bool, timeout: Duration) {
+        let waits = self.servers.iter().filter(|s| s.config.enabled && which(s)).map(|s| s.wait_settled(timeout));
+        futures::future::join_all(waits).await;
+    }
+
+    /// Wait (up to 10 s) for the servers with `direct` tools, before the first prompt.
+    pub async fn wait_direct(&self) {
+        self.wait(|s| s.has(ServerExposure::Direct), text::DIRECT_WAIT).await;
+    }
+
+    /// Whether codemode (`.0`) and tool_search (`.1`) should be switched on.
+    pub fn activation(&self) -> (bool, bool) {
+        let enabled = || self.servers.iter().filter(|s| s.config.enabled);
+        let codemode = self.config.auto_enable_codemode && enabled().any(|s| s.has(ServerExposure::Codemode));
+        let search = enabled().any(|s| s.has(ServerExposure::Deferred));
+        (codemode, search)
+    }
+
+    /// Whether some enabled server has tools the model reaches only through codemode or tool_search.
+    pub fn has_indirect(&self) -> bool {
+        self.servers
+            .iter()
+            .filter(|s| s.config.enabled)
+            .any(|s| s.has(ServerExposure::Codemode) || s.has(ServerExposure::Deferred))
+    }
+
+    /// The `<mcp_servers>` section of the system prompt.
+    pub fn prompt_section(&self) -> Option<String> {
+        crate::prompt::section(&self.config.servers, |name| {
+            self.servers.iter().find(|s| s.name() == name).and_then(|s| lock(&s.instructions).clone())
+        })
+    }
+
+    /// Reconnect `name` (`/mcp reconnect`).
+    pub async fn reconnect(&self, name: &str) -> Result<Status, String> {
+        let s =
+            self.servers.iter().find(|s| s.name() == name).ok_or_else(|| format!("No MCP server named \"{name}\"."))?;
+        let old = s.conn.lock().await.take();
+        if let Some(c) = old {
+            c.stop().await;
+        }
+        s.connection().await.map_err(|e| e.to_string())?;
+        Ok(s.status())
+    }
+
+    /// Stop every server (all at once; each closes its standard input, then
+    /// its process group gets SIGTERM and SIGKILL after grace periods).
+    pub async fn shutdown(&self) {
+        let stops = self.servers.iter().map(|s| async move {
+            // A server still connecting holds the slot: it is killed below.
+            let old = tokio::time::timeout(text::STOP_GRACE, s.conn.lock()).await.ok().and_then(|mut c| c.take());
+            if let Some(c) = old {
+                c.stop().await;
+            }
+        });
+        futures::future::join_all(stops).await;
+        crate::process::kill_all(Some(&self.shared.groups));
+    }
+}
