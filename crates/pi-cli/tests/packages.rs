@@ -351,3 +351,22 @@ fn an_npm_package_from_a_tarball_installs_offline_and_loads() {
     assert!(!installed.exists());
     assert_eq!(env.user_settings(), json!({"packages": []}));
 }
+
+#[test]
+fn configured_git_packages_install_at_start_up_and_a_failing_one_is_a_warning() {
+    let env = Env::new();
+    git_package(&env);
+    let settings = json!({"packages": ["git:example.com/user/repo", "git:example.com/user/missing"]});
+    write(&env.agent().join("settings.json"), &settings.to_string());
+    let server = MockServer::start(vec![Turn::text("ok")]);
+    server.write_models_json(&env.agent(), "openai-completions");
+    let o = env.run(&["--offline", "--no-session", "--model", "mock/mock-1", "-p", "hi"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o), "ok\n", "git's output stays off standard output");
+    assert!(env.agent().join("git/example.com/user/repo/skills").is_dir());
+    assert!(system(&server.requests()[0].body).contains("<name>greet-git</name>"));
+    let warning = "Warning: Extension package \"git:example.com/user/missing\": failed to install (git clone https://example.com/user/missing";
+    assert!(err(&o).contains(warning), "{}", err(&o));
+    assert!(err(&o).contains("Run \"pi remove git:example.com/user/missing\" to remove it from settings.json."));
+    assert!(!env.agent().join("git/example.com/user/missing").exists());
+}

@@ -94,7 +94,7 @@ impl Installer {
     /// Install `source` for `scope` (a local source is only checked).
     pub(crate) fn install(&self, source: &PackageSource, scope: Scope) -> Result<(), String> {
         match source {
-            PackageSource::Npm { spec, .. } => self.npm_install(&[spec.clone()], scope),
+            PackageSource::Npm { spec, .. } => self.npm_install(std::slice::from_ref(spec), scope),
             PackageSource::Git { .. } => self.git_install(source, scope),
             PackageSource::Local { path } => {
                 let resolved = packages::resolve_path(path, &self.cwd);
