@@ -16,6 +16,7 @@ mod mcp;
 mod mcp_cmd;
 mod model_select;
 mod modes;
+mod packages;
 mod print_mode;
 mod prompt_source;
 mod reload;
@@ -109,6 +110,9 @@ fn dispatch(args: &[String]) -> ExitCode {
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
         Some("mcp") => mcp_cmd::main(&args[1..]),
+        Some("install" | "remove" | "uninstall" | "update" | "list") => {
+            packages::main(args).unwrap_or(ExitCode::SUCCESS)
+        }
         _ => {
             let a = cli_args::parse(args);
             if cli_args::report(&a.diagnostics) {

@@ -14,6 +14,7 @@ mod context_files;
 mod error;
 pub mod files;
 mod models;
+pub mod packages;
 pub mod resources;
 pub mod settings;
 pub mod text;

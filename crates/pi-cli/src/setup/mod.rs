@@ -224,9 +224,18 @@ fn start_in(
         // The trust question and extensions' dialogs may come before the UI runs.
         crate::tui::look::set_early(&ui);
     }
+    for w in crate::packages::install_missing(&settings, &env.agent_dir, &env.cwd, pi_config::settings::Scope::User) {
+        report.warn(w);
+    }
     let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, &settings, &env.agent_dir);
     let before = runtime.block_on(load_extensions(&plan.before_trust, env.host_options(mode, false)))?;
     let trust = trust::resolve(&env, args.approve, &mut settings, before.as_ref(), runtime.handle(), report)?;
+    if trust.trusted {
+        let scope = pi_config::settings::Scope::Project;
+        for w in crate::packages::install_missing(&settings, &env.agent_dir, &env.cwd, scope) {
+            report.warn(w);
+        }
+    }
     let project_scripts = plan.trust_project(&settings, &env.cwd, trust.trusted);
     let after = runtime.block_on(load_extensions(&project_scripts, env.host_options(mode, true)))?;
     let loaded = Loaded { scripts: before.into_iter().chain(after).collect(), builtins: plan.builtins.clone() };

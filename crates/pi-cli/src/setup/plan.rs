@@ -1,9 +1,10 @@
 //! Which extensions a run loads, decided once.
 //!
 //! Before trust: the command line's `-e` entries, then (unless
-//! `--no-extensions`) the user settings' `extensions` entries and the agent
-//! dir's `extensions/` folder. After trust, for a trusted project only: the
-//! project's `.pi/extensions/` folder and its settings' entries. A settings
+//! `--no-extensions`) the user settings' `extensions` entries, the agent
+//! dir's `extensions/` folder and the user's packages' extensions. After
+//! trust, for a trusted project only: the project's `.pi/extensions/`
+//! folder, its settings' entries and its packages' extensions. A settings
 //! entry `-<spec>` disables `<spec>` wherever it comes from (except `-e`);
 //! `+<spec>` is `<spec>`. Relative paths in a settings file resolve from the
 //! folder of that file; on the command line, from the working folder.
@@ -54,6 +55,7 @@ impl ExtensionPlan {
         }
         let discovered = discover(&agent_dir.join("extensions"));
         plan.push_scripts(discovered, false);
+        plan.push_scripts(package_extensions(settings, "user"), false);
         // The built-ins that load by default (unless a `-builtin:<name>` entry disables them).
         for name in crate::extensions::DEFAULT_BUILTINS {
             let spec = format!("builtin:{name}");
@@ -86,6 +88,7 @@ impl ExtensionPlan {
         for entry in &project {
             self.add_setting(entry, true);
         }
+        self.push_scripts(package_extensions(settings, "project"), true);
         let (disabled, explicit) = (&self.disabled, &self.explicit_builtins);
         self.builtins.retain(|b| explicit.contains(b) || !disabled.iter().any(|d| d == &format!("builtin:{b}")));
         self.after_trust.clone()
@@ -130,6 +133,13 @@ impl ExtensionPlan {
             if after_trust { self.after_trust.push(p) } else { self.before_trust.push(p) }
         }
     }
+}
+
+/// The extension files of the configured packages of one scope (`user`,
+/// `project`), in load order (pi_config::packages).
+fn package_extensions(settings: &Settings, scope: &str) -> Vec<PathBuf> {
+    let found = pi_config::packages::resolve(settings, settings.agent_dir(), settings.cwd());
+    found.extensions.into_iter().filter(|r| r.scope == scope).map(|r| r.path).collect()
 }
 
 fn settings_entries(settings: &Settings, scope: Scope) -> Vec<ResourceEntry> {

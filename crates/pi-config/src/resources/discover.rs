@@ -148,7 +148,8 @@ fn nested_markdown(dir: &Path, depth: usize) -> Vec<PathBuf> {
 }
 
 /// The ordered paths of one kind, before the command line's, with where
-/// each came from: settings entries before found files, project before user.
+/// each came from: settings entries before found files, project before user,
+/// packages last.
 fn configured(o: &ResourceOptions<'_>, kind: ResourceKind) -> Vec<(PathBuf, SourceInfo)> {
     let (project_plain, project_over) = Overrides::of(o.settings, kind, Scope::Project);
     let (user_plain, user_over) = Overrides::of(o.settings, kind, Scope::User);
@@ -184,6 +185,10 @@ fn configured(o: &ResourceOptions<'_>, kind: ResourceKind) -> Vec<(PathBuf, Sour
     } else {
         add(markdown_files(&o.agent_dir.join("prompts")), &user_over, auto);
     }
+    // Then the packages' (project packages first; see `crate::packages`).
+    let packages = crate::packages::resolve(o.settings, o.agent_dir, o.cwd);
+    let found = if kind == ResourceKind::Skills { packages.skills } else { packages.prompts };
+    list.extend(found.into_iter().map(|r| (r.path, SourceInfo::new(&r.source, &r.scope, &r.package_root))));
     // The same file found twice counts once (the first place wins).
     let mut seen = HashSet::new();
     list.retain(|(p, _)| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));

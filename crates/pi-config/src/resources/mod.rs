@@ -34,7 +34,8 @@ pub use walk::{MAX_SKILL_DEPTH, SkillDirMode, markdown_files, skill_files};
 /// (`sourceInfo`: `source` `auto`/`local`, `scope` `user`/`project`/`temporary`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceInfo {
-    /// `auto` (found in a conventional folder) or `local` (a settings entry or a path).
+    /// `auto` (found in a conventional folder), `local` (a settings entry or
+    /// a path), or a package's source as written in settings.
     pub source: String,
     /// `user`, `project` or `temporary` (the command line).
     pub scope: String,

@@ -309,6 +309,16 @@ impl Settings {
         self.merged = merged;
     }
 
+    /// The agent dir the user layer was read from.
+    pub fn agent_dir(&self) -> &Path {
+        &self.agent_dir
+    }
+
+    /// The working folder the project layer belongs to.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
     /// `<agent-dir>/settings.json`.
     pub fn user_path(&self) -> PathBuf {
         self.agent_dir.join(SETTINGS_FILE_NAME)
