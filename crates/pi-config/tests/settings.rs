@@ -337,7 +337,7 @@ fn project_writes_refused_when_untrusted_and_create_pi_only_when_writing() {
     let path = e.cwd.join(".pi/settings.json");
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
-        "{\n  \"defaultModel\": \"m\",\n  \"retry\": {\n    \"maxRetries\": 9\n  }\n}\n"
+        "{\n  \"defaultModel\": \"m\",\n  \"retry\": {\n    \"maxRetries\": 9\n  }\n}"
     );
     assert_eq!(s.default_model(), Some("m"));
     assert_eq!(s.retry().max_retries, 9);
@@ -345,7 +345,7 @@ fn project_writes_refused_when_untrusted_and_create_pi_only_when_writing() {
     // Global-only keys cannot be written to the project file.
     assert!(matches!(s.write_project(&["defaultProjectTrust"], Some(json!("always"))), Err(SettingsError::Invalid(_))));
     s.write_project(&["retry"], None).unwrap();
-    assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"defaultModel\": \"m\"\n}\n");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"defaultModel\": \"m\"\n}");
 }
 
 #[test]
@@ -356,7 +356,10 @@ fn writes_reread_the_file_and_keep_other_keys() {
     // Someone else changes the file after the load.
     e.user(r#"{"theme": "dark", "keep": {"me": 1}, "added": true}"#);
     s.write_user(&["defaultProvider"], Some(json!("openai"))).unwrap();
-    let v: Value = serde_json::from_str(&fs::read_to_string(&u).unwrap()).unwrap();
+    let written = fs::read_to_string(&u).unwrap();
+    // As the reference writes it: two spaces, no newline at the end.
+    assert!(written.starts_with("{\n  \"") && written.ends_with('}'), "{written:?}");
+    let v: Value = serde_json::from_str(&written).unwrap();
     assert_eq!(v, json!({"theme": "dark", "keep": {"me": 1}, "added": true, "defaultProvider": "openai"}));
     assert_eq!(s.default_provider(), Some("openai"));
     assert_eq!(s.get_bool(&["added"]), Some(true));

@@ -567,9 +567,9 @@ impl Settings {
             },
         };
         set_path(&mut doc, path, value);
-        let mut out = serde_json::to_string_pretty(&Value::Object(doc.clone()))
+        // As the reference writes it: two-space JSON, no newline at the end.
+        let out = serde_json::to_string_pretty(&Value::Object(doc.clone()))
             .map_err(|e| SettingsError::Io { path: file.clone(), message: e.to_string() })?;
-        out.push('\n');
         fsio::write_atomic(&file, out.as_bytes()).map_err(io)?;
         let checked = check_layer(doc, scope, &file, &user_path, &mut Vec::new());
         match scope {
