@@ -2,6 +2,8 @@
 //! agent keeps beside it (a command the user ran, `bashExecution`). Before a
 //! request, [`to_llm`] turns the conversation into what a model takes.
 
+use std::borrow::Cow;
+
 use pi_ai::{Message, UserMessage};
 use serde::{Deserialize, Serialize};
 
@@ -213,13 +215,19 @@ fn user_text(text: String, timestamp: i64) -> Message {
 /// The conversation as a model takes it: agent-only messages become user
 /// messages or are left out (system messages travel as the system prompt).
 pub fn to_llm(messages: &[AgentMessage]) -> Vec<Message> {
+    to_llm_ref(messages).into_iter().map(Cow::into_owned).collect()
+}
+
+/// As [`to_llm`], borrowing the model messages (only the agent's own ones
+/// are converted), so a request does not copy the conversation.
+pub fn to_llm_ref(messages: &[AgentMessage]) -> Vec<Cow<'_, Message>> {
     use crate::text::{
         BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
     };
     messages
         .iter()
         .filter_map(|m| match m {
-            AgentMessage::Llm(m) => Some(m.clone()),
+            AgentMessage::Llm(m) => Some(Cow::Borrowed(m)),
             AgentMessage::Agent(a) => match a {
                 AgentOnly::BashExecution(b) if !b.exclude_from_context => Some(user_text(b.to_text(), b.timestamp)),
                 AgentOnly::BashExecution(_) | AgentOnly::System(_) => None,
@@ -239,7 +247,8 @@ pub fn to_llm(messages: &[AgentMessage]) -> Vec<Message> {
                 AgentOnly::BranchSummary(s) => {
                     Some(user_text(format!("{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}", s.summary), s.timestamp))
                 }
-            },
+            }
+            .map(Cow::Owned),
         })
         .collect()
 }
