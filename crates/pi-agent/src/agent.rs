@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
 use crate::events::{AgentEvent, EventToolResult};
-use crate::messages::{AgentMessage, to_llm_ref};
+use crate::messages::{AgentMessage, LlmRef, to_llm_ref};
 use crate::retry::{RetryDecision, RetrySettings};
 
 /// Receives [`AgentEvent`]s.
@@ -247,7 +247,7 @@ impl Agent {
         let tools = self.request_tools();
         let context = ContextRef {
             system_prompt: Some(&self.system_prompt),
-            messages: messages.iter().map(|m| m.as_ref()).collect(),
+            messages: messages.iter().map(LlmRef::get).collect(),
             tools: &tools,
         };
         pi_ai::stream_ref(&self.model, &context, options)
