@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pi_ai::{
-    AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Message, Model, StopReason, StreamOptions,
+    AssistantMessage, AssistantMessageEvent, ContentBlock, ContextRef, Message, Model, StopReason, StreamOptions,
     ToolResultMessage, UserContent, UserMessage, now_ms,
 };
 use pi_tools::ToolContext;
@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
 use crate::events::{AgentEvent, EventToolResult};
-use crate::messages::{AgentMessage, to_llm};
+use crate::messages::{AgentMessage, LlmRef, to_llm_ref};
 use crate::retry::{RetryDecision, RetrySettings};
 
 /// Receives [`AgentEvent`]s.
@@ -226,9 +226,9 @@ impl Agent {
         (self.sink)(&ev);
     }
 
-    fn context(&self) -> Context {
-        let tools = self
-            .dispatcher
+    /// The declared tools as the model sees them.
+    fn request_tools(&self) -> Vec<pi_ai::Tool> {
+        self.dispatcher
             .registry
             .declared()
             .iter()
@@ -237,8 +237,20 @@ impl Agent {
                 description: self.dispatcher.registry.declared_description(t.as_ref()).to_string(),
                 parameters: t.def().parameters.clone(),
             })
-            .collect();
-        Context { system_prompt: Some(self.system_prompt.clone()), messages: to_llm(&self.messages), tools }
+            .collect()
+    }
+
+    /// Start the model request. The body is written from the conversation
+    /// as it is held (borrowed, never copied) before this returns.
+    fn start_request(&self, options: StreamOptions) -> tokio::sync::mpsc::Receiver<AssistantMessageEvent> {
+        let messages = to_llm_ref(&self.messages);
+        let tools = self.request_tools();
+        let context = ContextRef {
+            system_prompt: Some(&self.system_prompt),
+            messages: messages.iter().map(LlmRef::get).collect(),
+            tools: &tools,
+        };
+        pi_ai::stream_ref(&self.model, &context, options)
     }
 
     /// One attempt at the model request, and the delay before the next one
@@ -253,7 +265,7 @@ impl Agent {
             session_id: self.tool_ctx.session.session_id.clone(),
         };
         let began = std::time::Instant::now();
-        let mut rx = pi_ai::stream_owned(&self.model, self.context(), options);
+        let mut rx = self.start_request(options);
         let mut started = false;
         let finish = |mut m: AssistantMessage, started: bool| {
             m.duration_ms = Some(began.elapsed().as_millis() as u64);

@@ -37,7 +37,8 @@ pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use live::{LiveSettings, QUEUE_ALL, QUEUE_ONE_AT_A_TIME};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
-pub use messages::{AgentMessage, AgentOnly, BashExecutionMessage, replay_tool_changes, to_llm};
+pub use messages::LlmRef;
+pub use messages::{AgentMessage, AgentOnly, BashExecutionMessage, replay_tool_changes, to_llm, to_llm_ref};
 pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
     NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,

@@ -213,13 +213,47 @@ fn user_text(text: String, timestamp: i64) -> Message {
 /// The conversation as a model takes it: agent-only messages become user
 /// messages or are left out (system messages travel as the system prompt).
 pub fn to_llm(messages: &[AgentMessage]) -> Vec<Message> {
+    to_llm_ref(messages).into_iter().map(LlmRef::into_owned).collect()
+}
+
+/// A message of a request: borrowed from the conversation, or made for it
+/// (boxed, so a list of them costs two words a message, not a message each).
+#[derive(Debug)]
+pub enum LlmRef<'a> {
+    /// A model message of the conversation.
+    Borrowed(&'a Message),
+    /// An agent-only message converted for the model.
+    Owned(Box<Message>),
+}
+
+impl LlmRef<'_> {
+    /// The message.
+    pub fn get(&self) -> &Message {
+        match self {
+            LlmRef::Borrowed(m) => m,
+            LlmRef::Owned(m) => m,
+        }
+    }
+
+    /// The message, owned.
+    pub fn into_owned(self) -> Message {
+        match self {
+            LlmRef::Borrowed(m) => m.clone(),
+            LlmRef::Owned(m) => *m,
+        }
+    }
+}
+
+/// As [`to_llm`], borrowing the model messages (only the agent's own ones
+/// are converted), so a request does not copy the conversation.
+pub fn to_llm_ref(messages: &[AgentMessage]) -> Vec<LlmRef<'_>> {
     use crate::text::{
         BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
     };
     messages
         .iter()
         .filter_map(|m| match m {
-            AgentMessage::Llm(m) => Some(m.clone()),
+            AgentMessage::Llm(m) => Some(LlmRef::Borrowed(m)),
             AgentMessage::Agent(a) => match a {
                 AgentOnly::BashExecution(b) if !b.exclude_from_context => Some(user_text(b.to_text(), b.timestamp)),
                 AgentOnly::BashExecution(_) | AgentOnly::System(_) => None,
@@ -239,7 +273,8 @@ pub fn to_llm(messages: &[AgentMessage]) -> Vec<Message> {
                 AgentOnly::BranchSummary(s) => {
                     Some(user_text(format!("{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}", s.summary), s.timestamp))
                 }
-            },
+            }
+            .map(|m| LlmRef::Owned(Box::new(m))),
         })
         .collect()
 }

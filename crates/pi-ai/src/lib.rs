@@ -72,8 +72,8 @@ pub use failure::{Failure, FailureKind, parse_retry_after};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::faux;
 pub use types::{
-    AssistantMessage, ContentBlock, Context, Cost, Message, StopReason, Tool, ToolCall, ToolResultMessage, Usage,
-    UserContent, UserMessage, now_ms,
+    AssistantMessage, ContentBlock, Context, ContextRef, Cost, Message, StopReason, Tool, ToolCall, ToolResultMessage,
+    Usage, UserContent, UserMessage, now_ms,
 };
 
 use emitter::Emitter;
@@ -85,24 +85,71 @@ use limits::CHANNEL_CAPACITY;
 /// event is always `done` or `error`; dropping the receiver cancels the
 /// request.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc::Receiver<AssistantMessageEvent> {
-    stream_owned(model, context.clone(), options)
+    stream_ref(model, &context.view(), options)
 }
 
-/// As [`stream`], taking the context (a long conversation is not copied
-/// once more for the request).
-pub fn stream_owned(model: &Model, context: Context, options: StreamOptions) -> mpsc::Receiver<AssistantMessageEvent> {
+/// As [`stream`], with the conversation borrowed: the request body is
+/// written from it before this returns, so a long conversation is never
+/// copied for the request (only its bytes go to the task).
+pub fn stream_ref(
+    model: &Model,
+    context: &ContextRef<'_>,
+    options: StreamOptions,
+) -> mpsc::Receiver<AssistantMessageEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let em = Emitter::new(tx, model);
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
+            let work = prepare(model, context, &options);
             let model = model.clone();
-            handle.spawn(async move { run(model, context, options, em).await });
+            handle.spawn(async move { run(model, work, options, em).await });
         }
         Err(_) => {
             let _ = em.try_error(text::NEEDS_RUNTIME);
         }
     }
     rx
+}
+
+/// What the provider task does.
+enum Work {
+    /// Send a request written beforehand.
+    Http(providers::Prepared),
+    /// Answer from the in-process faux provider (which keeps what it was sent).
+    Faux(Context),
+    /// Report a failure that happened before sending.
+    Failed(ProviderError),
+}
+
+/// Write the request for `model`'s API (a panic while writing it becomes an error).
+fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> Work {
+    if options.signal.is_cancelled() {
+        return Work::Failed(ProviderError::Aborted);
+    }
+    let write = || {
+        let prepared = match model.api.as_str() {
+            api::OPENAI_COMPLETIONS => providers::openai_completions::prepare(model, context, options),
+            api::OPENAI_RESPONSES => providers::openai_responses::prepare(model, context, options),
+            api::ANTHROPIC_MESSAGES => providers::anthropic::prepare(model, context, options),
+            api::FAUX => return Work::Faux(context.to_context()),
+            other => {
+                Err(ProviderError::failed(format!("Unsupported API \"{other}\" (supported: {})", api::ALL.join(", "))))
+            }
+        };
+        prepared.map_or_else(Work::Failed, Work::Http)
+    };
+    std::panic::catch_unwind(AssertUnwindSafe(write))
+        .unwrap_or_else(|panic| Work::Failed(ProviderError::failed(internal_error(panic))))
+}
+
+/// The message of a panic caught in a provider client.
+fn internal_error(panic: Box<dyn std::any::Any + Send>) -> String {
+    let what = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    format!("Internal error in the provider client: {what}")
 }
 
 /// Run a request to the end and return its final message (an error ends as a
@@ -126,35 +173,27 @@ pub async fn complete(model: &Model, context: &Context, options: StreamOptions) 
     })
 }
 
-async fn run(model: Model, context: Context, options: StreamOptions, mut em: Emitter) {
+async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) {
     let signal = options.signal.clone();
     let result = if signal.is_cancelled() {
         Err(ProviderError::Aborted)
     } else {
-        let work = async {
-            match model.api.as_str() {
-                api::OPENAI_COMPLETIONS => {
-                    providers::openai_completions::run(&model, &context, &options, &mut em).await
-                }
-                api::OPENAI_RESPONSES => providers::openai_responses::run(&model, &context, &options, &mut em).await,
-                api::ANTHROPIC_MESSAGES => providers::anthropic::run(&model, &context, &options, &mut em).await,
-                api::FAUX => providers::faux::run(&model, &context, &options, &mut em).await,
-                other => Err(ProviderError::failed(format!(
-                    "Unsupported API \"{other}\" (supported: {})",
-                    api::ALL.join(", ")
-                ))),
+        let task = async {
+            match work {
+                Work::Failed(e) => Err(e),
+                Work::Faux(context) => providers::faux::run(&model, &context, &options, &mut em).await,
+                Work::Http(request) => match model.api.as_str() {
+                    api::OPENAI_RESPONSES => providers::openai_responses::send(&model, request, &mut em).await,
+                    api::ANTHROPIC_MESSAGES => providers::anthropic::send(request, &mut em).await,
+                    _ => providers::openai_completions::send(request, &mut em).await,
+                },
             }
         };
         tokio::select! {
             biased;
             _ = signal.cancelled() => Err(ProviderError::Aborted),
-            r = AssertUnwindSafe(work).catch_unwind() => r.unwrap_or_else(|panic| {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                Err(ProviderError::failed(format!("Internal error in the provider client: {what}")))
+            r = AssertUnwindSafe(task).catch_unwind() => r.unwrap_or_else(|panic| {
+                Err(ProviderError::failed(internal_error(panic)))
             }),
         }
     };

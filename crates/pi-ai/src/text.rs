@@ -7,6 +7,9 @@ pub const NEEDS_RUNTIME: &str = "pi_ai::stream needs a tokio runtime";
 pub const NO_RESULT: &str = "The response stream ended without a result";
 /// The error message of an aborted request.
 pub const REQUEST_ABORTED: &str = "Request was aborted";
+/// A request body that could not be written as JSON (a value with
+/// non-string map keys; nothing pi builds has one).
+pub const BODY_NOT_WRITTEN: &str = "The request body could not be written as JSON";
 /// The faux provider's error when its queue is empty.
 pub const NO_FAUX_RESPONSES: &str = "No more faux responses queued";
 /// A tool call whose arguments parsed to something other than an object.

@@ -391,6 +391,40 @@ pub struct Context {
     pub tools: Vec<Tool>,
 }
 
+impl Context {
+    /// The context as a [`ContextRef`] (borrowed, nothing copied).
+    pub fn view(&self) -> ContextRef<'_> {
+        ContextRef {
+            system_prompt: self.system_prompt.as_deref(),
+            messages: self.messages.iter().collect(),
+            tools: &self.tools,
+        }
+    }
+}
+
+/// A request's context borrowed from wherever the conversation lives: a
+/// provider writes its request body from it without copying the messages.
+#[derive(Debug, Clone, Default)]
+pub struct ContextRef<'a> {
+    /// The system prompt, if any.
+    pub system_prompt: Option<&'a str>,
+    /// The conversation so far.
+    pub messages: Vec<&'a Message>,
+    /// The tools the model may call.
+    pub tools: &'a [Tool],
+}
+
+impl ContextRef<'_> {
+    /// An owned copy (the in-process faux provider keeps what it was sent).
+    pub fn to_context(&self) -> Context {
+        Context {
+            system_prompt: self.system_prompt.map(str::to_string),
+            messages: self.messages.iter().map(|m| (*m).clone()).collect(),
+            tools: self.tools.to_vec(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

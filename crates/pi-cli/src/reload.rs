@@ -2,6 +2,8 @@
 //! without re-deciding trust, activate tools newly added to `defaultTools`
 //! (never re-enabling one removed with `-name`), re-apply the command line's
 //! `+name`/`-name` modifiers, and rebuild the system prompt (reference §5.4, S7).
+//! Also moving a session to another folder ([`move_to`]): the same rebuild
+//! for that folder, with its trust decided again.
 
 use std::path::PathBuf;
 
@@ -35,6 +37,59 @@ pub struct ReloadState {
     pub mcp: Option<std::sync::Arc<pi_mcp::McpManager>>,
     /// `builtin:mcp` is loaded: `/mcp` is a command even with no server configured.
     pub mcp_on: bool,
+    /// `--approve` / `--no-approve`: trust of a folder the session moves to.
+    pub approve: Option<bool>,
+}
+
+/// Run the agent in `cwd` from now on: a session switched to (RPC
+/// `switch_session`, `/resume`) runs in the folder it was made in, as the
+/// reference runs it (tools, context files, the prompt's folder, project
+/// settings and resources follow; see [`reload_collect`]). Extensions and
+/// MCP servers already loaded stay. Returns the warnings.
+pub async fn move_to(agent: &mut Agent, state: &mut ReloadState, cwd: PathBuf) -> Vec<String> {
+    agent.tool_ctx.cwd = cwd;
+    reload_collect(agent, state).await.1
+}
+
+/// When the agent now runs in another folder than the prompt was built
+/// for: decide trust there without a question (the run's
+/// `--approve`/`--no-approve`, the saved decision, then
+/// `defaultProjectTrust`) and build for that folder from now on. `None`:
+/// the folder is the same.
+fn follow_folder(agent: &Agent, state: &mut ReloadState) -> Option<Vec<String>> {
+    use pi_config::{TrustStore, resolve_trust, trust::TrustInput};
+    let cwd = agent.tool_ctx.cwd.clone();
+    if cwd == state.prompt.cwd {
+        return None;
+    }
+    let (global, _) = Settings::load(&state.agent_dir, &cwd, false);
+    let mut input = TrustInput::new(&cwd, TrustStore::new(&state.agent_dir));
+    input.cli_override = state.approve;
+    input.default_trust = global.default_project_trust();
+    let mut warnings = Vec::new();
+    state.prompt.trusted = match resolve_trust(input) {
+        Ok(trust) => {
+            warnings.extend(trust.warnings);
+            trust.trusted
+        }
+        Err(e) => {
+            warnings.push(e.to_string());
+            false
+        }
+    };
+    state.prompt.cwd = cwd;
+    Some(warnings)
+}
+
+/// Where a session opened from `file` runs: the folder stored in it, when
+/// that is a folder other than `cwd`.
+pub fn stored_folder(session: &pi_agent::session::Session, cwd: &std::path::Path) -> Option<PathBuf> {
+    let stored = PathBuf::from(session.header()["cwd"].as_str().filter(|c| !c.is_empty())?);
+    let same = match (stored.canonicalize(), cwd.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => stored == cwd,
+    };
+    (stored.is_dir() && !same).then_some(stored)
 }
 
 /// Reload and return the status line (warnings go to standard error).
@@ -49,13 +104,19 @@ pub async fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
 /// Reload; the status line and the settings' warnings (the terminal UI
 /// shows them in its transcript).
 pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (String, Vec<String>) {
+    let moved = follow_folder(agent, state);
+    let mut warnings = moved.clone().unwrap_or_default();
     let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
-    let warnings: Vec<String> = diagnostics.iter().map(|d| d.to_string()).collect();
+    warnings.extend(diagnostics.iter().map(|d| d.to_string()));
     if state.uses_default_tools {
         let new_default = settings
             .resolved_default_tools()
             .unwrap_or_else(|| pi_config::tool_selection::DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect());
         let mut active: Vec<String> = agent.dispatcher.registry.active().to_vec();
+        if moved.is_some() {
+            // Another folder: its `defaultTools` replace the last folder's.
+            active.retain(|n| !state.last_default.contains(n) || new_default.contains(n));
+        }
         for name in new_default.iter().filter(|n| !state.last_default.contains(n)) {
             if !active.contains(name) {
                 active.push(name.clone());
@@ -67,7 +128,6 @@ pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (Stri
         agent.dispatcher.registry.set_active(&active);
         state.last_default = new_default;
     }
-    let mut warnings = warnings;
     let resources = state.resource_flags.load(&state.agent_dir, &state.prompt.cwd, &settings, state.prompt.trusted);
     warnings.extend(resources.skills.diagnostics.iter().chain(&resources.templates.diagnostics).map(|d| d.line()));
     state.prompt.skills = resources.skills.skills.clone();

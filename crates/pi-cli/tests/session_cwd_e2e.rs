@@ -116,3 +116,42 @@ fn a_session_whose_folder_is_the_current_one_or_a_new_one_runs_here() {
     let results = tool_results(&requests[1].body);
     assert!(results[0].starts_with(&format!("{}\n", s.work.display())), "bash ran here: {}", results[0]);
 }
+
+/// RPC `switch_session` to a session made in another folder: from then on
+/// the run is there, as the reference's (black-box: its bash printed the
+/// session's folder and its prompt carried that folder's context file).
+#[test]
+fn rpc_switch_session_moves_to_the_sessions_folder() {
+    use std::io::Write;
+    let server = MockServer::start(vec![Turn::tool("bash", json!({"command": "pwd; ls"})), Turn::text("done")]);
+    let s = Scratch::new(&server);
+    let there = two_folders(&s);
+    let file = s.tmp.join("old.jsonl");
+    session_in(&there, &file);
+    let (mut child, mut stdin, mut out) = s.rpc(env!("CARGO_BIN_EXE_pi"), &[]);
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(json!({"id": "1", "type": "switch_session", "sessionPath": file}));
+    let r = pi_test_support::read_until(&mut out, |v| v["type"] == "response" && v["id"] == "1");
+    assert_eq!(r["success"], true, "{r}");
+    send(json!({"id": "2", "type": "bash", "command": "pwd"}));
+    let r = pi_test_support::read_until(&mut out, |v| v["type"] == "response" && v["id"] == "2");
+    assert_eq!(r["data"]["output"].as_str().unwrap().trim(), there.to_string_lossy(), "{r}");
+    send(json!({"id": "3", "type": "prompt", "message": "go"}));
+    pi_test_support::read_until(&mut out, |v| v["type"] == "agent_end");
+    drop(stdin);
+    let _ = child.wait();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let first = &requests[0].body;
+    let prompt = system_prompt(first);
+    assert!(prompt.contains("Rules of there") && !prompt.contains("Rules of here"), "{prompt}");
+    assert!(prompt.contains(&*there.to_string_lossy()), "the prompt names the session's folder: {prompt}");
+    assert_eq!(tool_names(first), ["read", "bash", "ls"], "the session folder's trusted settings apply");
+    let results = tool_results(&requests[1].body);
+    assert!(results[0].starts_with(&format!("{}\n", there.display())), "bash ran there: {}", results[0]);
+    assert!(results[0].contains("only-there.txt"), "{}", results[0]);
+    // The earlier conversation is the context, and it went on in the file.
+    assert!(pi_test_support::user_texts(first).contains(&"before".to_string()), "{first}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\"done\""), "{text}");
+}

@@ -158,3 +158,45 @@ fn slash_resume_switches_to_the_chosen_session() {
     t.keys(&["C-d"]);
     t.wait_for("PI-EXIT-0");
 }
+
+/// `/resume` of a session made in another folder moves the run there, as
+/// the reference does (docs/sessions.md): the next request's system prompt
+/// has that folder's context file and path, and the footer shows it.
+#[test]
+fn slash_resume_moves_to_the_sessions_folder() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![Turn::text("fresh answer"), Turn::text("resumed answer")]);
+    let there = s.tmp().join("elsewhere");
+    std::fs::create_dir_all(&there).unwrap();
+    std::fs::write(there.join("AGENTS.md"), "Rules of elsewhere").unwrap();
+    std::fs::write(s.work().join("AGENTS.md"), "Rules of here").unwrap();
+    let file = write_session(&s, "cccc-3333", 1, "far question", "far answer", None);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    lines[0]["cwd"] = json!(there.canonicalize().unwrap());
+    std::fs::write(&file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let t = Tmux::start(100, 30, &command(&s, ""));
+    t.type_text("fresh prompt");
+    t.keys(&["Enter"]);
+    t.wait("the first answer", |sc| sc.contains("fresh answer") && idle(sc));
+    t.type_text("/resume");
+    t.keys(&["Enter"]);
+    t.wait_for("Resume Session (Current Folder)");
+    t.type_text("far");
+    t.wait("the search", |sc| sc.contains("› far question") && !sc.contains("fresh prompt"));
+    t.keys(&["Enter"]);
+    let screen = t.wait("the resumed session", |sc| sc.contains("Resumed session") && idle(sc));
+    assert!(screen.contains("elsewhere"), "the footer shows the session's folder: {screen}");
+    t.type_text("go on");
+    t.keys(&["Enter"]);
+    t.wait("the answer", |sc| sc.contains("resumed answer") && idle(sc));
+    let requests = s.server.requests();
+    let prompt = requests.last().unwrap().body["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(prompt.contains("Rules of elsewhere") && !prompt.contains("Rules of here"), "{prompt}");
+    let first = requests[0].body["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(first.contains("Rules of here"), "the run started here: {first}");
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}

@@ -253,6 +253,8 @@ pub enum Update {
     Markdown(String),
     /// The session's name changed.
     SessionName(Option<String>),
+    /// The session now runs in this folder (one resumed from another folder).
+    Folder(std::path::PathBuf),
     /// A new session: the transcript starts over.
     Reset,
     /// Another session (a fork or a clone): the transcript shows its

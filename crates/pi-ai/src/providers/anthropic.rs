@@ -4,14 +4,14 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{max_tokens, messages_to_send, open_stream, tool_result_parts};
+use super::{ArrayWriter, ObjectWriter, Prepared, max_tokens, messages_to_send, open_stream, tool_result_parts};
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
 use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
-use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
+use crate::types::{ContentBlock, ContextRef, Message, StopReason, Tool, Usage, UserContent};
 
 /// The `anthropic-version` header.
 pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -41,21 +41,118 @@ fn image_block(data: &str, mime: &str) -> Value {
     json!({"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}})
 }
 
-/// The request body.
-pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
-    let images_ok = model.supports_images();
-    let mut messages: Vec<Value> = Vec::new();
-    // Tool results collect into one user message until something else comes.
-    let mut results: Vec<Value> = Vec::new();
-    let flush = |results: &mut Vec<Value>, messages: &mut Vec<Value>| {
-        if !results.is_empty() {
-            messages.push(json!({"role": "user", "content": std::mem::take(results)}));
+/// The request body, written straight to bytes (the conversation one
+/// message at a time; see [`ObjectWriter`]).
+pub(crate) fn request_body(
+    model: &Model,
+    context: &ContextRef<'_>,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, ProviderError> {
+    let max = max_tokens(model, options);
+    let mut body = ObjectWriter::new();
+    body.field("model", &model.id)?;
+    body.array("messages", |out| write_messages(model, context, out))?;
+    body.field("max_tokens", &max)?;
+    body.field("stream", &true)?;
+    if let Some(sp) = context.system_prompt {
+        body.field("system", &json!([{"type": "text", "text": sp, "cache_control": cache_control()}]))?;
+    }
+    if !context.tools.is_empty() {
+        body.array("tools", |out| {
+            let last = context.tools.len() - 1;
+            for (n, t) in context.tools.iter().enumerate() {
+                let mut tool = tool_definition(t);
+                // Cache the tool list too (marker on the last tool, as the reference does).
+                if n == last
+                    && let Some(obj) = tool.as_object_mut()
+                {
+                    obj.insert("cache_control".into(), cache_control());
+                }
+                out.push(&tool)?;
+            }
+            Ok(())
+        })?;
+    }
+    if model.reasoning {
+        let thinking = match options.thinking_level() {
+            None => json!({"type": "disabled"}),
+            Some(level) => {
+                let budget = thinking_budget(level).min(max.saturating_sub(1024)).max(1024);
+                json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"})
+            }
+        };
+        body.field("thinking", &thinking)?;
+    }
+    Ok(body.finish())
+}
+
+/// A tool as Anthropic declares it.
+fn tool_definition(t: &Tool) -> Value {
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), t.parameters.get("properties").cloned().unwrap_or_else(|| json!({})));
+    if let Some(obj) = t.parameters.as_object() {
+        for (k, v) in obj {
+            if k != "type" && k != "properties" {
+                schema.insert(k.clone(), v.clone());
+            }
         }
-    };
+    }
+    json!({
+        "name": t.name,
+        "description": t.description,
+        "eager_input_streaming": true,
+        "input_schema": schema,
+    })
+}
+
+/// Messages on their way out: each is written when the next comes, so the
+/// last one can still get its cache marker.
+struct Outbox<'w, 'o> {
+    out: &'w mut ArrayWriter<'o>,
+    held: Option<Value>,
+    /// Tool results collect into one user message until something else comes.
+    results: Vec<Value>,
+}
+
+impl Outbox<'_, '_> {
+    fn push(&mut self, message: Value) -> Result<(), ProviderError> {
+        if let Some(previous) = self.held.replace(message) {
+            self.out.push(&previous)?;
+        }
+        Ok(())
+    }
+
+    fn flush_results(&mut self) -> Result<(), ProviderError> {
+        if self.results.is_empty() {
+            return Ok(());
+        }
+        let results = std::mem::take(&mut self.results);
+        self.push(json!({"role": "user", "content": results}))
+    }
+
+    /// Write the last message, cached up to its newest block when the user sent it.
+    fn finish(mut self) -> Result<(), ProviderError> {
+        self.flush_results()?;
+        let Some(mut last) = self.held.take() else { return Ok(()) };
+        if last["role"] == "user"
+            && let Some(block) =
+                last["content"].as_array_mut().and_then(|b| b.last_mut()).and_then(Value::as_object_mut)
+        {
+            block.insert("cache_control".into(), cache_control());
+        }
+        self.out.push(&last)
+    }
+}
+
+/// The `messages` array.
+fn write_messages(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
+    let images_ok = model.supports_images();
+    let mut outbox = Outbox { out, held: None, results: Vec::new() };
     for m in messages_to_send(context) {
         match m {
             Message::User(u) => {
-                flush(&mut results, &mut messages);
+                outbox.flush_results()?;
                 let blocks: Vec<Value> = match &u.content {
                     UserContent::Text(t) => vec![json!({"type": "text", "text": t})],
                     UserContent::Blocks(b) => super::user_blocks(b, images_ok)
@@ -70,11 +167,11 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                         .collect(),
                 };
                 if !blocks.is_empty() {
-                    messages.push(json!({"role": "user", "content": blocks}));
+                    outbox.push(json!({"role": "user", "content": blocks}))?;
                 }
             }
             Message::Assistant(a) => {
-                flush(&mut results, &mut messages);
+                outbox.flush_results()?;
                 let same_api = a.api == model.api;
                 let blocks: Vec<Value> = a
                     .content
@@ -91,7 +188,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                     })
                     .collect();
                 if !blocks.is_empty() {
-                    messages.push(json!({"role": "assistant", "content": blocks}));
+                    outbox.push(json!({"role": "assistant", "content": blocks}))?;
                 }
             }
             Message::ToolResult(r) => {
@@ -106,7 +203,7 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                     parts.extend(images.iter().map(|(d, m)| image_block(d, m)));
                     Value::Array(parts)
                 };
-                results.push(json!({
+                outbox.results.push(json!({
                     "type": "tool_result",
                     "tool_use_id": tool_id(&r.tool_call_id),
                     "content": content,
@@ -115,73 +212,15 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
             }
         }
     }
-    flush(&mut results, &mut messages);
-    // Cache up to the newest block.
-    if let Some(last) = messages.last_mut()
-        && last["role"] == "user"
-        && let Some(block) = last["content"].as_array_mut().and_then(|b| b.last_mut()).and_then(Value::as_object_mut)
-    {
-        block.insert("cache_control".into(), cache_control());
-    }
-    let max = max_tokens(model, options);
-    let mut body = Map::new();
-    body.insert("model".into(), model.id.clone().into());
-    body.insert("messages".into(), Value::Array(messages));
-    body.insert("max_tokens".into(), max.into());
-    body.insert("stream".into(), true.into());
-    if let Some(sp) = &context.system_prompt {
-        body.insert("system".into(), json!([{"type": "text", "text": sp, "cache_control": cache_control()}]));
-    }
-    if !context.tools.is_empty() {
-        let mut tools: Vec<Value> = context
-            .tools
-            .iter()
-            .map(|t| {
-                let mut schema = Map::new();
-                schema.insert("type".into(), "object".into());
-                schema
-                    .insert("properties".into(), t.parameters.get("properties").cloned().unwrap_or_else(|| json!({})));
-                if let Some(obj) = t.parameters.as_object() {
-                    for (k, v) in obj {
-                        if k != "type" && k != "properties" {
-                            schema.insert(k.clone(), v.clone());
-                        }
-                    }
-                }
-                json!({
-                    "name": t.name,
-                    "description": t.description,
-                    "eager_input_streaming": true,
-                    "input_schema": schema,
-                })
-            })
-            .collect();
-        // Cache the tool list too (marker on the last tool, as the reference does).
-        if let Some(last) = tools.last_mut().and_then(Value::as_object_mut) {
-            last.insert("cache_control".into(), cache_control());
-        }
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    if model.reasoning {
-        let thinking = match options.thinking_level() {
-            None => json!({"type": "disabled"}),
-            Some(level) => {
-                let budget = thinking_budget(level).min(max.saturating_sub(1024)).max(1024);
-                json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"})
-            }
-        };
-        body.insert("thinking".into(), thinking);
-    }
-    Value::Object(body)
+    outbox.finish()
 }
 
-/// Run one request, streaming into `em`.
-pub(crate) async fn run(
+/// The request: URL, headers and body.
+pub(crate) fn prepare(
     model: &Model,
-    context: &Context,
+    context: &ContextRef<'_>,
     options: &StreamOptions,
-    em: &mut Emitter,
-) -> Result<StopReason, ProviderError> {
+) -> Result<Prepared, ProviderError> {
     let base = if model.base_url.is_empty() { "https://api.anthropic.com" } else { &model.base_url };
     let url = http::join_url(base, "v1/messages");
     let mut pairs: Vec<(&str, &str)> = vec![("anthropic-version", ANTHROPIC_VERSION)];
@@ -192,8 +231,12 @@ pub(crate) async fn run(
         pairs.push(("anthropic-beta", INTERLEAVED_THINKING_BETA));
     }
     let headers = http::request_headers(pairs, model, options)?;
-    let body = request_body(model, context, options);
-    let mut sse = open_stream(&url, headers, body, http::anthropic_http_error).await?;
+    Ok(Prepared { url, headers, body: request_body(model, context, options)? })
+}
+
+/// Send a prepared request, streaming the answer into `em`.
+pub(crate) async fn send(request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
+    let mut sse = open_stream(request, http::anthropic_http_error).await?;
     read_stream(&mut sse, em).await
 }
 
@@ -353,8 +396,13 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
 mod tests {
     use super::*;
     use crate::event::AssistantMessageEvent;
-    use crate::types::{AssistantMessage, Tool, ToolResultMessage, UserMessage};
+    use crate::types::{AssistantMessage, Context, ToolResultMessage, UserMessage};
     use tokio::sync::mpsc;
+
+    /// The body as a JSON value (its bytes parsed back).
+    fn request_body(model: &Model, ctx: &Context, options: &StreamOptions) -> Value {
+        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap()).unwrap()
+    }
 
     fn model() -> Model {
         Model {

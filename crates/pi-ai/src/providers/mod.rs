@@ -1,6 +1,7 @@
 //! The wire clients, one module per API, and what they share.
 
 pub(crate) mod anthropic;
+mod body;
 pub mod faux;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
@@ -13,7 +14,20 @@ use crate::failure::{Failure, FailureKind};
 use crate::http::{self, SendError, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
-use crate::types::{AssistantMessage, ContentBlock, Context, Message, StopReason, ToolResultMessage};
+use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, ToolResultMessage};
+
+pub(crate) use body::{ArrayWriter, ObjectWriter};
+
+/// A request ready to send: written before the provider task starts, so the
+/// conversation is borrowed for the body and never copied into the task.
+pub(crate) struct Prepared {
+    /// Where to POST.
+    pub url: String,
+    /// Its headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// The JSON body.
+    pub body: Vec<u8>,
+}
 
 /// The output-token limit of a request.
 pub(crate) fn max_tokens(model: &Model, options: &StreamOptions) -> u64 {
@@ -40,10 +54,10 @@ pub(crate) fn replayable(m: &AssistantMessage) -> bool {
 
 /// The messages to send: replayable assistant messages, and only the tool
 /// results that answer a tool call sent before them.
-pub(crate) fn messages_to_send(context: &Context) -> Vec<&Message> {
+pub(crate) fn messages_to_send<'a>(context: &ContextRef<'a>) -> Vec<&'a Message> {
     let mut calls: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
-    for m in &context.messages {
+    for &m in &context.messages {
         match m {
             Message::Assistant(a) => {
                 if !replayable(a) {
@@ -129,16 +143,10 @@ pub(crate) fn data_url(data: &str, mime: &str) -> String {
 
 /// POST and map a failure with `status_message`, or start reading events.
 pub(crate) async fn open_stream(
-    url: &str,
-    headers: reqwest::header::HeaderMap,
-    body: serde_json::Value,
+    request: Prepared,
     status_message: impl FnOnce(&http::HttpStatusError) -> String,
 ) -> Result<SseStream, ProviderError> {
-    // The value is dropped once written out: a long conversation's body is
-    // not held twice while the answer streams.
-    let bytes = serde_json::to_vec(&body).unwrap_or_default();
-    drop(body);
-    match http::post_sse(url, headers, bytes).await {
+    match http::post_sse(&request.url, request.headers, request.body).await {
         Ok(s) => Ok(s),
         Err(SendError::Status(e)) => {
             let failure = Failure { kind: FailureKind::Status(e.status), retry_after: e.retry_after };

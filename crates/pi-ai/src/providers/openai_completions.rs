@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{
-    call_id, data_url, final_reason, max_tokens, messages_to_send, non_empty_tool_text, open_stream, openai_effort,
-    tool_result_parts,
+    ArrayWriter, ObjectWriter, Prepared, call_id, data_url, final_reason, max_tokens, messages_to_send,
+    non_empty_tool_text, open_stream, openai_effort, tool_result_parts,
 };
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
@@ -14,7 +14,7 @@ use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{MaxTokensField, Model, StreamOptions};
 use crate::text;
-use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
+use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, Usage, UserContent};
 
 /// The delta fields that carry reasoning text, in the order they are looked at.
 const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
@@ -120,14 +120,54 @@ impl Compat {
     }
 }
 
-/// The request body.
-pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+/// The request body, written straight to bytes (the conversation one
+/// message at a time; see [`ObjectWriter`]).
+pub(crate) fn request_body(
+    model: &Model,
+    context: &ContextRef<'_>,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, ProviderError> {
     let compat = Compat::of(model);
+    let mut body = ObjectWriter::new();
+    body.field("model", &model.id)?;
+    body.array("messages", |out| write_messages(model, compat, context, out))?;
+    body.field("stream", &true)?;
+    if compat.usage_in_streaming {
+        body.field("stream_options", &json!({"include_usage": true}))?;
+    }
+    if compat.store {
+        body.field("store", &false)?;
+    }
+    body.field(compat.max_tokens_field.as_str(), &max_tokens(model, options))?;
+    if !context.tools.is_empty() {
+        body.array("tools", |out| {
+            for t in context.tools {
+                out.push(&json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters,
+                }}))?;
+            }
+            Ok(())
+        })?;
+    }
+    if model.reasoning
+        && let Some(level) = options.thinking_level()
+    {
+        body.field("reasoning_effort", &openai_effort(level))?;
+    }
+    Ok(body.finish())
+}
+
+/// The `messages` array: the system prompt, then the conversation.
+fn write_messages(
+    model: &Model,
+    compat: Compat,
+    context: &ContextRef<'_>,
+    out: &mut ArrayWriter<'_>,
+) -> Result<(), ProviderError> {
     let images_ok = model.supports_images();
-    let mut messages: Vec<Value> = Vec::new();
-    if let Some(sp) = &context.system_prompt {
+    if let Some(sp) = context.system_prompt {
         let role = if model.reasoning && compat.developer_role { DEVELOPER_ROLE } else { SYSTEM_ROLE };
-        messages.push(json!({"role": role, "content": sp}));
+        out.push(&json!({"role": role, "content": sp}))?;
     }
     let sent = messages_to_send(context);
     let mut pending_images: Vec<Value> = Vec::new();
@@ -157,62 +197,20 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                         Value::Array(parts)
                     }
                 };
-                messages.push(json!({"role": "user", "content": content}));
+                out.push(&json!({"role": "user", "content": content}))?;
             }
             Message::Assistant(a) => {
-                let text: String = a
-                    .content
-                    .iter()
-                    .filter_map(|b| match b {
-                        ContentBlock::Text { text } => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                let calls: Vec<Value> = a
-                    .content
-                    .iter()
-                    .filter_map(|b| match b {
-                        ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
-                            "id": call_id(id),
-                            "type": "function",
-                            "function": {"name": name, "arguments": arguments.to_string()},
-                        })),
-                        _ => None,
-                    })
-                    .collect();
-                if text.is_empty() && calls.is_empty() {
-                    continue;
+                if let Some(msg) = assistant_message(model, a) {
+                    out.push(&msg)?;
                 }
-                let mut msg = Map::new();
-                msg.insert("role".into(), "assistant".into());
-                msg.insert("content".into(), if text.is_empty() { Value::Null } else { Value::String(text) });
-                if a.api == model.api {
-                    let mut reasoning: HashMap<&str, String> = HashMap::new();
-                    for b in &a.content {
-                        if let ContentBlock::Thinking { thinking, signature: Some(field) } = b
-                            && REASONING_FIELDS.contains(&field.as_str())
-                        {
-                            reasoning.entry(field).or_default().push_str(thinking);
-                        }
-                    }
-                    for field in REASONING_FIELDS {
-                        if let Some(t) = reasoning.remove(field) {
-                            msg.insert(field.into(), Value::String(t));
-                        }
-                    }
-                }
-                if !calls.is_empty() {
-                    msg.insert("tool_calls".into(), Value::Array(calls));
-                }
-                messages.push(Value::Object(msg));
             }
             Message::ToolResult(r) => {
                 let (text, images) = tool_result_parts(r, images_ok);
-                messages.push(json!({
+                out.push(&json!({
                     "role": "tool",
                     "content": non_empty_tool_text(text),
                     "tool_call_id": call_id(&r.tool_call_id),
-                }));
+                }))?;
                 for (data, mime) in images {
                     pending_images.push(json!({"type": "image_url", "image_url": {"url": data_url(&data, &mime)}}));
                 }
@@ -220,49 +218,69 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                 if !next_is_result && !pending_images.is_empty() {
                     let mut parts = vec![json!({"type": "text", "text": text::TOOL_IMAGES_ATTACHED})];
                     parts.append(&mut pending_images);
-                    messages.push(json!({"role": "user", "content": parts}));
+                    out.push(&json!({"role": "user", "content": parts}))?;
                 }
             }
         }
     }
-    let mut body = Map::new();
-    body.insert("model".into(), model.id.clone().into());
-    body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), true.into());
-    if compat.usage_in_streaming {
-        body.insert("stream_options".into(), json!({"include_usage": true}));
-    }
-    if compat.store {
-        body.insert("store".into(), false.into());
-    }
-    body.insert(compat.max_tokens_field.as_str().into(), max_tokens(model, options).into());
-    if !context.tools.is_empty() {
-        let tools: Vec<Value> = context
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters,
-                }})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    if model.reasoning
-        && let Some(level) = options.thinking_level()
-    {
-        body.insert("reasoning_effort".into(), openai_effort(level).into());
-    }
-    Value::Object(body)
+    Ok(())
 }
 
-/// Run one request, streaming into `em`.
-pub(crate) async fn run(
+/// An assistant message as sent (`None`: nothing to send).
+fn assistant_message(model: &Model, a: &AssistantMessage) -> Option<Value> {
+    let text: String = a
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<Value> = a
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
+                "id": call_id(id),
+                "type": "function",
+                "function": {"name": name, "arguments": arguments.to_string()},
+            })),
+            _ => None,
+        })
+        .collect();
+    if text.is_empty() && calls.is_empty() {
+        return None;
+    }
+    let mut msg = Map::new();
+    msg.insert("role".into(), "assistant".into());
+    msg.insert("content".into(), if text.is_empty() { Value::Null } else { Value::String(text) });
+    if a.api == model.api {
+        let mut reasoning: HashMap<&str, String> = HashMap::new();
+        for b in &a.content {
+            if let ContentBlock::Thinking { thinking, signature: Some(field) } = b
+                && REASONING_FIELDS.contains(&field.as_str())
+            {
+                reasoning.entry(field).or_default().push_str(thinking);
+            }
+        }
+        for field in REASONING_FIELDS {
+            if let Some(t) = reasoning.remove(field) {
+                msg.insert(field.into(), Value::String(t));
+            }
+        }
+    }
+    if !calls.is_empty() {
+        msg.insert("tool_calls".into(), Value::Array(calls));
+    }
+    Some(Value::Object(msg))
+}
+
+/// The request: URL, headers and body.
+pub(crate) fn prepare(
     model: &Model,
-    context: &Context,
+    context: &ContextRef<'_>,
     options: &StreamOptions,
-    em: &mut Emitter,
-) -> Result<StopReason, ProviderError> {
+) -> Result<Prepared, ProviderError> {
     let base = if model.base_url.is_empty() { "https://api.openai.com/v1" } else { &model.base_url };
     let url = http::join_url(base, "chat/completions");
     let auth = options.api_key.as_ref().map(|k| format!("Bearer {k}"));
@@ -271,8 +289,12 @@ pub(crate) async fn run(
         pairs.push(("authorization", a));
     }
     let headers = http::request_headers(pairs, model, options)?;
-    let body = request_body(model, context, options);
-    let mut sse = open_stream(&url, headers, body, http::completions_http_error).await?;
+    Ok(Prepared { url, headers, body: request_body(model, context, options)? })
+}
+
+/// Send a prepared request, streaming the answer into `em`.
+pub(crate) async fn send(request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
+    let mut sse = open_stream(request, http::completions_http_error).await?;
     em.start().await?;
     read_stream(&mut sse, em).await
 }
@@ -399,9 +421,14 @@ fn parse_usage(u: &Value) -> Usage {
 mod tests {
     use super::*;
     use crate::event::AssistantMessageEvent;
-    use crate::types::{Tool, ToolResultMessage, UserMessage};
+    use crate::types::{Context, Tool, ToolResultMessage, UserMessage};
     use serde_json::json;
     use tokio::sync::mpsc;
+
+    /// The body as a JSON value (its bytes parsed back).
+    fn request_body(model: &Model, ctx: &Context, options: &StreamOptions) -> Value {
+        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap()).unwrap()
+    }
 
     fn model() -> Model {
         Model {

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{
-    call_id, data_url, final_reason, max_tokens, messages_to_send, non_empty_tool_text, open_stream, openai_effort,
-    tool_result_parts,
+    ArrayWriter, ObjectWriter, Prepared, call_id, data_url, final_reason, max_tokens, messages_to_send,
+    non_empty_tool_text, open_stream, openai_effort, tool_result_parts,
 };
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
@@ -14,15 +14,51 @@ use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
-use crate::types::{ContentBlock, Context, Message, StopReason, Usage, UserContent};
+use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, Usage, UserContent};
 
-/// The request body.
-pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+/// The request body, written straight to bytes (the conversation one item
+/// at a time; see [`ObjectWriter`]).
+pub(crate) fn request_body(
+    model: &Model,
+    context: &ContextRef<'_>,
+    options: &StreamOptions,
+) -> Result<Vec<u8>, ProviderError> {
+    let mut body = ObjectWriter::new();
+    body.field("model", &model.id)?;
+    body.array("input", |out| write_input(model, context, out))?;
+    body.field("stream", &true)?;
+    if let Some(sid) = &options.session_id {
+        body.field("prompt_cache_key", sid)?;
+    }
+    body.field("store", &false)?;
+    body.field("max_output_tokens", &max_tokens(model, options))?;
+    if !context.tools.is_empty() {
+        body.array("tools", |out| {
+            for t in context.tools {
+                out.push(&json!({"type": "function", "name": t.name, "description": t.description,
+                    "parameters": t.parameters}))?;
+            }
+            Ok(())
+        })?;
+    }
+    if model.reasoning {
+        match options.thinking_level() {
+            None => body.field("reasoning", &json!({"effort": "none"}))?,
+            Some(level) => {
+                body.field("reasoning", &json!({"effort": openai_effort(level), "summary": "auto"}))?;
+                body.field("include", &json!(["reasoning.encrypted_content"]))?;
+            }
+        }
+    }
+    Ok(body.finish())
+}
+
+/// The `input` array: the system prompt, then the conversation as items.
+fn write_input(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
     let images_ok = model.supports_images();
-    let mut input: Vec<Value> = Vec::new();
-    if let Some(sp) = &context.system_prompt {
+    if let Some(sp) = context.system_prompt {
         let role = if model.reasoning { "developer" } else { "system" };
-        input.push(json!({"role": role, "content": sp}));
+        out.push(&json!({"role": role, "content": sp}))?;
     }
     for m in messages_to_send(context) {
         match m {
@@ -42,44 +78,10 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                         .collect(),
                 };
                 if !parts.is_empty() {
-                    input.push(json!({"role": "user", "content": parts}));
+                    out.push(&json!({"role": "user", "content": parts}))?;
                 }
             }
-            Message::Assistant(a) => {
-                let same_api = a.api == model.api;
-                for b in &a.content {
-                    match b {
-                        ContentBlock::Thinking { signature: Some(sig), .. } if same_api => {
-                            if let Ok(item) = serde_json::from_str::<Value>(sig)
-                                && item.get("type").and_then(Value::as_str) == Some("reasoning")
-                            {
-                                input.push(item);
-                            }
-                        }
-                        ContentBlock::Text { text } if !text.is_empty() => input.push(json!({
-                            "type": "message",
-                            "role": "assistant",
-                            "content": [{"type": "output_text", "text": text, "annotations": []}],
-                            "status": "completed",
-                        })),
-                        ContentBlock::ToolCall { id, name, arguments, .. } => {
-                            let mut item = Map::new();
-                            item.insert("type".into(), "function_call".into());
-                            if let Some((_, item_id)) = id.split_once('|')
-                                && same_api
-                                && !item_id.is_empty()
-                            {
-                                item.insert("id".into(), item_id.into());
-                            }
-                            item.insert("call_id".into(), call_id(id).into());
-                            item.insert("name".into(), name.clone().into());
-                            item.insert("arguments".into(), arguments.to_string().into());
-                            input.push(Value::Object(item));
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            Message::Assistant(a) => write_assistant(model, a, out)?,
             Message::ToolResult(r) => {
                 let (text, images) = tool_result_parts(r, images_ok);
                 let output =
@@ -95,55 +97,61 @@ pub(crate) fn request_body(model: &Model, context: &Context, options: &StreamOpt
                         ));
                         Value::Array(parts)
                     };
-                input.push(json!({
+                out.push(&json!({
                     "type": "function_call_output",
                     "call_id": call_id(&r.tool_call_id),
                     "output": output,
-                }));
+                }))?;
             }
         }
     }
-    let mut body = Map::new();
-    body.insert("model".into(), model.id.clone().into());
-    body.insert("input".into(), Value::Array(input));
-    body.insert("stream".into(), true.into());
-    if let Some(sid) = &options.session_id {
-        body.insert("prompt_cache_key".into(), sid.clone().into());
-    }
-    body.insert("store".into(), false.into());
-    body.insert("max_output_tokens".into(), max_tokens(model, options).into());
-    if !context.tools.is_empty() {
-        let tools: Vec<Value> = context
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "name": t.name, "description": t.description,
-                    "parameters": t.parameters})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    if model.reasoning {
-        match options.thinking_level() {
-            None => {
-                body.insert("reasoning".into(), json!({"effort": "none"}));
-            }
-            Some(level) => {
-                body.insert("reasoning".into(), json!({"effort": openai_effort(level), "summary": "auto"}));
-                body.insert("include".into(), json!(["reasoning.encrypted_content"]));
-            }
-        }
-    }
-    Value::Object(body)
+    Ok(())
 }
 
-/// Run one request, streaming into `em`.
-pub(crate) async fn run(
+/// An assistant message's items: reasoning, text and function calls.
+fn write_assistant(model: &Model, a: &AssistantMessage, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
+    let same_api = a.api == model.api;
+    for b in &a.content {
+        match b {
+            ContentBlock::Thinking { signature: Some(sig), .. } if same_api => {
+                if let Ok(item) = serde_json::from_str::<Value>(sig)
+                    && item.get("type").and_then(Value::as_str) == Some("reasoning")
+                {
+                    out.push(&item)?;
+                }
+            }
+            ContentBlock::Text { text } if !text.is_empty() => out.push(&json!({
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+                "status": "completed",
+            }))?,
+            ContentBlock::ToolCall { id, name, arguments, .. } => {
+                let mut item = Map::new();
+                item.insert("type".into(), "function_call".into());
+                if let Some((_, item_id)) = id.split_once('|')
+                    && same_api
+                    && !item_id.is_empty()
+                {
+                    item.insert("id".into(), item_id.into());
+                }
+                item.insert("call_id".into(), call_id(id).into());
+                item.insert("name".into(), name.clone().into());
+                item.insert("arguments".into(), arguments.to_string().into());
+                out.push(&Value::Object(item))?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The request: URL, headers and body.
+pub(crate) fn prepare(
     model: &Model,
-    context: &Context,
+    context: &ContextRef<'_>,
     options: &StreamOptions,
-    em: &mut Emitter,
-) -> Result<StopReason, ProviderError> {
+) -> Result<Prepared, ProviderError> {
     let base = if model.base_url.is_empty() { "https://api.openai.com/v1" } else { &model.base_url };
     let url = http::join_url(base, "responses");
     let auth = options.api_key.as_ref().map(|k| format!("Bearer {k}"));
@@ -156,9 +164,13 @@ pub(crate) async fn run(
         pairs.push(("x-client-request-id", sid));
     }
     let headers = http::request_headers(pairs, model, options)?;
-    let body = request_body(model, context, options);
+    Ok(Prepared { url, headers, body: request_body(model, context, options)? })
+}
+
+/// Send a prepared request, streaming the answer into `em`.
+pub(crate) async fn send(model: &Model, request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
     let provider = model.provider.clone();
-    let mut sse = open_stream(&url, headers, body, |e| http::responses_http_error(&provider, e)).await?;
+    let mut sse = open_stream(request, |e| http::responses_http_error(&provider, e)).await?;
     em.start().await?;
     read_stream(&mut sse, em).await
 }
@@ -356,8 +368,13 @@ fn parse_usage(u: &Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{AssistantMessage, ToolResultMessage, UserMessage};
+    use crate::types::{Context, ToolResultMessage, UserMessage};
     use tokio::sync::mpsc;
+
+    /// The body as a JSON value (its bytes parsed back).
+    fn request_body(model: &Model, ctx: &Context, options: &StreamOptions) -> Value {
+        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap()).unwrap()
+    }
 
     fn model() -> Model {
         Model {

@@ -45,6 +45,8 @@ pub(crate) struct BashContext {
     pub agent: Arc<tokio::sync::Mutex<Agent>>,
     /// The session, where the record goes at once (`get_messages` reads it).
     pub session: pi_agent::SharedSession,
+    /// The folder the session runs in (it moves with `switch_session`).
+    pub folder: Arc<std::sync::Mutex<std::path::PathBuf>>,
 }
 
 /// Start `command` in the background; the response is printed when it ends.
@@ -53,6 +55,9 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
     running.add(token.clone());
     let mut ctx = cx.tool_ctx.clone();
     ctx.abort = token;
+    if let Ok(folder) = cx.folder.lock() {
+        ctx.cwd = folder.clone();
+    }
     let (interceptors, agent, session) = (cx.interceptors.clone(), cx.agent.clone(), cx.session.clone());
     let event = UserBashEvent { command, exclude_from_context: exclude, cwd: ctx.cwd.clone() };
     tokio::spawn(async move {

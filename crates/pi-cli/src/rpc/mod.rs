@@ -176,6 +176,7 @@ impl Server {
             tool_ctx: tool_ctx.clone(),
             agent: agent.clone(),
             session: session.clone(),
+            folder: Arc::new(Mutex::new(tool_ctx.cwd.clone())),
         };
         Server {
             shared,

@@ -16,7 +16,8 @@ impl Server {
     /// Handle a session command; false when `kind` is none.
     pub(super) fn session_command(&self, id: &Option<Value>, kind: &str, cmd: &Value) -> bool {
         let arg = |k: &str| cmd.get(k).and_then(Value::as_str).map(String::from);
-        let (dir, cwd) = (self.setup.session_dir.clone(), self.tool_ctx.cwd.clone());
+        let cwd = self.bash.folder.lock().map(|f| f.clone()).unwrap_or_else(|_| self.tool_ctx.cwd.clone());
+        let dir = self.setup.session_dir.clone();
         let (id, k) = (id.clone(), kind.to_string());
         match kind {
             "get_fork_messages" => {
@@ -69,14 +70,11 @@ impl Server {
                     respond(&id, kind, Err(text::RPC_MISSING_SESSION_PATH.into()));
                     return true;
                 };
-                self.with_agent(id, k, move |agent, _| {
-                    let (s, fresh) = if path.exists() {
-                        (Session::open(&path).map_err(|e| e.to_string())?, false)
-                    } else {
-                        (Session::create_at(&path, &cwd).map_err(|e| e.to_string())?, true)
-                    };
-                    agent.adopt_session(s, fresh);
-                    Ok(Some(json!({"cancelled": false})))
+                let (agent, setup, folder) = (self.agent.clone(), self.setup.clone(), self.bash.folder.clone());
+                tokio::spawn(async move {
+                    let mut g = agent.lock().await;
+                    let answer = switch_session(&mut g, &setup, &folder, &path, &cwd).await;
+                    respond(&id, &k, answer);
                 });
             }
             "fork" | "clone" => {
@@ -104,6 +102,34 @@ impl Server {
         };
         Ok(Some(json!({"entries": &all[from..], "leafId": s.leaf_id()})))
     }
+}
+
+/// `switch_session`: open the file (a missing one is created) and continue
+/// it in the folder it was made in, as the reference does.
+async fn switch_session(
+    agent: &mut Agent,
+    setup: &super::RpcSetup,
+    folder: &std::sync::Mutex<PathBuf>,
+    path: &std::path::Path,
+    cwd: &std::path::Path,
+) -> Answer {
+    let (s, fresh) = if path.exists() {
+        (Session::open(path).map_err(|e| e.to_string())?, false)
+    } else {
+        (Session::create_at(path, cwd).map_err(|e| e.to_string())?, true)
+    };
+    let there = crate::reload::stored_folder(&s, &agent.tool_ctx.cwd);
+    agent.adopt_session(s, fresh);
+    if let Some(there) = there {
+        let mut state = setup.reload.clone();
+        for w in crate::reload::move_to(agent, &mut state, there.clone()).await {
+            eprintln!("Warning: {w}");
+        }
+        if let Ok(mut f) = folder.lock() {
+            *f = there;
+        }
+    }
+    Ok(Some(json!({"cancelled": false})))
 }
 
 /// `fork` (a new session with the branch before a user message, whose text

@@ -136,6 +136,7 @@ fn reload_state(
         resources,
         mcp_on: mcp.is_some(),
         mcp,
+        approve: args.approve,
     }
 }
 

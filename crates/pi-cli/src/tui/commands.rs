@@ -141,7 +141,16 @@ impl Host {
         let request = DialogRequest::Sessions { sessions, now_ms };
         let DialogAnswer::Value(file) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
         let opened = Session::open(Path::new(&file)).map_err(|e| e.to_string());
+        let there = opened.as_ref().ok().and_then(|s| crate::reload::stored_folder(s, &self.agent.tool_ctx.cwd));
         self.switched(opened, None, text::RESUMED);
+        if let Some(there) = there {
+            // The session runs in the folder it was made in, as the reference.
+            for w in crate::reload::move_to(&mut self.agent, &mut self.reload, there.clone()).await {
+                let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
+            }
+            self.ui.cwd = there.clone();
+            let _ = self.up.send(Update::Folder(there));
+        }
     }
 
     /// A new session (in this folder's session folder) with `current`'s

@@ -436,6 +436,10 @@ impl App {
             Update::Notice(level, text) => self.transcript.notice(level, text),
             Update::Markdown(md) => self.transcript.push(Kind::Markdown(md)),
             Update::SessionName(n) => self.session_name = n,
+            Update::Folder(cwd) => {
+                self.branch = crate::footer::git_branch(&cwd);
+                self.cwd = cwd;
+            }
             Update::Reset => self.start_over(&[]),
             Update::Session { history, editor } => {
                 self.start_over(&history);
