@@ -141,7 +141,7 @@ fn model_registry_and_labels_read_the_real_session_and_models() {
 
 #[test]
 fn a_failing_command_is_reported_and_the_run_goes_on() {
-    let server = MockServer::start(vec![Turn::text("after")]);
+    let server = MockServer::start(vec![Turn::text("after"), Turn::text("as typed")]);
     let s = Scratch::new(&server);
     let out = run(&s, &["-p"], &["/boom", "hi"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -194,7 +194,8 @@ fn rpc_lists_extension_commands_first_and_runs_them_as_handled() {
     read_until(&mut out, |v| v["type"] == "agent_settled");
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
-    assert_eq!(user_texts(&requests[0].body), ["Brief (rpc): there"]);
+    // The command's custom message is in the context (as a user message), then the transformed prompt.
+    assert_eq!(user_texts(&requests[0].body), ["args=x", "Brief (rpc): there"]);
     drop(stdin);
     let _ = child.wait();
 }
