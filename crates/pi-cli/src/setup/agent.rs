@@ -159,8 +159,9 @@ pub(crate) struct AgentInputs<'a> {
     pub folder: std::path::PathBuf,
 }
 
-/// Build the agent; `session_start` handlers run before it exists (their
-/// failures are reported), tool-set changes they ask for reach it at once.
+/// Build the agent; `session_start` handlers run once it exists, with the
+/// session and its tools bound (their failures are reported); tool-set
+/// changes they ask for apply before the first request.
 pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
     let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded, models, resources, folder } = i;
     if let Some(name) = args.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
@@ -227,6 +228,10 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     });
     ext.set_resource_commands(&reload);
     ext.bind(&loaded.scripts);
+    // session_start handlers see the session's tools (`pi.getAllTools()`) and may change them.
+    for l in &loaded.scripts {
+        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
+    }
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {
             report.line(e.to_string());
@@ -236,9 +241,6 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     agent.expand_input = Some(crate::expand::expander(resources));
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
-    for l in &loaded.scripts {
-        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
-    }
     if let Some(m) = &mcp {
         crate::mcp::bind(m, &agent.dispatcher.tool_changes);
         // The first prompt waits (a while) only for servers with direct tools.
