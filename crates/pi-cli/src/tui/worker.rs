@@ -181,9 +181,18 @@ impl Host {
         }
         self.send(Update::Model(model_info(&entry)));
         self.send(Update::Thinking(self.agent.thinking.clone()));
+        self.ext_current();
         if save {
             self.save(&["defaultProvider"], serde_json::json!(entry.provider));
             self.save(&["defaultModel"], serde_json::json!(entry.id));
+        }
+    }
+
+    /// Extensions' `ctx.model` and `ctx.thinkingLevel` follow the agent's.
+    fn ext_current(&self) {
+        let level = self.agent.thinking.clone().unwrap_or_else(|| "off".into());
+        if let Ok(mut c) = self.ext.current.lock() {
+            *c = (self.agent.model.clone(), level);
         }
     }
 
@@ -198,6 +207,7 @@ impl Host {
         self.agent.thinking = (level != "off").then(|| level.to_string());
         self.agent.tool_ctx.session.reasoning_level = Some(level.to_string());
         self.send(Update::Thinking(self.agent.thinking.clone()));
+        self.ext_current();
     }
 
     /// The project's files for `@` completion, from our own `find`.
