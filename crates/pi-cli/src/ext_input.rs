@@ -7,6 +7,7 @@
 //! messages they sent, their user messages, a triggered turn, a reload.
 
 use std::collections::VecDeque;
+use std::path::Path;
 use std::sync::Arc;
 
 use pi_agent::{Agent, AgentEvent};
@@ -60,8 +61,27 @@ pub(crate) fn find_command(scripts: &[Arc<LoadedExtensions>], text: &str) -> Opt
     Some((all[at].path.clone(), all[at].name.clone(), args.to_string()))
 }
 
+/// Where an extension came from, as the reference's `sourceInfo` says it:
+/// the agent dir's `extensions/` folder (`auto`, `user`), a project's
+/// `.pi/extensions/` (`auto`, `project`), else the command line (`cli`,
+/// `temporary`). `dirs`: the agent dir and the session folder.
+fn source_info(path: &str, dirs: Option<(&Path, &Path)>) -> Value {
+    let p = Path::new(path);
+    if let Some((agent_dir, cwd)) = dirs {
+        for (base, folder, scope) in
+            [(agent_dir.to_path_buf(), "extensions", "user"), (cwd.join(".pi"), "extensions", "project")]
+        {
+            if p.starts_with(base.join(folder)) {
+                return json!({"path": path, "source": "auto", "scope": scope, "origin": "top-level",
+                    "baseDir": base.to_string_lossy()});
+            }
+        }
+    }
+    json!({"path": path, "source": "cli", "scope": "temporary", "origin": "top-level"})
+}
+
 /// RPC `get_commands` entries of the extensions' commands, in load order.
-pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<Value> {
+pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], dirs: Option<(&Path, &Path)>) -> Vec<Value> {
     let all: Vec<pi_ext::ExtCommand> = scripts.iter().flat_map(|l| l.commands()).collect();
     let names = pi_ext::command_names(&all);
     all.iter()
@@ -72,7 +92,7 @@ pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<Value
                 v["description"] = json!(d);
             }
             v["source"] = json!("extension");
-            v["sourceInfo"] = json!({"path": c.path, "source": "cli", "scope": "temporary", "origin": "top-level"});
+            v["sourceInfo"] = source_info(&c.path, dirs);
             v
         })
         .collect()
@@ -81,7 +101,7 @@ pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<Value
 /// The terminal UI's entries for the extensions' commands (run as prompts:
 /// [`submit`] finds them).
 pub(crate) fn ui_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<pi_tui::host::CommandInfo> {
-    extension_commands(scripts)
+    extension_commands(scripts, None)
         .into_iter()
         .map(|c| pi_tui::host::CommandInfo {
             name: c["name"].as_str().unwrap_or_default().to_string(),
@@ -227,6 +247,21 @@ mod tests {
         assert_eq!(find_command(&[], "/hello world"), None);
         assert_eq!(find_command(&[], "hello"), None);
         assert_eq!(find_command(&[], "/"), None);
-        assert!(extension_commands(&[]).is_empty());
+        assert!(extension_commands(&[], None).is_empty());
+    }
+
+    #[test]
+    fn source_info_names_where_an_extension_came_from() {
+        let (agent, cwd) = (Path::new("/h/.pi/agent"), Path::new("/w"));
+        let user = source_info("/h/.pi/agent/extensions/a.ts", Some((agent, cwd)));
+        assert_eq!(
+            (&user["source"], &user["scope"], &user["baseDir"]),
+            (&json!("auto"), &json!("user"), &json!("/h/.pi/agent"))
+        );
+        let project = source_info("/w/.pi/extensions/b/index.ts", Some((agent, cwd)));
+        assert_eq!((&project["scope"], &project["baseDir"]), (&json!("project"), &json!("/w/.pi")));
+        let cli = source_info("/w/x.ts", Some((agent, cwd)));
+        assert_eq!((&cli["source"], &cli["scope"]), (&json!("cli"), &json!("temporary")));
+        assert!(cli.get("baseDir").is_none());
     }
 }

@@ -77,6 +77,7 @@ pub(crate) struct ExtSession {
     /// The current model and thinking level.
     pub current: Mutex<(pi_ai::Model, String)>,
     cwd: PathBuf,
+    agent_dir: PathBuf,
     session_dir: Option<PathBuf>,
     /// A run is going on.
     pub busy: Arc<Busy>,
@@ -99,6 +100,7 @@ pub(crate) struct SessionParts {
     pub models: Vec<pi_config::ModelEntry>,
     pub current: (pi_ai::Model, String),
     pub cwd: PathBuf,
+    pub agent_dir: PathBuf,
     pub session_dir: Option<PathBuf>,
 }
 
@@ -115,6 +117,7 @@ impl ExtSession {
             models: p.models,
             current: Mutex::new(p.current),
             cwd: p.cwd,
+            agent_dir: p.agent_dir,
             session_dir: p.session_dir,
             busy: Arc::default(),
             pending: Mutex::default(),
@@ -167,7 +170,8 @@ impl ExtSession {
 
     /// Every command the session has: the extensions', then the skills' and templates'.
     pub(crate) fn commands(&self) -> Vec<Value> {
-        let mut out = crate::ext_input::extension_commands(&self.scripts());
+        let dirs = Some((self.agent_dir.as_path(), self.cwd.as_path()));
+        let mut out = crate::ext_input::extension_commands(&self.scripts(), dirs);
         out.extend(self.resource_commands.lock().map(|c| c.clone()).unwrap_or_default());
         out
     }

@@ -224,6 +224,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         models: models.to_vec(),
         current: (model, level),
         cwd: env.cwd.clone(),
+        agent_dir: env.agent_dir.clone(),
         session_dir: (!args.no_session).then(|| folder.clone()),
     });
     ext.set_resource_commands(&reload);
