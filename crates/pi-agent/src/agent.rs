@@ -63,6 +63,9 @@ pub struct Agent {
     /// Expands a user message before it is sent (`/skill:name`, prompt
     /// templates); also queued steering and follow-up messages.
     pub expand_input: Option<InputExpander>,
+    /// Messages extensions sent (`pi.sendMessage`), recorded before the
+    /// next model request or by [`Agent::drain_inbox`].
+    pub inbox: crate::inbox::Inbox,
 }
 
 /// Expands a user message; `Err((path, error))`: a resource could not be
@@ -138,6 +141,7 @@ impl Agent {
             live: Default::default(),
             compaction: Default::default(),
             expand_input: None,
+            inbox: Default::default(),
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -425,7 +429,7 @@ impl Agent {
     /// when a recovered request is made again), then turns until the model
     /// stops. Returns the last answer and, when that answer overflowed the
     /// context, its session entry.
-    async fn run(
+    pub(crate) async fn run(
         &mut self,
         opening: Option<(String, Vec<ContentBlock>)>,
         token: &tokio_util::sync::CancellationToken,
@@ -453,6 +457,8 @@ impl Agent {
                     self.push_user(&more);
                 }
             }
+            // Messages extensions sent meanwhile go before the request (steering).
+            self.drain_inbox();
             let assistant = self.request().await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
             let answer_entry = self.add(Message::Assistant(assistant.clone()).into());
@@ -595,7 +601,7 @@ impl Agent {
     }
 
     /// Add a message to the conversation and the session; its entry id.
-    fn add(&mut self, message: AgentMessage) -> Option<String> {
+    pub(crate) fn add(&mut self, message: AgentMessage) -> Option<String> {
         let mut id = None;
         if let Ok(mut s) = self.session.lock() {
             match s.append_message(&message) {

@@ -62,6 +62,19 @@ pub enum AgentEvent {
         /// The system message.
         message: Value,
     },
+    /// A message only the agent knows (an extension's custom message)
+    /// enters the conversation: printed as `message_start`.
+    #[serde(rename = "message_start")]
+    AgentMessageStart {
+        /// The message.
+        message: Value,
+    },
+    /// The agent-only message is complete: printed as `message_end`.
+    #[serde(rename = "message_end")]
+    AgentMessageEnd {
+        /// The message.
+        message: Value,
+    },
     /// A streaming delta of the assistant message.
     MessageUpdate {
         /// Usage so far.

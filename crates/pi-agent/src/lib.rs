@@ -14,6 +14,7 @@ mod convert;
 mod dispatch;
 mod events;
 mod hooks;
+mod inbox;
 mod live;
 mod loadout;
 mod messages;
@@ -35,10 +36,13 @@ pub use agent::{
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+pub use inbox::Inbox;
 pub use live::{LiveSettings, QUEUE_ALL, QUEUE_ONE_AT_A_TIME};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
 pub use messages::LlmRef;
-pub use messages::{AgentMessage, AgentOnly, BashExecutionMessage, replay_tool_changes, to_llm, to_llm_ref};
+pub use messages::{
+    AgentMessage, AgentOnly, BashExecutionMessage, CustomMessage, replay_tool_changes, to_llm, to_llm_ref,
+};
 pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
     NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,

@@ -9,6 +9,8 @@ mod cli_args;
 mod codemode;
 mod expand;
 mod export;
+mod ext_input;
+mod ext_session;
 mod extensions;
 mod help;
 mod json_mode;

@@ -11,7 +11,7 @@ use crate::setup::{Input, Prepared, Started};
 pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCode {
     let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui, resources } =
         started;
-    let Prepared { agent, reload, header } = prepared;
+    let Prepared { agent, mut reload, header, ext } = prepared;
     let mcp = reload.mcp.clone();
     {
         let _guard = runtime.enter();
@@ -20,11 +20,8 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
     let code = match mode {
         Mode::Rpc => {
             let _ = header;
-            let mut commands = crate::expand::rpc_commands(&resources);
-            if reload.mcp_on {
-                commands.insert(0, crate::mcp::rpc_command());
-            }
-            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, commands };
+            let _ = &resources;
+            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, ext };
             runtime.block_on(crate::rpc::run(agent, setup))
         }
         Mode::Json | Mode::Text => {
@@ -32,10 +29,11 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
                 crate::json_mode::print_line(&header);
             }
             if interactive {
-                runtime.block_on(crate::tui::run(agent, input.messages, reload, models, ui, notice))
+                runtime.block_on(crate::tui::run(agent, input.messages, reload, models, ui, notice, ext))
             } else {
                 let Input { messages, first_images } = input;
-                runtime.block_on(crate::print_mode::run(agent, messages, first_images, mode == Mode::Text))
+                let text = mode == Mode::Text;
+                runtime.block_on(crate::print_mode::run(agent, messages, first_images, text, &ext, &mut reload))
             }
         }
     };

@@ -8,6 +8,9 @@ use std::process::ExitCode;
 use pi_agent::Agent;
 use pi_ai::{AssistantMessage, ContentBlock, StopReason};
 
+use crate::ext_input::{Incoming, submit};
+use crate::ext_session::ExtSession;
+use crate::reload::ReloadState;
 use crate::text;
 
 /// The text blocks of an answer, in order.
@@ -31,17 +34,26 @@ pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
 /// print the final answer's text when `print_text`, or its error.
 /// No messages: nothing is sent or printed (exit status 0).
 /// `first_images` (from `@file` arguments) go with the first message.
+/// A message may be an extension command (`/name args`) or be handled by an
+/// `input` handler: then it sends nothing ([`crate::ext_input`]).
 pub async fn run(
     mut agent: Agent,
     messages: Vec<String>,
     mut first_images: Vec<pi_ai::ContentBlock>,
     print_text: bool,
+    ext: &ExtSession,
+    reload: &mut ReloadState,
 ) -> ExitCode {
     let mut last = None;
+    // Messages extensions sent before the first prompt (in `session_start`).
+    agent.drain_inbox();
     for m in &messages {
         // A failed message does not stop the others (as the reference): only
         // the last answer decides what is printed and the exit status.
-        last = agent.prompt_with_images(m, std::mem::take(&mut first_images)).await;
+        let incoming = Incoming::user(m, std::mem::take(&mut first_images), "interactive");
+        if let Some(answer) = submit(&mut agent, ext, incoming, Some(&mut *reload)).await {
+            last = Some(answer);
+        }
     }
     let Some(last) = last else { return ExitCode::SUCCESS };
     if let Some(err) = failed(&last) {

@@ -319,3 +319,20 @@ pub fn mcp_removed(scope: &str, name: &str, path: &std::path::Path) -> String {
 pub fn mcp_no_server(scope: &str, name: &str, path: &std::path::Path) -> String {
     format!("No {scope} MCP server named \"{name}\" in {}.", path.display())
 }
+
+/// `pi.sendUserMessage` while a run goes on, without `deliverAs` (as the reference).
+pub const EXT_USER_MESSAGE_WHILE_STREAMING: &str =
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+
+/// A command handler replacing the session while a run goes on.
+pub const EXT_SESSION_BUSY: &str = "The agent is busy; wait for it first (ctx.waitForIdle())";
+
+/// A command handler naming an entry the session does not have (as the reference).
+pub fn ext_entry_not_found(id: &str) -> String {
+    format!("Entry {id} not found")
+}
+
+/// A load failure of an extension, with the reference's hint on the next line.
+pub fn with_extensions_hint(error: &str) -> String {
+    format!("{error}\nHint: Start without extensions using \"pi -ne\".")
+}

@@ -8,6 +8,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use pi_agent::AgentTool;
 use serde::Serialize;
+use serde_json::Value;
 
 /// Default time limit: JavaScript running this long without pausing (awaiting
 /// a host operation or a timer) stops the extension.
@@ -175,4 +176,153 @@ pub trait ToolsApi: Send + Sync {
     fn set_active_tools(&self, names: &[String]);
     /// A tool an extension registered after loading (in a handler).
     fn register_tool(&self, tool: Arc<dyn AgentTool>);
+}
+
+/// What an extension reads or changes in the session synchronously
+/// (`ctx.sessionManager`, `ctx.modelRegistry`, `ctx.model`, `pi.appendEntry`,
+/// `pi.sendMessage`, `pi.sendUserMessage`, `pi.setLabel`, session names,
+/// `pi.getCommands`). Entries and models cross as the reference's JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionCall {
+    /// `getEntries()`: every entry, in file order.
+    Entries,
+    /// `getBranch(fromId?)`: the entries from the root to `fromId` (the leaf when absent).
+    Branch(Option<String>),
+    /// `getEntry(id)`.
+    Entry(String),
+    /// `getLeafId()`.
+    LeafId,
+    /// `getLabel(id)`.
+    Label(String),
+    /// `getHeader()`.
+    Header,
+    /// `getSessionFile()`.
+    SessionFile,
+    /// `getSessionId()`.
+    SessionId,
+    /// `getSessionDir()`.
+    SessionDir,
+    /// `getSessionName()` (also `pi.getSessionName()`).
+    SessionName,
+    /// `getTree()`.
+    Tree,
+    /// `pi.appendEntry(customType, data)`: a `custom` entry, not in the model's context.
+    AppendEntry {
+        /// The extension's type name.
+        custom_type: String,
+        /// Its data.
+        data: Value,
+    },
+    /// `pi.sendMessage(message, options)`: a custom message for the model's context.
+    SendMessage {
+        /// `{customType, content, display, details}`.
+        message: Value,
+        /// `{triggerTurn, deliverAs}`.
+        options: Value,
+    },
+    /// `pi.sendUserMessage(content, options)`: a user message, as if typed.
+    SendUserMessage {
+        /// A string or text/image blocks.
+        content: Value,
+        /// `{deliverAs, expandPromptTemplates}`.
+        options: Value,
+    },
+    /// `pi.setLabel(entryId, label)`; `None` clears it.
+    SetLabel {
+        /// The entry.
+        id: String,
+        /// The label.
+        label: Option<String>,
+    },
+    /// `pi.setSessionName(name)`.
+    SetSessionName(String),
+    /// `ctx.modelRegistry.getAll()`.
+    Models,
+    /// `ctx.modelRegistry.getAvailable()`: the models with credentials.
+    AvailableModels,
+    /// `ctx.modelRegistry.find(provider, id)`.
+    FindModel {
+        /// The provider.
+        provider: String,
+        /// The model id.
+        id: String,
+    },
+    /// `ctx.model`: the current model.
+    CurrentModel,
+    /// `ctx.thinkingLevel`, `pi.getThinkingLevel()`.
+    ThinkingLevel,
+    /// `pi.getCommands()`: the session's commands (extensions, templates, skills).
+    Commands,
+    /// `sessionManager.appendMessage(message)` in a new session's `setup`.
+    AppendMessage(Value),
+    /// `ctx.isIdle()`.
+    IsIdle,
+    /// `ctx.abort()`: abort the current run.
+    Abort,
+}
+
+/// A session operation only a command handler may ask for
+/// (`ExtensionCommandContext`), performed asynchronously.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CommandOp {
+    /// `ctx.waitForIdle()`: resolves when no run is going on.
+    WaitForIdle,
+    /// `ctx.newSession({parentSession})`: a new session replaces the current one.
+    NewSession {
+        /// The parent session file recorded in the new header.
+        parent: Option<String>,
+    },
+    /// `ctx.fork(entryId, {position})`: a new session with the branch
+    /// before (`"before"`) or through (`"at"`) the entry.
+    Fork {
+        /// The entry.
+        entry_id: String,
+        /// Through the entry rather than before it.
+        at: bool,
+    },
+    /// `ctx.switchSession(path)`.
+    SwitchSession(String),
+    /// `ctx.navigateTree(targetId, options)`.
+    NavigateTree(String),
+    /// `ctx.reload()`.
+    Reload,
+}
+
+/// The session as extensions see and change it. Implemented by pi; bound
+/// with [`crate::LoadedExtensions::bind_session`] (before, reads are empty
+/// and changes ignored).
+///
+/// [`SessionApi::call`] runs synchronously on an extension's engine thread
+/// while its JavaScript runs: it must not wait for anything a run holds.
+pub trait SessionApi: Send + Sync {
+    /// Answer a read or make a change: `Ok(None)` is `undefined` in
+    /// JavaScript, `Err` is thrown there.
+    fn call(&self, call: SessionCall) -> Result<Option<serde_json::Value>, String>;
+    /// Perform a command handler's session operation; `Err` rejects its promise.
+    fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<serde_json::Value, String>>;
+}
+
+/// A command an extension registered (`pi.registerCommand`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtCommand {
+    /// The name without the slash (the registered one; see [`crate::command_names`]).
+    pub name: String,
+    /// Its description.
+    pub description: Option<String>,
+    /// The extension's path.
+    pub path: String,
+}
+
+/// What the `input` handlers made of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputOutcome {
+    /// Go on with this text and these images (transformed or not).
+    Continue {
+        /// The text.
+        text: String,
+        /// Image blocks (`{type: "image", data, mimeType}`).
+        images: Vec<serde_json::Value>,
+    },
+    /// A handler handled it: nothing goes to the model.
+    Handled,
 }

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod api;
+mod commands;
 mod convert;
 mod engine;
 mod interceptor;
@@ -46,9 +47,10 @@ use pi_agent::{AgentTool, Interceptor};
 use serde_json::{Value, json};
 
 pub use api::{
-    DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, HostOptions, Limits, Mode, NotifyLevel, ToolsApi, UiBridge, UiRequest,
-    UiResponse,
+    CommandOp, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, ExtCommand, HostOptions, InputOutcome, Limits, Mode,
+    NotifyLevel, SessionApi, SessionCall, ToolsApi, UiBridge, UiRequest, UiResponse,
 };
+pub use commands::{BeforeAgentStart, command_names, run_before_agent_start, run_input};
 
 use engine::protocol::{CallMsg, Entry, Hook};
 use engine::{CallEnv, Engine, EngineConfig};
@@ -170,16 +172,37 @@ impl ExtensionHost {
             .iter()
             .map(|e| Arc::new(ExtInterceptor { engine: e.engine.clone() }) as Arc<dyn Interceptor>)
             .collect();
+        let loaded = LoadedExtensions { extensions, interceptors, tools: Vec::new() };
         let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
-        for e in &extensions {
+        for e in &loaded.extensions {
             for t in &e.tools {
-                if !tools.iter().any(|k| k.def().name == t.def().name) {
-                    tools.push(t.clone());
+                if let Some(first) = tools.iter().find(|k| k.def().name == t.def().name) {
+                    return Err(conflict(&t.def().name, first.as_ref(), &e.engine.path));
                 }
+                tools.push(t.clone());
             }
         }
-        Ok(LoadedExtensions { extensions, interceptors, tools })
+        Ok(LoadedExtensions { tools, ..loaded })
     }
+}
+
+/// The load error of extension `path` registering tool `name` that `first` already registered.
+fn conflict(name: &str, first: &dyn AgentTool, path: &str) -> ExtError {
+    let first = first.source_path().unwrap_or_default().to_string();
+    ExtError { path: path.to_string(), message: text::tool_conflict(name, &first) }
+}
+
+/// Refuse `later` when one of its tools has the name of a tool `earlier`
+/// extensions registered (as the reference: the later extension fails to
+/// load with `Tool "<name>" conflicts with <path>`).
+pub fn check_conflicts(earlier: &[Arc<LoadedExtensions>], later: &LoadedExtensions) -> Result<(), ExtError> {
+    for t in &later.tools {
+        let first = earlier.iter().flat_map(|l| l.tools.iter()).find(|k| k.def().name == t.def().name);
+        if let Some(first) = first {
+            return Err(conflict(&t.def().name, first.as_ref(), t.source_path().unwrap_or_default()));
+        }
+    }
+    Ok(())
 }
 
 /// The extension files a path stands for.
@@ -215,8 +238,8 @@ fn entry_points(abs: &Path) -> Result<Vec<PathBuf>, ExtError> {
     Err(ExtError { path: shown.clone(), message: text::no_entry_point(&shown) })
 }
 
-struct Extension {
-    engine: Arc<Engine>,
+pub(crate) struct Extension {
+    pub(crate) engine: Arc<Engine>,
     tools: Vec<Arc<dyn AgentTool>>,
 }
 
@@ -226,8 +249,9 @@ pub struct LoadedExtensions {
     /// One interceptor per extension (its `tool_call` and `tool_result`
     /// handlers), in load order: add them to the dispatcher.
     pub interceptors: Vec<Arc<dyn Interceptor>>,
-    /// The tools registered while loading: the first registration of a name
-    /// across extensions wins, within one extension the last. Register them
+    /// The tools registered while loading: within one extension the last
+    /// registration of a name wins; two extensions registering one name is
+    /// a load error (`Tool "<name>" conflicts with <path>`). Register them
     /// after the built-ins (an extension tool replaces a built-in of its name).
     pub tools: Vec<Arc<dyn AgentTool>>,
 }

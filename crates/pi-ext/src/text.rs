@@ -93,6 +93,15 @@ pub fn unknown_host_operation(kind: &str) -> String {
 /// `ctx.executeTool` from a context whose call has ended.
 pub const CALL_ENDED: &str = "The call this context belongs to has ended";
 
+/// A command handler's session operation before the session was bound.
+pub const NO_SESSION: &str = "The session is not available yet";
+
+/// Two extensions registered the same tool name (as the reference): the
+/// second one fails to load.
+pub fn tool_conflict(name: &str, first_path: &str) -> String {
+    format!("Tool \"{name}\" conflicts with {first_path}")
+}
+
 fn bytes(n: usize) -> String {
     const MIB: usize = 1024 * 1024;
     if n >= MIB && n.is_multiple_of(MIB) { format!("{} MiB", n / MIB) } else { format!("{n} bytes") }

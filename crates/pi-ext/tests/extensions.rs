@@ -711,7 +711,7 @@ export default function (pi: any) {
 }
 
 #[tokio::test]
-async fn tools_first_registration_wins_across_extensions() {
+async fn a_tool_name_is_the_last_registration_within_one_extension_and_a_conflict_across_two() {
     let dir = tempfile::tempdir().unwrap();
     let tool = |desc: &str| {
         format!(
@@ -720,9 +720,22 @@ async fn tools_first_registration_wins_across_extensions() {
     };
     std::fs::write(dir.path().join("one.ts"), tool("first")).unwrap();
     std::fs::write(dir.path().join("two.ts"), tool("second")).unwrap();
-    let loaded = ExtensionHost::load(&["one.ts".into(), "two.ts".into()], options(dir.path())).await.unwrap();
+    let loaded = ExtensionHost::load(&["one.ts".into()], options(dir.path())).await.unwrap();
     assert_eq!(loaded.tools.len(), 1);
     assert_eq!(loaded.tools[0].def().description, "first 2");
+    // A second extension registering the name fails to load, naming the first (as the reference).
+    let err = match ExtensionHost::load(&["one.ts".into(), "two.ts".into()], options(dir.path())).await {
+        Err(e) => e,
+        Ok(_) => panic!("a conflicting tool name loaded"),
+    };
+    let (one, two) = (dir.path().join("one.ts"), dir.path().join("two.ts"));
+    assert_eq!(err.path, two.to_string_lossy());
+    assert_eq!(err.message, format!("Tool \"dup\" conflicts with {}", one.to_string_lossy()));
+    // Loaded separately (a user extension, then a project one), the check is the same.
+    let first = std::sync::Arc::new(loaded);
+    let second = ExtensionHost::load(&["two.ts".into()], options(dir.path())).await.unwrap();
+    let err = pi_ext::check_conflicts(&[first], &second).unwrap_err();
+    assert_eq!(err.path, two.to_string_lossy());
 }
 
 // ------------------------------------------------------------------ waiting, aborts, preparation

@@ -36,6 +36,9 @@ pub struct SessionEnv {
     pub shell_command_prefix: Option<String>,
     /// `--offline`: commands see `PI_OFFLINE=1` and `PI_SKIP_VERSION_CHECK=1`.
     pub offline: bool,
+    /// Variables a command's environment gets last (`None`: removed): an
+    /// extension's bash `spawnHook` returning another `env`.
+    pub env_overrides: Vec<(String, Option<String>)>,
 }
 
 /// Everything a handler may use besides its arguments.

@@ -375,6 +375,14 @@ impl Session {
         self.copy_entries(branch[..at].to_vec())
     }
 
+    /// Copy the path of `source` from its root through entry `last`.
+    pub fn copy_branch_through(&mut self, source: &Session, last: &str) -> Result<(), SessionError> {
+        if source.get(last).is_none() {
+            return Err(SessionError::NoEntry(last.to_string()));
+        }
+        self.copy_entries(source.branch_to(Some(last)))
+    }
+
     fn copy_entries(&mut self, entries: Vec<&Entry>) -> Result<(), SessionError> {
         let mut result = Ok(());
         for e in entries {

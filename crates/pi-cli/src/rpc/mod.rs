@@ -6,8 +6,10 @@
 
 pub(crate) mod bash;
 mod model;
+mod prompt;
 mod session;
 mod state;
+pub(crate) use state::model_json;
 pub(crate) mod ui;
 
 use std::path::PathBuf;
@@ -95,8 +97,8 @@ pub(crate) struct RpcSetup {
     pub session_dir: Option<PathBuf>,
     /// What `/reload` rebuilds from.
     pub reload: crate::reload::ReloadState,
-    /// `get_commands` entries of the prompt templates and skills.
-    pub commands: Vec<Value>,
+    /// The extensions' side of the session (commands, `input`, `get_commands`).
+    pub ext: Arc<crate::ext_session::ExtSession>,
 }
 
 /// The state of an RPC session between commands.
@@ -277,7 +279,7 @@ impl Server {
                 self.live.abort_retry();
                 respond(&id, &kind, Ok(None));
             }
-            "get_commands" => respond(&id, &kind, Ok(Some(json!({"commands": self.setup.commands})))),
+            "get_commands" => respond(&id, &kind, Ok(Some(json!({"commands": self.setup.ext.commands()})))),
             "compact" => {
                 let instructions = cmd.get("customInstructions").and_then(Value::as_str).map(String::from);
                 let (agent, shared) = (self.agent.clone(), self.shared.clone());
@@ -312,59 +314,6 @@ impl Server {
     fn queue_update(&self) {
         let list = |q: &pi_agent::Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
         event(&AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
-    }
-
-    /// `prompt`, `steer`, `follow_up`: start a run, or queue the message
-    /// while one streams; `/reload` is handled here.
-    async fn prompt(&mut self, id: &Option<Value>, kind: &str, cmd: &Value) {
-        let Some(msg) = cmd.get("message").and_then(Value::as_str).map(String::from) else {
-            return respond(id, kind, Err(text::RPC_MISSING_MESSAGE.into()));
-        };
-        let streaming = self.streaming();
-        let behaviour = match kind {
-            "steer" => Some("steer"),
-            "follow_up" => Some("followUp"),
-            _ => cmd.get("streamingBehavior").and_then(Value::as_str),
-        };
-        if kind == "prompt" && msg.trim() == "/reload" {
-            if streaming {
-                return respond(id, kind, Err(text::RPC_BUSY.into()));
-            }
-            let mut g = self.agent.lock().await;
-            let setup = self.setup.clone();
-            let mut state = setup.reload.clone();
-            let status = crate::reload::reload(&mut g, &mut state).await;
-            return respond(id, kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
-        }
-        if kind == "prompt"
-            && self.setup.reload.mcp_on
-            && let Some(args) = pi_mcp::slash::parse(&msg)
-        {
-            for (level, message) in crate::mcp::answer(&self.setup.reload, args).await {
-                pi_ext::UiBridge::notify(ui::bridge().as_ref(), &message, crate::mcp::notify_level(level));
-            }
-            return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
-        }
-        if streaming {
-            let queue = match behaviour {
-                Some("steer") => &self.steering,
-                Some("followUp") => &self.follow_ups,
-                _ => return respond(id, kind, Err(text::RPC_ALREADY_STREAMING.into())),
-            };
-            if let Ok(mut q) = queue.lock() {
-                q.push_back(msg);
-            }
-            self.queue_update();
-            return respond(id, kind, Ok(Some(json!({"disposition": "queued"}))));
-        }
-        let disposition = if kind == "prompt" { "started" } else { "queued" };
-        respond(id, kind, Ok(Some(json!({"disposition": disposition}))));
-        self.shared.streaming.store(true, Ordering::SeqCst);
-        let a = self.agent.clone();
-        self.running = Some(tokio::spawn(async move {
-            let mut g = a.lock().await;
-            g.prompt(&msg).await;
-        }));
     }
 
     /// `get_state`.

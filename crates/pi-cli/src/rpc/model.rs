@@ -105,6 +105,7 @@ impl Server {
             None => "off".to_string(),
         };
         let current = self.current.clone();
+        let ext = self.setup.ext.clone();
         self.with_agent(id, kind.clone(), move |agent, _| {
             if let Some((e, _)) = &target {
                 agent.api_key = model_select::api_key_for(e, None)?.or(agent.api_key.clone());
@@ -124,6 +125,10 @@ impl Server {
                 super::event(&pi_agent::AgentEvent::ThinkingLevelChanged { level: level.clone() });
             }
             if let Ok(mut c) = current.lock() {
+                *c = (agent.model.clone(), level.clone());
+            }
+            // Extensions' `ctx.model` and `ctx.thinkingLevel` follow.
+            if let Ok(mut c) = ext.current.lock() {
                 *c = (agent.model.clone(), level.clone());
             }
             Ok(match (kind.as_str(), &target) {

@@ -12,6 +12,7 @@ use super::Env;
 use super::report::{Report, Stop};
 use super::session::Opened;
 use crate::cli_args::{CliArgs, Mode};
+use crate::ext_session::{ExtSession, SessionParts};
 use crate::model_select::Chosen;
 use crate::prompt_source::PromptSource;
 use crate::reload::ReloadState;
@@ -40,6 +41,8 @@ pub(crate) struct Prepared {
     pub reload: ReloadState,
     /// The session header (JSON and RPC modes print or report it).
     pub header: serde_json::Value,
+    /// The extensions' side of the session (commands, `input`, what they send).
+    pub ext: Arc<ExtSession>,
 }
 
 /// The event sink of `mode` (the agent records messages in the session itself).
@@ -90,6 +93,7 @@ fn tool_context(env: &Env, args: &CliArgs, settings: &Settings, chosen: &Chosen,
         shell_path: settings.shell_path().map(|p| p.to_string_lossy().into_owned()),
         shell_command_prefix: settings.shell_command_prefix().map(String::from),
         offline: args.offline,
+        env_overrides: Vec::new(),
     };
     ctx
 }
@@ -152,12 +156,15 @@ pub(crate) struct AgentInputs<'a> {
     pub loaded: &'a Loaded,
     pub models: &'a [pi_config::ModelEntry],
     pub resources: Arc<pi_config::resources::Resources>,
+    /// The folder new sessions go to.
+    pub folder: std::path::PathBuf,
 }
 
-/// Build the agent; `session_start` handlers run before it exists (their
-/// failures are reported), tool-set changes they ask for reach it at once.
+/// Build the agent; `session_start` handlers run once it exists, with the
+/// session and its tools bound (their failures are reported); tool-set
+/// changes they ask for apply before the first request.
 pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
-    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded, models, resources } = i;
+    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded, models, resources, folder } = i;
     if let Some(name) = args.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
         // `--name` names the session as it opens (as the reference).
         let _ = opened.session.append("session_info", serde_json::json!({"name": name}));
@@ -202,22 +209,40 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     if let Some(m) = &mcp {
         dispatcher.interceptors.push(Arc::new(pi_mcp::Gate(m.clone())));
     }
+    let model = crate::model_select::ai_model(&chosen.entry);
+    let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
+    let events = sink(mode, env.interactive);
+    let level = chosen.thinking.clone().unwrap_or_else(|| "off".into());
+    let mut agent = Agent::new(model.clone(), system_prompt.text(), dispatcher, tool_ctx, events.clone());
+    agent.session = session;
+    let ext = ExtSession::new(SessionParts {
+        session: agent.session.clone(),
+        sink: events,
+        inbox: agent.inbox.clone(),
+        steering: agent.steering.clone(),
+        follow_ups: agent.follow_ups.clone(),
+        abort: agent.abort_handle(),
+        models: models.to_vec(),
+        current: (model, level),
+        cwd: env.cwd.clone(),
+        agent_dir: env.agent_dir.clone(),
+        session_dir: (!args.no_session).then(|| folder.clone()),
+    });
+    ext.set_resource_commands(&reload);
+    ext.bind(&loaded.scripts);
+    // session_start handlers see the session's tools (`pi.getAllTools()`) and may change them.
+    for l in &loaded.scripts {
+        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
+    }
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {
             report.line(e.to_string());
         }
     }
-    let model = crate::model_select::ai_model(&chosen.entry);
-    let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
-    let mut agent = Agent::new(model, system_prompt.text(), dispatcher, tool_ctx, sink(mode, env.interactive));
     agent.system_sections = Some(system_prompt);
     agent.expand_input = Some(crate::expand::expander(resources));
-    agent.session = session;
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
-    for l in &loaded.scripts {
-        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
-    }
     if let Some(m) = &mcp {
         crate::mcp::bind(m, &agent.dispatcher.tool_changes);
         // The first prompt waits (a while) only for servers with direct tools.
@@ -239,5 +264,5 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         max_delay_ms: retry.max_delay_ms,
         max_retry_delay_ms: settings.provider_max_retry_delay_ms(),
     };
-    Ok(Prepared { agent, reload, header })
+    Ok(Prepared { agent, reload, header, ext })
 }

@@ -126,7 +126,7 @@ pub(crate) async fn load_extensions(
 ) -> Result<Option<Arc<pi_ext::LoadedExtensions>>, Stop> {
     match crate::extensions::load_scripts(paths, opts).await {
         Ok(l) => Ok(l.map(Arc::new)),
-        Err(e) => Err(Stop::Error(e)),
+        Err(e) => Err(Stop::Error(text::with_extensions_hint(&e))),
     }
 }
 
@@ -238,6 +238,11 @@ fn start_in(
     }
     let project_scripts = plan.trust_project(&settings, &env.cwd, trust.trusted);
     let after = runtime.block_on(load_extensions(&project_scripts, env.host_options(mode, true)))?;
+    if let Some(later) = &after {
+        let earlier: Vec<Arc<pi_ext::LoadedExtensions>> = before.iter().cloned().collect();
+        pi_ext::check_conflicts(&earlier, later)
+            .map_err(|e| Stop::Error(text::with_extensions_hint(&e.to_string())))?;
+    }
     let loaded = Loaded { scripts: before.into_iter().chain(after).collect(), builtins: plan.builtins.clone() };
     for l in &loaded.scripts {
         // ctx.isProjectTrusted() answers the final decision, also for extensions loaded before it.
@@ -286,6 +291,7 @@ fn start_in(
         loaded: &loaded,
         models: &models,
         resources: resources.clone(),
+        folder: folder.clone(),
     };
     let prepared = runtime.block_on(agent::build(inputs, report))?;
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
@@ -348,7 +354,8 @@ mod tests {
         let out = rt.block_on(load_extensions(std::slice::from_ref(&bad), env.host_options(Mode::Text, false)));
         match out {
             Err(Stop::Error(m)) => {
-                assert!(m.starts_with("Failed to load extension") && m.contains("bad.ts") && m.contains("boom"), "{m}")
+                assert!(m.starts_with("Failed to load extension") && m.contains("bad.ts") && m.contains("boom"), "{m}");
+                assert!(m.ends_with("\nHint: Start without extensions using \"pi -ne\"."), "{m}")
             }
             other => panic!("expected a stop, got {:?}", other.map(|l| l.is_some())),
         }

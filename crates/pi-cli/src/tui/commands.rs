@@ -67,8 +67,10 @@ impl Host {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(w)));
         }
         let _ = self.up.send(Update::Look { keys: Box::new(keys), themes: Box::new(catalog) });
-        let _ =
-            self.up.send(Update::Commands(crate::expand::ui_commands(&self.reload.resources, self.ui.skill_commands)));
+        let mut commands = crate::ext_input::ui_commands(&self.ext.scripts());
+        commands.extend(crate::expand::ui_commands(&self.reload.resources, self.ui.skill_commands));
+        self.ext.set_resource_commands(&self.reload);
+        let _ = self.up.send(Update::Commands(commands));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 

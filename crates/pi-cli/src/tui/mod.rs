@@ -129,9 +129,14 @@ pub(crate) async fn run(
     initial: Vec<String>,
     reload: ReloadState,
     models: Vec<ModelEntry>,
-    ui: UiSettings,
+    mut ui: UiSettings,
     notice: Option<&str>,
+    ext: Arc<crate::ext_session::ExtSession>,
 ) -> ExitCode {
+    // The extensions' commands come first in `/` completion (as the reference lists them).
+    let mut commands = crate::ext_input::ui_commands(&ext.scripts());
+    commands.append(&mut ui.commands);
+    ui.commands = commands;
     let (req_tx, req_rx) = mpsc::unbounded_channel();
     let (up_tx, up_rx) = mpsc::unbounded_channel();
     if let Ok(mut g) = EVENTS.lock() {
@@ -148,7 +153,7 @@ pub(crate) async fn run(
         stderr::restore();
         inner(info);
     }));
-    let host = worker::Host::new(agent, reload, models, ui, up_tx);
+    let host = worker::Host::new(agent, reload, models, ui, up_tx, ext);
     let tui = pi_tui::run(opts, req_tx, up_rx);
     let serve = host.serve(req_rx);
     tokio::pin!(tui, serve);

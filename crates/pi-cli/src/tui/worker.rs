@@ -28,6 +28,8 @@ pub(crate) struct Host {
     pub up: UnboundedSender<Update>,
     pub session_name: Option<String>,
     deferred: VecDeque<Request>,
+    /// The extensions' side of the session (commands, `input`).
+    pub ext: Arc<crate::ext_session::ExtSession>,
 }
 
 /// A model as the UI shows it.
@@ -48,9 +50,10 @@ impl Host {
         models: Vec<ModelEntry>,
         ui: UiSettings,
         up: UnboundedSender<Update>,
+        ext: Arc<crate::ext_session::ExtSession>,
     ) -> Host {
         let session_name = agent.session.lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone());
-        Host { agent, reload, models, ui, up, session_name, deferred: VecDeque::new() }
+        Host { agent, reload, models, ui, up, session_name, deferred: VecDeque::new(), ext }
     }
 
     fn send(&self, u: Update) {
@@ -75,7 +78,8 @@ impl Host {
                 Request::Quit => break,
                 Request::Prompt(text) => {
                     let images = super::attach::images(&self.agent.tool_ctx.cwd, &text);
-                    self.agent.prompt_with_images(&text, images).await;
+                    let incoming = crate::ext_input::Incoming::user(&text, images, "interactive");
+                    crate::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload)).await;
                 }
                 Request::Bash { command, exclude } => self.bash(&command, exclude, &mut rx).await,
                 Request::AbortBash | Request::SaveSetting { .. } | Request::ListFiles => {
@@ -177,9 +181,18 @@ impl Host {
         }
         self.send(Update::Model(model_info(&entry)));
         self.send(Update::Thinking(self.agent.thinking.clone()));
+        self.ext_current();
         if save {
             self.save(&["defaultProvider"], serde_json::json!(entry.provider));
             self.save(&["defaultModel"], serde_json::json!(entry.id));
+        }
+    }
+
+    /// Extensions' `ctx.model` and `ctx.thinkingLevel` follow the agent's.
+    fn ext_current(&self) {
+        let level = self.agent.thinking.clone().unwrap_or_else(|| "off".into());
+        if let Ok(mut c) = self.ext.current.lock() {
+            *c = (self.agent.model.clone(), level);
         }
     }
 
@@ -194,6 +207,7 @@ impl Host {
         self.agent.thinking = (level != "off").then(|| level.to_string());
         self.agent.tool_ctx.session.reasoning_level = Some(level.to_string());
         self.send(Update::Thinking(self.agent.thinking.clone()));
+        self.ext_current();
     }
 
     /// The project's files for `@` completion, from our own `find`.

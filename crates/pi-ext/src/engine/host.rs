@@ -43,6 +43,8 @@ pub(super) fn describe_caught(e: CaughtError<'_>) -> String {
 }
 
 const BOOTSTRAP: &str = include_str!("../js/bootstrap.js");
+/// The session's views and changes (`ctx.sessionManager`, `pi.appendEntry`, …), used by the glue.
+const SESSION: &str = include_str!("../js/session.js");
 /// `Buffer`, `process` and the other Node globals, over `__pi_node`.
 const NODE_GLOBALS: &str = include_str!("../js/node/globals.js");
 
@@ -62,6 +64,8 @@ pub(super) fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
     })()
     .catch(ctx)
     .map_err(describe_caught)?;
+    let session: Function = ctx.eval(SESSION).catch(ctx).map_err(describe_caught)?;
+    config.set("session", session).catch(ctx).map_err(describe_caught)?;
     let glue: Function = ctx.eval(BOOTSTRAP).catch(ctx).map_err(describe_caught)?;
     glue.call::<_, ()>((host, config.clone())).catch(ctx).map_err(describe_caught)?;
     crate::node::install(ctx, state).catch(ctx).map_err(describe_caught)?;
@@ -181,12 +185,19 @@ fn host_sync(state: &State, request: HostSync) -> Value {
     match request {
         HostSync::Events(names) => {
             if state.poisoned.borrow().is_none()
-                && let Ok(mut e) = state.events.write()
+                && let Ok(mut e) = state.shared.events.write()
             {
                 *e = names.into_iter().collect::<HashSet<String>>();
             }
             Value::Null
         }
+        HostSync::Commands(list) => {
+            if let Ok(mut c) = state.shared.commands.write() {
+                *c = list;
+            }
+            Value::Null
+        }
+        HostSync::Session(call) => session_call(state, call),
         HostSync::RegisterTool(raw) => {
             register_tool(state, &raw);
             Value::Null
@@ -240,6 +251,29 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             json!({"text": text, "wasTruncated": cut})
         }
         HostSync::Unknown(_) => Value::Null,
+    }
+}
+
+/// A session call: `{value}` (absent for `undefined`) or `{error}`. Before
+/// the session is bound, reads are empty and changes do nothing.
+fn session_call(state: &State, call: crate::api::SessionCall) -> Value {
+    use crate::api::SessionCall as C;
+    let api = state.shared.session.read().ok().and_then(|s| s.clone());
+    let answer = match api {
+        Some(api) => api.call(call),
+        None => Ok(match call {
+            C::Entries | C::Branch(_) | C::Tree | C::Models | C::AvailableModels | C::Commands => Some(json!([])),
+            C::LeafId | C::Header => Some(Value::Null),
+            C::SessionId | C::SessionDir => Some(json!("")),
+            C::ThinkingLevel => Some(json!("off")),
+            C::IsIdle => Some(json!(true)),
+            _ => None,
+        }),
+    };
+    match answer {
+        Ok(Some(v)) => json!({ "value": v }),
+        Ok(None) => json!({}),
+        Err(e) => json!({ "error": e }),
     }
 }
 

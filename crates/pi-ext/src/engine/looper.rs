@@ -4,10 +4,10 @@
 //! good (every call then fails with the reason).
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use std::sync::mpsc;
-use std::sync::{Arc, RwLock, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime};
@@ -44,8 +44,8 @@ pub(crate) struct State {
     pub handle: RefCell<Weak<Engine>>,
     /// The factory finished.
     pub loaded: Cell<bool>,
-    /// The events with handlers (read by other threads).
-    pub events: Arc<RwLock<HashSet<String>>>,
+    /// What the handle reads (events with handlers, commands, the session).
+    pub shared: super::Shared,
     /// Why the extension stopped, once it has.
     pub poisoned: RefCell<Option<EngineError>>,
     /// The engine's own channel (for work finishing on other threads).
@@ -78,7 +78,7 @@ pub(super) fn run_thread(
     rx: mpsc::Receiver<Msg>,
     tx: mpsc::Sender<Msg>,
     load_sink: CallSink,
-    events: Arc<RwLock<HashSet<String>>>,
+    shared: super::Shared,
 ) {
     let path = cfg.path.to_string_lossy().into_owned();
     let fail = |m: String| {
@@ -119,7 +119,7 @@ pub(super) fn run_thread(
         tools_api: RefCell::new(None),
         handle: RefCell::new(Weak::new()),
         loaded: Cell::new(false),
-        events,
+        shared,
         poisoned: RefCell::new(None),
         tx,
         children: RefCell::new(HashMap::new()),

@@ -44,6 +44,17 @@ pub(crate) struct EngineConfig {
     pub limits: Limits,
 }
 
+/// What the engine thread shares with the handle (read by other threads).
+#[derive(Clone, Default)]
+pub(crate) struct Shared {
+    /// The events with handlers.
+    pub events: Arc<RwLock<HashSet<String>>>,
+    /// The registered commands: `[{name, description}]`, in registration order.
+    pub commands: Arc<RwLock<Vec<Value>>>,
+    /// The session, once bound.
+    pub session: Arc<RwLock<Option<Arc<dyn crate::api::SessionApi>>>>,
+}
+
 /// The handle to a running engine; dropping the last one stops the thread.
 pub(crate) struct Engine {
     tx: mpsc::Sender<Msg>,
@@ -51,7 +62,7 @@ pub(crate) struct Engine {
     cwd: PathBuf,
     pub(crate) ui: Option<Arc<dyn UiBridge>>,
     pub(crate) limits: Limits,
-    events: Arc<RwLock<HashSet<String>>>,
+    shared: Shared,
     next_call: AtomicU64,
 }
 
@@ -74,7 +85,7 @@ impl Engine {
     pub(crate) fn start(cfg: EngineConfig) -> Result<(Arc<Engine>, tmpsc::UnboundedReceiver<CallMsg>), String> {
         let (tx, rx) = mpsc::channel();
         let (load_tx, load_rx) = tmpsc::unbounded_channel();
-        let events = Arc::new(RwLock::new(HashSet::new()));
+        let shared = Shared::default();
         let path = cfg.path.to_string_lossy().into_owned();
         let engine = Arc::new(Engine {
             tx: tx.clone(),
@@ -82,7 +93,7 @@ impl Engine {
             cwd: cfg.cwd.clone(),
             ui: cfg.ui.clone(),
             limits: cfg.limits,
-            events: events.clone(),
+            shared: shared.clone(),
             next_call: AtomicU64::new(1),
         });
         std::thread::Builder::new()
@@ -90,7 +101,7 @@ impl Engine {
             .stack_size(crate::api::ENGINE_THREAD_STACK)
             .spawn({
                 let tx = tx.clone();
-                move || looper::run_thread(cfg, rx, tx, load_tx, events)
+                move || looper::run_thread(cfg, rx, tx, load_tx, shared)
             })
             .map_err(|e| e.to_string())?;
         let _ = tx.send(Msg::Handle(Arc::downgrade(&engine)));
@@ -99,7 +110,23 @@ impl Engine {
 
     /// Whether the extension has a handler for `event`.
     pub(crate) fn handles(&self, event: &str) -> bool {
-        self.events.read().map(|s| s.contains(event)).unwrap_or(false)
+        self.shared.events.read().map(|s| s.contains(event)).unwrap_or(false)
+    }
+
+    /// The commands the extension registered: `[{name, description}]`.
+    pub(crate) fn commands(&self) -> Vec<Value> {
+        self.shared.commands.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Bind the session (reads and changes of `ctx.sessionManager`, `pi.appendEntry`, …).
+    pub(crate) fn bind_session(&self, api: Arc<dyn crate::api::SessionApi>) {
+        if let Ok(mut s) = self.shared.session.write() {
+            *s = Some(api);
+        }
+    }
+
+    fn session(&self) -> Option<Arc<dyn crate::api::SessionApi>> {
+        self.shared.session.read().ok().and_then(|s| s.clone())
     }
 
     pub(crate) fn send(&self, msg: Msg) {
@@ -194,7 +221,7 @@ impl Engine {
                 let outcome = nested.call(&name, args, on_update).await;
                 Ok(OpAnswer::Json(convert::outcome_json(&outcome)))
             }
-            HostOp::Builtin { name, args, cwd } => {
+            HostOp::Builtin { name, args, cwd, env: overrides } => {
                 let tool: pi_tools::ToolName = name.parse().map_err(|e: pi_tools::UnknownToolName| e.to_string())?;
                 let mut ctx = match env.tool_ctx {
                     Some(c) => c.clone(),
@@ -203,6 +230,7 @@ impl Engine {
                 if let Some(cwd) = cwd {
                     ctx.cwd = ctx.cwd.join(cwd);
                 }
+                ctx.session.env_overrides.extend(overrides);
                 match pi_tools::execute_validated(tool, args, &ctx).await {
                     // A failed command rejects with its text, as the reference's tools throw.
                     Ok(result) if result.is_error => Err(result
@@ -218,6 +246,10 @@ impl Engine {
                     Err(e) => Err(e.to_string()),
                 }
             }
+            HostOp::Command(op) => match self.session() {
+                Some(api) => api.command(op).await.map(OpAnswer::Json),
+                None => Err(crate::text::NO_SESSION.to_string()),
+            },
             HostOp::Unknown(kind) => Err(crate::text::unknown_host_operation(&kind)),
         }
     }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::api::{ToolsApi, UiRequest};
+use crate::api::{CommandOp, SessionCall, ToolsApi, UiRequest};
 use crate::text;
 
 /// Why an engine call failed.
@@ -63,6 +63,12 @@ pub(crate) enum Entry {
     UserBash,
     /// The `session_before_compact` handlers.
     BeforeCompact,
+    /// A registered command's handler (`pi.registerCommand`).
+    Command,
+    /// The `input` handlers.
+    Input,
+    /// The `before_agent_start` handlers.
+    BeforeAgentStart,
     /// The handlers of a notification event (`session_start`, …).
     Event(String),
 }
@@ -77,6 +83,9 @@ impl Entry {
             Entry::Execute => "execute",
             Entry::UserBash => "user_bash",
             Entry::BeforeCompact => "session_before_compact",
+            Entry::Command => "command",
+            Entry::Input => "input",
+            Entry::BeforeAgentStart => "before_agent_start",
             Entry::Event(name) => name,
         }
     }
@@ -141,7 +150,11 @@ pub(crate) enum HostOp {
         args: Value,
         /// Another working directory (a spawn hook's).
         cwd: Option<String>,
+        /// Variables a spawn hook set (text) or removed (`None`).
+        env: Vec<(String, Option<String>)>,
     },
+    /// A command handler's session operation (`ctx.newSession()`, …).
+    Command(CommandOp),
     /// An operation this host does not know.
     Unknown(String),
 }
@@ -175,10 +188,19 @@ impl HostOp {
                 args: p.get("args").cloned().unwrap_or_else(|| Value::Object(Default::default())),
                 updates: p.get("updates").and_then(Value::as_bool) == Some(true),
             },
+            "command" => match command_op(&p) {
+                Some(op) => HostOp::Command(op),
+                None => HostOp::Unknown(format!("command:{}", s("method").unwrap_or_default())),
+            },
             "builtin" => HostOp::Builtin {
                 name: s("name").unwrap_or_default(),
                 args: p.get("args").cloned().unwrap_or_else(|| Value::Object(Default::default())),
                 cwd: s("cwd"),
+                env: p
+                    .get("env")
+                    .and_then(Value::as_object)
+                    .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string))).collect())
+                    .unwrap_or_default(),
             },
             other => HostOp::Unknown(other.to_string()),
         }
@@ -193,6 +215,54 @@ impl HostOp {
             _ => Err(text::CALL_ENDED.to_string()),
         }
     }
+}
+
+/// A command handler's session operation from the glue's payload `{method, …}`.
+fn command_op(p: &Value) -> Option<CommandOp> {
+    let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(match s("method")?.as_str() {
+        "waitForIdle" => CommandOp::WaitForIdle,
+        "newSession" => CommandOp::NewSession { parent: s("parentSession") },
+        "fork" => CommandOp::Fork { entry_id: s("entryId")?, at: s("position").as_deref() == Some("at") },
+        "switchSession" => CommandOp::SwitchSession(s("sessionPath")?),
+        "navigateTree" => CommandOp::NavigateTree(s("targetId")?),
+        "reload" => CommandOp::Reload,
+        _ => return None,
+    })
+}
+
+/// A session call from the glue's payload `{kind, …}`; `None` for an unknown kind.
+fn session_call(p: &Value) -> Option<SessionCall> {
+    let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    let v = |k: &str| p.get(k).cloned().unwrap_or(Value::Null);
+    Some(match s("kind")?.as_str() {
+        "getEntries" => SessionCall::Entries,
+        "getBranch" => SessionCall::Branch(s("id")),
+        "getEntry" => SessionCall::Entry(s("id")?),
+        "getLeafId" => SessionCall::LeafId,
+        "getLabel" => SessionCall::Label(s("id")?),
+        "getHeader" => SessionCall::Header,
+        "getSessionFile" => SessionCall::SessionFile,
+        "getSessionId" => SessionCall::SessionId,
+        "getSessionDir" => SessionCall::SessionDir,
+        "getSessionName" => SessionCall::SessionName,
+        "getTree" => SessionCall::Tree,
+        "appendEntry" => SessionCall::AppendEntry { custom_type: s("customType")?, data: v("data") },
+        "sendMessage" => SessionCall::SendMessage { message: v("message"), options: v("options") },
+        "sendUserMessage" => SessionCall::SendUserMessage { content: v("content"), options: v("options") },
+        "setLabel" => SessionCall::SetLabel { id: s("id")?, label: s("label") },
+        "setSessionName" => SessionCall::SetSessionName(s("name")?),
+        "getAll" => SessionCall::Models,
+        "getAvailable" => SessionCall::AvailableModels,
+        "find" => SessionCall::FindModel { provider: s("provider")?, id: s("id")? },
+        "model" => SessionCall::CurrentModel,
+        "thinkingLevel" => SessionCall::ThinkingLevel,
+        "getCommands" => SessionCall::Commands,
+        "appendMessage" => SessionCall::AppendMessage(v("message")),
+        "isIdle" => SessionCall::IsIdle,
+        "abort" => SessionCall::Abort,
+        _ => return None,
+    })
 }
 
 /// The value a host operation resolves to in JavaScript.
@@ -258,6 +328,10 @@ pub(crate) enum HostSync {
         /// The character limit, if given.
         max_chars: Option<u64>,
     },
+    /// The commands the extension registered now: `[{name, description}]`.
+    Commands(Vec<Value>),
+    /// A session read or change (`ctx.sessionManager`, `pi.appendEntry`, …).
+    Session(SessionCall),
     /// A request this host does not know (answered with `null`).
     Unknown(String),
 }
@@ -273,6 +347,11 @@ impl HostSync {
         let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         match kind {
             "events" => HostSync::Events(strings(&p)),
+            "commands" => HostSync::Commands(p.as_array().cloned().unwrap_or_default()),
+            "session" => match session_call(&p) {
+                Some(call) => HostSync::Session(call),
+                None => HostSync::Unknown(format!("session:{}", s("kind"))),
+            },
             "registerTool" => HostSync::RegisterTool(p),
             "getAllTools" => HostSync::GetAllTools,
             "reachesTools" => {
@@ -397,6 +476,19 @@ mod tests {
         assert_eq!(HostSync::parse("events", r#"["tool_call", 3]"#), HostSync::Events(vec!["tool_call".into()]));
         assert_eq!(HostSync::parse("setActiveTools", "garbage"), HostSync::SetActiveTools(vec![]));
         assert_eq!(HostSync::parse("what", "{}"), HostSync::Unknown("what".into()));
+        assert_eq!(HostSync::parse("session", r#"{"kind":"getLeafId"}"#), HostSync::Session(SessionCall::LeafId));
+        assert_eq!(
+            HostSync::parse("session", r#"{"kind":"appendEntry","customType":"s","data":{"n":1}}"#),
+            HostSync::Session(SessionCall::AppendEntry { custom_type: "s".into(), data: serde_json::json!({"n": 1}) })
+        );
+        // A call missing what it needs, or of an unknown kind, is no call.
+        assert_eq!(HostSync::parse("session", r#"{"kind":"getEntry"}"#), HostSync::Unknown("session:getEntry".into()));
+        assert_eq!(HostSync::parse("session", "[1]"), HostSync::Unknown("session:".into()));
+        assert_eq!(
+            HostOp::parse("command", r#"{"method":"fork","entryId":"e1","position":"at"}"#),
+            HostOp::Command(CommandOp::Fork { entry_id: "e1".into(), at: true })
+        );
+        assert_eq!(HostOp::parse("command", r#"{"method":"fork"}"#), HostOp::Unknown("command:fork".into()));
     }
 
     #[test]

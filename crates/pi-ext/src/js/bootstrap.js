@@ -240,6 +240,8 @@
   const noop = () => undefined;
 
   const eventBus = new Map();
+  // Commands this extension registered (pi.registerCommand), by name.
+  const commands = new Map();
   // Flags this extension registered, and their values (defaults first, then
   // what the command line gave, set by the host after loading).
   const flags = new Map();
@@ -293,17 +295,15 @@
     setActiveTools(names) {
       sync("setActiveTools", Array.isArray(names) ? names.map(String) : []);
     },
-    getThinkingLevel() {
-      return "off";
-    },
     setThinkingLevel: noop,
-    getSessionName: noop,
-    setSessionName: noop,
-    setLabel: noop,
-    appendEntry: noop,
-    registerCommand: noop,
-    getCommands() {
-      return [];
+    registerCommand(name, options) {
+      if (typeof name !== "string" || name === "") throw new TypeError("pi.registerCommand: command name must be a non-empty string");
+      const opts = options && typeof options === "object" ? options : {};
+      if (typeof opts.handler !== "function") throw new TypeError(`pi.registerCommand: command "${name}" has no handler function`);
+      // Registered again by this extension: the later one replaces it, in its place.
+      commands.set(name, opts);
+      const list = [...commands].map(([n, o]) => ({ name: n, description: typeof o.description === "string" ? o.description : undefined }));
+      host.sync("commands", toJson(list));
     },
     registerShortcut: noop,
     registerFlag(name, options) {
@@ -325,8 +325,6 @@
     getSettings() {
       return {};
     },
-    sendMessage: unsupported("sendMessage"),
-    sendUserMessage: unsupported("sendUserMessage"),
     exec(command, args, options) {
       return globalThis.__pi_node.exec(command, args, options);
     },
@@ -352,6 +350,10 @@
       },
     },
   };
+
+  // The session's views and changes (session.js).
+  const session = config.session({ sync, op, safeString, config });
+  Object.assign(pi, session.pi);
 
   // ---------------------------------------------------------------- ctx
   const neverAborted = new AbortController().signal;
@@ -424,31 +426,6 @@
     dim: (text) => text,
   };
 
-  // Read views of the session: pi does not pass its session to extensions yet, so they are empty.
-  const sessionManager = {
-    getEntries: () => [],
-    getBranch: () => [],
-    getTree: () => [],
-    getLeafId: () => null,
-    getLeafEntry: () => undefined,
-    getEntry: () => undefined,
-    getLabel: () => undefined,
-    getHeader: () => null,
-    getSessionName: () => undefined,
-    getSessionFile: () => undefined,
-    getSessionId: () => "",
-    getSessionDir: () => "",
-    getCwd: () => config.cwd,
-    buildSessionContext: () => ({ messages: [], thinkingLevel: "off", model: null }),
-  };
-  const modelRegistry = {
-    getAll: () => [],
-    getAvailable: () => [],
-    find: () => undefined,
-    findOfType: () => undefined,
-    getApiKey: () => Promise.resolve(undefined),
-  };
-
   function makeCtx(callId, extra) {
     const ctx = {
       cwd: config.cwd,
@@ -459,26 +436,17 @@
       isProjectTrusted() {
         return config.projectTrusted;
       },
-      isIdle() {
-        return false;
-      },
       hasPendingMessages() {
         return false;
       },
-      abort: noop,
       shutdown: noop,
       getContextUsage: noop,
       getSystemPrompt() {
         return "";
       },
-      sessionManager,
-      modelRegistry,
-      model: undefined,
-      thinkingLevel: "off",
       compact: noop,
-      reload: noop,
-      newSession: () => Promise.resolve({ cancelled: true }),
     };
+    session.decorate(ctx);
     if (extra && extra.tool) Object.assign(ctx, extra.tool);
     return ctx;
   }
@@ -654,6 +622,62 @@
     return { errors, result: null };
   }
 
+  // A registered command's handler, with the command context.
+  async function runCommand(callId, p) {
+    const def = commands.get(p.name);
+    if (!def) throw new Error(`Command /${p.name} not found`);
+    const ctx = session.commandContext(callId, () => makeCtx(callId));
+    try {
+      await def.handler(typeof p.args === "string" ? p.args : "", ctx);
+      return { errors: [] };
+    } catch (e) {
+      return { errors: [errorMessage(e)] };
+    }
+  }
+
+  // input: transforms chain, the first `handled` wins; a failing handler is reported and skipped.
+  async function runInput(callId, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    for (const { handler } of handlersOf("input")) {
+      let r;
+      try {
+        r = await handler(event, ctx);
+      } catch (e) {
+        errors.push(errorMessage(e));
+        continue;
+      }
+      if (!r || typeof r !== "object") continue;
+      if (r.action === "handled") return { action: "handled", errors };
+      if (r.action === "transform") {
+        if (typeof r.text === "string") event.text = r.text;
+        if (Array.isArray(r.images)) event.images = r.images;
+      }
+    }
+    return { action: "continue", text: event.text, images: event.images, errors };
+  }
+
+  // before_agent_start: the system prompt chains; returned messages are collected.
+  async function runBeforeAgentStart(callId, event) {
+    const ctx = makeCtx(callId);
+    ctx.getSystemPrompt = () => event.systemPrompt;
+    const errors = [];
+    const messages = [];
+    for (const { handler } of handlersOf("before_agent_start")) {
+      let r;
+      try {
+        r = await handler(event, ctx);
+      } catch (e) {
+        errors.push(errorMessage(e));
+        continue;
+      }
+      if (!r || typeof r !== "object") continue;
+      if (typeof r.systemPrompt === "string") event.systemPrompt = r.systemPrompt;
+      if (r.message && typeof r.message === "object") messages.push(r.message);
+    }
+    return { systemPrompt: event.systemPrompt, messages, errors };
+  }
+
   // Tool calls running now, latest last: a built-in run from a tool's code
   // (createBashTool(...).execute) belongs to the latest.
   const activeExecutes = [];
@@ -704,9 +728,9 @@
     version: config.version,
     sync,
     // Run pi's built-in tool `name` for the running tool call (see activeExecutes).
-    builtin(name, args, cwd) {
+    builtin(name, args, cwd, env) {
       if (activeExecutes.length === 0) return Promise.reject(new Error(`The built-in ${name} tool runs only inside a tool call`));
-      return op(activeExecutes[activeExecutes.length - 1], "builtin", { name: safeString(name), args: args === undefined ? {} : args, cwd });
+      return op(activeExecutes[activeExecutes.length - 1], "builtin", { name: safeString(name), args: args === undefined ? {} : args, cwd, env });
     },
     load(callId, evaluated, namespace) {
       Promise.resolve(evaluated).then(
@@ -733,6 +757,9 @@
       else if (kind === "execute") run = () => runExecute(callId, p);
       else if (kind === "user_bash") run = () => runUserBash(callId, p);
       else if (kind === "session_before_compact") run = () => runBeforeCompact(callId, p);
+      else if (kind === "command") run = () => runCommand(callId, p);
+      else if (kind === "input") run = () => runInput(callId, p);
+      else if (kind === "before_agent_start") run = () => runBeforeAgentStart(callId, p);
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
     },

@@ -118,6 +118,18 @@ export function formatReadLineRange(offset, limit) {
 function builtinSpec(name) {
   return internal.sync("builtinSpec", name);
 }
+// What a spawn hook changed in the environment it was given: variables set
+// (new or changed values, as text) and removed (null).
+function envChanges(given, returned) {
+  const out = {};
+  for (const [k, v] of Object.entries(returned)) {
+    if (v === undefined || v === null) {
+      if (k in given) out[k] = null;
+    } else if (given[k] !== String(v)) out[k] = String(v);
+  }
+  for (const k of Object.keys(given)) if (!(k in returned)) out[k] = null;
+  return out;
+}
 function agentTool(name, cwd, options) {
   const spec = builtinSpec(name);
   const hook = options && typeof options.spawnHook === "function" ? options.spawnHook : undefined;
@@ -129,12 +141,15 @@ function agentTool(name, cwd, options) {
     async execute(_toolCallId, params, _signal, _onUpdate) {
       let args = params;
       let dir = cwd;
+      let env;
       if (hook && name === "bash") {
-        const spawned = hook({ command: params.command, cwd: cwd || internal.cwd, env: { ...globalThis.process.env } }) || {};
+        const given = { ...globalThis.process.env };
+        const spawned = hook({ command: params.command, cwd: cwd || internal.cwd, env: { ...given } }) || {};
         args = { ...params, command: spawned.command === undefined ? params.command : spawned.command };
         if (spawned.cwd !== undefined) dir = spawned.cwd;
+        if (spawned.env && typeof spawned.env === "object") env = envChanges(given, spawned.env);
       }
-      const r = await internal.builtin(name, args, dir);
+      const r = await internal.builtin(name, args, dir, env);
       return { content: r.content || [], details: r.details };
     },
   };

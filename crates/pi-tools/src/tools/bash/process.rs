@@ -108,6 +108,12 @@ pub(crate) fn command_env(
             env.push((var.into(), "1".into()));
         }
     }
+    for (key, value) in &s.env_overrides {
+        env.retain(|(k, _)| k != key.as_str());
+        if let Some(v) = value {
+            env.push((key.into(), v.into()));
+        }
+    }
     env
 }
 
@@ -378,6 +384,22 @@ mod tests {
         assert_eq!(get(&env, "PI_REASONING_LEVEL"), Some("high"));
         assert_eq!(get(&env, "PI_SESSION_ID"), None);
         assert_eq!(get(&env, "PI_OFFLINE"), None);
+    }
+
+    #[test]
+    fn overrides_set_and_remove_variables_last() {
+        let session = SessionEnv {
+            session_id: Some("sid".into()),
+            env_overrides: vec![("PI_SESSION_ID".into(), Some("hooked".into())), ("HOME".into(), None)],
+            ..Default::default()
+        };
+        let inherited = [("HOME".into(), "/h".into()), ("X".into(), "1".into())];
+        let env = command_env(&session, inherited.into_iter());
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.to_string_lossy().into_owned());
+        assert_eq!(get("PI_SESSION_ID").as_deref(), Some("hooked"));
+        assert_eq!(get("HOME"), None);
+        assert_eq!(get("X").as_deref(), Some("1"));
+        assert_eq!(env.iter().filter(|(k, _)| k == "PI_SESSION_ID").count(), 1);
     }
 
     #[test]

@@ -1,0 +1,267 @@
+//! A message on its way in, in every mode (print, JSON, RPC, the terminal
+//! UI), as the reference orders it: an extension command (`/name args`)
+//! runs its handler and nothing goes to the model; otherwise the `input`
+//! handlers may transform or handle it; what is left goes to the agent,
+//! which expands `/skill:name` and templates. After a command or a prompt,
+//! what the extensions asked for runs: the session they replaced, the
+//! messages they sent, their user messages, a triggered turn, a reload.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
+
+use pi_agent::{Agent, AgentEvent};
+use pi_ai::{AssistantMessage, ContentBlock};
+use pi_ext::{ExtensionError, InputOutcome, LoadedExtensions};
+use serde_json::{Value, json};
+
+use crate::ext_session::ExtSession;
+use crate::reload::ReloadState;
+
+/// Where a message goes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Route {
+    /// An extension command: the extension's path, the registered name, the arguments.
+    Command { path: String, name: String, args: String },
+    /// An `input` handler handled it.
+    Handled,
+    /// To the model, as the `input` handlers left it.
+    Prompt { text: String, images: Vec<ContentBlock> },
+}
+
+/// A message to run: typed, from RPC, or an extension's.
+pub(crate) struct Incoming {
+    pub text: String,
+    pub images: Vec<ContentBlock>,
+    /// `"interactive"`, `"rpc"` or `"extension"` (the `input` event's `source`).
+    pub source: &'static str,
+    /// Extension commands and templates apply (false for an extension's
+    /// message without `expandPromptTemplates`).
+    pub expand: bool,
+}
+
+impl Incoming {
+    /// A message the user typed or sent.
+    pub(crate) fn user(text: &str, images: Vec<ContentBlock>, source: &'static str) -> Incoming {
+        Incoming { text: text.to_string(), images, source, expand: true }
+    }
+}
+
+/// The command `/name args` names among the extensions' commands (with the
+/// reference's `name:N` for a name several extensions registered).
+pub(crate) fn find_command(scripts: &[Arc<LoadedExtensions>], text: &str) -> Option<(String, String, String)> {
+    let rest = text.strip_prefix('/')?;
+    let (called, args) = match rest.find(char::is_whitespace) {
+        Some(i) => (&rest[..i], rest[i..].trim_start()),
+        None => (rest, ""),
+    };
+    let all: Vec<pi_ext::ExtCommand> = scripts.iter().flat_map(|l| l.commands()).collect();
+    let names = pi_ext::command_names(&all);
+    let at = names.iter().position(|n| n == called)?;
+    Some((all[at].path.clone(), all[at].name.clone(), args.to_string()))
+}
+
+/// Where an extension came from, as the reference's `sourceInfo` says it:
+/// the agent dir's `extensions/` folder (`auto`, `user`), a project's
+/// `.pi/extensions/` (`auto`, `project`), else the command line (`cli`,
+/// `temporary`). `dirs`: the agent dir and the session folder.
+fn source_info(path: &str, dirs: Option<(&Path, &Path)>) -> Value {
+    let p = Path::new(path);
+    if let Some((agent_dir, cwd)) = dirs {
+        for (base, folder, scope) in
+            [(agent_dir.to_path_buf(), "extensions", "user"), (cwd.join(".pi"), "extensions", "project")]
+        {
+            if p.starts_with(base.join(folder)) {
+                return json!({"path": path, "source": "auto", "scope": scope, "origin": "top-level",
+                    "baseDir": base.to_string_lossy()});
+            }
+        }
+    }
+    json!({"path": path, "source": "cli", "scope": "temporary", "origin": "top-level"})
+}
+
+/// RPC `get_commands` entries of the extensions' commands, in load order.
+pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], dirs: Option<(&Path, &Path)>) -> Vec<Value> {
+    let all: Vec<pi_ext::ExtCommand> = scripts.iter().flat_map(|l| l.commands()).collect();
+    let names = pi_ext::command_names(&all);
+    all.iter()
+        .zip(names)
+        .map(|(c, name)| {
+            let mut v = json!({"name": name});
+            if let Some(d) = &c.description {
+                v["description"] = json!(d);
+            }
+            v["source"] = json!("extension");
+            v["sourceInfo"] = source_info(&c.path, dirs);
+            v
+        })
+        .collect()
+}
+
+/// The terminal UI's entries for the extensions' commands (run as prompts:
+/// [`submit`] finds them).
+pub(crate) fn ui_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<pi_tui::host::CommandInfo> {
+    extension_commands(scripts, None)
+        .into_iter()
+        .map(|c| pi_tui::host::CommandInfo {
+            name: c["name"].as_str().unwrap_or_default().to_string(),
+            description: c["description"].as_str().unwrap_or_default().to_string(),
+            argument_hint: None,
+            prompt: true,
+        })
+        .collect()
+}
+
+impl ExtSession {
+    /// Report failing handlers as the mode reports extension errors.
+    pub(crate) fn report(&self, errors: Vec<ExtensionError>) {
+        for e in errors {
+            self.emit(&AgentEvent::ExtensionError { extension_path: e.path, event: e.event, error: e.error });
+        }
+    }
+
+    /// Decide where `m` goes: a command, handled, or the model.
+    pub(crate) async fn route(&self, m: &Incoming, streaming_behavior: Option<&str>) -> Route {
+        let scripts = self.scripts();
+        if m.expand
+            && let Some((path, name, args)) = find_command(&scripts, &m.text)
+        {
+            return Route::Command { path, name, args };
+        }
+        let images: Vec<Value> = m.images.iter().filter_map(|i| serde_json::to_value(i).ok()).collect();
+        let (outcome, errors) = pi_ext::run_input(&scripts, &m.text, images, m.source, streaming_behavior).await;
+        self.report(errors);
+        match outcome {
+            InputOutcome::Handled => Route::Handled,
+            InputOutcome::Continue { text, images } => Route::Prompt {
+                text,
+                images: images.into_iter().filter_map(|i| serde_json::from_value(i).ok()).collect(),
+            },
+        }
+    }
+
+    /// Run a command's handler; its failures are reported.
+    pub(crate) async fn run_command(&self, path: &str, name: &str, args: &str) {
+        for l in self.scripts() {
+            if let Some(errors) = l.run_command(path, name, args).await {
+                self.report(errors);
+                return;
+            }
+        }
+    }
+}
+
+/// Run `first` as the reference runs a typed message (see the module), then
+/// whatever the extensions asked for meanwhile. The last answer, if any.
+pub(crate) async fn submit(
+    agent: &mut Agent,
+    ext: &ExtSession,
+    first: Incoming,
+    mut reload: Option<&mut ReloadState>,
+) -> Option<AssistantMessage> {
+    let mut queue = VecDeque::from([first]);
+    let mut last = None;
+    while let Some(m) = queue.pop_front() {
+        agent.drain_inbox();
+        match ext.route(&m, None).await {
+            Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
+            Route::Handled => {}
+            Route::Prompt { text, images } => last = prompt(agent, ext, &text, images, m.expand).await.or(last),
+        }
+        last = settle(agent, ext, &mut queue, reload.as_deref_mut()).await.or(last);
+    }
+    last
+}
+
+/// Run a prompt with the session marked busy; without `expand`, skills and
+/// templates are not expanded (an extension's plain message).
+pub(crate) async fn prompt(
+    agent: &mut Agent,
+    ext: &ExtSession,
+    text: &str,
+    images: Vec<ContentBlock>,
+    expand: bool,
+) -> Option<AssistantMessage> {
+    ext.busy.set(true);
+    let expander = if expand { None } else { agent.expand_input.take() };
+    // before_agent_start sees the message as the agent will send it.
+    let expanded = agent.expand(text);
+    let cwd = agent.tool_ctx.cwd.to_string_lossy().into_owned();
+    let before = pi_ext::run_before_agent_start(&ext.scripts(), &expanded, &agent.system_prompt, &cwd).await;
+    ext.report(before.errors);
+    for m in &before.messages {
+        ext.queue_custom(m);
+    }
+    let saved = before.system_prompt.map(|p| std::mem::replace(&mut agent.system_prompt, p));
+    let last = agent.prompt_with_images(text, images).await;
+    if let Some(p) = saved {
+        agent.system_prompt = p;
+    }
+    if expander.is_some() {
+        agent.expand_input = expander;
+    }
+    ext.busy.set(false);
+    last
+}
+
+/// After a command or a prompt: take the replaced session, record the
+/// messages sent, reload when asked, queue the user messages and run a
+/// triggered turn, until nothing is left. The last answer of a triggered turn.
+pub(crate) async fn settle(
+    agent: &mut Agent,
+    ext: &ExtSession,
+    queue: &mut VecDeque<Incoming>,
+    mut reload: Option<&mut ReloadState>,
+) -> Option<AssistantMessage> {
+    let mut last = None;
+    loop {
+        let p = ext.take_pending();
+        if p.resync {
+            agent.resync_session();
+        }
+        agent.drain_inbox();
+        if p.reload
+            && let Some(state) = reload.as_deref_mut()
+        {
+            let _ = crate::reload::reload(agent, state).await;
+        }
+        for (text, expand) in p.prompts {
+            queue.push_back(Incoming { text, images: Vec::new(), source: "extension", expand });
+        }
+        if !(p.trigger && queue.is_empty()) {
+            return last;
+        }
+        ext.busy.set(true);
+        last = agent.continue_run().await.or(last);
+        ext.busy.set(false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_registered_name_is_a_command() {
+        // No extensions: nothing is a command, whatever the text.
+        assert_eq!(find_command(&[], "/hello world"), None);
+        assert_eq!(find_command(&[], "hello"), None);
+        assert_eq!(find_command(&[], "/"), None);
+        assert!(extension_commands(&[], None).is_empty());
+    }
+
+    #[test]
+    fn source_info_names_where_an_extension_came_from() {
+        let (agent, cwd) = (Path::new("/h/.pi/agent"), Path::new("/w"));
+        let user = source_info("/h/.pi/agent/extensions/a.ts", Some((agent, cwd)));
+        assert_eq!(
+            (&user["source"], &user["scope"], &user["baseDir"]),
+            (&json!("auto"), &json!("user"), &json!("/h/.pi/agent"))
+        );
+        let project = source_info("/w/.pi/extensions/b/index.ts", Some((agent, cwd)));
+        assert_eq!((&project["scope"], &project["baseDir"]), (&json!("project"), &json!("/w/.pi")));
+        let cli = source_info("/w/x.ts", Some((agent, cwd)));
+        assert_eq!((&cli["source"], &cli["scope"]), (&json!("cli"), &json!("temporary")));
+        assert!(cli.get("baseDir").is_none());
+    }
+}

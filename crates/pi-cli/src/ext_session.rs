@@ -1,0 +1,407 @@
+//! The session as script extensions see and change it (pi-ext's
+//! [`SessionApi`]): `ctx.sessionManager` reads the session file's entries,
+//! `ctx.modelRegistry` the configured models; `pi.appendEntry`,
+//! `pi.setLabel` and session names write entries at once; custom messages
+//! (`pi.sendMessage`) wait in the agent's inbox for the next request; user
+//! messages (`pi.sendUserMessage`) and `triggerTurn` wait for the front end
+//! ([`crate::ext_input`]) to run them once the command or prompt at hand ends.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use futures::future::BoxFuture;
+use pi_agent::session::Session;
+use pi_agent::{AbortHandle, AgentEvent, AgentMessage, AgentOnly, EventSink, Inbox, Queue, SharedSession};
+use pi_ext::{CommandOp, LoadedExtensions, SessionApi, SessionCall};
+use serde_json::{Value, json};
+
+use crate::text;
+
+/// What extensions asked for that the front end does once the command or
+/// prompt at hand has ended.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Pending {
+    /// User messages to run, in order, with whether commands and templates apply.
+    pub prompts: VecDeque<(String, bool)>,
+    /// A run without a user message (`sendMessage` with `triggerTurn`).
+    pub trigger: bool,
+    /// The session's contents were replaced: the agent takes them again.
+    pub resync: bool,
+    /// `ctx.reload()`.
+    pub reload: bool,
+}
+
+/// Whether a run is going on, shared by the front end and the extensions.
+#[derive(Default)]
+pub(crate) struct Busy {
+    busy: AtomicBool,
+    idle: tokio::sync::Notify,
+}
+
+impl Busy {
+    /// A run starts or ends.
+    pub(crate) fn set(&self, busy: bool) {
+        self.busy.store(busy, Ordering::SeqCst);
+        if !busy {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// A run is going on.
+    pub(crate) fn get(&self) -> bool {
+        self.busy.load(Ordering::SeqCst)
+    }
+
+    async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if !self.get() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// The session's side of the extensions, shared by every engine.
+pub(crate) struct ExtSession {
+    session: SharedSession,
+    sink: EventSink,
+    inbox: Inbox,
+    steering: Queue,
+    follow_ups: Queue,
+    abort: AbortHandle,
+    models: Vec<pi_config::ModelEntry>,
+    /// The current model and thinking level.
+    pub current: Mutex<(pi_ai::Model, String)>,
+    cwd: PathBuf,
+    agent_dir: PathBuf,
+    session_dir: Option<PathBuf>,
+    /// A run is going on.
+    pub busy: Arc<Busy>,
+    /// What the front end does next.
+    pub pending: Mutex<Pending>,
+    /// The script extensions (for `pi.getCommands()`), weakly: they hold this.
+    scripts: Mutex<Vec<Weak<LoadedExtensions>>>,
+    /// The commands of the skills and templates (`get_commands` entries).
+    pub resource_commands: Mutex<Vec<Value>>,
+}
+
+/// What [`ExtSession::new`] takes from the agent being built.
+pub(crate) struct SessionParts {
+    pub session: SharedSession,
+    pub sink: EventSink,
+    pub inbox: Inbox,
+    pub steering: Queue,
+    pub follow_ups: Queue,
+    pub abort: AbortHandle,
+    pub models: Vec<pi_config::ModelEntry>,
+    pub current: (pi_ai::Model, String),
+    pub cwd: PathBuf,
+    pub agent_dir: PathBuf,
+    pub session_dir: Option<PathBuf>,
+}
+
+impl ExtSession {
+    /// The extensions' view of a session.
+    pub(crate) fn new(p: SessionParts) -> Arc<ExtSession> {
+        Arc::new(ExtSession {
+            session: p.session,
+            sink: p.sink,
+            inbox: p.inbox,
+            steering: p.steering,
+            follow_ups: p.follow_ups,
+            abort: p.abort,
+            models: p.models,
+            current: Mutex::new(p.current),
+            cwd: p.cwd,
+            agent_dir: p.agent_dir,
+            session_dir: p.session_dir,
+            busy: Arc::default(),
+            pending: Mutex::default(),
+            scripts: Mutex::default(),
+            resource_commands: Mutex::default(),
+        })
+    }
+
+    /// Bind `scripts` to this session (they read and change it from now on).
+    pub(crate) fn bind(self: &Arc<Self>, scripts: &[Arc<LoadedExtensions>]) {
+        if let Ok(mut s) = self.scripts.lock() {
+            *s = scripts.iter().map(Arc::downgrade).collect();
+        }
+        for l in scripts {
+            l.bind_session(self.clone());
+        }
+    }
+
+    /// The script extensions bound now.
+    pub(crate) fn scripts(&self) -> Vec<Arc<LoadedExtensions>> {
+        self.scripts.lock().map(|s| s.iter().filter_map(Weak::upgrade).collect()).unwrap_or_default()
+    }
+
+    /// Send an event as the agent's sink does (the mode's output).
+    pub(crate) fn emit(&self, ev: &AgentEvent) {
+        (self.sink)(ev);
+    }
+
+    /// Take what the front end is to do next.
+    pub(crate) fn take_pending(&self) -> Pending {
+        self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
+    }
+
+    fn with_pending(&self, f: impl FnOnce(&mut Pending)) {
+        if let Ok(mut p) = self.pending.lock() {
+            f(&mut p);
+        }
+    }
+
+    /// The commands of the skills and templates as `state` has them now
+    /// (after start-up and every reload), `/mcp` first when on.
+    pub(crate) fn set_resource_commands(&self, state: &crate::reload::ReloadState) {
+        if let Ok(mut c) = self.resource_commands.lock() {
+            *c = crate::expand::rpc_commands(&state.resources);
+            if state.mcp_on {
+                c.insert(0, crate::mcp::rpc_command());
+            }
+        }
+    }
+
+    /// Every command the session has: the extensions', then the skills' and templates'.
+    pub(crate) fn commands(&self) -> Vec<Value> {
+        let dirs = Some((self.agent_dir.as_path(), self.cwd.as_path()));
+        let mut out = crate::ext_input::extension_commands(&self.scripts(), dirs);
+        out.extend(self.resource_commands.lock().map(|c| c.clone()).unwrap_or_default());
+        out
+    }
+
+    fn read(&self, call: &SessionCall) -> Option<Value> {
+        let s = self.session.lock().ok()?;
+        let entries =
+            |list: Vec<&pi_agent::session::Entry>| Value::Array(list.into_iter().map(|e| e.value()).collect());
+        match call {
+            SessionCall::Entries => Some(entries(s.entries().iter().collect())),
+            SessionCall::Branch(from) => Some(entries(match from {
+                Some(id) => s.branch_to(Some(id.as_str())),
+                None => s.branch(),
+            })),
+            SessionCall::Entry(id) => s.get(id).map(|e| e.value()),
+            SessionCall::LeafId => Some(s.leaf_id().map_or(Value::Null, |l| json!(l))),
+            SessionCall::Label(id) => s
+                .entries()
+                .iter()
+                .rev()
+                .map(|e| e.value())
+                .find(|e| e["type"] == "label" && e["targetId"] == id.as_str())
+                .and_then(|e| e.get("label").filter(|l| l.is_string()).cloned()),
+            SessionCall::Header => Some(s.header().clone()),
+            SessionCall::SessionFile => s.path().map(|p| json!(p.to_string_lossy())),
+            SessionCall::SessionId => Some(json!(s.id())),
+            SessionCall::SessionDir => {
+                Some(json!(s.path().and_then(|p| p.parent()).map(|p| p.to_string_lossy().into_owned())))
+            }
+            SessionCall::SessionName => s.name().map(|n| json!(n)),
+            SessionCall::Tree => serde_json::to_value(s.tree()).ok(),
+            _ => None,
+        }
+    }
+
+    fn models(&self, call: &SessionCall) -> Option<Value> {
+        let json_of = |e: &pi_config::ModelEntry| crate::rpc::model_json(&crate::model_select::ai_model(e));
+        match call {
+            SessionCall::Models => Some(Value::Array(self.models.iter().map(json_of).collect())),
+            SessionCall::AvailableModels => {
+                Some(Value::Array(crate::model_select::available(&self.models).into_iter().map(json_of).collect()))
+            }
+            SessionCall::FindModel { provider, id } => {
+                self.models.iter().find(|m| m.provider == *provider && m.id == *id).map(json_of)
+            }
+            SessionCall::CurrentModel => self.current.lock().ok().map(|c| crate::rpc::model_json(&c.0)),
+            SessionCall::ThinkingLevel => self.current.lock().ok().map(|c| json!(c.1)),
+            _ => None,
+        }
+    }
+
+    /// Append an entry now and announce it (`entry_appended`).
+    fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, String> {
+        let entry = {
+            let mut s = self.session.lock().map_err(|e| e.to_string())?;
+            let id = s.append(kind, fields).map_err(|e| e.to_string())?;
+            s.get(&id).map(|e| e.value())
+        };
+        if let Some(entry) = &entry {
+            (self.sink)(&AgentEvent::EntryAppended { entry: entry.clone() });
+        }
+        Ok(None)
+    }
+
+    fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, String> {
+        self.queue_custom(message);
+        let deliver = options["deliverAs"].as_str();
+        if options["triggerTurn"].as_bool() == Some(true) && deliver != Some("nextTurn") && !self.busy.get() {
+            self.with_pending(|p| p.trigger = true);
+        }
+        Ok(None)
+    }
+
+    /// A custom message (`{customType, content, display, details}`) for the
+    /// agent's inbox: it enters the conversation before the next request.
+    pub(crate) fn queue_custom(&self, message: &Value) {
+        let custom = pi_agent::CustomMessage {
+            custom_type: message["customType"].as_str().unwrap_or_default().to_string(),
+            content: message.get("content").cloned().unwrap_or(json!("")),
+            display: message["display"].as_bool().unwrap_or(false),
+            details: message.get("details").cloned().filter(|d| !d.is_null()),
+            timestamp: pi_ai::now_ms(),
+        };
+        if let Ok(mut q) = self.inbox.lock() {
+            q.push_back(AgentMessage::Agent(AgentOnly::Custom(custom)));
+        }
+    }
+
+    fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, String> {
+        let message = match content {
+            Value::String(s) => s.clone(),
+            Value::Array(blocks) => {
+                blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect::<String>()
+            }
+            _ => String::new(),
+        };
+        let expand = options["expandPromptTemplates"].as_bool() == Some(true);
+        if self.busy.get() {
+            let queue = match options["deliverAs"].as_str() {
+                Some("steer") => &self.steering,
+                Some("followUp") => &self.follow_ups,
+                _ => return Err(text::EXT_USER_MESSAGE_WHILE_STREAMING.into()),
+            };
+            if let Ok(mut q) = queue.lock() {
+                q.push_back(message);
+            }
+            return Ok(None);
+        }
+        self.with_pending(|p| p.prompts.push_back((message, expand)));
+        Ok(None)
+    }
+
+    /// Replace the session's contents with `next` (the agent takes them
+    /// once the command ends).
+    fn replace(&self, next: Session) -> Result<Value, String> {
+        let mut s = self.session.lock().map_err(|e| e.to_string())?;
+        *s = next;
+        drop(s);
+        self.with_pending(|p| p.resync = true);
+        Ok(json!({"cancelled": false}))
+    }
+
+    fn command_op(&self, op: CommandOp) -> Result<Value, String> {
+        if self.busy.get() && !matches!(op, CommandOp::WaitForIdle | CommandOp::Reload) {
+            return Err(text::EXT_SESSION_BUSY.into());
+        }
+        let (dir, cwd) = (self.session_dir.as_deref(), self.cwd.as_path());
+        let current = || {
+            let s = self.session.lock().map_err(|e| e.to_string())?;
+            Ok::<_, String>((s.path().map(|p| p.to_string_lossy().into_owned()), s.entries().is_empty()))
+        };
+        match op {
+            CommandOp::WaitForIdle => Ok(Value::Null),
+            CommandOp::Reload => {
+                self.with_pending(|p| p.reload = true);
+                Ok(Value::Null)
+            }
+            CommandOp::NewSession { parent } => {
+                let mut s = Session::create(dir, cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
+                let (model, level) = self.current.lock().map(|c| c.clone()).map_err(|e| e.to_string())?;
+                let _ = s.append("model_change", json!({"provider": model.provider, "modelId": model.id}));
+                let _ = s.append("thinking_level_change", json!({"thinkingLevel": level}));
+                self.replace(s)
+            }
+            CommandOp::SwitchSession(path) => {
+                let s = Session::open(std::path::Path::new(&path)).map_err(|e| e.to_string())?;
+                self.replace(s)
+            }
+            CommandOp::Fork { entry_id, at } => {
+                let (parent, empty) = current()?;
+                if empty {
+                    return Err(text::RPC_NOTHING_TO_COPY.into());
+                }
+                let mut copy = Session::create(dir, cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
+                {
+                    let s = self.session.lock().map_err(|e| e.to_string())?;
+                    if s.get(&entry_id).is_none() {
+                        return Err(text::ext_entry_not_found(&entry_id));
+                    }
+                    let done = if at {
+                        copy.copy_branch_through(&s, &entry_id)
+                    } else {
+                        copy.copy_branch_before(&s, &entry_id)
+                    };
+                    done.map_err(|e| e.to_string())?;
+                }
+                self.replace(copy)
+            }
+            CommandOp::NavigateTree(target) => {
+                let mut s = self.session.lock().map_err(|e| e.to_string())?;
+                if s.get(&target).is_none() {
+                    return Err(text::ext_entry_not_found(&target));
+                }
+                s.set_leaf(Some(&target)).map_err(|e| e.to_string())?;
+                drop(s);
+                self.with_pending(|p| p.resync = true);
+                Ok(json!({"cancelled": false}))
+            }
+        }
+    }
+}
+
+impl SessionApi for ExtSession {
+    fn call(&self, call: SessionCall) -> Result<Option<Value>, String> {
+        match call {
+            SessionCall::AppendEntry { custom_type, data } => {
+                let mut fields = json!({"customType": custom_type});
+                if !data.is_null() {
+                    fields["data"] = data;
+                }
+                self.append("custom", fields)
+            }
+            SessionCall::AppendMessage(message) => {
+                let mut s = self.session.lock().map_err(|e| e.to_string())?;
+                s.append_message(&message).map_err(|e| e.to_string())?;
+                Ok(None)
+            }
+            SessionCall::SetLabel { id, label } => self.append("label", json!({"targetId": id, "label": label})),
+            SessionCall::SetSessionName(name) => {
+                let name = name.trim().to_string();
+                self.append("session_info", json!({"name": name}))?;
+                (self.sink)(&AgentEvent::SessionInfoChanged { name: Some(name) });
+                Ok(None)
+            }
+            SessionCall::SendMessage { message, options } => self.send_message(&message, &options),
+            SessionCall::SendUserMessage { content, options } => self.send_user_message(&content, &options),
+            SessionCall::Commands => Ok(Some(Value::Array(self.commands()))),
+            SessionCall::IsIdle => Ok(Some(json!(!self.busy.get()))),
+            SessionCall::Abort => {
+                self.abort.abort();
+                Ok(None)
+            }
+            c @ (SessionCall::Models
+            | SessionCall::AvailableModels
+            | SessionCall::FindModel { .. }
+            | SessionCall::CurrentModel
+            | SessionCall::ThinkingLevel) => Ok(self.models(&c)),
+            read => Ok(self.read(&read)),
+        }
+    }
+
+    fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, String>> {
+        if op == CommandOp::WaitForIdle {
+            let busy = self.busy.clone();
+            return Box::pin(async move {
+                busy.wait_idle().await;
+                Ok(Value::Null)
+            });
+        }
+        let answer = self.command_op(op);
+        Box::pin(async move { answer })
+    }
+}

@@ -1,0 +1,111 @@
+//! RPC `prompt`, `steer` and `follow_up`: `/reload` and `/mcp` are the
+//! host's; an extension command runs its handler (`disposition: handled`);
+//! the `input` handlers may handle or transform the message; what is left
+//! starts a run, or is queued while one streams. Handlers run in a task of
+//! their own, so dialogs they open are answered while they wait.
+
+use std::sync::atomic::Ordering;
+
+use pi_agent::AgentEvent;
+use serde_json::{Value, json};
+
+use super::{Server, event, respond, ui};
+use crate::ext_input::{Incoming, Route};
+use crate::text;
+
+impl Server {
+    /// `prompt`, `steer`, `follow_up`.
+    pub(super) async fn prompt(&mut self, id: &Option<Value>, kind: &str, cmd: &Value) {
+        let Some(msg) = cmd.get("message").and_then(Value::as_str).map(String::from) else {
+            return respond(id, kind, Err(text::RPC_MISSING_MESSAGE.into()));
+        };
+        let streaming = self.streaming();
+        let behaviour = match kind {
+            "steer" => Some("steer"),
+            "follow_up" => Some("followUp"),
+            _ => cmd.get("streamingBehavior").and_then(Value::as_str),
+        }
+        .map(String::from);
+        if kind == "prompt" && msg.trim() == "/reload" {
+            if streaming {
+                return respond(id, kind, Err(text::RPC_BUSY.into()));
+            }
+            let mut g = self.agent.lock().await;
+            let setup = self.setup.clone();
+            let mut state = setup.reload.clone();
+            let status = crate::reload::reload(&mut g, &mut state).await;
+            setup.ext.set_resource_commands(&state);
+            return respond(id, kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
+        }
+        if kind == "prompt"
+            && self.setup.reload.mcp_on
+            && let Some(args) = pi_mcp::slash::parse(&msg)
+        {
+            for (level, message) in crate::mcp::answer(&self.setup.reload, args).await {
+                pi_ext::UiBridge::notify(ui::bridge().as_ref(), &message, crate::mcp::notify_level(level));
+            }
+            return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
+        }
+        if streaming {
+            let queue = match behaviour.as_deref() {
+                Some("steer") => self.steering.clone(),
+                Some("followUp") => self.follow_ups.clone(),
+                _ => return respond(id, kind, Err(text::RPC_ALREADY_STREAMING.into())),
+            };
+            let (ext, id, kind) = (self.setup.ext.clone(), id.clone(), kind.to_string());
+            let (steering, follow_ups) = (self.steering.clone(), self.follow_ups.clone());
+            tokio::spawn(async move {
+                let incoming = Incoming::user(&msg, Vec::new(), "rpc");
+                match ext.route(&incoming, behaviour.as_deref()).await {
+                    Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
+                    Route::Handled => {}
+                    Route::Prompt { text, .. } => {
+                        if let Ok(mut q) = queue.lock() {
+                            q.push_back(text);
+                        }
+                        let list =
+                            |q: &pi_agent::Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
+                        event(&AgentEvent::QueueUpdate { steering: list(&steering), follow_up: list(&follow_ups) });
+                        return respond(&id, &kind, Ok(Some(json!({"disposition": "queued"}))));
+                    }
+                }
+                respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
+            });
+            return;
+        }
+        let (ext, agent, shared) = (self.setup.ext.clone(), self.agent.clone(), self.shared.clone());
+        let (id, kind) = (id.clone(), kind.to_string());
+        let setup = self.setup.clone();
+        self.running = Some(tokio::spawn(async move {
+            let incoming = Incoming::user(&msg, Vec::new(), "rpc");
+            let route = ext.route(&incoming, None).await;
+            let prompt = match route {
+                Route::Command { path, name, args } => {
+                    ext.run_command(&path, &name, &args).await;
+                    respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
+                    None
+                }
+                Route::Handled => {
+                    respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
+                    None
+                }
+                Route::Prompt { text, images } => {
+                    let disposition = if kind == "prompt" { "started" } else { "queued" };
+                    respond(&id, &kind, Ok(Some(json!({"disposition": disposition}))));
+                    shared.streaming.store(true, Ordering::SeqCst);
+                    Some((text, images))
+                }
+            };
+            let mut g = agent.lock().await;
+            if let Some((text, images)) = prompt {
+                crate::ext_input::prompt(&mut g, &ext, &text, images, true).await;
+            }
+            let mut state = setup.reload.clone();
+            let mut queue = std::collections::VecDeque::new();
+            crate::ext_input::settle(&mut g, &ext, &mut queue, Some(&mut state)).await;
+            while let Some(next) = queue.pop_front() {
+                crate::ext_input::submit(&mut g, &ext, next, Some(&mut state)).await;
+            }
+        }));
+    }
+}

@@ -1,0 +1,216 @@
+//! End-to-end: extension commands (`pi.registerCommand`), the `input`
+//! event and the session API (`ctx.sessionManager`, `ctx.modelRegistry`,
+//! `pi.appendEntry`, `pi.sendMessage`, `pi.sendUserMessage`, `pi.setLabel`,
+//! `ctx.newSession`) through the real `pi` binary in print, JSON and RPC
+//! modes, against the mock model server; and the reference's refusal of two
+//! extensions registering one tool name.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+
+use pi_test_support::{MockServer, Scratch, Turn, read_until, user_texts};
+use serde_json::{Value, json};
+
+const PI: &str = env!("CARGO_BIN_EXE_pi");
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/extensions")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `pi <mode flags> -e commands.ts <messages>` in `s`.
+fn run(s: &Scratch, mode: &[&str], messages: &[&str]) -> Output {
+    let ext = fixture("commands.ts");
+    let mut args = vec!["--offline", "--no-session", "--model", "mock/mock-1", "-e", &ext];
+    args.extend_from_slice(mode);
+    args.extend_from_slice(messages);
+    s.pi(PI).args(&args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn lines(o: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The `data` of the JSON mode's `entry_appended` events of `custom_type`.
+fn custom_entries(events: &[Value], custom_type: &str) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "entry_appended" && e["entry"]["customType"] == custom_type)
+        .map(|e| e["entry"]["data"].clone())
+        .collect()
+}
+
+#[test]
+fn a_command_runs_its_handler_and_sends_nothing_to_the_model() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let out = run(&s, &["-p"], &["/stats a  b"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert!(server.requests().is_empty(), "a command is not a prompt");
+
+    let out = run(&s, &["--mode", "json"], &["/stats a  b"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = lines(&out);
+    let data = custom_entries(&events, "stats-run");
+    assert_eq!(data.len(), 1, "{events:?}");
+    // The arguments are the text after the name; the session holds the start-up entries.
+    assert_eq!(data[0]["args"], "a  b");
+    assert_eq!(data[0]["branchTypes"], json!(["model_change", "thinking_level_change"]));
+    assert_eq!(data[0]["entries"], 2);
+    assert_eq!(data[0]["hasLeaf"], true);
+    assert_eq!(data[0]["file"], Value::Null, "--no-session has no file");
+    // The custom message enters the conversation with its events.
+    let custom: Vec<&Value> = events.iter().filter(|e| e["message"]["role"] == "custom").collect();
+    assert_eq!(custom.len(), 2, "message_start and message_end: {events:?}");
+    assert_eq!(custom[0]["type"], "message_start");
+    assert_eq!(custom[1]["message"]["customType"], "stats");
+    assert_eq!(custom[1]["message"]["content"], "args=a  b");
+    assert_eq!(custom[1]["message"]["details"], json!({"n": 1}));
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn send_user_message_and_trigger_turn_reach_the_model_after_the_command() {
+    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
+    let s = Scratch::new(&server);
+    let out = run(&s, &["-p"], &["/ask what now", "/poke"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "two\n");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(user_texts(&requests[0].body), ["asked: what now"]);
+    // The triggered turn answers the conversation with the custom message in it (as a user message).
+    let last = requests[1].body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "user", "{last}");
+    assert!(last.to_string().contains("poked"), "{last}");
+}
+
+#[test]
+fn input_handlers_transform_or_handle_what_is_typed() {
+    let server = MockServer::start(vec![Turn::text("ok")]);
+    let s = Scratch::new(&server);
+    let out = run(&s, &["-p"], &["ping", "?q hello", "ping"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "handled messages send nothing");
+    assert_eq!(user_texts(&requests[0].body), ["Brief (interactive): hello"]);
+}
+
+#[test]
+fn before_agent_start_replaces_the_system_prompt_for_the_run_and_adds_a_message() {
+    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
+    let s = Scratch::new(&server);
+    let out = run(&s, &["-p"], &["sys: go", "plain"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = server.requests();
+    let system = |i: usize| requests[i].body["messages"][0]["content"].as_str().unwrap_or_default().to_string();
+    assert!(system(0).ends_with("\n\nEXTRA RULES"), "{}", system(0));
+    assert!(!system(1).contains("EXTRA RULES"), "only for the run that asked");
+    assert_eq!(user_texts(&requests[0].body), ["sys: go", "injected context"]);
+}
+
+#[test]
+fn model_registry_and_labels_read_the_real_session_and_models() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let out = run(&s, &["--mode", "json"], &["/models", "/label checkpoint"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = lines(&out);
+    let models = &custom_entries(&events, "models")[0];
+    assert_eq!(models["found"], "mock-1");
+    assert_eq!(models["missing"], Value::Null);
+    assert_eq!(models["current"], "mock-1");
+    assert_eq!(models["thinking"], "off");
+    assert!(models["all"].as_array().unwrap().contains(&json!("mock/mock-1")), "{models}");
+    assert_eq!(models["available"], 1, "only the mock model has a key");
+    let labels: Vec<&Value> = events.iter().filter(|e| e["entry"]["type"] == "label").collect();
+    assert_eq!(labels.len(), 1, "{events:?}");
+    assert_eq!(labels[0]["entry"]["label"], "checkpoint");
+    assert_eq!(custom_entries(&events, "label-read")[0]["label"], "checkpoint");
+}
+
+#[test]
+fn a_failing_command_is_reported_and_the_run_goes_on() {
+    let server = MockServer::start(vec![Turn::text("after"), Turn::text("as typed")]);
+    let s = Scratch::new(&server);
+    let out = run(&s, &["-p"], &["/boom", "hi"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("Extension error (") && err.contains("commands.ts): the command failed"), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "after\n");
+    // An unknown command is a prompt, as typed.
+    let out = run(&s, &["-p"], &["/nosuch x"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(user_texts(&server.requests()[1].body), ["/nosuch x"]);
+}
+
+#[test]
+fn a_new_session_from_a_command_starts_empty_and_its_messages_go_there() {
+    let server = MockServer::start(vec![Turn::text("first"), Turn::text("second")]);
+    let s = Scratch::new(&server);
+    let out = run(&s, &["-p"], &["hello", "/fresh"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(user_texts(&requests[1].body), ["new session (was other)"], "the old conversation is gone");
+}
+
+#[test]
+fn rpc_lists_extension_commands_first_and_runs_them_as_handled() {
+    let server = MockServer::start(vec![Turn::text("answer")]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("commands.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"get_commands"}}"#).unwrap();
+    let r = read_until(&mut out, |v| v["id"] == "1");
+    let commands = r["data"]["commands"].as_array().unwrap();
+    let names: Vec<&str> = commands.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names[..7], ["stats", "ask", "models", "label", "boom", "fresh", "poke"], "{names:?}");
+    assert_eq!(commands[0]["description"], "Show session statistics");
+    assert_eq!(commands[0]["source"], "extension");
+    assert_eq!(commands[0]["sourceInfo"]["path"], fixture("commands.ts"));
+    assert!(commands[2].get("description").is_none(), "no description, no key");
+
+    writeln!(stdin, r#"{{"id":"2","type":"prompt","message":"/stats x"}}"#).unwrap();
+    let notify = read_until(&mut out, |v| v["type"] == "extension_ui_request");
+    assert_eq!((notify["method"].as_str(), notify["message"].as_str()), (Some("notify"), Some("stats x")));
+    let r = read_until(&mut out, |v| v["id"] == "2");
+    assert_eq!(r["data"], json!({"disposition": "handled"}));
+    writeln!(stdin, r#"{{"id":"3","type":"prompt","message":"ping"}}"#).unwrap();
+    let r = read_until(&mut out, |v| v["id"] == "3");
+    assert_eq!(r["data"], json!({"disposition": "handled"}));
+    writeln!(stdin, r#"{{"id":"4","type":"prompt","message":"?q there"}}"#).unwrap();
+    let r = read_until(&mut out, |v| v["id"] == "4");
+    assert_eq!(r["data"], json!({"disposition": "started"}));
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    // The command's custom message is in the context (as a user message), then the transformed prompt.
+    assert_eq!(user_texts(&requests[0].body), ["args=x", "Brief (rpc): there"]);
+    drop(stdin);
+    let _ = child.wait();
+}
+
+#[test]
+fn a_second_extension_registering_a_tool_name_fails_to_load() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let (a, b) = (fixture("dup-a.ts"), fixture("dup-b.ts"));
+    let args = ["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", &a, "-e", &b, "hi"];
+    let out = s.pi(PI).args(args).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let want = format!(
+        "Error: Failed to load extension \"{b}\": Tool \"dup\" conflicts with {a}\nHint: Start without extensions using \"pi -ne\".\n"
+    );
+    assert_eq!(stderr(&out), want);
+    assert!(server.requests().is_empty());
+}

@@ -1,0 +1,213 @@
+//! Commands extensions register (`pi.registerCommand`), the `input` event,
+//! and the session extensions read and change (`ctx.sessionManager`,
+//! `pi.appendEntry`, …).
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::api::{ExtCommand, InputOutcome, SessionApi};
+use crate::engine::CallEnv;
+use crate::engine::protocol::Entry;
+use crate::{ExtensionError, LoadedExtensions};
+
+impl LoadedExtensions {
+    /// Let extensions read and change the session (reads are empty and
+    /// changes ignored until this is called).
+    pub fn bind_session(&self, api: Arc<dyn SessionApi>) {
+        for e in &self.extensions {
+            e.engine.bind_session(api.clone());
+        }
+    }
+
+    /// The commands the extensions registered, in load order, then
+    /// registration order (within one extension a name registered again
+    /// replaces the first).
+    pub fn commands(&self) -> Vec<ExtCommand> {
+        let mut out = Vec::new();
+        for e in &self.extensions {
+            for c in e.engine.commands() {
+                let Some(name) = c.get("name").and_then(Value::as_str) else { continue };
+                let description = c.get("description").and_then(Value::as_str).map(str::to_string);
+                out.push(ExtCommand { name: name.to_string(), description, path: e.engine.path.clone() });
+            }
+        }
+        out
+    }
+
+    /// Run command `name` of the extension at `path` with `args` (the text
+    /// after the name). `None`: no such command. A handler that fails is
+    /// reported (event `command`).
+    pub async fn run_command(&self, path: &str, name: &str, args: &str) -> Option<Vec<ExtensionError>> {
+        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
+        if !e.engine.commands().iter().any(|c| c.get("name").and_then(Value::as_str) == Some(name)) {
+            return None;
+        }
+        let payload = json!({"name": name, "args": args});
+        let report = |error: String| ExtensionError { path: path.to_string(), event: "command".into(), error };
+        Some(match e.engine.invoke(Entry::Command, payload, &CallEnv::default()).await {
+            Ok(v) => v
+                .get("errors")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|e| report(e.as_str().unwrap_or_default().to_string()))
+                .collect(),
+            Err(e) => vec![report(e.to_string())],
+        })
+    }
+
+    /// The `input` handlers of these extensions on `text`/`images`,
+    /// chained: each sees what the one before made of it; the first
+    /// `handled` ends the chain.
+    async fn input(&self, event: &mut Value, errors: &mut Vec<ExtensionError>) -> bool {
+        for e in &self.extensions {
+            if !e.engine.handles("input") {
+                continue;
+            }
+            let report = |error: String| ExtensionError { path: e.engine.path.clone(), event: "input".into(), error };
+            match e.engine.invoke(Entry::Input, event.clone(), &CallEnv::default()).await {
+                Ok(v) => {
+                    for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
+                        errors.push(report(err.as_str().unwrap_or_default().to_string()));
+                    }
+                    if v.get("action").and_then(Value::as_str) == Some("handled") {
+                        return true;
+                    }
+                    if let Some(t) = v.get("text").and_then(Value::as_str) {
+                        event["text"] = json!(t);
+                    }
+                    if let Some(images) = v.get("images").filter(|i| i.is_array()) {
+                        event["images"] = images.clone();
+                    }
+                }
+                Err(error) => errors.push(report(error.to_string())),
+            }
+        }
+        false
+    }
+}
+
+/// Run the `input` handlers of every extension, in load order, on a
+/// message from `source` (`"interactive"`, `"rpc"`, `"extension"`) with
+/// `streaming_behavior` (`"steer"`, `"followUp"`) while a run goes on.
+/// Failing handlers are returned for reporting; the message goes on.
+pub async fn run_input(
+    all: &[Arc<LoadedExtensions>],
+    text: &str,
+    images: Vec<Value>,
+    source: &str,
+    streaming_behavior: Option<&str>,
+) -> (InputOutcome, Vec<ExtensionError>) {
+    let mut event = json!({"type": "input", "text": text, "source": source});
+    if !images.is_empty() {
+        event["images"] = Value::Array(images);
+    }
+    if let Some(b) = streaming_behavior {
+        event["streamingBehavior"] = json!(b);
+    }
+    let mut errors = Vec::new();
+    for l in all {
+        if l.input(&mut event, &mut errors).await {
+            return (InputOutcome::Handled, errors);
+        }
+    }
+    let text = event.get("text").and_then(Value::as_str).unwrap_or(text).to_string();
+    let images = event.get("images").and_then(Value::as_array).cloned().unwrap_or_default();
+    (InputOutcome::Continue { text, images }, errors)
+}
+
+/// What the `before_agent_start` handlers asked for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BeforeAgentStart {
+    /// The system prompt for this run, when a handler replaced it (chained).
+    pub system_prompt: Option<String>,
+    /// Custom messages to add to the run (`{customType, content, display, details}`).
+    pub messages: Vec<Value>,
+    /// Failing handlers, to report.
+    pub errors: Vec<ExtensionError>,
+}
+
+/// Run the `before_agent_start` handlers of every extension, in load order,
+/// before a run for `prompt` starts with `system_prompt`.
+pub async fn run_before_agent_start(
+    all: &[Arc<LoadedExtensions>],
+    prompt: &str,
+    system_prompt: &str,
+    cwd: &str,
+) -> BeforeAgentStart {
+    let mut out = BeforeAgentStart::default();
+    let mut event = json!({"type": "before_agent_start", "messageType": "user", "prompt": prompt, "images": [],
+        "systemPrompt": system_prompt, "systemPromptOptions": {"cwd": cwd}});
+    for l in all {
+        for e in &l.extensions {
+            if !e.engine.handles("before_agent_start") {
+                continue;
+            }
+            let report = |error: String| ExtensionError {
+                path: e.engine.path.clone(),
+                event: "before_agent_start".into(),
+                error,
+            };
+            match e.engine.invoke(Entry::BeforeAgentStart, event.clone(), &CallEnv::default()).await {
+                Ok(v) => {
+                    for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
+                        out.errors.push(report(err.as_str().unwrap_or_default().to_string()));
+                    }
+                    out.messages.extend(v.get("messages").and_then(Value::as_array).cloned().unwrap_or_default());
+                    if let Some(p) = v.get("systemPrompt").and_then(Value::as_str)
+                        && p != event["systemPrompt"]
+                    {
+                        event["systemPrompt"] = json!(p);
+                        out.system_prompt = Some(p.to_string());
+                    }
+                }
+                Err(error) => out.errors.push(report(error.to_string())),
+            }
+        }
+    }
+    out
+}
+
+/// The names commands are invoked by: a name registered by one extension
+/// only is itself; a name several extensions registered gets `:1`, `:2`, …
+/// in load order (as the reference).
+pub fn command_names(commands: &[ExtCommand]) -> Vec<String> {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    commands
+        .iter()
+        .map(|c| {
+            let total = commands.iter().filter(|o| o.name == c.name).count();
+            if total == 1 {
+                return c.name.clone();
+            }
+            let n = match seen.iter_mut().find(|(name, _)| *name == c.name) {
+                Some((_, n)) => {
+                    *n += 1;
+                    *n
+                }
+                None => {
+                    seen.push((&c.name, 1));
+                    1
+                }
+            };
+            format!("{}:{n}", c.name)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(name: &str, path: &str) -> ExtCommand {
+        ExtCommand { name: name.into(), description: None, path: path.into() }
+    }
+
+    #[test]
+    fn names_several_extensions_share_get_numbers_in_load_order() {
+        let list = [cmd("review", "/a.ts"), cmd("deploy", "/a.ts"), cmd("review", "/b.ts"), cmd("review", "/c.ts")];
+        assert_eq!(command_names(&list), ["review:1", "deploy", "review:2", "review:3"]);
+        assert!(command_names(&[]).is_empty());
+    }
+}
