@@ -477,6 +477,21 @@
     return (handlers.get(name) || []).slice();
   }
 
+  // Each handler's answer that is an object, in order; a handler that throws
+  // is reported in `errors` and skipped.
+  async function* answers(name, event, ctx, errors) {
+    for (const { handler } of handlersOf(name)) {
+      let r;
+      try {
+        r = await handler(event, ctx);
+      } catch (e) {
+        errors.push(errorMessage(e));
+        continue;
+      }
+      if (r && typeof r === "object") yield r;
+    }
+  }
+
   async function runToolCall(callId, event) {
     const ctx = makeCtx(callId);
     for (const { handler } of handlersOf("tool_call")) {
@@ -497,15 +512,7 @@
     const ctx = makeCtx(callId);
     const patch = {};
     const errors = [];
-    for (const { handler } of handlersOf("tool_result")) {
-      let r;
-      try {
-        r = await handler(event, ctx);
-      } catch (e) {
-        errors.push(errorMessage(e));
-        continue;
-      }
-      if (!r || typeof r !== "object") continue;
+    for await (const r of answers("tool_result", event, ctx, errors)) {
       if (r.content !== undefined) {
         event.content = r.content;
         patch.content = normalizeContent(r.content);
@@ -570,15 +577,7 @@
   async function runBeforeCompact(callId, event) {
     const ctx = makeCtx(callId);
     const errors = [];
-    for (const { handler } of handlersOf("session_before_compact")) {
-      let r;
-      try {
-        r = await handler(event, ctx);
-      } catch (e) {
-        errors.push(errorMessage(e));
-        continue;
-      }
-      if (!r || typeof r !== "object") continue;
+    for await (const r of answers("session_before_compact", event, ctx, errors)) {
       if (r.cancel === true) return { errors, cancel: true };
       if (r.compaction && typeof r.compaction === "object") return { errors, compaction: r.compaction };
     }
@@ -588,15 +587,7 @@
   async function runUserBash(callId, event) {
     const ctx = makeCtx(callId);
     const errors = [];
-    for (const { handler } of handlersOf("user_bash")) {
-      let r;
-      try {
-        r = await handler(event, ctx);
-      } catch (e) {
-        errors.push(errorMessage(e));
-        continue;
-      }
-      if (!r || typeof r !== "object") continue;
+    for await (const r of answers("user_bash", event, ctx, errors)) {
       if (r.result && typeof r.result === "object") return { errors, result: userBashResult(r.result) };
       if (r.operations && typeof r.operations.exec === "function") {
         const controller = new AbortController();
@@ -639,15 +630,7 @@
   async function runInput(callId, event) {
     const ctx = makeCtx(callId);
     const errors = [];
-    for (const { handler } of handlersOf("input")) {
-      let r;
-      try {
-        r = await handler(event, ctx);
-      } catch (e) {
-        errors.push(errorMessage(e));
-        continue;
-      }
-      if (!r || typeof r !== "object") continue;
+    for await (const r of answers("input", event, ctx, errors)) {
       if (r.action === "handled") return { action: "handled", errors };
       if (r.action === "transform") {
         if (typeof r.text === "string") event.text = r.text;
@@ -663,15 +646,7 @@
     ctx.getSystemPrompt = () => event.systemPrompt;
     const errors = [];
     const messages = [];
-    for (const { handler } of handlersOf("before_agent_start")) {
-      let r;
-      try {
-        r = await handler(event, ctx);
-      } catch (e) {
-        errors.push(errorMessage(e));
-        continue;
-      }
-      if (!r || typeof r !== "object") continue;
+    for await (const r of answers("before_agent_start", event, ctx, errors)) {
       if (typeof r.systemPrompt === "string") event.systemPrompt = r.systemPrompt;
       if (r.message && typeof r.message === "object") messages.push(r.message);
     }
