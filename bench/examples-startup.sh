@@ -57,8 +57,8 @@ measure() { # who -> prints "seconds kib" per run
   for _ in $(seq "$RUNS"); do
     (cd "$d/work" && HOME=$d/home TMPDIR=$d/tmp /usr/bin/time -f '%e %M' -o "$d/time" \
       "${cmd[@]}" -p --offline --no-session --model mock/mock-1 "${args[@]}" hi > "$d/out" 2> "$d/err" < /dev/null) \
-      || { echo "$who failed:"; head -5 "$d/err"; exit 1; }
-    [ "$(cat "$d/out")" = ok ] || { echo "$who answered: $(head -c 200 "$d/out")"; exit 1; }
+      || { echo "$who failed:" >&2; head -5 "$d/err" >&2; exit 1; }
+    [ "$(cat "$d/out")" = ok ] || { echo "$who answered: $(head -c 200 "$d/out")" >&2; exit 1; }
     cat "$d/time"
   done
 }

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod api;
+mod bytecode;
 mod commands;
 mod convert;
 mod engine;

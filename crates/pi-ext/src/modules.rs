@@ -7,32 +7,33 @@ use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Error, Module, Result};
 
+use crate::bytecode::{self, Cached};
 use crate::{strip, text};
 
-/// Built-in modules: canonical name and source.
-const BUILTINS: &[(&str, &str)] = &[
-    ("pi:coding-agent", include_str!("js/pi-coding-agent.js")),
-    ("pi:ai", include_str!("js/pi-ai.js")),
-    ("typebox", include_str!("js/typebox.js")),
-    ("node:path", include_str!("js/path.js")),
-    ("pi:empty", include_str!("js/empty.js")),
-    ("pi:tui", include_str!("js/pi-tui.js")),
-    ("pi:ai-compat", include_str!("js/pi-ai-compat.js")),
-    ("node:fs", include_str!("js/node/fs.js")),
-    ("node:fs/promises", include_str!("js/node/fs-promises.js")),
-    ("node:child_process", include_str!("js/node/child_process.js")),
-    ("node:os", include_str!("js/node/os.js")),
-    ("node:events", include_str!("js/node/events.js")),
-    ("node:util", include_str!("js/node/util.js")),
-    ("node:url", include_str!("js/node/url.js")),
-    ("node:crypto", include_str!("js/node/crypto.js")),
-    ("node:buffer", include_str!("js/node/buffer.js")),
-    ("node:process", include_str!("js/node/process.js")),
-    ("node:timers", include_str!("js/node/timers.js")),
-    ("node:timers/promises", include_str!("js/node/timers-promises.js")),
-    ("node:readline", include_str!("js/node/readline.js")),
-    ("node:module", include_str!("js/node/module.js")),
-    ("node:zlib", include_str!("js/node/zlib.js")),
+/// Built-in modules: canonical name and source (compiled once per process).
+static BUILTINS: [Cached; 22] = [
+    Cached::new("pi:coding-agent", include_str!("js/pi-coding-agent.js")),
+    Cached::new("pi:ai", include_str!("js/pi-ai.js")),
+    Cached::new("typebox", include_str!("js/typebox.js")),
+    Cached::new("node:path", include_str!("js/path.js")),
+    Cached::new("pi:empty", include_str!("js/empty.js")),
+    Cached::new("pi:tui", include_str!("js/pi-tui.js")),
+    Cached::new("pi:ai-compat", include_str!("js/pi-ai-compat.js")),
+    Cached::new("node:fs", include_str!("js/node/fs.js")),
+    Cached::new("node:fs/promises", include_str!("js/node/fs-promises.js")),
+    Cached::new("node:child_process", include_str!("js/node/child_process.js")),
+    Cached::new("node:os", include_str!("js/node/os.js")),
+    Cached::new("node:events", include_str!("js/node/events.js")),
+    Cached::new("node:util", include_str!("js/node/util.js")),
+    Cached::new("node:url", include_str!("js/node/url.js")),
+    Cached::new("node:crypto", include_str!("js/node/crypto.js")),
+    Cached::new("node:buffer", include_str!("js/node/buffer.js")),
+    Cached::new("node:process", include_str!("js/node/process.js")),
+    Cached::new("node:timers", include_str!("js/node/timers.js")),
+    Cached::new("node:timers/promises", include_str!("js/node/timers-promises.js")),
+    Cached::new("node:readline", include_str!("js/node/readline.js")),
+    Cached::new("node:module", include_str!("js/node/module.js")),
+    Cached::new("node:zlib", include_str!("js/node/zlib.js")),
 ];
 
 /// The Node.js built-ins pi provides (`node:<name>` or `<name>`).
@@ -56,8 +57,8 @@ const NODE_PROVIDED: &[&str] = &[
 
 /// The built-in module an import specifier maps to, if any.
 fn builtin(name: &str) -> Option<&'static str> {
-    if let Some((canonical, _)) = BUILTINS.iter().find(|(n, _)| *n == name) {
-        return Some(canonical);
+    if let Some(b) = BUILTINS.iter().find(|b| b.name == name) {
+        return Some(b.name);
     }
     Some(match name {
         "@earendil-works/pi-coding-agent" | "@mariozechner/pi-coding-agent" => "pi:coding-agent",
@@ -70,7 +71,7 @@ fn builtin(name: &str) -> Option<&'static str> {
         _ => {
             let bare = name.strip_prefix("node:").unwrap_or(name);
             let known = NODE_PROVIDED.iter().find(|n| **n == bare)?;
-            return BUILTINS.iter().find(|(n, _)| n.strip_prefix("node:") == Some(*known)).map(|(n, _)| *n);
+            return BUILTINS.iter().find(|b| b.name.strip_prefix("node:") == Some(*known)).map(|b| b.name);
         }
     })
 }
@@ -152,8 +153,8 @@ impl Loader for PiLoader {
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
     ) -> Result<Module<'js, Declared>> {
-        if let Some((_, src)) = BUILTINS.iter().find(|(n, _)| *n == name) {
-            return Module::declare(ctx.clone(), name, *src);
+        if let Some(code) = BUILTINS.iter().find(|b| b.name == name) {
+            return bytecode::declare_module(ctx, code);
         }
         let path = Path::new(name);
         let source = std::fs::read_to_string(path).map_err(|e| Error::new_loading_message(name, e.to_string()))?;

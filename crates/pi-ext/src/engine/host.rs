@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::looper::State;
 use super::protocol::{CallMsg, EngineError, HostOp, HostSync, Msg};
 use crate::api::NotifyLevel;
+use crate::bytecode::{Cached, eval_script};
 use crate::convert;
 use crate::text;
 use crate::tool::{ExtTool, ToolMeta};
@@ -42,11 +43,12 @@ pub(super) fn describe_caught(e: CaughtError<'_>) -> String {
     }
 }
 
-const BOOTSTRAP: &str = include_str!("../js/bootstrap.js");
+/// The glue: the `pi` object, the handlers' `ctx`, timers, console.
+static BOOTSTRAP: Cached = Cached::new("pi:bootstrap.js", include_str!("../js/bootstrap.js"));
 /// The session's views and changes (`ctx.sessionManager`, `pi.appendEntry`, …), used by the glue.
-const SESSION: &str = include_str!("../js/session.js");
+static SESSION: Cached = Cached::new("pi:session.js", include_str!("../js/session.js"));
 /// `Buffer`, `process` and the other Node globals, over `__pi_node`.
-const NODE_GLOBALS: &str = include_str!("../js/node/globals.js");
+static NODE_GLOBALS: Cached = Cached::new("pi:node-globals.js", include_str!("../js/node/globals.js"));
 
 /// Install the host functions and run the glue.
 pub(super) fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
@@ -64,12 +66,12 @@ pub(super) fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
     })()
     .catch(ctx)
     .map_err(describe_caught)?;
-    let session: Function = ctx.eval(SESSION).catch(ctx).map_err(describe_caught)?;
+    let session: Function = eval_script(ctx, &SESSION).catch(ctx).map_err(describe_caught)?;
     config.set("session", session).catch(ctx).map_err(describe_caught)?;
-    let glue: Function = ctx.eval(BOOTSTRAP).catch(ctx).map_err(describe_caught)?;
+    let glue: Function = eval_script(ctx, &BOOTSTRAP).catch(ctx).map_err(describe_caught)?;
     glue.call::<_, ()>((host, config.clone())).catch(ctx).map_err(describe_caught)?;
     crate::node::install(ctx, state).catch(ctx).map_err(describe_caught)?;
-    let globals: Function = ctx.eval(NODE_GLOBALS).catch(ctx).map_err(describe_caught)?;
+    let globals: Function = eval_script(ctx, &NODE_GLOBALS).catch(ctx).map_err(describe_caught)?;
     globals.call::<_, ()>((config,)).catch(ctx).map_err(describe_caught)?;
     Ok(())
 }
