@@ -39,7 +39,9 @@ def session_file(path, cwd):
     text = lambda n: " ".join(words[(n + k) % len(words)] for k in range(30))
     ts = "2026-01-01T00:00:00.000Z"
     with open(path, "w") as f:
-        f.write(json.dumps({"type": "session", "version": 3, "id": "bench-session", "timestamp": ts, "cwd": cwd}) + "\n")
+        # Compact, as both programs write their session files (JSON.stringify).
+        line = lambda v: json.dumps(v, separators=(",", ":")) + "\n"
+        f.write(line({"type": "session", "version": 3, "id": "bench-session", "timestamp": ts, "cwd": cwd}))
         parent = None
         for i in range(entries):
             kind = i % 4
@@ -60,7 +62,7 @@ def session_file(path, cwd):
                      "cacheWrite": 0, "totalTokens": 15, "cost": {"input": 0, "output": 0, "cacheRead": 0,
                      "cacheWrite": 0, "total": 0}}, "stopReason": "stop", "timestamp": 1767225600000 + i}
             eid = f"{i:08x}"
-            f.write(json.dumps({"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": m}) + "\n")
+            f.write(line({"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": m}))
             parent = eid
 
 def one(cmd):

@@ -68,6 +68,8 @@ pub const BRANCH_SUMMARY_PREFIX: &str =
 /// After a branch summary in the context.
 pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
+/// A session line that is not UTF-8 (the words of Rust's line reader).
+pub const SESSION_LINE_NOT_UTF8: &str = "stream did not contain valid UTF-8";
 /// A session line that is JSON but not an object.
 pub const SESSION_LINE_NOT_OBJECT: &str = "not a JSON object";
 

@@ -132,7 +132,16 @@ impl Session {
     /// The context of the active branch.
     pub fn context(&self) -> SessionContext {
         let path = self.branch();
+        let compaction = path.iter().rposition(|e| e.kind() == "compaction");
+        // Sized once: a message is several hundred bytes, and a long
+        // session's doubling growth would leave a third of it unused.
+        let room = match compaction {
+            None => path.len(),
+            Some(at) => path.len() - at + 2 + kept_from(&path, at).map_or(0, |from| at - from),
+        };
         let mut g = Gather { out: SessionContext::default(), edits: HashMap::new() };
+        g.out.messages.reserve_exact(room + super::SESSION_GROWTH_ROOM);
+        g.out.entry_ids.reserve_exact(room);
         for e in &path {
             match e.kind() {
                 "model_change" => {
@@ -153,7 +162,7 @@ impl Session {
                 _ => {}
             }
         }
-        match path.iter().rposition(|e| e.kind() == "compaction") {
+        match compaction {
             None => path.iter().for_each(|e| g.entry(e, false)),
             Some(at) => {
                 let c = path[at].value();
@@ -167,9 +176,7 @@ impl Session {
                     timestamp: millis(&c["timestamp"]),
                 }));
                 g.synthetic(id, Some(summary));
-                let first_kept = c["firstKeptEntryId"].as_str().unwrap_or_default();
-                let kept_from = path[..at].iter().position(|e| e.id() == first_kept);
-                if let Some(from) = kept_from {
+                if let Some(from) = kept_from(&path, at) {
                     path[from..at].iter().for_each(|e| g.entry(e, true));
                 }
                 path[at + 1..].iter().for_each(|e| g.entry(e, false));
@@ -177,4 +184,12 @@ impl Session {
         }
         g.out
     }
+}
+
+/// Where the entries the compaction at `at` keeps start, if it names one
+/// on the branch.
+fn kept_from(path: &[&Entry], at: usize) -> Option<usize> {
+    let first_kept = path[at].field("firstKeptEntryId");
+    let first_kept = first_kept.as_str()?;
+    path[..at].iter().position(|e| e.id() == first_kept)
 }

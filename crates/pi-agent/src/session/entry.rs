@@ -1,18 +1,23 @@
 //! One session entry as it is held in memory: the line of JSON it was read
 //! or written as, plus the three fields the tree needs (`id`, `parentId`,
 //! `type`). Everything else is parsed when it is asked for (the context, a
-//! listing, an export), so a long session costs about its file's size
-//! rather than a tree of JSON values (a 10,000-entry session held as
+//! listing, an export), so a long session costs far less than its file's
+//! size (long loaded lines stay in the file: [`super::stored`]) rather than
+//! a tree of JSON values (a 10,000-entry session held as
 //! `serde_json::Value`s took eight times its file's size).
+
+use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::stored::{FilePlace, StoredLine};
+
 /// A session entry (the header excluded).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
-    line: Box<str>,
+    line: StoredLine,
     id: Box<str>,
     parent: Option<Box<str>>,
     kind: Box<str>,
@@ -48,7 +53,7 @@ impl Entry {
     pub fn from_value(v: &Value) -> Option<Entry> {
         let o = v.as_object()?;
         Some(Entry {
-            line: serde_json::to_string(v).unwrap_or_default().into_boxed_str(),
+            line: StoredLine::new(serde_json::to_string(v).unwrap_or_default(), None),
             id: text_of(o.get("id")).unwrap_or_default(),
             parent: text_of(o.get("parentId")),
             kind: text_of(o.get("type")).unwrap_or_default(),
@@ -58,7 +63,14 @@ impl Entry {
     /// An entry from a line of a session file. Only its head is parsed into
     /// values; a line the head cannot be read from (an array, duplicate
     /// keys) is read whole, as `JSON.parse` would.
+    #[cfg(test)]
     pub(crate) fn from_line(line: String) -> Result<Entry, LineError> {
+        Entry::from_file_line(line, None)
+    }
+
+    /// [`Entry::from_line`] for a line read from a session file at `place`:
+    /// a long line kept as it is stays there (see [`super::stored`]).
+    pub(crate) fn from_file_line(line: String, place: Option<FilePlace>) -> Result<Entry, LineError> {
         let trimmed = line.trim_start();
         if trimmed.starts_with('{')
             && let Ok(head) = serde_json::from_str::<Head>(&line)
@@ -67,7 +79,7 @@ impl Entry {
                 id: text_of(head.id.as_ref()).unwrap_or_default(),
                 parent: text_of(head.parent_id.as_ref()),
                 kind: text_of(head.kind.as_ref()).unwrap_or_default(),
-                line: line.into_boxed_str(),
+                line: StoredLine::new(line, place),
             });
         }
         match serde_json::from_str::<Value>(&line) {
@@ -97,13 +109,14 @@ impl Entry {
     }
 
     /// The line of JSON, as read or written (no newline).
-    pub fn line(&self) -> &str {
-        &self.line
+    /// (Empty when a line left in its file can no longer be read there.)
+    pub fn line(&self) -> Cow<'_, str> {
+        self.line.text(&self.id).unwrap_or(Cow::Borrowed(""))
     }
 
     /// The whole entry as a JSON value (parsed now).
     pub fn value(&self) -> Value {
-        serde_json::from_str(&self.line).unwrap_or(Value::Null)
+        serde_json::from_str(&self.line()).unwrap_or(Value::Null)
     }
 
     /// One field of the entry (`Value::Null` when absent).
@@ -116,7 +129,7 @@ impl Entry {
 
     /// The entry read as `T` straight from its line (no intermediate value).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(&self.line)
+        serde_json::from_str(&self.line())
     }
 }
 

@@ -12,6 +12,7 @@
 mod context;
 mod entry;
 mod files;
+mod stored;
 mod tree;
 
 use std::collections::HashMap;
@@ -28,6 +29,11 @@ pub use tree::TreeNode;
 
 /// The session format version written (older ones are read).
 pub const SESSION_VERSION: u64 = 3;
+
+/// Entries (and context messages) a loaded session has room for before its
+/// lists grow: a turn's worth, so continuing a long session does not double
+/// a list of thousands at its first prompt.
+pub const SESSION_GROWTH_ROOM: usize = 64;
 
 /// Session failures, with the file they concern.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +74,11 @@ pub enum SessionError {
 /// The current time as the sessions write it (`2026-12-02T19:01:55.960Z`).
 pub fn iso_now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// The error a line that is not UTF-8 reads as (`BufRead::lines`' own).
+fn invalid_utf8() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, crate::text::SESSION_LINE_NOT_UTF8)
 }
 
 /// A new entry id: 8 hex digits, as the reference's.
@@ -177,10 +188,29 @@ impl Session {
         let f = pi_config::files::open_regular(path, u64::MAX)
             .map_err(io)?
             .ok_or_else(|| io(std::io::Error::from(std::io::ErrorKind::NotFound)))?;
-        let mut lines = BufReader::new(f).lines();
-        let header: Value = lines
-            .next()
-            .and_then(|l| l.ok())
+        let file = std::sync::Arc::new(f);
+        let mut reader = BufReader::new(&*file);
+        let mut at = 0u64;
+        let mut next_line = || -> Option<(u64, std::io::Result<String>)> {
+            let mut buf = Vec::new();
+            let start = at;
+            match reader.read_until(b'\n', &mut buf) {
+                Ok(0) => None,
+                Ok(n) => {
+                    at += n as u64;
+                    if buf.last() == Some(&b'\n') {
+                        buf.pop();
+                        if buf.last() == Some(&b'\r') {
+                            buf.pop();
+                        }
+                    }
+                    Some((start, String::from_utf8(buf).map_err(|_| invalid_utf8())))
+                }
+                Err(e) => Some((start, Err(e))),
+            }
+        };
+        let header: Value = next_line()
+            .and_then(|(_, l)| l.ok())
             .and_then(|l| serde_json::from_str(&l).ok())
             .filter(|h: &Value| h["type"] == "session")
             .ok_or_else(|| SessionError::NoHeader(path.to_path_buf()))?;
@@ -197,8 +227,11 @@ impl Session {
             file: None,
             bad_lines: Vec::new(),
         };
-        for (i, line) in lines.enumerate() {
-            let n = i + 2;
+        // Older versions are rewritten on load: their lines are held.
+        let in_file = version == SESSION_VERSION;
+        let mut n = 1;
+        while let Some((start, line)) = next_line() {
+            n += 1;
             let line = match line {
                 Ok(l) if l.trim().is_empty() => continue,
                 Ok(l) => l,
@@ -207,7 +240,8 @@ impl Session {
                     continue;
                 }
             };
-            match Entry::from_line(line) {
+            let place = in_file.then(|| stored::FilePlace { file: file.clone(), at: start });
+            match Entry::from_file_line(line, place) {
                 Ok(e) => s.push_loaded(e),
                 Err(entry::LineError::NotObject) => {
                     s.bad_lines.push((n, crate::text::SESSION_LINE_NOT_OBJECT.to_string()))
@@ -215,6 +249,8 @@ impl Session {
                 Err(entry::LineError::Invalid(e)) => s.bad_lines.push((n, e)),
             }
         }
+        // (Doubling growth leaves up to half of a long session's list unused.)
+        s.entries.shrink_to(s.entries.len() + SESSION_GROWTH_ROOM);
         if version < SESSION_VERSION {
             s.migrate();
         }
@@ -329,7 +365,7 @@ impl Session {
     fn write_line(&mut self, e: &Entry) -> Result<(), SessionError> {
         let (Some(file), Some(path)) = (self.file.as_mut(), self.path.as_ref()) else { return Ok(()) };
         let mut line = String::with_capacity(e.line().len() + 1);
-        line.push_str(e.line());
+        line.push_str(&e.line());
         line.push('\n');
         file.write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })
     }

@@ -173,3 +173,38 @@ fn sessions_are_found_by_id_prefix_and_listed_newest_first() {
     assert_eq!(listed[0].first_message.as_deref(), Some("bbbb3333"));
     assert!(most_recent(dir.path()).unwrap().to_string_lossy().contains("bbbb3333"));
 }
+
+#[test]
+fn long_lines_left_in_the_file_read_back_whole_and_appends_do_not_disturb_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let long = "lörem ïpsum ✓ ".repeat(60);
+    let mut file =
+        String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\r\n");
+    let mut lines = Vec::new();
+    let mut parent = Value::Null;
+    for i in 0..20 {
+        let line = json!({"type": "message", "id": format!("m{i}"), "parentId": parent, "timestamp": "t", "message": user(&format!("{i} {long}"))}).to_string();
+        file.push_str(&line);
+        file.push_str(if i % 2 == 0 { "\n" } else { "\r\n" });
+        parent = json!(format!("m{i}"));
+        lines.push(line);
+    }
+    std::fs::write(&path, &file).unwrap();
+    let mut s = Session::open(&path).unwrap();
+    assert!(s.bad_lines.is_empty(), "{:?}", s.bad_lines);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(s.get(&format!("m{i}")).unwrap().line(), line.as_str(), "line {i} byte for byte");
+    }
+    let id = s.append_message(&user(&long)).unwrap();
+    let ctx = s.context();
+    assert_eq!(ctx.messages.len(), 21);
+    assert_eq!(texts(&ctx)[19], format!("user:19 {long}"));
+    assert_eq!(s.get("m3").unwrap().field("message")["content"][0]["text"], format!("3 {long}"));
+    let again = Session::open(&path).unwrap();
+    assert_eq!(again.get(&id).unwrap().parent_id(), Some("m19"));
+    assert_eq!(texts(&again.context()), texts(&ctx));
+    // A file rewritten under the session: a line no longer there reads as nothing, not as another entry.
+    std::fs::write(&path, file.replacen("\"m0\"", "\"x0\"", 1)).unwrap();
+    assert_eq!(again.get("m0").unwrap().value(), Value::Null);
+}
