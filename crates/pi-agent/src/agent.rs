@@ -240,6 +240,7 @@ impl Agent {
                 name: t.def().name.clone(),
                 description: self.dispatcher.registry.declared_description(t.as_ref()).to_string(),
                 parameters: t.def().parameters.clone(),
+                constrained_sampling: t.def().constrained_sampling.clone(),
             })
             .collect()
     }
@@ -663,11 +664,15 @@ impl Agent {
             .declared()
             .iter()
             .map(|t| {
-                serde_json::json!({
+                let mut tool = serde_json::json!({
                     "name": t.def().name,
                     "description": self.dispatcher.registry.declared_description(t.as_ref()),
                     "parameters": t.def().parameters,
-                })
+                });
+                if let (Some(cs), Some(obj)) = (&t.def().constrained_sampling, tool.as_object_mut()) {
+                    obj.insert("constrainedSampling".into(), cs.to_json());
+                }
+                tool
             })
             .collect();
         let Some(patch) = crate::system_message::patch(&self.messages, sections, &tools) else { return };

@@ -47,6 +47,8 @@ pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,
     NestedCallEntry, NestedCaller, NestedCalls, NestedOutcome, NestedStatus,
 };
+/// A tool's `constrainedSampling` (part of [`ToolDef`]).
+pub use pi_ai::ConstrainedSampling;
 pub use prompt::{PromptInputs, PromptSections, build_prompt_sections, build_system_prompt};
 pub use registry::Registry;
 pub use retry::{DEFAULT_MAX_RETRY_DELAY_MS, RetryDecision, RetrySettings, is_retryable};

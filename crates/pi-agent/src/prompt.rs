@@ -32,6 +32,9 @@ pub struct PromptInputs<'a> {
     pub active: &'a [String],
     /// The `<mcp_servers>` section: MCP servers whose tools are not declared.
     pub mcp_servers: Option<&'a str>,
+    /// Where pi's own documentation is (the folder holding `README.md` and
+    /// `docs/`): the default prompt's `<docs>` section points there.
+    pub docs_root: Option<&'a Path>,
 }
 
 const PREAMBLE: &str = "You are pi, a coding agent working in the user's project. You look at files, run commands and change code through the tools listed below, and you report clearly what you did.";
@@ -39,6 +42,24 @@ const NO_TOOLS: &str = "(none)";
 const GENERAL_RULES: &[&str] =
     &["Keep answers short and to the point.", "Name the files you look at or change by their paths."];
 const BASH_FOR_FILES: &str = "Without grep, find or ls tools, use bash (rg, find, ls) to explore files.";
+/// The `<docs>` section's lead line.
+const DOCS_LEAD: &str = "pi's own documentation, for questions about pi itself (not the user's project):";
+/// Which file of `docs/` answers which question.
+const DOCS_TOPICS: &[(&str, &str)] = &[
+    ("extensions (writing, loading, the API)", "extensions.md"),
+    ("skills and prompt templates", "skills.md"),
+    ("packages", "packages.md"),
+    ("MCP servers", "mcp.md"),
+    ("codemode scripts and tool_search", "codemode.md"),
+    ("settings and project trust", "settings.md, trust.md"),
+    ("the command sandbox", "sandbox.md"),
+    ("sessions, compaction and export", "sessions.md"),
+    ("the terminal UI, themes and keys", "tui.md"),
+    ("models and providers", "providers.md"),
+    ("the RPC protocol", "rpc.md"),
+];
+/// The `<docs>` section's closing rule.
+const DOCS_RULE: &str = "Read the relevant file in full before changing pi's configuration or writing an extension; read none of it for ordinary work on the project.";
 
 impl Default for PromptInputs<'_> {
     fn default() -> Self {
@@ -52,6 +73,7 @@ impl Default for PromptInputs<'_> {
             skills: &[],
             active: &[],
             mcp_servers: None,
+            docs_root: None,
         }
     }
 }
@@ -109,6 +131,21 @@ fn tools_and_rules(tools: &[&ToolDef]) -> (String, String) {
     (list, rules)
 }
 
+/// The `<docs>` section for documentation under `root`.
+fn docs_section(root: &Path) -> String {
+    let docs = root.join("docs");
+    let mut out = format!(
+        "<docs>\n{DOCS_LEAD}\n- Overview: {}\n- Topics, in {}:\n",
+        root.join("README.md").display(),
+        docs.display()
+    );
+    for (topic, files) in DOCS_TOPICS {
+        out.push_str(&format!("  - {topic}: {files}\n"));
+    }
+    out.push_str(&format!("- {DOCS_RULE}\n</docs>"));
+    out
+}
+
 /// Build the system prompt's sections for the declared tools.
 pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> PromptSections {
     let mut out = PromptSections::default();
@@ -119,6 +156,9 @@ pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> P
             let (list, rules) = tools_and_rules(tools);
             out.push("tools", list);
             out.push("rules", rules);
+            if let Some(root) = inputs.docs_root {
+                out.push("docs", docs_section(root));
+            }
         }
     }
     for (i, a) in inputs.append.iter().enumerate() {
@@ -181,6 +221,33 @@ mod tests {
         assert!(p.contains("- Use read to examine files instead of cat or sed.\n"));
         assert!(!p.contains("bash"));
         assert!(p.ends_with("<cwd>\n/p\n</cwd>"));
+    }
+
+    #[test]
+    fn the_docs_section_points_at_the_documentation_in_the_default_prompt_only() {
+        let root = Path::new("/opt/pi");
+        let inputs = PromptInputs { cwd: Path::new("/p"), date: "d", docs_root: Some(root), ..Default::default() };
+        let sections = build_prompt_sections(&[], &inputs);
+        let names: Vec<&str> = sections.0.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["preamble", "tools", "rules", "docs", "cwd"]);
+        let docs = &sections.0[3].1;
+        assert!(docs.starts_with("<docs>\n") && docs.ends_with("\n</docs>"), "{docs}");
+        assert!(docs.contains("- Overview: /opt/pi/README.md\n- Topics, in /opt/pi/docs:\n"), "{docs}");
+        assert!(docs.contains("  - extensions (writing, loading, the API): extensions.md\n"), "{docs}");
+        let custom = build_prompt_sections(&[], &PromptInputs { custom: Some("C"), ..inputs.clone() });
+        assert!(custom.0.iter().all(|(n, _)| n != "docs"));
+        let none = build_prompt_sections(&[], &PromptInputs { docs_root: None, ..inputs });
+        assert!(none.0.iter().all(|(n, _)| n != "docs"));
+    }
+
+    #[test]
+    fn every_file_the_docs_section_names_exists() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        for (_, files) in DOCS_TOPICS {
+            for f in files.split(", ") {
+                assert!(docs.join(f).is_file(), "docs/{f}");
+            }
+        }
     }
 
     #[test]

@@ -179,6 +179,7 @@ mod tests {
     fn probe(name: &str, exposure: Exposure, hook: Option<Result<LoadoutChanges, String>>) -> Arc<dyn AgentTool> {
         Arc::new(Probe {
             def: ToolDef {
+                constrained_sampling: None,
                 name: name.into(),
                 description: format!("{name} itself"),
                 parameters: json!({"type": "object"}),

@@ -57,6 +57,9 @@ pub struct ToolDef {
     pub execution_mode: ExecutionMode,
     /// The group the tool belongs to (requirement X8).
     pub namespace: Option<Namespace>,
+    /// Whether the provider should constrain the arguments to the schema
+    /// (`constrainedSampling`; its strict mode, when the model's `compat` has one).
+    pub constrained_sampling: Option<pi_ai::ConstrainedSampling>,
 }
 
 impl ToolDef {
@@ -160,6 +163,13 @@ pub trait AgentTool: Send + Sync {
     }
 }
 
+/// Whether a built-in asks for strict sampling of its arguments where the
+/// provider offers it (the reference's `read`, `bash`, `powershell`, `edit`
+/// and `write`; the search tools do not).
+fn prefers_strict_arguments(name: ToolName) -> bool {
+    matches!(name, ToolName::Read | ToolName::Bash | ToolName::Powershell | ToolName::Edit | ToolName::Write)
+}
+
 /// A built-in tool of `pi-tools` as an [`AgentTool`].
 pub struct BuiltinTool {
     name: ToolName,
@@ -172,6 +182,7 @@ impl BuiltinTool {
     pub fn new(name: ToolName) -> Self {
         let spec = ToolSpec::of(name);
         let def = ToolDef {
+            constrained_sampling: prefers_strict_arguments(name).then_some(pi_ai::ConstrainedSampling::PREFER_STRICT),
             name: spec.name.to_string(),
             description: spec.description,
             parameters: spec.parameters,

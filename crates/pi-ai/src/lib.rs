@@ -59,6 +59,7 @@ pub mod limits;
 mod model;
 mod providers;
 mod sse;
+pub mod strict;
 pub mod text;
 mod types;
 
@@ -71,6 +72,7 @@ pub use event::{AssistantMessageEvent, PartialMessage};
 pub use failure::{Failure, FailureKind, parse_retry_after};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::faux;
+pub use strict::{ConstrainedSampling, StrictMode};
 pub use types::{
     AssistantMessage, ContentBlock, Context, ContextRef, Cost, Message, StopReason, Tool, ToolCall, ToolResultMessage,
     Usage, UserContent, UserMessage, now_ms,

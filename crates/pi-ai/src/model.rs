@@ -53,8 +53,9 @@ pub struct Model {
     /// Prices in dollars per million tokens.
     #[serde(default)]
     pub cost: ModelCost,
-    /// What the endpoint accepts (`openai-completions` only); unset switches
-    /// are detected from the provider and base URL.
+    /// What the endpoint accepts (mostly `openai-completions`'s; strict
+    /// tools on every API); unset switches are detected from the provider
+    /// and base URL.
     #[serde(default)]
     pub compat: OpenAiCompletionsCompat,
 }
@@ -84,6 +85,14 @@ pub struct OpenAiCompletionsCompat {
     /// Which field carries the output-token limit.
     #[serde(default)]
     pub max_tokens_field: Option<MaxTokensField>,
+    /// OpenAI APIs (`supportsStrictMode`): whether tools may be declared
+    /// `strict` (off unless set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_strict_mode: Option<bool>,
+    /// Anthropic Messages (`supportsStrictTools`): whether tools may be
+    /// declared `strict` (off unless set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_strict_tools: Option<bool>,
 }
 
 /// The request field that carries the output-token limit.

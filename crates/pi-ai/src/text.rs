@@ -74,3 +74,41 @@ pub fn responses_failed(code: Option<&str>, message: &str) -> String {
         _ => message.to_string(),
     }
 }
+
+/// Why a tool's schema cannot be sent in a provider's strict mode (each
+/// completes [`strict_required`]'s sentence).
+pub mod strict {
+    /// A schema (or `anyOf` variant, or `items`) with no `type`, `anyOf` or `enum`.
+    pub const UNTYPED: &str = "schemas without a type are unsupported";
+    /// An object whose `additionalProperties` is not `false`.
+    pub const OPEN_OBJECT: &str = "schema-valued or true additionalProperties is unsupported";
+    /// `true`/`false` in place of a schema.
+    pub const BOOLEAN: &str = "boolean schemas are unsupported";
+    /// `items` as an array.
+    pub const TUPLE: &str = "tuple schemas are unsupported";
+    /// `required` names a property `properties` lacks.
+    pub const UNKNOWN_REQUIRED: &str = "required contains an unknown property";
+    /// The parameters are not an object schema.
+    pub const ROOT_NOT_OBJECT: &str = "root schema must have type object";
+    /// `properties` beside a `type` other than `"object"`.
+    pub const PROPERTIES_NOT_OBJECT: &str = "properties require type object";
+    /// An `anyOf` with an object or array variant.
+    pub const COMPOSITE_UNION: &str = "object and array unions are unsupported";
+    /// The provider has no strict mode (`compat.supportsStrictMode`/`supportsStrictTools`).
+    pub const NO_STRICT_TOOLS: &str = "strict tools are unsupported";
+
+    /// A keyword strict mode never accepts.
+    pub fn keyword(key: &str) -> String {
+        format!("{key} schemas are unsupported")
+    }
+
+    /// A keyword and value the provider's strict mode refuses.
+    pub fn value(key: &str, value: &serde_json::Value) -> String {
+        format!("{key}: {value} is unsupported")
+    }
+}
+
+/// The request error for a tool that requires strict sampling and cannot have it.
+pub fn strict_required(tool: &str, why: &str) -> String {
+    format!("Tool \"{tool}\" requires JSON-schema constrained sampling, but {why}.")
+}

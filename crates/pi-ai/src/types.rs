@@ -375,6 +375,10 @@ pub struct Tool {
     pub description: String,
     /// JSON schema of the arguments.
     pub parameters: Value,
+    /// Whether the provider should constrain the arguments to the schema
+    /// (its strict mode), when it can ([`crate::strict`]).
+    #[serde(default, rename = "constrainedSampling", skip_serializing_if = "Option::is_none")]
+    pub constrained_sampling: Option<crate::ConstrainedSampling>,
 }
 
 /// Everything sent to a model for one turn.

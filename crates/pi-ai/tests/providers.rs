@@ -36,6 +36,7 @@ fn context() -> Context {
             name: "read".into(),
             description: "Read a file".into(),
             parameters: json!({"type":"object","required":["path"],"properties":{"path":{"type":"string"}}}),
+            constrained_sampling: None,
         }],
     }
 }

@@ -3,7 +3,6 @@
 //! entries (for `store()`), the model list (for `models`), and where the
 //! script reference lives.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use pi_codemode::{CodemodeOptions, Mode, Models};
@@ -18,8 +17,7 @@ pub(crate) fn settings(settings: &Settings) -> (Mode, Option<f64>) {
 
 /// The script reference: this build's `docs/codemode.md`.
 pub(crate) fn docs_path() -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/codemode.md");
-    std::fs::canonicalize(&p).unwrap_or(p).to_string_lossy().into_owned()
+    crate::docs::file("codemode.md").to_string_lossy().into_owned()
 }
 
 /// A model as the catalogue entry scripts receive (never its headers).

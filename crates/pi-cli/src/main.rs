@@ -7,6 +7,7 @@
 
 mod cli_args;
 mod codemode;
+mod docs;
 mod expand;
 mod export;
 mod ext_input;

@@ -226,6 +226,8 @@ pub fn ai_model(e: &ModelEntry) -> pi_ai::Model {
             supports_developer_role: e.compat.supports_developer_role,
             supports_usage_in_streaming: e.compat.supports_usage_in_streaming,
             max_tokens_field: e.compat.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
+            supports_strict_mode: e.compat.supports_strict_mode,
+            supports_strict_tools: e.compat.supports_strict_tools,
         },
         ..Default::default()
     }

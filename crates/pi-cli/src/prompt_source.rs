@@ -81,6 +81,7 @@ impl PromptSource {
                 skills: &self.skills,
                 active: &active,
                 mcp_servers: self.mcp_servers.as_deref(),
+                docs_root: crate::docs::root().as_deref(),
             },
         )
     }

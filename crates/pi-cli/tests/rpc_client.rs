@@ -24,20 +24,10 @@ use rpc_client_support::{differences, drive};
 
 /// Differences we know of and keep for now, each with why (one substring of
 /// the difference line each). Everything else fails the test.
-const KNOWN: &[(&str, &str)] = &[
-    (
-        ".sections.docs: missing from ours",
-        "the system prompt has no section pointing at pi's own documentation (its wording is ours)",
-    ),
-    (
-        ".constrainedSampling: missing from ours",
-        "tool definitions carry no `constrainedSampling` (the reference's read/bash/edit/write prefer strict JSON schema)",
-    ),
-    (
-        "[get_commands]",
-        "the reference's built-in llama.cpp extension registers a `llama` command; ours has no such extension",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[(
+    "[get_commands]",
+    "the reference's built-in llama.cpp extension registers a `llama` command; ours has no such extension",
+)];
 
 fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rpc_client")

@@ -77,6 +77,7 @@ impl Codemode {
     /// The tool, registered inactive (`model-only`, `defaultActive: false`).
     pub fn new(options: CodemodeOptions) -> Self {
         let def = ToolDef {
+            constrained_sampling: None,
             name: text::CODEMODE.into(),
             description: describe::description(&[], 0.0, &options.docs_path),
             parameters: json!({

@@ -29,6 +29,7 @@ impl ToolSearch {
     pub fn new() -> Self {
         ToolSearch {
             def: ToolDef {
+                constrained_sampling: None,
                 name: text::TOOL_SEARCH.into(),
                 description: text::TOOL_SEARCH_DESCRIPTION.into(),
                 parameters: json!({

@@ -51,7 +51,8 @@ pub struct ModelEntry {
 }
 
 /// The switches of a `compat` object that pi reads (they shape
-/// `openai-completions` requests); other keys are accepted and ignored.
+/// `openai-completions` requests, and strict tools on every API); other
+/// keys are accepted and ignored.
 /// `None` leaves a switch to detection from the provider and base URL.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -64,6 +65,10 @@ pub struct ModelCompat {
     pub supports_usage_in_streaming: Option<bool>,
     /// `maxTokensField`: which field carries the output-token limit.
     pub max_tokens_field: Option<MaxTokensField>,
+    /// `supportsStrictMode` (OpenAI APIs): tools may be declared strict.
+    pub supports_strict_mode: Option<bool>,
+    /// `supportsStrictTools` (Anthropic Messages): tools may be declared strict.
+    pub supports_strict_tools: Option<bool>,
 }
 
 impl ModelCompat {
@@ -74,6 +79,8 @@ impl ModelCompat {
             supports_developer_role: self.supports_developer_role.or(base.supports_developer_role),
             supports_usage_in_streaming: self.supports_usage_in_streaming.or(base.supports_usage_in_streaming),
             max_tokens_field: self.max_tokens_field.or(base.max_tokens_field),
+            supports_strict_mode: self.supports_strict_mode.or(base.supports_strict_mode),
+            supports_strict_tools: self.supports_strict_tools.or(base.supports_strict_tools),
         }
     }
 }
@@ -345,7 +352,7 @@ mod tests {
             dir.path().join("models.json"),
             r#"{"providers":{"mock":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions",
                  "compat":{"supportsStore":false,"maxTokensField":"max_tokens","thinkingFormat":"qwen"},
-                 "models":[{"id":"a","compat":{"supportsStore":true,"other":{"x":1}}},{"id":"b"}],
+                 "models":[{"id":"a","compat":{"supportsStore":true,"other":{"x":1},"supportsStrictTools":true}},{"id":"b"}],
                  "modelOverrides":{"b":{"name":"B","compat":{"supportsUsageInStreaming":false}}}}}}"#,
         )
         .unwrap();
@@ -354,6 +361,7 @@ mod tests {
         let a = get("a").compat;
         assert_eq!((a.supports_store, a.max_tokens_field), (Some(true), Some(MaxTokensField::MaxTokens)));
         assert_eq!(a.supports_usage_in_streaming, None);
+        assert_eq!((a.supports_strict_tools, a.supports_strict_mode), (Some(true), None));
         let b = get("b");
         assert_eq!(b.name, "B");
         assert_eq!(
@@ -363,6 +371,8 @@ mod tests {
                 supports_developer_role: None,
                 supports_usage_in_streaming: Some(false),
                 max_tokens_field: Some(MaxTokensField::MaxTokens),
+                supports_strict_mode: None,
+                supports_strict_tools: None,
             }
         );
         assert!(builtin_models().iter().all(|m| m.compat == ModelCompat::default()));

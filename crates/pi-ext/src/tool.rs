@@ -37,6 +37,7 @@ impl ToolMeta {
         };
         let annotations = v.get("annotations").map(annotations).unwrap_or_default();
         let def = ToolDef {
+            constrained_sampling: v.get("constrainedSampling").and_then(pi_agent::ConstrainedSampling::from_json),
             name: s("name").unwrap_or_default(),
             description: s("description").unwrap_or_default(),
             parameters: v.get("parameters").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}})),

@@ -72,6 +72,7 @@ impl McpTool {
             open_world_hint: hints.and_then(|a| a.open_world_hint),
         };
         let def = ToolDef {
+            constrained_sampling: None,
             name,
             description,
             parameters: object_schema(&tool.input_schema),

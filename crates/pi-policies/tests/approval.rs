@@ -103,6 +103,7 @@ impl Probe {
     fn tool(name: &str, annotations: Annotations, runs: Arc<AtomicUsize>) -> Arc<dyn AgentTool> {
         Arc::new(Probe {
             def: ToolDef {
+                constrained_sampling: None,
                 name: name.into(),
                 description: "probe".into(),
                 parameters: json!({ "type": "object", "properties": {} }),

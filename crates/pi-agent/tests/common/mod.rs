@@ -55,6 +55,7 @@ pub struct Stub {
 pub fn stub(name: &str) -> StubBuilder {
     StubBuilder {
         def: ToolDef {
+            constrained_sampling: None,
             name: name.to_string(),
             description: format!("The {name} stub."),
             parameters: json!({"type": "object"}),

@@ -10,6 +10,7 @@ use crate::error::ProviderError;
 use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
+use crate::strict;
 use crate::text;
 use crate::types::{ContentBlock, ContextRef, Message, StopReason, Tool, Usage, UserContent};
 
@@ -58,10 +59,11 @@ pub(crate) fn request_body(
         body.field("system", &json!([{"type": "text", "text": sp, "cache_control": cache_control()}]))?;
     }
     if !context.tools.is_empty() {
+        let strict = model.compat.supports_strict_tools == Some(true);
+        let tools = context.tools.iter().map(|t| tool_definition(t, strict)).collect::<Result<Vec<Value>, _>>()?;
         body.array("tools", |out| {
-            let last = context.tools.len() - 1;
-            for (n, t) in context.tools.iter().enumerate() {
-                let mut tool = tool_definition(t);
+            let last = tools.len() - 1;
+            for (n, mut tool) in tools.into_iter().enumerate() {
                 // Cache the tool list too (marker on the last tool, as the reference does).
                 if n == last
                     && let Some(obj) = tool.as_object_mut()
@@ -86,24 +88,37 @@ pub(crate) fn request_body(
     Ok(body.finish())
 }
 
-/// A tool as Anthropic declares it.
-fn tool_definition(t: &Tool) -> Value {
-    let mut schema = Map::new();
-    schema.insert("type".into(), "object".into());
-    schema.insert("properties".into(), t.parameters.get("properties").cloned().unwrap_or_else(|| json!({})));
-    if let Some(obj) = t.parameters.as_object() {
-        for (k, v) in obj {
-            if k != "type" && k != "properties" {
-                schema.insert(k.clone(), v.clone());
-            }
+/// A tool as Anthropic declares it: strict (its strict schema as is, with
+/// `properties` added when absent) when the provider and the tool allow it.
+fn tool_definition(t: &Tool, strict_tools: bool) -> Result<Value, ProviderError> {
+    let declared = strict::declare(t, strict_tools, Some(strict::anthropic_refuses)).map_err(ProviderError::failed)?;
+    let mut tool = Map::new();
+    tool.insert("name".into(), t.name.as_str().into());
+    tool.insert("description".into(), t.description.as_str().into());
+    tool.insert("eager_input_streaming".into(), true.into());
+    let schema = match declared {
+        strict::Declared::Strict(Value::Object(mut schema)) => {
+            tool.insert("strict".into(), true.into());
+            schema.entry("properties").or_insert_with(|| json!({}));
+            schema
         }
-    }
-    json!({
-        "name": t.name,
-        "description": t.description,
-        "eager_input_streaming": true,
-        "input_schema": schema,
-    })
+        _ => {
+            let mut schema = Map::new();
+            schema.insert("type".into(), "object".into());
+            schema.insert("properties".into(), t.parameters.get("properties").cloned().unwrap_or_else(|| json!({})));
+            schema.insert("required".into(), t.parameters.get("required").cloned().unwrap_or_else(|| json!([])));
+            if let Some(obj) = t.parameters.as_object() {
+                for (k, v) in obj {
+                    if !matches!(k.as_str(), "type" | "properties" | "required") {
+                        schema.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            schema
+        }
+    };
+    tool.insert("input_schema".into(), Value::Object(schema));
+    Ok(Value::Object(tool))
 }
 
 /// Messages on their way out: each is written when the next comes, so the
@@ -562,6 +577,7 @@ mod tests {
                 name: "read".into(),
                 description: "Read".into(),
                 parameters: json!({"type":"object","required":["path"],"properties":{"path":{"type":"string"}}}),
+                constrained_sampling: None,
             }],
         };
         let mut m = model();

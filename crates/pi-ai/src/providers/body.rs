@@ -80,6 +80,31 @@ impl ArrayWriter<'_> {
     }
 }
 
+/// A tool as the OpenAI APIs declare a function: `name`, `description`,
+/// `parameters` and, when the provider has a strict mode, `strict` (with
+/// the strict schema when the tool asks for strict sampling and can have it).
+pub(crate) fn function_tool(t: &crate::Tool, strict_mode: bool) -> Result<serde_json::Value, ProviderError> {
+    use crate::strict::{Declared, declare};
+    let declared = declare(t, strict_mode, None).map_err(ProviderError::failed)?;
+    let mut f = serde_json::Map::new();
+    f.insert("name".into(), t.name.as_str().into());
+    f.insert("description".into(), t.description.as_str().into());
+    match declared {
+        Declared::Plain => {
+            f.insert("parameters".into(), t.parameters.clone());
+        }
+        Declared::NotStrict => {
+            f.insert("parameters".into(), t.parameters.clone());
+            f.insert("strict".into(), false.into());
+        }
+        Declared::Strict(schema) => {
+            f.insert("parameters".into(), schema);
+            f.insert("strict".into(), true.into());
+        }
+    }
+    Ok(serde_json::Value::Object(f))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

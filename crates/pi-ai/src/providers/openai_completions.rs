@@ -140,11 +140,15 @@ pub(crate) fn request_body(
     }
     body.field(compat.max_tokens_field.as_str(), &max_tokens(model, options))?;
     if !context.tools.is_empty() {
+        let strict = model.compat.supports_strict_mode == Some(true);
+        let functions = context
+            .tools
+            .iter()
+            .map(|t| super::body::function_tool(t, strict))
+            .collect::<Result<Vec<Value>, ProviderError>>()?;
         body.array("tools", |out| {
-            for t in context.tools {
-                out.push(&json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters,
-                }}))?;
+            for f in &functions {
+                out.push(&json!({"type": "function", "function": f}))?;
             }
             Ok(())
         })?;
@@ -671,7 +675,12 @@ mod tests {
                     timestamp: 0,
                 }),
             ],
-            tools: vec![Tool { name: "read".into(), description: "Read".into(), parameters: json!({"type":"object"}) }],
+            tools: vec![Tool {
+                name: "read".into(),
+                description: "Read".into(),
+                parameters: json!({"type":"object"}),
+                constrained_sampling: None,
+            }],
         };
         let body = request_body(&model(), &ctx, &StreamOptions::default());
         assert_eq!(
@@ -764,6 +773,7 @@ mod tests {
             supports_usage_in_streaming: Some(false),
             max_tokens_field: Some(MaxTokensField::MaxTokens),
             supports_developer_role: Some(true),
+            ..Default::default()
         };
         let body = request_body(&m, &ctx, &opts);
         assert!(body.get("store").is_none() && body.get("stream_options").is_none());

@@ -33,10 +33,20 @@ pub(crate) fn request_body(
     body.field("store", &false)?;
     body.field("max_output_tokens", &max_tokens(model, options))?;
     if !context.tools.is_empty() {
+        let strict = model.compat.supports_strict_mode == Some(true);
+        let functions = context
+            .tools
+            .iter()
+            .map(|t| super::body::function_tool(t, strict))
+            .collect::<Result<Vec<Value>, ProviderError>>()?;
         body.array("tools", |out| {
-            for t in context.tools {
-                out.push(&json!({"type": "function", "name": t.name, "description": t.description,
-                    "parameters": t.parameters}))?;
+            for f in functions {
+                let mut tool = serde_json::Map::new();
+                tool.insert("type".into(), "function".into());
+                if let Value::Object(f) = f {
+                    tool.extend(f);
+                }
+                out.push(&Value::Object(tool))?;
             }
             Ok(())
         })?;

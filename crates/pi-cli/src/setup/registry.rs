@@ -117,6 +117,7 @@ mod tests {
 
     fn ext(name: &str, exposure: Exposure, default_active: bool) -> Arc<dyn AgentTool> {
         Arc::new(Stub(ToolDef {
+            constrained_sampling: None,
             name: name.into(),
             description: String::new(),
             parameters: serde_json::json!({"type": "object"}),

@@ -281,6 +281,7 @@
         annotations: def.annotations,
         executionMode: def.executionMode,
         namespace: def.namespace,
+        constrainedSampling: def.constrainedSampling,
         hasPrepareArguments: typeof def.prepareArguments === "function",
         hasReachesTools: typeof def.reachesTools === "function",
         hasPrepareLoadout: typeof def.prepareLoadout === "function",

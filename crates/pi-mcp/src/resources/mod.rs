@@ -37,6 +37,7 @@ impl ResourceTool {
     /// The tool `kind`, registered with `exposure`.
     pub(crate) fn new(kind: Kind, servers: Servers, exposure: Exposure, active: bool) -> Self {
         let def = ToolDef {
+            constrained_sampling: None,
             name: kind.name().to_string(),
             description: kind.description().to_string(),
             parameters: kind.parameters(),
