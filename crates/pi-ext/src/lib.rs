@@ -127,7 +127,10 @@ impl ExtensionHost {
             let abs = modules::normalize(&opts.cwd.join(p));
             entries.extend(entry_points(&abs)?);
         }
-        // Start every engine first: they load in parallel; results are taken in order.
+        // One engine thread for all of them (they share one JavaScript realm,
+        // as the reference's share one Node.js process); results are taken in order.
+        let thread = engine::EngineThread::spawn(opts.limits, opts.cwd.clone())
+            .map_err(|e| ExtError { path: String::new(), message: text::load_failed(&e) })?;
         let mut started = Vec::new();
         for path in &entries {
             let cfg = EngineConfig {
@@ -141,7 +144,7 @@ impl ExtensionHost {
             };
             let shown = path.to_string_lossy().into_owned();
             let (engine, rx) =
-                Engine::start(cfg).map_err(|e| ExtError { path: shown.clone(), message: text::load_failed(&e) })?;
+                Engine::start(&thread, cfg).map_err(|e| ExtError { path: shown.clone(), message: text::load_failed(&e) })?;
             started.push((shown, engine, rx));
         }
         let mut extensions = Vec::new();
