@@ -91,7 +91,7 @@ pub(crate) struct State {
     /// Child processes still running (`node:child_process`); dropping one kills it.
     pub children: RefCell<HashMap<u64, crate::node::child::Running>>,
     /// The realm (its queue of deferred messages).
-    realm: Weak<Realm>,
+    realm: std::rc::Weak<Realm>,
 }
 
 impl State {
