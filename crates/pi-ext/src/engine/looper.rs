@@ -127,7 +127,8 @@ pub(super) fn run_thread(
         Ok(b) => b,
         Err(e) => return refuse_all(rx, &e),
     };
-    let looper = Looper { rt: &rt, context: &context, realm: realm.clone(), interrupted, heap, sealed: Cell::new(false) };
+    let looper =
+        Looper { rt: &rt, context: &context, realm: realm.clone(), interrupted, heap, sealed: Cell::new(false) };
     let installed = context.with(|ctx| install_realm(&ctx, &realm, &cwd));
     looper.drain_jobs();
     if let Err(e) = installed {
