@@ -48,12 +48,11 @@ pub(crate) fn eval_script<'js, V: FromJs<'js>>(ctx: &Ctx<'js>, code: &'static Ca
 }
 
 /// Declare the module `code` (not yet evaluated), from bytecode when it can.
+/// The first declaration in the process compiles the source and keeps that
+/// module (declaring a second one of the same name would leave two in the
+/// context, and imports would find the one never evaluated).
 pub(crate) fn declare_module<'js>(ctx: &Ctx<'js>, code: &'static Cached) -> rquickjs::Result<Module<'js, Declared>> {
-    let bytes = code.bytes.get_or_init(|| {
-        let module = Module::declare(ctx.clone(), code.name, code.source).ok()?;
-        module.write(write_options()).ok().map(Vec::into_boxed_slice)
-    });
-    if let Some(bytes) = bytes {
+    if let Some(Some(bytes)) = code.bytes.get() {
         // SAFETY: the bytes were written by `Module::write` of this process's
         // QuickJS (the same build that reads them) and are never changed.
         #[allow(unsafe_code)]
@@ -62,7 +61,9 @@ pub(crate) fn declare_module<'js>(ctx: &Ctx<'js>, code: &'static Cached) -> rqui
             return Ok(module);
         }
     }
-    Module::declare(ctx.clone(), code.name, code.source)
+    let module = Module::declare(ctx.clone(), code.name, code.source)?;
+    code.bytes.get_or_init(|| module.write(write_options()).ok().map(Vec::into_boxed_slice));
+    Ok(module)
 }
 
 fn write_options() -> WriteOptions {
@@ -160,6 +161,30 @@ mod tests {
                 assert!(!message.is_empty());
             });
         }
+    }
+
+    #[test]
+    fn a_module_declared_once_is_the_one_later_imports_find() {
+        static SHARED: Cached = Cached::new("pi:test-shared", "export const token = {};");
+        let rt = Runtime::new().unwrap();
+        let context = Context::full(&rt).unwrap();
+        context.with(|ctx| {
+            // The loader declares it for the first import; a later import finds it, evaluated once.
+            let module = declare_module(&ctx, &SHARED).unwrap();
+            let (module, promise) = module.eval().unwrap();
+            promise.finish::<()>().unwrap();
+            let first: rquickjs::Object = module.namespace().unwrap().get("token").unwrap();
+            let importer = Module::declare(
+                ctx.clone(),
+                "importer",
+                "import { token } from 'pi:test-shared'; globalThis.again = token;",
+            )
+            .unwrap();
+            let (_m, promise) = importer.eval().unwrap();
+            promise.finish::<()>().unwrap();
+            let again: rquickjs::Object = ctx.globals().get("again").unwrap();
+            assert!(first == again, "one instance of the module");
+        });
     }
 
     #[test]

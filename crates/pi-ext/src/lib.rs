@@ -1,8 +1,9 @@
 //! The JavaScript/TypeScript extension host of `pi`: Pi extensions, written
 //! against the reference's extension API, run as they are (beyond.md B7).
 //!
-//! Each extension gets its own QuickJS engine on its own thread, with a time
-//! and a memory limit. TypeScript is stripped with oxc; relative imports load
+//! The extensions loaded together share one QuickJS engine on its own thread
+//! (one JavaScript realm, as the reference's share one Node.js process), with
+//! a time limit for each extension's turns and a memory limit for the engine. TypeScript is stripped with oxc; relative imports load
 //! files; the reference's packages (`@earendil-works/pi-coding-agent`,
 //! `@mariozechner/pi-coding-agent`, `typebox`, `@sinclair/typebox`,
 //! `@earendil-works/pi-ai`) are built in. An extension's default export is
@@ -127,7 +128,10 @@ impl ExtensionHost {
             let abs = modules::normalize(&opts.cwd.join(p));
             entries.extend(entry_points(&abs)?);
         }
-        // Start every engine first: they load in parallel; results are taken in order.
+        // One engine thread for all of them (they share one JavaScript realm,
+        // as the reference's share one Node.js process); results are taken in order.
+        let thread = engine::EngineThread::spawn(opts.limits, opts.cwd.clone())
+            .map_err(|e| ExtError { path: String::new(), message: text::load_failed(&e) })?;
         let mut started = Vec::new();
         for path in &entries {
             let cfg = EngineConfig {
@@ -140,8 +144,8 @@ impl ExtensionHost {
                 limits: opts.limits,
             };
             let shown = path.to_string_lossy().into_owned();
-            let (engine, rx) =
-                Engine::start(cfg).map_err(|e| ExtError { path: shown.clone(), message: text::load_failed(&e) })?;
+            let (engine, rx) = Engine::start(&thread, cfg)
+                .map_err(|e| ExtError { path: shown.clone(), message: text::load_failed(&e) })?;
             started.push((shown, engine, rx));
         }
         let mut extensions = Vec::new();

@@ -116,6 +116,8 @@ fn human(d: Duration) -> String {
 pub mod node {
     /// The code of an error without an errno.
     pub const UNKNOWN_CODE: &str = "EUNKNOWN";
+    /// A child process asked for outside any extension's code (cannot happen from an extension).
+    pub const NO_EXTENSION: &str = "no extension is running";
 
     /// Node's code and description (libuv's) for an errno.
     pub fn errno(errno: i32) -> (&'static str, &'static str) {

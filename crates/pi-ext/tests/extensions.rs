@@ -741,6 +741,20 @@ async fn a_tool_name_is_the_last_registration_within_one_extension_and_a_conflic
 // ------------------------------------------------------------------ waiting, aborts, preparation
 
 #[tokio::test]
+async fn extensions_loaded_together_share_one_realm_and_separate_loads_do_not() {
+    // As in the reference's one Node.js process: one global scope, one instance of each module.
+    let h = harness(&["realm-a.ts", "realm-b.ts"]).await;
+    let f = h.call("r1", "realm_probe", json!({})).await;
+    assert_eq!(text(&f), r#"{"shared":"a","sameTypebox":true}"#);
+    // A separate load (a trusted project's extensions) has its own engine.
+    let first = ExtensionHost::load(&[fixture("realm-a.ts")], options(h.dir.path())).await.unwrap();
+    let h = harness(&["realm-b.ts"]).await;
+    let f = h.call("r2", "realm_probe", json!({})).await;
+    assert_eq!(text(&f), r#"{"shared":null,"sameTypebox":false}"#);
+    drop(first);
+}
+
+#[tokio::test]
 async fn tools_of_one_extension_run_concurrently() {
     let h = harness(&["async-tools.ts"]).await;
     let reqs: Vec<CallRequest> = (0..3)

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Ctx, Function, Module, Object};
 use serde_json::{Value, json};
 
-use super::looper::State;
+use super::looper::{Realm, State};
 use super::protocol::{CallMsg, EngineError, HostOp, HostSync, Msg};
 use crate::api::NotifyLevel;
 use crate::bytecode::{Cached, eval_script};
@@ -43,37 +43,92 @@ pub(super) fn describe_caught(e: CaughtError<'_>) -> String {
     }
 }
 
-/// The glue: the `pi` object, the handlers' `ctx`, timers, console.
+/// The realm's glue: console, timers, web APIs, the registry of extensions.
+static REALM: Cached = Cached::new("pi:realm.js", include_str!("../js/realm.js"));
+/// The glue of one extension: the `pi` object, the handlers' `ctx`.
 static BOOTSTRAP: Cached = Cached::new("pi:bootstrap.js", include_str!("../js/bootstrap.js"));
 /// The session's views and changes (`ctx.sessionManager`, `pi.appendEntry`, …), used by the glue.
 static SESSION: Cached = Cached::new("pi:session.js", include_str!("../js/session.js"));
 /// `Buffer`, `process` and the other Node globals, over `__pi_node`.
 static NODE_GLOBALS: Cached = Cached::new("pi:node-globals.js", include_str!("../js/node/globals.js"));
 
-/// Install the host functions and run the glue.
-pub(super) fn install(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
-    let host = host_object(ctx, state).catch(ctx).map_err(describe_caught)?;
-    let config = Object::new(ctx.clone()).catch(ctx).map_err(describe_caught)?;
-    let cwd = state.cfg.cwd.to_string_lossy().into_owned();
-    (|| -> rquickjs::Result<()> {
-        config.set("cwd", cwd.as_str())?;
-        config.set("mode", state.cfg.mode.as_str())?;
-        config.set("hasUI", state.cfg.has_ui)?;
-        config.set("projectTrusted", state.cfg.project_trusted)?;
-        config.set("path", state.path.as_str())?;
-        config.set("version", env!("CARGO_PKG_VERSION"))?;
-        Ok(())
-    })()
-    .catch(ctx)
-    .map_err(describe_caught)?;
-    let session: Function = eval_script(ctx, &SESSION).catch(ctx).map_err(describe_caught)?;
-    config.set("session", session).catch(ctx).map_err(describe_caught)?;
-    let glue: Function = eval_script(ctx, &BOOTSTRAP).catch(ctx).map_err(describe_caught)?;
-    glue.call::<_, ()>((host, config.clone())).catch(ctx).map_err(describe_caught)?;
-    crate::node::install(ctx, state).catch(ctx).map_err(describe_caught)?;
-    let globals: Function = eval_script(ctx, &NODE_GLOBALS).catch(ctx).map_err(describe_caught)?;
-    globals.call::<_, ()>((config,)).catch(ctx).map_err(describe_caught)?;
+fn js<T>(ctx: &Ctx<'_>, r: rquickjs::Result<T>) -> Result<T, String> {
+    r.catch(ctx).map_err(describe_caught)
+}
+
+/// Set up the realm the engine's extensions share: the realm glue with its
+/// host functions, the Node built-ins' host object and globals. Once per engine.
+pub(super) fn install_realm(ctx: &Ctx<'_>, realm: &Rc<Realm>, cwd: &std::path::Path) -> Result<(), String> {
+    let host = js(ctx, realm_host(ctx, realm))?;
+    let config = js(ctx, Object::new(ctx.clone()))?;
+    let cwd = cwd.to_string_lossy().into_owned();
+    js(ctx, config.set("cwd", cwd.as_str()))?;
+    js(ctx, config.set("version", env!("CARGO_PKG_VERSION")))?;
+    let parts = js(ctx, Object::new(ctx.clone()))?;
+    let session: Function = js(ctx, eval_script(ctx, &SESSION))?;
+    js(ctx, parts.set("session", session))?;
+    let make: Function = js(ctx, eval_script(ctx, &BOOTSTRAP))?;
+    js(ctx, parts.set("makeExtension", make))?;
+    let glue: Function = js(ctx, eval_script(ctx, &REALM))?;
+    js(ctx, glue.call::<_, ()>((host, config.clone(), parts)))?;
+    js(ctx, crate::node::install(ctx, realm))?;
+    let globals: Function = js(ctx, eval_script(ctx, &NODE_GLOBALS))?;
+    js(ctx, globals.call::<_, ()>((config,)))?;
     Ok(())
+}
+
+/// The realm's host functions: logging, timers (kept by the extension whose
+/// turn sets them) and which extension is running.
+fn realm_host<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Result<Object<'js>> {
+    let host = Object::new(ctx.clone())?;
+    host.set("log", Function::new(ctx.clone(), |_level: String, message: String| stderr_line(&message))?)?;
+    let r = realm.clone();
+    host.set(
+        "timer",
+        Function::new(ctx.clone(), move |id: f64, ms: f64| {
+            let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
+            if let Some(s) = r.current_state() {
+                s.timers.borrow_mut().insert(id as u64, Instant::now() + Duration::from_micros((ms * 1000.0) as u64));
+            }
+        })?,
+    )?;
+    let r = realm.clone();
+    host.set(
+        "clearTimer",
+        Function::new(ctx.clone(), move |id: f64| {
+            for s in r.exts.borrow().values() {
+                s.timers.borrow_mut().remove(&(id as u64));
+            }
+        })?,
+    )?;
+    let r = realm.clone();
+    host.set("current", Function::new(ctx.clone(), move || r.current.get())?)?;
+    Ok(host)
+}
+
+/// Create the extension's glue (its `pi` object and the functions Rust calls).
+pub(super) fn start_extension(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
+    let host = js(ctx, host_object(ctx, state))?;
+    let config = js(ctx, Object::new(ctx.clone()))?;
+    let cwd = state.cfg.cwd.to_string_lossy().into_owned();
+    js(
+        ctx,
+        (|| -> rquickjs::Result<()> {
+            config.set("id", state.id)?;
+            config.set("cwd", cwd.as_str())?;
+            config.set("mode", state.cfg.mode.as_str())?;
+            config.set("hasUI", state.cfg.has_ui)?;
+            config.set("projectTrusted", state.cfg.project_trusted)?;
+            config.set("path", state.path.as_str())?;
+            config.set("version", env!("CARGO_PKG_VERSION"))?;
+            Ok(())
+        })(),
+    )?;
+    let realm: Object = js(ctx, ctx.globals().get("__pi_realm"))?;
+    let session: Function = js(ctx, realm.get("session"))?;
+    js(ctx, config.set("session", session))?;
+    let make: Function = js(ctx, realm.get("makeExtension"))?;
+    js(ctx, make.call::<_, ()>((host, config)))
 }
 
 /// `host.done(id, ok, payload)`: a call's outcome (JSON text, or an error's line).
@@ -94,7 +149,7 @@ fn op(state: &State, id: u64, op: u64, request: HostOp) {
     let fallback = request.after_call_ended();
     let sent = state.calls.borrow().get(&id).map(|s| s.send(CallMsg::Op { op, request }).is_ok()).unwrap_or(false);
     if !sent {
-        state.deferred.borrow_mut().push_back(Msg::Complete { op, result: fallback });
+        state.defer(Msg::Complete { op, result: fallback });
     }
 }
 
@@ -130,21 +185,6 @@ fn host_object<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<Objec
         })?,
     )?;
     host.set("log", Function::new(ctx.clone(), |_level: String, message: String| stderr_line(&message))?)?;
-    let s = state.clone();
-    host.set(
-        "timer",
-        Function::new(ctx.clone(), move |id: f64, ms: f64| {
-            let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
-            s.timers.borrow_mut().insert(id as u64, Instant::now() + Duration::from_micros((ms * 1000.0) as u64));
-        })?,
-    )?;
-    let s = state.clone();
-    host.set(
-        "clearTimer",
-        Function::new(ctx.clone(), move |id: f64| {
-            s.timers.borrow_mut().remove(&(id as u64));
-        })?,
-    )?;
     Ok(host)
 }
 
@@ -289,7 +329,7 @@ pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     crate::modules::set_meta(&declared, path).catch(ctx).map_err(failed)?;
     let (module, promise) = declared.eval().catch(ctx).map_err(failed)?;
     let namespace = module.namespace().catch(ctx).map_err(failed)?;
-    let load = super::looper::internal(ctx, "load").catch(ctx).map_err(failed)?;
+    let load = super::looper::internal(ctx, state.id, "load").catch(ctx).map_err(failed)?;
     load.call::<_, ()>((0.0, promise, namespace)).catch(ctx).map_err(failed)?;
     Ok(())
 }

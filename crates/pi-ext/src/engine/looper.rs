@@ -1,10 +1,11 @@
-//! The engine thread: its state and its event loop. Each message enters
-//! JavaScript for one *turn* under the time limit, then the promise jobs run;
-//! a turn that runs too long or exhausts the heap stops the extension for
-//! good (every call then fails with the reason).
+//! The engine thread: the extensions' states and the event loop they share.
+//! Each message enters JavaScript for one *turn* of one extension under its
+//! time limit, then the pending promise jobs run; a turn that runs too long
+//! or exhausts the heap stops that extension for good (every call of it then
+//! fails with the reason) while the others go on.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::rc::Rc;
 use std::sync::mpsc;
 use std::sync::{Arc, Weak};
@@ -13,28 +14,65 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime};
 use serde_json::Value;
 
-use super::host::{describe_caught, install, load_module, stderr_line};
-use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, Msg};
+use super::host::{describe_caught, install_realm, load_module, start_extension, stderr_line};
+use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, ExtId, ExtSender, Msg};
 use super::{Engine, EngineConfig};
 use crate::api::ToolsApi;
-use crate::memory::{HeapState, LimitedAllocator};
-use crate::modules::{PiLoader, PiResolver};
+use crate::memory::HeapState;
 use crate::text;
 use crate::tool::{ExtTool, ToolMeta};
 
 /// How far away "no deadline" is for the interrupt handler.
 const NO_DEADLINE: Duration = Duration::from_secs(3600);
 
-/// What the engine thread keeps between turns.
+/// What the extensions of one engine share on its thread.
+pub(crate) struct Realm {
+    /// The loaded extensions, by id.
+    pub exts: RefCell<BTreeMap<ExtId, Rc<State>>>,
+    /// The extension whose turn is running (0: none).
+    pub current: Cell<ExtId>,
+    /// Messages to handle before reading the channel again.
+    pub deferred: RefCell<VecDeque<(ExtId, Msg)>>,
+    /// When the current turn's JavaScript must have paused.
+    pub deadline: Rc<Cell<Instant>>,
+    /// The last child process id (ids are the realm's: the glue's table is shared).
+    next_child: Cell<u64>,
+    /// The channel's sending side (for work finishing on other threads).
+    pub tx: mpsc::Sender<(ExtId, Msg)>,
+}
+
+impl Realm {
+    /// The extension whose turn is running.
+    pub(crate) fn current_state(&self) -> Option<Rc<State>> {
+        self.exts.borrow().get(&self.current.get()).cloned()
+    }
+
+    /// A blocking host call returned: the time limit counts from now.
+    pub(crate) fn restart_clock(&self) {
+        if let Some(s) = self.current_state() {
+            self.deadline.set(Instant::now() + s.cfg.limits.time);
+        }
+    }
+
+    /// A new child process id.
+    pub(crate) fn next_child(&self) -> u64 {
+        let id = self.next_child.get() + 1;
+        self.next_child.set(id);
+        id
+    }
+}
+
+/// What the engine thread keeps of one extension between turns.
 pub(crate) struct State {
+    /// The extension's id in the engine.
+    pub id: ExtId,
     pub path: String,
     pub cfg: EngineConfig,
     /// Running calls and where their messages go (id 0: the load).
     pub calls: RefCell<HashMap<u64, CallSink>>,
     /// Outcomes reported during the current turn, delivered when it ends well.
     pub outbox: RefCell<Vec<(u64, Result<Value, EngineError>)>>,
-    /// Messages to handle before reading the channel again.
-    pub deferred: RefCell<VecDeque<Msg>>,
+    /// The extension's timers (ids are the realm's) and when they are due.
     pub timers: RefCell<HashMap<u64, Instant>>,
     /// The tools registered so far.
     pub tools: RefCell<Vec<ToolMeta>>,
@@ -48,153 +86,167 @@ pub(crate) struct State {
     pub shared: super::Shared,
     /// Why the extension stopped, once it has.
     pub poisoned: RefCell<Option<EngineError>>,
-    /// The engine's own channel (for work finishing on other threads).
-    pub tx: mpsc::Sender<Msg>,
+    /// The engine's channel, for messages about this extension.
+    pub tx: ExtSender,
     /// Child processes still running (`node:child_process`); dropping one kills it.
     pub children: RefCell<HashMap<u64, crate::node::child::Running>>,
-    next_child: Cell<u64>,
-    /// When the current turn's JavaScript must have paused.
-    deadline: Rc<Cell<Instant>>,
+    /// The realm (its queue of deferred messages).
+    realm: std::rc::Weak<Realm>,
 }
 
 impl State {
-    /// A blocking host call returned: the time limit counts from now.
-    pub(crate) fn restart_clock(&self) {
-        self.deadline.set(Instant::now() + self.cfg.limits.time);
-    }
-
-    /// A new child process id.
-    pub(crate) fn next_child(&self) -> u64 {
-        let id = self.next_child.get() + 1;
-        self.next_child.set(id);
-        id
+    /// Handle `msg` about this extension after the current one.
+    pub(crate) fn defer(&self, msg: Msg) {
+        if let Some(realm) = self.realm.upgrade() {
+            realm.deferred.borrow_mut().push_back((self.id, msg));
+        }
     }
 }
 
-/// The thread's body: build the runtime, install the host and the glue,
-/// load the module (call 0), then serve messages until shutdown.
+/// The thread's body: build the runtime and the shared glue, then serve
+/// messages until the last extension stopped after [`Msg::Sealed`].
 pub(super) fn run_thread(
-    cfg: EngineConfig,
-    rx: mpsc::Receiver<Msg>,
-    tx: mpsc::Sender<Msg>,
-    load_sink: CallSink,
-    shared: super::Shared,
+    realm_id: usize,
+    limits: crate::api::Limits,
+    cwd: std::path::PathBuf,
+    rx: mpsc::Receiver<(ExtId, Msg)>,
+    tx: mpsc::Sender<(ExtId, Msg)>,
 ) {
-    let path = cfg.path.to_string_lossy().into_owned();
-    let fail = |m: String| {
-        let _ = load_sink.send(CallMsg::Done(Err(EngineError::Js(text::load_failed(&m)))));
-    };
+    super::realm::ON_REALM.with(|r| r.set(realm_id));
     let heap = HeapState::default();
-    let rt = match Runtime::new_with_alloc(LimitedAllocator::new(cfg.limits.memory, heap.clone())) {
-        Ok(rt) => rt,
-        Err(e) => return fail(e.to_string()),
-    };
-    rt.set_max_stack_size(crate::api::JS_STACK);
-    let deadline = Rc::new(Cell::new(Instant::now() + NO_DEADLINE));
-    let interrupted = Rc::new(Cell::new(false));
-    {
-        let (deadline, interrupted) = (deadline.clone(), interrupted.clone());
-        rt.set_interrupt_handler(Some(Box::new(move || {
-            let over = Instant::now() > deadline.get();
-            if over {
-                interrupted.set(true);
-            }
-            over
-        })));
-    }
-    rt.set_loader(PiResolver, PiLoader);
-    let context = match Context::full(&rt) {
-        Ok(c) => c,
-        Err(e) => return fail(e.to_string()),
-    };
-    let state = Rc::new(State {
-        path,
-        cfg,
-        calls: RefCell::new(HashMap::new()),
-        outbox: RefCell::new(Vec::new()),
+    let realm = Rc::new(Realm {
+        exts: RefCell::new(BTreeMap::new()),
+        current: Cell::new(0),
         deferred: RefCell::new(VecDeque::new()),
-        timers: RefCell::new(HashMap::new()),
-        tools: RefCell::new(Vec::new()),
-        pending_tools: RefCell::new(Vec::new()),
-        tools_api: RefCell::new(None),
-        handle: RefCell::new(Weak::new()),
-        loaded: Cell::new(false),
-        shared,
-        poisoned: RefCell::new(None),
-        tx,
-        children: RefCell::new(HashMap::new()),
+        deadline: Rc::new(Cell::new(Instant::now() + NO_DEADLINE)),
         next_child: Cell::new(0),
-        deadline: deadline.clone(),
+        tx,
     });
-    state.calls.borrow_mut().insert(0, load_sink);
-    let looper = Looper { rt: &rt, context: &context, state: state.clone(), deadline, interrupted, heap };
-    let started = looper.turn(|ctx| install(ctx, &state));
-    if let Err(e) = started {
-        let e = match e {
-            EngineError::Js(m) => EngineError::Js(text::load_failed(&m)),
-            other => other,
-        };
-        looper.finish_call(0, Err(e));
-    } else if let Err(e) = looper.turn(|ctx| load_module(ctx, &state)) {
-        looper.finish_call(0, Err(e));
+    let built = super::realm::build_runtime(limits.memory, heap.clone(), realm.deadline.clone());
+    let (rt, context, interrupted) = match built {
+        Ok(b) => b,
+        Err(e) => return refuse_all(rx, &e),
+    };
+    let looper =
+        Looper { rt: &rt, context: &context, realm: realm.clone(), interrupted, heap, sealed: Cell::new(false) };
+    let installed = context.with(|ctx| install_realm(&ctx, &realm, &cwd));
+    looper.drain_jobs();
+    if let Err(e) = installed {
+        drop(looper);
+        return refuse_all(rx, &e);
     }
     looper.run(rx);
+    realm.exts.borrow_mut().clear();
+    realm.deferred.borrow_mut().clear();
+}
+
+/// The runtime could not be built: every load fails with `why`.
+fn refuse_all(rx: mpsc::Receiver<(ExtId, Msg)>, why: &str) {
+    let mut live = 0usize;
+    let mut sealed = false;
+    while let Ok((_, msg)) = rx.recv() {
+        match msg {
+            Msg::Start(_, load, _) => {
+                live += 1;
+                let _ = load.send(CallMsg::Done(Err(EngineError::Js(text::load_failed(why)))));
+            }
+            Msg::Shutdown => live = live.saturating_sub(1),
+            Msg::Sealed => sealed = true,
+            Msg::Hook { reply, .. } => reply(Err(EngineError::NoAnswer)),
+            Msg::Invoke { sink, .. } => {
+                let _ = sink.send(CallMsg::Done(Err(EngineError::Js(text::load_failed(why)))));
+            }
+            _ => {}
+        }
+        if sealed && live == 0 {
+            return;
+        }
+    }
 }
 
 struct Looper<'r> {
     rt: &'r Runtime,
     context: &'r Context,
-    state: Rc<State>,
-    deadline: Rc<Cell<Instant>>,
+    realm: Rc<Realm>,
     interrupted: Rc<Cell<bool>>,
     heap: HeapState,
+    sealed: Cell<bool>,
 }
 
-/// The glue's internal function `name`.
-pub(super) fn internal<'js>(ctx: &Ctx<'js>, name: &str) -> rquickjs::Result<Function<'js>> {
-    let internal: Object = ctx.globals().get("__pi_internal")?;
+/// The extension `ext`'s internal function `name` (bootstrap.js's `internal`).
+pub(super) fn internal<'js>(ctx: &Ctx<'js>, ext: ExtId, name: &str) -> rquickjs::Result<Function<'js>> {
+    let realm: Object = ctx.globals().get("__pi_realm")?;
+    let exts: Object = realm.get("exts")?;
+    let internal: Object = exts.get(ext)?;
     internal.get(name)
 }
 
-/// Call the glue's internal function `name` with `args`, one line for a throw.
-fn call_internal<'js, A, R>(ctx: &Ctx<'js>, name: &str, args: A) -> Result<R, String>
+/// Call the realm's function `name` with `args`, one line for a throw.
+fn call_realm<'js, A, R>(ctx: &Ctx<'js>, name: &str, args: A) -> Result<R, String>
 where
     A: rquickjs::function::IntoArgs<'js>,
     R: rquickjs::FromJs<'js>,
 {
-    internal(ctx, name).and_then(|f| f.call::<A, R>(args)).catch(ctx).map_err(describe_caught)
+    (|| -> rquickjs::Result<R> {
+        let realm: Object = ctx.globals().get("__pi_realm")?;
+        let f: Function = realm.get(name)?;
+        f.call::<A, R>(args)
+    })()
+    .catch(ctx)
+    .map_err(describe_caught)
+}
+
+/// Call extension `ext`'s internal function `name` with `args`, one line for a throw.
+fn call_internal<'js, A, R>(ctx: &Ctx<'js>, ext: ExtId, name: &str, args: A) -> Result<R, String>
+where
+    A: rquickjs::function::IntoArgs<'js>,
+    R: rquickjs::FromJs<'js>,
+{
+    internal(ctx, ext, name).and_then(|f| f.call::<A, R>(args)).catch(ctx).map_err(describe_caught)
 }
 
 impl Looper<'_> {
-    /// One turn: run `f`, then the pending jobs, under the time limit.
-    fn turn<R>(&self, f: impl FnOnce(&Ctx<'_>) -> Result<R, String>) -> Result<R, EngineError> {
-        if let Some(p) = self.state.poisoned.borrow().clone() {
+    /// One turn of `state`'s extension: run `f`, then the pending jobs, under its time limit.
+    fn turn<R>(&self, state: &Rc<State>, f: impl FnOnce(&Ctx<'_>) -> Result<R, String>) -> Result<R, EngineError> {
+        if let Some(p) = state.poisoned.borrow().clone() {
             return Err(p);
         }
-        self.deadline.set(Instant::now() + self.state.cfg.limits.time);
+        self.realm.current.set(state.id);
+        self.interrupted.set(false);
+        self.realm.deadline.set(Instant::now() + state.cfg.limits.time);
         let out = self.context.with(|ctx| f(&ctx));
         self.drain_jobs();
-        self.deadline.set(Instant::now() + NO_DEADLINE);
-        let path = self.state.path.clone();
+        self.realm.deadline.set(Instant::now() + NO_DEADLINE);
+        self.realm.current.set(0);
+        let path = state.path.clone();
         let stop = if self.interrupted.get() {
-            Some(EngineError::TimeLimit { path, limit: self.state.cfg.limits.time })
+            Some(EngineError::TimeLimit { path, limit: state.cfg.limits.time })
         } else if self.heap.take_hit() {
-            Some(EngineError::OutOfMemory { path, limit: self.state.cfg.limits.memory })
+            Some(EngineError::OutOfMemory { path, limit: state.cfg.limits.memory })
         } else {
             None
         };
         if let Some(reason) = stop {
             // Outcomes of this turn are not trusted: every call gets the reason.
-            self.state.outbox.borrow_mut().clear();
-            self.poison(reason.clone());
+            state.outbox.borrow_mut().clear();
+            self.poison(state, reason.clone());
             self.rt.run_gc();
+            self.deliver();
             return Err(reason);
         }
-        let finished: Vec<(u64, Result<Value, EngineError>)> = self.state.outbox.borrow_mut().drain(..).collect();
-        for (id, result) in finished {
-            self.finish_call(id, result);
-        }
+        self.deliver();
         out.map_err(EngineError::Js)
+    }
+
+    /// Hand the outcomes reported during the turn to their calls (any extension's).
+    fn deliver(&self) {
+        let states: Vec<Rc<State>> = self.realm.exts.borrow().values().cloned().collect();
+        for state in states {
+            let finished: Vec<(u64, Result<Value, EngineError>)> = state.outbox.borrow_mut().drain(..).collect();
+            for (id, result) in finished {
+                finish_call(&state, id, result);
+            }
+        }
     }
 
     fn drain_jobs(&self) {
@@ -208,45 +260,33 @@ impl Looper<'_> {
                     }
                     let message =
                         e.0.with(|ctx| describe_caught(CaughtError::from_error(&ctx, rquickjs::Error::Exception)));
-                    stderr_line(&text::extension_error(&self.state.path, &message));
+                    let path = self.realm.current_state().map(|s| s.path.clone()).unwrap_or_default();
+                    stderr_line(&text::extension_error(&path, &message));
                 }
             }
         }
     }
 
-    /// The extension ran too long or out of memory: every call fails, no more JavaScript runs.
-    fn poison(&self, reason: EngineError) {
-        *self.state.poisoned.borrow_mut() = Some(reason.clone());
-        let calls: Vec<CallSink> = self.state.calls.borrow_mut().drain().map(|(_, s)| s).collect();
+    /// The extension ran too long or out of memory: every call fails, no more of its JavaScript runs.
+    fn poison(&self, state: &State, reason: EngineError) {
+        *state.poisoned.borrow_mut() = Some(reason.clone());
+        let calls: Vec<CallSink> = state.calls.borrow_mut().drain().map(|(_, s)| s).collect();
         for sink in calls {
             let _ = sink.send(CallMsg::Done(Err(reason.clone())));
         }
         // The handler set stays as it was: a stopped extension's tool_call
         // handlers keep blocking (fail-safe), its other handlers report the error.
-        self.state.timers.borrow_mut().clear();
+        state.timers.borrow_mut().clear();
     }
 
-    fn finish_call(&self, id: u64, result: Result<Value, EngineError>) {
-        let sink = self.state.calls.borrow_mut().remove(&id);
-        if let Some(sink) = sink {
-            let _ = sink.send(CallMsg::Done(result));
-        }
-    }
-
-    fn run(&self, rx: mpsc::Receiver<Msg>) {
+    fn run(&self, rx: mpsc::Receiver<(ExtId, Msg)>) {
         loop {
-            let next = self.state.deferred.borrow_mut().pop_front();
-            let msg = match next {
+            let next = self.realm.deferred.borrow_mut().pop_front();
+            let (ext, msg) = match next {
                 Some(m) => m,
                 None => {
-                    // A factory whose promise waits on nothing (no timer) can never finish.
-                    if self.state.calls.borrow().contains_key(&0)
-                        && self.state.timers.borrow().is_empty()
-                        && self.state.children.borrow().is_empty()
-                    {
-                        self.finish_call(0, Err(EngineError::Js(text::load_failed(text::FACTORY_STALLED))));
-                    }
-                    let due = self.state.timers.borrow().values().min().copied();
+                    self.fail_stalled_loads();
+                    let due = self.next_due();
                     let got = match due.map(|d| d.saturating_duration_since(Instant::now())) {
                         Some(w) => rx.recv_timeout(w),
                         None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
@@ -261,27 +301,43 @@ impl Looper<'_> {
                     }
                 }
             };
-            if !self.handle(msg) {
+            self.handle(ext, msg);
+            if self.sealed.get() && self.realm.exts.borrow().is_empty() {
                 return;
             }
         }
     }
 
+    /// A factory whose promise waits on nothing (no timer, no child process) can never finish.
+    fn fail_stalled_loads(&self) {
+        let states: Vec<Rc<State>> = self.realm.exts.borrow().values().cloned().collect();
+        for s in states {
+            if s.calls.borrow().contains_key(&0) && s.timers.borrow().is_empty() && s.children.borrow().is_empty() {
+                finish_call(&s, 0, Err(EngineError::Js(text::load_failed(text::FACTORY_STALLED))));
+            }
+        }
+    }
+
+    /// When the next timer of any extension is due.
+    fn next_due(&self) -> Option<Instant> {
+        self.realm.exts.borrow().values().filter_map(|s| s.timers.borrow().values().min().copied()).min()
+    }
+
     /// Hand a child process's output or exit to the glue (`__pi_node.childEvent`).
-    fn child_event(&self, id: u64, event: ChildEvent) {
+    fn child_event(&self, state: &Rc<State>, id: u64, event: ChildEvent) {
         let (kind, payload) = match event {
             ChildEvent::Data { stream, bytes } => {
                 (if stream == 1 { "stdout" } else { "stderr" }, crate::node::latin1(&bytes))
             }
             ChildEvent::End { stream } => (if stream == 1 { "end-stdout" } else { "end-stderr" }, String::new()),
             ChildEvent::Exit { code, signal } => {
-                if let Some(mut c) = self.state.children.borrow_mut().remove(&id) {
+                if let Some(mut c) = state.children.borrow_mut().remove(&id) {
                     c.exited = true;
                 }
                 ("exit", serde_json::json!({"code": code, "signal": signal}).to_string())
             }
         };
-        let _ = self.turn(|ctx| {
+        let _ = self.turn(state, |ctx| {
             let node: Object = ctx.globals().get("__pi_node").catch(ctx).map_err(describe_caught)?;
             let f: Function = node.get("childEvent").catch(ctx).map_err(describe_caught)?;
             f.call::<_, ()>((id as f64, kind, payload.as_str())).catch(ctx).map_err(describe_caught)
@@ -290,44 +346,122 @@ impl Looper<'_> {
 
     fn fire_timers(&self) {
         let now = Instant::now();
-        let mut due: Vec<(Instant, u64)> =
-            self.state.timers.borrow().iter().filter(|(_, d)| **d <= now).map(|(id, d)| (*d, *id)).collect();
-        due.sort();
-        for (_, id) in due {
-            self.state.timers.borrow_mut().remove(&id);
-            let _ = self.turn(|ctx| call_internal::<_, ()>(ctx, "fireTimer", (id as f64,)));
+        let mut due: Vec<(Instant, u64, Rc<State>)> = Vec::new();
+        for s in self.realm.exts.borrow().values() {
+            for (id, d) in s.timers.borrow().iter() {
+                if *d <= now {
+                    due.push((*d, *id, s.clone()));
+                }
+            }
+        }
+        due.sort_by_key(|(d, id, _)| (*d, *id));
+        for (_, id, state) in due {
+            if state.timers.borrow_mut().remove(&id).is_none() {
+                continue;
+            }
+            let _ = self.turn(&state, |ctx| call_realm::<_, ()>(ctx, "fireTimer", (id as f64,)));
         }
     }
 
-    /// Handle one message; false ends the loop.
-    fn handle(&self, msg: Msg) -> bool {
+    /// Load extension `ext`: its glue, its module, its factory (call 0).
+    fn start(&self, ext: ExtId, cfg: EngineConfig, load: CallSink, shared: super::Shared) {
+        let state = Rc::new(State {
+            id: ext,
+            path: cfg.path.to_string_lossy().into_owned(),
+            cfg,
+            calls: RefCell::new(HashMap::from([(0, load)])),
+            outbox: RefCell::new(Vec::new()),
+            timers: RefCell::new(HashMap::new()),
+            tools: RefCell::new(Vec::new()),
+            pending_tools: RefCell::new(Vec::new()),
+            tools_api: RefCell::new(None),
+            handle: RefCell::new(Weak::new()),
+            loaded: Cell::new(false),
+            shared,
+            poisoned: RefCell::new(None),
+            tx: ExtSender::new(self.realm.tx.clone(), ext),
+            children: RefCell::new(HashMap::new()),
+            realm: Rc::downgrade(&self.realm),
+        });
+        self.realm.exts.borrow_mut().insert(ext, state.clone());
+        let started = self.turn(&state, |ctx| start_extension(ctx, &state));
+        if let Err(e) = started {
+            let e = match e {
+                EngineError::Js(m) => EngineError::Js(text::load_failed(&m)),
+                other => other,
+            };
+            finish_call(&state, 0, Err(e));
+        } else if let Err(e) = self.turn(&state, |ctx| load_module(ctx, &state)) {
+            finish_call(&state, 0, Err(e));
+        }
+    }
+
+    /// The extension `ext` stops: its children are killed, its timers dropped,
+    /// its glue forgotten (its module's objects go when nothing holds them).
+    fn stop(&self, ext: ExtId) {
+        let Some(state) = self.realm.exts.borrow_mut().remove(&ext) else { return };
+        state.timers.borrow_mut().clear();
+        state.children.borrow_mut().clear();
+        state.calls.borrow_mut().clear();
+        let _ = self.context.with(|ctx| call_realm::<_, ()>(&ctx, "forget", (ext,)));
+    }
+
+    /// Handle one message about extension `ext`.
+    fn handle(&self, ext: ExtId, msg: Msg) {
+        let msg = match msg {
+            Msg::Start(cfg, load, shared) => return self.start(ext, *cfg, load, shared),
+            Msg::Sealed => return self.sealed.set(true),
+            Msg::Shutdown => return self.stop(ext),
+            other => other,
+        };
+        let state = self.realm.exts.borrow().get(&ext).cloned();
+        let Some(state) = state else {
+            // The extension stopped: calls and hooks end at once.
+            match msg {
+                Msg::Invoke { sink, .. } => {
+                    let _ = sink.send(CallMsg::Done(Err(EngineError::NoAnswer)));
+                }
+                Msg::Hook { reply, .. } => reply(Err(EngineError::NoAnswer)),
+                Msg::Bind(_, done) => {
+                    let _ = done.send(());
+                }
+                _ => {}
+            }
+            return;
+        };
+        self.handle_for(&state, msg);
+    }
+
+    fn handle_for(&self, state: &Rc<State>, msg: Msg) {
+        let ext = state.id;
         match msg {
-            Msg::Shutdown => return false,
-            Msg::Handle(w) => *self.state.handle.borrow_mut() = w,
+            Msg::Start(..) | Msg::Sealed | Msg::Shutdown => {}
+            Msg::Handle(w) => *state.handle.borrow_mut() = w,
             Msg::Forget { id } => {
-                self.state.calls.borrow_mut().remove(&id);
+                state.calls.borrow_mut().remove(&id);
             }
             Msg::Bind(api, done) => {
-                let pending: Vec<ToolMeta> = self.state.pending_tools.borrow_mut().drain(..).collect();
-                if let Some(engine) = self.state.handle.borrow().upgrade() {
+                let pending: Vec<ToolMeta> = state.pending_tools.borrow_mut().drain(..).collect();
+                if let Some(engine) = state.handle.borrow().upgrade() {
                     for meta in pending {
                         api.register_tool(Arc::new(ExtTool::new(engine.clone(), meta)));
                     }
                 }
-                *self.state.tools_api.borrow_mut() = Some(api);
+                *state.tools_api.borrow_mut() = Some(api);
                 let _ = done.send(());
             }
             Msg::Invoke { id, call, payload, sink } => {
-                if let Some(p) = self.state.poisoned.borrow().clone() {
+                if let Some(p) = state.poisoned.borrow().clone() {
                     let _ = sink.send(CallMsg::Done(Err(p)));
-                    return true;
+                    return;
                 }
-                self.state.calls.borrow_mut().insert(id, sink);
+                state.calls.borrow_mut().insert(id, sink);
                 let (kind, text) = (call.as_str().to_string(), payload.to_string());
-                let r =
-                    self.turn(|ctx| call_internal::<_, ()>(ctx, "dispatch", (id as f64, kind.as_str(), text.as_str())));
+                let r = self.turn(state, |ctx| {
+                    call_internal::<_, ()>(ctx, ext, "dispatch", (id as f64, kind.as_str(), text.as_str()))
+                });
                 if let Err(e) = r {
-                    self.finish_call(id, Err(e));
+                    finish_call(state, id, Err(e));
                 }
             }
             Msg::Complete { op, result } => {
@@ -335,24 +469,33 @@ impl Looper<'_> {
                     Ok(answer) => (true, answer.to_glue()),
                     Err(e) => (false, e),
                 };
-                let _ = self.turn(|ctx| call_internal::<_, ()>(ctx, "complete", (op as f64, ok, text.as_str())));
+                let _ = self
+                    .turn(state, |ctx| call_internal::<_, ()>(ctx, ext, "complete", (op as f64, ok, text.as_str())));
             }
             Msg::OpUpdate { op, payload } => {
                 let text = payload.to_string();
-                let _ = self.turn(|ctx| call_internal::<_, ()>(ctx, "update", (op as f64, text.as_str())));
+                let _ = self.turn(state, |ctx| call_internal::<_, ()>(ctx, ext, "update", (op as f64, text.as_str())));
             }
-            Msg::Child { id, event } => self.child_event(id, event),
+            Msg::Child { id, event } => self.child_event(state, id, event),
             Msg::Abort { id } => {
-                let _ = self.turn(|ctx| call_internal::<_, ()>(ctx, "abort", (id as f64,)));
+                let _ = self.turn(state, |ctx| call_internal::<_, ()>(ctx, ext, "abort", (id as f64,)));
             }
             Msg::Hook { hook, name, payload, reply } => {
                 let text = payload.to_string();
                 let out = self
-                    .turn(|ctx| call_internal::<_, String>(ctx, hook.as_str(), (name.as_str(), text.as_str())))
+                    .turn(state, |ctx| {
+                        call_internal::<_, String>(ctx, ext, hook.as_str(), (name.as_str(), text.as_str()))
+                    })
                     .and_then(|json| serde_json::from_str(&json).map_err(|e| EngineError::Js(e.to_string())));
                 reply(out);
             }
         }
-        true
+    }
+}
+
+fn finish_call(state: &State, id: u64, result: Result<Value, EngineError>) {
+    let sink = state.calls.borrow_mut().remove(&id);
+    if let Some(sink) = sink {
+        let _ = sink.send(CallMsg::Done(result));
     }
 }

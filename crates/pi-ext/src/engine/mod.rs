@@ -1,7 +1,10 @@
-//! One extension's JavaScript engine: a QuickJS runtime on its own thread.
+//! The JavaScript engine extensions run in: a QuickJS runtime on its own
+//! thread ([`realm`]), shared by the extensions loaded together, and the
+//! handle ([`Engine`]) through which pi talks to one of them.
 //!
 //! The thread runs an event loop ([`looper`]): a message (start a call, an
-//! operation finished, a timer is due) enters JavaScript for one short *turn*,
+//! operation finished, a timer is due) enters JavaScript for one short *turn*
+//! of one extension,
 //! then the pending promise jobs run. JavaScript never waits on Rust inside a
 //! turn: a host operation (a dialog, `ctx.executeTool`) is handed to the Rust
 //! future of the call that made it, and its answer comes back as a later
@@ -13,6 +16,7 @@
 mod host;
 mod looper;
 pub(crate) mod protocol;
+pub(crate) mod realm;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -30,8 +34,9 @@ use tokio::sync::mpsc as tmpsc;
 use crate::api::{Limits, Mode, UiBridge, UiResponse};
 use crate::convert;
 pub(crate) use host::stderr_line;
-pub(crate) use looper::State;
-use protocol::{CallMsg, EngineError, Entry, Hook, HostOp, Msg, OpAnswer, OpResult};
+pub(crate) use looper::Realm;
+use protocol::{CallMsg, EngineError, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
+pub(crate) use realm::EngineThread;
 
 /// Settings of one engine.
 pub(crate) struct EngineConfig {
@@ -55,9 +60,12 @@ pub(crate) struct Shared {
     pub session: Arc<RwLock<Option<Arc<dyn crate::api::SessionApi>>>>,
 }
 
-/// The handle to a running engine; dropping the last one stops the thread.
+/// The handle to one extension in its engine; dropping the last one stops
+/// the extension (and the thread, once every extension of it stopped).
 pub(crate) struct Engine {
-    tx: mpsc::Sender<Msg>,
+    tx: ExtSender,
+    /// The engine thread's id.
+    thread: usize,
     pub(crate) path: String,
     cwd: PathBuf,
     pub(crate) ui: Option<Arc<dyn UiBridge>>,
@@ -80,15 +88,19 @@ pub(crate) struct CallEnv<'a> {
 }
 
 impl Engine {
-    /// Start an engine thread for `cfg.path`. Returns the handle and the
+    /// Start extension `cfg.path` in `thread`. Returns the handle and the
     /// receiver of the load call (id 0), which ends with the registered tools.
-    pub(crate) fn start(cfg: EngineConfig) -> Result<(Arc<Engine>, tmpsc::UnboundedReceiver<CallMsg>), String> {
-        let (tx, rx) = mpsc::channel();
+    pub(crate) fn start(
+        thread: &EngineThread,
+        cfg: EngineConfig,
+    ) -> Result<(Arc<Engine>, tmpsc::UnboundedReceiver<CallMsg>), String> {
         let (load_tx, load_rx) = tmpsc::unbounded_channel();
         let shared = Shared::default();
         let path = cfg.path.to_string_lossy().into_owned();
+        let tx = thread.new_extension();
         let engine = Arc::new(Engine {
             tx: tx.clone(),
+            thread: thread.id,
             path: path.clone(),
             cwd: cfg.cwd.clone(),
             ui: cfg.ui.clone(),
@@ -96,14 +108,7 @@ impl Engine {
             shared: shared.clone(),
             next_call: AtomicU64::new(1),
         });
-        std::thread::Builder::new()
-            .name("pi-ext".into())
-            .stack_size(crate::api::ENGINE_THREAD_STACK)
-            .spawn({
-                let tx = tx.clone();
-                move || looper::run_thread(cfg, rx, tx, load_tx, shared)
-            })
-            .map_err(|e| e.to_string())?;
+        tx.send(Msg::Start(Box::new(cfg), load_tx, shared)).map_err(|_| crate::text::ENGINE_STOPPED.to_string())?;
         let _ = tx.send(Msg::Handle(Arc::downgrade(&engine)));
         Ok((engine, load_rx))
     }
@@ -276,9 +281,14 @@ impl Engine {
         }
     }
 
-    /// [`Engine::hook`] for a caller that may block: another extension's
-    /// engine thread asking from inside its JavaScript (never the runtime).
+    /// [`Engine::hook`] for a caller that may block: another engine's
+    /// thread asking from inside its JavaScript (never the runtime). Asked
+    /// from this engine's own thread it answers [`EngineError::NoAnswer`] at
+    /// once (the glue calls the tools of its own engine directly).
     pub(crate) fn hook_blocking(&self, hook: Hook, name: &str, payload: Value) -> Result<Value, EngineError> {
+        if realm::ON_REALM.with(|r| r.get()) == self.thread {
+            return Err(EngineError::NoAnswer);
+        }
         let (tx, rx) = mpsc::channel();
         let reply = Box::new(move |r| {
             let _ = tx.send(r);

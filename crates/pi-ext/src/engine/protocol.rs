@@ -389,8 +389,36 @@ pub(crate) enum CallMsg {
 /// Receives a call's [`CallMsg`]s.
 pub(crate) type CallSink = tokio::sync::mpsc::UnboundedSender<CallMsg>;
 
-/// What the engine thread is asked to do.
+/// An extension of an engine (0: the engine itself).
+pub(crate) type ExtId = u32;
+
+/// The engine's side of the channel for one extension: what it sends is
+/// about that extension.
+#[derive(Clone)]
+pub(crate) struct ExtSender {
+    tx: std::sync::mpsc::Sender<(ExtId, Msg)>,
+    ext: ExtId,
+}
+
+impl ExtSender {
+    /// The sender for `ext` over `tx`.
+    pub(crate) fn new(tx: std::sync::mpsc::Sender<(ExtId, Msg)>, ext: ExtId) -> Self {
+        ExtSender { tx, ext }
+    }
+
+    /// Send `msg` about this extension; an error when the engine is gone.
+    pub(crate) fn send(&self, msg: Msg) -> Result<(), ()> {
+        self.tx.send((self.ext, msg)).map_err(|_| ())
+    }
+}
+
+/// What the engine thread is asked to do, about one extension.
 pub(crate) enum Msg {
+    /// Load an extension: its settings, where the load call's outcome goes,
+    /// and what its handle reads.
+    Start(Box<super::EngineConfig>, CallSink, super::Shared),
+    /// No extension will be started any more: the thread ends when the last one stops.
+    Sealed,
     /// The engine's own handle (for tools registered later).
     Handle(std::sync::Weak<super::Engine>),
     /// Start a call.
@@ -448,7 +476,7 @@ pub(crate) enum Msg {
         /// Where the answer goes.
         reply: HookReply,
     },
-    /// Stop the thread.
+    /// Stop the extension.
     Shutdown,
 }
 

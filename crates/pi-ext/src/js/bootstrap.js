@@ -1,51 +1,31 @@
 // The glue between pi's extension engine (Rust) and one extension: the `pi` object
-// (ExtensionAPI), the `ctx` objects handed to handlers and tools, timers, console and a
-// few web APIs. Evaluated once per extension before its module. Rust calls the functions
-// of `__pi_internal`; they answer through the host functions (`host.done`, `host.op`, ...).
-// Values cross the boundary as JSON text.
+// (ExtensionAPI), the `ctx` objects handed to handlers and tools. Evaluated once
+// per engine (the realm keeps it as `makeExtension`) and called for each
+// extension before its module, with the extension's host functions (`host.done`,
+// `host.op`, `host.emit`, `host.sync`) and its config. Rust calls the functions
+// of the `internal` object it registers in the realm; they answer through the
+// host functions. Values cross the boundary as JSON text.
 (function (host, config) {
   "use strict";
-
-  const define = (obj, name, value) =>
-    Object.defineProperty(obj, name, { value, enumerable: false, configurable: true, writable: true });
-
-  function safeString(value) {
-    try {
-      return String(value);
-    } catch (_e) {
-      return Object.prototype.toString.call(value);
-    }
-  }
-
-  function errorMessage(error) {
-    try {
-      if (error instanceof Error) return safeString(error.message);
-      return safeString(error);
-    } catch (_e) {
-      return "Unknown error";
-    }
-  }
-
-  // Captured now: an extension that replaces JSON later does not break the glue.
-  const jsonStringify = JSON.stringify.bind(JSON);
-  const jsonParse = JSON.parse.bind(JSON);
-
-  function toJson(value) {
-    const text = jsonStringify(value === undefined ? null : value);
-    return text === undefined ? "null" : text;
-  }
+  const realm = globalThis.__pi_realm;
+  const { define, safeString, errorMessage, jsonParse, toJson } = realm;
+  const consoleObject = realm.console;
+  const AbortController = globalThis.AbortController;
 
   function sync(kind, payload) {
     return jsonParse(host.sync(kind, toJson(payload)));
   }
 
   // Tool infos from the host mark `reachesTools: true`; give them the function.
-  // This extension's own tools call theirs here; others go through the host.
+  // The tools of this engine's extensions are called here; others (another
+  // engine's) go through the host.
   function withReaches(infos) {
     for (const info of infos) {
       if (info.reachesTools !== true) continue;
-      const own = tools.get(info.name);
-      if (own && typeof own.reachesTools === "function" && info.sourceInfo && info.sourceInfo.path === config.path) {
+      const path = info.sourceInfo && info.sourceInfo.path;
+      const owner = Object.values(realm.exts).find((e) => e.path === path);
+      const own = owner && owner.tool(info.name);
+      if (own && typeof own.reachesTools === "function") {
         info.reachesTools = (input) => own.reachesTools(input);
       } else {
         const name = info.name;
@@ -53,162 +33,6 @@
       }
     }
     return infos;
-  }
-
-  // ---------------------------------------------------------------- console
-  function formatArg(arg) {
-    if (typeof arg === "string") return arg;
-    if (arg instanceof Error) return arg.stack ? `${arg.name}: ${arg.message}\n${arg.stack}` : `${arg.name}: ${arg.message}`;
-    if (typeof arg === "object" && arg !== null) {
-      try {
-        return JSON.stringify(arg);
-      } catch (_e) {
-        return safeString(arg);
-      }
-    }
-    return safeString(arg);
-  }
-  const log = (level) => (...args) => host.log(level, args.map(formatArg).join(" "));
-  const consoleObject = {
-    log: log("log"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    debug: log("debug"),
-    trace: log("debug"),
-  };
-  define(globalThis, "console", consoleObject);
-
-  // ---------------------------------------------------------------- timers
-  const timers = new Map();
-  let nextTimer = 1;
-  // Node returns a Timeout object (unref/ref/hasRef/refresh); it converts to its id.
-  class Timeout {
-    constructor(id) {
-      define(this, "_id", id);
-    }
-    ref() {
-      return this;
-    }
-    unref() {
-      return this;
-    }
-    hasRef() {
-      return true;
-    }
-    refresh() {
-      const t = timers.get(this._id);
-      if (t) host.timer(this._id, t.delay);
-      return this;
-    }
-    [Symbol.toPrimitive]() {
-      return this._id;
-    }
-  }
-  function addTimer(fn, ms, args, repeat) {
-    if (typeof fn !== "function") throw new TypeError("The \"callback\" argument must be of type function");
-    const id = nextTimer++;
-    const delay = Math.max(0, Number(ms) || 0);
-    timers.set(id, { fn, args, repeat, delay });
-    host.timer(id, delay);
-    return new Timeout(id);
-  }
-  function clearTimer(timer) {
-    const id = timer instanceof Timeout ? timer._id : Number(timer);
-    if (timers.delete(id)) host.clearTimer(id);
-  }
-  define(globalThis, "setTimeout", (fn, ms, ...args) => addTimer(fn, ms, args, false));
-  define(globalThis, "setInterval", (fn, ms, ...args) => addTimer(fn, ms, args, true));
-  define(globalThis, "clearTimeout", (id) => clearTimer(id));
-  define(globalThis, "clearInterval", (id) => clearTimer(id));
-  if (typeof globalThis.queueMicrotask !== "function") {
-    define(globalThis, "queueMicrotask", (fn) => {
-      Promise.resolve().then(fn);
-    });
-  }
-  if (typeof globalThis.structuredClone !== "function") {
-    define(globalThis, "structuredClone", (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value))));
-  }
-
-  // ---------------------------------------------------------------- AbortController
-  if (typeof globalThis.AbortController !== "function") {
-    class AbortSignal {
-      constructor() {
-        this.aborted = false;
-        this.reason = undefined;
-        this.onabort = null;
-        define(this, "_listeners", []);
-      }
-      addEventListener(type, fn, options) {
-        if (type !== "abort" || typeof fn !== "function") return;
-        this._listeners.push({ fn, once: !!(options && options.once) });
-      }
-      removeEventListener(type, fn) {
-        if (type !== "abort") return;
-        const i = this._listeners.findIndex((l) => l.fn === fn);
-        if (i >= 0) this._listeners.splice(i, 1);
-      }
-      throwIfAborted() {
-        if (this.aborted) throw this.reason;
-      }
-      static abort(reason) {
-        const c = new AbortController();
-        c.abort(reason);
-        return c.signal;
-      }
-      static timeout(ms) {
-        const c = new AbortController();
-        setTimeout(() => c.abort(abortError("The operation was aborted due to timeout", "TimeoutError")), ms);
-        return c.signal;
-      }
-      static any(signals) {
-        const c = new AbortController();
-        for (const s of signals) {
-          if (s.aborted) {
-            c.abort(s.reason);
-            break;
-          }
-          s.addEventListener("abort", () => c.abort(s.reason), { once: true });
-        }
-        return c.signal;
-      }
-    }
-    function abortError(message, name) {
-      const e = new Error(message);
-      e.name = name || "AbortError";
-      return e;
-    }
-    class AbortController {
-      constructor() {
-        this.signal = new AbortSignal();
-      }
-      abort(reason) {
-        const s = this.signal;
-        if (s.aborted) return;
-        s.aborted = true;
-        s.reason = reason === undefined ? abortError("This operation was aborted") : reason;
-        const event = { type: "abort", target: s };
-        try {
-          if (typeof s.onabort === "function") s.onabort(event);
-        } catch (e) {
-          consoleObject.error(e);
-        }
-        for (const l of s._listeners.slice()) {
-          if (l.once) s.removeEventListener("abort", l.fn);
-          try {
-            l.fn.call(s, event);
-          } catch (e) {
-            consoleObject.error(e);
-          }
-        }
-      }
-    }
-    define(globalThis, "AbortController", AbortController);
-    define(globalThis, "AbortSignal", AbortSignal);
-  }
-  if (typeof globalThis.performance !== "object" || typeof globalThis.performance.now !== "function") {
-    const origin = Date.now();
-    define(globalThis, "performance", { now: () => Date.now() - origin, timeOrigin: origin });
   }
 
   // ---------------------------------------------------------------- async host operations
@@ -700,9 +524,12 @@
   }
 
   const internal = {
+    path: config.path,
     cwd: config.cwd,
     version: config.version,
     sync,
+    // This extension's tool `name` (its definition).
+    tool: (name) => tools.get(name),
     // Run pi's built-in tool `name` for the running tool call (see activeExecutes).
     builtin(name, args, cwd, env) {
       if (activeExecutes.length === 0) return Promise.reject(new Error(`The built-in ${name} tool runs only inside a tool call`));
@@ -799,17 +626,6 @@
       const pending = pendingOps.get(opId);
       if (pending && pending.onUpdate) pending.onUpdate(jsonParse(json));
     },
-    fireTimer(id) {
-      const t = timers.get(id);
-      if (!t) return;
-      if (t.repeat) host.timer(id, t.delay);
-      else timers.delete(id);
-      try {
-        t.fn(...t.args);
-      } catch (e) {
-        consoleObject.error(e);
-      }
-    },
   };
-  Object.defineProperty(globalThis, "__pi_internal", { value: Object.freeze(internal), enumerable: false, configurable: false, writable: false });
+  realm.exts[config.id] = Object.freeze(internal);
 });

@@ -1,5 +1,5 @@
 // `node:path` (POSIX) for extensions: pure string functions, no file system access.
-const internal = globalThis.__pi_internal;
+const realm = globalThis.__pi_realm;
 
 function normalizeParts(parts, absolute) {
   const out = [];
@@ -46,7 +46,7 @@ export function resolve(...parts) {
     if (p === "") continue;
     resolved = resolved === "" ? p : `${p}/${resolved}`;
   }
-  if (!resolved.startsWith("/")) resolved = `${internal.cwd}/${resolved}`;
+  if (!resolved.startsWith("/")) resolved = `${realm.cwd}/${resolved}`;
   const out = "/" + normalizeParts(resolved.split("/"), true).join("/");
   return out;
 }

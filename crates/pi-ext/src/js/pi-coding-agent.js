@@ -30,25 +30,27 @@ export async function withFileMutationQueue(_path, fn) {
 }
 
 // Truncation helpers: pi's own implementation (the built-in tools' limits and notices).
-const internal = globalThis.__pi_internal;
+// The calling extension's glue (the extension whose code is running).
+const internal = () => globalThis.__pi_internal;
+const realm = globalThis.__pi_realm;
 
 export function formatSize(bytes) {
-  return internal.sync("formatSize", bytes);
+  return internal().sync("formatSize", bytes);
 }
 export function truncateHead(content, options) {
-  return internal.sync("truncate", { mode: "head", content: String(content), maxLines: options && options.maxLines, maxBytes: options && options.maxBytes });
+  return internal().sync("truncate", { mode: "head", content: String(content), maxLines: options && options.maxLines, maxBytes: options && options.maxBytes });
 }
 export function truncateTail(content, options) {
-  return internal.sync("truncate", { mode: "tail", content: String(content), maxLines: options && options.maxLines, maxBytes: options && options.maxBytes });
+  return internal().sync("truncate", { mode: "tail", content: String(content), maxLines: options && options.maxLines, maxBytes: options && options.maxBytes });
 }
 export function truncateLine(line, maxChars) {
-  return internal.sync("truncateLine", { line: String(line), maxChars });
+  return internal().sync("truncateLine", { line: String(line), maxChars });
 }
 
 // ---------------------------------------------------------------- more of the package's values
 import { Editor, Container, Text, Loader, truncateToWidth, matchesKey, visibleWidth } from "pi:tui";
 
-export const VERSION = internal.version;
+export const VERSION = realm.version;
 
 export function getAgentDir() {
   const env = globalThis.process.env;
@@ -116,7 +118,7 @@ export function formatReadLineRange(offset, limit) {
 
 // ---------------------------------------------------------------- pi's built-in tools for extensions
 function builtinSpec(name) {
-  return internal.sync("builtinSpec", name);
+  return internal().sync("builtinSpec", name);
 }
 // What a spawn hook changed in the environment it was given: variables set
 // (new or changed values, as text) and removed (null).
@@ -144,12 +146,12 @@ function agentTool(name, cwd, options) {
       let env;
       if (hook && name === "bash") {
         const given = { ...globalThis.process.env };
-        const spawned = hook({ command: params.command, cwd: cwd || internal.cwd, env: { ...given } }) || {};
+        const spawned = hook({ command: params.command, cwd: cwd || realm.cwd, env: { ...given } }) || {};
         args = { ...params, command: spawned.command === undefined ? params.command : spawned.command };
         if (spawned.cwd !== undefined) dir = spawned.cwd;
         if (spawned.env && typeof spawned.env === "object") env = envChanges(given, spawned.env);
       }
-      const r = await internal.builtin(name, args, dir, env);
+      const r = await internal().builtin(name, args, dir, env);
       return { content: r.content || [], details: r.details };
     },
   };

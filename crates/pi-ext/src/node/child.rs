@@ -10,14 +10,13 @@ use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::error::NodeError;
-use crate::engine::protocol::{ChildEvent, Msg};
+use crate::engine::protocol::{ChildEvent, ExtSender, Msg};
 use crate::text::node as t;
 
 /// What the glue asks to run (`shell` already turned into `sh -c`).
@@ -216,7 +215,7 @@ pub(crate) fn spawn_sync(spec: &SpawnSpec, input: Option<Vec<u8>>) -> Value {
 
 /// Start `spec` (the async forms): its output, end of streams and exit
 /// come to the engine's loop as [`Msg::Child`] with `id`.
-pub(crate) fn spawn(id: u64, spec: &SpawnSpec, tx: &Sender<Msg>) -> Result<Running, NodeError> {
+pub(crate) fn spawn(id: u64, spec: &SpawnSpec, tx: &ExtSender) -> Result<Running, NodeError> {
     let (mut child, lifeline) = start(spec)?;
     let pid = child.id();
     let streams: [(u8, Option<Box<dyn Read + Send>>); 2] = [
@@ -300,12 +299,13 @@ mod tests {
 
     #[test]
     fn async_reports_output_and_exit_and_dropping_kills() {
-        let (tx, rx) = std::sync::mpsc::channel();
+        let (raw, rx) = std::sync::mpsc::channel();
+        let tx = ExtSender::new(raw, 3);
         let running = spawn(7, &spec(json!({"file": "sh", "args": ["-c", "echo hi; exit 4"]})), &tx).unwrap();
         let mut got = Vec::new();
         while got.len() < 4 {
             match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
-                Msg::Child { id: 7, event } => got.push(event),
+                (3, Msg::Child { id: 7, event }) => got.push(event),
                 _ => panic!("unexpected message"),
             }
         }
@@ -318,7 +318,7 @@ mod tests {
         drop(never);
         let exit = loop {
             match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
-                Msg::Child { id: 8, event: ChildEvent::Exit { code, signal } } => break (code, signal),
+                (3, Msg::Child { id: 8, event: ChildEvent::Exit { code, signal } }) => break (code, signal),
                 _ => continue,
             }
         };

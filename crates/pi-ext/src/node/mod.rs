@@ -21,7 +21,7 @@ use std::rc::Rc;
 use rquickjs::{Ctx, Function, Object, TypedArray, Value as JsValue};
 use serde_json::{Value, json};
 
-use crate::engine::State;
+use crate::engine::Realm;
 use error::NodeError;
 
 /// Bytes as a byte string (one char per byte).
@@ -77,8 +77,9 @@ fn parse(json: &str) -> Value {
     serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
-/// Install the `__pi_node` host object the glue's Node modules use.
-pub(crate) fn install<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Result<()> {
+/// Install the `__pi_node` host object the glue's Node modules use (once per
+/// engine; child processes belong to the extension whose turn starts them).
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Result<()> {
     let node = Object::new(ctx.clone())?;
     node.set(
         "fs",
@@ -115,7 +116,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Resul
             },
         )?,
     )?;
-    let s = state.clone();
+    let r = realm.clone();
     node.set(
         "spawnSync",
         Function::new(
@@ -124,17 +125,18 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Resul
                 let spec: child::SpawnSpec = serde_json::from_str(&spec).map_err(|e| invalid(&ctx, &e.to_string()))?;
                 let out = child::spawn_sync(&spec, input.map(|i| from_latin1(&i)));
                 // Waiting on a command is not running JavaScript: the time limit starts again.
-                s.restart_clock();
+                r.restart_clock();
                 Ok(out.to_string())
             },
         )?,
     )?;
-    let s = state.clone();
+    let r = realm.clone();
     node.set(
         "spawn",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, spec: String| -> rquickjs::Result<String> {
             let spec: child::SpawnSpec = serde_json::from_str(&spec).map_err(|e| invalid(&ctx, &e.to_string()))?;
-            let id = s.next_child();
+            let Some(s) = r.current_state() else { return Err(invalid(&ctx, crate::text::node::NO_EXTENSION)) };
+            let id = r.next_child();
             match child::spawn(id, &spec, &s.tx) {
                 Ok(running) => {
                     let pid = running.pid;
@@ -145,36 +147,44 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, state: &Rc<State>) -> rquickjs::Resul
             }
         })?,
     )?;
-    let s = state.clone();
+    let r = realm.clone();
     node.set(
         "childWrite",
         Function::new(ctx.clone(), move |id: f64, data: String| -> bool {
             use std::io::Write;
-            let mut children = s.children.borrow_mut();
-            let Some(stdin) = children.get_mut(&(id as u64)).and_then(|c| c.stdin.as_mut()) else { return false };
-            stdin.write_all(&from_latin1(&data)).is_ok()
+            with_child(&r, id, |c| c.stdin.as_mut().is_some_and(|stdin| stdin.write_all(&from_latin1(&data)).is_ok()))
+                .unwrap_or(false)
         })?,
     )?;
-    let s = state.clone();
+    let r = realm.clone();
     node.set(
         "childEnd",
         Function::new(ctx.clone(), move |id: f64| {
-            if let Some(c) = s.children.borrow_mut().get_mut(&(id as u64)) {
-                c.stdin = None;
-            }
+            with_child(&r, id, |c| c.stdin = None);
         })?,
     )?;
-    let s = state.clone();
+    let r = realm.clone();
     node.set(
         "childKill",
         Function::new(ctx.clone(), move |id: f64, signal: String| -> bool {
-            let pid = s.children.borrow().get(&(id as u64)).map(|c| c.pid);
+            let pid = with_child(&r, id, |c| c.pid);
             pid.is_some_and(|p| child::kill_group(p, &signal))
         })?,
     )?;
     sys::install(ctx, &node)?;
     ctx.globals().set("__pi_node", node)?;
     Ok(())
+}
+
+/// Run `f` on child process `id`, whichever extension started it.
+fn with_child<R>(realm: &Realm, id: f64, f: impl FnOnce(&mut child::Running) -> R) -> Option<R> {
+    let exts = realm.exts.borrow();
+    for s in exts.values() {
+        if let Some(c) = s.children.borrow_mut().get_mut(&(id as u64)) {
+            return Some(f(c));
+        }
+    }
+    None
 }
 
 fn invalid(ctx: &Ctx<'_>, message: &str) -> rquickjs::Error {
