@@ -247,8 +247,12 @@ impl Agent {
 
     /// Start the model request. The body is written from the conversation
     /// as it is held (borrowed, never copied) before this returns.
-    fn start_request(&self, options: StreamOptions) -> tokio::sync::mpsc::Receiver<AssistantMessageEvent> {
-        let messages = to_llm_ref(&self.messages);
+    fn start_request(
+        &self,
+        options: StreamOptions,
+        context: Option<&[AgentMessage]>,
+    ) -> tokio::sync::mpsc::Receiver<AssistantMessageEvent> {
+        let messages = to_llm_ref(context.unwrap_or(&self.messages));
         let tools = self.request_tools();
         let context = ContextRef {
             system_prompt: Some(&self.system_prompt),
@@ -260,7 +264,11 @@ impl Agent {
 
     /// One attempt at the model request, and the delay before the next one
     /// when the failure is worth a retry (see [`Agent::plan_retry`]).
-    async fn stream_once(&self, retries_done: u32) -> (AssistantMessage, Option<Duration>) {
+    async fn stream_once(
+        &self,
+        retries_done: u32,
+        context: Option<&[AgentMessage]>,
+    ) -> (AssistantMessage, Option<Duration>) {
         let options = StreamOptions {
             api_key: self.api_key.clone(),
             signal: self.abort.token(),
@@ -270,7 +278,7 @@ impl Agent {
             session_id: self.tool_ctx.session.session_id.clone(),
         };
         let began = std::time::Instant::now();
-        let mut rx = self.start_request(options);
+        let mut rx = self.start_request(options, context);
         let mut started = false;
         let finish = |mut m: AssistantMessage, started: bool| {
             m.duration_ms = Some(began.elapsed().as_millis() as u64);
@@ -289,7 +297,9 @@ impl Agent {
                 AssistantMessageEvent::Start { partial } => {
                     if !started {
                         started = true;
-                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(partial.snapshot()) });
+                        let first = Message::Assistant(partial.snapshot());
+                        self.emit(AgentEvent::MessageStart { message: first.clone() });
+                        self.notify("message_start", || serde_json::json!({"message": first})).await;
                     }
                 }
                 other => {
@@ -298,7 +308,19 @@ impl Agent {
                         started = true;
                         let mut first = other.message();
                         first.content.clear();
-                        self.emit(AgentEvent::MessageStart { message: Message::Assistant(first) });
+                        let first = Message::Assistant(first);
+                        self.emit(AgentEvent::MessageStart { message: first.clone() });
+                        self.notify("message_start", || serde_json::json!({"message": first})).await;
+                    }
+                    if self.dispatcher.listening("message_update") {
+                        let message = serde_json::to_value(Message::Assistant(other.message())).unwrap_or_default();
+                        let mut ame = serde_json::to_value(&other).unwrap_or_default();
+                        ame["partial"] = message.clone();
+                        self.notify(
+                            "message_update",
+                            || serde_json::json!({"message": message, "assistantMessageEvent": ame}),
+                        )
+                        .await;
                     }
                     self.emit(AgentEvent::MessageUpdate { usage, assistant_message_event: other });
                 }
@@ -340,8 +362,9 @@ impl Agent {
     /// One model request with the retry policy applied.
     async fn request(&self) -> AssistantMessage {
         let mut attempt = 0u32;
+        let context = self.context_override().await;
         loop {
-            let (msg, retry) = self.stream_once(attempt).await;
+            let (msg, retry) = self.stream_once(attempt, context.as_deref()).await;
             let failed = msg.stop_reason == StopReason::Error;
             let err = msg.error_message.clone().unwrap_or_default();
             if let Some(delay) = retry {
@@ -414,7 +437,13 @@ impl Agent {
             }
             break last;
         };
-        self.emit(AgentEvent::AgentSettled { aborted: token.is_cancelled() });
+        let aborted = token.is_cancelled();
+        if !aborted {
+            let ended = last.as_ref().map(|m| crate::observe::outcome(&m.stop_reason)).unwrap_or("completed");
+            self.notify("agent_before_settle", || self.boundary(ended)).await;
+        }
+        self.emit(AgentEvent::AgentSettled { aborted });
+        self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
         last
     }
 
@@ -437,6 +466,8 @@ impl Agent {
     ) -> (Option<AssistantMessage>, Option<Option<String>>) {
         let first_new = self.messages.len();
         self.emit(AgentEvent::AgentStart);
+        self.notify("agent_start", || serde_json::json!({})).await;
+        let mut turn_index = 0u64;
         // A user message opens its turn: it is added after `turn_start`.
         let mut opening = opening;
         // Follow-ups delivered together with the opening one (mode "all").
@@ -450,7 +481,9 @@ impl Agent {
             }
             first_turn = false;
             self.emit(AgentEvent::TurnStart);
+            self.notify("turn_start", || serde_json::json!({"turnIndex": turn_index, "timestamp": now_ms()})).await;
             self.apply_tool_changes().await;
+            let added_from = self.messages.len();
             self.sync_system_message();
             if let Some((text, images)) = opening.take() {
                 self.push_user_with(&text, images);
@@ -460,7 +493,9 @@ impl Agent {
             }
             // Messages extensions sent meanwhile go before the request (steering).
             self.drain_inbox();
+            self.notify_added(added_from).await;
             let assistant = self.request().await;
+            let assistant = self.message_end(assistant).await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
             let answer_entry = self.add(Message::Assistant(assistant.clone()).into());
             last = Some(assistant.clone());
@@ -483,7 +518,10 @@ impl Agent {
             let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
             if stop || calls.is_empty() {
                 let failed = calls.is_empty() && self.overflowed(&assistant);
-                self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: vec![] });
+                let ended = crate::observe::outcome(&assistant.stop_reason);
+                self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant.clone()), tool_results: vec![] });
+                self.notify_turn_end(turn_index, &assistant, &[], answer_entry.clone(), Vec::new(), ended).await;
+                turn_index += 1;
                 if failed {
                     overflowed = Some(answer_entry);
                     break;
@@ -513,10 +551,19 @@ impl Agent {
                 self.dispatcher.batch_with(calls, &self.tool_ctx, &mut done).await
             };
             let terminate = !finished.is_empty() && finished.iter().all(|f| f.terminate);
+            let results_from = self.messages.len();
+            let mut result_entries = Vec::new();
             for r in &results {
-                self.add(Message::ToolResult(r.clone()).into());
+                result_entries.extend(self.add(Message::ToolResult(r.clone()).into()));
             }
-            self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant), tool_results: results });
+            self.notify_added(results_from).await;
+            let ended = if token.is_cancelled() { "aborted" } else { "completed" };
+            self.emit(AgentEvent::TurnEnd {
+                message: Message::Assistant(assistant.clone()),
+                tool_results: results.clone(),
+            });
+            self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;
+            turn_index += 1;
             if terminate || token.is_cancelled() {
                 break;
             }
@@ -525,6 +572,10 @@ impl Agent {
             }
         }
         self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
+        if self.dispatcher.listening("agent_end") {
+            let messages = serde_json::to_value(&self.messages[first_new..]).unwrap_or_default();
+            self.notify("agent_end", || serde_json::json!({"messages": messages})).await;
+        }
         (last, overflowed)
     }
 }

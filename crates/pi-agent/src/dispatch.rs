@@ -15,7 +15,7 @@ use futures::FutureExt as _;
 
 use pi_ai::Usage;
 use pi_tools::{ToolContext, ToolResult};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::hooks::{Interceptor, ToolCallEvent, ToolResultEvent};
 use crate::nested::{NestedCaller, NestedCalls, NestedScope};
@@ -155,6 +155,14 @@ pub struct Finished {
     pub refusal: Option<Refusal>,
 }
 
+/// `event` with `parentToolCallId` when the call is nested.
+fn with_parent(mut event: Value, parent: &Option<String>) -> Value {
+    if let Some(p) = parent {
+        event["parentToolCallId"] = json!(p);
+    }
+    event
+}
+
 /// Which set a call resolves against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
@@ -184,7 +192,7 @@ impl Dispatcher {
         Dispatcher { registry, interceptors: Vec::new(), sink: None, tool_changes: ToolChanges::default() }
     }
 
-    fn emit(&self, ev: ToolEvent) {
+    pub(crate) fn emit(&self, ev: ToolEvent) {
         if let Some(s) = &self.sink {
             s(ev);
         }
@@ -246,9 +254,40 @@ impl Dispatcher {
         self.emit(ToolEvent::Start {
             id: req.id.clone(),
             name: req.name.clone(),
-            args: shown_args,
+            args: shown_args.clone(),
             parent: req.parent.clone(),
         });
+        self.notify("tool_execution_start", || {
+            with_parent(json!({"toolCallId": req.id, "toolName": req.name, "args": shown_args}), &req.parent)
+        })
+        .await;
+        let out = self.prepare(req, caller, started).await;
+        if let Err(done) = &out {
+            self.notify_end(done, None).await;
+        }
+        out
+    }
+
+    /// `tool_execution_end` of a finished call.
+    async fn notify_end(&self, f: &Finished, parent: Option<&String>) {
+        let parent = parent.cloned();
+        self.notify("tool_execution_end", || {
+            let mut end = json!({
+                "toolCallId": f.id,
+                "toolName": f.name,
+                "result": crate::events::EventToolResult::from(&f.result),
+                "isError": f.result.is_error,
+            });
+            if let Some(ms) = f.duration_ms {
+                end["durationMs"] = json!(ms);
+            }
+            with_parent(end, &parent)
+        })
+        .await;
+    }
+
+    /// [`Dispatcher::preflight`] after `tool_execution_start`.
+    async fn prepare(&self, req: CallRequest, caller: Caller, started: Instant) -> Result<Ready, Finished> {
         let tool = match caller {
             Caller::Model => self.registry.model_callable(&req.name),
             Caller::Nested => self.nested_callable(&req.name),
@@ -314,12 +353,25 @@ impl Dispatcher {
     ) -> Finished {
         let Ready { req, tool, args, started, terminate } = ready;
         let mut ctx = ctx.clone();
-        if self.sink.is_some() || extra_update.is_some() {
+        let observers = self.listening("tool_execution_update").then(|| self.interceptors.clone());
+        if self.sink.is_some() || extra_update.is_some() || observers.is_some() {
             let sink = self.sink.clone();
             let (id, name, a, parent) = (req.id.clone(), req.name.clone(), args.clone(), req.parent.clone());
             ctx.on_update = Some(Arc::new(move |partial: &ToolResult| {
                 if let Some(f) = &extra_update {
                     f(partial);
+                }
+                if let Some(observers) = &observers {
+                    let update = with_parent(
+                        json!({"toolCallId": id, "toolName": name, "args": a, "partialResult": crate::events::EventToolResult::from(partial)}),
+                        &parent,
+                    );
+                    for h in observers.iter().filter(|h| h.listens("tool_execution_update")) {
+                        h.observe_later(
+                            "tool_execution_update",
+                            crate::observe::event("tool_execution_update", update.clone()),
+                        );
+                    }
                 }
                 if let Some(sink) = &sink {
                     sink(ToolEvent::Update {
@@ -357,6 +409,8 @@ impl Dispatcher {
                 content: result.content.clone(),
                 details: result.details.clone(),
                 is_error: result.is_error,
+                structured_content: result.structured.clone(),
+                usage: result.usage.clone(),
                 parent_tool_call_id: req.parent.clone(),
             };
             for h in &self.interceptors {
@@ -392,7 +446,9 @@ impl Dispatcher {
             result.details = ev.details;
             result.is_error = ev.is_error;
         }
-        self.finish(&req, result, started, terminate)
+        let done = self.finish(&req, result, started, terminate);
+        self.notify_end(&done, req.parent.as_ref()).await;
+        done
     }
 
     /// Preflight and run one call (nested calls and single calls).

@@ -76,6 +76,10 @@ pub struct ToolResultEvent {
     pub details: Option<Value>,
     /// Whether it is an error.
     pub is_error: bool,
+    /// The structured value programmatic callers receive, when any.
+    pub structured_content: Option<Value>,
+    /// Usage the tool caused, when any.
+    pub usage: Option<Value>,
     /// Parent call id for nested calls.
     pub parent_tool_call_id: Option<String>,
 }
@@ -91,6 +95,16 @@ pub struct ResultPatch {
     pub is_error: Option<bool>,
     /// Failures of some of the source's handlers, to report; the rest of the
     /// patch still applies (a source may run several handlers in a chain).
+    pub errors: Vec<String>,
+}
+
+/// What a source's handlers of a lifecycle event gave back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observed {
+    /// The changed value of a transforming event (`context`: the messages,
+    /// `message_end`: the message); `None` when no handler changed it.
+    pub value: Option<Value>,
+    /// Failures of some of the handlers, to report.
     pub errors: Vec<String>,
 }
 
@@ -122,6 +136,21 @@ pub trait Interceptor: Send + Sync {
     fn on_compact<'a>(&'a self, _event: &'a Value) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
+    /// Whether a handler listens to lifecycle event `event` (`agent_start`,
+    /// `turn_end`, `message_end`, `context`, `tool_execution_start`, …);
+    /// nothing is built or awaited for an event no source listens to.
+    fn listens(&self, _event: &str) -> bool {
+        false
+    }
+    /// Run the handlers of lifecycle event `event` (`payload` is the event
+    /// object, `type` included) and wait for them. A transforming event
+    /// (`context`, `message_end`) answers with the changed value.
+    fn observe<'a>(&'a self, _event: &'a str, _payload: Value) -> BoxFuture<'a, Observed> {
+        Box::pin(async { Observed::default() })
+    }
+    /// Hand lifecycle event `event` to the handlers without waiting for them
+    /// (`tool_execution_update`, from where nothing can wait).
+    fn observe_later(&self, _event: &str, _payload: Value) {}
     /// Before a user command runs (`user_bash`): a result replaces the
     /// local run. `ctx` carries the abort signal, and partial results whose
     /// text is streamed output.

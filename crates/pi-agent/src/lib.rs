@@ -19,6 +19,7 @@ mod live;
 mod loadout;
 mod messages;
 mod nested;
+mod observe;
 mod prompt;
 mod prompt_skills;
 mod registry;
@@ -35,7 +36,7 @@ pub use agent::{
 };
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
-pub use hooks::{Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+pub use hooks::{Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use inbox::Inbox;
 pub use live::{LiveSettings, QUEUE_ALL, QUEUE_ONE_AT_A_TIME};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};

@@ -161,3 +161,8 @@ pub const SKILLS_PATHS: &str =
 
 /// reference: the event named when a `/skill:` file cannot be read.
 pub const SKILL_EXPANSION_EVENT: &str = "skill_expansion";
+
+/// A message a `context` handler returned that pi cannot read (left out of the request).
+pub fn bad_context_message(error: &str) -> String {
+    format!("context handler returned a message pi cannot read ({error}); it is left out")
+}

@@ -23,6 +23,9 @@ pub(crate) struct ResourceFlags {
     pub templates: Vec<String>,
     /// `--no-prompt-templates`.
     pub no_templates: bool,
+    /// What extensions added on `resources_discover` (loaded as `--skill`
+    /// and `--prompt-template` paths are).
+    pub discovered: pi_ext::DiscoveredResources,
 }
 
 impl ResourceFlags {
@@ -33,21 +36,24 @@ impl ResourceFlags {
             no_skills: args.no_skills,
             templates: args.prompt_templates.clone(),
             no_templates: args.no_prompt_templates,
+            discovered: Default::default(),
         }
     }
 
     /// Find and load the skills and templates.
     pub(crate) fn load(&self, agent_dir: &Path, cwd: &Path, settings: &Settings, trusted: bool) -> Resources {
         let home = pi_config::trust::home_dir();
+        let skills: Vec<String> = self.skills.iter().chain(&self.discovered.skill_paths).cloned().collect();
+        let templates: Vec<String> = self.templates.iter().chain(&self.discovered.prompt_paths).cloned().collect();
         load_resources(&ResourceOptions {
             agent_dir,
             cwd,
             home: home.as_deref(),
             trusted,
             settings,
-            skill_paths: &self.skills,
+            skill_paths: &skills,
             no_skills: self.no_skills,
-            template_paths: &self.templates,
+            template_paths: &templates,
             no_templates: self.no_templates,
         })
     }

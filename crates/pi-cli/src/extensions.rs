@@ -52,6 +52,24 @@ pub async fn load_scripts(paths: &[PathBuf], opts: HostOptions) -> Result<Option
     ExtensionHost::load(paths, opts).await.map(Some).map_err(|e| e.to_string())
 }
 
+/// `resources_discover` of every loaded group with `reason` (`startup`,
+/// `reload`): the paths the extensions add, and their failures as lines.
+pub async fn discover_resources(
+    scripts: &[Arc<LoadedExtensions>],
+    cwd: &Path,
+    reason: &str,
+) -> (pi_ext::DiscoveredResources, Vec<String>) {
+    let mut found = pi_ext::DiscoveredResources::default();
+    let mut errors = Vec::new();
+    for l in scripts {
+        let (f, e) = l.discover_resources(cwd, reason).await;
+        found.skill_paths.extend(f.skill_paths);
+        found.prompt_paths.extend(f.prompt_paths);
+        errors.extend(e.iter().map(|e| e.to_string()));
+    }
+    (found, errors)
+}
+
 /// Build the interceptors of the built-in extensions `names` (`builtin:<name>`:
 /// the shipped policies; the tool built-ins are [`builtin_tools`]); `Err` is
 /// the start-up error message.

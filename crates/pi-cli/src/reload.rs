@@ -39,6 +39,18 @@ pub struct ReloadState {
     pub mcp_on: bool,
     /// `--approve` / `--no-approve`: trust of a folder the session moves to.
     pub approve: Option<bool>,
+    /// The loaded script extensions (asked `resources_discover` again on reload).
+    pub scripts: Scripts,
+}
+
+/// The loaded script extensions.
+#[derive(Clone, Default)]
+pub struct Scripts(pub Vec<std::sync::Arc<pi_ext::LoadedExtensions>>);
+
+impl std::fmt::Debug for Scripts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scripts({})", self.0.len())
+    }
 }
 
 /// Run the agent in `cwd` from now on: a session switched to (RPC
@@ -128,6 +140,9 @@ pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (Stri
         agent.dispatcher.registry.set_active(&active);
         state.last_default = new_default;
     }
+    let (found, errors) = crate::extensions::discover_resources(&state.scripts.0, &state.prompt.cwd, "reload").await;
+    warnings.extend(errors);
+    state.resource_flags.discovered = found;
     let resources = state.resource_flags.load(&state.agent_dir, &state.prompt.cwd, &settings, state.prompt.trusted);
     warnings.extend(resources.skills.diagnostics.iter().chain(&resources.templates.diagnostics).map(|d| d.line()));
     state.prompt.skills = resources.skills.skills.clone();

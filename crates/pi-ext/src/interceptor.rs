@@ -1,10 +1,12 @@
-//! One extension's `tool_call` and `tool_result` handlers as an [`Interceptor`].
+//! One extension's handlers as an [`Interceptor`]: `tool_call`,
+//! `tool_result`, `user_bash`, compaction, and the lifecycle events the
+//! agent hands on (`agent_start`, `turn_end`, `context`, …).
 
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use pi_agent::{
-    Interceptor, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent, UserBashAnswer, UserBashEvent,
+    Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent, UserBashAnswer, UserBashEvent,
 };
 use serde_json::{Map, Value, json};
 
@@ -32,8 +34,8 @@ impl Interceptor for ExtInterceptor {
             }
             let mut event = Map::new();
             event.insert("type".into(), json!("tool_call"));
-            event.insert("toolCallId".into(), json!(ev.tool_call_id));
             event.insert("toolName".into(), json!(ev.tool_name));
+            event.insert("toolCallId".into(), json!(ev.tool_call_id));
             event.insert("input".into(), ev.input.clone());
             if let Some(p) = &ev.parent_tool_call_id {
                 event.insert("parentToolCallId".into(), json!(p));
@@ -67,14 +69,20 @@ impl Interceptor for ExtInterceptor {
             }
             let mut event = Map::new();
             event.insert("type".into(), json!("tool_result"));
-            event.insert("toolCallId".into(), json!(ev.tool_call_id));
             event.insert("toolName".into(), json!(ev.tool_name));
+            event.insert("toolCallId".into(), json!(ev.tool_call_id));
             event.insert("input".into(), ev.input.clone());
             event.insert("content".into(), serde_json::to_value(&ev.content).unwrap_or(Value::Array(vec![])));
             if let Some(d) = &ev.details {
                 event.insert("details".into(), d.clone());
             }
+            if let Some(s) = &ev.structured_content {
+                event.insert("structuredContent".into(), s.clone());
+            }
             event.insert("isError".into(), json!(ev.is_error));
+            if let Some(u) = &ev.usage {
+                event.insert("usage".into(), u.clone());
+            }
             if let Some(p) = &ev.parent_tool_call_id {
                 event.insert("parentToolCallId".into(), json!(p));
             }
@@ -153,5 +161,29 @@ impl Interceptor for ExtInterceptor {
                     .await;
             }
         })
+    }
+
+    fn listens(&self, event: &str) -> bool {
+        self.engine.handles(event)
+    }
+
+    fn observe<'a>(&'a self, event: &'a str, payload: Value) -> BoxFuture<'a, Observed> {
+        Box::pin(async move {
+            match self.engine.invoke(Entry::Event(event.to_string()), payload, &CallEnv::default()).await {
+                Ok(out) => Observed {
+                    value: out.get("value").cloned(),
+                    errors: out
+                        .get("errors")
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(|e| e.as_str().map(str::to_string)).collect())
+                        .unwrap_or_default(),
+                },
+                Err(e) => Observed { value: None, errors: vec![e.to_string()] },
+            }
+        })
+    }
+
+    fn observe_later(&self, event: &str, payload: Value) {
+        self.engine.post(Entry::Event(event.to_string()), payload);
     }
 }

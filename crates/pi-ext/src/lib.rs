@@ -114,6 +114,15 @@ pub struct TrustOutcome {
     pub warnings: Vec<String>,
 }
 
+/// The resource paths extensions add on `resources_discover`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiscoveredResources {
+    /// Skill files or folders (as `--skill` takes them).
+    pub skill_paths: Vec<String>,
+    /// Prompt-template files or folders (as `--prompt-template` takes them).
+    pub prompt_paths: Vec<String>,
+}
+
 /// Loads extensions.
 pub struct ExtensionHost;
 
@@ -350,13 +359,18 @@ impl LoadedExtensions {
     /// `session_shutdown`, `agent_start`, …) in load order; `payload` is the
     /// event object without `type`. Failures are returned for reporting.
     pub async fn emit(&self, event: &str, payload: Value) -> Vec<ExtensionError> {
-        let mut ev = match payload {
-            Value::Object(m) => m,
-            _ => Default::default(),
-        };
+        self.emit_answers(event, payload).await.1
+    }
+
+    /// [`LoadedExtensions::emit`], with each extension's answer.
+    async fn emit_answers(&self, event: &str, payload: Value) -> (Vec<Value>, Vec<ExtensionError>) {
+        let mut ev = serde_json::Map::new();
         ev.insert("type".into(), json!(event));
+        if let Value::Object(m) = payload {
+            ev.extend(m);
+        }
         let payload = Value::Object(ev);
-        let mut errors = Vec::new();
+        let (mut answers, mut errors) = (Vec::new(), Vec::new());
         for e in &self.extensions {
             if !e.engine.handles(event) {
                 continue;
@@ -368,11 +382,30 @@ impl LoadedExtensions {
                     for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
                         errors.push(report(err.as_str().unwrap_or("").to_string()));
                     }
+                    answers.push(v);
                 }
                 Err(error) => errors.push(report(error.to_string())),
             }
         }
-        errors
+        (answers, errors)
+    }
+
+    /// `resources_discover` (after `session_start`; `reason` is `"startup"`
+    /// or `"reload"`): the skill and prompt-template paths the handlers
+    /// add, in load order (relative ones against `cwd`), and the failures.
+    pub async fn discover_resources(&self, cwd: &Path, reason: &str) -> (DiscoveredResources, Vec<ExtensionError>) {
+        let payload = json!({"cwd": cwd.to_string_lossy(), "reason": reason});
+        let (answers, errors) = self.emit_answers("resources_discover", payload).await;
+        let mut found = DiscoveredResources::default();
+        let paths = |v: &Value, key: &str| -> Vec<String> {
+            let list = v.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+            list.map(|p| modules::normalize(&cwd.join(p)).to_string_lossy().into_owned()).collect()
+        };
+        for a in &answers {
+            found.skill_paths.extend(paths(a, "skillPaths"));
+            found.prompt_paths.extend(paths(a, "promptPaths"));
+        }
+        (found, errors)
     }
 
     /// `session_start` with `reason` (`"startup"`, `"reload"`, `"new"`, `"resume"`, `"fork"`).

@@ -141,6 +141,7 @@ fn reload_state(
         mcp_on: mcp.is_some(),
         mcp,
         approve: args.approve,
+        scripts: Default::default(),
     }
 }
 
@@ -239,6 +240,30 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
             report.line(e.to_string());
         }
     }
+    reload.scripts = crate::reload::Scripts(loaded.scripts.clone());
+    // Skills and templates the extensions add (`resources_discover`) load as `--skill` paths do.
+    let (found, errors) = crate::extensions::discover_resources(&loaded.scripts, &env.cwd, "startup").await;
+    for e in errors {
+        report.line(e);
+    }
+    let (resources, prompt, system_prompt) = if found == Default::default() {
+        (resources, prompt, system_prompt)
+    } else {
+        reload.resource_flags.discovered = found;
+        let fresh = reload.resource_flags.load(&env.agent_dir, &env.cwd, settings, trusted);
+        for d in fresh.skills.diagnostics.iter().chain(&fresh.templates.diagnostics) {
+            report.warn(d.line());
+        }
+        let fresh = Arc::new(fresh);
+        let mut prompt = prompt;
+        prompt.skills = fresh.skills.skills.clone();
+        reload.prompt.skills = prompt.skills.clone();
+        reload.resources = fresh.clone();
+        ext.set_resource_commands(&reload);
+        let system_prompt = prompt.build(&agent.dispatcher.registry);
+        agent.system_prompt = system_prompt.text();
+        (fresh, prompt, system_prompt)
+    };
     agent.system_sections = Some(system_prompt);
     agent.expand_input = Some(crate::expand::expander(resources));
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));

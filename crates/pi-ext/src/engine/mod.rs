@@ -183,6 +183,14 @@ impl Engine {
         }
     }
 
+    /// Run `call` with `payload` without waiting for it (its host operations
+    /// are answered as for a call that ended; its outcome is dropped).
+    pub(crate) fn post(&self, call: Entry, payload: Value) {
+        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let (sink, _) = tmpsc::unbounded_channel();
+        let _ = self.tx.send(Msg::Invoke { id, call, payload, sink });
+    }
+
     /// Perform one host operation for a running call.
     async fn run_op(&self, op: u64, request: HostOp, env: &CallEnv<'_>) -> OpResult {
         match request {

@@ -370,6 +370,42 @@
     return { trusted: null, remember: false, errors };
   }
 
+  // context, message_end: each handler's answer replaces `event[key]` for the
+  // next; a message_end replacement must keep the message's role.
+  async function runChain(callId, name, event, key) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    let changed = false;
+    for await (const r of answers(name, event, ctx, errors)) {
+      const v = r[key];
+      if (v === undefined) continue;
+      if (key === "message" && (!v || typeof v !== "object" || v.role !== event.message.role)) continue;
+      if (key === "messages" && !Array.isArray(v)) {
+        // As the reference: what is not a list sends no messages.
+        errors.push(`context handler returned messages that are not a list (${typeof v}); no messages are sent`);
+        event[key] = [];
+        changed = true;
+        continue;
+      }
+      event[key] = v;
+      changed = true;
+    }
+    return changed ? { errors, value: event[key] } : { errors };
+  }
+
+  // resources_discover: every handler's paths, in order.
+  async function runDiscover(callId, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    const found = { skillPaths: [], promptPaths: [], themePaths: [] };
+    for await (const r of answers("resources_discover", event, ctx, errors)) {
+      for (const key of Object.keys(found)) {
+        if (Array.isArray(r[key])) found[key].push(...r[key].filter((p) => typeof p === "string"));
+      }
+    }
+    return Object.assign({ errors }, found);
+  }
+
   async function runNotification(callId, name, event) {
     const ctx = makeCtx(callId);
     const errors = [];
@@ -523,6 +559,27 @@
     );
   }
 
+  // The reference's events carry some fields even when they are undefined
+  // (JSON cannot say so): their keys, in its order, as Object.keys lists them.
+  const SHAPES = {
+    input: ["type", "text", "images", "source", "streamingBehavior"],
+    tool_result: ["type", "toolName", "toolCallId", "input", "content", "details", "structuredContent", "isError", "usage"],
+  };
+  function shaped(kind, event) {
+    if (kind === "tool_execution_end" && event && event.result) {
+      const r = event.result;
+      event.result = { content: r.content, details: r.details, structuredContent: r.structuredContent };
+      if (r.structuredContent === undefined && r.details !== undefined) delete event.result.structuredContent;
+      return event;
+    }
+    const keys = SHAPES[kind];
+    if (!keys || !event || typeof event !== "object") return event;
+    const out = {};
+    for (const k of keys) out[k] = event[k];
+    for (const k of Object.keys(event)) if (!(k in out)) out[k] = event[k];
+    return out;
+  }
+
   const internal = {
     path: config.path,
     cwd: config.cwd,
@@ -552,7 +609,7 @@
       );
     },
     dispatch(callId, kind, json) {
-      const p = jsonParse(json);
+      const p = shaped(kind, jsonParse(json));
       let run;
       if (kind === "tool_call") run = () => runToolCall(callId, p);
       else if (kind === "tool_result") run = () => runToolResult(callId, p);
@@ -563,6 +620,9 @@
       else if (kind === "command") run = () => runCommand(callId, p);
       else if (kind === "input") run = () => runInput(callId, p);
       else if (kind === "before_agent_start") run = () => runBeforeAgentStart(callId, p);
+      else if (kind === "context") run = () => runChain(callId, kind, p, "messages");
+      else if (kind === "resources_discover") run = () => runDiscover(callId, p);
+      else if (kind === "message_end") run = () => runChain(callId, kind, p, "message");
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
     },

@@ -1,0 +1,207 @@
+//! The lifecycle events extensions watch, and for `context` and
+//! `message_end` change: `agent_start`, `turn_start`, `message_start`/
+//! `message_update`/`message_end`, `context`, `tool_execution_start`/
+//! `update`/`end`, `turn_end`, `agent_end`, `agent_before_settle`,
+//! `agent_settled`. An event is built only when a source listens, handed to
+//! the sources in load order and waited for where it happens (so what a
+//! handler does is in place before the agent goes on), as the reference's
+//! runner does. Handler failures are reported as extension errors.
+
+use serde_json::{Map, Value, json};
+
+use crate::agent::Agent;
+use crate::dispatch::{Dispatcher, ToolEvent};
+use crate::messages::AgentMessage;
+
+/// An event object: `type`, then `fields`.
+pub(crate) fn event(kind: &str, fields: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), kind.into());
+    if let Value::Object(f) = fields {
+        m.extend(f);
+    }
+    Value::Object(m)
+}
+
+/// How a run or turn ended, as the reference names it.
+pub(crate) fn outcome(stop: &pi_ai::StopReason) -> &'static str {
+    match stop {
+        pi_ai::StopReason::Aborted => "aborted",
+        pi_ai::StopReason::Error => "error",
+        _ => "completed",
+    }
+}
+
+impl Dispatcher {
+    /// Whether any source listens to `event`.
+    pub(crate) fn listening(&self, event: &str) -> bool {
+        self.interceptors.iter().any(|h| h.listens(event))
+    }
+
+    /// Run every listening source's handlers of `event` in load order. For a
+    /// transforming event the value under `key` chains from one source to
+    /// the next; the last change is returned.
+    pub(crate) async fn observe(&self, kind: &str, mut payload: Value, key: Option<&str>) -> Option<(Value, String)> {
+        let mut changed = None;
+        for h in self.interceptors.iter().filter(|h| h.listens(kind)) {
+            let out = h.observe(kind, payload.clone()).await;
+            for error in out.errors {
+                self.report(h.source(), kind, error);
+            }
+            if let (Some(k), Some(v)) = (key, out.value) {
+                payload[k] = v.clone();
+                changed = Some((v, h.source().to_string()));
+            }
+        }
+        changed
+    }
+
+    /// A handler of `source` failed on `kind`.
+    pub(crate) fn report(&self, source: &str, kind: &str, error: String) {
+        self.emit(ToolEvent::HandlerError { source: source.to_string(), event: kind.to_string(), error });
+    }
+
+    /// [`Dispatcher::observe`] for a notification built only when heard.
+    pub(crate) async fn notify(&self, kind: &str, fields: impl FnOnce() -> Value) {
+        if self.listening(kind) {
+            self.observe(kind, event(kind, fields()), None).await;
+        }
+    }
+}
+
+impl Agent {
+    /// Run the handlers of notification `kind` (built only when heard).
+    pub(crate) async fn notify(&self, kind: &str, fields: impl FnOnce() -> Value) {
+        self.dispatcher.notify(kind, fields).await;
+    }
+
+    /// `message_start` and `message_end` of every message from index `from` on.
+    pub(crate) async fn notify_added(&self, from: usize) {
+        if !self.dispatcher.listening("message_start") && !self.dispatcher.listening("message_end") {
+            return;
+        }
+        let added: Vec<Value> = self.messages[from.min(self.messages.len())..]
+            .iter()
+            .filter_map(|m| serde_json::to_value(m).ok())
+            .collect();
+        for message in added {
+            self.notify("message_start", || json!({"message": message.clone()})).await;
+            self.notify("message_end", || json!({"message": message})).await;
+        }
+    }
+
+    /// The `context` handlers' conversation for the next request: `None`
+    /// when nobody listens or nothing changed (the held conversation goes
+    /// as it is); a replacement that does not read as messages is reported
+    /// and ignored.
+    pub(crate) async fn context_override(&self) -> Option<Vec<AgentMessage>> {
+        if !self.dispatcher.listening("context") {
+            return None;
+        }
+        let visible: Vec<Value> = self
+            .messages
+            .iter()
+            .filter(|m| !matches!(m, AgentMessage::Agent(crate::messages::AgentOnly::System(_))))
+            .filter_map(|m| serde_json::to_value(m).ok())
+            .collect();
+        let changed =
+            self.dispatcher.observe("context", event("context", json!({"messages": visible})), Some("messages"));
+        let (changed, source) = changed.await?;
+        let Value::Array(items) = changed else { return None };
+        // The prompt and tools stay: the latest system messages go first; a
+        // message pi cannot read is left out (and reported).
+        let mut out: Vec<AgentMessage> = self
+            .messages
+            .iter()
+            .filter(|m| matches!(m, AgentMessage::Agent(crate::messages::AgentOnly::System(_))))
+            .cloned()
+            .collect();
+        for item in items {
+            match serde_json::from_value::<AgentMessage>(item) {
+                Ok(m) => out.push(m),
+                Err(e) => self.dispatcher.report(&source, "context", crate::text::bad_context_message(&e.to_string())),
+            }
+        }
+        Some(out)
+    }
+
+    /// The finished assistant message after the `message_end` handlers: a
+    /// replacement with the same role takes its place.
+    pub(crate) async fn message_end(&self, message: pi_ai::AssistantMessage) -> pi_ai::AssistantMessage {
+        if !self.dispatcher.listening("message_end") {
+            return message;
+        }
+        let value = serde_json::to_value(pi_ai::Message::Assistant(message.clone())).unwrap_or(Value::Null);
+        let changed =
+            self.dispatcher.observe("message_end", event("message_end", json!({"message": value})), Some("message"));
+        match changed.await.map(|(v, _)| serde_json::from_value::<pi_ai::Message>(v)) {
+            Some(Ok(pi_ai::Message::Assistant(replaced))) => replaced,
+            _ => message,
+        }
+    }
+
+    /// `turn_end`: the turn's answer and results, their session entries and
+    /// how the turn ended (notification only: proposed entries and
+    /// continuations are not taken).
+    pub(crate) async fn notify_turn_end(
+        &self,
+        index: u64,
+        message: &pi_ai::AssistantMessage,
+        results: &[pi_ai::ToolResultMessage],
+        entry: Option<String>,
+        result_entries: Vec<String>,
+        outcome: &str,
+    ) {
+        if !self.dispatcher.listening("turn_end") {
+            return;
+        }
+        let results: Vec<Value> =
+            results.iter().filter_map(|r| serde_json::to_value(pi_ai::Message::ToolResult(r.clone())).ok()).collect();
+        let mut fields = json!({
+            "turnIndex": index,
+            "message": pi_ai::Message::Assistant(message.clone()),
+            "toolResults": results,
+            "messageEntryId": entry,
+            "toolResultEntryIds": result_entries,
+        });
+        if let (Some(f), Value::Object(b)) = (fields.as_object_mut(), self.boundary(outcome)) {
+            f.extend(b);
+        }
+        self.notify("turn_end", || fields).await;
+    }
+
+    /// What `turn_end` and `agent_before_settle` carry besides their own
+    /// fields: nothing proposed (`entries`, `continue`) and the context as
+    /// the session projects it.
+    pub(crate) fn boundary(&self, outcome: &str) -> Value {
+        let entries: Vec<Value> = match self.session.lock() {
+            Ok(s) => s
+                .branch()
+                .into_iter()
+                .map(|e| {
+                    let source = e.value();
+                    let messages = match source.get("message") {
+                        Some(m) if source["type"] == "message" => vec![m.clone()],
+                        _ => Vec::new(),
+                    };
+                    json!({"sourceEntry": source, "messages": messages})
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let messages: Vec<Value> = self.messages.iter().filter_map(|m| serde_json::to_value(m).ok()).collect();
+        let llm: Vec<Value> = messages.iter().filter(|m| m["role"] != "system").cloned().collect();
+        json!({
+            "outcome": outcome,
+            "entries": [],
+            "continue": false,
+            "context": {
+                "contextEntries": entries,
+                "contextMessages": messages,
+                "llmMessages": llm,
+                "pendingMessages": [],
+                "canContinue": outcome == "completed",
+            },
+        })
+    }
+}

@@ -1,0 +1,129 @@
+//! End-to-end: the agent's lifecycle events reach extensions through the
+//! `pi` binary, in the reference's order and with its fields, and the
+//! transforming ones (`context`, `message_end`) change what happens.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+
+use pi_test_support::{MockServer, Scratch, ToolCallSpec, Turn};
+use serde_json::json;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../pi-ext/tests/fixtures").join(name)
+}
+
+fn run(s: &Scratch, args: &[&str]) -> Output {
+    s.pi(env!("CARGO_BIN_EXE_pi"))
+        .args(["-p", "--offline", "--no-session", "--model", "mock/mock-1"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The text of the last `role: "tool"` message the model was sent.
+fn last_tool_text(server: &MockServer) -> String {
+    let requests = server.requests();
+    let body = &requests.last().unwrap().body;
+    let tool = body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "tool").unwrap();
+    tool["content"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn lifecycle_events_arrive_in_the_references_order_and_message_end_can_replace() {
+    let server = MockServer::start(vec![
+        Turn::tools(vec![ToolCallSpec::new("read", json!({"path": "f.txt"})), ToolCallSpec::new("nope", json!({}))]),
+        Turn::tool("agent_events", json!({})),
+        Turn::text("ok"),
+    ]);
+    let s = Scratch::new(&server);
+    std::fs::write(s.work.join("f.txt"), "hi\n").unwrap();
+    let ext = fixture("agent-events.ts");
+    let out = run(&s, &["-e", ext.to_str().unwrap(), "go"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // As the reference logs them (measured side by side: case ext-agent-events).
+    let expected = "agent_start
+turn_start #0
+message_start system
+message_end system
+message_start user
+message_end user
+context user
+message_start assistant
+message_end assistant
+tool_execution_start read
+tool_execution_start nope
+tool_execution_end nope error=true text=\"Tool nope not found\"
+tool_execution_end read error=false text=\"hi\\n\"
+message_start toolResult
+message_end toolResult
+message_start toolResult
+message_end toolResult
+turn_end assistant #0 completed results=2 entries=0 continue=false
+turn_start #1
+context user,assistant,toolResult,toolResult
+message_start assistant
+message_end assistant
+tool_execution_start agent_events";
+    assert_eq!(last_tool_text(&server), expected);
+    // message_end replaced the final answer's text.
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[seen] ok");
+}
+
+#[test]
+fn a_context_answer_that_is_not_a_list_sends_no_messages_and_failing_handlers_are_reported() {
+    let server = MockServer::start(vec![Turn::text("done")]);
+    let s = Scratch::new(&server);
+    let ext = s.work.join("ctx.js");
+    std::fs::write(
+        &ext,
+        r#"export default function (pi) {
+  pi.on("context", async (event) => ({ messages: [...event.messages, { role: "user", content: [{ type: "text", text: "(note)" }], timestamp: 1 }] }));
+  pi.on("agent_start", async () => { throw new Error("start failed"); });
+  pi.on("context", async () => ({ messages: "not a list" }));
+}"#,
+    )
+    .unwrap();
+    let out = run(&s, &["-e", ext.to_str().unwrap(), "go"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "done");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("Extension error ({}): start failed", ext.display())), "{stderr}");
+    // The second handler's answer is not a list: reported, and (as the
+    // reference) no messages go, only the system prompt.
+    assert!(stderr.contains("context handler returned messages that are not a list (string)"), "{stderr}");
+    let requests = server.requests();
+    let body = &requests[0].body;
+    let roles: Vec<&str> = body["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system"]);
+}
+
+#[test]
+fn a_context_handler_adds_a_message_to_the_request_only() {
+    let server = MockServer::start(vec![Turn::tool("read", json!({"path": "f.txt"})), Turn::text("done")]);
+    let s = Scratch::new(&server);
+    std::fs::write(s.work.join("f.txt"), "hi\n").unwrap();
+    let ext = s.work.join("note.js");
+    std::fs::write(
+        &ext,
+        r#"export default function (pi) {
+  pi.on("context", async (event) => ({ messages: [...event.messages, { role: "user", content: [{ type: "text", text: "(note)" }], timestamp: 1 }] }));
+}"#,
+    )
+    .unwrap();
+    let out = s
+        .pi(env!("CARGO_BIN_EXE_pi"))
+        .args(["-p", "--offline", "--model", "mock/mock-1", "--mode", "json", "-e", ext.to_str().unwrap(), "go"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Each request ends with the note; the conversation itself never holds it.
+    for r in server.requests() {
+        let last = r.body["messages"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["content"], json!([{"type": "text", "text": "(note)"}]), "{last}");
+    }
+    let notes = String::from_utf8_lossy(&out.stdout).matches("(note)").count();
+    assert_eq!(notes, 0, "the note is not a message of the session");
+}
