@@ -66,6 +66,9 @@ pub struct Agent {
     /// Messages extensions sent (`pi.sendMessage`), recorded before the
     /// next model request or by [`Agent::drain_inbox`].
     pub inbox: crate::inbox::Inbox,
+    /// The system prompt as extensions read it (`ctx.getSystemPrompt()`):
+    /// updated before every request.
+    pub prompt_view: Arc<std::sync::Mutex<String>>,
 }
 
 /// Expands a user message; `Err((path, error))`: a resource could not be
@@ -142,6 +145,7 @@ impl Agent {
             compaction: Default::default(),
             expand_input: None,
             inbox: Default::default(),
+            prompt_view: Default::default(),
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -361,6 +365,11 @@ impl Agent {
 
     /// One model request with the retry policy applied.
     async fn request(&self) -> AssistantMessage {
+        if let Ok(mut view) = self.prompt_view.lock()
+            && *view != self.system_prompt
+        {
+            view.clone_from(&self.system_prompt);
+        }
         let mut attempt = 0u32;
         let context = self.context_override().await;
         loop {
@@ -482,6 +491,7 @@ impl Agent {
             first_turn = false;
             self.emit(AgentEvent::TurnStart);
             self.notify("turn_start", || serde_json::json!({"turnIndex": turn_index, "timestamp": now_ms()})).await;
+            self.apply_choices();
             self.apply_tool_changes().await;
             let added_from = self.messages.len();
             self.sync_system_message();
@@ -564,7 +574,11 @@ impl Agent {
             });
             self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;
             turn_index += 1;
-            if terminate || token.is_cancelled() {
+            if terminate {
+                break;
+            }
+            if token.is_cancelled() {
+                last = Some(self.aborted_turn(turn_index).await);
                 break;
             }
             for next in self.take_queued(true) {

@@ -38,7 +38,7 @@ pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Re
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use inbox::Inbox;
-pub use live::{LiveSettings, QUEUE_ALL, QUEUE_ONE_AT_A_TIME};
+pub use live::{LiveSettings, ModelChoice, QUEUE_ALL, QUEUE_ONE_AT_A_TIME, ThinkingChoice};
 pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
 pub use messages::LlmRef;
 pub use messages::{

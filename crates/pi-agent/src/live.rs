@@ -17,6 +17,29 @@ struct Live {
     follow_up_mode: String,
     auto_retry: bool,
     auto_compaction: bool,
+    model_choice: Option<ModelChoice>,
+    thinking_choice: Option<ThinkingChoice>,
+}
+
+/// A model an extension chose (`pi.setModel`), taken by the agent before
+/// its next request.
+#[derive(Debug, Clone)]
+pub struct ModelChoice {
+    /// The model.
+    pub model: pi_ai::Model,
+    /// Its key, resolved.
+    pub api_key: Option<String>,
+    /// The thinking level clamped to the new model, when that changed it.
+    pub thinking: Option<ThinkingChoice>,
+}
+
+/// A thinking level chosen (`pi.setThinkingLevel`, or clamped by a model change).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThinkingChoice {
+    /// The new level (`off`, `low`, …).
+    pub level: String,
+    /// The level before.
+    pub previous: String,
 }
 
 impl Default for Live {
@@ -26,6 +49,8 @@ impl Default for Live {
             follow_up_mode: QUEUE_ONE_AT_A_TIME.into(),
             auto_retry: true,
             auto_compaction: true,
+            model_choice: None,
+            thinking_choice: None,
         }
     }
 }
@@ -88,5 +113,17 @@ impl LiveSettings {
     /// Switch automatic compaction on or off.
     pub fn set_auto_compaction(&self, on: bool) {
         self.with(|l| l.auto_compaction = on);
+    }
+    /// Use `choice` from the next request on (the latest choice wins).
+    pub fn choose_model(&self, choice: ModelChoice) {
+        self.with(|l| l.model_choice = Some(choice));
+    }
+    /// Use thinking level `choice` from the next request on.
+    pub fn choose_thinking(&self, choice: ThinkingChoice) {
+        self.with(|l| l.thinking_choice = Some(choice));
+    }
+    /// The choices not applied yet (taken).
+    pub(crate) fn take_choices(&self) -> (Option<ModelChoice>, Option<ThinkingChoice>) {
+        self.with(|l| (l.model_choice.take(), l.thinking_choice.take()))
     }
 }

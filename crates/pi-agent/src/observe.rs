@@ -70,6 +70,38 @@ impl Dispatcher {
 }
 
 impl Agent {
+    /// Apply the model and thinking level extensions chose since the last
+    /// request, recorded in the session as the front ends record theirs
+    /// (the chooser announced them to the extensions).
+    pub(crate) fn apply_choices(&mut self) {
+        let (model, thinking) = self.live.take_choices();
+        let thinking = model.as_ref().and_then(|m| m.thinking.clone()).or(thinking);
+        if let Some(t) = thinking {
+            self.thinking = Some(t.level.clone()).filter(|l| l != crate::text::THINKING_OFF);
+            self.tool_ctx.session.reasoning_level = Some(t.level.clone());
+            self.record_entry("thinking_level_change", json!({"thinkingLevel": t.level}));
+            self.emit(crate::events::AgentEvent::ThinkingLevelChanged { level: t.level.clone() });
+        }
+        if let Some(c) = model {
+            self.model = c.model;
+            if c.api_key.is_some() {
+                self.api_key = c.api_key;
+            }
+            self.tool_ctx.session.provider = Some(self.model.provider.clone());
+            self.tool_ctx.session.model = Some(self.model.id.clone());
+            let (provider, id) = (self.model.provider.clone(), self.model.id.clone());
+            self.record_entry("model_change", json!({"provider": provider, "modelId": id}));
+        }
+    }
+
+    /// Append a state entry to the session (a failure to write is reported as others are).
+    fn record_entry(&self, kind: &str, fields: Value) {
+        let written = self.session.lock().map(|mut s| s.append(kind, fields));
+        if let (Ok(Err(e)), Some(report)) = (written, &self.on_session_error) {
+            report(&e);
+        }
+    }
+
     /// Run the handlers of notification `kind` (built only when heard).
     pub(crate) async fn notify(&self, kind: &str, fields: impl FnOnce() -> Value) {
         self.dispatcher.notify(kind, fields).await;
@@ -138,6 +170,31 @@ impl Agent {
             Some(Ok(pi_ai::Message::Assistant(replaced))) => replaced,
             _ => message,
         }
+    }
+
+    /// The turn after a batch the run was aborted in: as the reference, it
+    /// starts and its answer is an aborted one, without a request.
+    pub(crate) async fn aborted_turn(&mut self, index: u64) -> pi_ai::AssistantMessage {
+        self.emit(crate::events::AgentEvent::TurnStart);
+        self.notify("turn_start", || json!({"turnIndex": index, "timestamp": pi_ai::now_ms()})).await;
+        let answer = pi_ai::AssistantMessage {
+            api: self.model.api.clone(),
+            provider: self.model.provider.clone(),
+            model: self.model.id.clone(),
+            stop_reason: pi_ai::StopReason::Aborted,
+            error_message: Some(crate::text::RUN_ABORTED.to_string()),
+            timestamp: pi_ai::now_ms(),
+            ..Default::default()
+        };
+        let message = pi_ai::Message::Assistant(answer.clone());
+        self.emit(crate::events::AgentEvent::MessageStart { message: message.clone() });
+        self.notify("message_start", || json!({"message": message.clone()})).await;
+        self.emit(crate::events::AgentEvent::MessageEnd { message: message.clone() });
+        self.notify("message_end", || json!({"message": message.clone()})).await;
+        let entry = self.add(message.clone().into());
+        self.emit(crate::events::AgentEvent::TurnEnd { message, tool_results: vec![] });
+        self.notify_turn_end(index, &answer, &[], entry, Vec::new(), "aborted").await;
+        answer
     }
 
     /// `turn_end`: the turn's answer and results, their session entries and

@@ -28,6 +28,8 @@ pub fn invalid_arguments(tool: &str, detail: &str) -> String {
 
 /// The thinking level recorded on messages of a model run without thinking.
 pub const THINKING_OFF: &str = "off";
+/// The answer of a run aborted between requests (the reference's text: Node's abort error).
+pub const RUN_ABORTED: &str = "This operation was aborted";
 
 /// A user command's record with no output, as the model reads it.
 pub const BASH_NO_OUTPUT: &str = "(no output)";

@@ -232,7 +232,13 @@ async fn an_abort_during_a_tool_call_stops_the_run() {
         handle.abort();
     });
     assert_eq!(faux.contexts().len(), 1, "no request after the abort");
-    assert_eq!(last.unwrap().stop_reason, StopReason::ToolUse, "the last answer is the one that called the tool");
+    // As the reference: the run ends with an aborted answer of its own (no request made).
+    let last = last.unwrap();
+    assert_eq!(
+        (last.stop_reason, last.error_message.as_deref()),
+        (StopReason::Aborted, Some("This operation was aborted"))
+    );
+    assert_eq!(roles(&a.messages), ["user", "assistant", "toolResult", "assistant"]);
     let conversation = pi_ai::Context { messages: pi_agent::to_llm(&a.messages), ..Default::default() };
     assert_eq!(tool_results(&conversation), ["c1: saw the abort"], "the tool saw the abort signal");
     assert!(matches!(events.all().last(), Some(AgentEvent::AgentSettled { aborted: true })));

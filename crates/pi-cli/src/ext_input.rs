@@ -225,6 +225,17 @@ pub(crate) async fn settle(
         {
             let _ = crate::reload::reload(agent, state).await;
         }
+        if let Some(instructions) = p.compact {
+            // Not awaited by the extension; a failure is reported as compactions report theirs.
+            ext.busy.set(true);
+            let reason = pi_agent::compaction::CompactionReason::Manual;
+            if let Err(message) = agent.compact(reason, instructions.as_deref(), false).await {
+                let event = json!({"reason": reason.as_str(), "errorMessage": message, "aborted": false,
+                    "willRetry": false, "fromExtension": false});
+                ext.announce("session_compact_failed", event);
+            }
+            ext.busy.set(false);
+        }
         for (text, expand) in p.prompts {
             queue.push_back(Incoming { text, images: Vec::new(), source: "extension", expand });
         }

@@ -31,6 +31,8 @@ pub(crate) struct Pending {
     pub resync: bool,
     /// `ctx.reload()`.
     pub reload: bool,
+    /// `ctx.compact()`: compact with these instructions.
+    pub compact: Option<Option<String>>,
 }
 
 /// Whether a run is going on, shared by the front end and the extensions.
@@ -87,6 +89,10 @@ pub(crate) struct ExtSession {
     scripts: Mutex<Vec<Weak<LoadedExtensions>>>,
     /// The commands of the skills and templates (`get_commands` entries).
     pub resource_commands: Mutex<Vec<Value>>,
+    /// Where model and thinking-level choices go to the agent.
+    live: pi_agent::LiveSettings,
+    /// The system prompt as the agent last sent it.
+    prompt_view: Arc<Mutex<String>>,
 }
 
 /// What [`ExtSession::new`] takes from the agent being built.
@@ -102,6 +108,8 @@ pub(crate) struct SessionParts {
     pub cwd: PathBuf,
     pub agent_dir: PathBuf,
     pub session_dir: Option<PathBuf>,
+    pub live: pi_agent::LiveSettings,
+    pub prompt_view: Arc<Mutex<String>>,
 }
 
 impl ExtSession {
@@ -123,6 +131,8 @@ impl ExtSession {
             pending: Mutex::default(),
             scripts: Mutex::default(),
             resource_commands: Mutex::default(),
+            live: p.live,
+            prompt_view: p.prompt_view,
         })
     }
 
@@ -223,6 +233,79 @@ impl ExtSession {
         }
     }
 
+    /// `pi.setModel`: the model is used from the next request on (its
+    /// thinking level clamped); `false` when it is unknown or has no key.
+    fn set_model(&self, provider: &str, id: &str) -> bool {
+        let Some(entry) = self.models.iter().find(|m| m.provider == provider && m.id == id) else { return false };
+        let Some(api_key) = crate::model_select::api_key_for(entry, None).ok().flatten() else { return false };
+        let Ok(mut current) = self.current.lock() else { return false };
+        let model = crate::model_select::ai_model(entry);
+        let level = crate::model_select::clamp_thinking_level(entry, &current.1).to_string();
+        let thinking = (level != current.1)
+            .then(|| pi_agent::ThinkingChoice { level: level.clone(), previous: current.1.clone() });
+        if let Some(t) = &thinking {
+            self.announce("thinking_level_select", json!({"level": t.level, "previousLevel": t.previous}));
+        }
+        let event = json!({"model": crate::rpc::model_json(&model), "previousModel": crate::rpc::model_json(&current.0),
+            "source": "set"});
+        self.live.choose_model(pi_agent::ModelChoice { model: model.clone(), api_key: Some(api_key), thinking });
+        *current = (model, level);
+        self.announce("model_select", event);
+        true
+    }
+
+    /// `ctx.getContextUsage()`: the last answer's reported total against the
+    /// model's window (`tokens` null right after a compaction, 0 before any
+    /// answer), as the reference measures it; `undefined` without a window.
+    fn context_usage(&self) -> Option<Value> {
+        let window = self.current.lock().ok()?.0.context_window;
+        if window == 0 {
+            return None;
+        }
+        let s = self.session.lock().ok()?;
+        let mut tokens = Some(0);
+        for e in s.branch().into_iter().rev() {
+            let v = e.value();
+            if v["type"] == "compaction" {
+                tokens = None;
+                break;
+            }
+            let total = v["message"]["usage"]["totalTokens"].as_u64().unwrap_or(0);
+            if v["type"] == "message" && v["message"]["role"] == "assistant" && total > 0 {
+                tokens = Some(total);
+                break;
+            }
+        }
+        Some(match tokens {
+            Some(t) => json!({"tokens": t, "contextWindow": window, "percent": t as f64 / window as f64 * 100.0}),
+            None => json!({"tokens": Value::Null, "contextWindow": window, "percent": Value::Null}),
+        })
+    }
+
+    /// Hand notification `event` to every extension without waiting (a
+    /// change made while their code runs: `model_select`,
+    /// `thinking_level_select`, `session_info_changed`).
+    pub(crate) fn announce(&self, event: &str, payload: Value) {
+        for l in self.scripts() {
+            l.post(event, payload.clone());
+        }
+    }
+
+    /// `pi.setThinkingLevel`: clamped to the current model, used from the next request on.
+    fn set_thinking(&self, level: &str) {
+        let Ok(mut current) = self.current.lock() else { return };
+        let entry = self.models.iter().find(|m| m.provider == current.0.provider && m.id == current.0.id);
+        let level = match entry {
+            Some(e) => crate::model_select::clamp_thinking_level(e, level).to_string(),
+            None => level.to_string(),
+        };
+        if level != current.1 {
+            self.announce("thinking_level_select", json!({"level": level, "previousLevel": current.1}));
+            self.live.choose_thinking(pi_agent::ThinkingChoice { level: level.clone(), previous: current.1.clone() });
+            current.1 = level;
+        }
+    }
+
     /// Append an entry now and announce it (`entry_appended`).
     fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, String> {
         let entry = {
@@ -295,7 +378,7 @@ impl ExtSession {
     }
 
     fn command_op(&self, op: CommandOp) -> Result<Value, String> {
-        if self.busy.get() && !matches!(op, CommandOp::WaitForIdle | CommandOp::Reload) {
+        if self.busy.get() && !matches!(op, CommandOp::WaitForIdle | CommandOp::Reload | CommandOp::Complete { .. }) {
             return Err(text::EXT_SESSION_BUSY.into());
         }
         let (dir, cwd) = (self.session_dir.as_deref(), self.cwd.as_path());
@@ -304,7 +387,8 @@ impl ExtSession {
             Ok::<_, String>((s.path().map(|p| p.to_string_lossy().into_owned()), s.entries().is_empty()))
         };
         match op {
-            CommandOp::WaitForIdle => Ok(Value::Null),
+            // Model calls are answered by `command` before this.
+            CommandOp::WaitForIdle | CommandOp::Complete { .. } => Ok(Value::Null),
             CommandOp::Reload => {
                 self.with_pending(|p| p.reload = true);
                 Ok(Value::Null)
@@ -373,10 +457,26 @@ impl SessionApi for ExtSession {
             SessionCall::SetSessionName(name) => {
                 let name = name.trim().to_string();
                 self.append("session_info", json!({"name": name}))?;
-                (self.sink)(&AgentEvent::SessionInfoChanged { name: Some(name) });
+                (self.sink)(&AgentEvent::SessionInfoChanged { name: Some(name.clone()) });
+                self.announce("session_info_changed", json!({"name": name}));
                 Ok(None)
             }
             SessionCall::SendMessage { message, options } => self.send_message(&message, &options),
+            SessionCall::SetModel { provider, id } => Ok(Some(json!(self.set_model(&provider, &id)))),
+            SessionCall::SetThinkingLevel(level) => {
+                self.set_thinking(&level);
+                Ok(None)
+            }
+            SessionCall::ContextUsage => Ok(self.context_usage()),
+            SessionCall::Compact(instructions) => {
+                // As the reference: a run going on is aborted, then the session compacted.
+                if self.busy.get() {
+                    self.abort.abort();
+                }
+                self.with_pending(|p| p.compact = Some(instructions));
+                Ok(None)
+            }
+            SessionCall::SystemPrompt => Ok(self.prompt_view.lock().ok().map(|p| json!(*p))),
             SessionCall::SendUserMessage { content, options } => self.send_user_message(&content, &options),
             SessionCall::Commands => Ok(Some(Value::Array(self.commands()))),
             SessionCall::IsIdle => Ok(Some(json!(!self.busy.get()))),
@@ -394,6 +494,10 @@ impl SessionApi for ExtSession {
     }
 
     fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, String>> {
+        if let CommandOp::Complete { model, context, options } = op {
+            let models = self.models.clone();
+            return Box::pin(async move { Ok(crate::ext_models::complete(&models, &model, &context, &options).await) });
+        }
         if op == CommandOp::WaitForIdle {
             let busy = self.busy.clone();
             return Box::pin(async move {

@@ -11,6 +11,7 @@ mod docs;
 mod expand;
 mod export;
 mod ext_input;
+mod ext_models;
 mod ext_session;
 mod extensions;
 mod help;

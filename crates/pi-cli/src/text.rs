@@ -336,3 +336,18 @@ pub fn ext_entry_not_found(id: &str) -> String {
 pub fn with_extensions_hint(error: &str) -> String {
     format!("{error}\nHint: Start without extensions using \"pi -ne\".")
 }
+
+/// An extension's model call names a provider pi does not have.
+pub fn ext_unknown_provider(provider: &str) -> String {
+    format!("Unknown provider: {provider}")
+}
+
+/// An extension's model call for a model pi does not have, without an API pi speaks.
+pub fn ext_no_api_provider(api: Option<&str>) -> String {
+    format!("No API provider registered for api: {}", api.unwrap_or("undefined"))
+}
+
+/// An extension's model call with messages pi cannot read.
+pub fn ext_model_bad_messages(error: &str) -> String {
+    format!("Invalid messages for the model call: {error}")
+}

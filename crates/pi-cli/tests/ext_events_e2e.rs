@@ -127,3 +127,89 @@ fn a_context_handler_adds_a_message_to_the_request_only() {
     let notes = String::from_utf8_lossy(&out.stdout).matches("(note)").count();
     assert_eq!(notes, 0, "the note is not a message of the session");
 }
+
+#[test]
+fn an_extension_sets_the_model_and_thinking_level_for_the_next_request() {
+    let server = MockServer::start(vec![Turn::tool("show_log", json!({})), Turn::text("done")]);
+    let s = Scratch::new(&server);
+    let models = json!({"providers": {"mock": {"baseUrl": format!("{}/v1", server.base_url()), "api": "openai-completions",
+        "apiKey": "x", "models": [{"id": "mock-1"}, {"id": "mock-2", "reasoning": true}]}}});
+    std::fs::write(s.agent_dir().join("models.json"), models.to_string()).unwrap();
+    let ext = fixture("set-model.ts");
+    let out = run(&s, &["-e", ext.to_str().unwrap(), "go"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for r in server.requests() {
+        assert_eq!((r.body["model"].as_str(), r.body["reasoning_effort"].as_str()), (Some("mock-2"), Some("high")));
+    }
+    let log = last_tool_text(&server);
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        &lines[..4],
+        ["before: mock-1 off", "setModel: true now mock-2", "thinking: high high", "unknown: false"],
+        "{log}"
+    );
+    // The events come once the handler's turn is over (the reference's come during it).
+    assert!(
+        lines.contains(&"model_select set mock-1 -> mock-2") && lines.contains(&"thinking_level_select off -> high"),
+        "{log}"
+    );
+}
+
+#[test]
+fn ctx_compact_in_a_tool_aborts_the_run_then_compacts_and_tells_the_callbacks() {
+    let server = MockServer::start(vec![Turn::tool("compact_now", json!({})), Turn::text("never")]);
+    let s = Scratch::new(&server);
+    let log = s.work.join("compact.log");
+    let ext = fixture("compact-now.ts");
+    let out = s
+        .pi(env!("CARGO_BIN_EXE_pi"))
+        .args(["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", ext.to_str().unwrap(), "go"])
+        .env("COMPACT_LOG", &log)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    // As the reference: the run ends with an aborted answer, no second request is made.
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "This operation was aborted");
+    assert_eq!(server.requests().len(), 1);
+    // A session this small has nothing to compact: the callback hears why.
+    let heard = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(heard, "error Nothing to compact (session too small)\n");
+}
+
+#[test]
+fn ctx_compact_from_a_command_compacts_with_its_instructions() {
+    use std::io::Write;
+    let server =
+        MockServer::start(vec![Turn::text("first answer"), Turn::text("second answer"), Turn::text("SUMMARY")]);
+    let s = Scratch::new(&server);
+    let log = s.work.join("compact.log");
+    let ext = fixture("compact-now.ts");
+    let mut child = s
+        .pi(env!("CARGO_BIN_EXE_pi"))
+        .args(["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1", "-e", ext.to_str().unwrap()])
+        .env("COMPACT_LOG", &log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    // Two exchanges long enough that the first can be summarised.
+    let long = "word ".repeat(20_000);
+    for _ in 0..2 {
+        writeln!(stdin, "{}", json!({"type": "prompt", "message": long})).unwrap();
+        pi_test_support::read_until(&mut out, |e| e["type"] == "agent_settled");
+    }
+    writeln!(stdin, "{}", json!({"type": "prompt", "message": "/compact-now keep it short"})).unwrap();
+    pi_test_support::read_until(&mut out, |e| e["type"] == "compaction_end");
+    drop(stdin);
+    let _ = child.wait();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "the answers, then the summary");
+    let summary_request = requests[2].body.to_string();
+    assert!(summary_request.contains("keep it short"), "the instructions reach the summary request");
+    let heard = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(heard, "complete string string\n");
+}

@@ -236,6 +236,23 @@ pub enum SessionCall {
     },
     /// `pi.setSessionName(name)`.
     SetSessionName(String),
+    /// `pi.setModel(model)`: `true` when the model has credentials (it is
+    /// used from the next request on), `false` otherwise.
+    SetModel {
+        /// The provider.
+        provider: String,
+        /// The model's id.
+        id: String,
+    },
+    /// `pi.setThinkingLevel(level)` (clamped to the model).
+    SetThinkingLevel(String),
+    /// `ctx.getContextUsage()`: `{tokens, contextWindow, percent}`.
+    ContextUsage,
+    /// `ctx.getSystemPrompt()`.
+    SystemPrompt,
+    /// `ctx.compact({customInstructions})`: compact once the code that
+    /// asked is done (not awaited).
+    Compact(Option<String>),
     /// `ctx.modelRegistry.getAll()`.
     Models,
     /// `ctx.modelRegistry.getAvailable()`: the models with credentials.
@@ -286,6 +303,17 @@ pub enum CommandOp {
     NavigateTree(String),
     /// `ctx.reload()`.
     Reload,
+    /// `ctx.modelRegistry.complete(model, context, options)`: one request to
+    /// a configured model, answered with the final assistant message (an
+    /// error result when it fails). Allowed at any time, in any handler.
+    Complete {
+        /// The model (`{provider, id, …}` as `find` gives it).
+        model: serde_json::Value,
+        /// `{systemPrompt?, messages, tools?}`.
+        context: serde_json::Value,
+        /// `{maxTokens?, reasoning?/reasoningEffort?, sessionId?, headers?}`.
+        options: serde_json::Value,
+    },
 }
 
 /// The session as extensions see and change it. Implemented by pi; bound

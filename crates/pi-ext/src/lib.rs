@@ -390,6 +390,21 @@ impl LoadedExtensions {
         (answers, errors)
     }
 
+    /// Hand notification `event` (`payload` without `type`) to every
+    /// extension that handles it, without waiting; failures are reported
+    /// on standard error as `Extension error (<path>): …`.
+    pub fn post(&self, event: &str, payload: Value) {
+        let mut ev = serde_json::Map::new();
+        ev.insert("type".into(), json!(event));
+        if let Value::Object(m) = payload {
+            ev.extend(m);
+        }
+        let payload = Value::Object(ev);
+        for e in self.extensions.iter().filter(|e| e.engine.handles(event)) {
+            e.engine.post(Entry::Event(event.to_string()), payload.clone());
+        }
+    }
+
     /// `resources_discover` (after `session_start`; `reason` is `"startup"`
     /// or `"reload"`): the skill and prompt-template paths the handlers
     /// add, in load order (relative ones against `cwd`), and the failures.

@@ -101,6 +101,8 @@ pub const THINKING_HIDDEN: &str = "Thinking...";
 pub const RESPONSE_TRUNCATED: &str = "Response was truncated before completion.";
 /// The provider's message for an aborted request (shown as [`OPERATION_ABORTED`]).
 pub const REQUEST_ABORTED: &str = "Request was aborted";
+/// The answer of a run aborted between requests (shown as [`OPERATION_ABORTED`]).
+pub const RUN_ABORTED: &str = "This operation was aborted";
 /// A run stopped by the user.
 pub const OPERATION_ABORTED: &str = "Operation aborted";
 /// A failure without a message.

@@ -133,21 +133,24 @@ impl Agent {
         will_retry: bool,
     ) -> Result<CompactionOutcome, (bool, String)> {
         let keep = self.compaction.keep_recent_tokens;
-        let prep = {
+        let (prep, branch) = {
             let s = self.session.lock().map_err(|e| (false, e.to_string()))?;
-            match prepare(&s, keep) {
+            let prep = match prepare(&s, keep) {
                 Some(p) => p,
                 None if s.branch().last().is_some_and(|e| e.kind() == "compaction") => {
                     return Err((false, crate::text::ALREADY_COMPACTED.into()));
                 }
                 None => return Err((false, crate::text::NOTHING_TO_COMPACT.into())),
-            }
+            };
+            // Built only when a source listens (a long session's branch is big).
+            let listening = self.dispatcher.interceptors.iter().any(|h| h.listens("session_before_compact"));
+            let branch: Vec<Value> =
+                if listening { s.branch().into_iter().map(|e| e.value()).collect() } else { Vec::new() };
+            (prep, branch)
         };
+        // The reference's event, its keys in its order (`signal` is the glue's).
         let event = json!({
             "type": "session_before_compact",
-            "reason": reason.as_str(),
-            "willRetry": will_retry,
-            "customInstructions": instructions,
             "preparation": {
                 "messagesToSummarize": prep.to_summarize,
                 "turnPrefixMessages": prep.turn_prefix,
@@ -159,6 +162,10 @@ impl Agent {
                 "settings": {"enabled": self.compaction.enabled, "reserveTokens": self.compaction.reserve_tokens,
                     "keepRecentTokens": keep},
             },
+            "branchEntries": branch,
+            "customInstructions": instructions,
+            "reason": reason.as_str(),
+            "willRetry": will_retry,
         });
         let mut supplied: Option<Value> = None;
         for h in self.dispatcher.interceptors.clone() {
@@ -190,35 +197,43 @@ impl Agent {
             }
         };
         let checkpoint = crate::system_message::checkpoint(&self.messages);
+        // The reference's fields in its order.
         let mut entry = json!({"summary": summary, "firstKeptEntryId": prep.first_kept_entry_id,
-            "tokensBefore": prep.tokens_before});
-        if let Some(sys) = checkpoint {
-            entry["systemMessage"] = serde_json::to_value(AgentOnly::System(sys)).unwrap_or_default();
-        }
+            "tokensBefore": prep.tokens_before, "details": details.clone()});
         if let Some(u) = &usage {
             entry["usage"] = u.clone();
         }
-        entry["details"] = details.clone();
         // Written either way, as the reference does.
         entry["fromHook"] = json!(from_hook);
-        {
-            let mut s = self.session.lock().map_err(|e| (false, e.to_string()))?;
-            if let Err(e) = s.append("compaction", entry) {
-                s.detach_file();
-                if let Some(f) = &self.on_session_error {
-                    f(&e);
-                }
-            }
-            self.messages = s.context().messages;
+        if let Some(sys) = checkpoint {
+            entry["systemMessage"] = serde_json::to_value(AgentOnly::System(sys)).unwrap_or_default();
         }
+        let saved = {
+            let mut s = self.session.lock().map_err(|e| (false, e.to_string()))?;
+            let saved = match s.append("compaction", entry) {
+                Ok(id) => s.get(&id).map(|e| e.value()),
+                Err(e) => {
+                    s.detach_file();
+                    if let Some(f) = &self.on_session_error {
+                        f(&e);
+                    }
+                    None
+                }
+            };
+            self.messages = s.context().messages;
+            saved
+        };
         let mut result = json!({"summary": summary, "firstKeptEntryId": prep.first_kept_entry_id,
             "tokensBefore": prep.tokens_before, "estimatedTokensAfter": self.messages.iter().map(estimate).sum::<u64>()});
         if let Some(u) = usage {
             result["usage"] = u;
         }
         result["details"] = details;
+        // As the reference's event: the saved entry, and where its summary came from.
+        let event = json!({"type": "session_compact", "compactionEntry": saved, "fromExtension": from_hook,
+            "reason": reason.as_str(), "willRetry": will_retry});
         for h in self.dispatcher.interceptors.clone() {
-            h.on_compact(&json!({"type": "session_compact", "reason": reason.as_str(), "result": result})).await;
+            h.on_compact(&event).await;
         }
         Ok(CompactionOutcome(result))
     }

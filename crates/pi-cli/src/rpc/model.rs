@@ -107,6 +107,7 @@ impl Server {
         let current = self.current.clone();
         let ext = self.setup.ext.clone();
         self.with_agent(id, kind.clone(), move |agent, _| {
+            let previous = model_json(&agent.model);
             if let Some((e, _)) = &target {
                 agent.api_key = model_select::api_key_for(e, None)?.or(agent.api_key.clone());
                 agent.model = model_select::ai_model(e);
@@ -127,9 +128,17 @@ impl Server {
             if let Ok(mut c) = current.lock() {
                 *c = (agent.model.clone(), level.clone());
             }
-            // Extensions' `ctx.model` and `ctx.thinkingLevel` follow.
+            // Extensions' `ctx.model` and `ctx.thinkingLevel` follow, and hear of it.
             if let Ok(mut c) = ext.current.lock() {
                 *c = (agent.model.clone(), level.clone());
+            }
+            if level != thinking {
+                ext.announce("thinking_level_select", json!({"level": level, "previousLevel": thinking}));
+            }
+            if target.is_some() {
+                let source = if kind == "cycle_model" { "cycle" } else { "set" };
+                let event = json!({"model": model_json(&agent.model), "previousModel": previous, "source": source});
+                ext.announce("model_select", event);
             }
             Ok(match (kind.as_str(), &target) {
                 ("set_model", _) => Some(model_json(&agent.model)),

@@ -216,6 +216,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let level = chosen.thinking.clone().unwrap_or_else(|| "off".into());
     let mut agent = Agent::new(model.clone(), system_prompt.text(), dispatcher, tool_ctx, events.clone());
     agent.session = session;
+    if let Ok(mut view) = agent.prompt_view.lock() {
+        view.clone_from(&agent.system_prompt);
+    }
     let ext = ExtSession::new(SessionParts {
         session: agent.session.clone(),
         sink: events,
@@ -228,6 +231,8 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         cwd: env.cwd.clone(),
         agent_dir: env.agent_dir.clone(),
         session_dir: (!args.no_session).then(|| folder.clone()),
+        live: agent.live.clone(),
+        prompt_view: agent.prompt_view.clone(),
     });
     ext.set_resource_commands(&reload);
     ext.bind(&loaded.scripts);
@@ -264,6 +269,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         agent.system_prompt = system_prompt.text();
         (fresh, prompt, system_prompt)
     };
+    if let Ok(mut view) = agent.prompt_view.lock() {
+        view.clone_from(&agent.system_prompt);
+    }
     agent.system_sections = Some(system_prompt);
     agent.expand_input = Some(crate::expand::expander(resources));
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));

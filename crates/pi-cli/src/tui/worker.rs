@@ -188,11 +188,23 @@ impl Host {
         }
     }
 
-    /// Extensions' `ctx.model` and `ctx.thinkingLevel` follow the agent's.
+    /// Extensions' `ctx.model` and `ctx.thinkingLevel` follow the agent's,
+    /// and hear of a change (`thinking_level_select`, then `model_select`).
     fn ext_current(&self) {
         let level = self.agent.thinking.clone().unwrap_or_else(|| "off".into());
-        if let Ok(mut c) = self.ext.current.lock() {
-            *c = (self.agent.model.clone(), level);
+        let before =
+            self.ext.current.lock().map(|mut c| std::mem::replace(&mut *c, (self.agent.model.clone(), level.clone())));
+        let Ok((model, previous_level)) = before else { return };
+        if previous_level != level {
+            self.ext.announce(
+                "thinking_level_select",
+                serde_json::json!({"level": level, "previousLevel": previous_level}),
+            );
+        }
+        if model.provider != self.agent.model.provider || model.id != self.agent.model.id {
+            let event = serde_json::json!({"model": crate::rpc::model_json(&self.agent.model),
+                "previousModel": crate::rpc::model_json(&model), "source": "set"});
+            self.ext.announce("model_select", event);
         }
     }
 

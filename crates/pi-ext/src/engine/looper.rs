@@ -495,7 +495,13 @@ impl Looper<'_> {
 
 fn finish_call(state: &State, id: u64, result: Result<Value, EngineError>) {
     let sink = state.calls.borrow_mut().remove(&id);
-    if let Some(sink) = sink {
-        let _ = sink.send(CallMsg::Done(result));
+    if let Some(sink) = sink
+        && let Err(unheard) = sink.send(CallMsg::Done(result))
+        && let CallMsg::Done(Ok(outcome)) = unheard.0
+    {
+        // Nobody waits for this call (a posted notification): its handlers' failures go to stderr.
+        for e in outcome.get("errors").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+            stderr_line(&text::extension_error(&state.path, e));
+        }
     }
 }

@@ -227,6 +227,11 @@ fn command_op(p: &Value) -> Option<CommandOp> {
         "switchSession" => CommandOp::SwitchSession(s("sessionPath")?),
         "navigateTree" => CommandOp::NavigateTree(s("targetId")?),
         "reload" => CommandOp::Reload,
+        "complete" => CommandOp::Complete {
+            model: p.get("model").cloned().unwrap_or(Value::Null),
+            context: p.get("context").cloned().unwrap_or(Value::Null),
+            options: p.get("options").cloned().unwrap_or(Value::Null),
+        },
         _ => return None,
     })
 }
@@ -252,6 +257,11 @@ fn session_call(p: &Value) -> Option<SessionCall> {
         "sendUserMessage" => SessionCall::SendUserMessage { content: v("content"), options: v("options") },
         "setLabel" => SessionCall::SetLabel { id: s("id")?, label: s("label") },
         "setSessionName" => SessionCall::SetSessionName(s("name")?),
+        "setModel" => SessionCall::SetModel { provider: s("provider")?, id: s("id")? },
+        "setThinkingLevel" => SessionCall::SetThinkingLevel(s("level")?),
+        "getContextUsage" => SessionCall::ContextUsage,
+        "getSystemPrompt" => SessionCall::SystemPrompt,
+        "compact" => SessionCall::Compact(s("customInstructions")),
         "getAll" => SessionCall::Models,
         "getAvailable" => SessionCall::AvailableModels,
         "find" => SessionCall::FindModel { provider: s("provider")?, id: s("id")? },

@@ -120,7 +120,6 @@
     setActiveTools(names) {
       sync("setActiveTools", Array.isArray(names) ? names.map(String) : []);
     },
-    setThinkingLevel: noop,
     registerCommand(name, options) {
       if (typeof name !== "string" || name === "") throw new TypeError("pi.registerCommand: command name must be a non-empty string");
       const opts = options && typeof options === "object" ? options : {};
@@ -153,7 +152,6 @@
     exec(command, args, options) {
       return globalThis.__pi_node.exec(command, args, options);
     },
-    setModel: unsupported("setModel"),
     // Accepted and not used: pi's providers and models are its own (docs/extensions.md).
     registerProvider: noop,
     unregisterProvider: noop,
@@ -176,8 +174,27 @@
     },
   };
 
+  // ctx.compact callbacks waiting for the next compaction's outcome.
+  const compactWaiters = [];
+  let compactListening = false;
+  function onCompacted(options) {
+    if (!compactListening) {
+      compactListening = true;
+      pi.on("session_compact", (event) => {
+        const entry = (event && event.compactionEntry) || {};
+        const result = { summary: entry.summary, firstKeptEntryId: entry.firstKeptEntryId, tokensBefore: entry.tokensBefore };
+        for (const w of compactWaiters.splice(0)) if (typeof w.onComplete === "function") w.onComplete(result);
+      });
+      pi.on("session_compact_failed", (event) => {
+        const error = new Error((event && event.errorMessage) || "Compaction failed");
+        for (const w of compactWaiters.splice(0)) if (typeof w.onError === "function") w.onError(error);
+      });
+    }
+    compactWaiters.push(options);
+  }
+
   // The session's views and changes (session.js).
-  const session = config.session({ sync, op, safeString, config });
+  const session = config.session({ sync, op, safeString, config, onCompacted });
   Object.assign(pi, session.pi);
 
   // ---------------------------------------------------------------- ctx
@@ -265,13 +282,9 @@
         return false;
       },
       shutdown: noop,
-      getContextUsage: noop,
-      getSystemPrompt() {
-        return "";
-      },
       compact: noop,
     };
-    session.decorate(ctx);
+    session.decorate(ctx, callId);
     if (extra && extra.tool) Object.assign(ctx, extra.tool);
     return ctx;
   }
@@ -437,6 +450,7 @@
   // compaction decides.
   async function runBeforeCompact(callId, event) {
     const ctx = makeCtx(callId);
+    event.signal = ctx.signal;
     const errors = [];
     for await (const r of answers("session_before_compact", event, ctx, errors)) {
       if (r.cancel === true) return { errors, cancel: true };

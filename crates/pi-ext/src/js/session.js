@@ -57,9 +57,32 @@
       }),
     );
 
-    const unsupportedCall = (name) => () =>
-      Promise.reject(new Error(`ctx.modelRegistry.${name}() is not supported by pi's extension engine`));
-    const modelRegistry = Object.freeze({
+    // A model call made from a handler's call (callId): the final assistant message.
+    function complete(callId, model, context, options) {
+      const o = options && typeof options === "object" ? options : {};
+      const opts = {
+        maxTokens: typeof o.maxTokens === "number" ? o.maxTokens : undefined,
+        reasoning: typeof o.reasoning === "string" ? o.reasoning : typeof o.reasoningEffort === "string" ? o.reasoningEffort : undefined,
+        sessionId: typeof o.sessionId === "string" ? o.sessionId : undefined,
+        headers: o.headers && typeof o.headers === "object" ? o.headers : undefined,
+      };
+      return op(callId, "command", { method: "complete", model, context: context || {}, options: opts });
+    }
+    // `streamSimple`: the same request as a stream of its final events.
+    function streamSimple(callId, model, context, options) {
+      const result = complete(callId, model, context, options);
+      const stream = {
+        result: () => result,
+        async *[Symbol.asyncIterator]() {
+          const message = await result;
+          yield { type: "start", partial: message };
+          if (message.stopReason === "error" || message.stopReason === "aborted") yield { type: "error", reason: message.stopReason, error: message };
+          else yield { type: "done", reason: message.stopReason, message };
+        },
+      };
+      return stream;
+    }
+    const registryBase = {
       getAll: () => call("getAll") || [],
       getAvailable: () => call("getAvailable") || [],
       find: (provider, id) => call("find", { provider: safeString(provider), id: safeString(id) }),
@@ -70,9 +93,24 @@
       findOfType: () => undefined,
       getModelsOfType: () => [],
       getAvailableOfType: () => [],
-      complete: unsupportedCall("complete"),
-      streamSimple: unsupportedCall("streamSimple"),
-    });
+    };
+    // The registry of a ctx: its model calls belong to the ctx's call.
+    const registryFor = (callId) =>
+      Object.freeze(
+        Object.assign({}, registryBase, {
+          complete: (model, context, options) => complete(callId, model, context, options),
+          streamSimple: (model, context, options) => streamSimple(callId, model, context, options),
+        }),
+      );
+
+    // ctx.compact: asks for a compaction; its callbacks hear the next one's
+    // outcome (session_compact) through the glue's `onCompacted`.
+    function compact(options) {
+      const o = options && typeof options === "object" ? options : {};
+      const instructions = typeof o.customInstructions === "string" ? o.customInstructions : undefined;
+      if (typeof o.onComplete === "function" || typeof o.onError === "function") parts.onCompacted(o);
+      call("compact", { customInstructions: instructions });
+    }
 
     // The pi methods that change the session.
     const pi = {
@@ -93,11 +131,18 @@
       },
       getSessionName: () => call("getSessionName"),
       getThinkingLevel: () => call("thinkingLevel") || "off",
+      setThinkingLevel(level) {
+        call("setThinkingLevel", { level: safeString(level) });
+      },
+      setModel(model) {
+        if (!model || typeof model !== "object") return Promise.resolve(false);
+        return Promise.resolve(call("setModel", { provider: safeString(model.provider), id: safeString(model.id) }) === true);
+      },
       getCommands: () => call("getCommands") || [],
     };
 
     // The members of every ctx that read the session live.
-    function decorate(ctx) {
+    function decorate(ctx, callId) {
       Object.defineProperty(ctx, "model", { get: () => call("model"), enumerable: true, configurable: true });
       Object.defineProperty(ctx, "thinkingLevel", {
         get: () => call("thinkingLevel") || "off",
@@ -105,9 +150,12 @@
         configurable: true,
       });
       ctx.sessionManager = sessionManager;
-      ctx.modelRegistry = modelRegistry;
+      ctx.modelRegistry = registryFor(callId);
       ctx.scopedModels = [];
       ctx.isIdle = () => call("isIdle") === true;
+      ctx.getContextUsage = () => call("getContextUsage");
+      ctx.getSystemPrompt = () => call("getSystemPrompt") || "";
+      ctx.compact = (options) => compact(options);
       ctx.abort = () => {
         call("abort");
       };

@@ -209,7 +209,9 @@ fn assistant(m: &AssistantMessage, first: bool, ctx: &Ctx<'_>) -> Vec<Line<'stat
     let failure = match m.stop_reason {
         StopReason::Length => Some(text::RESPONSE_TRUNCATED.to_string()),
         StopReason::Aborted => Some(match m.error_message.as_deref() {
-            Some(e) if e != text::REQUEST_ABORTED && !e.is_empty() => crate::sanitize::clean(e),
+            Some(e) if e != text::REQUEST_ABORTED && e != text::RUN_ABORTED && !e.is_empty() => {
+                crate::sanitize::clean(e)
+            }
             _ => text::OPERATION_ABORTED.to_string(),
         }),
         StopReason::Error => {
