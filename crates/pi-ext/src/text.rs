@@ -199,10 +199,6 @@ pub mod node {
     /// `createHash` of an algorithm pi does not have.
     pub const DIGEST_UNSUPPORTED: &str = "Digest method not supported";
 
-    /// A child process that never ends is stopped this long after its
-    /// `spawnSync`/`execSync` timeout, or never without one.
-    pub const SPAWN_SYNC_POLL: std::time::Duration = std::time::Duration::from_millis(10);
-
     /// The largest output `spawnSync`/`execSync` keep by default (Node's `maxBuffer`).
     pub const MAX_BUFFER: usize = 1024 * 1024;
 

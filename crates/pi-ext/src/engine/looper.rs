@@ -324,16 +324,28 @@ impl Looper<'_> {
     }
 
     /// Hand a child process's output or exit to the glue (`__pi_node.childEvent`).
+    /// The child is kept until its exit and both stream ends were told (a
+    /// factory waiting for its output is waiting on something).
     fn child_event(&self, state: &Rc<State>, id: u64, event: ChildEvent) {
+        let update = |f: &dyn Fn(&mut crate::node::child::Running)| {
+            let mut children = state.children.borrow_mut();
+            if let Some(c) = children.get_mut(&id) {
+                f(c);
+                if c.done() {
+                    children.remove(&id);
+                }
+            }
+        };
         let (kind, payload) = match event {
             ChildEvent::Data { stream, bytes } => {
                 (if stream == 1 { "stdout" } else { "stderr" }, crate::node::latin1(&bytes))
             }
-            ChildEvent::End { stream } => (if stream == 1 { "end-stdout" } else { "end-stderr" }, String::new()),
+            ChildEvent::End { stream } => {
+                update(&|c| c.open_streams = c.open_streams.saturating_sub(1));
+                (if stream == 1 { "end-stdout" } else { "end-stderr" }, String::new())
+            }
             ChildEvent::Exit { code, signal } => {
-                if let Some(mut c) = state.children.borrow_mut().remove(&id) {
-                    c.exited = true;
-                }
+                update(&|c| c.exited = true);
                 ("exit", serde_json::json!({"code": code, "signal": signal}).to_string())
             }
         };

@@ -46,6 +46,16 @@ pub(crate) struct Running {
     pub _lifeline: Option<OwnedFd>,
     /// The child has exited (and was reaped): its group id may be reused.
     pub exited: bool,
+    /// Its output streams whose end has not been told yet (an `end` event
+    /// comes for each, also for one not piped).
+    pub open_streams: u8,
+}
+
+impl Running {
+    /// Whether everything about the child has been told (exit and both ends).
+    pub(crate) fn done(&self) -> bool {
+        self.exited && self.open_streams == 0
+    }
 }
 
 impl Drop for Running {
@@ -180,20 +190,23 @@ pub(crate) fn spawn_sync(spec: &SpawnSpec, input: Option<Vec<u8>>) -> Value {
     let deadline =
         spec.timeout.filter(|t| t.is_finite() && *t > 0.0).map(|t| Instant::now() + Duration::from_millis(t as u64));
     let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        if let Some(d) = deadline
-            && Instant::now() >= d
-            && !timed_out
-        {
-            timed_out = true;
-            kill_group(pid, spec.kill_signal.as_deref().unwrap_or("SIGTERM"));
-        }
-        std::thread::sleep(t::SPAWN_SYNC_POLL);
+    // The exit is waited for on its own thread, so it is seen the moment it
+    // happens (no polling), and a timeout can still kill the group.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait().ok());
+    });
+    let status = match deadline {
+        None => rx.recv().ok().flatten(),
+        Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
+            Ok(s) => s,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                timed_out = true;
+                kill_group(pid, spec.kill_signal.as_deref().unwrap_or("SIGTERM"));
+                rx.recv().ok().flatten()
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
+        },
     };
     drop(lifeline);
     let max = spec.max_buffer.filter(|m| m.is_finite() && *m > 0.0).map(|m| m as usize).unwrap_or(t::MAX_BUFFER);
@@ -259,7 +272,7 @@ pub(crate) fn spawn(id: u64, spec: &SpawnSpec, tx: &ExtSender) -> Result<Running
             event: ChildEvent::Exit { code: code.as_i64(), signal: signal.as_str().map(str::to_string) },
         });
     });
-    Ok(Running { pid, stdin, _lifeline: lifeline, exited: false })
+    Ok(Running { pid, stdin, _lifeline: lifeline, exited: false, open_streams: 2 })
 }
 
 #[cfg(test)]
