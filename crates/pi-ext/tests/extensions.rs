@@ -755,6 +755,26 @@ async fn extensions_loaded_together_share_one_realm_and_separate_loads_do_not() 
 }
 
 #[tokio::test]
+async fn a_factory_awaiting_commands_loads() {
+    // The child's exit can be told before its output ends: the factory still waits on something.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("awaits.js");
+    std::fs::write(
+        &src,
+        r#"import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+export default async function (pi) {
+  for (let i = 0; i < 10; i++) await pi.exec("sh", ["-c", "echo " + i]);
+  const { stdout } = await promisify(execFile)("sh", ["-c", "echo done"]);
+  if (stdout !== "done\n") throw new Error("got " + stdout);
+}"#,
+    )
+    .unwrap();
+    let loaded = ExtensionHost::load(&[src], options(dir.path())).await;
+    assert!(loaded.is_ok(), "{:?}", loaded.err());
+}
+
+#[tokio::test]
 async fn tools_of_one_extension_run_concurrently() {
     let h = harness(&["async-tools.ts"]).await;
     let reqs: Vec<CallRequest> = (0..3)
