@@ -31,6 +31,7 @@
 mod api;
 mod bytecode;
 mod commands;
+mod compile;
 mod convert;
 mod engine;
 mod interceptor;
@@ -141,8 +142,18 @@ impl ExtensionHost {
         // as the reference's share one Node.js process); results are taken in order.
         let thread = engine::EngineThread::spawn(opts.limits, opts.cwd.clone())
             .map_err(|e| ExtError { path: String::new(), message: text::load_failed(&e) })?;
+        // The files compile on worker threads meanwhile; each starts in the
+        // engine as soon as it and the ones before it are compiled.
+        let mut compiled = compile::start(&entries);
+        let mut ready: Vec<Option<compile::Compiled>> = entries.iter().map(|_| None).collect();
         let mut started = Vec::new();
-        for path in &entries {
+        for (i, path) in entries.iter().enumerate() {
+            while ready[i].is_none() {
+                match compiled.recv().await {
+                    Some((at, out)) => ready[at] = Some(out),
+                    None => break,
+                }
+            }
             let cfg = EngineConfig {
                 path: path.clone(),
                 cwd: opts.cwd.clone(),
@@ -151,6 +162,7 @@ impl ExtensionHost {
                 project_trusted: opts.project_trusted,
                 ui: opts.ui.clone(),
                 limits: opts.limits,
+                compiled: ready[i].take(),
             };
             let shown = path.to_string_lossy().into_owned();
             let (engine, rx) = Engine::start(&thread, cfg)

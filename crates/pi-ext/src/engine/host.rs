@@ -28,7 +28,7 @@ pub(crate) fn stderr_line(line: &str) {
 }
 
 /// A caught JavaScript error as one line: `Name: message` for errors, the value otherwise.
-pub(super) fn describe_caught(e: CaughtError<'_>) -> String {
+pub(crate) fn describe_caught(e: CaughtError<'_>) -> String {
     match e {
         CaughtError::Exception(ex) => {
             let name: Option<String> = ex.get("name").ok();
@@ -323,9 +323,22 @@ fn session_call(state: &State, call: crate::api::SessionCall) -> Value {
 pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     let failed = |e: CaughtError<'_>| text::load_failed(&describe_caught(e));
     let path = &state.cfg.path;
-    let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
-    let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
-    let declared = Module::declare(ctx.clone(), state.path.clone(), js).catch(ctx).map_err(failed)?;
+    let declared = match state.compiled.borrow_mut().take() {
+        Some(Err(load_error)) => return Err(load_error),
+        // SAFETY: the bytes were written by `Module::write` of this
+        // process's QuickJS (crate::compile) and are read once, unchanged.
+        #[allow(unsafe_code)]
+        Some(Ok(bytes)) => unsafe { Module::load(ctx.clone(), &bytes) }.ok(),
+        None => None,
+    };
+    let declared = match declared {
+        Some(m) => m,
+        None => {
+            let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
+            let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
+            Module::declare(ctx.clone(), state.path.clone(), js).catch(ctx).map_err(failed)?
+        }
+    };
     crate::modules::set_meta(&declared, path).catch(ctx).map_err(failed)?;
     let (module, promise) = declared.eval().catch(ctx).map_err(failed)?;
     let namespace = module.namespace().catch(ctx).map_err(failed)?;

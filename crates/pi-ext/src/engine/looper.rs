@@ -92,6 +92,8 @@ pub(crate) struct State {
     pub children: RefCell<HashMap<u64, crate::node::child::Running>>,
     /// The realm (its queue of deferred messages).
     realm: std::rc::Weak<Realm>,
+    /// The module compiled ahead, until the load takes it.
+    pub compiled: RefCell<Option<crate::compile::Compiled>>,
 }
 
 impl State {
@@ -376,8 +378,10 @@ impl Looper<'_> {
     }
 
     /// Load extension `ext`: its glue, its module, its factory (call 0).
-    fn start(&self, ext: ExtId, cfg: EngineConfig, load: CallSink, shared: super::Shared) {
+    fn start(&self, ext: ExtId, mut cfg: EngineConfig, load: CallSink, shared: super::Shared) {
+        let compiled = RefCell::new(cfg.compiled.take());
         let state = Rc::new(State {
+            compiled,
             id: ext,
             path: cfg.path.to_string_lossy().into_owned(),
             cfg,

@@ -33,7 +33,7 @@ use tokio::sync::mpsc as tmpsc;
 
 use crate::api::{Limits, Mode, UiBridge, UiResponse};
 use crate::convert;
-pub(crate) use host::stderr_line;
+pub(crate) use host::{describe_caught, stderr_line};
 pub(crate) use looper::Realm;
 use protocol::{CallMsg, EngineError, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
 pub(crate) use realm::EngineThread;
@@ -47,6 +47,8 @@ pub(crate) struct EngineConfig {
     pub project_trusted: bool,
     pub ui: Option<Arc<dyn UiBridge>>,
     pub limits: Limits,
+    /// The module compiled ahead (`None`: the engine compiles the file).
+    pub compiled: Option<crate::compile::Compiled>,
 }
 
 /// What the engine thread shares with the handle (read by other threads).
