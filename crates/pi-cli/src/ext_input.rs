@@ -120,6 +120,15 @@ impl ExtSession {
         }
     }
 
+    /// Run every extension's handlers of notification `event` and wait for
+    /// them; their failures are reported.
+    pub(crate) async fn notify(&self, event: &str, payload: Value) {
+        for l in self.scripts() {
+            let errors = l.emit(event, payload.clone()).await;
+            self.report(errors);
+        }
+    }
+
     /// Decide where `m` goes: a command, handled, or the model.
     pub(crate) async fn route(&self, m: &Incoming, streaming_behavior: Option<&str>) -> Route {
         let scripts = self.scripts();
@@ -232,7 +241,7 @@ pub(crate) async fn settle(
             if let Err(message) = agent.compact(reason, instructions.as_deref(), false).await {
                 let event = json!({"reason": reason.as_str(), "errorMessage": message, "aborted": false,
                     "willRetry": false, "fromExtension": false});
-                ext.announce("session_compact_failed", event);
+                ext.notify("session_compact_failed", event).await;
             }
             ext.busy.set(false);
         }
