@@ -44,6 +44,15 @@ impl Registry {
         self.relayout();
     }
 
+    /// Keep only the tools `keep` accepts (their names leave the active set
+    /// too); for tools of extensions that are loaded again.
+    pub fn retain(&mut self, keep: impl Fn(&dyn AgentTool) -> bool) {
+        self.tools.retain(|t| keep(t.as_ref()));
+        let tools = &self.tools;
+        self.active.retain(|n| tools.iter().any(|t| t.def().name == *n));
+        self.relayout();
+    }
+
     /// Every registered tool.
     pub fn all(&self) -> &[Arc<dyn AgentTool>] {
         &self.tools

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use pi_agent::session::Session;
@@ -85,8 +85,9 @@ pub(crate) struct ExtSession {
     pub busy: Arc<Busy>,
     /// What the front end does next.
     pub pending: Mutex<Pending>,
-    /// The script extensions (for `pi.getCommands()`), weakly: they hold this.
-    scripts: Mutex<Vec<Weak<LoadedExtensions>>>,
+    /// The script extensions loaded now, in load order (they hold this too:
+    /// [`ExtSession::take_scripts`] ends the cycle when pi exits).
+    scripts: Mutex<Vec<Arc<LoadedExtensions>>>,
     /// The commands of the skills and templates (`get_commands` entries).
     pub resource_commands: Mutex<Vec<Value>>,
     /// Where model and thinking-level choices go to the agent.
@@ -139,7 +140,7 @@ impl ExtSession {
     /// Bind `scripts` to this session (they read and change it from now on).
     pub(crate) fn bind(self: &Arc<Self>, scripts: &[Arc<LoadedExtensions>]) {
         if let Ok(mut s) = self.scripts.lock() {
-            *s = scripts.iter().map(Arc::downgrade).collect();
+            *s = scripts.to_vec();
         }
         for l in scripts {
             l.bind_session(self.clone());
@@ -148,7 +149,12 @@ impl ExtSession {
 
     /// The script extensions bound now.
     pub(crate) fn scripts(&self) -> Vec<Arc<LoadedExtensions>> {
-        self.scripts.lock().map(|s| s.iter().filter_map(Weak::upgrade).collect()).unwrap_or_default()
+        self.scripts.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// The script extensions, no longer bound (pi exits).
+    pub(crate) fn take_scripts(&self) -> Vec<Arc<LoadedExtensions>> {
+        self.scripts.lock().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default()
     }
 
     /// Send an event as the agent's sink does (the mode's output).

@@ -12,6 +12,7 @@ mod expand;
 mod export;
 mod ext_input;
 mod ext_models;
+mod ext_reload;
 mod ext_session;
 mod extensions;
 mod help;

@@ -13,6 +13,8 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
         started;
     let Prepared { agent, mut reload, header, ext } = prepared;
     let mcp = reload.mcp.clone();
+    // The session's extensions when it ends (`/reload` may have loaded them again).
+    let session = ext.clone();
     {
         let _guard = runtime.enter();
         crate::signals::install(agent.abort_handle());
@@ -37,7 +39,8 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
             }
         }
     };
-    for l in &loaded.scripts {
+    drop(loaded);
+    for l in session.take_scripts() {
         for e in runtime.block_on(l.session_shutdown("quit")) {
             eprintln!("{e}");
         }

@@ -39,18 +39,8 @@ pub struct ReloadState {
     pub mcp_on: bool,
     /// `--approve` / `--no-approve`: trust of a folder the session moves to.
     pub approve: Option<bool>,
-    /// The loaded script extensions (asked `resources_discover` again on reload).
-    pub scripts: Scripts,
-}
-
-/// The loaded script extensions.
-#[derive(Clone, Default)]
-pub struct Scripts(pub Vec<std::sync::Arc<pi_ext::LoadedExtensions>>);
-
-impl std::fmt::Debug for Scripts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Scripts({})", self.0.len())
-    }
+    /// How the script extensions were loaded (loaded again on `/reload`).
+    pub extensions: Option<std::sync::Arc<crate::ext_reload::ExtPlan>>,
 }
 
 /// Run the agent in `cwd` from now on: a session switched to (RPC
@@ -60,7 +50,7 @@ impl std::fmt::Debug for Scripts {
 /// MCP servers already loaded stay. Returns the warnings.
 pub async fn move_to(agent: &mut Agent, state: &mut ReloadState, cwd: PathBuf) -> Vec<String> {
     agent.tool_ctx.cwd = cwd;
-    reload_collect(agent, state).await.1
+    rebuild(agent, state, false).await.1
 }
 
 /// When the agent now runs in another folder than the prompt was built
@@ -116,8 +106,17 @@ pub async fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
 /// Reload; the status line and the settings' warnings (the terminal UI
 /// shows them in its transcript).
 pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (String, Vec<String>) {
+    rebuild(agent, state, true).await
+}
+
+/// [`reload_collect`], the script extensions loaded again when `extensions`.
+async fn rebuild(agent: &mut Agent, state: &mut ReloadState, extensions: bool) -> (String, Vec<String>) {
     let moved = follow_folder(agent, state);
     let mut warnings = moved.clone().unwrap_or_default();
+    if extensions && let Some(plan) = state.extensions.clone() {
+        let reason = "reload";
+        warnings.extend(crate::ext_reload::reload_extensions(agent, &plan, reason, serde_json::json!({})).await);
+    }
     let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
     warnings.extend(diagnostics.iter().map(|d| d.to_string()));
     if state.uses_default_tools {
@@ -140,7 +139,8 @@ pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (Stri
         agent.dispatcher.registry.set_active(&active);
         state.last_default = new_default;
     }
-    let (found, errors) = crate::extensions::discover_resources(&state.scripts.0, &state.prompt.cwd, "reload").await;
+    let scripts = state.extensions.as_ref().map(|p| p.ext.scripts()).unwrap_or_default();
+    let (found, errors) = crate::extensions::discover_resources(&scripts, &state.prompt.cwd, "reload").await;
     warnings.extend(errors);
     state.resource_flags.discovered = found;
     let resources = state.resource_flags.load(&state.agent_dir, &state.prompt.cwd, &settings, state.prompt.trusted);

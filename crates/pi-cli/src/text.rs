@@ -150,9 +150,6 @@ pub const RPC_MISSING_MESSAGE: &str = "Missing \"message\"";
 /// RPC: `bash` without `command`.
 pub const RPC_MISSING_COMMAND: &str = "Missing \"command\"";
 
-/// RPC: the command needs the agent idle.
-pub const RPC_BUSY: &str = "The agent is busy; abort or wait for agent_settled first";
-
 /// `/reload` succeeded.
 pub const RELOADED: &str = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
 

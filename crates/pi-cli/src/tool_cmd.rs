@@ -145,7 +145,12 @@ async fn dispatcher(cwd: &std::path::Path, extensions: &[String]) -> Result<(Dis
     let plan = ExtensionPlan::explicit(extensions);
     let opts = pi_ext::HostOptions { cwd: cwd.to_path_buf(), mode: pi_ext::Mode::Print, ..Default::default() };
     let scripts = crate::setup::load_extensions(&plan.before_trust, opts).await?;
-    let loaded = Loaded { scripts: scripts.into_iter().collect(), builtins: plan.builtins };
+    let loaded = Loaded {
+        scripts: scripts.into_iter().collect(),
+        builtins: plan.builtins,
+        groups: Vec::new(),
+        flag_values: Default::default(),
+    };
     let mut registry = registry(&loaded);
     registry.refresh_loadout().await;
     let mut dispatcher = Dispatcher::new(registry);

@@ -213,3 +213,38 @@ fn ctx_compact_from_a_command_compacts_with_its_instructions() {
     let heard = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(heard, "complete string string\n");
 }
+
+#[test]
+fn ctx_reload_loads_the_extensions_again_as_new_instances() {
+    use std::io::Write;
+    let server = MockServer::start(vec![
+        Turn::tool("state", json!({})),
+        Turn::text("one"),
+        Turn::tool("state", json!({})),
+        Turn::text("two"),
+    ]);
+    let s = Scratch::new(&server);
+    let ext = fixture("reload-state.ts");
+    let (mut child, mut stdin, mut out) = s.rpc(env!("CARGO_BIN_EXE_pi"), &["-e", ext.to_str().unwrap()]);
+    for message in ["go", "/reload-now", "again"] {
+        writeln!(stdin, "{}", json!({"type": "prompt", "message": message})).unwrap();
+        if message == "/reload-now" {
+            pi_test_support::read_until(&mut out, |e| e["type"] == "response" && e["data"]["disposition"] == "handled");
+        } else {
+            pi_test_support::read_until(&mut out, |e| e["type"] == "agent_settled");
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    let texts: Vec<String> = server
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            let m = r.body["messages"].as_array()?.last()?.clone();
+            (m["role"] == "tool").then(|| m["content"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    // As the reference: the module is loaded anew (its counter starts again) and the new instance
+    // heard session_start and resources_discover with reason "reload".
+    assert_eq!(texts, ["loads=1 seen=start:startup,discover:startup", "loads=1 seen=start:reload,discover:reload"]);
+}

@@ -157,8 +157,14 @@ fn reload_enables_codemode_newly_added_to_default_tools() {
     let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
     server.write_models_json(&env.agent_dir(), "openai-completions");
     env.settings(json!({}));
+    // RPC reloads through an extension command's ctx.reload() (a typed /reload goes to the model, as the reference).
+    let ext = env.work.join("reloader.js");
+    let reloader = r#"export default function (pi) {
+  pi.registerCommand("reload-now", { description: "Reload", handler: async (_args, ctx) => { await ctx.reload(); } });
+}"#;
+    std::fs::write(&ext, reloader).unwrap();
     let mut child = env
-        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1"])
+        .cmd(&["--mode", "rpc", "--no-session", "--offline", "--model", "mock/mock-1", "-e", ext.to_str().unwrap()])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -194,7 +200,7 @@ fn reload_enables_codemode_newly_added_to_default_tools() {
     };
     send("hi", "agent_end");
     env.settings(json!({"defaultTools": ["+codemode"]}));
-    send("/reload", "response");
+    send("/reload-now", "response");
     send("again", "agent_end");
     drop(stdin);
     let _ = child.wait();

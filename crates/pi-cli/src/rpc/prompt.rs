@@ -26,17 +26,6 @@ impl Server {
             _ => cmd.get("streamingBehavior").and_then(Value::as_str),
         }
         .map(String::from);
-        if kind == "prompt" && msg.trim() == "/reload" {
-            if streaming {
-                return respond(id, kind, Err(text::RPC_BUSY.into()));
-            }
-            let mut g = self.agent.lock().await;
-            let setup = self.setup.clone();
-            let mut state = setup.reload.clone();
-            let status = crate::reload::reload(&mut g, &mut state).await;
-            setup.ext.set_resource_commands(&state);
-            return respond(id, kind, Ok(Some(json!({"disposition": "handled", "message": status}))));
-        }
         if kind == "prompt"
             && self.setup.reload.mcp_on
             && let Some(args) = pi_mcp::slash::parse(&msg)

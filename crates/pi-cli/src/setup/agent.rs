@@ -24,6 +24,10 @@ pub(crate) struct Loaded {
     pub scripts: Vec<Arc<pi_ext::LoadedExtensions>>,
     /// Built-in extensions by name.
     pub builtins: Vec<String>,
+    /// The script groups as loaded (paths and host options), to load them again.
+    pub groups: Vec<(Vec<std::path::PathBuf>, pi_ext::HostOptions)>,
+    /// The extensions' flags as the command line gave them.
+    pub flag_values: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Loaded {
@@ -141,7 +145,7 @@ fn reload_state(
         mcp_on: mcp.is_some(),
         mcp,
         approve: args.approve,
-        scripts: Default::default(),
+        extensions: None,
     }
 }
 
@@ -245,7 +249,15 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
             report.line(e.to_string());
         }
     }
-    reload.scripts = crate::reload::Scripts(loaded.scripts.clone());
+    let mut base_tools = pi_agent::BuiltinTool::all();
+    base_tools.extend(builtin_tools.iter().cloned());
+    reload.extensions = Some(Arc::new(crate::ext_reload::ExtPlan {
+        groups: loaded.groups.clone(),
+        trusted,
+        flag_values: loaded.flag_values.clone(),
+        base_tools,
+        ext: ext.clone(),
+    }));
     // Skills and templates the extensions add (`resources_discover`) load as `--skill` paths do.
     let (found, errors) = crate::extensions::discover_resources(&loaded.scripts, &env.cwd, "startup").await;
     for e in errors {

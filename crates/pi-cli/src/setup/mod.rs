@@ -135,7 +135,7 @@ pub(crate) async fn load_extensions(
 /// flags get their values), then the model named on the command line.
 async fn startup_diagnostics(
     args: &CliArgs,
-    loaded: &Loaded,
+    loaded: &mut Loaded,
     models: &[pi_config::ModelEntry],
     report: &mut Report,
 ) -> (model::FromCli, bool) {
@@ -149,6 +149,7 @@ async fn startup_diagnostics(
     for l in &loaded.scripts {
         l.set_flag_values(&values).await;
     }
+    loaded.flag_values = values;
     let from_cli = model::from_cli(args, models, &mut diagnostics);
     let has_errors = report.diagnostics(&diagnostics);
     (from_cli, has_errors)
@@ -243,14 +244,23 @@ fn start_in(
         pi_ext::check_conflicts(&earlier, later)
             .map_err(|e| Stop::Error(text::with_extensions_hint(&e.to_string())))?;
     }
-    let loaded = Loaded { scripts: before.into_iter().chain(after).collect(), builtins: plan.builtins.clone() };
+    let groups = vec![
+        (plan.before_trust.clone(), env.host_options(mode, false)),
+        (project_scripts.clone(), env.host_options(mode, true)),
+    ];
+    let mut loaded = Loaded {
+        scripts: before.into_iter().chain(after).collect(),
+        builtins: plan.builtins.clone(),
+        groups,
+        flag_values: Default::default(),
+    };
     for l in &loaded.scripts {
         // ctx.isProjectTrusted() answers the final decision, also for extensions loaded before it.
         runtime.block_on(l.set_project_trusted(trust.trusted));
     }
     let resources = resources::load(&env, args, &settings, trust.trusted, report);
     let models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
-    let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &loaded, &models, report));
+    let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &mut loaded, &models, report));
     if let Some(search) = &args.list_models {
         list_models(args, search.as_deref(), &models);
         return Ok(None);
