@@ -228,6 +228,11 @@ pub(crate) async fn settle(
         if p.resync {
             agent.resync_session();
         }
+        if let (Some(renewed), Some(state)) = (p.replaced, reload.as_deref_mut()) {
+            for w in crate::session_events::install(agent, state, renewed).await {
+                eprintln!("{w}");
+            }
+        }
         agent.drain_inbox();
         if p.reload
             && let Some(state) = reload.as_deref_mut()

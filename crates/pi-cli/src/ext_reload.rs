@@ -25,6 +25,8 @@ pub(crate) struct ExtPlan {
     pub flag_values: serde_json::Map<String, Value>,
     /// The built-in tools (an extension tool may replace one).
     pub base_tools: Vec<Arc<dyn AgentTool>>,
+    /// The agent's channel for tool changes extensions make.
+    pub tool_changes: pi_agent::ToolChanges,
     /// The session's side of the extensions.
     pub ext: Arc<ExtSession>,
 }
@@ -41,16 +43,42 @@ fn same<T: ?Sized>(a: &Arc<T>, b: &Arc<T>) -> bool {
     std::ptr::eq(Arc::as_ptr(a) as *const (), Arc::as_ptr(b) as *const ())
 }
 
-/// Load the script extensions again, with `session_shutdown` and
-/// `session_start` of `reason` around it (`fields` are `session_start`'s
-/// others, as `previousSessionFile`). Returns what to report: the old
-/// ones' shutdown failures, load failures (such an extension is left out),
-/// the new ones' start failures.
-pub(crate) async fn reload_extensions(agent: &mut Agent, plan: &ExtPlan, reason: &str, fields: Value) -> Vec<String> {
+/// `{reason}` with `fields`' members after it.
+fn with_reason(reason: &str, fields: Value) -> Value {
+    let mut out = json!({"reason": reason});
+    if let (Some(o), Value::Object(f)) = (out.as_object_mut(), fields) {
+        o.extend(f);
+    }
+    out
+}
+
+/// The script extensions loaded again, not yet in the agent.
+pub(crate) struct Renewed {
+    old: Vec<Arc<LoadedExtensions>>,
+    fresh: Vec<Arc<LoadedExtensions>>,
+    /// What to report: the old ones' shutdown failures, load failures (such
+    /// an extension is left out), the new ones' start failures.
+    pub report: Vec<String>,
+}
+
+impl std::fmt::Debug for Renewed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Renewed({} -> {})", self.old.len(), self.fresh.len())
+    }
+}
+
+/// Load the script extensions again: the running ones hear
+/// `session_shutdown` of `reason` (with `shutdown`'s fields, as
+/// `targetSessionFile`), fresh engines load the same files and are bound to
+/// the session (its tools through `plan.tool_changes`, trust, flags), then
+/// hear `session_start` (with `start`'s fields, as `previousSessionFile`).
+/// The agent still has the old handlers and tools: [`install`] swaps them.
+pub(crate) async fn renew(plan: &ExtPlan, reason: &str, shutdown: Value, start: Value) -> Renewed {
     let mut report: Vec<String> = Vec::new();
     let old = plan.ext.scripts();
+    let shutdown = with_reason(reason, shutdown);
     for l in &old {
-        report.extend(l.session_shutdown(reason).await.iter().map(|e| e.to_string()));
+        report.extend(l.emit("session_shutdown", shutdown.clone()).await.iter().map(|e| e.to_string()));
     }
     let mut fresh: Vec<Arc<LoadedExtensions>> = Vec::new();
     for (paths, opts) in plan.groups.iter().filter(|(p, _)| !p.is_empty()) {
@@ -62,23 +90,36 @@ pub(crate) async fn reload_extensions(agent: &mut Agent, plan: &ExtPlan, reason:
             Err(e) => report.push(crate::text::with_extensions_hint(&e.to_string())),
         }
     }
-    swap_handlers(agent, &old, &fresh);
-    swap_tools(agent, plan, &old, &fresh);
     plan.ext.bind(&fresh);
     for l in &fresh {
-        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
+        l.bind_tools(Arc::new(crate::extensions::ToolsView(plan.tool_changes.clone()))).await;
         l.set_project_trusted(plan.trusted).await;
         l.set_flag_values(&plan.flag_values).await;
     }
-    drop(old);
-    let mut start = json!({"reason": reason});
-    if let (Some(s), Value::Object(f)) = (start.as_object_mut(), fields) {
-        s.extend(f);
-    }
+    let start = with_reason(reason, start);
     for l in &fresh {
         report.extend(l.emit("session_start", start.clone()).await.iter().map(|e| e.to_string()));
     }
-    report
+    Renewed { old, fresh, report }
+}
+
+/// The renewed extensions' handlers and tools in the old ones' places in the agent.
+pub(crate) fn install(agent: &mut Agent, plan: &ExtPlan, renewed: &Renewed) {
+    swap_handlers(agent, &renewed.old, &renewed.fresh);
+    swap_tools(agent, plan, &renewed.old, &renewed.fresh);
+}
+
+/// [`renew`] and [`install`] at once (`/reload`); what to report.
+pub(crate) async fn reload_extensions(
+    agent: &mut Agent,
+    plan: &ExtPlan,
+    reason: &str,
+    shutdown: Value,
+    start: Value,
+) -> Vec<String> {
+    let renewed = renew(plan, reason, shutdown, start).await;
+    install(agent, plan, &renewed);
+    renewed.report
 }
 
 /// The new extensions' handlers in the old ones' place (after the shipped policies).

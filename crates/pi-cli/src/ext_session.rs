@@ -21,7 +21,7 @@ use crate::text;
 
 /// What extensions asked for that the front end does once the command or
 /// prompt at hand has ended.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default)]
 pub(crate) struct Pending {
     /// User messages to run, in order, with whether commands and templates apply.
     pub prompts: VecDeque<(String, bool)>,
@@ -33,6 +33,9 @@ pub(crate) struct Pending {
     pub reload: bool,
     /// `ctx.compact()`: compact with these instructions.
     pub compact: Option<Option<String>>,
+    /// A command replaced the session: the extensions loaded again (not
+    /// yet in the agent) and the resource paths they add.
+    pub replaced: Option<(crate::ext_reload::Renewed, pi_ext::DiscoveredResources)>,
 }
 
 /// Whether a run is going on, shared by the front end and the extensions.
@@ -94,6 +97,10 @@ pub(crate) struct ExtSession {
     live: pi_agent::LiveSettings,
     /// The system prompt as the agent last sent it.
     prompt_view: Arc<Mutex<String>>,
+    /// This session itself (for the operations that outlive a call).
+    me: std::sync::Weak<ExtSession>,
+    /// How the extensions were loaded (to load them again on a replacement).
+    plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
 }
 
 /// What [`ExtSession::new`] takes from the agent being built.
@@ -116,7 +123,9 @@ pub(crate) struct SessionParts {
 impl ExtSession {
     /// The extensions' view of a session.
     pub(crate) fn new(p: SessionParts) -> Arc<ExtSession> {
-        Arc::new(ExtSession {
+        Arc::new_cyclic(|me| ExtSession {
+            me: me.clone(),
+            plan: std::sync::OnceLock::new(),
             session: p.session,
             sink: p.sink,
             inbox: p.inbox,
@@ -150,6 +159,11 @@ impl ExtSession {
     /// The script extensions bound now.
     pub(crate) fn scripts(&self) -> Vec<Arc<LoadedExtensions>> {
         self.scripts.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// How the extensions were loaded (set once, after start-up).
+    pub(crate) fn set_plan(&self, plan: &Arc<crate::ext_reload::ExtPlan>) {
+        let _ = self.plan.set(Arc::downgrade(plan));
     }
 
     /// The script extensions, no longer bound (pi exits).
@@ -500,6 +514,32 @@ impl SessionApi for ExtSession {
     }
 
     fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, String>> {
+        // A replacement: the extensions are asked first (one may cancel).
+        let replacement = match &op {
+            CommandOp::NewSession { .. } => Some(crate::session_events::Replacement::New),
+            CommandOp::SwitchSession(path) => Some(crate::session_events::Replacement::Resume { target: path.clone() }),
+            CommandOp::Fork { entry_id, at } => {
+                Some(crate::session_events::Replacement::Fork { entry: Some(entry_id.clone()), clone: *at })
+            }
+            _ => None,
+        };
+        if let (Some(r), Some(me)) = (replacement, self.me.upgrade()) {
+            return Box::pin(async move {
+                if crate::session_events::cancelled(&me, &r).await {
+                    return Ok(json!({"cancelled": true}));
+                }
+                let previous = me.session.lock().ok().and_then(|s| s.path().map(|p| p.to_string_lossy().into_owned()));
+                let out = me.command_op(op)?;
+                // As the reference: the extensions are loaded again before the operation resolves.
+                if let Some(plan) = me.plan.get().and_then(std::sync::Weak::upgrade) {
+                    let target =
+                        me.session.lock().ok().and_then(|s| s.path().map(|p| p.to_string_lossy().into_owned()));
+                    let replaced = crate::session_events::renew(&plan, &r, previous, target).await;
+                    me.with_pending(|p| p.replaced = Some(replaced));
+                }
+                Ok(out)
+            });
+        }
         if let CommandOp::Complete { model, context, options } = op {
             let models = self.models.clone();
             return Box::pin(async move { Ok(crate::ext_models::complete(&models, &model, &context, &options).await) });

@@ -27,6 +27,7 @@ mod prompt_source;
 mod reload;
 mod rpc;
 mod sandbox;
+mod session_events;
 mod setup;
 mod signals;
 mod text;

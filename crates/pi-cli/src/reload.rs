@@ -50,7 +50,7 @@ pub struct ReloadState {
 /// MCP servers already loaded stay. Returns the warnings.
 pub async fn move_to(agent: &mut Agent, state: &mut ReloadState, cwd: PathBuf) -> Vec<String> {
     agent.tool_ctx.cwd = cwd;
-    rebuild(agent, state, false).await.1
+    rebuild(agent, state, false, None).await.1
 }
 
 /// When the agent now runs in another folder than the prompt was built
@@ -106,16 +106,23 @@ pub async fn reload(agent: &mut Agent, state: &mut ReloadState) -> String {
 /// Reload; the status line and the settings' warnings (the terminal UI
 /// shows them in its transcript).
 pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (String, Vec<String>) {
-    rebuild(agent, state, true).await
+    rebuild(agent, state, true, Some("reload")).await
 }
 
-/// [`reload_collect`], the script extensions loaded again when `extensions`.
-async fn rebuild(agent: &mut Agent, state: &mut ReloadState, extensions: bool) -> (String, Vec<String>) {
+/// [`reload_collect`]: the script extensions loaded again when
+/// `extensions`; `resources_discover` asked with `discover` (else the paths
+/// the extensions gave last stay).
+pub(crate) async fn rebuild(
+    agent: &mut Agent,
+    state: &mut ReloadState,
+    extensions: bool,
+    discover: Option<&str>,
+) -> (String, Vec<String>) {
     let moved = follow_folder(agent, state);
     let mut warnings = moved.clone().unwrap_or_default();
     if extensions && let Some(plan) = state.extensions.clone() {
-        let reason = "reload";
-        warnings.extend(crate::ext_reload::reload_extensions(agent, &plan, reason, serde_json::json!({})).await);
+        let none = serde_json::json!({});
+        warnings.extend(crate::ext_reload::reload_extensions(agent, &plan, "reload", none.clone(), none).await);
     }
     let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
     warnings.extend(diagnostics.iter().map(|d| d.to_string()));
@@ -139,10 +146,12 @@ async fn rebuild(agent: &mut Agent, state: &mut ReloadState, extensions: bool) -
         agent.dispatcher.registry.set_active(&active);
         state.last_default = new_default;
     }
-    let scripts = state.extensions.as_ref().map(|p| p.ext.scripts()).unwrap_or_default();
-    let (found, errors) = crate::extensions::discover_resources(&scripts, &state.prompt.cwd, "reload").await;
-    warnings.extend(errors);
-    state.resource_flags.discovered = found;
+    if let Some(reason) = discover {
+        let scripts = state.extensions.as_ref().map(|p| p.ext.scripts()).unwrap_or_default();
+        let (found, errors) = crate::extensions::discover_resources(&scripts, &state.prompt.cwd, reason).await;
+        warnings.extend(errors);
+        state.resource_flags.discovered = found;
+    }
     let resources = state.resource_flags.load(&state.agent_dir, &state.prompt.cwd, &settings, state.prompt.trusted);
     warnings.extend(resources.skills.diagnostics.iter().chain(&resources.templates.diagnostics).map(|d| d.line()));
     state.prompt.skills = resources.skills.skills.clone();

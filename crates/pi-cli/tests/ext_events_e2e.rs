@@ -248,3 +248,95 @@ fn ctx_reload_loads_the_extensions_again_as_new_instances() {
     // heard session_start and resources_discover with reason "reload".
     assert_eq!(texts, ["loads=1 seen=start:startup,discover:startup", "loads=1 seen=start:reload,discover:reload"]);
 }
+
+/// Drive `pi --mode rpc` with the session-events fixture: prompt, then `command`, then a prompt.
+fn rpc_session_run(command: serde_json::Value, cancel: &str) -> (String, serde_json::Value) {
+    use std::io::Write;
+    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
+    let s = Scratch::new(&server);
+    let log = s.work.join("session.log");
+    let ext = fixture("session-events.ts");
+    let mut child = s
+        .pi(env!("CARGO_BIN_EXE_pi"))
+        .args(["--mode", "rpc", "--offline", "--model", "mock/mock-1", "-e", ext.to_str().unwrap()])
+        .env("SESSION_LOG", &log)
+        .env("SESSION_CANCEL", cancel)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "{}", json!({"type": "prompt", "message": "go"})).unwrap();
+    pi_test_support::read_until(&mut out, |e| e["type"] == "agent_settled");
+    writeln!(stdin, "{command}").unwrap();
+    let answer = pi_test_support::read_until(&mut out, |e| e["type"] == "response" && e["id"] == "r");
+    drop(stdin);
+    let _ = child.wait();
+    (std::fs::read_to_string(&log).unwrap_or_default(), answer)
+}
+
+#[test]
+fn rpc_new_session_asks_the_extensions_then_loads_them_again() {
+    let (log, answer) = rpc_session_run(json!({"type": "new_session", "id": "r"}), "");
+    assert_eq!(answer["data"], json!({"cancelled": false}));
+    // The reference's order and fields (measured side by side).
+    assert_eq!(
+        log,
+        "session_start reason=startup
+resources_discover reason=startup
+session_before_switch reason=new
+session_shutdown reason=new targetSessionFile=<path>
+session_start reason=new previousSessionFile=<path>
+resources_discover reason=startup
+session_shutdown reason=quit
+"
+    );
+    let (log, answer) = rpc_session_run(json!({"type": "new_session", "id": "r"}), "switch");
+    assert_eq!(answer["data"], json!({"cancelled": true}));
+    assert_eq!(
+        log,
+        "session_start reason=startup\nresources_discover reason=startup\nsession_before_switch reason=new\nsession_shutdown reason=quit\n"
+    );
+}
+
+#[test]
+fn rpc_clone_and_fork_ask_session_before_fork() {
+    let (log, answer) = rpc_session_run(json!({"type": "clone", "id": "r"}), "fork");
+    assert_eq!(answer["data"], json!({"cancelled": true}));
+    // A clone names the leaf it copies through.
+    assert!(log.contains("session_before_fork entryId=") && log.contains(" position=at\n"), "{log}");
+    assert!(!log.contains("entryId=null"), "{log}");
+    let (log, answer) = rpc_session_run(json!({"type": "clone", "id": "r"}), "");
+    assert_eq!(answer["data"], json!({"cancelled": false}));
+    assert!(log.contains("session_shutdown reason=fork targetSessionFile=<path>\nsession_start reason=fork previousSessionFile=<path>\n"), "{log}");
+}
+
+#[test]
+fn a_commands_new_session_loads_the_extensions_again_before_it_resolves() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let log = s.work.join("session.log");
+    let ext = fixture("session-events.ts");
+    let out = s
+        .pi(env!("CARGO_BIN_EXE_pi"))
+        .args(["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", ext.to_str().unwrap(), "/new-now"])
+        .env("SESSION_LOG", &log)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "session_start reason=startup
+resources_discover reason=startup
+session_before_switch reason=new
+session_shutdown reason=new
+session_start reason=new
+resources_discover reason=startup
+newSession cancelled=false
+session_shutdown reason=quit
+"
+    );
+}

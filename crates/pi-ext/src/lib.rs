@@ -402,6 +402,35 @@ impl LoadedExtensions {
         (answers, errors)
     }
 
+    /// A cancellable event (`session_before_switch`, `session_before_fork`;
+    /// `payload` without `type`): true when a handler answers `{cancel: true}`
+    /// (the ones after it are not asked). Failures are returned for reporting.
+    pub async fn gate(&self, event: &str, payload: Value) -> (bool, Vec<ExtensionError>) {
+        let mut ev = serde_json::Map::new();
+        ev.insert("type".into(), json!(event));
+        if let Value::Object(m) = payload {
+            ev.extend(m);
+        }
+        let payload = Value::Object(ev);
+        let mut errors = Vec::new();
+        for e in self.extensions.iter().filter(|e| e.engine.handles(event)) {
+            let report =
+                |error: String| ExtensionError { path: e.engine.path.clone(), event: event.to_string(), error };
+            match e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await {
+                Ok(v) => {
+                    for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
+                        errors.push(report(err.as_str().unwrap_or("").to_string()));
+                    }
+                    if v.get("cancel").and_then(Value::as_bool) == Some(true) {
+                        return (true, errors);
+                    }
+                }
+                Err(error) => errors.push(report(error.to_string())),
+            }
+        }
+        (false, errors)
+    }
+
     /// Hand notification `event` (`payload` without `type`) to every
     /// extension that handles it, without waiting; failures are reported
     /// on standard error as `Extension error (<path>): …`.

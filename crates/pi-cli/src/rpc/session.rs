@@ -10,6 +10,7 @@ use pi_agent::{Agent, AgentEvent};
 use serde_json::{Value, json};
 
 use super::{Answer, Server, event, respond};
+use crate::session_events::{self, Replacement};
 use crate::text;
 
 impl Server {
@@ -58,7 +59,7 @@ impl Server {
             }
             "new_session" => {
                 let parent = arg("parentSession");
-                self.with_agent(id, k, move |agent, _| {
+                self.replace_session(id, k, Replacement::New, move |agent| {
                     let s =
                         Session::create(dir.as_deref(), &cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
                     agent.adopt_session(s, true);
@@ -73,7 +74,18 @@ impl Server {
                 let (agent, setup, folder) = (self.agent.clone(), self.setup.clone(), self.bash.folder.clone());
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
+                    let r = Replacement::Resume { target: path.to_string_lossy().into_owned() };
+                    if session_events::cancelled(&setup.ext, &r).await {
+                        return respond(&id, &k, Ok(Some(json!({"cancelled": true}))));
+                    }
+                    let previous = session_events::current_file(&g);
                     let answer = switch_session(&mut g, &setup, &folder, &path, &cwd).await;
+                    if answer.is_ok() {
+                        let mut state = setup.reload.clone();
+                        for w in session_events::replaced(&mut g, &mut state, &r, previous).await {
+                            eprintln!("{w}");
+                        }
+                    }
                     respond(&id, &k, answer);
                 });
             }
@@ -84,11 +96,38 @@ impl Server {
                     respond(&id, kind, Err(text::RPC_MISSING_ENTRY_ID.into()));
                     return true;
                 }
-                self.with_agent(id, k, move |agent, _| copy_session(agent, dir, &cwd, entry, is_fork));
+                // A clone names the leaf it copies through (as the reference).
+                let leaf = self.session.lock().ok().and_then(|s| s.leaf_id().map(str::to_string));
+                let r = Replacement::Fork { entry: if is_fork { entry.clone() } else { leaf }, clone: !is_fork };
+                self.replace_session(id, k, r, move |agent| copy_session(agent, dir, &cwd, entry, is_fork));
             }
             _ => return false,
         }
         true
+    }
+
+    /// Replace the session with `op` once any run ended, the extensions
+    /// asked first (one may cancel: `{cancelled: true}`) and loaded again after.
+    fn replace_session<F>(&self, id: Option<Value>, kind: String, r: Replacement, op: F)
+    where
+        F: FnOnce(&mut Agent) -> Answer + Send + 'static,
+    {
+        let (agent, setup) = (self.agent.clone(), self.setup.clone());
+        tokio::spawn(async move {
+            let mut g = agent.lock().await;
+            if session_events::cancelled(&setup.ext, &r).await {
+                return respond(&id, &kind, Ok(Some(json!({"cancelled": true}))));
+            }
+            let previous = session_events::current_file(&g);
+            let answer = op(&mut g);
+            if answer.is_ok() {
+                let mut state = setup.reload.clone();
+                for w in session_events::replaced(&mut g, &mut state, &r, previous).await {
+                    eprintln!("{w}");
+                }
+            }
+            respond(&id, &kind, answer);
+        });
     }
 
     fn entries(&self, since: Option<&str>) -> Answer {

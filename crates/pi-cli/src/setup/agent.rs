@@ -256,8 +256,12 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         trusted,
         flag_values: loaded.flag_values.clone(),
         base_tools,
+        tool_changes: agent.dispatcher.tool_changes.clone(),
         ext: ext.clone(),
     }));
+    if let Some(plan) = &reload.extensions {
+        ext.set_plan(plan);
+    }
     // Skills and templates the extensions add (`resources_discover`) load as `--skill` paths do.
     let (found, errors) = crate::extensions::discover_resources(&loaded.scripts, &env.cwd, "startup").await;
     for e in errors {

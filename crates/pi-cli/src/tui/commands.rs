@@ -2,6 +2,7 @@
 //! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/resume`, `/mcp`;
 //! the session-tree commands answer that they are not in this build yet.
 
+use crate::session_events::Replacement;
 use std::path::{Path, PathBuf};
 
 use pi_agent::AgentMessage;
@@ -21,13 +22,13 @@ impl Host {
     pub(crate) async fn command(&mut self, name: &str, args: &str) {
         match name {
             "reload" => self.reload_command().await,
-            "new" => self.new_session(),
+            "new" => self.new_session().await,
             "session" => self.session_info(),
             "name" => self.name(args),
             "compact" => self.compact(args).await,
             "export" => self.export(args),
             "fork" => self.fork().await,
-            "clone" => self.clone_session(),
+            "clone" => self.clone_session().await,
             "mcp" => self.mcp(args).await,
             "resume" => self.resume().await,
             n if NOT_YET.contains(&n) => {
@@ -74,7 +75,23 @@ impl Host {
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 
-    fn new_session(&mut self) {
+    /// Ask the extensions before replacing the session (true: one cancelled).
+    async fn replacement_cancelled(&self, r: &Replacement) -> bool {
+        crate::session_events::cancelled(&self.ext, r).await
+    }
+
+    /// After a replacement: the extensions loaded again; failures shown.
+    async fn after_replacement(&mut self, r: &Replacement, previous: Option<String>) {
+        for w in crate::session_events::replaced(&mut self.agent, &mut self.reload, r, previous).await {
+            let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
+        }
+    }
+
+    async fn new_session(&mut self) {
+        if self.replacement_cancelled(&Replacement::New).await {
+            return;
+        }
+        let previous = crate::session_events::current_file(&self.agent);
         let dir = self.ui.session_dir.clone();
         match pi_agent::session::Session::create(dir.as_deref(), &self.ui.cwd, None, None) {
             Ok(session) => self.agent.adopt_session(session, true),
@@ -83,6 +100,7 @@ impl Host {
                 return;
             }
         }
+        self.after_replacement(&Replacement::New, previous).await;
         self.session_name = None;
         let _ = self.up.send(Update::Reset);
         let _ = self.up.send(Update::SessionName(None));
@@ -96,16 +114,26 @@ impl Host {
     }
 
     /// `/clone`: a new session holding the active branch.
-    fn clone_session(&mut self) {
-        let copied = {
-            let Ok(current) = self.agent.session.lock() else { return };
-            if current.leaf_id().is_none() {
-                let _ = self.up.send(Update::Notice(Level::Info, text::NOTHING_TO_CLONE.to_string()));
-                return;
-            }
-            self.copy_session(&current, None)
+    async fn clone_session(&mut self) {
+        let leaf = self.agent.session.lock().ok().and_then(|s| s.leaf_id().map(str::to_string));
+        let Some(leaf) = leaf else {
+            let _ = self.up.send(Update::Notice(Level::Info, text::NOTHING_TO_CLONE.to_string()));
+            return;
         };
+        let r = Replacement::Fork { entry: Some(leaf), clone: true };
+        if self.replacement_cancelled(&r).await {
+            return;
+        }
+        let previous = crate::session_events::current_file(&self.agent);
+        let copied = match self.agent.session.lock() {
+            Ok(current) => self.copy_session(&current, None),
+            Err(e) => Err(e.to_string()),
+        };
+        let ok = copied.is_ok();
         self.switched(copied, Some(String::new()), text::CLONED);
+        if ok {
+            self.after_replacement(&r, previous).await;
+        }
     }
 
     /// `/fork`: choose one of the branch's prompts; a new session holds what
@@ -121,11 +149,20 @@ impl Host {
         let DialogAnswer::Value(chosen) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
         let Some(i) = options.iter().position(|o| *o == chosen) else { return };
         let (entry, prompt) = messages[i].clone();
+        let r = Replacement::Fork { entry: Some(entry.clone()), clone: false };
+        if self.replacement_cancelled(&r).await {
+            return;
+        }
+        let previous = crate::session_events::current_file(&self.agent);
         let copied = match self.agent.session.lock() {
             Ok(current) => self.copy_session(&current, Some(&entry)),
             Err(e) => Err(e.to_string()),
         };
+        let ok = copied.is_ok();
         self.switched(copied, Some(prompt), text::FORKED);
+        if ok {
+            self.after_replacement(&r, previous).await;
+        }
     }
 
     /// `/resume`: the session picker over this folder's sessions; the
@@ -142,7 +179,13 @@ impl Host {
         let now_ms = pi_ai::now_ms();
         let request = DialogRequest::Sessions { sessions, now_ms };
         let DialogAnswer::Value(file) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
+        let r = Replacement::Resume { target: file.clone() };
+        if self.replacement_cancelled(&r).await {
+            return;
+        }
+        let previous = crate::session_events::current_file(&self.agent);
         let opened = Session::open(Path::new(&file)).map_err(|e| e.to_string());
+        let ok = opened.is_ok();
         let there = opened.as_ref().ok().and_then(|s| crate::reload::stored_folder(s, &self.agent.tool_ctx.cwd));
         self.switched(opened, None, text::RESUMED);
         if let Some(there) = there {
@@ -152,6 +195,9 @@ impl Host {
             }
             self.ui.cwd = there.clone();
             let _ = self.up.send(Update::Folder(there));
+        }
+        if ok {
+            self.after_replacement(&r, previous).await;
         }
     }
 

@@ -406,6 +406,17 @@
     return changed ? { errors, value: event[key] } : { errors };
   }
 
+  // session_before_switch, session_before_fork: the first handler that
+  // answers {cancel: true} cancels the replacement.
+  async function runGate(callId, name, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    for await (const r of answers(name, event, ctx, errors)) {
+      if (r.cancel === true) return { errors, cancel: true };
+    }
+    return { errors, cancel: false };
+  }
+
   // resources_discover: every handler's paths, in order.
   async function runDiscover(callId, event) {
     const ctx = makeCtx(callId);
@@ -636,6 +647,7 @@
       else if (kind === "before_agent_start") run = () => runBeforeAgentStart(callId, p);
       else if (kind === "context") run = () => runChain(callId, kind, p, "messages");
       else if (kind === "resources_discover") run = () => runDiscover(callId, p);
+      else if (kind === "session_before_switch" || kind === "session_before_fork") run = () => runGate(callId, kind, p);
       else if (kind === "message_end") run = () => runChain(callId, kind, p, "message");
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
