@@ -16,6 +16,7 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         n = int(self.headers.get("content-length", 0)); body = self.rfile.read(n)
         with open(log_path, "a") as f: f.write(body.decode() + "\n")
+        with open(log_path + ".headers", "a") as f: f.write(json.dumps({k.lower(): v for k, v in self.headers.items()}) + "\n")
         i = state["i"]; state["i"] += 1
         turn = turns[i] if i < len(turns) else {"text": "done"}
         if "status" in turn:

@@ -254,14 +254,23 @@ impl Agent {
     fn start_request(
         &self,
         options: StreamOptions,
-        context: Option<&[AgentMessage]>,
+        view: Option<&crate::context_system::RequestView>,
     ) -> tokio::sync::mpsc::Receiver<AssistantMessageEvent> {
-        let messages = to_llm_ref(context.unwrap_or(&self.messages));
-        let tools = self.request_tools();
+        let messages = to_llm_ref(view.map_or(&self.messages[..], |v| &v.messages[..]));
+        let own_tools;
+        let tools = match view.and_then(|v| v.tools.as_ref()) {
+            Some(t) => t,
+            None => {
+                own_tools = self.request_tools();
+                &own_tools
+            }
+        };
+        let system_prompt = view.and_then(|v| v.system_prompt.as_deref()).unwrap_or(&self.system_prompt);
         let context = ContextRef {
-            system_prompt: Some(&self.system_prompt),
+            system_prompt: Some(system_prompt)
+                .filter(|p| !p.is_empty() || view.is_none_or(|v| v.system_prompt.is_none())),
             messages: messages.iter().map(LlmRef::get).collect(),
-            tools: &tools,
+            tools,
         };
         pi_ai::stream_ref(&self.model, &context, options)
     }
@@ -271,7 +280,7 @@ impl Agent {
     async fn stream_once(
         &self,
         retries_done: u32,
-        context: Option<&[AgentMessage]>,
+        context: Option<&crate::context_system::RequestView>,
     ) -> (AssistantMessage, Option<Duration>) {
         let options = StreamOptions {
             api_key: self.api_key.clone(),
@@ -280,6 +289,7 @@ impl Agent {
             reasoning: self.thinking.clone(),
             headers: Default::default(),
             session_id: self.tool_ctx.session.session_id.clone(),
+            hooks: crate::provider_events::ProviderEvents::for_request(&self.dispatcher, &self.model),
         };
         let began = std::time::Instant::now();
         let mut rx = self.start_request(options, context);
@@ -372,8 +382,9 @@ impl Agent {
         }
         let mut attempt = 0u32;
         let context = self.context_override().await;
+        let context = self.context_with_system(context).await;
         loop {
-            let (msg, retry) = self.stream_once(attempt, context.as_deref()).await;
+            let (msg, retry) = self.stream_once(attempt, context.as_ref()).await;
             let failed = msg.stop_reason == StopReason::Error;
             let err = msg.error_message.clone().unwrap_or_default();
             if let Some(delay) = retry {

@@ -10,6 +10,7 @@
 mod adopt;
 mod agent;
 pub mod compaction;
+mod context_system;
 mod convert;
 mod dispatch;
 mod events;
@@ -22,6 +23,7 @@ mod nested;
 mod observe;
 mod prompt;
 mod prompt_skills;
+mod provider_events;
 mod registry;
 mod retry;
 pub mod session;

@@ -23,6 +23,31 @@ pub(crate) fn event(kind: &str, fields: Value) -> Value {
     Value::Object(m)
 }
 
+/// Run the handlers of `kind` of every source in `sources` that listens, in
+/// order, reporting failures through `report(source, kind, error)`. For a
+/// transforming event the value under `key` chains from one source to the
+/// next; the last change and the source that made it are returned.
+pub(crate) async fn run_chain(
+    sources: &[std::sync::Arc<dyn crate::hooks::Interceptor>],
+    report: &(dyn Fn(&str, &str, String) + Sync),
+    kind: &str,
+    mut payload: Value,
+    key: Option<&str>,
+) -> Option<(Value, String)> {
+    let mut changed = None;
+    for h in sources.iter().filter(|h| h.listens(kind)) {
+        let out = h.observe(kind, payload.clone()).await;
+        for error in out.errors {
+            report(h.source(), kind, error);
+        }
+        if let (Some(k), Some(v)) = (key, out.value) {
+            payload[k] = v.clone();
+            changed = Some((v, h.source().to_string()));
+        }
+    }
+    changed
+}
+
 /// How a run or turn ended, as the reference names it.
 pub(crate) fn outcome(stop: &pi_ai::StopReason) -> &'static str {
     match stop {
@@ -41,19 +66,8 @@ impl Dispatcher {
     /// Run every listening source's handlers of `event` in load order. For a
     /// transforming event the value under `key` chains from one source to
     /// the next; the last change is returned.
-    pub(crate) async fn observe(&self, kind: &str, mut payload: Value, key: Option<&str>) -> Option<(Value, String)> {
-        let mut changed = None;
-        for h in self.interceptors.iter().filter(|h| h.listens(kind)) {
-            let out = h.observe(kind, payload.clone()).await;
-            for error in out.errors {
-                self.report(h.source(), kind, error);
-            }
-            if let (Some(k), Some(v)) = (key, out.value) {
-                payload[k] = v.clone();
-                changed = Some((v, h.source().to_string()));
-            }
-        }
-        changed
+    pub(crate) async fn observe(&self, kind: &str, payload: Value, key: Option<&str>) -> Option<(Value, String)> {
+        run_chain(&self.interceptors, &|source, kind, error| self.report(source, kind, error), kind, payload, key).await
     }
 
     /// A handler of `source` failed on `kind`.
@@ -126,7 +140,7 @@ impl Agent {
     /// when nobody listens or nothing changed (the held conversation goes
     /// as it is); a replacement that does not read as messages is reported
     /// and ignored.
-    pub(crate) async fn context_override(&self) -> Option<Vec<AgentMessage>> {
+    pub(crate) async fn context_override(&self) -> Option<crate::context_system::RequestView> {
         if !self.dispatcher.listening("context") {
             return None;
         }
@@ -154,7 +168,7 @@ impl Agent {
                 Err(e) => self.dispatcher.report(&source, "context", crate::text::bad_context_message(&e.to_string())),
             }
         }
-        Some(out)
+        Some(crate::context_system::RequestView { messages: out, ..Default::default() })
     }
 
     /// The finished assistant message after the `message_end` handlers: a

@@ -53,6 +53,30 @@ pub(crate) fn checkpoint(messages: &[AgentMessage]) -> Option<SystemMessage> {
     })
 }
 
+/// The prompt and tool declarations a list's system messages give a
+/// request, replayed: the sections joined by blank lines (or, without
+/// sections, the last plain content), and the tools; `None` when the list
+/// has no system message.
+pub(crate) fn request_state(messages: &[AgentMessage]) -> Option<(String, Vec<Value>)> {
+    let r = replay(messages);
+    if !r.any {
+        return None;
+    }
+    let prompt = if r.sections.is_empty() {
+        messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                AgentMessage::Agent(AgentOnly::System(s)) => s.content.as_str().map(str::to_string),
+                _ => None,
+            })
+            .unwrap_or_default()
+    } else {
+        r.sections.values().filter_map(Value::as_str).collect::<Vec<_>>().join("\n\n")
+    };
+    Some((prompt, r.tools))
+}
+
 /// The system message that brings the conversation's recorded state to
 /// `sections` and `tools`; `None` when nothing changed.
 pub(crate) fn patch(messages: &[AgentMessage], sections: &PromptSections, tools: &[Value]) -> Option<SystemMessage> {

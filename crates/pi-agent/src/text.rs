@@ -168,3 +168,11 @@ pub const SKILL_EXPANSION_EVENT: &str = "skill_expansion";
 pub fn bad_context_message(error: &str) -> String {
     format!("context handler returned a message pi cannot read ({error}); it is left out")
 }
+
+/// reference: a `context_with_system` handler's list lacks the leading system message.
+pub const CONTEXT_SYSTEM_DROPPED: &str = "Handler removed the leading system message; the request has no prompt or initial tool declarations. Keep it at index 0 or replace a dropped prefix with getCurrentSystemMessage().";
+
+/// A `context_with_system` answer that is not a list of messages (ignored).
+pub fn bad_context_with_system(kind: &str) -> String {
+    format!("context_with_system handler returned messages that are not a list ({kind}); the request goes as it was")
+}

@@ -33,6 +33,8 @@ pub(crate) struct Emitter {
     parsed_len: HashMap<usize, usize>,
     /// Whether `start` was sent.
     started: bool,
+    /// The request's hooks that hear the answer, when any do.
+    hooks: Option<crate::hooks::SharedHooks>,
 }
 
 impl Emitter {
@@ -52,6 +54,27 @@ impl Emitter {
             raw_args: HashMap::new(),
             parsed_len: HashMap::new(),
             started: false,
+            hooks: None,
+        }
+    }
+
+    /// Let `hooks` hear the answer (its status and headers, its stream events).
+    pub(crate) fn hear_with(&mut self, hooks: Option<crate::hooks::SharedHooks>) {
+        use crate::hooks::point;
+        self.hooks = hooks.filter(|h| h.0.wants(point::RESPONSE) || h.0.wants(point::STREAM_EVENT));
+    }
+
+    /// Hand the answer's status and headers to the hooks that want them.
+    pub(crate) async fn response(&self, status: u16, headers: &reqwest::header::HeaderMap) {
+        if let Some(h) = self.hooks.as_ref().and_then(|h| h.at(crate::hooks::point::RESPONSE)) {
+            h.response(status, crate::http::header_object(headers)).await;
+        }
+    }
+
+    /// Hand one parsed stream event to the hooks that want it.
+    pub(crate) async fn raw(&self, data: &Value) {
+        if let Some(h) = self.hooks.as_ref().and_then(|h| h.at(crate::hooks::point::STREAM_EVENT)) {
+            h.stream_event(data.clone()).await;
         }
     }
 

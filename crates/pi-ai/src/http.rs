@@ -68,11 +68,15 @@ pub(crate) struct SseStream {
     body: Body,
     parser: SseParser,
     ended: bool,
+    /// The answer's status.
+    pub status: u16,
+    /// The answer's headers.
+    pub headers: HeaderMap,
 }
 
 impl SseStream {
     fn new(body: Body) -> Self {
-        SseStream { body, parser: SseParser::default(), ended: false }
+        SseStream { body, parser: SseParser::default(), ended: false, status: 200, headers: HeaderMap::new() }
     }
 
     /// Events parsed from these body pieces (for tests: split anywhere).
@@ -110,6 +114,26 @@ impl SseStream {
             }
         }
     }
+}
+
+/// Headers as a JSON object (lower-case names in order; repeated ones joined with `, `).
+pub(crate) fn header_object(headers: &HeaderMap) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    let mut sorted: Vec<_> = headers.iter().collect();
+    sorted.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    for (name, value) in sorted {
+        let v = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        match out.get_mut(name.as_str()) {
+            Some(Value::String(prev)) => {
+                prev.push_str(", ");
+                prev.push_str(&v);
+            }
+            _ => {
+                out.insert(name.as_str().to_string(), Value::String(v));
+            }
+        }
+    }
+    out
 }
 
 /// Build a header map; later entries win.
@@ -154,7 +178,11 @@ pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: Vec<u8>) -> Re
         let body = read_error_body(resp).await;
         return Err(SendError::Status(HttpStatusError { status: status.as_u16(), body, retry_after }));
     }
-    Ok(SseStream::new(Box::pin(resp.bytes_stream().map(|piece| piece.map(Vec::from)))))
+    let headers = resp.headers().clone();
+    let mut stream = SseStream::new(Box::pin(resp.bytes_stream().map(|piece| piece.map(Vec::from))));
+    stream.status = status.as_u16();
+    stream.headers = headers;
+    Ok(stream)
 }
 
 /// The wait an error answer asks for: `retry-after-ms`, else `Retry-After`.

@@ -53,6 +53,7 @@ mod emitter;
 mod error;
 mod event;
 mod failure;
+pub mod hooks;
 mod http;
 pub mod json_args;
 pub mod limits;
@@ -70,6 +71,7 @@ use tokio::sync::mpsc;
 
 pub use event::{AssistantMessageEvent, PartialMessage};
 pub use failure::{Failure, FailureKind, parse_retry_after};
+pub use hooks::{RequestHooks, SharedHooks};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::faux;
 pub use strict::{ConstrainedSampling, StrictMode};
@@ -184,11 +186,15 @@ async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) 
             match work {
                 Work::Failed(e) => Err(e),
                 Work::Faux(context) => providers::faux::run(&model, &context, &options, &mut em).await,
-                Work::Http(request) => match model.api.as_str() {
-                    api::OPENAI_RESPONSES => providers::openai_responses::send(&model, request, &mut em).await,
-                    api::ANTHROPIC_MESSAGES => providers::anthropic::send(request, &mut em).await,
-                    _ => providers::openai_completions::send(request, &mut em).await,
-                },
+                Work::Http(request) => {
+                    let request = providers::before_send(request, &model, &options).await?;
+                    em.hear_with(options.hooks.clone());
+                    match model.api.as_str() {
+                        api::OPENAI_RESPONSES => providers::openai_responses::send(&model, request, &mut em).await,
+                        api::ANTHROPIC_MESSAGES => providers::anthropic::send(request, &mut em).await,
+                        _ => providers::openai_completions::send(request, &mut em).await,
+                    }
+                }
             }
         };
         tokio::select! {

@@ -159,6 +159,8 @@ pub struct StreamOptions {
     /// A session id: sent as `prompt_cache_key` and `session-id` on the
     /// Responses API.
     pub session_id: Option<String>,
+    /// Callbacks around the request (the extensions' provider events).
+    pub hooks: Option<crate::hooks::SharedHooks>,
 }
 
 impl StreamOptions {

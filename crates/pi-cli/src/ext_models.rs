@@ -85,6 +85,7 @@ fn prepare(
         max_tokens: options.get("maxTokens").and_then(Value::as_u64),
         reasoning: options.get("reasoning").and_then(Value::as_str).map(str::to_string),
         session_id: options.get("sessionId").and_then(Value::as_str).map(str::to_string),
+        hooks: None,
         headers,
         ..Default::default()
     };

@@ -284,6 +284,7 @@ impl Agent {
             reasoning: None,
             headers: Default::default(),
             session_id: self.tool_ctx.session.session_id.clone(),
+            hooks: None,
         };
         let mut rx = pi_ai::stream(&self.model, &context, options);
         while let Some(ev) = rx.recv().await {

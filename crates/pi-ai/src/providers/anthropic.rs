@@ -251,7 +251,7 @@ pub(crate) fn prepare(
 
 /// Send a prepared request, streaming the answer into `em`.
 pub(crate) async fn send(request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
-    let mut sse = open_stream(request, http::anthropic_http_error).await?;
+    let mut sse = open_stream(request, em, http::anthropic_http_error).await?;
     read_stream(&mut sse, em).await
 }
 
@@ -268,6 +268,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
         let Ok(data) = serde_json::from_str::<Value>(&ev.data) else {
             continue;
         };
+        em.raw(&data).await;
         // `start` follows message_start, so the partial already has its usage.
         let is_message_start = data.get("type").and_then(Value::as_str) == Some("message_start");
         if !is_message_start {

@@ -141,19 +141,82 @@ pub(crate) fn data_url(data: &str, mime: &str) -> String {
     format!("data:{mime};base64,{data}")
 }
 
-/// POST and map a failure with `status_message`, or start reading events.
+/// POST and map a failure with `status_message`, or start reading events
+/// (the hooks of `em` hear the answer's status and headers first).
 pub(crate) async fn open_stream(
     request: Prepared,
+    em: &Emitter,
     status_message: impl FnOnce(&http::HttpStatusError) -> String,
 ) -> Result<SseStream, ProviderError> {
     match http::post_sse(&request.url, request.headers, request.body).await {
-        Ok(s) => Ok(s),
+        Ok(s) => {
+            em.response(s.status, &s.headers).await;
+            Ok(s)
+        }
         Err(SendError::Status(e)) => {
             let failure = Failure { kind: FailureKind::Status(e.status), retry_after: e.retry_after };
             Err(ProviderError::Failed(status_message(&e), failure))
         }
         Err(SendError::Other(e)) => Err(e),
     }
+}
+
+/// Let the request's hooks change it before it goes: its extra headers
+/// (the model's and the call's; a `null` deletes any header of that name)
+/// and its body (parsed, handed over, written again only when replaced).
+pub(crate) async fn before_send(
+    mut request: Prepared,
+    model: &Model,
+    options: &StreamOptions,
+) -> Result<Prepared, ProviderError> {
+    let Some(hooks) = &options.hooks else {
+        return Ok(request);
+    };
+    if let Some(h) = hooks.at(crate::hooks::point::HEADERS) {
+        let extra: serde_json::Map<String, serde_json::Value> = model
+            .headers
+            .iter()
+            .chain(options.headers.iter())
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
+        if let Some(changed) = h.headers(extra.clone()).await {
+            apply_headers(&mut request.headers, &extra, &changed)?;
+        }
+    }
+    if let Some(h) = hooks.at(crate::hooks::point::PAYLOAD) {
+        let payload: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or(serde_json::Value::Null);
+        if let Some(replaced) = h.payload(payload).await {
+            request.body = serde_json::to_vec(&replaced).map_err(|e| ProviderError::failed(e.to_string()))?;
+        }
+    }
+    Ok(request)
+}
+
+/// Apply a headers hook's answer: extra headers it dropped go, `null`s
+/// delete, texts set (other values are written as JSON).
+fn apply_headers(
+    headers: &mut reqwest::header::HeaderMap,
+    before: &serde_json::Map<String, serde_json::Value>,
+    after: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(), ProviderError> {
+    for name in before.keys().filter(|k| !after.contains_key(*k)) {
+        headers.remove(name.as_str());
+    }
+    for (name, value) in after {
+        match value {
+            serde_json::Value::Null => {
+                headers.remove(name.as_str());
+            }
+            serde_json::Value::String(v) => {
+                headers.extend(http::headers([(name.as_str(), v.as_str())])?);
+            }
+            other => {
+                let v = other.to_string();
+                headers.extend(http::headers([(name.as_str(), v.as_str())])?);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The HTTP status an error type stands for, when a server reports an error

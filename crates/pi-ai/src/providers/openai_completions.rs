@@ -298,7 +298,7 @@ pub(crate) fn prepare(
 
 /// Send a prepared request, streaming the answer into `em`.
 pub(crate) async fn send(request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
-    let mut sse = open_stream(request, http::completions_http_error).await?;
+    let mut sse = open_stream(request, em, http::completions_http_error).await?;
     em.start().await?;
     read_stream(&mut sse, em).await
 }
@@ -315,6 +315,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
             continue;
         }
         let chunk: Value = serde_json::from_str(&ev.data).map_err(|_| ProviderError::failed(text::MALFORMED_EVENT))?;
+        em.raw(&chunk).await;
         handle_chunk(&chunk, &mut state, em).await?;
     }
     let Some(reason) = state.finish else {

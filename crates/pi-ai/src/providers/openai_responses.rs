@@ -180,7 +180,7 @@ pub(crate) fn prepare(
 /// Send a prepared request, streaming the answer into `em`.
 pub(crate) async fn send(model: &Model, request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
     let provider = model.provider.clone();
-    let mut sse = open_stream(request, |e| http::responses_http_error(&provider, e)).await?;
+    let mut sse = open_stream(request, em, |e| http::responses_http_error(&provider, e)).await?;
     em.start().await?;
     read_stream(&mut sse, em).await
 }
@@ -197,6 +197,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
             continue;
         }
         let data: Value = serde_json::from_str(&ev.data).map_err(|_| ProviderError::failed(text::MALFORMED_EVENT))?;
+        em.raw(&data).await;
         if let Some(reason) = handle_event(&data, &mut state, em).await? {
             em.end_all().await?;
             return Ok(final_reason(em, reason));

@@ -393,7 +393,7 @@
       const v = r[key];
       if (v === undefined) continue;
       if (key === "message" && (!v || typeof v !== "object" || v.role !== event.message.role)) continue;
-      if (key === "messages" && !Array.isArray(v)) {
+      if (name === "context" && !Array.isArray(v)) {
         // As the reference: what is not a list sends no messages.
         errors.push(`context handler returned messages that are not a list (${typeof v}); no messages are sent`);
         event[key] = [];
@@ -404,6 +404,25 @@
       changed = true;
     }
     return changed ? { errors, value: event[key] } : { errors };
+  }
+
+  // before_provider_request: a handler's answer (anything but undefined)
+  // replaces the payload for the handlers after it and for the request.
+  // before_provider_headers: handlers change event.headers in place.
+  async function runProvider(callId, name, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    const key = name === "before_provider_request" ? "payload" : "headers";
+    for (const { handler } of handlersOf(name)) {
+      try {
+        const r = await handler(event, ctx);
+        if (key === "payload" && r !== undefined) event.payload = r;
+      } catch (e) {
+        errors.push(errorMessage(e));
+      }
+    }
+    const value = event[key];
+    return value === undefined ? { errors, value: null } : { errors, value };
   }
 
   // session_before_switch, session_before_fork: the first handler that
@@ -645,10 +664,11 @@
       else if (kind === "command") run = () => runCommand(callId, p);
       else if (kind === "input") run = () => runInput(callId, p);
       else if (kind === "before_agent_start") run = () => runBeforeAgentStart(callId, p);
-      else if (kind === "context") run = () => runChain(callId, kind, p, "messages");
+      else if (kind === "context" || kind === "context_with_system") run = () => runChain(callId, kind, p, "messages");
       else if (kind === "resources_discover") run = () => runDiscover(callId, p);
       else if (kind === "session_before_switch" || kind === "session_before_fork") run = () => runGate(callId, kind, p);
       else if (kind === "message_end") run = () => runChain(callId, kind, p, "message");
+      else if (kind === "before_provider_request" || kind === "before_provider_headers") run = () => runProvider(callId, kind, p);
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
     },
