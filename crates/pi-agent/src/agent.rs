@@ -457,11 +457,20 @@ impl Agent {
             }
             break last;
         };
-        let aborted = token.is_cancelled();
-        if !aborted {
+        let mut last = last;
+        while !token.is_cancelled() && self.dispatcher.listening("agent_before_settle") {
             let ended = last.as_ref().map(|m| crate::observe::outcome(&m.stop_reason)).unwrap_or("completed");
-            self.notify("agent_before_settle", || self.boundary(ended)).await;
+            let kind = "agent_before_settle";
+            let proposal = self.propose(kind, crate::observe::event(kind, self.boundary(ended))).await;
+            // An abort meanwhile keeps the entries and drops the continuation.
+            let cont = proposal.cont && !token.is_cancelled() && ended == "completed";
+            if !self.settle_proposal(kind, crate::boundary::Proposal { cont, ..proposal }) {
+                break;
+            }
+            let (again, _) = self.run(None, &token).await;
+            last = again.or(last);
         }
+        let aborted = token.is_cancelled();
         self.emit(AgentEvent::AgentSettled { aborted });
         self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
         last
@@ -541,7 +550,13 @@ impl Agent {
                 let failed = calls.is_empty() && self.overflowed(&assistant);
                 let ended = crate::observe::outcome(&assistant.stop_reason);
                 self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant.clone()), tool_results: vec![] });
-                self.notify_turn_end(turn_index, &assistant, &[], answer_entry.clone(), Vec::new(), ended).await;
+                let proposal =
+                    self.notify_turn_end(turn_index, &assistant, &[], answer_entry.clone(), Vec::new(), ended).await;
+                // Error and aborted answers end the run whatever was proposed.
+                let go_on = self.settle_proposal(
+                    "turn_end",
+                    crate::boundary::Proposal { cont: proposal.cont && !stop, ..proposal },
+                );
                 turn_index += 1;
                 if failed {
                     overflowed = Some(answer_entry);
@@ -551,6 +566,10 @@ impl Agent {
                 if let Some((first, rest)) = follow.split_first() {
                     opening = Some((first.clone(), Vec::new()));
                     queued_more = rest.to_vec();
+                    continue;
+                }
+                if go_on && !token.is_cancelled() {
+                    // One request on the conversation as it stands.
                     continue;
                 }
                 break;
@@ -583,9 +602,11 @@ impl Agent {
                 message: Message::Assistant(assistant.clone()),
                 tool_results: results.clone(),
             });
-            self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;
+            let proposal =
+                self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;
+            let go_on = self.settle_proposal("turn_end", proposal);
             turn_index += 1;
-            if terminate {
+            if terminate && !go_on {
                 break;
             }
             if token.is_cancelled() {
@@ -681,7 +702,14 @@ impl Agent {
     pub(crate) fn add(&mut self, message: AgentMessage) -> Option<String> {
         let mut id = None;
         if let Ok(mut s) = self.session.lock() {
-            match s.append_message(&message) {
+            let appended = match &message {
+                // An extension's message has an entry type of its own, as the reference writes it.
+                AgentMessage::Agent(crate::messages::AgentOnly::Custom(c)) => {
+                    s.append("custom_message", c.entry_fields())
+                }
+                _ => s.append_message(&message),
+            };
+            match appended {
                 Ok(i) => id = Some(i),
                 Err(e) => {
                     s.detach_file();

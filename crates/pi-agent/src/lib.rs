@@ -9,6 +9,7 @@
 
 mod adopt;
 mod agent;
+mod boundary;
 pub mod compaction;
 mod context_system;
 mod convert;

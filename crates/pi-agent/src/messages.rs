@@ -76,6 +76,21 @@ pub struct CustomMessage {
     pub timestamp: i64,
 }
 
+impl CustomMessage {
+    /// The fields of its `custom_message` session entry, in the reference's order.
+    pub fn entry_fields(&self) -> serde_json::Value {
+        let mut fields = serde_json::json!({
+            "customType": self.custom_type,
+            "content": self.content,
+            "display": self.display,
+        });
+        if let (Some(d), Some(f)) = (&self.details, fields.as_object_mut()) {
+            f.insert("details".into(), d.clone());
+        }
+        fields
+    }
+}
+
 /// A compaction's summary as a context message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

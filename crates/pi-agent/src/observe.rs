@@ -207,13 +207,14 @@ impl Agent {
         self.notify("message_end", || json!({"message": message.clone()})).await;
         let entry = self.add(message.clone().into());
         self.emit(crate::events::AgentEvent::TurnEnd { message, tool_results: vec![] });
-        self.notify_turn_end(index, &answer, &[], entry, Vec::new(), "aborted").await;
+        let proposal = self.notify_turn_end(index, &answer, &[], entry, Vec::new(), "aborted").await;
+        // An aborted run takes the proposed entries, never a continuation.
+        self.settle_proposal("turn_end", crate::boundary::Proposal { cont: false, ..proposal });
         answer
     }
 
     /// `turn_end`: the turn's answer and results, their session entries and
-    /// how the turn ended (notification only: proposed entries and
-    /// continuations are not taken).
+    /// how the turn ended; what the handlers proposed (see [`crate::boundary`]).
     pub(crate) async fn notify_turn_end(
         &self,
         index: u64,
@@ -222,9 +223,9 @@ impl Agent {
         entry: Option<String>,
         result_entries: Vec<String>,
         outcome: &str,
-    ) {
+    ) -> crate::boundary::Proposal {
         if !self.dispatcher.listening("turn_end") {
-            return;
+            return Default::default();
         }
         let results: Vec<Value> =
             results.iter().filter_map(|r| serde_json::to_value(pi_ai::Message::ToolResult(r.clone())).ok()).collect();
@@ -238,12 +239,12 @@ impl Agent {
         if let (Some(f), Value::Object(b)) = (fields.as_object_mut(), self.boundary(outcome)) {
             f.extend(b);
         }
-        self.notify("turn_end", || fields).await;
+        self.propose("turn_end", event("turn_end", fields)).await
     }
 
     /// What `turn_end` and `agent_before_settle` carry besides their own
-    /// fields: nothing proposed (`entries`, `continue`) and the context as
-    /// the session projects it.
+    /// fields: nothing proposed yet (`entries`, `continue`) and the context
+    /// as the session projects it.
     pub(crate) fn boundary(&self, outcome: &str) -> Value {
         let entries: Vec<Value> = match self.session.lock() {
             Ok(s) => s
@@ -261,7 +262,20 @@ impl Agent {
             Err(_) => Vec::new(),
         };
         let messages: Vec<Value> = self.messages.iter().filter_map(|m| serde_json::to_value(m).ok()).collect();
-        let llm: Vec<Value> = messages.iter().filter(|m| m["role"] != "system").cloned().collect();
+        // As the model reads them: system messages as they are, the rest converted.
+        let llm: Vec<Value> = self
+            .messages
+            .iter()
+            .flat_map(|m| match m {
+                AgentMessage::Agent(crate::messages::AgentOnly::System(_)) => {
+                    serde_json::to_value(m).ok().into_iter().collect()
+                }
+                other => crate::messages::to_llm(std::slice::from_ref(other))
+                    .into_iter()
+                    .filter_map(|l| serde_json::to_value(l).ok())
+                    .collect::<Vec<_>>(),
+            })
+            .collect();
         json!({
             "outcome": outcome,
             "entries": [],

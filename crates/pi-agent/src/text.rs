@@ -176,3 +176,17 @@ pub const CONTEXT_SYSTEM_DROPPED: &str = "Handler removed the leading system mes
 pub fn bad_context_with_system(kind: &str) -> String {
     format!("context_with_system handler returned messages that are not a list ({kind}); the request goes as it was")
 }
+
+/// The source named when a turn boundary's proposal cannot be carried out.
+pub const BOUNDARY_SOURCE: &str = "<boundary>";
+
+/// reference: a boundary asked for one more request while the conversation
+/// ends with the model's answer.
+pub fn boundary_cannot_continue(kind: &str) -> String {
+    format!("{kind} requested continuation without runnable model context")
+}
+
+/// A boundary's proposed entry pi cannot append: the whole proposal is left out.
+pub fn boundary_bad_entry(kind: &str, index: usize, why: &str) -> String {
+    format!("{kind} proposed entries were not appended: entry {index}: {why}")
+}

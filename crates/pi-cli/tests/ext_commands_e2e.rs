@@ -214,3 +214,45 @@ fn a_second_extension_registering_a_tool_name_fails_to_load() {
     assert_eq!(stderr(&out), want);
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn rpc_sends_the_fire_and_forget_ui_calls_as_the_reference() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("ui-calls.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/ui"}}"#).unwrap();
+    let mut records = Vec::new();
+    loop {
+        let mut v = read_until(&mut out, |v| v["type"] == "extension_ui_request" || v["id"] == "1");
+        if v["id"] == "1" {
+            break;
+        }
+        v.as_object_mut().unwrap().remove("id");
+        v.as_object_mut().unwrap().remove("type");
+        records.push(v);
+    }
+    // As the reference writes them (measured side by side); a cleared value
+    // leaves its field out, a component widget and the working message are not sent.
+    assert_eq!(
+        records,
+        [
+            json!({"method": "setStatus", "statusKey": "k1", "statusText": "running"}),
+            json!({"method": "setStatus", "statusKey": "k1"}),
+            json!({"method": "setWidget", "widgetKey": "w1", "widgetLines": ["a", "b"]}),
+            json!({"method": "setWidget", "widgetKey": "w2", "widgetLines": ["c"], "widgetPlacement": "belowEditor"}),
+            json!({"method": "setWidget", "widgetKey": "w1"}),
+            json!({"method": "setTitle", "title": "my title"}),
+            json!({"method": "set_editor_text", "text": "prefill"}),
+            json!({"method": "set_editor_text", "text": "pasted"}),
+            json!({"method": "notify", "message": "getTheme=undefined setTheme=Theme switching not supported in RPC mode", "notifyType": "info"}),
+        ]
+    );
+    drop(stdin);
+    let _ = child.wait();
+
+    // Without a UI nothing is sent and setTheme says so.
+    let args = ["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", &fixture("ui-calls.ts"), "/ui"];
+    let out = s.pi(PI).args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+}

@@ -152,12 +152,41 @@ pub enum NotifyLevel {
     Error,
 }
 
+/// A fire-and-forget UI call of an extension (`ctx.ui.setStatus`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiFire {
+    /// `setStatus(key, text)`: `None` clears it.
+    Status {
+        /// The extension's key.
+        key: String,
+        /// The text.
+        text: Option<String>,
+    },
+    /// `setWidget(key, lines, {placement})`: `None` clears it.
+    Widget {
+        /// The extension's key.
+        key: String,
+        /// The lines.
+        lines: Option<Vec<String>>,
+        /// `aboveEditor` or `belowEditor`, when given.
+        placement: Option<String>,
+    },
+    /// `setTitle(title)`: the terminal's title.
+    Title(String),
+    /// `setEditorText(text)` and `pasteToEditor(text)`.
+    EditorText(String),
+    /// `setWorkingMessage(text)`: `None` restores the default.
+    WorkingMessage(Option<String>),
+}
+
 /// Where extension dialogs go (implemented by pi's TUI or RPC mode).
 pub trait UiBridge: Send + Sync {
     /// Show a dialog and wait for the answer.
     fn dialog(&self, request: UiRequest) -> BoxFuture<'static, UiResponse>;
     /// Show a notification (fire and forget).
     fn notify(&self, message: &str, level: NotifyLevel);
+    /// A fire-and-forget call (a bridge that cannot show it ignores it).
+    fn fire(&self, _call: UiFire) {}
 }
 
 /// The session's tool registry as extensions see it (`pi.getAllTools()`,

@@ -204,6 +204,8 @@ pub enum UiCall {
     Widget(String, Option<Vec<String>>, WidgetPlace),
     /// The working message (`None`: the default).
     WorkingMessage(Option<String>),
+    /// Replace the editor's text.
+    EditorText(String),
     /// Show a custom component until it calls `done`.
     Custom(ComponentFactory, oneshot::Sender<serde_json::Value>),
     /// Replace the footer with a component (`None`: the built-in footer).
@@ -220,6 +222,7 @@ impl std::fmt::Debug for UiCall {
             UiCall::Status(k, v) => write!(f, "Status({k:?}, {v:?})"),
             UiCall::Widget(k, v, p) => write!(f, "Widget({k:?}, {v:?}, {p:?})"),
             UiCall::WorkingMessage(m) => write!(f, "WorkingMessage({m:?})"),
+            UiCall::EditorText(t) => write!(f, "EditorText({t:?})"),
             UiCall::Custom(..) => write!(f, "Custom"),
             UiCall::Footer(c) => write!(f, "Footer({})", c.is_some()),
             UiCall::Header(c) => write!(f, "Header({})", c.is_some()),

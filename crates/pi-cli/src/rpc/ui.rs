@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use futures::future::BoxFuture;
-use pi_ext::{NotifyLevel, UiBridge, UiRequest, UiResponse};
+use pi_ext::{NotifyLevel, UiBridge, UiFire, UiRequest, UiResponse};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -65,10 +65,47 @@ impl UiBridge for RpcUi {
     }
 
     fn notify(&self, message: &str, level: NotifyLevel) {
+        self.tell(json!({"method": "notify", "message": message, "notifyType": level}));
+    }
+
+    fn fire(&self, call: UiFire) {
+        // The reference's fields; a cleared value leaves its field out.
+        let record = match call {
+            UiFire::Status { key, text } => {
+                let mut r = json!({"method": "setStatus", "statusKey": key});
+                if let Some(t) = text {
+                    r["statusText"] = json!(t);
+                }
+                r
+            }
+            UiFire::Widget { key, lines, placement } => {
+                let mut r = json!({"method": "setWidget", "widgetKey": key});
+                if let Some(l) = lines {
+                    r["widgetLines"] = json!(l);
+                }
+                if let Some(p) = placement {
+                    r["widgetPlacement"] = json!(p);
+                }
+                r
+            }
+            UiFire::Title(title) => json!({"method": "setTitle", "title": title}),
+            UiFire::EditorText(text) => json!({"method": "set_editor_text", "text": text}),
+            // Not part of the RPC sub-protocol (a no-op there, as in the reference).
+            UiFire::WorkingMessage(_) => return,
+        };
+        self.tell(record);
+    }
+}
+
+impl RpcUi {
+    /// A fire-and-forget `extension_ui_request` (`record` holds its method and fields).
+    fn tell(&self, record: Value) {
         let id = format!("ui-{}", self.next.fetch_add(1, Ordering::SeqCst) + 1);
-        crate::json_mode::print_line(&json!({
-            "type": "extension_ui_request", "id": id, "method": "notify", "message": message, "notifyType": level,
-        }));
+        let mut v = json!({"type": "extension_ui_request", "id": id});
+        if let (Some(out), Value::Object(fields)) = (v.as_object_mut(), record) {
+            out.extend(fields);
+        }
+        crate::json_mode::print_line(&v);
     }
 }
 

@@ -124,6 +124,27 @@ impl pi_ext::UiBridge for TerminalUi {
         };
         notify(level, message);
     }
+
+    fn fire(&self, call: pi_ext::UiFire) {
+        use pi_ext::UiFire;
+        let Some(h) = handle() else { return };
+        let call = match call {
+            UiFire::Status { key, text } => UiCall::Status(key, text),
+            UiFire::Widget { key, lines, placement } => {
+                let place = if placement.as_deref() == Some("belowEditor") {
+                    pi_tui::host::WidgetPlace::Below
+                } else {
+                    pi_tui::host::WidgetPlace::Above
+                };
+                UiCall::Widget(key, lines, place)
+            }
+            UiFire::EditorText(text) => UiCall::EditorText(text),
+            UiFire::WorkingMessage(m) => UiCall::WorkingMessage(m),
+            // pi does not let extensions retitle the terminal.
+            UiFire::Title(_) => return,
+        };
+        h.send(call);
+    }
 }
 
 /// The shipped policies' questions (permission gate, approval).

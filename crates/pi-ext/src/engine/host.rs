@@ -276,6 +276,12 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             }
             Value::Null
         }
+        HostSync::Ui(call) => {
+            if let Some(ui) = &state.cfg.ui {
+                ui.fire(call);
+            }
+            Value::Null
+        }
         HostSync::BuiltinSpec(name) => match name.parse::<pi_tools::ToolName>() {
             Ok(tool) => {
                 let spec = pi_tools::ToolSpec::of(tool);

@@ -327,6 +327,8 @@ pub(crate) enum HostSync {
         /// `info`, `warning` or `error`.
         level: String,
     },
+    /// A fire-and-forget `ctx.ui` call.
+    Ui(crate::api::UiFire),
     /// `formatSize(bytes)`.
     FormatSize(f64),
     /// `truncateHead`/`truncateTail` and friends: the options object.
@@ -344,6 +346,24 @@ pub(crate) enum HostSync {
     Session(SessionCall),
     /// A request this host does not know (answered with `null`).
     Unknown(String),
+}
+
+/// A fire-and-forget UI call as the glue sends it: `{method, …}`.
+fn ui_fire(p: &Value) -> Option<crate::api::UiFire> {
+    use crate::api::UiFire;
+    let text = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(match p.get("method")?.as_str()? {
+        "setStatus" => UiFire::Status { key: text("key")?, text: text("text") },
+        "setWidget" => UiFire::Widget {
+            key: text("key")?,
+            lines: p.get("lines").filter(|l| l.is_array()).map(strings),
+            placement: text("placement"),
+        },
+        "setTitle" => UiFire::Title(text("title")?),
+        "setEditorText" => UiFire::EditorText(text("text")?),
+        "setWorkingMessage" => UiFire::WorkingMessage(text("text")),
+        _ => return None,
+    })
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -370,6 +390,10 @@ impl HostSync {
             "getActiveTools" => HostSync::GetActiveTools,
             "setActiveTools" => HostSync::SetActiveTools(strings(&p)),
             "notify" => HostSync::Notify { message: s("message"), level: s("type") },
+            "ui" => match ui_fire(&p) {
+                Some(call) => HostSync::Ui(call),
+                None => HostSync::Unknown(format!("ui:{}", s("method"))),
+            },
             "formatSize" => HostSync::FormatSize(p.as_f64().unwrap_or(0.0)),
             "builtinSpec" => HostSync::BuiltinSpec(p.as_str().unwrap_or("").to_string()),
             "truncate" => HostSync::Truncate(p),

@@ -212,6 +212,9 @@
         p.then(resolve, reject);
       });
     }
+    const fire = (call) => {
+      if (hasUI) host.sync("ui", toJson(call));
+    };
     return {
       select(title, options, opts) {
         return dialog("select", { title: safeString(title), options: Array.isArray(options) ? options.map(String) : [] }, opts, undefined);
@@ -230,26 +233,41 @@
         if (hasUI) host.sync("notify", toJson({ message: safeString(message), type: level }));
         else if (trust) host.log("notify", safeString(message));
       },
-      setStatus: noop,
-      setWidget: noop,
-      setTitle: noop,
+      setStatus(key, text) {
+        fire({ method: "setStatus", key: safeString(key), text: text === undefined || text === null ? undefined : safeString(text) });
+      },
+      setWidget(key, content, options) {
+        // Lines only: a component factory is not drawn (as in the reference's RPC mode).
+        if (content !== undefined && content !== null && !Array.isArray(content)) return;
+        const placement = options && typeof options.placement === "string" ? options.placement : undefined;
+        fire({ method: "setWidget", key: safeString(key), lines: content ? content.map((l) => safeString(l)) : undefined, placement });
+      },
+      setTitle(title) {
+        fire({ method: "setTitle", title: safeString(title) });
+      },
       setFooter: noop,
       setHeader: noop,
-      setEditorText: noop,
+      setEditorText(text) {
+        fire({ method: "setEditorText", text: safeString(text) });
+      },
       getEditorText() {
         return "";
       },
-      setWorkingMessage: noop,
+      setWorkingMessage(text) {
+        fire({ method: "setWorkingMessage", text: text === undefined || text === null ? undefined : safeString(text) });
+      },
       setWorkingIndicator: noop,
       setWorkingVisible: noop,
       setHiddenThinkingLabel: noop,
       theme: plainTheme,
-      getTheme: () => plainTheme,
+      getTheme: () => undefined,
       getAllThemes: () => [],
-      setTheme: () => ({ success: false, error: "Themes are not available to extensions in pi" }),
+      setTheme: () => ({ success: false, error: config.mode === "rpc" ? "Theme switching not supported in RPC mode" : hasUI ? "Theme switching is not available to extensions in pi" : "UI not available" }),
       setEditorComponent: noop,
       addAutocompleteProvider: noop,
-      pasteToEditor: noop,
+      pasteToEditor(text) {
+        fire({ method: "setEditorText", text: safeString(text) });
+      },
       custom() {
         return Promise.resolve(undefined);
       },
@@ -423,6 +441,33 @@
     }
     const value = event[key];
     return value === undefined ? { errors, value: null } : { errors, value };
+  }
+
+  // turn_end, agent_before_settle: each handler sees the proposal so far
+  // (event.entries, event.continue); an answer's `entries` or `continue`
+  // replaces that part of it.
+  async function runBoundary(callId, name, event) {
+    const ctx = makeCtx(callId);
+    const errors = [];
+    let changed = false;
+    for (const { handler } of handlersOf(name)) {
+      try {
+        const r = await handler(event, ctx);
+        if (r && typeof r === "object") {
+          if (r.entries !== undefined) {
+            event.entries = r.entries;
+            changed = true;
+          }
+          if (r.continue !== undefined) {
+            event.continue = r.continue;
+            changed = true;
+          }
+        }
+      } catch (e) {
+        errors.push(errorMessage(e));
+      }
+    }
+    return changed ? { errors, value: { entries: event.entries, continue: event.continue === true } } : { errors };
   }
 
   // session_before_switch, session_before_fork: the first handler that
@@ -669,6 +714,7 @@
       else if (kind === "session_before_switch" || kind === "session_before_fork") run = () => runGate(callId, kind, p);
       else if (kind === "message_end") run = () => runChain(callId, kind, p, "message");
       else if (kind === "before_provider_request" || kind === "before_provider_headers") run = () => runProvider(callId, kind, p);
+      else if (kind === "turn_end" || kind === "agent_before_settle") run = () => runBoundary(callId, kind, p);
       else run = () => runNotification(callId, kind, p);
       settle(callId, Promise.resolve().then(run));
     },

@@ -70,6 +70,7 @@ impl App {
                 }
             }
             UiCall::WorkingMessage(m) => self.working = m.map(|m| crate::sanitize::clean_line(&m)),
+            UiCall::EditorText(t) => self.editor.set_text(&crate::sanitize::clean(&t)),
             UiCall::Custom(factory, reply) => {
                 let handle = self.ui.component_handle(reply);
                 let component = factory(handle.clone());
