@@ -153,7 +153,7 @@ pub enum NotifyLevel {
 }
 
 /// A fire-and-forget UI call of an extension (`ctx.ui.setStatus`, …).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum UiFire {
     /// `setStatus(key, text)`: `None` clears it.
     Status {
@@ -177,6 +177,37 @@ pub enum UiFire {
     EditorText(String),
     /// `setWorkingMessage(text)`: `None` restores the default.
     WorkingMessage(Option<String>),
+    /// A component shown by `custom()` called its `done(result)`.
+    ComponentDone {
+        /// The component (see [`UiBridge::custom`]).
+        id: u64,
+        /// What `custom()` resolves.
+        result: Value,
+    },
+    /// A component asked for a new frame (`tui.requestRender()`).
+    Render,
+}
+
+/// An extension's component (pi-tui's contract) as a UI drives it: asked
+/// for its lines at a width, fed key presses as the bytes a terminal sends.
+/// The calls wait for the extension's engine (a short while at most: a busy
+/// extension is drawn as it last was).
+pub trait ExtComponent: Send {
+    /// The lines at `width` columns.
+    fn render(&mut self, width: u16) -> Vec<String>;
+    /// A key press.
+    fn handle_input(&mut self, data: &str);
+    /// Forget cached output.
+    fn invalidate(&mut self);
+}
+
+/// Where `setFooter`/`setHeader` put a component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentSlot {
+    /// Instead of the footer.
+    Footer,
+    /// Instead of the header.
+    Header,
 }
 
 /// Where extension dialogs go (implemented by pi's TUI or RPC mode).
@@ -187,6 +218,14 @@ pub trait UiBridge: Send + Sync {
     fn notify(&self, message: &str, level: NotifyLevel);
     /// A fire-and-forget call (a bridge that cannot show it ignores it).
     fn fire(&self, _call: UiFire) {}
+    /// Show component `id` until it calls `done` ([`UiFire::ComponentDone`]
+    /// with this id) or the UI closes it; what `custom()` resolves (`null`
+    /// from a bridge that cannot show components).
+    fn custom(&self, _id: u64, _component: Box<dyn ExtComponent>) -> BoxFuture<'static, Value> {
+        Box::pin(async { Value::Null })
+    }
+    /// Put a component in `slot` (`None`: the built-in one again).
+    fn place(&self, _slot: ComponentSlot, _component: Option<Box<dyn ExtComponent>>) {}
 }
 
 /// The session's tool registry as extensions see it (`pi.getAllTools()`,

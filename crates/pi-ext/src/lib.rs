@@ -50,8 +50,9 @@ use pi_agent::{AgentTool, Interceptor};
 use serde_json::{Value, json};
 
 pub use api::{
-    CommandOp, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, ExtCommand, HostOptions, InputOutcome, Limits, Mode,
-    NotifyLevel, SessionApi, SessionCall, ToolsApi, UiBridge, UiFire, UiRequest, UiResponse,
+    CommandOp, ComponentSlot, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, ExtCommand, ExtComponent, HostOptions,
+    InputOutcome, Limits, Mode, NotifyLevel, SessionApi, SessionCall, ToolsApi, UiBridge, UiFire, UiRequest,
+    UiResponse,
 };
 pub use commands::{BeforeAgentStart, command_names, run_before_agent_start, run_input};
 

@@ -358,6 +358,11 @@ impl UiHandle {
         let _ = self.tx.send(Update::Ui(call));
     }
 
+    /// Ask for a new frame.
+    pub fn redraw(&self) {
+        let _ = self.tx.send(Update::Redraw);
+    }
+
     /// A handle for a component being shown.
     pub(crate) fn component_handle(&self, done: oneshot::Sender<serde_json::Value>) -> ComponentHandle {
         ComponentHandle { done: Arc::new(Mutex::new(Some(done))), redraw: self.tx.clone() }

@@ -91,7 +91,7 @@ impl UiBridge for RpcUi {
             UiFire::Title(title) => json!({"method": "setTitle", "title": title}),
             UiFire::EditorText(text) => json!({"method": "set_editor_text", "text": text}),
             // Not part of the RPC sub-protocol (a no-op there, as in the reference).
-            UiFire::WorkingMessage(_) => return,
+            UiFire::WorkingMessage(_) | UiFire::ComponentDone { .. } | UiFire::Render => return,
         };
         self.tell(record);
     }

@@ -4,6 +4,7 @@
 
 mod attach;
 mod commands;
+mod components;
 pub(crate) mod look;
 pub(crate) mod router;
 mod stderr;

@@ -140,10 +140,20 @@ impl pi_ext::UiBridge for TerminalUi {
             }
             UiFire::EditorText(text) => UiCall::EditorText(text),
             UiFire::WorkingMessage(m) => UiCall::WorkingMessage(m),
+            UiFire::ComponentDone { id, result } => return super::components::done(id, result),
+            UiFire::Render => return h.redraw(),
             // pi does not let extensions retitle the terminal.
             UiFire::Title(_) => return,
         };
         h.send(call);
+    }
+
+    fn custom(&self, id: u64, component: Box<dyn pi_ext::ExtComponent>) -> BoxFuture<'static, serde_json::Value> {
+        super::components::custom(handle(), id, component)
+    }
+
+    fn place(&self, slot: pi_ext::ComponentSlot, component: Option<Box<dyn pi_ext::ExtComponent>>) {
+        super::components::place(handle(), slot, component);
     }
 }
 

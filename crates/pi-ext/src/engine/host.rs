@@ -298,6 +298,18 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             let (text, cut) = pi_tools::truncate::truncate_line(&line, max as usize);
             json!({"text": text, "wasTruncated": cut})
         }
+        HostSync::NewComponent => json!(super::component::new_id()),
+        HostSync::Place { slot, id } => {
+            let thread = state.handle.borrow().upgrade().map(|e| e.thread);
+            if let (Some(ui), Some(thread)) = (&state.cfg.ui, thread) {
+                let component = id.map(|id| {
+                    Box::new(super::component::JsComponent::new(state.tx.clone(), thread, id))
+                        as Box<dyn crate::api::ExtComponent>
+                });
+                ui.place(slot, component);
+            }
+            Value::Null
+        }
         HostSync::Unknown(_) => Value::Null,
     }
 }

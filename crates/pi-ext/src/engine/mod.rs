@@ -13,6 +13,7 @@
 //! extension. The messages are typed ([`protocol`]); the host functions
 //! JavaScript calls live in [`host`].
 
+pub(crate) mod component;
 mod host;
 mod looper;
 pub(crate) mod protocol;
@@ -196,6 +197,14 @@ impl Engine {
     /// Perform one host operation for a running call.
     async fn run_op(&self, op: u64, request: HostOp, env: &CallEnv<'_>) -> OpResult {
         match request {
+            HostOp::Custom { id } => {
+                let Some(ui) = &self.ui else { return Ok(OpAnswer::Undefined) };
+                let component = component::JsComponent::new(self.tx.clone(), self.thread, id);
+                match ui.custom(id, Box::new(component)).await {
+                    Value::Null => Ok(OpAnswer::Undefined),
+                    v => Ok(OpAnswer::Json(v)),
+                }
+            }
             HostOp::Dialog(request) => {
                 let is_confirm = matches!(request, crate::api::UiRequest::Confirm { .. });
                 let timeout = match &request {

@@ -106,6 +106,8 @@ pub(crate) enum Hook {
     SetFlags,
     /// The session's final trust decision (`ctx.isProjectTrusted()`).
     SetTrust,
+    /// A shown component: `{id, op: "render" | "input" | "invalidate" | "dispose", …}`.
+    Component,
 }
 
 impl Hook {
@@ -118,6 +120,7 @@ impl Hook {
             Hook::Flags => "flags",
             Hook::SetFlags => "setFlags",
             Hook::SetTrust => "setTrust",
+            Hook::Component => "component",
         }
     }
 }
@@ -155,6 +158,11 @@ pub(crate) enum HostOp {
     },
     /// A command handler's session operation (`ctx.newSession()`, …).
     Command(CommandOp),
+    /// `ctx.ui.custom()`: show component `id` until it is done.
+    Custom {
+        /// The component's id (from [`HostSync::NewComponent`]).
+        id: u64,
+    },
     /// An operation this host does not know.
     Unknown(String),
 }
@@ -202,6 +210,10 @@ impl HostOp {
                     .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string))).collect())
                     .unwrap_or_default(),
             },
+            "custom" => match p.get("id").and_then(Value::as_u64) {
+                Some(id) => HostOp::Custom { id },
+                None => HostOp::Unknown("custom".into()),
+            },
             other => HostOp::Unknown(other.to_string()),
         }
     }
@@ -211,7 +223,7 @@ impl HostOp {
     pub(crate) fn after_call_ended(&self) -> OpResult {
         match self {
             HostOp::Dialog(UiRequest::Confirm { .. }) => Ok(OpAnswer::Json(Value::Bool(false))),
-            HostOp::Dialog(_) => Ok(OpAnswer::Undefined),
+            HostOp::Dialog(_) | HostOp::Custom { .. } => Ok(OpAnswer::Undefined),
             _ => Err(text::CALL_ENDED.to_string()),
         }
     }
@@ -344,6 +356,15 @@ pub(crate) enum HostSync {
     Commands(Vec<Value>),
     /// A session read or change (`ctx.sessionManager`, `pi.appendEntry`, …).
     Session(SessionCall),
+    /// A new component id (unique in the process).
+    NewComponent,
+    /// `setFooter`/`setHeader`: component `id` (`None`: the built-in one).
+    Place {
+        /// Where.
+        slot: crate::api::ComponentSlot,
+        /// The component.
+        id: Option<u64>,
+    },
     /// A request this host does not know (answered with `null`).
     Unknown(String),
 }
@@ -362,6 +383,11 @@ fn ui_fire(p: &Value) -> Option<crate::api::UiFire> {
         "setTitle" => UiFire::Title(text("title")?),
         "setEditorText" => UiFire::EditorText(text("text")?),
         "setWorkingMessage" => UiFire::WorkingMessage(text("text")),
+        "componentDone" => UiFire::ComponentDone {
+            id: p.get("id")?.as_u64()?,
+            result: p.get("result").cloned().unwrap_or(Value::Null),
+        },
+        "render" => UiFire::Render,
         _ => return None,
     })
 }
@@ -390,6 +416,15 @@ impl HostSync {
             "getActiveTools" => HostSync::GetActiveTools,
             "setActiveTools" => HostSync::SetActiveTools(strings(&p)),
             "notify" => HostSync::Notify { message: s("message"), level: s("type") },
+            "newComponent" => HostSync::NewComponent,
+            "place" => {
+                let slot = if s("slot") == "header" {
+                    crate::api::ComponentSlot::Header
+                } else {
+                    crate::api::ComponentSlot::Footer
+                };
+                HostSync::Place { slot, id: p.get("id").and_then(Value::as_u64) }
+            }
             "ui" => match ui_fire(&p) {
                 Some(call) => HostSync::Ui(call),
                 None => HostSync::Unknown(format!("ui:{}", s("method"))),

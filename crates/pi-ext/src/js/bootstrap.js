@@ -245,8 +245,12 @@
       setTitle(title) {
         fire({ method: "setTitle", title: safeString(title) });
       },
-      setFooter: noop,
-      setHeader: noop,
+      setFooter(factory) {
+        place("footer", factory);
+      },
+      setHeader(factory) {
+        place("header", factory);
+      },
       setEditorText(text) {
         fire({ method: "setEditorText", text: safeString(text) });
       },
@@ -268,10 +272,50 @@
       pasteToEditor(text) {
         fire({ method: "setEditorText", text: safeString(text) });
       },
-      custom() {
-        return Promise.resolve(undefined);
+      // A component in the terminal UI until it calls done(result); what it
+      // resolves. Elsewhere (RPC, print) undefined, as the reference.
+      async custom(factory, _options) {
+        if (!hasUI || config.mode !== "tui" || typeof factory !== "function") return undefined;
+        const id = sync("newComponent", null);
+        let finished = null;
+        const done = (result) => {
+          if (finished) return;
+          finished = { result };
+          components.delete(id);
+          fire({ method: "componentDone", id, result: result === undefined ? null : result });
+        };
+        const component = await factory(tuiHandle, plainTheme, keybindings, done);
+        if (finished) return finished.result;
+        components.set(id, component);
+        const r = await op(callId, "custom", { id });
+        components.delete(id);
+        return finished ? finished.result : r;
       },
     };
+  }
+
+  // The UI's side of a component, as pi-tui's TUI offers it.
+  const tuiHandle = {
+    requestRender() {
+      if (config.hasUI) host.sync("ui", toJson({ method: "render" }));
+    },
+    terminal: { columns: 80, rows: 24 },
+  };
+  // pi's key bindings are its own: an extension's component reads raw keys.
+  const keybindings = { matches: () => false, getKeys: () => [] };
+  // Components shown now, by id.
+  const components = new Map();
+
+  function place(slot, factory) {
+    if (!config.hasUI || config.mode !== "tui") return;
+    if (typeof factory !== "function") {
+      host.sync("place", toJson({ slot, id: null }));
+      return;
+    }
+    const id = sync("newComponent", null);
+    const component = factory(tuiHandle, plainTheme, {});
+    components.set(id, component);
+    host.sync("place", toJson({ slot, id }));
   }
 
   // The theme extensions style text with: without a terminal UI, text stays plain.
@@ -749,6 +793,24 @@
     },
     setTrust(_name, json) {
       config.projectTrusted = jsonParse(json) === true;
+      return "null";
+    },
+    // A shown component, driven by the UI: its lines at a width, a key
+    // press, forgetting its cache, letting it go.
+    component(_name, json) {
+      const p = jsonParse(json) || {};
+      const c = components.get(p.id);
+      if (!c) return p.op === "render" ? "[]" : "null";
+      if (p.op === "render") {
+        const lines = typeof c.render === "function" ? c.render(p.width) : [];
+        return toJson(Array.isArray(lines) ? lines.map((l) => safeString(l)) : []);
+      }
+      if (p.op === "input" && typeof c.handleInput === "function") c.handleInput(safeString(p.data));
+      else if (p.op === "invalidate" && typeof c.invalidate === "function") c.invalidate();
+      else if (p.op === "dispose") {
+        components.delete(p.id);
+        if (typeof c.dispose === "function") c.dispose();
+      }
       return "null";
     },
     setFlags(_name, json) {

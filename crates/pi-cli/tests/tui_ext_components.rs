@@ -1,0 +1,64 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+//! Extension components in the terminal UI, end to end under tmux: a
+//! `ctx.ui.custom()` picker drawn and driven by keys until it calls `done`,
+//! a replaced footer, statuses, widgets and the editor text.
+
+mod tui_support;
+
+use std::path::PathBuf;
+
+use tui_support::{Scene, have_tmux, idle};
+
+fn fixture() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/extensions/ui-components.ts")
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn a_custom_component_is_drawn_and_driven_until_it_is_done() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.type_text("/pick");
+    t.keys(&["Enter"]);
+    let screen = t.wait("the picker", |s| s.contains("Pick one (width") && s.contains("> apple"));
+    assert!(screen.contains("  banana"), "{screen}");
+    t.keys(&["Down"]);
+    t.wait("the move", |s| s.contains("> banana"));
+    t.keys(&["Enter"]);
+    let screen = t.wait("the result", |s| s.contains("picked banana"));
+    assert!(!screen.contains("Pick one"), "the picker is gone:\n{screen}");
+
+    // Escape: the component itself answers null.
+    t.type_text("/pick");
+    t.keys(&["Enter"]);
+    t.wait("the picker again", |s| s.contains("> apple"));
+    t.keys(&["Escape"]);
+    t.wait("nothing picked", |s| s.contains("picked nothing"));
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}
+
+#[test]
+fn footer_status_widget_and_editor_text_reach_the_screen() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.type_text("/chrome");
+    t.keys(&["Enter"]);
+    let screen = t.wait("the chrome", |s| {
+        s.contains("EXT-FOOTER here") && s.contains("EXT-WIDGET line") && s.contains("prefilled by ext")
+    });
+    assert!(screen.contains("EXT-FOOTER here"), "{screen}");
+    t.keys(&["C-c"]);
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}
