@@ -94,12 +94,14 @@ pub(crate) fn rpc_commands(resources: &Resources) -> Vec<Value> {
 /// `enableSkillCommands` is `false`; a typed `/skill:name` still works).
 pub(crate) fn ui_commands(resources: &Resources, skill_commands: bool) -> Vec<pi_tui::host::CommandInfo> {
     let templates = resources.templates.templates.iter().map(|t| pi_tui::host::CommandInfo {
+        arguments: None,
         name: t.name.clone(),
         description: t.description.clone(),
         argument_hint: t.argument_hint.clone(),
         prompt: true,
     });
     let skills = resources.skills.skills.iter().filter(|_| skill_commands).map(|s| pi_tui::host::CommandInfo {
+        arguments: None,
         name: format!("skill:{}", s.name),
         description: s.description.clone(),
         argument_hint: None,

@@ -101,15 +101,58 @@ pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], dirs: Option
 /// The terminal UI's entries for the extensions' commands (run as prompts:
 /// [`submit`] finds them).
 pub(crate) fn ui_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<pi_tui::host::CommandInfo> {
-    extension_commands(scripts, None)
-        .into_iter()
-        .map(|c| pi_tui::host::CommandInfo {
-            name: c["name"].as_str().unwrap_or_default().to_string(),
-            description: c["description"].as_str().unwrap_or_default().to_string(),
+    let all: Vec<(Arc<LoadedExtensions>, pi_ext::ExtCommand)> =
+        scripts.iter().flat_map(|l| l.commands().into_iter().map(move |c| (l.clone(), c))).collect();
+    let names = pi_ext::command_names(&all.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
+    all.into_iter()
+        .zip(names)
+        .map(|((loaded, c), name)| pi_tui::host::CommandInfo {
+            name,
+            description: c.description.clone().unwrap_or_default(),
             argument_hint: None,
             prompt: true,
+            arguments: c.completions.then(|| argument_completer(loaded, c.path.clone(), c.name.clone())),
         })
         .collect()
+}
+
+/// The terminal UI's way to a command's `getArgumentCompletions`.
+fn argument_completer(loaded: Arc<LoadedExtensions>, path: String, name: String) -> pi_tui::host::ArgumentCompleter {
+    pi_tui::host::ArgumentCompleter(Arc::new(move |prefix: &str| {
+        let items = loaded.argument_completions(&path, &name, prefix)?;
+        Some(
+            items
+                .into_iter()
+                .map(|(value, label, description)| pi_tui::complete::Item { value, label, description })
+                .collect(),
+        )
+    }))
+}
+
+/// The extensions' keyboard shortcuts for the terminal UI: `(key,
+/// description)`, in load order.
+pub(crate) fn ui_shortcuts(scripts: &[Arc<LoadedExtensions>]) -> Vec<(String, String)> {
+    scripts.iter().flat_map(|l| l.shortcuts()).map(|(key, description, _)| (key, description)).collect()
+}
+
+/// Run the handler of keyboard shortcut `key` (of the first extension that
+/// registered it), then what it asked for, as after a command.
+pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, mut reload: Option<&mut ReloadState>) {
+    let scripts = ext.scripts();
+    let owner = scripts.iter().flat_map(|l| l.shortcuts()).find(|(k, _, _)| k == key).map(|(_, _, path)| path);
+    if let Some(path) = owner {
+        for l in &scripts {
+            if let Some(errors) = l.run_shortcut(&path, key).await {
+                ext.report(errors);
+                break;
+            }
+        }
+    }
+    let mut queue = VecDeque::new();
+    settle(agent, ext, &mut queue, reload.as_deref_mut()).await;
+    while let Some(m) = queue.pop_front() {
+        submit(agent, ext, m, reload.as_deref_mut()).await;
+    }
 }
 
 impl ExtSession {

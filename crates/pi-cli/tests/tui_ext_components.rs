@@ -62,3 +62,38 @@ fn footer_status_widget_and_editor_text_reach_the_screen() {
     t.keys(&["C-d"]);
     t.wait_for("PI-EXIT-0");
 }
+
+#[test]
+fn a_shortcut_runs_its_handler_and_what_it_sends() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![pi_test_support::Turn::text("answer to the shortcut")]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.keys(&["F5"]);
+    let screen = t
+        .wait("the shortcut", |s| s.contains("shortcut ran in tui") && s.contains("answer to the shortcut") && idle(s));
+    assert!(screen.contains("from the shortcut"), "{screen}");
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}
+
+#[test]
+fn a_commands_argument_completions_are_offered_as_the_user_types() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.type_text("/deploy s");
+    let screen = t.wait("the suggestions", |s| s.contains("staging") && s.contains("to staging"));
+    assert!(!screen.contains("to prod"), "only what starts with the prefix:\n{screen}");
+    t.keys(&["Tab"]);
+    t.wait("the chosen argument", |s| s.lines().any(|l| l.contains("/deploy staging")));
+    t.keys(&["Enter"]);
+    t.wait("the command", |s| s.contains("deploying to staging"));
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}

@@ -407,6 +407,8 @@ pub struct ExtCommand {
     pub description: Option<String>,
     /// The extension's path.
     pub path: String,
+    /// It offers suggestions for its argument (`getArgumentCompletions`).
+    pub completions: bool,
 }
 
 /// What the `input` handlers made of a message.

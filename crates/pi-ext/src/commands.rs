@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::api::{ExtCommand, InputOutcome, SessionApi};
 use crate::engine::CallEnv;
-use crate::engine::protocol::Entry;
+use crate::engine::protocol::{Entry, Hook};
 use crate::{ExtensionError, LoadedExtensions};
 
 impl LoadedExtensions {
@@ -29,7 +29,8 @@ impl LoadedExtensions {
             for c in e.engine.commands() {
                 let Some(name) = c.get("name").and_then(Value::as_str) else { continue };
                 let description = c.get("description").and_then(Value::as_str).map(str::to_string);
-                out.push(ExtCommand { name: name.to_string(), description, path: e.engine.path.clone() });
+                let completions = c.get("completions").and_then(Value::as_bool) == Some(true);
+                out.push(ExtCommand { name: name.to_string(), description, path: e.engine.path.clone(), completions });
             }
         }
         out
@@ -46,6 +47,63 @@ impl LoadedExtensions {
         let payload = json!({"name": name, "args": args});
         let report = |error: String| ExtensionError { path: path.to_string(), event: "command".into(), error };
         Some(match e.engine.invoke(Entry::Command, payload, &CallEnv::default()).await {
+            Ok(v) => v
+                .get("errors")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|e| report(e.as_str().unwrap_or_default().to_string()))
+                .collect(),
+            Err(e) => vec![report(e.to_string())],
+        })
+    }
+
+    /// The suggestions of command `name` (of the extension at `path`) for
+    /// an argument starting `prefix`: `(value, label, description)`; `None`
+    /// when it has none or does not answer within
+    /// [`COMPONENT_WAIT`](crate::engine::component::COMPONENT_WAIT) (an
+    /// answer given as a promise is kept and shown from the next keystroke).
+    /// Blocks: call it from the UI, never from an extension's engine thread.
+    pub fn argument_completions(&self, path: &str, name: &str, prefix: &str) -> Option<Vec<(String, String, String)>> {
+        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
+        let wait = crate::engine::component::COMPONENT_WAIT;
+        let answer = e.engine.hook_blocking_within(Hook::Completions, name, json!({"prefix": prefix}), wait).ok()?;
+        let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        let items: Vec<_> = answer
+            .as_array()?
+            .iter()
+            .filter(|i| i.get("value").is_some_and(Value::is_string))
+            .map(|i| {
+                let label = i.get("label").and_then(Value::as_str).map_or_else(|| text(i, "value"), str::to_string);
+                (text(i, "value"), label, text(i, "description"))
+            })
+            .collect();
+        (!items.is_empty()).then_some(items)
+    }
+
+    /// The keyboard shortcuts these extensions registered: `(key,
+    /// description, extension path)`, in load order.
+    pub fn shortcuts(&self) -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        for e in &self.extensions {
+            for s in e.engine.shortcuts() {
+                let key = s.get("key").and_then(Value::as_str).unwrap_or_default().to_string();
+                let description = s.get("description").and_then(Value::as_str).unwrap_or_default().to_string();
+                out.push((key, description, e.engine.path.clone()));
+            }
+        }
+        out
+    }
+
+    /// Run the handler of shortcut `key` of the extension at `path`. `None`:
+    /// no such shortcut. A handler that fails is reported (event `shortcut`).
+    pub async fn run_shortcut(&self, path: &str, key: &str) -> Option<Vec<ExtensionError>> {
+        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
+        if !e.engine.shortcuts().iter().any(|s| s.get("key").and_then(Value::as_str) == Some(key)) {
+            return None;
+        }
+        let report = |error: String| ExtensionError { path: path.to_string(), event: "shortcut".into(), error };
+        Some(match e.engine.invoke(Entry::Shortcut, json!({"key": key}), &CallEnv::default()).await {
             Ok(v) => v
                 .get("errors")
                 .and_then(Value::as_array)
@@ -201,7 +259,7 @@ mod tests {
     use super::*;
 
     fn cmd(name: &str, path: &str) -> ExtCommand {
-        ExtCommand { name: name.into(), description: None, path: path.into() }
+        ExtCommand { name: name.into(), description: None, path: path.into(), completions: false }
     }
 
     #[test]

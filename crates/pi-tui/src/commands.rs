@@ -46,6 +46,8 @@ pub struct Command {
     pub argument_hint: Option<String>,
     /// Who runs it.
     pub target: Target,
+    /// Suggestions for its argument.
+    pub arguments: Option<crate::host::ArgumentCompleter>,
 }
 
 /// The built-in commands: name, argument hint, description, target.
@@ -93,6 +95,7 @@ impl CommandRegistry {
                 description: description.to_string(),
                 argument_hint: hint.map(String::from),
                 target: *target,
+                arguments: None,
             })
             .collect();
         for c in added {
@@ -104,6 +107,7 @@ impl CommandRegistry {
                 description: crate::sanitize::clean_line(&c.description),
                 argument_hint: c.argument_hint.as_deref().map(crate::sanitize::clean_line),
                 target: if c.prompt { Target::Prompt } else { Target::Host },
+                arguments: c.arguments.clone(),
             });
         }
         CommandRegistry { commands }
@@ -122,6 +126,7 @@ impl CommandRegistry {
                 name: c.name.clone(),
                 description: c.description.clone(),
                 argument_hint: c.argument_hint.clone(),
+                arguments: c.arguments.clone(),
             })
             .collect()
     }
@@ -144,8 +149,20 @@ mod tests {
     #[test]
     fn built_ins_win_and_commands_parse() {
         let added = [
-            CommandInfo { name: "deploy".into(), description: "Ship it".into(), argument_hint: None, prompt: false },
-            CommandInfo { name: "model".into(), description: "shadow".into(), argument_hint: None, prompt: false },
+            CommandInfo {
+                name: "deploy".into(),
+                description: "Ship it".into(),
+                argument_hint: None,
+                prompt: false,
+                arguments: None,
+            },
+            CommandInfo {
+                name: "model".into(),
+                description: "shadow".into(),
+                argument_hint: None,
+                prompt: false,
+                arguments: None,
+            },
         ];
         let r = CommandRegistry::new(&added);
         assert_eq!(r.find("deploy").unwrap().target, Target::Host);

@@ -65,6 +65,8 @@ pub enum Kind {
     File,
     /// A path (Tab).
     Path,
+    /// A command's argument (its own suggestions).
+    Argument,
 }
 
 /// Open suggestions.
@@ -89,6 +91,8 @@ pub struct CommandEntry {
     pub description: String,
     /// Its argument hint.
     pub argument_hint: Option<String>,
+    /// Suggestions for its argument.
+    pub arguments: Option<crate::host::ArgumentCompleter>,
 }
 
 /// Most files offered for `@`.
@@ -130,6 +134,9 @@ pub fn suggest(
             replace: before.len(),
         });
     }
+    if first_line && let Some(c) = argument_completion(before, commands) {
+        return Some(c);
+    }
     let token = before.rsplit(char::is_whitespace).next().unwrap_or("");
     let query = token.strip_prefix('@')?;
     let items: Vec<Item> = ranked(query, files.iter(), |f| f.to_string())
@@ -143,6 +150,27 @@ pub fn suggest(
         .collect();
     (!items.is_empty()).then_some(Completion { kind: Kind::File, items, selected: 0, replace: token.len() })
 }
+
+/// `/name prefix`: the command's own suggestions for its argument (the
+/// prefix is what follows the first space).
+fn argument_completion(before: &str, commands: &[CommandEntry]) -> Option<Completion> {
+    let rest = before.strip_prefix('/')?;
+    let (name, prefix) = rest.split_once(' ')?;
+    let completer = commands.iter().find(|c| c.name == name)?.arguments.as_ref()?;
+    let items: Vec<Item> = (completer.0)(prefix)?
+        .into_iter()
+        .take(ARGUMENT_SUGGESTIONS)
+        .map(|i| Item {
+            value: crate::sanitize::clean_line(&i.value),
+            label: crate::sanitize::clean_line(&i.label),
+            description: crate::sanitize::clean_line(&i.description),
+        })
+        .collect();
+    (!items.is_empty()).then_some(Completion { kind: Kind::Argument, items, selected: 0, replace: prefix.len() })
+}
+
+/// Most suggestions a command's argument completion shows.
+pub const ARGUMENT_SUGGESTIONS: usize = 50;
 
 /// Tab: complete the path before the cursor from the file system.
 pub fn complete_path(before: &str, cwd: &Path, home: Option<&Path>) -> Option<Completion> {
@@ -224,13 +252,52 @@ impl Completion {
 }
 
 #[cfg(test)]
+mod argument_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::host::ArgumentCompleter;
+
+    #[test]
+    fn a_commands_own_suggestions_follow_its_name_and_a_space() {
+        let completer = ArgumentCompleter(Arc::new(|prefix: &str| {
+            let all = ["dev", "prod"].into_iter().filter(|e| e.starts_with(prefix));
+            let items: Vec<Item> = all
+                .map(|e| Item { value: e.into(), label: format!("{e}\x1b[31m"), description: String::new() })
+                .collect();
+            (!items.is_empty()).then_some(items)
+        }));
+        let commands = vec![CommandEntry {
+            name: "deploy".into(),
+            description: String::new(),
+            argument_hint: None,
+            arguments: Some(completer),
+        }];
+        let c = suggest("/deploy p", "/deploy p", true, &commands, &[]).unwrap();
+        assert_eq!(c.kind, Kind::Argument);
+        assert_eq!(c.replace, 1);
+        assert_eq!(c.items.len(), 1);
+        assert_eq!(c.items[0].value, "prod");
+        assert!(!c.items[0].label.contains('\x1b'), "labels are cleaned");
+        assert!(suggest("/deploy x", "/deploy x", true, &commands, &[]).is_none());
+        assert!(suggest("/other p", "/other p", true, &commands, &[]).is_none());
+        assert!(suggest("/deploy p", "/deploy p", false, &commands, &[]).is_none(), "first line only");
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
     fn cmds() -> Vec<CommandEntry> {
         ["settings", "model", "session", "reload", "resume"]
             .iter()
-            .map(|n| CommandEntry { name: n.to_string(), description: format!("{n} it"), argument_hint: None })
+            .map(|n| CommandEntry {
+                name: n.to_string(),
+                description: format!("{n} it"),
+                argument_hint: None,
+                arguments: None,
+            })
             .collect()
     }
 

@@ -56,6 +56,8 @@ pub enum Request {
     },
     /// Ask for the files of the project (for `@` completion).
     ListFiles,
+    /// An extension's keyboard shortcut was pressed (the key as it registered it).
+    Shortcut(String),
     /// The user quit.
     Quit,
 }
@@ -75,6 +77,29 @@ pub struct ModelInfo {
     pub context_window: u64,
 }
 
+/// Completes a command's argument: given the text typed after `/name `,
+/// the suggestions (`None`: none). Called while the user types, so it must
+/// answer quickly.
+#[derive(Clone)]
+pub struct ArgumentCompleter(pub Arc<CompleteFn>);
+
+/// The function behind an [`ArgumentCompleter`].
+pub type CompleteFn = dyn Fn(&str) -> Option<Vec<crate::complete::Item>> + Send + Sync;
+
+impl std::fmt::Debug for ArgumentCompleter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ArgumentCompleter")
+    }
+}
+
+impl PartialEq for ArgumentCompleter {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ArgumentCompleter {}
+
 /// A command the host adds (extensions, templates, skills, its own).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandInfo {
@@ -87,6 +112,8 @@ pub struct CommandInfo {
     /// A prompt template or skill: the typed line goes to the host as a
     /// prompt (the host expands it), not as a command.
     pub prompt: bool,
+    /// Suggestions for its argument, if it offers them.
+    pub arguments: Option<ArgumentCompleter>,
 }
 
 /// A dialog an extension (or a policy) asks for.
@@ -277,6 +304,9 @@ pub enum Update {
     },
     /// The host's commands changed (after `/reload`).
     Commands(Vec<CommandInfo>),
+    /// The extensions' keyboard shortcuts: `(key, description)`, first
+    /// registration first.
+    Shortcuts(Vec<(String, String)>),
     /// The project's files, for `@` completion.
     Files(Vec<String>),
     /// The host finished a request (prompt, user command or command).

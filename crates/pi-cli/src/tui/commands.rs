@@ -72,6 +72,7 @@ impl Host {
         commands.extend(crate::expand::ui_commands(&self.reload.resources, self.ui.skill_commands));
         self.ext.set_resource_commands(&self.reload);
         let _ = self.up.send(Update::Commands(commands));
+        let _ = self.up.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&self.ext.scripts())));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 

@@ -145,6 +145,7 @@ pub(crate) async fn run(
     }
     let handle = UiHandle::new(up_tx.clone());
     router::set_handle(Some(handle.clone()));
+    let _ = up_tx.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&ext.scripts())));
     let opts = options(&agent, initial, &models, &ui, notice, handle);
     let abort = agent.abort_handle();
     stderr::capture(up_tx.clone());

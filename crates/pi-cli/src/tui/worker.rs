@@ -89,6 +89,9 @@ impl Host {
                 Request::SetModel { provider, id, save } => self.set_model(&provider, &id, save),
                 Request::SetThinking(level) => self.set_thinking(&level),
                 Request::Command { name, args } => self.command(&name, &args).await,
+                Request::Shortcut(key) => {
+                    crate::ext_input::shortcut(&mut self.agent, &self.ext, &key, Some(&mut self.reload)).await;
+                }
             }
             self.send(Update::Done);
         }

@@ -239,6 +239,12 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             }
             Value::Null
         }
+        HostSync::Shortcuts(list) => {
+            if let Ok(mut c) = state.shared.shortcuts.write() {
+                *c = list;
+            }
+            Value::Null
+        }
         HostSync::Session(call) => session_call(state, call),
         HostSync::RegisterTool(raw) => {
             register_tool(state, &raw);

@@ -59,6 +59,8 @@ pub(crate) struct Shared {
     pub events: Arc<RwLock<HashSet<String>>>,
     /// The registered commands: `[{name, description}]`, in registration order.
     pub commands: Arc<RwLock<Vec<Value>>>,
+    /// The registered keyboard shortcuts: `[{key, description}]`.
+    pub shortcuts: Arc<RwLock<Vec<Value>>>,
     /// The session, once bound.
     pub session: Arc<RwLock<Option<Arc<dyn crate::api::SessionApi>>>>,
 }
@@ -124,6 +126,11 @@ impl Engine {
     /// The commands the extension registered: `[{name, description}]`.
     pub(crate) fn commands(&self) -> Vec<Value> {
         self.shared.commands.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The keyboard shortcuts the extension registered: `[{key, description}]`.
+    pub(crate) fn shortcuts(&self) -> Vec<Value> {
+        self.shared.shortcuts.read().map(|c| c.clone()).unwrap_or_default()
     }
 
     /// Bind the session (reads and changes of `ctx.sessionManager`, `pi.appendEntry`, …).
@@ -305,6 +312,17 @@ impl Engine {
     /// from this engine's own thread it answers [`EngineError::NoAnswer`] at
     /// once (the glue calls the tools of its own engine directly).
     pub(crate) fn hook_blocking(&self, hook: Hook, name: &str, payload: Value) -> Result<Value, EngineError> {
+        self.hook_blocking_within(hook, name, payload, self.hook_wait())
+    }
+
+    /// [`Engine::hook_blocking`], waiting at most `wait`.
+    pub(crate) fn hook_blocking_within(
+        &self,
+        hook: Hook,
+        name: &str,
+        payload: Value,
+        wait: Duration,
+    ) -> Result<Value, EngineError> {
         if realm::ON_REALM.with(|r| r.get()) == self.thread {
             return Err(EngineError::NoAnswer);
         }
@@ -314,7 +332,7 @@ impl Engine {
         });
         let msg = Msg::Hook { hook, name: name.to_string(), payload, reply };
         self.tx.send(msg).map_err(|_| self.stopped())?;
-        rx.recv_timeout(self.hook_wait()).map_err(|_| EngineError::NoAnswer)?
+        rx.recv_timeout(wait).map_err(|_| EngineError::NoAnswer)?
     }
 
     /// Give the extension the session's tools; returns once the tools it

@@ -65,6 +65,8 @@ pub(crate) enum Entry {
     BeforeCompact,
     /// A registered command's handler (`pi.registerCommand`).
     Command,
+    /// A keyboard shortcut's handler (`pi.registerShortcut`).
+    Shortcut,
     /// The `input` handlers.
     Input,
     /// The `before_agent_start` handlers.
@@ -84,6 +86,7 @@ impl Entry {
             Entry::UserBash => "user_bash",
             Entry::BeforeCompact => "session_before_compact",
             Entry::Command => "command",
+            Entry::Shortcut => "shortcut",
             Entry::Input => "input",
             Entry::BeforeAgentStart => "before_agent_start",
             Entry::Event(name) => name,
@@ -108,6 +111,8 @@ pub(crate) enum Hook {
     SetTrust,
     /// A shown component: `{id, op: "render" | "input" | "invalidate" | "dispose", …}`.
     Component,
+    /// A command's `getArgumentCompletions`: `{prefix}`.
+    Completions,
 }
 
 impl Hook {
@@ -121,6 +126,7 @@ impl Hook {
             Hook::SetFlags => "setFlags",
             Hook::SetTrust => "setTrust",
             Hook::Component => "component",
+            Hook::Completions => "completions",
         }
     }
 }
@@ -354,6 +360,8 @@ pub(crate) enum HostSync {
     },
     /// The commands the extension registered now: `[{name, description}]`.
     Commands(Vec<Value>),
+    /// The keyboard shortcuts it registered now: `[{key, description}]`.
+    Shortcuts(Vec<Value>),
     /// A session read or change (`ctx.sessionManager`, `pi.appendEntry`, …).
     Session(SessionCall),
     /// A new component id (unique in the process).
@@ -404,6 +412,7 @@ impl HostSync {
         match kind {
             "events" => HostSync::Events(strings(&p)),
             "commands" => HostSync::Commands(p.as_array().cloned().unwrap_or_default()),
+            "shortcuts" => HostSync::Shortcuts(p.as_array().cloned().unwrap_or_default()),
             "session" => match session_call(&p) {
                 Some(call) => HostSync::Session(call),
                 None => HostSync::Unknown(format!("session:{}", s("kind"))),

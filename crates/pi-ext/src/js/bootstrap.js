@@ -66,6 +66,8 @@
   const eventBus = new Map();
   // Commands this extension registered (pi.registerCommand), by name.
   const commands = new Map();
+  // Keyboard shortcuts it registered (pi.registerShortcut), by key.
+  const shortcuts = new Map();
   // Flags this extension registered, and their values (defaults first, then
   // what the command line gave, set by the host after loading).
   const flags = new Map();
@@ -126,10 +128,20 @@
       if (typeof opts.handler !== "function") throw new TypeError(`pi.registerCommand: command "${name}" has no handler function`);
       // Registered again by this extension: the later one replaces it, in its place.
       commands.set(name, opts);
-      const list = [...commands].map(([n, o]) => ({ name: n, description: typeof o.description === "string" ? o.description : undefined }));
+      const list = [...commands].map(([n, o]) => ({
+        name: n,
+        description: typeof o.description === "string" ? o.description : undefined,
+        completions: typeof o.getArgumentCompletions === "function" || undefined,
+      }));
       host.sync("commands", toJson(list));
     },
-    registerShortcut: noop,
+    registerShortcut(shortcut, options) {
+      const opts = options && typeof options === "object" ? options : {};
+      if (typeof shortcut !== "string" || typeof opts.handler !== "function") return;
+      shortcuts.set(shortcut, opts);
+      const list = [...shortcuts].map(([key, o]) => ({ key, description: typeof o.description === "string" ? o.description : undefined }));
+      host.sync("shortcuts", toJson(list));
+    },
     registerFlag(name, options) {
       const opts = options && typeof options === "object" ? options : {};
       if (opts.default !== undefined && typeof opts.default !== opts.type) {
@@ -305,6 +317,8 @@
   const keybindings = { matches: () => false, getKeys: () => [] };
   // Components shown now, by id.
   const components = new Map();
+  // Argument suggestions that came as promises, by command and prefix.
+  const completionCache = new Map();
 
   function place(slot, factory) {
     if (!config.hasUI || config.mode !== "tui") return;
@@ -620,6 +634,20 @@
     }
   }
 
+  // A keyboard shortcut pressed in the terminal UI: its handler gets the
+  // context a command gets.
+  async function runShortcut(callId, p) {
+    const def = shortcuts.get(p.key);
+    if (!def) throw new Error(`Shortcut ${p.key} not found`);
+    const ctx = session.commandContext(callId, () => makeCtx(callId));
+    try {
+      await def.handler(ctx);
+      return { errors: [] };
+    } catch (e) {
+      return { errors: [errorMessage(e)] };
+    }
+  }
+
   // input: transforms chain, the first `handled` wins; a failing handler is reported and skipped.
   async function runInput(callId, event) {
     const ctx = makeCtx(callId);
@@ -751,6 +779,7 @@
       else if (kind === "user_bash") run = () => runUserBash(callId, p);
       else if (kind === "session_before_compact") run = () => runBeforeCompact(callId, p);
       else if (kind === "command") run = () => runCommand(callId, p);
+      else if (kind === "shortcut") run = () => runShortcut(callId, p);
       else if (kind === "input") run = () => runInput(callId, p);
       else if (kind === "before_agent_start") run = () => runBeforeAgentStart(callId, p);
       else if (kind === "context" || kind === "context_with_system") run = () => runChain(callId, kind, p, "messages");
@@ -794,6 +823,28 @@
     setTrust(_name, json) {
       config.projectTrusted = jsonParse(json) === true;
       return "null";
+    },
+    // A command's suggestions for its argument (pi-tui's AutocompleteItem
+    // list, or null). A promise's answer is kept for the next time the
+    // same prefix is asked (the UI asks again as the user types).
+    completions(name, json) {
+      const def = commands.get(name);
+      const prefix = safeString((jsonParse(json) || {}).prefix || "");
+      if (!def || typeof def.getArgumentCompletions !== "function") return "null";
+      const key = `${name}\u0000${prefix}`;
+      if (completionCache.has(key)) return toJson(completionCache.get(key));
+      const r = def.getArgumentCompletions(prefix);
+      if (r && typeof r.then === "function") {
+        r.then(
+          (items) => {
+            completionCache.set(key, Array.isArray(items) ? items : null);
+            if (completionCache.size > 100) completionCache.delete(completionCache.keys().next().value);
+          },
+          () => {},
+        );
+        return "null";
+      }
+      return toJson(Array.isArray(r) ? r : null);
     },
     // A shown component, driven by the UI: its lines at a width, a key
     // press, forgetting its cache, letting it go.

@@ -91,6 +91,10 @@ impl App {
             {
                 self.accept_completion(false);
             }
+        } else if let Some(name) = self.shortcuts.iter().find(|(k, _)| k.matches(&press)).map(|(_, n)| n.clone()) {
+            // An extension's shortcut (pi's own bindings come first).
+            self.pending += 1;
+            self.outbox.push(crate::host::Request::Shortcut(name));
         } else {
             match self.editor.handle_key(ev, &keys) {
                 EditorOutcome::Submit => self.submit(),

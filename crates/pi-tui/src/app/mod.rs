@@ -37,6 +37,7 @@ use crate::footer::Totals;
 use crate::host::{
     CommandInfo, Component, ComponentHandle, Controls, DialogAnswer, ModelInfo, Request, UiHandle, Update,
 };
+use crate::keys::KeyId;
 use crate::keys::Keybindings;
 use crate::theme::{Theme, ThemeCatalog};
 use crate::transcript::{Kind, Level, Transcript};
@@ -191,6 +192,8 @@ pub struct App {
     pub(crate) controls: Controls,
     pub(crate) trusted: bool,
     pub(crate) registry: CommandRegistry,
+    /// The extensions' keyboard shortcuts: the key, and its name as registered.
+    pub(crate) shortcuts: Vec<(KeyId, String)>,
     pub(crate) ui: UiHandle,
     /// The transcript.
     pub transcript: Transcript,
@@ -295,6 +298,7 @@ impl App {
             themes: o.themes,
             truecolor: o.truecolor,
             registry: CommandRegistry::new(&o.commands),
+            shortcuts: Vec::new(),
             keys: std::sync::Arc::new(o.keys),
             cwd: o.cwd,
             home: o.home,
@@ -448,6 +452,10 @@ impl App {
                 }
             }
             Update::Commands(c) => self.registry = CommandRegistry::new(&c),
+            Update::Shortcuts(list) => {
+                self.shortcuts =
+                    list.into_iter().filter_map(|(k, _)| KeyId::parse(&k).ok().map(|id| (id, k))).collect();
+            }
             Update::Look { keys, themes } => {
                 self.keys = std::sync::Arc::new(*keys);
                 self.expand_key = self.keys.hint(crate::keys::Action::ToolsExpand);
