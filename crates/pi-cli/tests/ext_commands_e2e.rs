@@ -256,3 +256,39 @@ fn rpc_sends_the_fire_and_forget_ui_calls_as_the_reference() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn the_theme_styles_extension_text_as_the_references_does_in_print_mode() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let log = s.work.join("theme.json");
+    let run = |colorterm: &str| {
+        let args =
+            ["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", &fixture("theme-probe.ts"), "/th"];
+        let out = s
+            .pi(PI)
+            .args(args)
+            .env("THEME_LOG", &log)
+            .env("COLORTERM", colorterm)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_str::<Value>(&std::fs::read_to_string(&log).unwrap()).unwrap()
+    };
+    // No theme setting: the system theme (measured side by side).
+    let v = run("");
+    assert_eq!(v["fg"], "\u{1b}[38;5;5mx\u{1b}[39m");
+    assert_eq!(v["bg"], "\u{1b}[49my\u{1b}[49m");
+    assert_eq!(v["dim"], "\u{1b}[39m\u{1b}[2md\u{1b}[22;39m");
+    assert_eq!(v["bold"], "b", "attributes only in the terminal UI");
+    assert_eq!(v["unknown"], "u");
+    assert_eq!(v["mode"], "256color");
+    // The `theme` setting, in the colour mode of the terminal.
+    std::fs::write(s.agent_dir().join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
+    assert!(run("").get("fg").unwrap().as_str().unwrap().starts_with("\u{1b}[38;5;"));
+    let v = run("truecolor");
+    assert!(v["fg"].as_str().unwrap().starts_with("\u{1b}[38;2;"), "{v}");
+    assert!(v["bg"].as_str().unwrap().starts_with("\u{1b}[48;2;"), "{v}");
+    assert_eq!(v["mode"], "truecolor");
+}

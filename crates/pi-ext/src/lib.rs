@@ -40,6 +40,7 @@ mod modules;
 mod node;
 mod strip;
 pub mod text;
+mod theme;
 mod tool;
 
 use std::fmt;
@@ -55,6 +56,7 @@ pub use api::{
     UiResponse,
 };
 pub use commands::{BeforeAgentStart, command_names, run_before_agent_start, run_input};
+pub use theme::set_theme;
 
 use engine::protocol::{CallMsg, Entry, Hook};
 use engine::{CallEnv, Engine, EngineConfig};

@@ -221,6 +221,7 @@ fn start_in(
     let mode = args.mode;
     let mut settings = load_settings(&env, report);
     let mut ui = crate::tui::UiSettings::new(args, &settings, env.agent_dir.clone(), env.cwd.clone());
+    crate::tui::look::set_extension_theme(&ui);
     if env.interactive {
         // The trust question and extensions' dialogs may come before the UI runs.
         crate::tui::look::set_early(&ui);

@@ -105,6 +105,13 @@ impl UiSettings {
     }
 }
 
+/// Give extensions (`ctx.ui.theme`) the theme this run uses, in every mode
+/// (the reference styles their text with it in print and RPC modes too).
+pub(crate) fn set_extension_theme(ui: &UiSettings) {
+    let (theme, _, _) = ui.theme(&ui.catalog());
+    pi_ext::set_theme(theme.ansi_table(), truecolor_from_env());
+}
+
 /// The keys, with the warnings of `keybindings.json`.
 pub(crate) fn keys(agent_dir: &std::path::Path) -> (Keybindings, Vec<String>) {
     Keybindings::load(&agent_dir.join("keybindings.json"))

@@ -305,6 +305,7 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             json!({"text": text, "wasTruncated": cut})
         }
         HostSync::NewComponent => json!(super::component::new_id()),
+        HostSync::Theme => crate::theme::current(),
         HostSync::Place { slot, id } => {
             let thread = state.handle.borrow().upgrade().map(|e| e.thread);
             if let (Some(ui), Some(thread)) = (&state.cfg.ui, thread) {

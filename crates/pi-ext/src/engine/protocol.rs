@@ -366,6 +366,8 @@ pub(crate) enum HostSync {
     Session(SessionCall),
     /// A new component id (unique in the process).
     NewComponent,
+    /// The theme (`ctx.ui.theme`).
+    Theme,
     /// `setFooter`/`setHeader`: component `id` (`None`: the built-in one).
     Place {
         /// Where.
@@ -426,6 +428,7 @@ impl HostSync {
             "setActiveTools" => HostSync::SetActiveTools(strings(&p)),
             "notify" => HostSync::Notify { message: s("message"), level: s("type") },
             "newComponent" => HostSync::NewComponent,
+            "theme" => HostSync::Theme,
             "place" => {
                 let slot = if s("slot") == "header" {
                     crate::api::ComponentSlot::Header

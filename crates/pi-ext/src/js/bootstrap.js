@@ -275,8 +275,8 @@
       setWorkingIndicator: noop,
       setWorkingVisible: noop,
       setHiddenThinkingLabel: noop,
-      theme: plainTheme,
-      getTheme: () => undefined,
+      theme: extTheme,
+      getTheme: () => (config.mode === "tui" ? extTheme : undefined),
       getAllThemes: () => [],
       setTheme: () => ({ success: false, error: config.mode === "rpc" ? "Theme switching not supported in RPC mode" : hasUI ? "Theme switching is not available to extensions in pi" : "UI not available" }),
       setEditorComponent: noop,
@@ -296,7 +296,7 @@
           components.delete(id);
           fire({ method: "componentDone", id, result: result === undefined ? null : result });
         };
-        const component = await factory(tuiHandle, plainTheme, keybindings, done);
+        const component = await factory(tuiHandle, extTheme, keybindings, done);
         if (finished) return finished.result;
         components.set(id, component);
         const r = await op(callId, "custom", { id });
@@ -327,21 +327,40 @@
       return;
     }
     const id = sync("newComponent", null);
-    const component = factory(tuiHandle, plainTheme, {});
+    const component = factory(tuiHandle, extTheme, {});
     components.set(id, component);
     host.sync("place", toJson({ slot, id }));
   }
 
-  // The theme extensions style text with: without a terminal UI, text stays plain.
-  const plainTheme = {
-    fg: (_color, text) => text,
-    bg: (_color, text) => text,
-    bold: (text) => text,
-    italic: (text) => text,
-    underline: (text) => text,
-    strikethrough: (text) => text,
-    inverse: (text) => text,
-    dim: (text) => text,
+  // The theme extensions style text with: the roles' colours of the theme
+  // pi chose (read once, when first used); bold, italic and the other
+  // attributes only in the terminal UI (as the reference's, whose attribute
+  // styling is off when its output is not a terminal).
+  let themeData;
+  const themeOf = () => (themeData === undefined ? (themeData = sync("theme", null) || null) : themeData);
+  const role = (name) => {
+    const t = themeOf();
+    const r = t && t.roles && t.roles[name];
+    return Array.isArray(r) ? r : null;
+  };
+  const paint = (name, text) => {
+    const r = role(name);
+    return r ? r[0] + safeString(text) + r[1] : safeString(text);
+  };
+  const attribute = (open, close) => (text) =>
+    config.mode === "tui" ? `\x1b[${open}m${safeString(text)}\x1b[${close}m` : safeString(text);
+  const extTheme = {
+    fg: paint,
+    bg: paint,
+    bold: attribute(1, 22),
+    italic: attribute(3, 23),
+    underline: attribute(4, 24),
+    strikethrough: attribute(9, 29),
+    inverse: attribute(7, 27),
+    dim: attribute(2, 22),
+    getFgAnsi: (name) => (role(name) || [""])[0],
+    getBgAnsi: (name) => (role(name) || [""])[0],
+    getColorMode: () => (themeOf() && themeOf().mode) || "256color",
   };
 
   function makeCtx(callId, extra) {

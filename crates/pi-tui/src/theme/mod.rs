@@ -50,6 +50,40 @@ impl Theme {
         self.style(t).add_modifier(Modifier::BOLD)
     }
 
+    /// The escape sequences that open and close role `t` around text, as
+    /// the reference's `Theme.fg`/`bg` write them: `38;5;N`/`38;2;R;G;B`
+    /// (`48;…` for a background), `39`/`49` for the terminal's default; a
+    /// faint role adds `2` and closes with `22;39`.
+    pub fn sgr(&self, t: Token) -> (String, String) {
+        let style = self.style(t);
+        let (color, base, reset) = match t.slot() {
+            Slot::Fg => (style.fg, 38, "\x1b[39m"),
+            Slot::Bg => (style.bg, 48, "\x1b[49m"),
+        };
+        let mut open = match color {
+            Some(Color::Indexed(i)) => format!("\x1b[{base};5;{i}m"),
+            Some(Color::Rgb(r, g, b)) => format!("\x1b[{base};2;{r};{g};{b}m"),
+            _ => reset.to_string(),
+        };
+        if t.slot() == Slot::Fg && style.add_modifier.contains(Modifier::DIM) {
+            open.push_str("\x1b[2m");
+            return (open, "\x1b[22;39m".to_string());
+        }
+        (open, reset.to_string())
+    }
+
+    /// Every role's [`Theme::sgr`] pair by name, for extensions' `ctx.ui.theme`.
+    pub fn ansi_table(&self) -> serde_json::Value {
+        let table: serde_json::Map<String, serde_json::Value> = Token::ALL
+            .iter()
+            .map(|t| {
+                let (open, close) = self.sgr(*t);
+                (t.name().to_string(), serde_json::json!([open, close]))
+            })
+            .collect();
+        serde_json::Value::Object(table)
+    }
+
     /// Build from resolved colours (indexed like [`Token::ALL`]); `truecolor`
     /// false maps RGB colours to the nearest 256-colour entry.
     pub(crate) fn from_values(name: &str, appearance: Appearance, values: &[color::Value], truecolor: bool) -> Theme {
@@ -144,6 +178,19 @@ mod tests {
         }
         assert_eq!(Theme::dark(true).appearance, Appearance::Dark);
         assert_eq!(Theme::light(true).appearance, Appearance::Light);
+    }
+
+    #[test]
+    fn roles_open_and_close_as_the_references_theme_writes_them() {
+        let system = Theme::system(Appearance::Dark);
+        assert_eq!(system.sgr(Token::Accent), ("\x1b[38;5;5m".into(), "\x1b[39m".into()));
+        assert_eq!(system.sgr(Token::Dim), ("\x1b[39m\x1b[2m".into(), "\x1b[22;39m".into()));
+        assert_eq!(system.sgr(Token::CustomMessageBg), ("\x1b[49m".into(), "\x1b[49m".into()));
+        let dark = Theme::dark(false);
+        assert!(dark.sgr(Token::Accent).0.starts_with("\x1b[38;5;"));
+        assert!(dark.sgr(Token::CustomMessageBg).0.starts_with("\x1b[48;5;"));
+        assert!(Theme::dark(true).sgr(Token::Accent).0.starts_with("\x1b[38;2;"));
+        assert_eq!(system.ansi_table()["accent"][0], "\x1b[38;5;5m");
     }
 
     #[test]
