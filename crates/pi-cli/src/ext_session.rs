@@ -72,7 +72,7 @@ impl Busy {
 
 /// The session's side of the extensions, shared by every engine.
 pub(crate) struct ExtSession {
-    session: SharedSession,
+    pub(crate) session: SharedSession,
     sink: EventSink,
     inbox: Inbox,
     steering: Queue,
@@ -445,11 +445,9 @@ impl ExtSession {
                 self.replace(copy)
             }
             CommandOp::NavigateTree(target) => {
+                let (_, new_leaf) = crate::tree_events::prepare(self, &target)?;
                 let mut s = self.session.lock().map_err(|e| e.to_string())?;
-                if s.get(&target).is_none() {
-                    return Err(text::ext_entry_not_found(&target));
-                }
-                s.set_leaf(Some(&target)).map_err(|e| e.to_string())?;
+                s.set_leaf(new_leaf.as_deref()).map_err(|e| e.to_string())?;
                 drop(s);
                 self.with_pending(|p| p.resync = true);
                 Ok(json!({"cancelled": false}))
@@ -537,6 +535,18 @@ impl SessionApi for ExtSession {
                     let replaced = crate::session_events::renew(&plan, &r, previous, target).await;
                     me.with_pending(|p| p.replaced = Some(replaced));
                 }
+                Ok(out)
+            });
+        }
+        if let (CommandOp::NavigateTree(target), Some(me)) = (&op, self.me.upgrade()) {
+            let target = target.clone();
+            return Box::pin(async move {
+                let (preparation, new_leaf) = crate::tree_events::prepare(&me, &target)?;
+                if crate::tree_events::cancelled(&me, &preparation).await {
+                    return Ok(json!({"cancelled": true}));
+                }
+                let out = me.command_op(op)?;
+                crate::tree_events::moved(&me, &preparation["oldLeafId"], new_leaf.as_deref()).await;
                 Ok(out)
             });
         }

@@ -32,6 +32,7 @@ mod setup;
 mod signals;
 mod text;
 mod tool_cmd;
+mod tree_events;
 mod trust_cmd;
 mod tui;
 

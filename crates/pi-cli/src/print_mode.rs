@@ -1,5 +1,5 @@
 //! Print mode (`-p`, or output not a terminal): run the messages in order,
-//! then print the text of the last assistant message; an error or abort goes
+//! then print the text of the conversation's last message when it is an answer; an error or abort goes
 //! to standard error with exit status 1.
 
 use std::io::Write;
@@ -44,18 +44,22 @@ pub async fn run(
     ext: &ExtSession,
     reload: &mut ReloadState,
 ) -> ExitCode {
-    let mut last = None;
     // Messages extensions sent before the first prompt (in `session_start`).
     agent.drain_inbox();
     for m in &messages {
-        // A failed message does not stop the others (as the reference): only
-        // the last answer decides what is printed and the exit status.
+        // A failed message does not stop the others (as the reference).
         let incoming = Incoming::user(m, std::mem::take(&mut first_images), "interactive");
-        if let Some(answer) = submit(&mut agent, ext, incoming, Some(&mut *reload)).await {
-            last = Some(answer);
-        }
+        submit(&mut agent, ext, incoming, Some(&mut *reload)).await;
     }
-    let Some(last) = last else { return ExitCode::SUCCESS };
+    agent.drain_inbox();
+    // As the reference: the conversation's last message decides what is
+    // printed and the exit status, when it is an answer (a command that
+    // added a message, moved in the tree or started a new session after
+    // the last answer leaves nothing to print).
+    let last = match agent.messages.last() {
+        Some(pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a))) => a.clone(),
+        _ => return ExitCode::SUCCESS,
+    };
     if let Some(err) = failed(&last) {
         eprintln!("{err}");
         return ExitCode::from(1);

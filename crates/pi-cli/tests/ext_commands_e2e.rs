@@ -292,3 +292,38 @@ fn the_theme_styles_extension_text_as_the_references_does_in_print_mode() {
     assert!(v["bg"].as_str().unwrap().starts_with("\u{1b}[48;2;"), "{v}");
     assert_eq!(v["mode"], "truecolor");
 }
+
+#[test]
+fn navigate_tree_asks_before_moving_and_tells_after_as_the_reference() {
+    let run = |cancel: bool| {
+        let server = MockServer::start(vec![Turn::text("first answer")]);
+        let s = Scratch::new(&server);
+        let log = s.work.join("nav.log");
+        let args =
+            ["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", &fixture("nav-tree.ts"), "hi", "/nav"];
+        let mut cmd = s.pi(PI);
+        cmd.args(args).env("NAV_LOG", &log).stdin(Stdio::null());
+        if cancel {
+            cmd.env("NAV_CANCEL", "1");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        (String::from_utf8_lossy(&out.stdout).into_owned(), std::fs::read_to_string(&log).unwrap())
+    };
+    // To a user message: the leaf goes to its parent (the prompt's system
+    // message), the abandoned answer is listed, and print mode has no
+    // answer left to print (measured side by side).
+    let (stdout, log) = run(false);
+    assert_eq!(
+        log,
+        "before target=true common=true abandoned=assistant summary=false signal=object
+tree keys=type,newLeafId,oldLeafId,summaryEntry,fromExtension old=true
+result cancelled=false leaf=message:system
+"
+    );
+    assert_eq!(stdout, "");
+    let (stdout, log) = run(true);
+    assert!(log.ends_with("result cancelled=true leaf=message:assistant\n"), "{log}");
+    assert!(!log.contains("tree keys"), "{log}");
+    assert_eq!(stdout.trim(), "first answer");
+}

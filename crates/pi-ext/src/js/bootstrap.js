@@ -744,6 +744,7 @@
   const SHAPES = {
     input: ["type", "text", "images", "source", "streamingBehavior"],
     tool_result: ["type", "toolName", "toolCallId", "input", "content", "details", "structuredContent", "isError", "usage"],
+    session_tree: ["type", "newLeafId", "oldLeafId", "summaryEntry", "fromExtension"],
   };
   function shaped(kind, event) {
     if (kind === "tool_execution_end" && event && event.result) {
@@ -804,6 +805,7 @@
       else if (kind === "context" || kind === "context_with_system") run = () => runChain(callId, kind, p, "messages");
       else if (kind === "resources_discover") run = () => runDiscover(callId, p);
       else if (kind === "session_before_switch" || kind === "session_before_fork") run = () => runGate(callId, kind, p);
+      else if (kind === "session_before_tree") run = () => runGate(callId, kind, Object.assign(p, { signal: neverAborted }));
       else if (kind === "message_end") run = () => runChain(callId, kind, p, "message");
       else if (kind === "before_provider_request" || kind === "before_provider_headers") run = () => runProvider(callId, kind, p);
       else if (kind === "turn_end" || kind === "agent_before_settle") run = () => runBoundary(callId, kind, p);

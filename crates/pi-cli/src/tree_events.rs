@@ -1,0 +1,49 @@
+//! Moving in the session tree (`ctx.navigateTree(targetId)`), as the
+//! reference does: the extensions are asked first (`session_before_tree`,
+//! with the move's preparation; one may cancel), the leaf moves (to the
+//! parent of a user message, whose text can then be typed again; else to
+//! the target), and `session_tree` tells them where it went.
+
+use serde_json::{Value, json};
+
+use crate::ext_session::ExtSession;
+
+/// The move's `preparation`, and the leaf it goes to; `Err`: no such entry.
+pub(crate) fn prepare(ext: &ExtSession, target: &str) -> Result<(Value, Option<String>), String> {
+    let s = ext.session.lock().map_err(|e| e.to_string())?;
+    let Some(entry) = s.get(target) else { return Err(crate::text::ext_entry_not_found(target)) };
+    let value = entry.value();
+    let to_user = value["type"] == "message" && value["message"]["role"] == "user";
+    let new_leaf = if to_user { entry.parent_id().map(str::to_string) } else { Some(target.to_string()) };
+    let old_leaf = s.leaf_id().map(str::to_string);
+    let old_branch = s.branch_to(old_leaf.as_deref());
+    let target_branch: Vec<&str> = s.branch_to(Some(target)).iter().map(|e| e.id()).collect();
+    let common = old_branch.iter().rposition(|e| target_branch.contains(&e.id()));
+    let common_id = common.map(|i| old_branch[i].id().to_string());
+    let abandoned: Vec<Value> = old_branch[common.map_or(0, |i| i + 1)..].iter().map(|e| e.value()).collect();
+    let preparation = json!({
+        "targetId": target,
+        "oldLeafId": old_leaf,
+        "commonAncestorId": common_id,
+        "entriesToSummarize": abandoned,
+        "userWantsSummary": false,
+    });
+    Ok((preparation, new_leaf))
+}
+
+/// Ask the extensions before the move; true when one cancelled it.
+pub(crate) async fn cancelled(ext: &ExtSession, preparation: &Value) -> bool {
+    for l in ext.scripts() {
+        let (cancel, errors) = l.gate("session_before_tree", json!({"preparation": preparation})).await;
+        ext.report(errors);
+        if cancel {
+            return true;
+        }
+    }
+    false
+}
+
+/// Tell the extensions where the leaf went.
+pub(crate) async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>) {
+    ext.notify("session_tree", json!({"newLeafId": new_leaf, "oldLeafId": old_leaf})).await;
+}
