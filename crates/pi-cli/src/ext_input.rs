@@ -135,6 +135,25 @@ pub(crate) fn ui_shortcuts(scripts: &[Arc<LoadedExtensions>]) -> Vec<(String, St
     scripts.iter().flat_map(|l| l.shortcuts()).map(|(key, description, _)| (key, description)).collect()
 }
 
+/// The terminal UI's renderers of the extensions' custom messages, by
+/// `customType` (the first extension that draws a type draws it).
+pub(crate) fn ui_renderers(
+    scripts: &[Arc<LoadedExtensions>],
+) -> std::collections::HashMap<String, pi_tui::host::MessageRenderer> {
+    let mut out = std::collections::HashMap::new();
+    for l in scripts {
+        for (custom_type, path) in l.message_renderers() {
+            let loaded = l.clone();
+            out.entry(custom_type).or_insert_with(|| {
+                pi_tui::host::MessageRenderer(Arc::new(move |message: &Value, expanded: bool, width: u16| {
+                    loaded.render_message(&path, message, expanded, width)
+                }))
+            });
+        }
+    }
+    out
+}
+
 /// Run the handler of keyboard shortcut `key` (of the first extension that
 /// registered it), then what it asked for, as after a command.
 pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, mut reload: Option<&mut ReloadState>) {

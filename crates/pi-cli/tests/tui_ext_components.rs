@@ -97,3 +97,20 @@ fn a_commands_argument_completions_are_offered_as_the_user_types() {
     t.keys(&["C-d"]);
     t.wait_for("PI-EXIT-0");
 }
+
+#[test]
+fn custom_messages_are_shown_by_their_renderer_or_in_a_labelled_box() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.type_text("/note");
+    t.keys(&["Enter"]);
+    let screen = t.wait("the messages", |s| s.contains("FANCY(shut): hello there") && s.contains("plain words"));
+    assert!(screen.contains("[plain]"), "{screen}");
+    assert!(!screen.contains("never shown"), "{screen}");
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}

@@ -81,6 +81,29 @@ impl LoadedExtensions {
         (!items.is_empty()).then_some(items)
     }
 
+    /// The custom message types these extensions draw: `(customType,
+    /// extension path)`, in load order.
+    pub fn message_renderers(&self) -> Vec<(String, String)> {
+        self.extensions
+            .iter()
+            .flat_map(|e| e.engine.renderers().into_iter().map(|t| (t, e.engine.path.clone())))
+            .collect()
+    }
+
+    /// Draw `message` (JSON, `role: "custom"`) with the renderer of its type
+    /// of the extension at `path`, at `width`: its lines; `None` when it has
+    /// none, draws nothing or does not answer within
+    /// [`COMPONENT_WAIT`](crate::engine::component::COMPONENT_WAIT). Blocks:
+    /// call it from the UI.
+    pub fn render_message(&self, path: &str, message: &Value, expanded: bool, width: u16) -> Option<Vec<String>> {
+        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
+        let custom_type = message.get("customType").and_then(Value::as_str)?;
+        let payload = json!({"message": message, "expanded": expanded, "width": width});
+        let wait = crate::engine::component::COMPONENT_WAIT;
+        let answer = e.engine.hook_blocking_within(Hook::RenderMessage, custom_type, payload, wait).ok()?;
+        Some(answer.as_array()?.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())
+    }
+
     /// The keyboard shortcuts these extensions registered: `(key,
     /// description, extension path)`, in load order.
     pub fn shortcuts(&self) -> Vec<(String, String, String)> {

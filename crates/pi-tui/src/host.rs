@@ -100,6 +100,21 @@ impl PartialEq for ArgumentCompleter {
 
 impl Eq for ArgumentCompleter {}
 
+/// Draws an extension's custom message (`registerMessageRenderer`): the
+/// message (as JSON), expanded or not, at a width; `None` to draw it the
+/// default way.
+#[derive(Clone)]
+pub struct MessageRenderer(pub Arc<RenderFn>);
+
+/// The function behind a [`MessageRenderer`].
+pub type RenderFn = dyn Fn(&serde_json::Value, bool, u16) -> Option<Vec<String>> + Send + Sync;
+
+impl std::fmt::Debug for MessageRenderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MessageRenderer")
+    }
+}
+
 /// A command the host adds (extensions, templates, skills, its own).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandInfo {
@@ -307,6 +322,8 @@ pub enum Update {
     /// The extensions' keyboard shortcuts: `(key, description)`, first
     /// registration first.
     Shortcuts(Vec<(String, String)>),
+    /// The extensions' custom message renderers, by `customType`.
+    Renderers(std::collections::HashMap<String, MessageRenderer>),
     /// The project's files, for `@` completion.
     Files(Vec<String>),
     /// The host finished a request (prompt, user command or command).

@@ -73,6 +73,7 @@ impl Host {
         self.ext.set_resource_commands(&self.reload);
         let _ = self.up.send(Update::Commands(commands));
         let _ = self.up.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&self.ext.scripts())));
+        let _ = self.up.send(Update::Renderers(crate::ext_input::ui_renderers(&self.ext.scripts())));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 

@@ -61,6 +61,8 @@ pub(crate) struct Shared {
     pub commands: Arc<RwLock<Vec<Value>>>,
     /// The registered keyboard shortcuts: `[{key, description}]`.
     pub shortcuts: Arc<RwLock<Vec<Value>>>,
+    /// The custom message types with a renderer.
+    pub renderers: Arc<RwLock<Vec<String>>>,
     /// The session, once bound.
     pub session: Arc<RwLock<Option<Arc<dyn crate::api::SessionApi>>>>,
 }
@@ -126,6 +128,11 @@ impl Engine {
     /// The commands the extension registered: `[{name, description}]`.
     pub(crate) fn commands(&self) -> Vec<Value> {
         self.shared.commands.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The custom message types the extension draws.
+    pub(crate) fn renderers(&self) -> Vec<String> {
+        self.shared.renderers.read().map(|c| c.clone()).unwrap_or_default()
     }
 
     /// The keyboard shortcuts the extension registered: `[{key, description}]`.

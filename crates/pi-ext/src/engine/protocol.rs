@@ -113,6 +113,8 @@ pub(crate) enum Hook {
     Component,
     /// A command's `getArgumentCompletions`: `{prefix}`.
     Completions,
+    /// A custom message renderer: `{message, expanded, width}`.
+    RenderMessage,
 }
 
 impl Hook {
@@ -127,6 +129,7 @@ impl Hook {
             Hook::SetTrust => "setTrust",
             Hook::Component => "component",
             Hook::Completions => "completions",
+            Hook::RenderMessage => "renderMessage",
         }
     }
 }
@@ -362,6 +365,8 @@ pub(crate) enum HostSync {
     Commands(Vec<Value>),
     /// The keyboard shortcuts it registered now: `[{key, description}]`.
     Shortcuts(Vec<Value>),
+    /// The custom message types it draws now.
+    Renderers(Vec<String>),
     /// A session read or change (`ctx.sessionManager`, `pi.appendEntry`, …).
     Session(SessionCall),
     /// A new component id (unique in the process).
@@ -415,6 +420,7 @@ impl HostSync {
             "events" => HostSync::Events(strings(&p)),
             "commands" => HostSync::Commands(p.as_array().cloned().unwrap_or_default()),
             "shortcuts" => HostSync::Shortcuts(p.as_array().cloned().unwrap_or_default()),
+            "renderers" => HostSync::Renderers(strings(&p)),
             "session" => match session_call(&p) {
                 Some(call) => HostSync::Session(call),
                 None => HostSync::Unknown(format!("session:{}", s("kind"))),

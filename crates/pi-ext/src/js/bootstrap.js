@@ -68,6 +68,8 @@
   const commands = new Map();
   // Keyboard shortcuts it registered (pi.registerShortcut), by key.
   const shortcuts = new Map();
+  // Custom message renderers it registered (pi.registerMessageRenderer), by customType.
+  const renderers = new Map();
   // Flags this extension registered, and their values (defaults first, then
   // what the command line gave, set by the host after loading).
   const flags = new Map();
@@ -154,7 +156,11 @@
       if (!flags.has(name)) return undefined;
       return flagValues.get(name);
     },
-    registerMessageRenderer: noop,
+    registerMessageRenderer(customType, renderer) {
+      if (typeof customType !== "string" || typeof renderer !== "function") return;
+      renderers.set(customType, renderer);
+      host.sync("renderers", toJson([...renderers.keys()]));
+    },
     registerEntryRenderer: noop,
     registerToolRenderer: noop,
     registerMarkdownTransformer: noop,
@@ -866,6 +872,17 @@
         return "null";
       }
       return toJson(Array.isArray(r) ? r : null);
+    },
+    // A custom message drawn by the extension's renderer at a width (null:
+    // the default drawing).
+    renderMessage(customType, json) {
+      const r = renderers.get(customType);
+      const p = jsonParse(json) || {};
+      if (!r) return "null";
+      const component = r(p.message, { expanded: p.expanded === true }, extTheme);
+      if (!component || typeof component.render !== "function") return "null";
+      const lines = component.render(p.width);
+      return Array.isArray(lines) ? toJson(lines.map((l) => safeString(l))) : "null";
     },
     // A shown component, driven by the UI: its lines at a width, a key
     // press, forgetting its cache, letting it go.

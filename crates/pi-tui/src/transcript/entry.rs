@@ -132,8 +132,20 @@ pub enum Kind {
     Notice(Level, String),
     /// Markdown (command output such as `/hotkeys`).
     Markdown(String),
-    /// Lines drawn elsewhere (an extension's message renderer).
+    /// Lines drawn elsewhere.
     Lines(Vec<Line<'static>>),
+    /// An extension's message (`display: true`): its renderer's lines, or
+    /// its type as a label and its text in a box.
+    Custom {
+        /// Its `customType`.
+        custom_type: String,
+        /// Its text.
+        text: String,
+        /// The message as JSON (for the renderer).
+        message: serde_json::Value,
+        /// The extension's renderer of this type, if any.
+        renderer: Option<crate::host::MessageRenderer>,
+    },
     /// A compaction's summary: collapsed to a line, the summary expanded.
     Compaction {
         /// The summary (markdown).
@@ -338,5 +350,39 @@ pub fn render(kind: &Kind, first: bool, ctx: &Ctx<'_>) -> Vec<Line<'static>> {
             out
         }
         Kind::Compaction { summary, tokens_before } => compaction(summary, *tokens_before, first, ctx),
+        Kind::Custom { custom_type, text, message, renderer } => {
+            custom(custom_type, text, message, renderer.as_ref(), first, ctx)
+        }
     }
 }
+
+fn custom(
+    custom_type: &str,
+    text: &str,
+    message: &serde_json::Value,
+    renderer: Option<&crate::host::MessageRenderer>,
+    first: bool,
+    ctx: &Ctx<'_>,
+) -> Vec<Line<'static>> {
+    let mut out = spacer(first);
+    let width = u16::try_from(ctx.width).unwrap_or(u16::MAX);
+    if let Some(drawn) = renderer.and_then(|r| (r.0)(message, ctx.expanded, width)) {
+        let drawn = drawn.iter().take(CUSTOM_MESSAGE_MAX_LINES).map(|l| crate::sanitize::styled_line(l));
+        out.extend(drawn.flat_map(|l| lines::wrap(&l, ctx.width)));
+        return out;
+    }
+    let th = ctx.theme;
+    let label = format!("[{}]", crate::sanitize::clean_line(custom_type));
+    let mut body = vec![styled(label, th.bold(Token::CustomMessageLabel)), Line::default()];
+    body.extend(crate::markdown::render(
+        &crate::sanitize::clean(text),
+        ctx.inner_width(),
+        th,
+        th.style(Token::CustomMessageText),
+    ));
+    out.extend(boxed(body, ctx.width, PAD_X, 1, th.style(Token::CustomMessageBg)));
+    out
+}
+
+/// Most lines an extension's message renderer may draw.
+pub const CUSTOM_MESSAGE_MAX_LINES: usize = 200;

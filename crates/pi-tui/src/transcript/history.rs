@@ -59,13 +59,10 @@ impl Transcript {
                 }
                 AgentMessage::Agent(AgentOnly::BranchSummary(b)) => self.push(Kind::Markdown(b.summary.clone())),
                 AgentMessage::Agent(AgentOnly::Custom(c)) if c.display => {
-                    let text = match &c.content {
-                        serde_json::Value::String(t) => t.clone(),
-                        other => {
-                            serde_json::from_value(other.clone()).map(|u| super::user_text(&u)).unwrap_or_default()
-                        }
-                    };
-                    self.push(Kind::Markdown(text));
+                    let value = serde_json::to_value(m).unwrap_or_default();
+                    if let Some(kind) = self.custom_entry(&value) {
+                        self.push(kind);
+                    }
                 }
                 AgentMessage::Agent(AgentOnly::Custom(_) | AgentOnly::System(_)) => {}
             }

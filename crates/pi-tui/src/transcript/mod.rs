@@ -89,6 +89,8 @@ pub struct Transcript {
     streaming: Option<usize>,
     /// Changes whenever the theme does (every drawing is redone).
     pub theme_generation: u64,
+    /// The extensions' custom message renderers, by `customType`.
+    renderers: HashMap<String, crate::host::MessageRenderer>,
 }
 
 /// The user-visible text of a user message.
@@ -112,6 +114,40 @@ impl Transcript {
     /// An empty transcript.
     pub fn new() -> Transcript {
         Transcript::default()
+    }
+
+    /// Use these renderers for the extensions' messages shown from now on.
+    pub fn set_renderers(&mut self, renderers: HashMap<String, crate::host::MessageRenderer>) {
+        // Messages already shown (a continued session's) are drawn again with them.
+        for e in &mut self.entries {
+            if let Kind::Custom { custom_type, renderer, .. } = &mut e.kind {
+                *renderer = renderers.get(custom_type.as_str()).cloned();
+                e.cache = None;
+            }
+        }
+        self.renderers = renderers;
+    }
+
+    /// An extension's message (`role: "custom"`, as JSON) as an entry, when
+    /// it is to be shown (`display: true`).
+    pub(crate) fn custom_entry(&self, message: &serde_json::Value) -> Option<Kind> {
+        if message.get("role").and_then(serde_json::Value::as_str) != Some("custom")
+            || message.get("display").and_then(serde_json::Value::as_bool) != Some(true)
+        {
+            return None;
+        }
+        let custom_type = message.get("customType").and_then(serde_json::Value::as_str).unwrap_or_default();
+        let text = match message.get("content") {
+            Some(serde_json::Value::String(t)) => t.clone(),
+            Some(other) => serde_json::from_value(other.clone()).map(|u| user_text(&u)).unwrap_or_default(),
+            None => String::new(),
+        };
+        Some(Kind::Custom {
+            custom_type: custom_type.to_string(),
+            text,
+            message: message.clone(),
+            renderer: self.renderers.get(custom_type).cloned(),
+        })
     }
 
     /// The entries.
@@ -244,6 +280,11 @@ impl Transcript {
                 self.assistant(&m, false);
             }
             AgentEvent::MessageEnd { message: Message::Assistant(m) } => self.assistant(m, true),
+            AgentEvent::AgentMessageEnd { message } => {
+                if let Some(kind) = self.custom_entry(message) {
+                    self.push(kind);
+                }
+            }
             AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args, parent_tool_call_id: None } => {
                 self.tool_entry(tool_call_id, tool_name, args);
                 self.with_tool(tool_call_id, |t| t.started = Some(Instant::now()));
