@@ -257,16 +257,22 @@ pub(crate) async fn prompt(
     let expander = if expand { None } else { agent.expand_input.take() };
     // before_agent_start sees the message as the agent will send it.
     let expanded = agent.expand(text);
-    let cwd = agent.tool_ctx.cwd.to_string_lossy().into_owned();
-    let before = pi_ext::run_before_agent_start(&ext.scripts(), &expanded, &agent.system_prompt, &cwd).await;
+    let options = crate::prompt_options::options(agent);
+    let before = pi_ext::run_before_agent_start(&ext.scripts(), &expanded, &agent.system_prompt, options).await;
     ext.report(before.errors);
     for m in &before.messages {
         ext.queue_custom(m);
     }
+    let extra = crate::prompt_options::custom_sections(&before.options);
+    let with_sections = crate::prompt_options::apply(agent, extra, before.system_prompt.is_some());
     let saved = before.system_prompt.map(|p| std::mem::replace(&mut agent.system_prompt, p));
     let last = agent.prompt_with_images(text, images).await;
     if let Some(p) = saved {
         agent.system_prompt = p;
+    }
+    if let Some((prompt, sections)) = with_sections {
+        agent.system_prompt = prompt;
+        agent.system_sections = sections;
     }
     if expander.is_some() {
         agent.expand_input = expander;

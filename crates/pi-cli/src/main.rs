@@ -23,6 +23,7 @@ mod model_select;
 mod modes;
 mod packages;
 mod print_mode;
+mod prompt_options;
 mod prompt_source;
 mod reload;
 mod rpc;

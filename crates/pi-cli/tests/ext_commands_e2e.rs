@@ -327,3 +327,35 @@ result cancelled=false leaf=message:system
     assert!(!log.contains("tree keys"), "{log}");
     assert_eq!(stdout.trim(), "first answer");
 }
+
+#[test]
+fn a_section_added_to_the_prompt_options_reaches_the_system_prompt() {
+    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
+    let s = Scratch::new(&server);
+    let log = s.work.join("options.json");
+    let args = [
+        "-p",
+        "--offline",
+        "--no-session",
+        "--model",
+        "mock/mock-1",
+        "-e",
+        &fixture("prompt-sections.ts"),
+        "hi",
+        "again",
+    ];
+    let out = s.pi(PI).args(args).env("OPTIONS_LOG", &log).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    assert_eq!(seen["tools"], json!(["read", "bash", "edit", "write"]));
+    assert_eq!(seen["snippet"], "Read file contents");
+    for key in ["selectedTools", "toolSnippets", "toolGuidelines", "promptGuidelines", "sections", "cwd", "skills"] {
+        assert!(seen["keys"].as_array().unwrap().contains(&json!(key)), "{key}: {seen}");
+    }
+    // Last in the prompt, every request (measured side by side with the
+    // reference's prompt-customizer example).
+    for r in server.requests() {
+        let system = r.body["messages"][0]["content"].as_str().unwrap().to_string();
+        assert!(system.ends_with("\n\n<tool_guidance>\n- read\n- bash\n- edit\n- write\n</tool_guidance>"), "{system}");
+    }
+}

@@ -207,19 +207,22 @@ pub struct BeforeAgentStart {
     pub messages: Vec<Value>,
     /// Failing handlers, to report.
     pub errors: Vec<ExtensionError>,
+    /// `systemPromptOptions` as the handlers left it (they change it in place).
+    pub options: Value,
 }
 
 /// Run the `before_agent_start` handlers of every extension, in load order,
-/// before a run for `prompt` starts with `system_prompt`.
+/// before a run for `prompt` starts with `system_prompt`; `options` is the
+/// structured `systemPromptOptions` they may change in place.
 pub async fn run_before_agent_start(
     all: &[Arc<LoadedExtensions>],
     prompt: &str,
     system_prompt: &str,
-    cwd: &str,
+    options: Value,
 ) -> BeforeAgentStart {
     let mut out = BeforeAgentStart::default();
     let mut event = json!({"type": "before_agent_start", "messageType": "user", "prompt": prompt, "images": [],
-        "systemPrompt": system_prompt, "systemPromptOptions": {"cwd": cwd}});
+        "systemPrompt": system_prompt, "systemPromptOptions": options});
     for l in all {
         for e in &l.extensions {
             if !e.engine.handles("before_agent_start") {
@@ -242,11 +245,15 @@ pub async fn run_before_agent_start(
                         event["systemPrompt"] = json!(p);
                         out.system_prompt = Some(p.to_string());
                     }
+                    if let Some(o) = v.get("systemPromptOptions").filter(|o| o.is_object()) {
+                        event["systemPromptOptions"] = o.clone();
+                    }
                 }
                 Err(error) => out.errors.push(report(error.to_string())),
             }
         }
     }
+    out.options = event["systemPromptOptions"].take();
     out
 }
 

@@ -697,7 +697,7 @@
       if (typeof r.systemPrompt === "string") event.systemPrompt = r.systemPrompt;
       if (r.message && typeof r.message === "object") messages.push(r.message);
     }
-    return { systemPrompt: event.systemPrompt, messages, errors };
+    return { systemPrompt: event.systemPrompt, systemPromptOptions: event.systemPromptOptions, messages, errors };
   }
 
   // Tool calls running now, latest last: a built-in run from a tool's code
