@@ -45,17 +45,7 @@ impl LoadedExtensions {
             return None;
         }
         let payload = json!({"name": name, "args": args});
-        let report = |error: String| ExtensionError { path: path.to_string(), event: "command".into(), error };
-        Some(match e.engine.invoke(Entry::Command, payload, &CallEnv::default()).await {
-            Ok(v) => v
-                .get("errors")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|e| report(e.as_str().unwrap_or_default().to_string()))
-                .collect(),
-            Err(e) => vec![report(e.to_string())],
-        })
+        Some(handler_errors(path, "command", e.engine.invoke(Entry::Command, payload, &CallEnv::default()).await))
     }
 
     /// The suggestions of command `name` (of the extension at `path`) for
@@ -125,17 +115,8 @@ impl LoadedExtensions {
         if !e.engine.shortcuts().iter().any(|s| s.get("key").and_then(Value::as_str) == Some(key)) {
             return None;
         }
-        let report = |error: String| ExtensionError { path: path.to_string(), event: "shortcut".into(), error };
-        Some(match e.engine.invoke(Entry::Shortcut, json!({"key": key}), &CallEnv::default()).await {
-            Ok(v) => v
-                .get("errors")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|e| report(e.as_str().unwrap_or_default().to_string()))
-                .collect(),
-            Err(e) => vec![report(e.to_string())],
-        })
+        let outcome = e.engine.invoke(Entry::Shortcut, json!({"key": key}), &CallEnv::default()).await;
+        Some(handler_errors(path, "shortcut", outcome))
     }
 
     /// The `input` handlers of these extensions on `text`/`images`,
@@ -209,6 +190,26 @@ pub struct BeforeAgentStart {
     pub errors: Vec<ExtensionError>,
     /// `systemPromptOptions` as the handlers left it (they change it in place).
     pub options: Value,
+}
+
+/// The failures of one handler call (its reported `errors`, or the call's
+/// own failure) as extension errors of `event`.
+fn handler_errors(
+    path: &str,
+    event: &str,
+    outcome: Result<Value, crate::engine::protocol::EngineError>,
+) -> Vec<ExtensionError> {
+    let report = |error: String| ExtensionError { path: path.to_string(), event: event.into(), error };
+    match outcome {
+        Ok(v) => v
+            .get("errors")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|e| report(e.as_str().unwrap_or_default().to_string()))
+            .collect(),
+        Err(e) => vec![report(e.to_string())],
+    }
 }
 
 /// Run the `before_agent_start` handlers of every extension, in load order,
