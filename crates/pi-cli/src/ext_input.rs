@@ -154,6 +154,25 @@ pub(crate) fn ui_renderers(
     out
 }
 
+/// The terminal UI's renderers of the extensions' tools, by tool name (the
+/// first extension that draws a tool draws it).
+pub(crate) fn ui_tool_renderers(
+    scripts: &[Arc<LoadedExtensions>],
+) -> std::collections::HashMap<String, pi_tui::host::ToolRenderer> {
+    let mut out = std::collections::HashMap::new();
+    for l in scripts {
+        for (tool, path) in l.tool_renderers() {
+            let (loaded, name) = (l.clone(), tool.clone());
+            out.entry(tool).or_insert_with(|| {
+                pi_tui::host::ToolRenderer(Arc::new(move |_slot: &str, request: &Value, width: u16| {
+                    loaded.render_tool(&path, &name, request.clone(), width)
+                }))
+            });
+        }
+    }
+    out
+}
+
 /// Run the handler of keyboard shortcut `key` (of the first extension that
 /// registered it), then what it asked for, as after a command.
 pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, mut reload: Option<&mut ReloadState>) {

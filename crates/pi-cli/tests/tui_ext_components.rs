@@ -114,3 +114,23 @@ fn custom_messages_are_shown_by_their_renderer_or_in_a_labelled_box() {
     t.keys(&["C-d"]);
     t.wait_for("PI-EXIT-0");
 }
+
+#[test]
+fn an_extension_tool_is_drawn_by_its_render_call_and_render_result() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![
+        pi_test_support::Turn::tool("weather", serde_json::json!({"city": "Oslo"})),
+        pi_test_support::Turn::text("It is sunny."),
+    ]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.type_text("weather?");
+    t.keys(&["Enter"]);
+    let screen = t.wait("the tool row", |s| s.contains("It is sunny.") && idle(s));
+    assert!(screen.contains("WEATHER CALL city=Oslo"), "{screen}");
+    assert!(screen.contains("WEATHER RESULT sunny in Oslo temp=21 state=call"), "{screen}");
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}

@@ -94,6 +94,30 @@ impl LoadedExtensions {
         Some(answer.as_array()?.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())
     }
 
+    /// The tools these extensions draw (`renderCall`/`renderResult`):
+    /// `(tool name, extension path)`, in load order.
+    pub fn tool_renderers(&self) -> Vec<(String, String)> {
+        self.extensions
+            .iter()
+            .flat_map(|e| e.engine.tool_renderers().into_iter().map(|t| (t, e.engine.path.clone())))
+            .collect()
+    }
+
+    /// Draw one slot of tool `name`'s row with the extension at `path`
+    /// (`request`: `{slot: "call" | "result", toolCallId, args, result,
+    /// isPartial, expanded, isError, executionStarted, durationMs}`) at
+    /// `width`: its lines; `None` when it has no renderer for the slot, it
+    /// fails, or it does not answer within
+    /// [`COMPONENT_WAIT`](crate::engine::component::COMPONENT_WAIT). Blocks:
+    /// call it from the UI.
+    pub fn render_tool(&self, path: &str, name: &str, mut request: Value, width: u16) -> Option<Vec<String>> {
+        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
+        request["width"] = json!(width);
+        let wait = crate::engine::component::COMPONENT_WAIT;
+        let answer = e.engine.hook_blocking_within(Hook::RenderTool, name, request, wait).ok()?;
+        Some(answer.as_array()?.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())
+    }
+
     /// The keyboard shortcuts these extensions registered: `(key,
     /// description, extension path)`, in load order.
     pub fn shortcuts(&self) -> Vec<(String, String, String)> {

@@ -115,6 +115,22 @@ impl std::fmt::Debug for MessageRenderer {
     }
 }
 
+/// Draws one slot of an extension tool's row (`renderCall`/`renderResult`):
+/// given the slot (`"call"` or `"result"`), the request (call id, args,
+/// result, partial/expanded/error flags, as JSON) and a width, its lines;
+/// `None` to draw that slot the default way.
+#[derive(Clone)]
+pub struct ToolRenderer(pub Arc<ToolRenderFn>);
+
+/// The function behind a [`ToolRenderer`].
+pub type ToolRenderFn = dyn Fn(&str, &serde_json::Value, u16) -> Option<Vec<String>> + Send + Sync;
+
+impl std::fmt::Debug for ToolRenderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ToolRenderer")
+    }
+}
+
 /// A command the host adds (extensions, templates, skills, its own).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandInfo {
@@ -324,6 +340,8 @@ pub enum Update {
     Shortcuts(Vec<(String, String)>),
     /// The extensions' custom message renderers, by `customType`.
     Renderers(std::collections::HashMap<String, MessageRenderer>),
+    /// The extensions' tool renderers, by tool name.
+    ToolRenderers(std::collections::HashMap<String, ToolRenderer>),
     /// The project's files, for `@` completion.
     Files(Vec<String>),
     /// The host finished a request (prompt, user command or command).

@@ -74,6 +74,7 @@ impl Host {
         let _ = self.up.send(Update::Commands(commands));
         let _ = self.up.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&self.ext.scripts())));
         let _ = self.up.send(Update::Renderers(crate::ext_input::ui_renderers(&self.ext.scripts())));
+        let _ = self.up.send(Update::ToolRenderers(crate::ext_input::ui_tool_renderers(&self.ext.scripts())));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 

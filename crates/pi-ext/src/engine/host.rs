@@ -239,6 +239,12 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             }
             Value::Null
         }
+        HostSync::ToolRenderers(list) => {
+            if let Ok(mut c) = state.shared.tool_renderers.write() {
+                *c = list;
+            }
+            Value::Null
+        }
         HostSync::Renderers(list) => {
             if let Ok(mut c) = state.shared.renderers.write() {
                 *c = list;

@@ -63,6 +63,8 @@ pub(crate) struct Shared {
     pub shortcuts: Arc<RwLock<Vec<Value>>>,
     /// The custom message types with a renderer.
     pub renderers: Arc<RwLock<Vec<String>>>,
+    /// The tools with `renderCall` or `renderResult`.
+    pub tool_renderers: Arc<RwLock<Vec<String>>>,
     /// The session, once bound.
     pub session: Arc<RwLock<Option<Arc<dyn crate::api::SessionApi>>>>,
 }
@@ -128,6 +130,11 @@ impl Engine {
     /// The commands the extension registered: `[{name, description}]`.
     pub(crate) fn commands(&self) -> Vec<Value> {
         self.shared.commands.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The tools the extension draws.
+    pub(crate) fn tool_renderers(&self) -> Vec<String> {
+        self.shared.tool_renderers.read().map(|c| c.clone()).unwrap_or_default()
     }
 
     /// The custom message types the extension draws.

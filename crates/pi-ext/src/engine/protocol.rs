@@ -115,6 +115,8 @@ pub(crate) enum Hook {
     Completions,
     /// A custom message renderer: `{message, expanded, width}`.
     RenderMessage,
+    /// A tool's `renderCall`/`renderResult`: `{slot, args, result, …, width}`.
+    RenderTool,
 }
 
 impl Hook {
@@ -130,6 +132,7 @@ impl Hook {
             Hook::Component => "component",
             Hook::Completions => "completions",
             Hook::RenderMessage => "renderMessage",
+            Hook::RenderTool => "renderTool",
         }
     }
 }
@@ -367,6 +370,8 @@ pub(crate) enum HostSync {
     Shortcuts(Vec<Value>),
     /// The custom message types it draws now.
     Renderers(Vec<String>),
+    /// The tools it draws (`renderCall`/`renderResult`) now.
+    ToolRenderers(Vec<String>),
     /// A session read or change (`ctx.sessionManager`, `pi.appendEntry`, …).
     Session(SessionCall),
     /// A new component id (unique in the process).
@@ -421,6 +426,7 @@ impl HostSync {
             "commands" => HostSync::Commands(p.as_array().cloned().unwrap_or_default()),
             "shortcuts" => HostSync::Shortcuts(p.as_array().cloned().unwrap_or_default()),
             "renderers" => HostSync::Renderers(strings(&p)),
+            "toolRenderers" => HostSync::ToolRenderers(strings(&p)),
             "session" => match session_call(&p) {
                 Some(call) => HostSync::Session(call),
                 None => HostSync::Unknown(format!("session:{}", s("kind"))),

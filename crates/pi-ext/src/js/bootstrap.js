@@ -96,6 +96,8 @@
       if (typeof def.name !== "string" || def.name === "") throw new TypeError("pi.registerTool: tool name must be a non-empty string");
       if (typeof def.execute !== "function") throw new TypeError(`pi.registerTool: tool "${def.name}" has no execute function`);
       tools.set(def.name, def);
+      const drawn = [...tools.values()].filter((t) => typeof t.renderCall === "function" || typeof t.renderResult === "function");
+      host.sync("toolRenderers", toJson(drawn.map((t) => t.name)));
       sync("registerTool", {
         name: def.name,
         label: def.label,
@@ -323,6 +325,8 @@
   const keybindings = { matches: () => false, getKeys: () => [] };
   // Components shown now, by id.
   const components = new Map();
+  // Tool rows' shared renderer state (context.state), by call id.
+  const rowStates = new Map();
   // Argument suggestions that came as promises, by command and prefix.
   const completionCache = new Map();
 
@@ -872,6 +876,45 @@
         return "null";
       }
       return toJson(Array.isArray(r) ? r : null);
+    },
+    // One slot of a tool row drawn by the tool's renderCall/renderResult
+    // (null: pi draws that slot). `context.state` lives as long as the call's row.
+    renderTool(name, json) {
+      const def = tools.get(name);
+      const p = jsonParse(json) || {};
+      const fn = def && (p.slot === "call" ? def.renderCall : def.renderResult);
+      if (typeof fn !== "function") return "null";
+      let state = rowStates.get(p.toolCallId);
+      if (!state) {
+        state = {};
+        rowStates.set(p.toolCallId, state);
+        if (rowStates.size > 500) rowStates.delete(rowStates.keys().next().value);
+      }
+      const context = {
+        args: p.args,
+        state,
+        lastComponent: undefined,
+        invalidate: () => tuiHandle.requestRender(),
+        toolCallId: p.toolCallId,
+        cwd: config.cwd,
+        executionStarted: p.executionStarted === true,
+        argsComplete: true,
+        isPartial: p.isPartial === true,
+        expanded: p.expanded === true,
+        showImages: false,
+        isError: p.isError === true,
+        durationMs: p.durationMs === null ? undefined : p.durationMs,
+        outputPad: 1,
+        keyText: () => "",
+        keyHint: (_id, description) => safeString(description),
+      };
+      const component =
+        p.slot === "call"
+          ? fn(p.args, extTheme, context)
+          : fn(p.result, { expanded: context.expanded, isPartial: context.isPartial, keyHint: context.keyHint, keyText: context.keyText }, extTheme, context);
+      if (!component || typeof component.render !== "function") return "null";
+      const lines = component.render(p.width);
+      return Array.isArray(lines) ? toJson(lines.map((l) => safeString(l))) : "null";
     },
     // A custom message drawn by the extension's renderer at a width (null:
     // the default drawing).

@@ -44,6 +44,8 @@ pub struct ToolState {
     pub ended: Option<Instant>,
     /// How long it ran, as the agent measured.
     pub duration_ms: Option<u64>,
+    /// The extension's drawing of this tool, if it has one.
+    pub renderer: Option<crate::host::ToolRenderer>,
 }
 
 impl ToolState {
@@ -58,6 +60,7 @@ impl ToolState {
             started: None,
             ended: None,
             duration_ms: None,
+            renderer: None,
         }
     }
 

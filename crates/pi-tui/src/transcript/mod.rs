@@ -91,6 +91,8 @@ pub struct Transcript {
     pub theme_generation: u64,
     /// The extensions' custom message renderers, by `customType`.
     renderers: HashMap<String, crate::host::MessageRenderer>,
+    /// The extensions' tool renderers, by tool name.
+    tool_renderers: HashMap<String, crate::host::ToolRenderer>,
 }
 
 /// The user-visible text of a user message.
@@ -126,6 +128,18 @@ impl Transcript {
             }
         }
         self.renderers = renderers;
+    }
+
+    /// Draw the extensions' tools with these renderers from now on (rows
+    /// already shown are drawn again).
+    pub fn set_tool_renderers(&mut self, renderers: HashMap<String, crate::host::ToolRenderer>) {
+        for e in &mut self.entries {
+            if let Kind::Tool(t) = &mut e.kind {
+                t.renderer = renderers.get(t.name.as_str()).cloned();
+                e.cache = None;
+            }
+        }
+        self.tool_renderers = renderers;
     }
 
     /// An extension's message (`role: "custom"`, as JSON) as an entry, when
@@ -218,7 +232,9 @@ impl Transcript {
         if let Some(i) = self.tools.get(id) {
             return *i;
         }
-        self.entries.push(Entry::new(Kind::Tool(Box::new(ToolState::new(id, name, args.clone()))), false));
+        let mut state = ToolState::new(id, name, args.clone());
+        state.renderer = self.tool_renderers.get(name).cloned();
+        self.entries.push(Entry::new(Kind::Tool(Box::new(state)), false));
         let i = self.entries.len() - 1;
         self.tools.insert(id.to_string(), i);
         i

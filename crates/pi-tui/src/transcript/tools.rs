@@ -430,8 +430,60 @@ fn generic(state: &ToolState, ctx: &Ctx<'_>) -> Vec<Line<'static>> {
     out
 }
 
+/// A tool row an extension draws: its `renderCall` lines (else the tool's
+/// name) and, once there is output, its `renderResult` lines (else the
+/// output's text).
+fn drawn(state: &ToolState, renderer: &crate::host::ToolRenderer, ctx: &Ctx<'_>) -> Vec<Line<'static>> {
+    let width = u16::try_from(ctx.inner_width()).unwrap_or(u16::MAX);
+    let outcome = state.result.as_ref().or(state.partial.as_ref());
+    let request = |slot: &str| {
+        serde_json::json!({
+            "slot": slot,
+            "toolCallId": state.id,
+            "args": state.args,
+            "result": outcome.map(|o| serde_json::json!({"content": o.content, "details": o.details})),
+            "isPartial": state.result.is_none(),
+            "expanded": ctx.expanded,
+            "isError": state.is_error(),
+            "executionStarted": state.started.is_some(),
+            "durationMs": state.duration_ms,
+        })
+    };
+    let styled_lines = |ls: Vec<String>| -> Vec<Line<'static>> {
+        ls.iter()
+            .take(RENDERED_MAX_LINES)
+            .flat_map(|l| lines::wrap(&crate::sanitize::styled_line(l), ctx.inner_width()))
+            .collect()
+    };
+    let mut out = match (renderer.0)("call", &request("call"), width) {
+        Some(ls) => styled_lines(ls),
+        None => vec![Line::from(title(&crate::sanitize::clean_line(&state.name), ctx))],
+    };
+    if outcome.is_some() {
+        match (renderer.0)("result", &request("result"), width) {
+            Some(ls) => out.extend(styled_lines(ls)),
+            None => {
+                let output = text_output(state);
+                if !output.is_empty() {
+                    out.push(Line::default());
+                    let th = ctx.theme;
+                    let style = if state.is_error() { th.style(Token::Error) } else { th.style(Token::ToolOutput) };
+                    out.extend(head_lines(&output, GENERIC_PREVIEW_LINES, false, style, ctx));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Most lines an extension's tool renderer may draw per slot.
+pub const RENDERED_MAX_LINES: usize = 200;
+
 /// The lines inside a tool's box.
 pub fn render(state: &ToolState, ctx: &Ctx<'_>) -> Vec<Line<'static>> {
+    if let Some(r) = &state.renderer {
+        return drawn(state, r, ctx);
+    }
     match state.name.as_str() {
         "bash" => bash(state, "$", ctx),
         "powershell" => bash(state, "PS>", ctx),
