@@ -67,9 +67,16 @@ for step in steps:
         drain(until=step["wait"], timeout=20)
     else:
         print(f"{time.time() - t0:6.2f} > {json.dumps(step)}")
-        p.stdin.write((json.dumps(step) + "\n").encode()); p.stdin.flush()
+        try:
+            p.stdin.write((json.dumps(step) + "\n").encode()); p.stdin.flush()
+        except BrokenPipeError:
+            print("(pi closed its input)")
+            break
 drain(timeout=1.0)
-p.stdin.close()
+try:
+    p.stdin.close()
+except BrokenPipeError:
+    pass
 try:
     p.wait(timeout=10)
 except subprocess.TimeoutExpired:

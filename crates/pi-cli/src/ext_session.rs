@@ -101,6 +101,36 @@ pub(crate) struct ExtSession {
     me: std::sync::Weak<ExtSession>,
     /// How the extensions were loaded (to load them again on a replacement).
     plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
+    /// `ctx.shutdown()` was called (the RPC loop and the terminal UI end
+    /// once idle; print and JSON modes end by themselves).
+    pub shutdown: Arc<ShutdownRequest>,
+}
+
+/// An extension asked pi to end (`ctx.shutdown()`).
+#[derive(Default)]
+pub(crate) struct ShutdownRequest {
+    requested: AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl ShutdownRequest {
+    /// Ask for it.
+    fn request(&self) {
+        self.requested.store(true, Ordering::SeqCst);
+        self.notify.notify_one();
+    }
+
+    /// Whether it was asked for.
+    pub(crate) fn requested(&self) -> bool {
+        self.requested.load(Ordering::SeqCst)
+    }
+
+    /// Wait until it is asked for.
+    pub(crate) async fn wait(&self) {
+        if !self.requested() {
+            self.notify.notified().await;
+        }
+    }
 }
 
 /// What [`ExtSession::new`] takes from the agent being built.
@@ -143,6 +173,7 @@ impl ExtSession {
             resource_commands: Mutex::default(),
             live: p.live,
             prompt_view: p.prompt_view,
+            shutdown: Arc::default(),
         })
     }
 
@@ -500,6 +531,10 @@ impl SessionApi for ExtSession {
             SessionCall::IsIdle => Ok(Some(json!(!self.busy.get()))),
             SessionCall::Abort => {
                 self.abort.abort();
+                Ok(None)
+            }
+            SessionCall::Shutdown => {
+                self.shutdown.request();
                 Ok(None)
             }
             c @ (SessionCall::Models

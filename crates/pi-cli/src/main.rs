@@ -80,11 +80,15 @@ fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return setup::Stop::Error(e.to_string()).finish(&mut report),
     };
-    match setup::start(args, &runtime, &mut report) {
+    let code = match setup::start(args, &runtime, &mut report) {
         Ok(Some(started)) => modes::run(started, &runtime),
         Ok(None) => ExitCode::SUCCESS,
         Err(stop) => stop.finish(&mut report),
-    }
+    };
+    // A read of standard input still waiting (RPC mode ended by an
+    // extension's `ctx.shutdown()`) must not keep pi alive.
+    runtime.shutdown_timeout(text::RUNTIME_SHUTDOWN_GRACE);
+    code
 }
 
 fn main() -> ExitCode {

@@ -348,3 +348,7 @@ pub fn ext_no_api_provider(api: Option<&str>) -> String {
 pub fn ext_model_bad_messages(error: &str) -> String {
     format!("Invalid messages for the model call: {error}")
 }
+
+/// How long pi waits, when it ends, for work of its runtime still going
+/// (a read of standard input that will never finish).
+pub const RUNTIME_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(200);

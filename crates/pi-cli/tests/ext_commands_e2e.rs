@@ -359,3 +359,41 @@ fn a_section_added_to_the_prompt_options_reaches_the_system_prompt() {
         assert!(system.ends_with("\n\n<tool_guidance>\n- read\n- bash\n- edit\n- write\n</tool_guidance>"), "{system}");
     }
 }
+
+#[test]
+fn ctx_shutdown_ends_rpc_mode_after_the_command_answers_and_print_mode_goes_on() {
+    let server = MockServer::start(vec![Turn::text("still here")]);
+    let s = Scratch::new(&server);
+    let log = s.work.join("shutdown.log");
+    let mut cmd = s.pi(PI);
+    cmd.args(["--mode", "rpc", "--offline", "--no-session", "--model", "mock/mock-1", "-e", &fixture("shutdown.ts")])
+        .env("SHUTDOWN_LOG", &log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/bye"}}"#).unwrap();
+    let r = read_until(&mut out, |v| v["id"] == "1");
+    assert_eq!(r["data"], json!({"disposition": "handled"}));
+    // pi ends by itself, its input still open, as the reference does.
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "pi did not end");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "session_shutdown quit\n");
+    drop(stdin);
+
+    // Print mode ends by itself: the next message still runs.
+    let args =
+        ["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", &fixture("shutdown.ts"), "/bye", "hi"];
+    let out = s.pi(PI).args(args).env("SHUTDOWN_LOG", &log).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "still here");
+}

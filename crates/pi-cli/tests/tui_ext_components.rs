@@ -134,3 +134,16 @@ fn an_extension_tool_is_drawn_by_its_render_call_and_render_result() {
     t.keys(&["C-d"]);
     t.wait_for("PI-EXIT-0");
 }
+
+#[test]
+fn ctx_shutdown_ends_the_terminal_ui_once_idle() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.type_text("/bye");
+    t.keys(&["Enter"]);
+    t.wait_for("PI-EXIT-0");
+}

@@ -344,6 +344,9 @@ pub enum SessionCall {
     IsIdle,
     /// `ctx.abort()`: abort the current run.
     Abort,
+    /// `ctx.shutdown()`: end pi once it is idle (RPC, terminal UI; nothing in
+    /// print and JSON modes, which end by themselves).
+    Shutdown,
 }
 
 /// A session operation only a command handler may ask for

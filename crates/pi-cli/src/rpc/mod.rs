@@ -122,8 +122,17 @@ pub(crate) struct Server {
 /// Serve commands until standard input closes, then wait for the current run.
 pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode {
     let mut server = Server::new(agent, setup);
+    let shutdown = server.setup.ext.shutdown.clone();
     let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
-    while let Ok(Some(raw)) = lines.next_segment().await {
+    loop {
+        // `ctx.shutdown()`: once the command that asked has answered (and a
+        // run going on has ended), pi ends as at the end of its input.
+        let next = tokio::select! {
+            biased;
+            _ = shutdown.wait() => break,
+            next = lines.next_segment() => next,
+        };
+        let Ok(Some(raw)) = next else { break };
         let line = String::from_utf8_lossy(&raw);
         let line = line.strip_suffix('\r').unwrap_or(&line);
         if line.trim().is_empty() {

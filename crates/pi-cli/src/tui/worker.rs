@@ -94,6 +94,11 @@ impl Host {
                 }
             }
             self.send(Update::Done);
+            if self.ext.shutdown.requested() {
+                // `ctx.shutdown()`: end once idle, as when the user quits.
+                self.send(Update::Exit);
+                break;
+            }
         }
         self.agent
     }

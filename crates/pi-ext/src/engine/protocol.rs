@@ -295,6 +295,7 @@ fn session_call(p: &Value) -> Option<SessionCall> {
         "appendMessage" => SessionCall::AppendMessage(v("message")),
         "isIdle" => SessionCall::IsIdle,
         "abort" => SessionCall::Abort,
+        "shutdown" => SessionCall::Shutdown,
         _ => return None,
     })
 }

@@ -386,7 +386,6 @@
       hasPendingMessages() {
         return false;
       },
-      shutdown: noop,
       compact: noop,
     };
     session.decorate(ctx, callId);

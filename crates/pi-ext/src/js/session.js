@@ -159,6 +159,9 @@
       ctx.abort = () => {
         call("abort");
       };
+      ctx.shutdown = () => {
+        call("shutdown");
+      };
       return ctx;
     }
 
