@@ -101,6 +101,8 @@ pub(crate) struct ExtSession {
     me: std::sync::Weak<ExtSession>,
     /// How the extensions were loaded (to load them again on a replacement).
     plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
+    /// The `--models` patterns (`ctx.scopedModels`).
+    scope: Vec<String>,
     /// `ctx.shutdown()` was called (the RPC loop and the terminal UI end
     /// once idle; print and JSON modes end by themselves).
     pub shutdown: Arc<ShutdownRequest>,
@@ -148,6 +150,8 @@ pub(crate) struct SessionParts {
     pub session_dir: Option<PathBuf>,
     pub live: pi_agent::LiveSettings,
     pub prompt_view: Arc<Mutex<String>>,
+    /// The `--models` patterns (`ctx.scopedModels`).
+    pub scope: Vec<String>,
 }
 
 impl ExtSession {
@@ -173,6 +177,7 @@ impl ExtSession {
             resource_commands: Mutex::default(),
             live: p.live,
             prompt_view: p.prompt_view,
+            scope: p.scope,
             shutdown: Arc::default(),
         })
     }
@@ -303,6 +308,25 @@ impl ExtSession {
         *current = (model, level);
         self.announce("model_select", event);
         true
+    }
+
+    /// `ctx.scopedModels`: the models of the `--models` patterns that have
+    /// a key, in pattern order, with the thinking level a pattern pins.
+    fn scoped_models(&self) -> Value {
+        let available: Vec<pi_config::ModelEntry> =
+            crate::model_select::available(&self.models).into_iter().cloned().collect();
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for p in &self.scope {
+            if let Some((m, thinking)) = crate::model_select::find(&available, p, None)
+                && !seen.contains(&(m.provider.clone(), m.id.clone()))
+            {
+                seen.push((m.provider.clone(), m.id.clone()));
+                let model = crate::rpc::model_json(&crate::model_select::ai_model(m));
+                out.push(json!({"model": model, "thinkingLevel": thinking}));
+            }
+        }
+        Value::Array(out)
     }
 
     /// `ctx.getContextUsage()`: the last answer's reported total against the
@@ -532,6 +556,11 @@ impl SessionApi for ExtSession {
             SessionCall::Abort => {
                 self.abort.abort();
                 Ok(None)
+            }
+            SessionCall::ScopedModels => Ok(Some(self.scoped_models())),
+            SessionCall::HasPendingMessages => {
+                let waiting = |q: &Queue| q.lock().map(|g| !g.is_empty()).unwrap_or(false);
+                Ok(Some(json!(waiting(&self.steering) || waiting(&self.follow_ups))))
             }
             SessionCall::Shutdown => {
                 self.shutdown.request();

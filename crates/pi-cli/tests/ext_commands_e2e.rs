@@ -397,3 +397,35 @@ fn ctx_shutdown_ends_rpc_mode_after_the_command_answers_and_print_mode_goes_on()
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "still here");
 }
+
+#[test]
+fn scoped_models_follow_the_models_patterns_as_the_reference() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let models = json!({"providers": {"mock": {"baseUrl": format!("{}/v1", server.base_url()), "api": "openai-completions",
+        "apiKey": "x", "models": [{"id": "mock-1"}, {"id": "mock-2", "reasoning": true}]}}});
+    std::fs::write(s.agent_dir().join("models.json"), models.to_string()).unwrap();
+    let args = [
+        "-p",
+        "--offline",
+        "--no-session",
+        "--model",
+        "mock/mock-1",
+        "--models",
+        "mock-1,mock/mock-2:high,nosuch",
+        "-e",
+        &fixture("scoped.ts"),
+        "/sc",
+    ];
+    let out = s.pi(PI).args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(s.work.join("sc.json")).unwrap()).unwrap();
+    // Measured side by side: both entries carry `thinkingLevel` (undefined unless pinned).
+    assert_eq!(
+        seen,
+        json!({"scoped": [
+            {"keys": ["model", "thinkingLevel"], "id": "mock-1"},
+            {"keys": ["model", "thinkingLevel"], "id": "mock-2", "t": "high"}
+        ], "pending": false})
+    );
+}

@@ -344,6 +344,10 @@ pub enum SessionCall {
     IsIdle,
     /// `ctx.abort()`: abort the current run.
     Abort,
+    /// `ctx.scopedModels`: the `--models` scope, `[{model, thinkingLevel}]`.
+    ScopedModels,
+    /// `ctx.hasPendingMessages()`: steering or follow-up messages wait.
+    HasPendingMessages,
     /// `ctx.shutdown()`: end pi once it is idle (RPC, terminal UI; nothing in
     /// print and JSON modes, which end by themselves).
     Shutdown,

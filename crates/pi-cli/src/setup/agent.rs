@@ -237,6 +237,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         session_dir: (!args.no_session).then(|| folder.clone()),
         live: agent.live.clone(),
         prompt_view: agent.prompt_view.clone(),
+        scope: args.models.clone().unwrap_or_default(),
     });
     ext.set_resource_commands(&reload);
     ext.bind(&loaded.scripts);

@@ -296,6 +296,8 @@ fn session_call(p: &Value) -> Option<SessionCall> {
         "isIdle" => SessionCall::IsIdle,
         "abort" => SessionCall::Abort,
         "shutdown" => SessionCall::Shutdown,
+        "scopedModels" => SessionCall::ScopedModels,
+        "hasPendingMessages" => SessionCall::HasPendingMessages,
         _ => return None,
     })
 }

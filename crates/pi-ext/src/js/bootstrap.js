@@ -383,9 +383,7 @@
       isProjectTrusted() {
         return config.projectTrusted;
       },
-      hasPendingMessages() {
-        return false;
-      },
+
       compact: noop,
     };
     session.decorate(ctx, callId);

@@ -151,7 +151,12 @@
       });
       ctx.sessionManager = sessionManager;
       ctx.modelRegistry = registryFor(callId);
-      ctx.scopedModels = [];
+      Object.defineProperty(ctx, "scopedModels", {
+        get: () => (call("scopedModels") || []).map((s) => ({ model: s.model, thinkingLevel: s.thinkingLevel === null ? undefined : s.thinkingLevel })),
+        enumerable: true,
+        configurable: true,
+      });
+      ctx.hasPendingMessages = () => call("hasPendingMessages") === true;
       ctx.isIdle = () => call("isIdle") === true;
       ctx.getContextUsage = () => call("getContextUsage");
       ctx.getSystemPrompt = () => call("getSystemPrompt") || "";
