@@ -67,9 +67,15 @@ impl std::fmt::Debug for Renewed {
     }
 }
 
+/// The `session_shutdown`/`session_start` reason of `/reload` (the one
+/// replacement of the extensions that evaluates their modules afresh).
+pub(crate) const RELOAD_REASON: &str = "reload";
+
 /// Load the script extensions again: the running ones hear
 /// `session_shutdown` of `reason` (with `shutdown`'s fields, as
-/// `targetSessionFile`), fresh engines load the same files and are bound to
+/// `targetSessionFile`), the same files load again (for `/reload` in fresh
+/// engines; for a session replacement in the engines they ran in, their
+/// factories run again in the modules already evaluated) and are bound to
 /// the session (its tools through `plan.tool_changes`, trust, flags), then
 /// hear `session_start` (with `start`'s fields, as `previousSessionFile`).
 /// The agent still has the old handlers and tools: [`install`] swaps them.
@@ -81,8 +87,17 @@ pub(crate) async fn renew(plan: &ExtPlan, reason: &str, shutdown: Value, start: 
         report.extend(l.emit("session_shutdown", shutdown.clone()).await.iter().map(|e| e.to_string()));
     }
     let mut fresh: Vec<Arc<LoadedExtensions>> = Vec::new();
-    for (paths, opts) in plan.groups.iter().filter(|(p, _)| !p.is_empty()) {
-        match ExtensionHost::load(paths, opts.clone()).await {
+    let groups: Vec<_> = plan.groups.iter().filter(|(p, _)| !p.is_empty()).collect();
+    // A session replacement runs the factories again in the modules already
+    // evaluated (module-level state carries over, as in the reference);
+    // `/reload` evaluates them afresh.
+    let reuse = reason != RELOAD_REASON && old.len() == groups.len();
+    for (i, (paths, opts)) in groups.into_iter().enumerate() {
+        let loaded = match old.get(i).filter(|_| reuse) {
+            Some(previous) => ExtensionHost::load_again(previous, paths, opts.clone()).await,
+            None => ExtensionHost::load(paths, opts.clone()).await,
+        };
+        match loaded {
             Ok(l) => match pi_ext::check_conflicts(&fresh, &l) {
                 Ok(()) => fresh.push(Arc::new(l)),
                 Err(e) => report.push(crate::text::with_extensions_hint(&e.to_string())),

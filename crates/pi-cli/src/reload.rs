@@ -122,7 +122,10 @@ pub(crate) async fn rebuild(
     let mut warnings = moved.clone().unwrap_or_default();
     if extensions && let Some(plan) = state.extensions.clone() {
         let none = serde_json::json!({});
-        warnings.extend(crate::ext_reload::reload_extensions(agent, &plan, "reload", none.clone(), none).await);
+        warnings.extend(
+            crate::ext_reload::reload_extensions(agent, &plan, crate::ext_reload::RELOAD_REASON, none.clone(), none)
+                .await,
+        );
     }
     let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
     warnings.extend(diagnostics.iter().map(|d| d.to_string()));

@@ -429,3 +429,33 @@ fn scoped_models_follow_the_models_patterns_as_the_reference() {
         ], "pending": false})
     );
 }
+
+#[test]
+fn a_session_replacement_keeps_module_state_and_reload_starts_it_over() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let args = [
+        "-p",
+        "--offline",
+        "--no-session",
+        "--model",
+        "mock/mock-1",
+        "-e",
+        &fixture("module-state.ts"),
+        "/fresh",
+        "/rl",
+        "/fresh",
+    ];
+    let out = s.pi(PI).args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // As the reference (measured side by side): a new session runs the
+    // factory again in the same module; /reload evaluates the module afresh.
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("mod.log")).unwrap(),
+        "session_start startup module=1 factory=1
+session_start new module=2 factory=1
+session_start reload module=1 factory=1
+session_start new module=2 factory=1
+"
+    );
+}

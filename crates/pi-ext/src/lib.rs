@@ -136,6 +136,27 @@ impl ExtensionHost {
     /// `index.js`). Each extension's factory runs to completion. The first
     /// failure, in load order, is the error.
     pub async fn load(paths: &[PathBuf], opts: HostOptions) -> Result<LoadedExtensions, ExtError> {
+        Self::load_in(paths, opts, None).await
+    }
+
+    /// [`ExtensionHost::load`] in the engine `previous` runs in (a session
+    /// replacement, as the reference does it): a module that engine already
+    /// evaluated is not evaluated again, its factory runs again with a new
+    /// `pi`, so module-level state carries over. Without an engine to reuse
+    /// (none was loaded) this is a fresh load.
+    pub async fn load_again(
+        previous: &LoadedExtensions,
+        paths: &[PathBuf],
+        opts: HostOptions,
+    ) -> Result<LoadedExtensions, ExtError> {
+        Self::load_in(paths, opts, previous.thread.clone()).await
+    }
+
+    async fn load_in(
+        paths: &[PathBuf],
+        opts: HostOptions,
+        reuse: Option<Arc<engine::EngineThread>>,
+    ) -> Result<LoadedExtensions, ExtError> {
         let mut entries = Vec::new();
         for p in paths {
             let abs = modules::normalize(&opts.cwd.join(p));
@@ -143,8 +164,14 @@ impl ExtensionHost {
         }
         // One engine thread for all of them (they share one JavaScript realm,
         // as the reference's share one Node.js process); results are taken in order.
-        let thread = engine::EngineThread::spawn(opts.limits, opts.cwd.clone())
-            .map_err(|e| ExtError { path: String::new(), message: text::load_failed(&e) })?;
+        let reuse_module = reuse.is_some();
+        let thread = match reuse {
+            Some(t) => t,
+            None => Arc::new(
+                engine::EngineThread::spawn(opts.limits, opts.cwd.clone())
+                    .map_err(|e| ExtError { path: String::new(), message: text::load_failed(&e) })?,
+            ),
+        };
         // The files compile on worker threads meanwhile; each starts in the
         // engine as soon as it and the ones before it are compiled.
         let mut compiled = compile::start(&entries);
@@ -166,6 +193,7 @@ impl ExtensionHost {
                 ui: opts.ui.clone(),
                 limits: opts.limits,
                 compiled: ready[i].take(),
+                reuse_module,
             };
             let shown = path.to_string_lossy().into_owned();
             let (engine, rx) = Engine::start(&thread, cfg)
@@ -201,7 +229,7 @@ impl ExtensionHost {
             .iter()
             .map(|e| Arc::new(ExtInterceptor { engine: e.engine.clone() }) as Arc<dyn Interceptor>)
             .collect();
-        let loaded = LoadedExtensions { extensions, interceptors, tools: Vec::new() };
+        let loaded = LoadedExtensions { extensions, interceptors, tools: Vec::new(), thread: Some(thread) };
         let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
         for e in &loaded.extensions {
             for t in &e.tools {
@@ -283,6 +311,9 @@ pub struct LoadedExtensions {
     /// a load error (`Tool "<name>" conflicts with <path>`). Register them
     /// after the built-ins (an extension tool replaces a built-in of its name).
     pub tools: Vec<Arc<dyn AgentTool>>,
+    /// The engine they run in (kept for a session replacement to load into;
+    /// the engine ends once no loaded set holds it and its extensions stopped).
+    thread: Option<Arc<engine::EngineThread>>,
 }
 
 impl LoadedExtensions {

@@ -360,6 +360,26 @@ fn session_call(state: &State, call: crate::api::SessionCall) -> Value {
 pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     let failed = |e: CaughtError<'_>| text::load_failed(&describe_caught(e));
     let path = &state.cfg.path;
+    let modules: rquickjs::Object = ctx
+        .globals()
+        .get::<_, rquickjs::Object>("__pi_realm")
+        .and_then(|r| r.get("modules"))
+        .catch(ctx)
+        .map_err(failed)?;
+    let cache_get: rquickjs::Function = modules.get("get").catch(ctx).map_err(failed)?;
+    let cache_set: rquickjs::Function = modules.get("set").catch(ctx).map_err(failed)?;
+    if state.cfg.reuse_module {
+        let cached: rquickjs::Value = cache_get
+            .call((rquickjs::function::This(modules.clone()), state.path.as_str()))
+            .catch(ctx)
+            .map_err(failed)?;
+        if let Some(namespace) = cached.into_object() {
+            state.compiled.borrow_mut().take();
+            let load = super::looper::internal(ctx, state.id, "load").catch(ctx).map_err(failed)?;
+            load.call::<_, ()>((0.0, rquickjs::Undefined, namespace)).catch(ctx).map_err(failed)?;
+            return Ok(());
+        }
+    }
     let declared = match state.compiled.borrow_mut().take() {
         Some(Err(load_error)) => return Err(load_error),
         // SAFETY: the bytes were written by `Module::write` of this
@@ -379,6 +399,10 @@ pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     crate::modules::set_meta(&declared, path).catch(ctx).map_err(failed)?;
     let (module, promise) = declared.eval().catch(ctx).map_err(failed)?;
     let namespace = module.namespace().catch(ctx).map_err(failed)?;
+    cache_set
+        .call::<_, rquickjs::Value>((rquickjs::function::This(modules), state.path.as_str(), namespace.clone()))
+        .catch(ctx)
+        .map_err(failed)?;
     let load = super::looper::internal(ctx, state.id, "load").catch(ctx).map_err(failed)?;
     load.call::<_, ()>((0.0, promise, namespace)).catch(ctx).map_err(failed)?;
     Ok(())

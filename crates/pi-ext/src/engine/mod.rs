@@ -50,6 +50,9 @@ pub(crate) struct EngineConfig {
     pub limits: Limits,
     /// The module compiled ahead (`None`: the engine compiles the file).
     pub compiled: Option<crate::compile::Compiled>,
+    /// Run the factory of the module this realm already evaluated for this
+    /// path, if any (a session replacement), instead of evaluating it again.
+    pub reuse_module: bool,
 }
 
 /// What the engine thread shares with the handle (read by other threads).

@@ -231,6 +231,9 @@
     forget(id) {
       delete exts[id];
     },
+    // Extension modules evaluated in this realm, by path: a session
+    // replacement runs their factories again in the same modules.
+    modules: new Map(),
   };
   Object.defineProperty(globalThis, "__pi_realm", { value: Object.freeze(realm), enumerable: false, configurable: false, writable: false });
 });
