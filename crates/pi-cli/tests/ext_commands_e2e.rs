@@ -459,3 +459,29 @@ session_start new module=2 factory=1
 "
     );
 }
+
+#[test]
+fn dialogs_are_announced_by_ui_prompt_start_and_end() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("ui-prompt.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/ask"}}"#).unwrap();
+    let confirm = read_until(&mut out, |v| v["method"] == "confirm");
+    writeln!(stdin, "{}", json!({"type": "extension_ui_response", "id": confirm["id"], "confirmed": true})).unwrap();
+    let select = read_until(&mut out, |v| v["method"] == "select");
+    writeln!(stdin, "{}", json!({"type": "extension_ui_response", "id": select["id"], "value": "x"})).unwrap();
+    read_until(&mut out, |v| v["id"] == "1");
+    drop(stdin);
+    let _ = child.wait();
+    // As the reference (measured side by side).
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("uip.log")).unwrap(),
+        r#"{"type":"ui_prompt_start","reason":"ui_prompt","kind":"confirm","title":"Sure?"}
+{"type":"ui_prompt_end","reason":"ui_prompt","kind":"confirm","title":"Sure?"}
+{"answer":true}
+{"type":"ui_prompt_start","reason":"ui_prompt","kind":"select","title":"Pick"}
+{"type":"ui_prompt_end","reason":"ui_prompt","kind":"select","title":"Pick"}
+{"answer":"x"}
+"#
+    );
+}

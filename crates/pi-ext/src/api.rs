@@ -129,6 +129,18 @@ pub enum UiRequest {
     },
 }
 
+impl UiRequest {
+    /// The method's name (`select`, …) and the title.
+    pub(crate) fn kind_and_title(&self) -> (&'static str, String) {
+        match self {
+            UiRequest::Select { title, .. } => ("select", title.clone()),
+            UiRequest::Confirm { title, .. } => ("confirm", title.clone()),
+            UiRequest::Input { title, .. } => ("input", title.clone()),
+            UiRequest::Editor { title, .. } => ("editor", title.clone()),
+        }
+    }
+}
+
 /// The answer to a [`UiRequest`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UiResponse {

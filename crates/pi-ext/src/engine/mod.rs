@@ -16,6 +16,7 @@
 pub(crate) mod component;
 mod host;
 mod looper;
+mod prompt_span;
 pub(crate) mod protocol;
 pub(crate) mod realm;
 
@@ -38,6 +39,16 @@ pub(crate) use host::{describe_caught, stderr_line};
 pub(crate) use looper::Realm;
 use protocol::{CallMsg, EngineError, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
 pub(crate) use realm::EngineThread;
+
+/// Ends the open prompt span when dropped (the dialog answered, timed out
+/// or was given up).
+struct SpanEnd;
+
+impl Drop for SpanEnd {
+    fn drop(&mut self) {
+        prompt_span::end();
+    }
+}
 
 /// Settings of one engine.
 pub(crate) struct EngineConfig {
@@ -122,6 +133,7 @@ impl Engine {
         });
         tx.send(Msg::Start(Box::new(cfg), load_tx, shared)).map_err(|_| crate::text::ENGINE_STOPPED.to_string())?;
         let _ = tx.send(Msg::Handle(Arc::downgrade(&engine)));
+        prompt_span::register(&engine);
         Ok((engine, load_rx))
     }
 
@@ -224,7 +236,10 @@ impl Engine {
             HostOp::Custom { id } => {
                 let Some(ui) = &self.ui else { return Ok(OpAnswer::Undefined) };
                 let component = component::JsComponent::new(self.tx.clone(), self.thread, id);
-                match ui.custom(id, Box::new(component)).await {
+                let shown = ui.custom(id, Box::new(component));
+                prompt_span::begin(prompt_span::CUSTOM, "");
+                let _span = SpanEnd;
+                match shown.await {
                     Value::Null => Ok(OpAnswer::Undefined),
                     v => Ok(OpAnswer::Json(v)),
                 }
@@ -240,6 +255,9 @@ impl Engine {
                 let response = match &self.ui {
                     None => UiResponse::Cancelled,
                     Some(ui) => {
+                        let (kind, title) = request.kind_and_title();
+                        prompt_span::begin(kind, &title);
+                        let _span = SpanEnd;
                         let fut = ui.dialog(request);
                         match timeout {
                             Some(ms) => tokio::time::timeout(Duration::from_millis(ms), fut)

@@ -1,0 +1,63 @@
+//! `ui_prompt_start` and `ui_prompt_end`: around a dialog or component an
+//! extension shows, every extension of the process that listens hears that
+//! pi waits for the user (not awaited, as the reference). Nested or
+//! overlapping prompts make one span: the outer one's start and end.
+
+use std::sync::{Arc, Mutex, Weak};
+
+use serde_json::json;
+
+use super::Engine;
+use super::protocol::Entry;
+
+/// The engines of the process (dead ones are dropped as they are met), and
+/// the open span: how many prompts are open, and the first one's kind and title.
+struct Spans {
+    engines: Vec<Weak<Engine>>,
+    open: usize,
+    first: Option<(String, String)>,
+}
+
+static SPANS: Mutex<Spans> = Mutex::new(Spans { engines: Vec::new(), open: 0, first: None });
+
+/// Let `engine` hear prompt spans.
+pub(crate) fn register(engine: &Arc<Engine>) {
+    if let Ok(mut s) = SPANS.lock() {
+        s.engines.retain(|e| e.strong_count() > 0);
+        s.engines.push(Arc::downgrade(engine));
+    }
+}
+
+/// The kind of a custom component's prompt (it has no title).
+pub(crate) const CUSTOM: &str = "custom";
+
+fn tell(engines: &[Weak<Engine>], event: &str, kind: &str, title: &str) {
+    let mut payload = json!({"type": event, "reason": "ui_prompt", "kind": kind, "title": title});
+    if kind == CUSTOM {
+        payload.as_object_mut().map(|p| p.remove("title"));
+    }
+    for e in engines.iter().filter_map(Weak::upgrade).filter(|e| e.handles(event)) {
+        e.post(Entry::Event(event.to_string()), payload.clone());
+    }
+}
+
+/// A prompt of `kind` (`select`, `confirm`, `input`, `editor`, `custom`) opens.
+pub(crate) fn begin(kind: &str, title: &str) {
+    let Ok(mut s) = SPANS.lock() else { return };
+    s.open += 1;
+    if s.open == 1 {
+        s.first = Some((kind.to_string(), title.to_string()));
+        tell(&s.engines, "ui_prompt_start", kind, title);
+    }
+}
+
+/// A prompt closes (the span ends with the last one).
+pub(crate) fn end() {
+    let Ok(mut s) = SPANS.lock() else { return };
+    s.open = s.open.saturating_sub(1);
+    if s.open == 0
+        && let Some((kind, title)) = s.first.take()
+    {
+        tell(&s.engines, "ui_prompt_end", &kind, &title);
+    }
+}
