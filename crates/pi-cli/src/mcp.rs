@@ -32,6 +32,12 @@ fn home() -> Option<PathBuf> {
     std::env::var_os("HOME").map(PathBuf::from)
 }
 
+/// Check what extensions register (`pi.registerMcpServer`) as `mcp.json`
+/// entries are checked.
+pub(crate) fn check_registrations() {
+    pi_ext::set_mcp_check(Arc::new(|name: &str, value: &serde_json::Value| pi_mcp::config::check_entry(name, value)));
+}
+
 /// Read the configuration of the run.
 pub(crate) fn config(env: &Env, trusted: bool) -> McpConfig {
     pi_mcp::config::load(&env.agent_dir, &env.cwd, trusted, home().as_deref())
@@ -39,8 +45,17 @@ pub(crate) fn config(env: &Env, trusted: bool) -> McpConfig {
 
 /// The MCP servers of the session, `None` when `builtin:mcp` is off
 /// (`--no-mcp`, `-builtin:mcp`, `--no-extensions`) or none is configured.
-pub(crate) fn manager(env: &Env, trusted: bool, input: &SelectionInput) -> Option<Arc<McpManager>> {
-    let config = config(env, trusted);
+pub(crate) fn manager(
+    env: &Env,
+    trusted: bool,
+    input: &SelectionInput,
+    scripts: &[Arc<pi_ext::LoadedExtensions>],
+) -> Option<Arc<McpManager>> {
+    let mut config = config(env, trusted);
+    // Servers the extensions registered while loading connect with them.
+    for (name, value, source) in scripts.iter().flat_map(|l| l.mcp_servers()) {
+        pi_mcp::config::add_registered(&mut config, &name, &value, std::path::Path::new(&source), home().as_deref());
+    }
     if config.servers.is_empty() && config.problems.is_empty() {
         return None;
     }
@@ -93,7 +108,7 @@ pub(crate) fn start(
     if !enabled(args, loaded) {
         return None;
     }
-    let m = manager(env, trusted, input)?;
+    let m = manager(env, trusted, input, &loaded.scripts)?;
     for p in m.problems() {
         report.warn(p);
     }

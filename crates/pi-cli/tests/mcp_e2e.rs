@@ -314,3 +314,37 @@ fn mcp_add_remove_and_list() {
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.starts_with("ev: connected, ") && stdout.contains("  tools: echo, "), "{stdout}");
 }
+
+#[test]
+fn an_extension_registers_a_server_that_connects_with_the_session() {
+    let Some(dir) = servers() else { return };
+    let env = Env::new();
+    let server =
+        MockServer::start(vec![Turn::tool("mcp__everything__echo", json!({"message": "hi"})), Turn::text("ok")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let ext = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extensions/mcp-register.ts");
+    let script = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let out = env
+        .cmd(&["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", ext.to_str().unwrap(), "go"])
+        .env("MCP_EVERYTHING", &script)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // As the reference (measured side by side): the server's direct tools
+    // are declared at the first request, and the call reaches it.
+    let tools = declared(&server, 0);
+    assert!(tools.contains(&"mcp__everything__echo".to_string()), "{tools:?}");
+    assert!(!tools.iter().any(|t| t.starts_with("mcp__everything__get")), "{tools:?}");
+    assert_eq!(tool_texts(&server)[0], "Echo: hi");
+    let path = ext.to_string_lossy();
+    assert_eq!(
+        std::fs::read_to_string(env.work.join("reg.log")).unwrap(),
+        format!(
+            "Invalid MCP server registered by extension \"{path}\": invalid server name \"bad name\" (use letters, digits, \"_\" and \"-\")
+Invalid MCP server registered by extension \"{path}\": server \"nocmd\" needs either \"command\" (stdio) or \"url\" (streamable HTTP)
+Invalid MCP server registered by extension \"{path}\": server \"num\" must be an object
+"
+        )
+    );
+}

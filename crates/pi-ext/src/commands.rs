@@ -94,6 +94,19 @@ impl LoadedExtensions {
         Some(answer.as_array()?.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())
     }
 
+    /// The MCP servers these extensions registered: `(name, config,
+    /// extension path)`, in load order.
+    pub fn mcp_servers(&self) -> Vec<(String, Value, String)> {
+        let mut out = Vec::new();
+        for e in &self.extensions {
+            for r in e.engine.mcp_servers() {
+                let name = r.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+                out.push((name, r.get("config").cloned().unwrap_or(Value::Null), e.engine.path.clone()));
+            }
+        }
+        out
+    }
+
     /// The tools these extensions draw (`renderCall`/`renderResult`):
     /// `(tool name, extension path)`, in load order.
     pub fn tool_renderers(&self) -> Vec<(String, String)> {

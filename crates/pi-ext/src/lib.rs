@@ -35,6 +35,7 @@ mod compile;
 mod convert;
 mod engine;
 mod interceptor;
+mod mcp_registry;
 mod memory;
 mod modules;
 mod node;
@@ -56,6 +57,7 @@ pub use api::{
     UiResponse,
 };
 pub use commands::{BeforeAgentStart, command_names, run_before_agent_start, run_input};
+pub use mcp_registry::{McpCheck, set_mcp_check};
 pub use theme::set_theme;
 
 use engine::protocol::{CallMsg, Entry, Hook};

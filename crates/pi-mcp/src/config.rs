@@ -306,6 +306,20 @@ fn validate(name: &str, v: &Value, file: &Path, cwd: &Path, home: Option<&Path>)
     })
 }
 
+/// Add a server an extension registered (`pi.registerMcpServer`): an
+/// `mcp.json` server of the same name takes precedence (the registration is
+/// left out); a bad entry is a problem of `source` (the extension's file).
+pub fn add_registered(config: &mut McpConfig, name: &str, value: &Value, source: &Path, home: Option<&Path>) {
+    if config.servers.iter().any(|s| s.name == name) {
+        return;
+    }
+    let cwd = config.session_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    match validate(name, value, source, &cwd, home) {
+        Ok(s) => config.servers.push(s),
+        Err(message) => config.problems.push(ConfigProblem { file: source.to_path_buf(), key: name.into(), message }),
+    }
+}
+
 /// Check one `mcpServers` entry as `pi mcp add` writes it.
 pub fn check_entry(name: &str, value: &Value) -> Result<(), String> {
     validate(name, value, Path::new(""), Path::new("."), None).map(|_| ())

@@ -239,6 +239,15 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             }
             Value::Null
         }
+        HostSync::RegisterMcpServer { name, config } => {
+            crate::mcp_registry::problem(&name, &config).map_or(Value::Null, Value::String)
+        }
+        HostSync::McpServers(list) => {
+            if let Ok(mut c) = state.shared.mcp_servers.write() {
+                *c = list;
+            }
+            Value::Null
+        }
         HostSync::ToolRenderers(list) => {
             if let Ok(mut c) = state.shared.tool_renderers.write() {
                 *c = list;

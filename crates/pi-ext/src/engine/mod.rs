@@ -79,6 +79,8 @@ pub(crate) struct Shared {
     pub renderers: Arc<RwLock<Vec<String>>>,
     /// The tools with `renderCall` or `renderResult`.
     pub tool_renderers: Arc<RwLock<Vec<String>>>,
+    /// The MCP servers registered: `[{name, config}]`.
+    pub mcp_servers: Arc<RwLock<Vec<Value>>>,
     /// The session, once bound.
     pub session: Arc<RwLock<Option<Arc<dyn crate::api::SessionApi>>>>,
 }
@@ -145,6 +147,11 @@ impl Engine {
     /// The commands the extension registered: `[{name, description}]`.
     pub(crate) fn commands(&self) -> Vec<Value> {
         self.shared.commands.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The MCP servers the extension registered: `[{name, config}]`.
+    pub(crate) fn mcp_servers(&self) -> Vec<Value> {
+        self.shared.mcp_servers.read().map(|c| c.clone()).unwrap_or_default()
     }
 
     /// The tools the extension draws.

@@ -373,6 +373,15 @@ pub(crate) enum HostSync {
     Shortcuts(Vec<Value>),
     /// The custom message types it draws now.
     Renderers(Vec<String>),
+    /// `pi.registerMcpServer(name, config)`: answered with what is wrong, or `null`.
+    RegisterMcpServer {
+        /// The server's name.
+        name: String,
+        /// Its `mcpServers` entry.
+        config: Value,
+    },
+    /// The MCP servers it registered now: `[{name, config}]`.
+    McpServers(Vec<Value>),
     /// The tools it draws (`renderCall`/`renderResult`) now.
     ToolRenderers(Vec<String>),
     /// A session read or change (`ctx.sessionManager`, `pi.appendEntry`, …).
@@ -429,6 +438,10 @@ impl HostSync {
             "commands" => HostSync::Commands(p.as_array().cloned().unwrap_or_default()),
             "shortcuts" => HostSync::Shortcuts(p.as_array().cloned().unwrap_or_default()),
             "renderers" => HostSync::Renderers(strings(&p)),
+            "registerMcpServer" => {
+                HostSync::RegisterMcpServer { name: s("name"), config: p.get("config").cloned().unwrap_or(Value::Null) }
+            }
+            "mcpServers" => HostSync::McpServers(p.as_array().cloned().unwrap_or_default()),
             "toolRenderers" => HostSync::ToolRenderers(strings(&p)),
             "session" => match session_call(&p) {
                 Some(call) => HostSync::Session(call),

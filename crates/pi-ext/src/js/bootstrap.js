@@ -66,6 +66,8 @@
   const eventBus = new Map();
   // Commands this extension registered (pi.registerCommand), by name.
   const commands = new Map();
+  // MCP servers it registered (pi.registerMcpServer), by name.
+  const mcpServers = new Map();
   // Keyboard shortcuts it registered (pi.registerShortcut), by key.
   const shortcuts = new Map();
   // Custom message renderers it registered (pi.registerMessageRenderer), by customType.
@@ -177,7 +179,21 @@
     unregisterProvider: noop,
     registerVirtualModel: noop,
     unregisterVirtualModel: noop,
-    registerMcpServer: unsupported("registerMcpServer"),
+    // MCP servers for this session (checked as mcp.json entries; pi
+    // connects them with the mcp.json servers when the session starts).
+    registerMcpServer(name, serverConfig) {
+      const problem = sync("registerMcpServer", { name: safeString(name), config: serverConfig === undefined ? null : serverConfig });
+      if (typeof problem === "string") throw new Error(`Invalid MCP server registered by extension "${config.path}": ${problem}`);
+      mcpServers.set(safeString(name), serverConfig);
+      host.sync("mcpServers", toJson([...mcpServers].map(([n, c]) => ({ name: n, config: c }))));
+    },
+    unregisterMcpServer(name) {
+      mcpServers.delete(safeString(name));
+      host.sync("mcpServers", toJson([...mcpServers].map(([n, c]) => ({ name: n, config: c }))));
+    },
+    getMcpServers() {
+      return [];
+    },
     events: {
       on(name, fn) {
         if (!eventBus.has(name)) eventBus.set(name, []);
