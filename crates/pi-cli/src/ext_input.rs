@@ -276,28 +276,49 @@ pub(crate) async fn prompt(
     let expander = if expand { None } else { agent.expand_input.take() };
     // before_agent_start sees the message as the agent will send it.
     let expanded = agent.expand(text);
-    let options = crate::prompt_options::options(agent);
-    let before = pi_ext::run_before_agent_start(&ext.scripts(), &expanded, &agent.system_prompt, options).await;
-    ext.report(before.errors);
-    for m in &before.messages {
-        ext.queue_custom(m);
-    }
-    let extra = crate::prompt_options::custom_sections(&before.options);
-    let with_sections = crate::prompt_options::apply(agent, extra, before.system_prompt.is_some());
-    let saved = before.system_prompt.map(|p| std::mem::replace(&mut agent.system_prompt, p));
+    let restore = before_run(agent, ext, pi_ext::RunOpening::User(expanded)).await;
     let last = agent.prompt_with_images(text, images).await;
-    if let Some(p) = saved {
-        agent.system_prompt = p;
-    }
-    if let Some((prompt, sections)) = with_sections {
-        agent.system_prompt = prompt;
-        agent.system_sections = sections;
-    }
+    restore.undo(agent);
     if expander.is_some() {
         agent.expand_input = expander;
     }
     ext.busy.set(false);
     last
+}
+
+/// The prompt and sections a run's `before_agent_start` handlers changed,
+/// to restore after the run.
+struct Restore {
+    forced: Option<String>,
+    sections: Option<(String, Option<pi_agent::PromptSections>)>,
+}
+
+impl Restore {
+    fn undo(self, agent: &mut Agent) {
+        if let Some(p) = self.forced {
+            agent.system_prompt = p;
+        }
+        if let Some((prompt, sections)) = self.sections {
+            agent.system_prompt = prompt;
+            agent.system_sections = sections;
+        }
+    }
+}
+
+/// Run the `before_agent_start` handlers before a run `opening` starts:
+/// the messages they add are queued, the prompt they force or the sections
+/// they add hold for this run.
+async fn before_run(agent: &mut Agent, ext: &ExtSession, opening: pi_ext::RunOpening) -> Restore {
+    let options = crate::prompt_options::options(agent);
+    let before = pi_ext::run_before_agent_start(&ext.scripts(), opening, &agent.system_prompt, options).await;
+    ext.report(before.errors);
+    for m in &before.messages {
+        ext.queue_custom(m);
+    }
+    let extra = crate::prompt_options::custom_sections(&before.options);
+    let sections = crate::prompt_options::apply(agent, extra, before.system_prompt.is_some());
+    let forced = before.system_prompt.map(|p| std::mem::replace(&mut agent.system_prompt, p));
+    Restore { forced, sections }
 }
 
 /// After a command or a prompt: take the replaced session, record the
@@ -344,7 +365,19 @@ pub(crate) async fn settle(
             return last;
         }
         ext.busy.set(true);
+        // The custom message that asked for the run opens it (as the reference's event says).
+        let opening = agent.messages.iter().rev().find_map(|m| match m {
+            pi_agent::AgentMessage::Agent(pi_agent::AgentOnly::Custom(_)) => serde_json::to_value(m).ok(),
+            _ => None,
+        });
+        let restore = match opening {
+            Some(message) => Some(before_run(agent, ext, pi_ext::RunOpening::Custom(message)).await),
+            None => None,
+        };
         last = agent.continue_run().await.or(last);
+        if let Some(r) = restore {
+            r.undo(agent);
+        }
         ext.busy.set(false);
     }
 }

@@ -485,3 +485,16 @@ fn dialogs_are_announced_by_ui_prompt_start_and_end() {
 "#
     );
 }
+
+#[test]
+fn a_run_a_custom_message_starts_fires_before_agent_start_with_it() {
+    let server = MockServer::start(vec![Turn::text("answered")]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("trigger-start.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/trig"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(std::fs::read_to_string(s.work.join("bas.log")).unwrap(), "custom kick\n");
+    assert_eq!(user_texts(&server.requests()[0].body), ["kick it", "added by handler"]);
+}

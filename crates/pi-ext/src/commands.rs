@@ -249,18 +249,31 @@ fn handler_errors(
     }
 }
 
+/// What starts a run, as `before_agent_start` describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOpening {
+    /// A user's prompt (as the agent will send it).
+    User(String),
+    /// A custom message (`pi.sendMessage` with `triggerTurn`), as JSON.
+    Custom(Value),
+}
+
 /// Run the `before_agent_start` handlers of every extension, in load order,
-/// before a run for `prompt` starts with `system_prompt`; `options` is the
+/// before a run that `opening` starts with `system_prompt`; `options` is the
 /// structured `systemPromptOptions` they may change in place.
 pub async fn run_before_agent_start(
     all: &[Arc<LoadedExtensions>],
-    prompt: &str,
+    opening: RunOpening,
     system_prompt: &str,
     options: Value,
 ) -> BeforeAgentStart {
     let mut out = BeforeAgentStart::default();
-    let mut event = json!({"type": "before_agent_start", "messageType": "user", "prompt": prompt, "images": [],
-        "systemPrompt": system_prompt, "systemPromptOptions": options});
+    let mut event = match opening {
+        RunOpening::User(prompt) => json!({"type": "before_agent_start", "messageType": "user", "prompt": prompt,
+            "images": [], "systemPrompt": system_prompt, "systemPromptOptions": options}),
+        RunOpening::Custom(message) => json!({"type": "before_agent_start", "messageType": "custom",
+            "message": message, "systemPrompt": system_prompt, "systemPromptOptions": options}),
+    };
     for l in all {
         for e in &l.extensions {
             if !e.engine.handles("before_agent_start") {

@@ -56,7 +56,7 @@ pub use api::{
     InputOutcome, Limits, Mode, NotifyLevel, SessionApi, SessionCall, ToolsApi, UiBridge, UiFire, UiRequest,
     UiResponse,
 };
-pub use commands::{BeforeAgentStart, command_names, run_before_agent_start, run_input};
+pub use commands::{BeforeAgentStart, RunOpening, command_names, run_before_agent_start, run_input};
 pub use mcp_registry::{McpCheck, set_mcp_check};
 pub use theme::set_theme;
 
