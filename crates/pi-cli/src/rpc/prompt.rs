@@ -66,6 +66,9 @@ impl Server {
         let (id, kind) = (id.clone(), kind.to_string());
         let setup = self.setup.clone();
         self.running = Some(tokio::spawn(async move {
+            // The agent first: what a command asks for (a reload, a new
+            // session, a triggered run) happens before a later prompt runs.
+            let mut g = agent.lock().await;
             let incoming = Incoming::user(&msg, Vec::new(), "rpc");
             let route = ext.route(&incoming, None).await;
             let prompt = match route {
@@ -85,7 +88,6 @@ impl Server {
                     Some((text, images))
                 }
             };
-            let mut g = agent.lock().await;
             if let Some((text, images)) = prompt {
                 crate::ext_input::prompt(&mut g, &ext, &text, images, true).await;
             }

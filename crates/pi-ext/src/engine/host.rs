@@ -222,6 +222,14 @@ fn register_tool(state: &State, raw: &Value) {
 }
 
 /// Answer a synchronous request of JavaScript.
+/// Put what the extension registered where the handle reads it.
+fn publish<T>(slot: &std::sync::RwLock<T>, value: T) -> Value {
+    if let Ok(mut c) = slot.write() {
+        *c = value;
+    }
+    Value::Null
+}
+
 fn host_sync(state: &State, request: HostSync) -> Value {
     let api = state.tools_api.borrow().clone();
     match request {
@@ -233,39 +241,14 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             }
             Value::Null
         }
-        HostSync::Commands(list) => {
-            if let Ok(mut c) = state.shared.commands.write() {
-                *c = list;
-            }
-            Value::Null
-        }
+        HostSync::Commands(list) => publish(&state.shared.commands, list),
         HostSync::RegisterMcpServer { name, config } => {
             crate::mcp_registry::problem(&name, &config).map_or(Value::Null, Value::String)
         }
-        HostSync::McpServers(list) => {
-            if let Ok(mut c) = state.shared.mcp_servers.write() {
-                *c = list;
-            }
-            Value::Null
-        }
-        HostSync::ToolRenderers(list) => {
-            if let Ok(mut c) = state.shared.tool_renderers.write() {
-                *c = list;
-            }
-            Value::Null
-        }
-        HostSync::Renderers(list) => {
-            if let Ok(mut c) = state.shared.renderers.write() {
-                *c = list;
-            }
-            Value::Null
-        }
-        HostSync::Shortcuts(list) => {
-            if let Ok(mut c) = state.shared.shortcuts.write() {
-                *c = list;
-            }
-            Value::Null
-        }
+        HostSync::McpServers(list) => publish(&state.shared.mcp_servers, list),
+        HostSync::ToolRenderers(list) => publish(&state.shared.tool_renderers, list),
+        HostSync::Renderers(list) => publish(&state.shared.renderers, list),
+        HostSync::Shortcuts(list) => publish(&state.shared.shortcuts, list),
         HostSync::Session(call) => session_call(state, call),
         HostSync::RegisterTool(raw) => {
             register_tool(state, &raw);
