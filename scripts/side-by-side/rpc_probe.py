@@ -7,7 +7,8 @@ SCRIPT: list of steps; a step is a command object to send, {"sleep": seconds},
 or {"wait": "<event type>"} (wait up to 20 s for a record of that type).
 TURNS: the scripted model's turns (mock.py's format); default: one text turn.
 Env: REF_DIR (default /work/ref), PI_BIN (default target/debug/pi),
-EXTRA (extra flags, space separated), SETUP (a shell snippet run in the work folder).
+EXTRA (extra flags, space separated), SETUP (a shell snippet run in the work folder),
+MODELS (the mock provider's models as JSON, default one model mock-1).
 """
 import json, os, subprocess, sys, tempfile, threading, time, random, queue
 
@@ -22,7 +23,7 @@ for sub in ("home/.pi/agent", "tmp", "work"):
     os.makedirs(os.path.join(d, sub), exist_ok=True)
 port = 20000 + random.randrange(20000)
 json.dump({"providers": {"mock": {"baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions",
-           "apiKey": "x", "models": [{"id": "mock-1"}]}}}, open(f"{d}/home/.pi/agent/models.json", "w"))
+           "apiKey": "x", "models": json.loads(os.environ.get("MODELS", '[{"id": "mock-1"}]'))}}}, open(f"{d}/home/.pi/agent/models.json", "w"))
 json.dump(turns, open(f"{d}/turns.json", "w"))
 if os.environ.get("SETUP"):
     subprocess.run(["bash", "-c", os.environ["SETUP"]], cwd=f"{d}/work", check=True)

@@ -304,9 +304,13 @@ impl ExtSession {
         }
         let event = json!({"model": crate::rpc::model_json(&model), "previousModel": crate::rpc::model_json(&current.0),
             "source": "set"});
+        let changed = current.0.provider != model.provider || current.0.id != model.id;
         self.live.choose_model(pi_agent::ModelChoice { model: model.clone(), api_key: Some(api_key), thinking });
         *current = (model, level);
-        self.announce("model_select", event);
+        // The model in use chosen again is not announced (as the reference).
+        if changed {
+            self.announce("model_select", event);
+        }
         true
     }
 

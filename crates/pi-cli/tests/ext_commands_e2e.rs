@@ -498,3 +498,34 @@ fn a_run_a_custom_message_starts_fires_before_agent_start_with_it() {
     assert_eq!(std::fs::read_to_string(s.work.join("bas.log")).unwrap(), "custom kick\n");
     assert_eq!(user_texts(&server.requests()[0].body), ["kick it", "added by handler"]);
 }
+
+#[test]
+fn rpc_model_commands_answer_after_model_select_handlers_and_not_for_the_same_model() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let models = json!({"providers": {"mock": {"baseUrl": format!("{}/v1", server.base_url()), "api": "openai-completions",
+        "apiKey": "x", "models": [{"id": "mock-1"}, {"id": "mock-2"}]}}});
+    std::fs::write(s.agent_dir().join("models.json"), models.to_string()).unwrap();
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("model-notify.ts")]);
+    let mut next = |line: String| {
+        writeln!(stdin, "{line}").unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let v = read_until(&mut out, |v| v["type"] == "response" || v["type"] == "extension_ui_request");
+            if v["type"] == "response" {
+                return seen;
+            }
+            seen.push(v["message"].as_str().unwrap().to_string());
+        }
+    };
+    // As the reference (measured side by side): the model in use chosen
+    // again is not announced; a change is heard before the answer.
+    assert!(next(r#"{"id":"a","type":"set_model","provider":"mock","modelId":"mock-1"}"#.into()).is_empty());
+    assert_eq!(
+        next(r#"{"id":"b","type":"set_model","provider":"mock","modelId":"mock-2"}"#.into()),
+        ["Model: mock/mock-2 (set)"]
+    );
+    assert_eq!(next(r#"{"id":"c","type":"cycle_model"}"#.into()), ["Model: mock/mock-1 (cycle)"]);
+    drop(stdin);
+    let _ = child.wait();
+}

@@ -228,6 +228,24 @@ impl Server {
         });
     }
 
+    /// [`Server::with_agent`], then `after` (awaited, the agent released)
+    /// before the answer.
+    fn with_agent_then<F, A>(&self, id: Option<Value>, kind: String, f: F, after: A)
+    where
+        F: FnOnce(&mut Agent, &Shared) -> Answer + Send + 'static,
+        A: FnOnce() -> futures::future::BoxFuture<'static, ()> + Send + 'static,
+    {
+        let (agent, shared) = (self.agent.clone(), self.shared.clone());
+        tokio::spawn(async move {
+            let answer = {
+                let mut g = agent.lock().await;
+                f(&mut g, &shared)
+            };
+            after().await;
+            respond(&id, &kind, answer);
+        });
+    }
+
     /// One command.
     async fn handle(&mut self, cmd: Value) {
         let id = cmd.get("id").cloned();
