@@ -348,3 +348,33 @@ Invalid MCP server registered by extension \"{path}\": server \"num\" must be an
         )
     );
 }
+
+#[test]
+fn direct_tools_are_declared_in_the_servers_order_whichever_answers_first() {
+    let Some(dir) = servers() else { return };
+    for order in [["fs", "everything"], ["everything", "fs"]] {
+        let env = Env::new();
+        let entry = |name: &str| {
+            let e = if name == "fs" { filesystem(&dir) } else { everything(&dir) };
+            with(e, json!({"exposure": "direct"}))
+        };
+        let mut servers = serde_json::Map::new();
+        for name in order {
+            servers.insert(name.to_string(), entry(name));
+        }
+        mcp_json(&env, Value::Object(servers));
+        let server = MockServer::start(vec![Turn::text("ok")]);
+        let out = env.run(&server, &["--no-session"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let servers_seen: Vec<String> = declared(&server, 0)
+            .into_iter()
+            .filter_map(|t| t.strip_prefix("mcp__").and_then(|r| r.split("__").next()).map(str::to_string))
+            .fold(Vec::new(), |mut acc, s| {
+                if acc.last() != Some(&s) {
+                    acc.push(s);
+                }
+                acc
+            });
+        assert_eq!(servers_seen, order, "the configuration's order");
+    }
+}

@@ -294,9 +294,11 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
     agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
     if let Some(m) = &mcp {
-        crate::mcp::bind(m, &agent.dispatcher.tool_changes);
-        // The first prompt waits (a while) only for servers with direct tools.
+        // The first prompt waits (a while) only for servers with direct
+        // tools; the tools listed meanwhile then come in the servers' order
+        // (as the reference's), not in the order the servers answered.
         m.wait_direct().await;
+        crate::mcp::bind(m, &agent.dispatcher.tool_changes);
     }
     agent.api_key = chosen.api_key;
     agent.thinking = chosen.thinking.filter(|t| t != "off");

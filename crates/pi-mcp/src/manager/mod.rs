@@ -123,12 +123,21 @@ impl McpManager {
         if self.shared.registrar.set(registrar.clone()).is_err() {
             return;
         }
-        let mut tools: Vec<Arc<dyn AgentTool>> = self
-            .servers
-            .iter()
-            .flat_map(|s| lock(&s.tools).iter().map(|t| t.clone() as Arc<dyn AgentTool>).collect::<Vec<_>>())
-            .collect();
-        tools.extend(lock(&self.shared.resource_tools).1.iter().cloned());
+        // In the servers' order, the resource tools right after the first
+        // server that offers resources (as the reference registers them).
+        let resource_tools: Vec<Arc<dyn AgentTool>> = lock(&self.shared.resource_tools).1.clone();
+        let mut resources_placed = false;
+        let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
+        for s in &self.servers {
+            tools.extend(lock(&s.tools).iter().map(|t| t.clone() as Arc<dyn AgentTool>));
+            if !resources_placed && s.has_resources() {
+                tools.extend(resource_tools.iter().cloned());
+                resources_placed = true;
+            }
+        }
+        if !resources_placed {
+            tools.extend(resource_tools);
+        }
         if !tools.is_empty() {
             registrar.register(tools);
         }
