@@ -529,3 +529,21 @@ fn rpc_model_commands_answer_after_model_select_handlers_and_not_for_the_same_mo
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn rpc_records_a_commands_message_before_its_answer() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("send-custom.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/sm"}}"#).unwrap();
+    // As the reference: the custom message's events, then the answer.
+    let first = read_until(&mut out, |v| v["type"] == "message_start" || v["id"] == "1");
+    assert_eq!(first["type"], "message_start", "{first}");
+    assert_eq!(first["message"]["customType"], "ctype");
+    let end = read_until(&mut out, |v| v["type"] == "message_end" || v["id"] == "1");
+    assert_eq!(end["type"], "message_end", "{end}");
+    let answer = read_until(&mut out, |v| v["id"] == "1");
+    assert_eq!(answer["data"], json!({"disposition": "handled"}));
+    drop(stdin);
+    let _ = child.wait();
+}

@@ -74,6 +74,8 @@ impl Server {
             let prompt = match route {
                 Route::Command { path, name, args } => {
                     ext.run_command(&path, &name, &args).await;
+                    // The messages it sent are recorded (and announced) before the answer, as the reference does.
+                    g.drain_inbox();
                     respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
                     None
                 }
