@@ -69,6 +69,8 @@ pub struct Agent {
     /// The system prompt as extensions read it (`ctx.getSystemPrompt()`):
     /// updated before every request.
     pub prompt_view: Arc<std::sync::Mutex<String>>,
+    /// Message events held until their handlers ran (see [`Agent::notify_added`]).
+    held_events: std::sync::Mutex<Option<Vec<AgentEvent>>>,
 }
 
 /// Expands a user message; `Err((path, error))`: a resource could not be
@@ -146,6 +148,7 @@ impl Agent {
             expand_input: None,
             inbox: Default::default(),
             prompt_view: Default::default(),
+            held_events: Default::default(),
         };
         // Registrations made before the agent existed reach the registry (and
         // the extensions' view of it) at once; their loadout before the first request.
@@ -231,7 +234,32 @@ impl Agent {
     }
 
     pub(crate) fn emit(&self, ev: AgentEvent) {
+        if let AgentEvent::MessageStart { .. }
+        | AgentEvent::MessageEnd { .. }
+        | AgentEvent::SystemMessageStart { .. }
+        | AgentEvent::SystemMessageEnd { .. }
+        | AgentEvent::AgentMessageStart { .. }
+        | AgentEvent::AgentMessageEnd { .. } = &ev
+            && let Ok(mut held) = self.held_events.lock()
+            && let Some(list) = held.as_mut()
+        {
+            list.push(ev);
+            return;
+        }
         (self.sink)(&ev);
+    }
+
+    /// Hold the start and end events of the messages added from now on
+    /// until [`Agent::notify_added`] sends each after its handlers.
+    pub(crate) fn defer_message_events(&self) {
+        if let Ok(mut held) = self.held_events.lock() {
+            held.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// The held message events (none held any more).
+    pub(crate) fn take_held_events(&self) -> Vec<AgentEvent> {
+        self.held_events.lock().ok().and_then(|mut h| h.take()).unwrap_or_default()
     }
 
     /// The declared tools as the model sees them.
@@ -312,8 +340,8 @@ impl Agent {
                     if !started {
                         started = true;
                         let first = Message::Assistant(partial.snapshot());
-                        self.emit(AgentEvent::MessageStart { message: first.clone() });
-                        self.notify("message_start", || serde_json::json!({"message": first})).await;
+                        self.notify("message_start", || serde_json::json!({"message": first.clone()})).await;
+                        self.emit(AgentEvent::MessageStart { message: first });
                     }
                 }
                 other => {
@@ -323,8 +351,8 @@ impl Agent {
                         let mut first = other.message();
                         first.content.clear();
                         let first = Message::Assistant(first);
-                        self.emit(AgentEvent::MessageStart { message: first.clone() });
-                        self.notify("message_start", || serde_json::json!({"message": first})).await;
+                        self.notify("message_start", || serde_json::json!({"message": first.clone()})).await;
+                        self.emit(AgentEvent::MessageStart { message: first });
                     }
                     if self.dispatcher.listening("message_update") {
                         let message = serde_json::to_value(Message::Assistant(other.message())).unwrap_or_default();
@@ -471,8 +499,8 @@ impl Agent {
             last = again.or(last);
         }
         let aborted = token.is_cancelled();
-        self.emit(AgentEvent::AgentSettled { aborted });
         self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
+        self.emit(AgentEvent::AgentSettled { aborted });
         last
     }
 
@@ -494,8 +522,8 @@ impl Agent {
         token: &tokio_util::sync::CancellationToken,
     ) -> (Option<AssistantMessage>, Option<Option<String>>) {
         let first_new = self.messages.len();
-        self.emit(AgentEvent::AgentStart);
         self.notify("agent_start", || serde_json::json!({})).await;
+        self.emit(AgentEvent::AgentStart);
         let mut turn_index = 0u64;
         // A user message opens its turn: it is added after `turn_start`.
         let mut opening = opening;
@@ -509,11 +537,13 @@ impl Agent {
                 self.auto_compact().await;
             }
             first_turn = false;
-            self.emit(AgentEvent::TurnStart);
             self.notify("turn_start", || serde_json::json!({"turnIndex": turn_index, "timestamp": now_ms()})).await;
+            self.emit(AgentEvent::TurnStart);
             self.apply_choices();
             self.apply_tool_changes().await;
             let added_from = self.messages.len();
+            // The new messages' events wait for their handlers (see `notify_added`).
+            self.defer_message_events();
             self.sync_system_message();
             if let Some((text, images)) = opening.take() {
                 self.push_user_with(&text, images);
@@ -549,7 +579,6 @@ impl Agent {
             if stop || calls.is_empty() {
                 let failed = calls.is_empty() && self.overflowed(&assistant);
                 let ended = crate::observe::outcome(&assistant.stop_reason);
-                self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant.clone()), tool_results: vec![] });
                 let proposal =
                     self.notify_turn_end(turn_index, &assistant, &[], answer_entry.clone(), Vec::new(), ended).await;
                 // Error and aborted answers end the run whatever was proposed.
@@ -557,6 +586,7 @@ impl Agent {
                     "turn_end",
                     crate::boundary::Proposal { cont: proposal.cont && !stop, ..proposal },
                 );
+                self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant.clone()), tool_results: vec![] });
                 turn_index += 1;
                 if failed {
                     overflowed = Some(answer_entry);
@@ -577,15 +607,19 @@ impl Agent {
             // Each result enters the conversation as it is final (in call
             // order; see `Dispatcher::batch`), a terminated batch's too.
             let mut results: Vec<ToolResultMessage> = Vec::new();
+            let cut = assistant.stop_reason == StopReason::Length;
             let sink = self.sink.clone();
             let mut done = |f: &crate::dispatch::Finished| {
                 let msg = result_message(f);
-                let m = Message::ToolResult(msg.clone());
-                sink(&AgentEvent::MessageStart { message: m.clone() });
-                sink(&AgentEvent::MessageEnd { message: m });
+                if cut {
+                    // Refused calls are answered one by one, as the reference does.
+                    let m = Message::ToolResult(msg.clone());
+                    sink(&AgentEvent::MessageStart { message: m.clone() });
+                    sink(&AgentEvent::MessageEnd { message: m });
+                }
                 results.push(msg);
             };
-            let finished = if assistant.stop_reason == StopReason::Length {
+            let finished = if cut {
                 self.dispatcher.refuse_truncated(calls, &mut done)
             } else {
                 self.dispatcher.batch_with(calls, &self.tool_ctx, &mut done).await
@@ -593,18 +627,27 @@ impl Agent {
             let terminate = !finished.is_empty() && finished.iter().all(|f| f.terminate);
             let results_from = self.messages.len();
             let mut result_entries = Vec::new();
+            // Each result's events after its handlers, once the batch is done (as the reference).
+            if !cut {
+                self.defer_message_events();
+            }
             for r in &results {
+                if !cut {
+                    let m = Message::ToolResult(r.clone());
+                    self.emit(AgentEvent::MessageStart { message: m.clone() });
+                    self.emit(AgentEvent::MessageEnd { message: m });
+                }
                 result_entries.extend(self.add(Message::ToolResult(r.clone()).into()));
             }
             self.notify_added(results_from).await;
             let ended = if token.is_cancelled() { "aborted" } else { "completed" };
+            let proposal =
+                self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;
+            let go_on = self.settle_proposal("turn_end", proposal);
             self.emit(AgentEvent::TurnEnd {
                 message: Message::Assistant(assistant.clone()),
                 tool_results: results.clone(),
             });
-            let proposal =
-                self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;
-            let go_on = self.settle_proposal("turn_end", proposal);
             turn_index += 1;
             if terminate && !go_on {
                 break;
@@ -617,11 +660,11 @@ impl Agent {
                 self.push_user(&next);
             }
         }
-        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
         if self.dispatcher.listening("agent_end") {
             let messages = serde_json::to_value(&self.messages[first_new..]).unwrap_or_default();
             self.notify("agent_end", || serde_json::json!({"messages": messages})).await;
         }
+        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
         (last, overflowed)
     }
 }

@@ -217,13 +217,6 @@ impl Dispatcher {
         terminate: bool,
         refusal: Option<Refusal>,
     ) -> Finished {
-        self.emit(ToolEvent::End {
-            id: req.id.clone(),
-            name: req.name.clone(),
-            result: result.clone(),
-            duration_ms,
-            parent: req.parent.clone(),
-        });
         Finished {
             id: req.id.clone(),
             name: req.name.clone(),
@@ -251,26 +244,29 @@ impl Dispatcher {
             RawArgs::Json(v) => v.clone(),
             RawArgs::Invalid { .. } => Value::Object(Default::default()),
         };
+        // The handlers first, then the event, as the reference sends them.
+        self.notify("tool_execution_start", || {
+            with_parent(json!({"toolCallId": req.id, "toolName": req.name, "args": shown_args.clone()}), &req.parent)
+        })
+        .await;
         self.emit(ToolEvent::Start {
             id: req.id.clone(),
             name: req.name.clone(),
-            args: shown_args.clone(),
+            args: shown_args,
             parent: req.parent.clone(),
         });
-        self.notify("tool_execution_start", || {
-            with_parent(json!({"toolCallId": req.id, "toolName": req.name, "args": shown_args}), &req.parent)
-        })
-        .await;
+        let parent = req.parent.clone();
         let out = self.prepare(req, caller, started).await;
         if let Err(done) = &out {
-            self.notify_end(done, None).await;
+            self.notify_end(done, parent.as_ref()).await;
         }
         out
     }
 
-    /// `tool_execution_end` of a finished call.
+    /// `tool_execution_end` of a finished call: its handlers, then the event.
     async fn notify_end(&self, f: &Finished, parent: Option<&String>) {
         let parent = parent.cloned();
+        let end_parent = parent.clone();
         self.notify("tool_execution_end", || {
             let mut end = json!({
                 "toolCallId": f.id,
@@ -284,6 +280,18 @@ impl Dispatcher {
             with_parent(end, &parent)
         })
         .await;
+        self.emit_end(f, end_parent);
+    }
+
+    /// The `End` event of a finished call.
+    fn emit_end(&self, f: &Finished, parent: Option<String>) {
+        self.emit(ToolEvent::End {
+            id: f.id.clone(),
+            name: f.name.clone(),
+            result: f.result.clone(),
+            duration_ms: f.duration_ms,
+            parent,
+        });
     }
 
     /// [`Dispatcher::preflight`] after `tool_execution_start`.
@@ -524,6 +532,7 @@ impl Dispatcher {
                 parent: None,
             });
             let f = self.refuse(&req, Refusal::InvalidArguments, text::truncated_call(&req.name), false);
+            self.emit_end(&f, None);
             done(&f);
             out.push(f);
         }

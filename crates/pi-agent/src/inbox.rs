@@ -47,7 +47,9 @@ impl Agent {
     pub async fn continue_run(&mut self) -> Option<AssistantMessage> {
         let token = self.fresh_abort();
         let (last, _) = self.run(None, &token).await;
-        self.emit(AgentEvent::AgentSettled { aborted: token.is_cancelled() });
+        let aborted = token.is_cancelled();
+        self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
+        self.emit(AgentEvent::AgentSettled { aborted });
         last
     }
 }

@@ -122,17 +122,37 @@ impl Agent {
     }
 
     /// `message_start` and `message_end` of every message from index `from` on.
+    /// Each message's held events follow its handlers, as the reference
+    /// sends them (its handlers run first).
     pub(crate) async fn notify_added(&self, from: usize) {
-        if !self.dispatcher.listening("message_start") && !self.dispatcher.listening("message_end") {
-            return;
-        }
+        let held = self.take_held_events();
+        let listening = self.dispatcher.listening("message_start") || self.dispatcher.listening("message_end");
         let added: Vec<Value> = self.messages[from.min(self.messages.len())..]
             .iter()
             .filter_map(|m| serde_json::to_value(m).ok())
             .collect();
+        if !listening || held.len() != 2 * added.len() {
+            for ev in held {
+                self.emit(ev);
+            }
+            if listening {
+                for message in added {
+                    self.notify("message_start", || json!({"message": message.clone()})).await;
+                    self.notify("message_end", || json!({"message": message})).await;
+                }
+            }
+            return;
+        }
+        let mut held = held.into_iter();
         for message in added {
             self.notify("message_start", || json!({"message": message.clone()})).await;
+            if let Some(ev) = held.next() {
+                self.emit(ev);
+            }
             self.notify("message_end", || json!({"message": message})).await;
+            if let Some(ev) = held.next() {
+                self.emit(ev);
+            }
         }
     }
 
@@ -189,8 +209,8 @@ impl Agent {
     /// The turn after a batch the run was aborted in: as the reference, it
     /// starts and its answer is an aborted one, without a request.
     pub(crate) async fn aborted_turn(&mut self, index: u64) -> pi_ai::AssistantMessage {
-        self.emit(crate::events::AgentEvent::TurnStart);
         self.notify("turn_start", || json!({"turnIndex": index, "timestamp": pi_ai::now_ms()})).await;
+        self.emit(crate::events::AgentEvent::TurnStart);
         let answer = pi_ai::AssistantMessage {
             api: self.model.api.clone(),
             provider: self.model.provider.clone(),
@@ -200,16 +220,17 @@ impl Agent {
             timestamp: pi_ai::now_ms(),
             ..Default::default()
         };
+        // Handlers first, then each event, as the reference sends them.
         let message = pi_ai::Message::Assistant(answer.clone());
-        self.emit(crate::events::AgentEvent::MessageStart { message: message.clone() });
         self.notify("message_start", || json!({"message": message.clone()})).await;
-        self.emit(crate::events::AgentEvent::MessageEnd { message: message.clone() });
+        self.emit(crate::events::AgentEvent::MessageStart { message: message.clone() });
         self.notify("message_end", || json!({"message": message.clone()})).await;
+        self.emit(crate::events::AgentEvent::MessageEnd { message: message.clone() });
         let entry = self.add(message.clone().into());
-        self.emit(crate::events::AgentEvent::TurnEnd { message, tool_results: vec![] });
         let proposal = self.notify_turn_end(index, &answer, &[], entry, Vec::new(), "aborted").await;
         // An aborted run takes the proposed entries, never a continuation.
         self.settle_proposal("turn_end", crate::boundary::Proposal { cont: false, ..proposal });
+        self.emit(crate::events::AgentEvent::TurnEnd { message, tool_results: vec![] });
         answer
     }
 

@@ -272,11 +272,25 @@ pub(crate) async fn prompt(
     images: Vec<ContentBlock>,
     expand: bool,
 ) -> Option<AssistantMessage> {
+    prompt_then(agent, ext, text, images, expand, || {}).await
+}
+
+/// [`prompt`], calling `started` once the `before_agent_start` handlers ran
+/// and the run is about to start (RPC answers the prompt then, as the reference).
+pub(crate) async fn prompt_then(
+    agent: &mut Agent,
+    ext: &ExtSession,
+    text: &str,
+    images: Vec<ContentBlock>,
+    expand: bool,
+    started: impl FnOnce(),
+) -> Option<AssistantMessage> {
     ext.busy.set(true);
     let expander = if expand { None } else { agent.expand_input.take() };
     // before_agent_start sees the message as the agent will send it.
     let expanded = agent.expand(text);
     let restore = before_run(agent, ext, pi_ext::RunOpening::User(expanded)).await;
+    started();
     let last = agent.prompt_with_images(text, images).await;
     restore.undo(agent);
     if expander.is_some() {

@@ -547,3 +547,48 @@ fn rpc_records_a_commands_message_before_its_answer() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn rpc_records_follow_their_handlers_as_the_reference_writes_them() {
+    let server = MockServer::start(vec![
+        Turn::tools(vec![
+            pi_test_support::ToolCallSpec::new("read", json!({"path": "nope.txt"})),
+            pi_test_support::ToolCallSpec::new("ls", json!({})),
+        ]),
+        Turn::text("done"),
+    ]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("event-order.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"hi"}}"#).unwrap();
+    let mut seen = Vec::new();
+    loop {
+        let v = read_until(&mut out, |_| true);
+        let line = match v["type"].as_str().unwrap_or_default() {
+            "extension_ui_request" => format!("ui {}", v["statusKey"].as_str().unwrap_or_default()),
+            "response" => "response".to_string(),
+            "message_update" => continue,
+            "message_start" | "message_end" => {
+                format!("{} {}", v["type"].as_str().unwrap(), v["message"]["role"].as_str().unwrap())
+            }
+            other => other.to_string(),
+        };
+        let settled = line == "agent_settled";
+        seen.push(line);
+        if settled {
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    let at = |needle: &str| seen.iter().position(|l| l == needle).unwrap_or_else(|| panic!("{needle}: {seen:?}"));
+    // Measured side by side: handlers first, then the record.
+    assert!(at("ui before_agent_start") < at("response"), "{seen:?}");
+    assert!(at("ui agent_start") < at("agent_start"), "{seen:?}");
+    assert!(at("ui turn_start") < at("turn_start"), "{seen:?}");
+    assert!(at("ui tool_execution_start") < at("tool_execution_start"), "{seen:?}");
+    assert!(at("ui turn_end") < at("turn_end"), "{seen:?}");
+    assert!(at("ui agent_settled") < at("agent_settled"), "{seen:?}");
+    // The results' messages after both calls ended.
+    let last_end = seen.iter().rposition(|l| l == "tool_execution_end").unwrap();
+    assert!(at("message_start toolResult") > last_end, "{seen:?}");
+}

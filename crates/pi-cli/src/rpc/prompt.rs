@@ -83,15 +83,16 @@ impl Server {
                     respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
                     None
                 }
-                Route::Prompt { text, images } => {
+                Route::Prompt { text, images } => Some((text, images)),
+            };
+            if let Some((text, images)) = prompt {
+                // The answer once before_agent_start ran, as the reference sends it.
+                let started = || {
                     let disposition = if kind == "prompt" { "started" } else { "queued" };
                     respond(&id, &kind, Ok(Some(json!({"disposition": disposition}))));
                     shared.streaming.store(true, Ordering::SeqCst);
-                    Some((text, images))
-                }
-            };
-            if let Some((text, images)) = prompt {
-                crate::ext_input::prompt(&mut g, &ext, &text, images, true).await;
+                };
+                crate::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await;
             }
             let mut state = setup.reload.clone();
             let mut queue = std::collections::VecDeque::new();
