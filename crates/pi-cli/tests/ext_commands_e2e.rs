@@ -592,3 +592,20 @@ fn rpc_records_follow_their_handlers_as_the_reference_writes_them() {
     let last_end = seen.iter().rposition(|l| l == "tool_execution_end").unwrap();
     assert!(at("message_start toolResult") > last_end, "{seen:?}");
 }
+
+#[test]
+fn rpc_set_session_name_answers_after_the_handlers_heard_it() {
+    let server = MockServer::start(vec![]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("session-name.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"set_session_name","name":"  my work "}}"#).unwrap();
+    let changed = read_until(&mut out, |v| v["type"] == "session_info_changed");
+    assert_eq!(changed["name"], "my work");
+    // As the reference: the handler's notification, then the answer.
+    let next = read_until(&mut out, |v| v["type"] == "extension_ui_request" || v["id"] == "1");
+    assert_eq!(next["message"], "named my work", "{next}");
+    let answer = read_until(&mut out, |v| v["id"] == "1");
+    assert_eq!(answer["success"], true);
+    drop(stdin);
+    let _ = child.wait();
+}

@@ -329,6 +329,7 @@ impl Server {
                 respond(&id, &kind, Ok(None));
             }
             "extension_ui_response" => ui::bridge().answer(&cmd),
+            "set_session_name" => self.set_session_name(&id, &cmd).await,
             other => {
                 if !self.session_command(&id, other, &cmd) {
                     respond(&id, other, Err(text::rpc_unknown_command(other)));

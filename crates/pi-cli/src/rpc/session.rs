@@ -15,6 +15,22 @@ use crate::text;
 
 impl Server {
     /// Handle a session command; false when `kind` is none.
+    /// `set_session_name`: recorded and announced; the extensions'
+    /// `session_info_changed` handlers run before the answer (as the reference).
+    pub(super) async fn set_session_name(&self, id: &Option<Value>, cmd: &Value) {
+        let kind = "set_session_name";
+        let name = cmd.get("name").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+        if name.is_empty() {
+            return respond(id, kind, Err(text::RPC_EMPTY_SESSION_NAME.into()));
+        }
+        if let Ok(mut s) = self.session.lock() {
+            let _ = s.append("session_info", json!({"name": name}));
+        }
+        event(&AgentEvent::SessionInfoChanged { name: Some(name.clone()) });
+        self.setup.ext.notify("session_info_changed", json!({"name": name})).await;
+        respond(id, kind, Ok(None));
+    }
+
     pub(super) fn session_command(&self, id: &Option<Value>, kind: &str, cmd: &Value) -> bool {
         let arg = |k: &str| cmd.get(k).and_then(Value::as_str).map(String::from);
         let cwd = self.bash.folder.lock().map(|f| f.clone()).unwrap_or_else(|_| self.tool_ctx.cwd.clone());
@@ -36,18 +52,6 @@ impl Server {
             "get_tree" => {
                 let data = self.session.lock().map(|s| json!({"tree": s.tree(), "leafId": s.leaf_id()}));
                 respond(&id, kind, Ok(data.ok()));
-            }
-            "set_session_name" => {
-                let name = arg("name").unwrap_or_default().trim().to_string();
-                if name.is_empty() {
-                    respond(&id, kind, Err(text::RPC_EMPTY_SESSION_NAME.into()));
-                    return true;
-                }
-                if let Ok(mut s) = self.session.lock() {
-                    let _ = s.append("session_info", json!({"name": name}));
-                }
-                event(&AgentEvent::SessionInfoChanged { name: Some(name) });
-                respond(&id, kind, Ok(None));
             }
             "export_html" => {
                 let out = arg("outputPath").map(PathBuf::from);

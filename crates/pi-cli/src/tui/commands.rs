@@ -24,7 +24,7 @@ impl Host {
             "reload" => self.reload_command().await,
             "new" => self.new_session().await,
             "session" => self.session_info(),
-            "name" => self.name(args),
+            "name" => self.name(args).await,
             "compact" => self.compact(args).await,
             "export" => self.export(args),
             "fork" => self.fork().await,
@@ -285,7 +285,7 @@ impl Host {
         let _ = self.up.send(Update::Markdown(text::session_info(&info)));
     }
 
-    fn name(&mut self, args: &str) {
+    async fn name(&mut self, args: &str) {
         let name = args.trim();
         if name.is_empty() {
             let notice = match &self.session_name {
@@ -301,6 +301,8 @@ impl Host {
         self.session_name = Some(name.to_string());
         let _ = self.up.send(Update::SessionName(self.session_name.clone()));
         let _ = self.up.send(Update::Notice(Level::Info, text::session_named(name)));
+        // The extensions hear of it (`session_info_changed`), as after RPC `set_session_name`.
+        self.ext.notify("session_info_changed", serde_json::json!({"name": name})).await;
     }
 }
 
