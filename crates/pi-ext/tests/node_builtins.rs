@@ -110,6 +110,30 @@ async fn fs_failures_have_nodes_error_shape() {
 }
 
 #[tokio::test]
+async fn fs_watch_reports_changes_and_a_missing_path_as_node_does() {
+    let p = probe().await;
+    let d = p.path().to_string_lossy().into_owned();
+    let v = p.js(&format!("fs.watch({d:?} + '/missing.txt', () => {{}}); return 1;")).await;
+    assert_eq!(
+        v["thrown"],
+        json!({"name": "Error", "code": "ENOENT", "errno": -2, "syscall": "watch", "path": format!("{d}/missing.txt"),
+            "message": format!("ENOENT: no such file or directory, watch '{d}/missing.txt'")})
+    );
+    let v = p
+        .js(&format!(
+            r#"const f = {d:?} + "/watched.txt";
+            fs.writeFileSync(f, "a");
+            const seen = await new Promise((res) => {{
+              const w = fs.watch(f, (kind, name) => {{ w.close(); res([kind, name]); }});
+              setTimeout(() => fs.writeFileSync(f, "changed"), 50);
+            }});
+            return seen;"#
+        ))
+        .await;
+    assert_eq!(v, json!(["change", "watched.txt"]));
+}
+
+#[tokio::test]
 async fn child_processes_sync_and_async() {
     let p = probe().await;
     let v = p

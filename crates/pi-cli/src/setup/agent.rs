@@ -225,7 +225,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     }
     let ext = ExtSession::new(SessionParts {
         session: agent.session.clone(),
-        sink: events,
+        sink: events.clone(),
         inbox: agent.inbox.clone(),
         steering: agent.steering.clone(),
         follow_ups: agent.follow_ups.clone(),
@@ -247,7 +247,12 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     }
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {
-            report.line(e.to_string());
+            // RPC clients get it as a record (`extension_error`), as the reference sends it.
+            if mode == Mode::Rpc {
+                events(&AgentEvent::ExtensionError { extension_path: e.path, event: e.event, error: e.error });
+            } else {
+                report.line(e.to_string());
+            }
         }
     }
     let mut base_tools = pi_agent::BuiltinTool::all();

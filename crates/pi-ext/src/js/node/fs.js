@@ -208,10 +208,42 @@ export function accessSync(p, mode) {
 export function mkdtempSync(prefix) {
   return hostFs("mkdtemp", { path: toPath(prefix, "prefix") });
 }
-export function watch() {
-  // No file watching: a watcher that never fires.
+// A watcher that polls the path (twice a second) and reports a change of
+// its size or modification time as a `change` event; a missing path throws
+// Node's ENOENT, as Node's watcher does.
+export function watch(p, options, listener) {
+  const path = toPath(p, "filename");
+  if (typeof options === "function") listener = options;
+  let last;
+  try {
+    const st = hostFs("stat", { path });
+    last = `${st.size}:${st.mtimeMs}`;
+  } catch (e) {
+    if (e && e.code === "ENOENT") {
+      throw nodeError({ message: `ENOENT: no such file or directory, watch '${path}'`, errno: -2, code: "ENOENT", syscall: "watch", path, filename: path });
+    }
+    throw e;
+  }
   const w = new EventEmitter();
-  w.close = () => undefined;
+  if (typeof listener === "function") w.on("change", listener);
+  const name = path.split("/").pop();
+  const timer = setInterval(() => {
+    let now;
+    try {
+      const st = hostFs("stat", { path });
+      now = `${st.size}:${st.mtimeMs}`;
+    } catch {
+      now = "gone";
+    }
+    if (now !== last) {
+      last = now;
+      w.emit("change", now === "gone" ? "rename" : "change", name);
+    }
+  }, 500);
+  w.close = () => {
+    clearInterval(timer);
+    w.emit("close");
+  };
   w.ref = () => w;
   w.unref = () => w;
   return w;
