@@ -54,6 +54,9 @@ pub struct Agent {
     pub session: SharedSession,
     /// Told when the session file cannot be written.
     pub on_session_error: Option<SessionErrorFn>,
+    /// Told when a run has settled, before `agent_settled` handlers run
+    /// (work they ask for then finds the agent idle, as in the reference).
+    pub on_settled: Option<Arc<dyn Fn() + Send + Sync>>,
     /// The system prompt as sections, when known (recorded as system messages).
     pub system_sections: Option<crate::PromptSections>,
     /// Settings a controller changes while a run holds the agent.
@@ -142,6 +145,7 @@ impl Agent {
             on_record: None,
             session: Arc::new(std::sync::Mutex::new(crate::session::Session::in_memory())),
             on_session_error: None,
+            on_settled: None,
             system_sections: None,
             live: Default::default(),
             compaction: Default::default(),
@@ -499,6 +503,9 @@ impl Agent {
             last = again.or(last);
         }
         let aborted = token.is_cancelled();
+        if let Some(f) = &self.on_settled {
+            f();
+        }
         self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
         self.emit(AgentEvent::AgentSettled { aborted });
         last

@@ -48,6 +48,9 @@ impl Agent {
         let token = self.fresh_abort();
         let (last, _) = self.run(None, &token).await;
         let aborted = token.is_cancelled();
+        if let Some(f) = &self.on_settled {
+            f();
+        }
         self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
         self.emit(AgentEvent::AgentSettled { aborted });
         last

@@ -609,3 +609,17 @@ fn rpc_set_session_name_answers_after_the_handlers_heard_it() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn a_message_sent_from_agent_settled_runs_after_it() {
+    let server = MockServer::start(vec![Turn::text("first"), Turn::text("second")]);
+    let s = Scratch::new(&server);
+    let args = ["-p", "--offline", "--no-session", "--model", "mock/mock-1", "-e", &fixture("settled-send.ts"), "hi"];
+    let out = s.pi(PI).args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("Extension error"), "{}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(user_texts(&requests[1].body), ["hi", "once more"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "second");
+}

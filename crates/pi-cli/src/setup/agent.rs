@@ -240,6 +240,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         scope: args.models.clone().unwrap_or_default(),
     });
     ext.set_resource_commands(&reload);
+    // agent_settled handlers find pi idle: what they send runs after them.
+    let busy = ext.busy.clone();
+    agent.on_settled = Some(Arc::new(move || busy.set(false)));
     ext.bind(&loaded.scripts);
     // session_start handlers see the session's tools (`pi.getAllTools()`) and may change them.
     for l in &loaded.scripts {
