@@ -392,8 +392,10 @@ impl ExtSession {
             let id = s.append(kind, fields).map_err(|e| e.to_string())?;
             s.get(&id).map(|e| e.value())
         };
-        if let Some(entry) = &entry {
-            (self.sink)(&AgentEvent::EntryAppended { entry: entry.clone() });
+        // Only an extension's own entry (`custom`) is announced, as the
+        // reference does (labels and names are not).
+        if let Some(entry) = entry.filter(|_| kind == "custom") {
+            (self.sink)(&AgentEvent::EntryAppended { entry });
         }
         Ok(None)
     }

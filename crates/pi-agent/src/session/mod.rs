@@ -345,12 +345,19 @@ impl Session {
         };
         let mut entry = Map::new();
         entry.insert("type".into(), json!(kind));
+        // An extension's entries keep their fields first, as the reference writes them.
+        let fields_first = matches!(kind, "custom" | "custom_message");
+        let mut extra = match fields {
+            Value::Object(extra) => extra,
+            _ => Map::new(),
+        };
+        if fields_first {
+            entry.append(&mut extra);
+        }
         entry.insert("id".into(), json!(id));
         entry.insert("parentId".into(), json!(self.leaf));
         entry.insert("timestamp".into(), json!(iso_now()));
-        if let Value::Object(extra) = fields {
-            entry.extend(extra);
-        }
+        entry.append(&mut extra);
         let Some(entry) = Entry::from_value(&Value::Object(entry)) else { return Ok(id) };
         let written = self.write_line(&entry);
         self.push_entry(entry);
