@@ -135,18 +135,25 @@ pub(crate) fn ui_shortcuts(scripts: &[Arc<LoadedExtensions>]) -> Vec<(String, St
     scripts.iter().flat_map(|l| l.shortcuts()).map(|(key, description, _)| (key, description)).collect()
 }
 
-/// The terminal UI's renderers of the extensions' custom messages, by
-/// `customType` (the first extension that draws a type draws it).
+/// The terminal UI's renderers of the extensions' custom messages (or,
+/// with `entries`, of their `custom` session entries), by `customType` (the
+/// first extension that draws a type draws it).
 pub(crate) fn ui_renderers(
     scripts: &[Arc<LoadedExtensions>],
+    entries: bool,
 ) -> std::collections::HashMap<String, pi_tui::host::MessageRenderer> {
     let mut out = std::collections::HashMap::new();
     for l in scripts {
-        for (custom_type, path) in l.message_renderers() {
+        let types = if entries { l.entry_renderers() } else { l.message_renderers() };
+        for (custom_type, path) in types {
             let loaded = l.clone();
             out.entry(custom_type).or_insert_with(|| {
-                pi_tui::host::MessageRenderer(Arc::new(move |message: &Value, expanded: bool, width: u16| {
-                    loaded.render_message(&path, message, expanded, width)
+                pi_tui::host::MessageRenderer(Arc::new(move |value: &Value, expanded: bool, width: u16| {
+                    if entries {
+                        loaded.render_entry(&path, value, expanded, width)
+                    } else {
+                        loaded.render_message(&path, value, expanded, width)
+                    }
                 }))
             });
         }

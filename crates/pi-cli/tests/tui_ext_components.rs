@@ -147,3 +147,19 @@ fn ctx_shutdown_ends_the_terminal_ui_once_idle() {
     t.keys(&["Enter"]);
     t.wait_for("PI-EXIT-0");
 }
+
+#[test]
+fn custom_entries_are_shown_only_through_their_entry_renderer() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![]);
+    let t = s.start(100, 30, &format!("-e {}", fixture()));
+    t.wait("the editor", idle);
+    t.type_text("/mark");
+    t.keys(&["Enter"]);
+    let screen = t.wait("the entry", |s| s.contains("MARK 7 (shut)"));
+    assert!(!screen.contains("unmarked") && !screen.contains("\"n\":8"), "{screen}");
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}

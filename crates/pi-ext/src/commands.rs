@@ -80,15 +80,36 @@ impl LoadedExtensions {
             .collect()
     }
 
+    /// The custom entry types these extensions draw: `(customType,
+    /// extension path)`, in load order.
+    pub fn entry_renderers(&self) -> Vec<(String, String)> {
+        self.extensions
+            .iter()
+            .flat_map(|e| e.engine.entry_renderers().into_iter().map(|t| (t, e.engine.path.clone())))
+            .collect()
+    }
+
+    /// Draw `entry` (a `custom` session entry, JSON) with the entry renderer
+    /// of its type of the extension at `path`, at `width` (see
+    /// [`LoadedExtensions::render_message`]).
+    pub fn render_entry(&self, path: &str, entry: &Value, expanded: bool, width: u16) -> Option<Vec<String>> {
+        self.render(path, entry, expanded, width, true)
+    }
+
     /// Draw `message` (JSON, `role: "custom"`) with the renderer of its type
     /// of the extension at `path`, at `width`: its lines; `None` when it has
     /// none, draws nothing or does not answer within
     /// [`COMPONENT_WAIT`](crate::engine::component::COMPONENT_WAIT). Blocks:
     /// call it from the UI.
     pub fn render_message(&self, path: &str, message: &Value, expanded: bool, width: u16) -> Option<Vec<String>> {
+        self.render(path, message, expanded, width, false)
+    }
+
+    /// [`LoadedExtensions::render_message`] (`entry`: with the entry renderer).
+    fn render(&self, path: &str, value: &Value, expanded: bool, width: u16, entry: bool) -> Option<Vec<String>> {
         let e = self.extensions.iter().find(|e| e.engine.path == path)?;
-        let custom_type = message.get("customType").and_then(Value::as_str)?;
-        let payload = json!({"message": message, "expanded": expanded, "width": width});
+        let custom_type = value.get("customType").and_then(Value::as_str)?;
+        let payload = json!({"message": value, "expanded": expanded, "width": width, "entry": entry});
         let wait = crate::engine::component::COMPONENT_WAIT;
         let answer = e.engine.hook_blocking_within(Hook::RenderMessage, custom_type, payload, wait).ok()?;
         Some(answer.as_array()?.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())

@@ -342,6 +342,8 @@ pub enum Update {
     Renderers(std::collections::HashMap<String, MessageRenderer>),
     /// The extensions' tool renderers, by tool name.
     ToolRenderers(std::collections::HashMap<String, ToolRenderer>),
+    /// The extensions' renderers of their `custom` session entries, by `customType`.
+    EntryRenderers(std::collections::HashMap<String, MessageRenderer>),
     /// The project's files, for `@` completion.
     Files(Vec<String>),
     /// The host finished a request (prompt, user command or command).

@@ -73,7 +73,8 @@ impl Host {
         self.ext.set_resource_commands(&self.reload);
         let _ = self.up.send(Update::Commands(commands));
         let _ = self.up.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&self.ext.scripts())));
-        let _ = self.up.send(Update::Renderers(crate::ext_input::ui_renderers(&self.ext.scripts())));
+        let _ = self.up.send(Update::Renderers(crate::ext_input::ui_renderers(&self.ext.scripts(), false)));
+        let _ = self.up.send(Update::EntryRenderers(crate::ext_input::ui_renderers(&self.ext.scripts(), true)));
         let _ = self.up.send(Update::ToolRenderers(crate::ext_input::ui_tool_renderers(&self.ext.scripts())));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }

@@ -146,7 +146,8 @@ pub(crate) async fn run(
     let handle = UiHandle::new(up_tx.clone());
     router::set_handle(Some(handle.clone()));
     let _ = up_tx.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&ext.scripts())));
-    let _ = up_tx.send(Update::Renderers(crate::ext_input::ui_renderers(&ext.scripts())));
+    let _ = up_tx.send(Update::Renderers(crate::ext_input::ui_renderers(&ext.scripts(), false)));
+    let _ = up_tx.send(Update::EntryRenderers(crate::ext_input::ui_renderers(&ext.scripts(), true)));
     let _ = up_tx.send(Update::ToolRenderers(crate::ext_input::ui_tool_renderers(&ext.scripts())));
     let opts = options(&agent, initial, &models, &ui, notice, handle);
     let abort = agent.abort_handle();

@@ -248,6 +248,7 @@ fn host_sync(state: &State, request: HostSync) -> Value {
         HostSync::McpServers(list) => publish(&state.shared.mcp_servers, list),
         HostSync::ToolRenderers(list) => publish(&state.shared.tool_renderers, list),
         HostSync::Renderers(list) => publish(&state.shared.renderers, list),
+        HostSync::EntryRenderers(list) => publish(&state.shared.entry_renderers, list),
         HostSync::Shortcuts(list) => publish(&state.shared.shortcuts, list),
         HostSync::Session(call) => session_call(state, call),
         HostSync::RegisterTool(raw) => {

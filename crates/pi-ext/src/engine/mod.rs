@@ -77,6 +77,8 @@ pub(crate) struct Shared {
     pub shortcuts: Arc<RwLock<Vec<Value>>>,
     /// The custom message types with a renderer.
     pub renderers: Arc<RwLock<Vec<String>>>,
+    /// The custom entry types with a renderer.
+    pub entry_renderers: Arc<RwLock<Vec<String>>>,
     /// The tools with `renderCall` or `renderResult`.
     pub tool_renderers: Arc<RwLock<Vec<String>>>,
     /// The MCP servers registered: `[{name, config}]`.
@@ -157,6 +159,11 @@ impl Engine {
     /// The tools the extension draws.
     pub(crate) fn tool_renderers(&self) -> Vec<String> {
         self.shared.tool_renderers.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The custom entry types the extension draws.
+    pub(crate) fn entry_renderers(&self) -> Vec<String> {
+        self.shared.entry_renderers.read().map(|c| c.clone()).unwrap_or_default()
     }
 
     /// The custom message types the extension draws.

@@ -373,6 +373,8 @@ pub(crate) enum HostSync {
     Shortcuts(Vec<Value>),
     /// The custom message types it draws now.
     Renderers(Vec<String>),
+    /// The custom entry types it draws now.
+    EntryRenderers(Vec<String>),
     /// `pi.registerMcpServer(name, config)`: answered with what is wrong, or `null`.
     RegisterMcpServer {
         /// The server's name.
@@ -438,6 +440,7 @@ impl HostSync {
             "commands" => HostSync::Commands(p.as_array().cloned().unwrap_or_default()),
             "shortcuts" => HostSync::Shortcuts(p.as_array().cloned().unwrap_or_default()),
             "renderers" => HostSync::Renderers(strings(&p)),
+            "entryRenderers" => HostSync::EntryRenderers(strings(&p)),
             "registerMcpServer" => {
                 HostSync::RegisterMcpServer { name: s("name"), config: p.get("config").cloned().unwrap_or(Value::Null) }
             }

@@ -72,6 +72,8 @@
   const shortcuts = new Map();
   // Custom message renderers it registered (pi.registerMessageRenderer), by customType.
   const renderers = new Map();
+  // Custom entry renderers it registered (pi.registerEntryRenderer), by customType.
+  const entryRenderers = new Map();
   // Flags this extension registered, and their values (defaults first, then
   // what the command line gave, set by the host after loading).
   const flags = new Map();
@@ -165,7 +167,11 @@
       renderers.set(customType, renderer);
       host.sync("renderers", toJson([...renderers.keys()]));
     },
-    registerEntryRenderer: noop,
+    registerEntryRenderer(customType, renderer) {
+      if (typeof customType !== "string" || typeof renderer !== "function") return;
+      entryRenderers.set(customType, renderer);
+      host.sync("entryRenderers", toJson([...entryRenderers.keys()]));
+    },
     registerToolRenderer: noop,
     registerMarkdownTransformer: noop,
     getSettings() {
@@ -929,10 +935,10 @@
       const lines = component.render(p.width);
       return Array.isArray(lines) ? toJson(lines.map((l) => safeString(l))) : "null";
     },
-    // A custom message drawn by the extension's renderer at a width (null:
-    // the default drawing).
+    // A custom message (or, with `entry`, a custom entry) drawn by the
+    // extension's renderer at a width (null: the default drawing).
     renderMessage(customType, json) {
-      const r = renderers.get(customType);
+      const r = (jsonParse(json) || {}).entry ? entryRenderers.get(customType) : renderers.get(customType);
       const p = jsonParse(json) || {};
       if (!r) return "null";
       const component = r(p.message, { expanded: p.expanded === true }, extTheme);

@@ -454,6 +454,7 @@ impl App {
             Update::Commands(c) => self.registry = CommandRegistry::new(&c),
             Update::Renderers(r) => self.transcript.set_renderers(r),
             Update::ToolRenderers(r) => self.transcript.set_tool_renderers(r),
+            Update::EntryRenderers(r) => self.transcript.set_entry_renderers(r),
             Update::Shortcuts(list) => {
                 self.shortcuts =
                     list.into_iter().filter_map(|(k, _)| KeyId::parse(&k).ok().map(|id| (id, k))).collect();

@@ -137,6 +137,14 @@ pub enum Kind {
     Markdown(String),
     /// Lines drawn elsewhere.
     Lines(Vec<Line<'static>>),
+    /// An extension's `custom` session entry, drawn by its entry renderer
+    /// (nothing when the renderer draws nothing).
+    Entry {
+        /// The entry as JSON.
+        entry: serde_json::Value,
+        /// The extension's renderer of its type.
+        renderer: crate::host::MessageRenderer,
+    },
     /// An extension's message (`display: true`): its renderer's lines, or
     /// its type as a label and its text in a box.
     Custom {
@@ -355,6 +363,18 @@ pub fn render(kind: &Kind, first: bool, ctx: &Ctx<'_>) -> Vec<Line<'static>> {
         Kind::Compaction { summary, tokens_before } => compaction(summary, *tokens_before, first, ctx),
         Kind::Custom { custom_type, text, message, renderer } => {
             custom(custom_type, text, message, renderer.as_ref(), first, ctx)
+        }
+        Kind::Entry { entry, renderer } => {
+            let width = u16::try_from(ctx.width).unwrap_or(u16::MAX);
+            match (renderer.0)(entry, ctx.expanded, width) {
+                Some(drawn) if !drawn.is_empty() => {
+                    let mut out = spacer(first);
+                    let drawn = drawn.iter().take(CUSTOM_MESSAGE_MAX_LINES).map(|l| crate::sanitize::styled_line(l));
+                    out.extend(drawn.flat_map(|l| lines::wrap(&l, ctx.width)));
+                    out
+                }
+                _ => Vec::new(),
+            }
         }
     }
 }

@@ -93,6 +93,8 @@ pub struct Transcript {
     renderers: HashMap<String, crate::host::MessageRenderer>,
     /// The extensions' tool renderers, by tool name.
     tool_renderers: HashMap<String, crate::host::ToolRenderer>,
+    /// The extensions' entry renderers, by `customType`.
+    entry_renderers: HashMap<String, crate::host::MessageRenderer>,
 }
 
 /// The user-visible text of a user message.
@@ -128,6 +130,11 @@ impl Transcript {
             }
         }
         self.renderers = renderers;
+    }
+
+    /// Draw the extensions' `custom` entries appended from now on with these renderers.
+    pub fn set_entry_renderers(&mut self, renderers: HashMap<String, crate::host::MessageRenderer>) {
+        self.entry_renderers = renderers;
     }
 
     /// Draw the extensions' tools with these renderers from now on (rows
@@ -299,6 +306,14 @@ impl Transcript {
             AgentEvent::AgentMessageEnd { message } => {
                 if let Some(kind) = self.custom_entry(message) {
                     self.push(kind);
+                }
+            }
+            AgentEvent::EntryAppended { entry }
+                if entry.get("type").and_then(serde_json::Value::as_str) == Some("custom") =>
+            {
+                let custom_type = entry.get("customType").and_then(serde_json::Value::as_str).unwrap_or_default();
+                if let Some(renderer) = self.entry_renderers.get(custom_type).cloned() {
+                    self.push(Kind::Entry { entry: entry.clone(), renderer });
                 }
             }
             AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args, parent_tool_call_id: None } => {
