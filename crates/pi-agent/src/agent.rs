@@ -566,22 +566,7 @@ impl Agent {
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
             let answer_entry = self.add(Message::Assistant(assistant.clone()).into());
             last = Some(assistant.clone());
-            let calls: Vec<CallRequest> = assistant
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::ToolCall { id, name, arguments, arguments_error } => Some(CallRequest {
-                        id: id.clone(),
-                        name: name.clone(),
-                        args: match arguments_error {
-                            Some(detail) => RawArgs::Invalid { detail: detail.clone() },
-                            None => RawArgs::Json(arguments.clone()),
-                        },
-                        parent: None,
-                    }),
-                    _ => None,
-                })
-                .collect();
+            let calls = tool_calls(&assistant);
             let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
             if stop || calls.is_empty() {
                 let failed = calls.is_empty() && self.overflowed(&assistant);
@@ -611,42 +596,7 @@ impl Agent {
                 }
                 break;
             }
-            // Each result enters the conversation as it is final (in call
-            // order; see `Dispatcher::batch`), a terminated batch's too.
-            let mut results: Vec<ToolResultMessage> = Vec::new();
-            let cut = assistant.stop_reason == StopReason::Length;
-            let sink = self.sink.clone();
-            let mut done = |f: &crate::dispatch::Finished| {
-                let msg = result_message(f);
-                if cut {
-                    // Refused calls are answered one by one, as the reference does.
-                    let m = Message::ToolResult(msg.clone());
-                    sink(&AgentEvent::MessageStart { message: m.clone() });
-                    sink(&AgentEvent::MessageEnd { message: m });
-                }
-                results.push(msg);
-            };
-            let finished = if cut {
-                self.dispatcher.refuse_truncated(calls, &mut done)
-            } else {
-                self.dispatcher.batch_with(calls, &self.tool_ctx, &mut done).await
-            };
-            let terminate = !finished.is_empty() && finished.iter().all(|f| f.terminate);
-            let results_from = self.messages.len();
-            let mut result_entries = Vec::new();
-            // Each result's events after its handlers, once the batch is done (as the reference).
-            if !cut {
-                self.defer_message_events();
-            }
-            for r in &results {
-                if !cut {
-                    let m = Message::ToolResult(r.clone());
-                    self.emit(AgentEvent::MessageStart { message: m.clone() });
-                    self.emit(AgentEvent::MessageEnd { message: m });
-                }
-                result_entries.extend(self.add(Message::ToolResult(r.clone()).into()));
-            }
-            self.notify_added(results_from).await;
+            let (results, result_entries, terminate) = self.run_calls(&assistant, calls).await;
             let ended = if token.is_cancelled() { "aborted" } else { "completed" };
             let proposal =
                 self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;
@@ -674,6 +624,73 @@ impl Agent {
         self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
         (last, overflowed)
     }
+
+    /// Run the calls of `assistant` (refused when the answer was cut by the
+    /// token limit) and record their results: the results, their session
+    /// entries, and whether every call asked to end the run.
+    async fn run_calls(
+        &mut self,
+        assistant: &AssistantMessage,
+        calls: Vec<CallRequest>,
+    ) -> (Vec<ToolResultMessage>, Vec<String>, bool) {
+        // Each result enters the conversation as it is final (in call
+        // order; see `Dispatcher::batch`), a terminated batch's too.
+        let mut results: Vec<ToolResultMessage> = Vec::new();
+        let cut = assistant.stop_reason == StopReason::Length;
+        let sink = self.sink.clone();
+        let mut done = |f: &crate::dispatch::Finished| {
+            let msg = result_message(f);
+            if cut {
+                // Refused calls are answered one by one, as the reference does.
+                let m = Message::ToolResult(msg.clone());
+                sink(&AgentEvent::MessageStart { message: m.clone() });
+                sink(&AgentEvent::MessageEnd { message: m });
+            }
+            results.push(msg);
+        };
+        let finished = if cut {
+            self.dispatcher.refuse_truncated(calls, &mut done)
+        } else {
+            self.dispatcher.batch_with(calls, &self.tool_ctx, &mut done).await
+        };
+        let terminate = !finished.is_empty() && finished.iter().all(|f| f.terminate);
+        let results_from = self.messages.len();
+        let mut result_entries = Vec::new();
+        // Each result's events after its handlers, once the batch is done (as the reference).
+        if !cut {
+            self.defer_message_events();
+        }
+        for r in &results {
+            if !cut {
+                let m = Message::ToolResult(r.clone());
+                self.emit(AgentEvent::MessageStart { message: m.clone() });
+                self.emit(AgentEvent::MessageEnd { message: m });
+            }
+            result_entries.extend(self.add(Message::ToolResult(r.clone()).into()));
+        }
+        self.notify_added(results_from).await;
+        (results, result_entries, terminate)
+    }
+}
+
+/// The tool calls of an answer, as the dispatcher takes them.
+fn tool_calls(assistant: &AssistantMessage) -> Vec<CallRequest> {
+    assistant
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error } => Some(CallRequest {
+                id: id.clone(),
+                name: name.clone(),
+                args: match arguments_error {
+                    Some(detail) => RawArgs::Invalid { detail: detail.clone() },
+                    None => RawArgs::Json(arguments.clone()),
+                },
+                parent: None,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The tool result message of a finished call.

@@ -45,7 +45,7 @@ impl LoadedExtensions {
             return None;
         }
         let payload = json!({"name": name, "args": args});
-        Some(handler_errors(path, "command", e.engine.invoke(Entry::Command, payload, &CallEnv::default()).await))
+        Some(handler_errors(path, "command", &e.engine.invoke(Entry::Command, payload, &CallEnv::default()).await))
     }
 
     /// The suggestions of command `name` (of the extension at `path`) for
@@ -107,11 +107,18 @@ impl LoadedExtensions {
 
     /// [`LoadedExtensions::render_message`] (`entry`: with the entry renderer).
     fn render(&self, path: &str, value: &Value, expanded: bool, width: u16, entry: bool) -> Option<Vec<String>> {
-        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
         let custom_type = value.get("customType").and_then(Value::as_str)?;
         let payload = json!({"message": value, "expanded": expanded, "width": width, "entry": entry});
+        self.draw(path, Hook::RenderMessage, custom_type, payload)
+    }
+
+    /// Ask the extension at `path` to draw (`hook` of `name`): its lines,
+    /// `None` when it draws nothing or does not answer within
+    /// [`COMPONENT_WAIT`](crate::engine::component::COMPONENT_WAIT).
+    fn draw(&self, path: &str, hook: Hook, name: &str, payload: Value) -> Option<Vec<String>> {
+        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
         let wait = crate::engine::component::COMPONENT_WAIT;
-        let answer = e.engine.hook_blocking_within(Hook::RenderMessage, custom_type, payload, wait).ok()?;
+        let answer = e.engine.hook_blocking_within(hook, name, payload, wait).ok()?;
         Some(answer.as_array()?.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())
     }
 
@@ -145,11 +152,8 @@ impl LoadedExtensions {
     /// [`COMPONENT_WAIT`](crate::engine::component::COMPONENT_WAIT). Blocks:
     /// call it from the UI.
     pub fn render_tool(&self, path: &str, name: &str, mut request: Value, width: u16) -> Option<Vec<String>> {
-        let e = self.extensions.iter().find(|e| e.engine.path == path)?;
         request["width"] = json!(width);
-        let wait = crate::engine::component::COMPONENT_WAIT;
-        let answer = e.engine.hook_blocking_within(Hook::RenderTool, name, request, wait).ok()?;
-        Some(answer.as_array()?.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())
+        self.draw(path, Hook::RenderTool, name, request)
     }
 
     /// The keyboard shortcuts these extensions registered: `(key,
@@ -174,7 +178,7 @@ impl LoadedExtensions {
             return None;
         }
         let outcome = e.engine.invoke(Entry::Shortcut, json!({"key": key}), &CallEnv::default()).await;
-        Some(handler_errors(path, "shortcut", outcome))
+        Some(handler_errors(path, "shortcut", &outcome))
     }
 
     /// The `input` handlers of these extensions on `text`/`images`,
@@ -252,10 +256,10 @@ pub struct BeforeAgentStart {
 
 /// The failures of one handler call (its reported `errors`, or the call's
 /// own failure) as extension errors of `event`.
-fn handler_errors(
+pub(crate) fn handler_errors(
     path: &str,
     event: &str,
-    outcome: Result<Value, crate::engine::protocol::EngineError>,
+    outcome: &Result<Value, crate::engine::protocol::EngineError>,
 ) -> Vec<ExtensionError> {
     let report = |error: String| ExtensionError { path: path.to_string(), event: event.into(), error };
     match outcome {

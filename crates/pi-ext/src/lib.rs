@@ -129,6 +129,16 @@ pub struct DiscoveredResources {
     pub prompt_paths: Vec<String>,
 }
 
+/// Event `event` as handlers get it: `type` first, then `payload`'s fields.
+fn typed(event: &str, payload: Value) -> Value {
+    let mut ev = serde_json::Map::new();
+    ev.insert("type".into(), json!(event));
+    if let Value::Object(m) = payload {
+        ev.extend(m);
+    }
+    Value::Object(ev)
+}
+
 /// Loads extensions.
 pub struct ExtensionHost;
 
@@ -412,27 +422,16 @@ impl LoadedExtensions {
 
     /// [`LoadedExtensions::emit`], with each extension's answer.
     async fn emit_answers(&self, event: &str, payload: Value) -> (Vec<Value>, Vec<ExtensionError>) {
-        let mut ev = serde_json::Map::new();
-        ev.insert("type".into(), json!(event));
-        if let Value::Object(m) = payload {
-            ev.extend(m);
-        }
-        let payload = Value::Object(ev);
+        let payload = typed(event, payload);
         let (mut answers, mut errors) = (Vec::new(), Vec::new());
         for e in &self.extensions {
             if !e.engine.handles(event) {
                 continue;
             }
-            let report =
-                |error: String| ExtensionError { path: e.engine.path.clone(), event: event.to_string(), error };
-            match e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await {
-                Ok(v) => {
-                    for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
-                        errors.push(report(err.as_str().unwrap_or("").to_string()));
-                    }
-                    answers.push(v);
-                }
-                Err(error) => errors.push(report(error.to_string())),
+            let outcome = e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await;
+            errors.extend(commands::handler_errors(&e.engine.path, event, &outcome));
+            if let Ok(v) = outcome {
+                answers.push(v);
             }
         }
         (answers, errors)
@@ -442,26 +441,13 @@ impl LoadedExtensions {
     /// `payload` without `type`): true when a handler answers `{cancel: true}`
     /// (the ones after it are not asked). Failures are returned for reporting.
     pub async fn gate(&self, event: &str, payload: Value) -> (bool, Vec<ExtensionError>) {
-        let mut ev = serde_json::Map::new();
-        ev.insert("type".into(), json!(event));
-        if let Value::Object(m) = payload {
-            ev.extend(m);
-        }
-        let payload = Value::Object(ev);
+        let payload = typed(event, payload);
         let mut errors = Vec::new();
         for e in self.extensions.iter().filter(|e| e.engine.handles(event)) {
-            let report =
-                |error: String| ExtensionError { path: e.engine.path.clone(), event: event.to_string(), error };
-            match e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await {
-                Ok(v) => {
-                    for err in v.get("errors").and_then(Value::as_array).into_iter().flatten() {
-                        errors.push(report(err.as_str().unwrap_or("").to_string()));
-                    }
-                    if v.get("cancel").and_then(Value::as_bool) == Some(true) {
-                        return (true, errors);
-                    }
-                }
-                Err(error) => errors.push(report(error.to_string())),
+            let outcome = e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await;
+            errors.extend(commands::handler_errors(&e.engine.path, event, &outcome));
+            if outcome.is_ok_and(|v| v.get("cancel").and_then(Value::as_bool) == Some(true)) {
+                return (true, errors);
             }
         }
         (false, errors)
@@ -471,12 +457,7 @@ impl LoadedExtensions {
     /// extension that handles it, without waiting; failures are reported
     /// on standard error as `Extension error (<path>): …`.
     pub fn post(&self, event: &str, payload: Value) {
-        let mut ev = serde_json::Map::new();
-        ev.insert("type".into(), json!(event));
-        if let Value::Object(m) = payload {
-            ev.extend(m);
-        }
-        let payload = Value::Object(ev);
+        let payload = typed(event, payload);
         for e in self.extensions.iter().filter(|e| e.engine.handles(event)) {
             e.engine.post(Entry::Event(event.to_string()), payload.clone());
         }

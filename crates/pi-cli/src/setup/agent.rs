@@ -244,20 +244,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let busy = ext.busy.clone();
     agent.on_settled = Some(Arc::new(move || busy.set(false)));
     ext.bind(&loaded.scripts);
-    // session_start handlers see the session's tools (`pi.getAllTools()`) and may change them.
-    for l in &loaded.scripts {
-        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
-    }
-    for l in &loaded.scripts {
-        for e in l.session_start("startup").await {
-            // RPC clients get it as a record (`extension_error`), as the reference sends it.
-            if mode == Mode::Rpc {
-                events(&AgentEvent::ExtensionError { extension_path: e.path, event: e.event, error: e.error });
-            } else {
-                report.line(e.to_string());
-            }
-        }
-    }
+    start_extensions(&agent, loaded, mode, &events, report).await;
     let mut base_tools = pi_agent::BuiltinTool::all();
     base_tools.extend(builtin_tools.iter().cloned());
     reload.extensions = Some(Arc::new(crate::ext_reload::ExtPlan {
@@ -311,7 +298,32 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     agent.api_key = chosen.api_key;
     agent.thinking = chosen.thinking.filter(|t| t != "off");
     agent.messages = history;
-    let (enabled, reserve_tokens, keep_recent_tokens) = settings.compaction(&chosen_provider, &chosen_model);
+    apply_compaction_and_retry(&mut agent, settings, &chosen_provider, &chosen_model);
+    Ok(Prepared { agent, reload, header, ext })
+}
+
+/// Bind the session's tools to the extensions, then run their
+/// `session_start` handlers (`pi.getAllTools()` works there, and they may
+/// change the tools); failures are reported (RPC clients get them as
+/// `extension_error` records, as the reference sends them).
+async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &EventSink, report: &mut Report) {
+    for l in &loaded.scripts {
+        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
+    }
+    for l in &loaded.scripts {
+        for e in l.session_start("startup").await {
+            if mode == Mode::Rpc {
+                events(&AgentEvent::ExtensionError { extension_path: e.path, event: e.event, error: e.error });
+            } else {
+                report.line(e.to_string());
+            }
+        }
+    }
+}
+
+/// The compaction and retry settings of the chosen model.
+fn apply_compaction_and_retry(agent: &mut Agent, settings: &Settings, provider: &str, model: &str) {
+    let (enabled, reserve_tokens, keep_recent_tokens) = settings.compaction(provider, model);
     agent.compaction = pi_agent::compaction::CompactionSettings { enabled, reserve_tokens, keep_recent_tokens };
     agent.live.set_auto_compaction(enabled);
     let retry = settings.retry();
@@ -324,5 +336,4 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         max_delay_ms: retry.max_delay_ms,
         max_retry_delay_ms: settings.provider_max_retry_delay_ms(),
     };
-    Ok(Prepared { agent, reload, header, ext })
 }
