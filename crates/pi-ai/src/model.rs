@@ -58,6 +58,11 @@ pub struct Model {
     /// and base URL.
     #[serde(default)]
     pub compat: OpenAiCompletionsCompat,
+    /// The provider value sent for each thinking level (`thinkingLevelMap`):
+    /// `None` marks a level unsupported; a level not listed takes the API's
+    /// usual value (through `high`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub thinking_level_map: BTreeMap<String, Option<String>>,
 }
 
 impl Model {

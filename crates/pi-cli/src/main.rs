@@ -19,6 +19,7 @@ mod help;
 mod json_mode;
 mod mcp;
 mod mcp_cmd;
+mod model_list;
 mod model_select;
 mod modes;
 mod packages;

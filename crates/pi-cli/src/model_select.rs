@@ -1,8 +1,14 @@
 //! Choosing the model: `--model provider/id[:thinking]` (or an id or name
-//! alone), `--provider`, the `defaultProvider`/`defaultModel` settings, or the
-//! first model whose key is available; and `--list-models`.
+//! alone), `--provider`, the `defaultProvider`/`defaultModel` settings, or a
+//! provider's default model among those whose key is available; the model's
+//! key and thinking levels; and the model as the provider layer takes it.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use pi_config::env_auth::{self, ProcessEnv};
 use pi_config::{ModelEntry, resolve_value};
+use serde_json::Value;
 
 use crate::text;
 
@@ -18,7 +24,7 @@ pub struct Chosen {
 }
 
 /// The key for a model: `--api-key`, then `models.json`'s `apiKey`, then the
-/// provider's environment variable.
+/// provider's key variables (in the catalogue's order).
 pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, String> {
     if let Some(k) = cli_key {
         return Ok(Some(k.to_string()));
@@ -26,16 +32,51 @@ pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<S
     if let Some(raw) = &entry.api_key {
         return resolve_value("apiKey", raw).map(Some).map_err(|e| e.to_string());
     }
+    if let Some((_, key)) = env_auth::env_api_key(&ProcessEnv, &entry.provider) {
+        return Ok(Some(key));
+    }
     Ok(entry.env_key.as_ref().and_then(|v| std::env::var(v).ok()).filter(|v| !v.is_empty()))
 }
 
-fn has_key(entry: &ModelEntry) -> bool {
-    entry.api_key.is_some() || entry.env_key.as_ref().is_some_and(|v| std::env::var(v).is_ok_and(|k| !k.is_empty()))
+/// Whether `provider` has credentials outside `models.json`: its key
+/// variables or ambient cloud credentials (docs/providers.md, "How keys are
+/// found"). The one place to add another source of credentials.
+pub fn provider_has_auth(provider: &str) -> bool {
+    env_auth::env_has_auth(&ProcessEnv, provider)
+}
+
+/// [`provider_has_auth`] asked once per provider.
+#[derive(Default)]
+pub struct AuthCache {
+    known: RefCell<HashMap<String, bool>>,
+    /// `--api-key` was given: it serves whichever provider is chosen, so
+    /// credentials do not choose between providers.
+    cli_key: bool,
+}
+
+impl AuthCache {
+    /// Whether `entry` can be used: a key (`--api-key`, `models.json`'s or its
+    /// provider's) and a base URL whose `{NAME}` placeholders are all set.
+    pub fn usable(&self, entry: &ModelEntry) -> bool {
+        if self.cli_key {
+            return true;
+        }
+        let keyed = entry.api_key.is_some() || {
+            let known = self.known.borrow().get(&entry.provider).copied();
+            known.unwrap_or_else(|| {
+                let has = provider_has_auth(&entry.provider);
+                self.known.borrow_mut().insert(entry.provider.clone(), has);
+                has
+            })
+        };
+        keyed && env_auth::base_url_ready(&ProcessEnv, &entry.base_url)
+    }
 }
 
 /// Models whose key is available.
 pub fn available(models: &[ModelEntry]) -> Vec<&ModelEntry> {
-    models.iter().filter(|m| has_key(m)).collect()
+    let auth = AuthCache::default();
+    models.iter().filter(|m| auth.usable(m)).collect()
 }
 
 fn split_thinking(pattern: &str) -> (&str, Option<String>) {
@@ -45,30 +86,94 @@ fn split_thinking(pattern: &str) -> (&str, Option<String>) {
     }
 }
 
-/// Find the model a `--model` pattern names.
+/// What a pattern names.
+enum Lookup<'a> {
+    Found(&'a ModelEntry),
+    /// Several providers offer the model exactly: them, and why none was chosen.
+    Ambiguous(Vec<String>, &'static str),
+    Nothing,
+}
+
+/// A dated snapshot id (`…-20251001`) rather than an alias.
+fn dated(id: &str) -> bool {
+    id.rsplit_once('-').is_some_and(|(_, tail)| tail.len() == 8 && tail.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The model `pat` names among `pool`: an exact `provider/id` or id
+/// (ignoring case; a provider with a key first, an error when that leaves
+/// several), else the ids and names containing it (those with a key first,
+/// aliases before dated snapshots, the highest id in `localeCompare` order).
+fn lookup<'a>(pool: &[&'a ModelEntry], pat: &str, auth: &AuthCache) -> Lookup<'a> {
+    let prefixed = split_provider(pool, pat)
+        .and_then(|(p, rest)| pool.iter().copied().find(|m| m.provider == p && m.id.eq_ignore_ascii_case(rest)));
+    if let Some(m) = prefixed.filter(|m| auth.usable(m)) {
+        return Lookup::Found(m);
+    }
+    let mut exact: Vec<&ModelEntry> = prefixed.into_iter().collect();
+    for m in pool.iter().copied() {
+        if m.id.eq_ignore_ascii_case(pat) && !exact.iter().any(|e| std::ptr::eq(*e, m)) {
+            exact.push(m);
+        }
+    }
+    if !exact.is_empty() {
+        let keyed: Vec<&ModelEntry> = exact.iter().copied().filter(|m| auth.usable(m)).collect();
+        let why = |keyed: bool| match (auth.cli_key, keyed) {
+            (true, _) => text::AMBIGUOUS_WITH_API_KEY,
+            (false, true) => text::AMBIGUOUS_KEYED,
+            (false, false) => text::AMBIGUOUS_UNKEYED,
+        };
+        return match (keyed.as_slice(), exact.as_slice()) {
+            ([one], _) | ([], [one]) => Lookup::Found(one),
+            ([], all) => Lookup::Ambiguous(names(all), why(false)),
+            (several, _) => Lookup::Ambiguous(names(several), why(true)),
+        };
+    }
+    let low = pat.to_lowercase();
+    let partial: Vec<&ModelEntry> = pool
+        .iter()
+        .copied()
+        .filter(|m| m.id.to_lowercase().contains(&low) || m.name.to_lowercase().contains(&low))
+        .collect();
+    let keyed: Vec<&ModelEntry> = partial.iter().copied().filter(|m| auth.usable(m)).collect();
+    let list = if keyed.is_empty() { partial } else { keyed };
+    let aliases: Vec<&ModelEntry> = list.iter().copied().filter(|m| !dated(&m.id)).collect();
+    let list = if aliases.is_empty() { list } else { aliases };
+    let collator = icu_collator::CollatorBorrowed::try_new(Default::default(), Default::default()).ok();
+    let higher = |a: &str, b: &str| match &collator {
+        Some(c) => c.compare(a, b) == std::cmp::Ordering::Greater,
+        None => a > b,
+    };
+    let best = list.into_iter().fold(None::<&ModelEntry>, |best, m| match best {
+        Some(b) if !higher(&m.id, &b.id) => Some(b),
+        _ => Some(m),
+    });
+    best.map_or(Lookup::Nothing, Lookup::Found)
+}
+
+fn names(models: &[&ModelEntry]) -> Vec<String> {
+    let mut all: Vec<String> = models.iter().map(|m| format!("{}/{}", m.provider, m.id)).collect();
+    all.sort();
+    all
+}
+
+/// Find the model a pattern names (an ambiguous one: the first with a key).
 pub fn find<'a>(
     models: &'a [ModelEntry],
     pattern: &str,
     provider: Option<&str>,
 ) -> Option<(&'a ModelEntry, Option<String>)> {
     let (pat, thinking) = split_thinking(pattern);
-    let in_provider = |m: &&ModelEntry| provider.is_none_or(|p| m.provider == p);
-    let exact =
-        |m: &&ModelEntry| format!("{}/{}", m.provider, m.id) == pat || m.id == pat || m.name.eq_ignore_ascii_case(pat);
-    let candidates: Vec<&ModelEntry> = models.iter().filter(in_provider).collect();
-    let prefer_keyed = |list: Vec<&'a ModelEntry>| list.iter().find(|m| has_key(m)).copied().or(list.first().copied());
-    let exact_hits: Vec<&ModelEntry> = candidates.iter().copied().filter(exact).collect();
-    if let Some(m) = prefer_keyed(exact_hits) {
-        return Some((m, thinking));
+    let pool: Vec<&ModelEntry> = models.iter().filter(|m| provider.is_none_or(|p| m.provider == p)).collect();
+    let auth = AuthCache::default();
+    match lookup(&pool, pat, &auth) {
+        Lookup::Found(m) => Some((m, thinking)),
+        Lookup::Ambiguous(..) => {
+            let exact = |m: &&&ModelEntry| m.id.eq_ignore_ascii_case(pat);
+            let first = pool.iter().filter(exact).find(|m| auth.usable(m)).or_else(|| pool.iter().find(exact));
+            first.map(|m| (*m, thinking))
+        }
+        Lookup::Nothing => None,
     }
-    let low = pat.to_lowercase();
-    let partial: Vec<&ModelEntry> = candidates
-        .into_iter()
-        .filter(|m| {
-            format!("{}/{}", m.provider, m.id).to_lowercase().contains(&low) || m.name.to_lowercase().contains(&low)
-        })
-        .collect();
-    prefer_keyed(partial).map(|m| (m, thinking))
 }
 
 /// What `--model` (with `--provider`) resolved to.
@@ -105,12 +210,14 @@ fn split_provider<'a>(pool: &[&ModelEntry], pattern: &'a str) -> Option<(String,
 /// the pattern names a known provider but no model of it, a custom model id
 /// on that provider (the provider's first model with the id replaced, and a
 /// warning). `cli_thinking` is `--thinking`: with it, a `:<level>` suffix
-/// stays part of a custom id. The error is the message after `Error: `.
+/// stays part of a custom id; `cli_key`: `--api-key` was given (credentials
+/// then do not choose between providers). The error is the message after `Error: `.
 pub fn resolve(
     models: &[ModelEntry],
     pattern: &str,
     provider: Option<&str>,
     cli_thinking: Option<&str>,
+    cli_key: bool,
 ) -> Result<Resolved, String> {
     let provider = match provider {
         Some(p) => match models.iter().find(|m| m.provider.eq_ignore_ascii_case(p)) {
@@ -119,10 +226,13 @@ pub fn resolve(
         },
         None => None,
     };
-    if let Some((m, thinking)) = find(models, pattern, provider.as_deref()) {
-        return Ok(Resolved { entry: m.clone(), thinking, warning: None });
-    }
     let pool: Vec<&ModelEntry> = models.iter().filter(|m| provider.as_ref().is_none_or(|p| &m.provider == p)).collect();
+    let (pat, thinking) = split_thinking(pattern);
+    match lookup(&pool, pat, &AuthCache { cli_key, ..Default::default() }) {
+        Lookup::Found(m) => return Ok(Resolved { entry: m.clone(), thinking, warning: None }),
+        Lookup::Ambiguous(names, why) => return Err(text::ambiguous_model(pattern, &names, why)),
+        Lookup::Nothing => {}
+    }
     let split = split_provider(&pool, pattern.trim());
     let anchor = match &provider {
         Some(_) => pool.first().copied(),
@@ -137,6 +247,7 @@ pub fn resolve(
     let mut entry = anchor.clone();
     entry.id = id.to_string();
     entry.name = id.to_string();
+    entry.builtin = None;
     if cli_thinking.or(thinking.as_deref()).is_some_and(|t| t != "off") {
         entry.reasoning = true;
     }
@@ -144,56 +255,33 @@ pub fn resolve(
     Ok(Resolved { entry, thinking, warning })
 }
 
-fn human(n: u64) -> String {
-    if n >= 1_000_000 {
-        format!("{:.1}M", n as f64 / 1_000_000.0)
-    } else if n >= 1000 {
-        let k = n as f64 / 1000.0;
-        if k.fract() == 0.0 { format!("{}K", k as u64) } else { format!("{k:.1}K") }
-    } else {
-        n.to_string()
-    }
+/// The model used when none is named: each provider's default model, in
+/// the catalogue's order, whose key is available; else the first available.
+pub fn default_model(models: &[ModelEntry]) -> Option<&ModelEntry> {
+    let auth = AuthCache::default();
+    let defaults = pi_config::default_models().iter();
+    let preferred =
+        defaults.filter_map(|(p, id)| models.iter().find(|m| m.provider == *p && m.id == *id)).find(|m| auth.usable(m));
+    preferred.or_else(|| models.iter().find(|m| auth.usable(m)))
 }
 
-/// The `--list-models` table of available models, optionally filtered.
-pub fn list(models: &[ModelEntry], search: Option<&str>) -> String {
-    let mut rows: Vec<&ModelEntry> = available(models);
-    if let Some(s) = search {
-        let s = s.to_lowercase();
-        rows.retain(|m| format!("{}/{} {}", m.provider, m.id, m.name).to_lowercase().contains(&s));
-        if rows.is_empty() {
-            return format!("{}\n", text::no_models_matching(search.unwrap_or_default()));
-        }
+/// The thinking levels `model` supports, lowest first: `off` alone without
+/// reasoning; else `off` to `high`, and `xhigh` and `max` when its
+/// `thinkingLevelMap` gives them a value, less the levels it maps to `null`.
+pub fn supported_thinking_levels(model: &ModelEntry) -> Vec<&'static str> {
+    if !model.reasoning {
+        return vec![text::THINKING_LEVELS[0]];
     }
-    rows.sort_by(|a, b| (&a.provider, &a.id).cmp(&(&b.provider, &b.id)));
-    let mut table: Vec<[String; 6]> =
-        vec![["provider", "model", "context", "max-out", "thinking", "images"].map(String::from)];
-    for m in rows {
-        table.push([
-            m.provider.clone(),
-            m.id.clone(),
-            human(m.context_window),
-            human(m.max_tokens),
-            if m.reasoning { "yes" } else { "no" }.into(),
-            if m.input.iter().any(|i| i == "image") { "yes" } else { "no" }.into(),
-        ]);
-    }
-    let widths: Vec<usize> = (0..6).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for r in &table {
-        let cells: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        out.push_str(&cells.join("  "));
-        out.push('\n');
-    }
-    out
-}
-
-/// The thinking levels `model` supports: `off` alone without reasoning, else
-/// `off` to `high` (`xhigh` and `max` need a provider mapping, which models.json
-/// entries do not give here).
-/// The thinking levels `model` supports, lowest first.
-pub fn supported_thinking_levels(model: &ModelEntry) -> &'static [&'static str] {
-    if model.reasoning { &text::THINKING_LEVELS[..5] } else { &text::THINKING_LEVELS[..1] }
+    let map = &model.thinking_level_map;
+    let levels: Vec<&'static str> = text::THINKING_LEVELS
+        .iter()
+        .copied()
+        .filter(|l| match map.get(l) {
+            Some(value) => value.is_some(),
+            None => !matches!(*l, "xhigh" | "max"),
+        })
+        .collect();
+    if levels.is_empty() { vec![text::THINKING_LEVELS[0]] } else { levels }
 }
 
 /// `level` made one `model` supports, as the reference clamps it: kept when
@@ -208,107 +296,50 @@ pub fn clamp_thinking_level(model: &ModelEntry, level: &str) -> &'static str {
     above.or(below).copied().unwrap_or(lowest)
 }
 
-/// A configured model as the provider layer's model.
+/// The provider layer's `compat` from the merged object (every key it knows;
+/// the checked switches alone if the object does not fit its type).
+fn ai_compat(e: &ModelEntry) -> pi_ai::OpenAiCompletionsCompat {
+    let object = e.compat_object();
+    let switches = pi_config::ModelCompat::of_object(&object);
+    serde_json::from_value(Value::Object(object)).unwrap_or(pi_ai::OpenAiCompletionsCompat {
+        supports_store: switches.supports_store,
+        supports_developer_role: switches.supports_developer_role,
+        supports_usage_in_streaming: switches.supports_usage_in_streaming,
+        max_tokens_field: switches.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
+        supports_strict_mode: switches.supports_strict_mode,
+        supports_strict_tools: switches.supports_strict_tools,
+    })
+}
+
+/// A configured model as the provider layer's model: the catalogue's and
+/// `models.json`'s facts (headers resolved, `{NAME}` placeholders of the base
+/// URL filled from the environment, the merged `compat`).
+// Fields the provider layer adds later keep their defaults.
+#[allow(clippy::needless_update)]
 pub fn ai_model(e: &ModelEntry) -> pi_ai::Model {
     pi_ai::Model {
         id: e.id.clone(),
         name: e.name.clone(),
         api: e.api.clone(),
         provider: e.provider.clone(),
-        base_url: e.base_url.clone(),
+        base_url: env_auth::fill_base_url(&ProcessEnv, &e.base_url),
         reasoning: e.reasoning,
         input: e.input.clone(),
         context_window: e.context_window,
         max_tokens: e.max_tokens,
         headers: e.headers.iter().map(|(k, v)| (k.clone(), resolve_value(k, v).unwrap_or_default())).collect(),
-        compat: pi_ai::OpenAiCompletionsCompat {
-            supports_store: e.compat.supports_store,
-            supports_developer_role: e.compat.supports_developer_role,
-            supports_usage_in_streaming: e.compat.supports_usage_in_streaming,
-            max_tokens_field: e.compat.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
-            supports_strict_mode: e.compat.supports_strict_mode,
-            supports_strict_tools: e.compat.supports_strict_tools,
+        cost: pi_ai::ModelCost {
+            input: e.cost.input,
+            output: e.cost.output,
+            cache_read: e.cost.cache_read,
+            cache_write: e.cost.cache_write,
         },
+        compat: ai_compat(e),
+        thinking_level_map: e.thinking_level_map.entries(),
         ..Default::default()
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(provider: &str, id: &str) -> ModelEntry {
-        let mut m = pi_config::builtin_models().remove(0);
-        m.provider = provider.into();
-        m.id = id.into();
-        m.name = id.into();
-        m.api_key = Some("x".into());
-        m
-    }
-
-    #[test]
-    fn thinking_levels_are_clamped_to_the_model() {
-        let mut m = entry("mock", "m");
-        m.reasoning = true;
-        assert_eq!(clamp_thinking_level(&m, "medium"), "medium");
-        assert_eq!(clamp_thinking_level(&m, "xhigh"), "high");
-        assert_eq!(clamp_thinking_level(&m, "max"), "high");
-        assert_eq!(clamp_thinking_level(&m, "off"), "off");
-        assert_eq!(clamp_thinking_level(&m, "bogus"), "off");
-        m.reasoning = false;
-        assert_eq!(clamp_thinking_level(&m, "high"), "off");
-        assert_eq!(clamp_thinking_level(&m, "medium"), "off");
-    }
-
-    #[test]
-    fn finds_by_provider_id_and_thinking() {
-        let models = vec![entry("mock", "mock-1"), entry("other", "mock-1"), entry("mock", "big-model")];
-        let (m, t) = find(&models, "other/mock-1:high", None).unwrap();
-        assert_eq!((m.provider.as_str(), t.as_deref()), ("other", Some("high")));
-        assert_eq!(find(&models, "mock-1", Some("mock")).unwrap().0.provider, "mock");
-        assert_eq!(find(&models, "big", None).unwrap().0.id, "big-model");
-        assert!(find(&models, "nosuch/x", None).is_none());
-    }
-
-    #[test]
-    fn a_known_provider_with_an_unknown_id_is_a_custom_model() {
-        let mut models = vec![entry("mock", "mock-1"), entry("other", "o-1")];
-        models[0].reasoning = false;
-        let r = resolve(&models, "mock/nope", None, None).unwrap();
-        assert_eq!((r.entry.provider.as_str(), r.entry.id.as_str(), r.entry.name.as_str()), ("mock", "nope", "nope"));
-        assert_eq!(
-            r.warning.as_deref(),
-            Some("Model \"nope\" not found for provider \"mock\". Using custom model id.")
-        );
-        assert!(!r.entry.reasoning);
-        let r = resolve(&models, "MOCK/nope:high", None, None).unwrap();
-        assert_eq!((r.entry.id.as_str(), r.thinking.as_deref(), r.entry.reasoning), ("nope", Some("high"), true));
-        // With --thinking the suffix stays part of the id.
-        let r = resolve(&models, "mock/nope:high", None, Some("off")).unwrap();
-        assert_eq!((r.entry.id.as_str(), r.thinking, r.entry.reasoning), ("nope:high", None, false));
-        let r = resolve(&models, "nope", Some("Other"), None).unwrap();
-        assert_eq!((r.entry.provider.as_str(), r.entry.id.as_str()), ("other", "nope"));
-        assert!(resolve(&models, "mock-1", None, None).unwrap().warning.is_none());
-        assert_eq!(
-            resolve(&models, "nosuch/x", None, None).unwrap_err(),
-            "Model \"nosuch/x\" not found. Use --list-models to see available models."
-        );
-        assert_eq!(
-            resolve(&models, "x", Some("nosuch"), None).unwrap_err(),
-            "Unknown provider \"nosuch\". Use --list-models to see available providers/models."
-        );
-    }
-
-    #[test]
-    fn table_format() {
-        let mut m = entry("mock", "mock-1");
-        m.context_window = 128_000;
-        m.max_tokens = 16_384;
-        m.reasoning = false;
-        m.input = vec!["text".into()];
-        assert_eq!(
-            list(&[m], None),
-            "provider  model   context  max-out  thinking  images\nmock      mock-1  128K     16.4K    no        no    \n"
-        );
-    }
-}
+#[path = "model_select_tests.rs"]
+mod tests;

@@ -13,6 +13,31 @@ pub fn no_models_matching(search: &str) -> String {
     format!("No models matching \"{search}\"")
 }
 
+/// No model has a key (`--list-models`, and a warning at start-up): the
+/// reference's words, naming this build's documentation.
+pub fn no_models_available() -> String {
+    format!(
+        "No models available. Use /login to log into a provider via OAuth or API key. See:\n  {}\n  {}",
+        crate::docs::file("providers.md").display(),
+        crate::docs::file("models.md").display()
+    )
+}
+
+/// Why an ambiguous `--model` was not settled: several providers have a key.
+pub const AMBIGUOUS_KEYED: &str = "More than one matching provider is authenticated.";
+/// Why an ambiguous `--model` was not settled: none has a key.
+pub const AMBIGUOUS_UNKEYED: &str = "No matching provider is authenticated.";
+/// Why an ambiguous `--model` was not settled: `--api-key` serves any of them.
+pub const AMBIGUOUS_WITH_API_KEY: &str = "--api-key does not choose a provider.";
+
+/// `--model` names a model several providers offer, and `why` it was not settled.
+pub fn ambiguous_model(pattern: &str, candidates: &[String], why: &str) -> String {
+    format!(
+        "Model \"{pattern}\" is ambiguous across providers: {}. {why} Use --provider or provider/model.",
+        candidates.join(", ")
+    )
+}
+
 /// `--model` named nothing.
 pub fn model_not_found(pattern: &str) -> String {
     format!("Model \"{pattern}\" not found. Use --list-models to see available models.")

@@ -10,10 +10,14 @@
 #![deny(missing_docs)]
 
 mod agent_dir;
+pub mod catalog;
+mod compat;
 mod context_files;
+pub mod env_auth;
 mod error;
 pub mod files;
 mod models;
+mod models_file;
 pub mod packages;
 pub mod resources;
 pub mod settings;
@@ -23,9 +27,12 @@ pub mod trust;
 mod value;
 
 pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
+pub use catalog::{CatalogModel, CatalogProvider, builtin_provider, builtin_providers, default_models};
+pub use compat::{CompatLayer, MaxTokensField, ModelCompat};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
 pub use error::ConfigError;
-pub use models::{BuiltinProvider, ModelEntry, ModelsFile, builtin_models, load_models};
+pub use models::{ModelCost, ModelEntry, ThinkingLevelMap, builtin_models, load_models};
+pub use models_file::ModelsFile;
 pub use settings::{Diagnostic, RetryConfig, Settings, SettingsError};
 pub use trust::{DefaultTrust, TrustError, TrustOutcome, TrustStore, resolve_trust};
 pub use value::resolve_value;

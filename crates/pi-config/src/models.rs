@@ -1,40 +1,45 @@
-//! `models.json` and the small built-in catalogue.
+//! The models pi can use: the built-in catalogue ([`crate::catalog`]) changed
+//! and extended by `models.json`.
 //!
 //! Each key under `providers` is a provider ID. A built-in ID changes that
-//! provider (e.g. only its `baseUrl`); any other ID adds a provider, which needs
-//! `baseUrl` and an `api` at provider or model level. A `models` entry adds or
-//! replaces a model with the same `id`; `modelOverrides` then patches the
-//! provider's models (built-in or custom). `compat` (provider, model or override
-//! level) is merged switch by switch: the model's over the provider's, an
-//! override's over both.
+//! provider (its `baseUrl`, `apiKey`, `headers`, `compat` apply to its built-in
+//! models); any other ID adds a provider, which needs `baseUrl` and an `api` at
+//! provider or model level. A `models` entry adds or replaces a model with the
+//! same `id`; `modelOverrides` then patches the provider's models (built-in or
+//! custom; unknown IDs are ignored). Object fields (`compat`, `cost`,
+//! `headers`, `thinkingLevelMap`) merge key by key: the model's over the
+//! provider's, an override's over both.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::ConfigError;
+use crate::catalog::{CatalogModel, CatalogProvider, builtin_providers};
+use crate::compat::{ModelCompat, merge_object};
+use crate::models_file::{ModelConfig, ModelOverride, ModelsFile, ProviderConfig};
 
 /// One usable model, with its connection facts still unresolved (`apiKey` and
 /// header values may be `$NAME` or `!command`, see [`crate::resolve_value`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelEntry {
-    /// Provider ID (`openai`, `anthropic`, or a `models.json` key).
+    /// Provider ID (a built-in one, or a `models.json` key).
     pub provider: String,
     /// Model ID sent to the API.
     pub id: String,
     /// Display name (also matched by `--model`).
     pub name: String,
-    /// Wire API: `openai-completions`, `openai-responses`, `anthropic-messages`.
+    /// Wire API: `openai-completions`, `openai-responses`, `anthropic-messages`, …
     pub api: String,
-    /// API base URL.
+    /// API base URL (a built-in one may hold `{NAME}` placeholders, see
+    /// [`crate::env_auth::fill_base_url`]).
     pub base_url: String,
     /// Raw `apiKey` from `models.json`, if any.
     pub api_key: Option<String>,
-    /// Environment variable that holds the key for a built-in provider.
+    /// The first environment variable that holds the key of a built-in provider.
     pub env_key: Option<String>,
-    /// Raw request headers.
+    /// Raw request headers (the catalogue's, then `models.json`'s).
     pub headers: BTreeMap<String, String>,
     /// Send the key as `Authorization: Bearer`.
     pub auth_header: bool,
@@ -46,192 +51,185 @@ pub struct ModelEntry {
     pub context_window: u64,
     /// Maximum output tokens.
     pub max_tokens: u64,
-    /// The `compat` switches (provider's, then the model's, then `modelOverrides`').
+    /// The checked `compat` switches `models.json` sets (provider's, then the
+    /// model's, then `modelOverrides`'); [`ModelEntry::compat_object`] is the
+    /// whole merged object, the catalogue's included.
     pub compat: ModelCompat,
+    /// Every `compat` key `models.json` sets, merged as [`ModelEntry::compat`].
+    pub compat_layers: Map<String, Value>,
+    /// Prices in dollars per million tokens.
+    pub cost: ModelCost,
+    /// The provider value for each thinking level.
+    pub thinking_level_map: ThinkingLevelMap,
+    /// The catalogue's facts, for a built-in model.
+    pub builtin: Option<&'static CatalogModel>,
 }
 
-/// The switches of a `compat` object that pi reads (they shape
-/// `openai-completions` requests, and strict tools on every API); other
-/// keys are accepted and ignored.
-/// `None` leaves a switch to detection from the provider and base URL.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelCompat {
-    /// `supportsStore`: whether the request may carry `store: false`.
-    pub supports_store: Option<bool>,
-    /// `supportsDeveloperRole`: a reasoning model's system prompt as role `developer`.
-    pub supports_developer_role: Option<bool>,
-    /// `supportsUsageInStreaming`: whether to send `stream_options`.
-    pub supports_usage_in_streaming: Option<bool>,
-    /// `maxTokensField`: which field carries the output-token limit.
-    pub max_tokens_field: Option<MaxTokensField>,
-    /// `supportsStrictMode` (OpenAI APIs): tools may be declared strict.
-    pub supports_strict_mode: Option<bool>,
-    /// `supportsStrictTools` (Anthropic Messages): tools may be declared strict.
-    pub supports_strict_tools: Option<bool>,
-}
+impl ModelEntry {
+    /// The whole `compat` object: the catalogue's, then `models.json`'s keys over it.
+    pub fn compat_object(&self) -> Map<String, Value> {
+        let mut object = match self.builtin.map(|m| m.compat).filter(|t| !t.is_empty()) {
+            Some(text) => serde_json::from_str(text).unwrap_or_default(),
+            None => Map::new(),
+        };
+        merge_object(&mut object, &self.compat_layers);
+        object
+    }
 
-impl ModelCompat {
-    /// These switches over `base`: each one set here wins.
-    pub fn over(self, base: ModelCompat) -> ModelCompat {
-        ModelCompat {
-            supports_store: self.supports_store.or(base.supports_store),
-            supports_developer_role: self.supports_developer_role.or(base.supports_developer_role),
-            supports_usage_in_streaming: self.supports_usage_in_streaming.or(base.supports_usage_in_streaming),
-            max_tokens_field: self.max_tokens_field.or(base.max_tokens_field),
-            supports_strict_mode: self.supports_strict_mode.or(base.supports_strict_mode),
-            supports_strict_tools: self.supports_strict_tools.or(base.supports_strict_tools),
-        }
+    /// The checked switches of [`ModelEntry::compat_object`].
+    pub fn compat_switches(&self) -> ModelCompat {
+        ModelCompat::of_object(&self.compat_object())
     }
 }
 
-/// The values of `maxTokensField`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MaxTokensField {
-    /// `"max_tokens"`.
-    MaxTokens,
-    /// `"max_completion_tokens"`.
-    MaxCompletionTokens,
+/// Prices in dollars per million tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ModelCost {
+    /// Input tokens.
+    pub input: f64,
+    /// Output tokens.
+    pub output: f64,
+    /// Cache reads.
+    pub cache_read: f64,
+    /// Cache writes.
+    pub cache_write: f64,
 }
 
-impl MaxTokensField {
-    /// The value as written in `models.json` (also the request field's name).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::MaxTokens => "max_tokens",
-            Self::MaxCompletionTokens => "max_completion_tokens",
+/// The provider value sent for each thinking level (`thinkingLevelMap`): a
+/// level mapped to `null` is unsupported; an unmapped one takes the provider's
+/// default value (through `high`; `xhigh` and `max` need a mapping).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThinkingLevelMap {
+    builtin: &'static [(&'static str, Option<&'static str>)],
+    set: BTreeMap<String, Option<String>>,
+}
+
+impl ThinkingLevelMap {
+    /// `None`: not mapped; `Some(None)`: unsupported; `Some(Some(v))`: sent as `v`.
+    pub fn get(&self, level: &str) -> Option<Option<&str>> {
+        if let Some(v) = self.set.get(level) {
+            return Some(v.as_deref());
         }
+        self.builtin.iter().find(|(l, _)| *l == level).map(|(_, v)| *v)
+    }
+
+    /// Every mapped level.
+    pub fn entries(&self) -> BTreeMap<String, Option<String>> {
+        let mut all: BTreeMap<String, Option<String>> =
+            self.builtin.iter().map(|(l, v)| (l.to_string(), v.map(String::from))).collect();
+        all.extend(self.set.clone());
+        all
+    }
+
+    /// `levels` set over the current mapping.
+    pub fn extend(&mut self, levels: BTreeMap<String, Option<String>>) {
+        self.set.extend(levels);
+    }
+
+    /// No level is mapped.
+    pub fn is_empty(&self) -> bool {
+        self.builtin.is_empty() && self.set.is_empty()
     }
 }
-
-/// A provider the binary knows without configuration.
-#[derive(Debug, Clone, Copy)]
-pub struct BuiltinProvider {
-    /// Provider ID.
-    pub id: &'static str,
-    /// Wire API.
-    pub api: &'static str,
-    /// Base URL.
-    pub base_url: &'static str,
-    /// Environment variable holding the key.
-    pub env_key: &'static str,
-    /// (model id, reasoning, image input, context window, max output tokens).
-    pub models: &'static [(&'static str, bool, bool, u64, u64)],
-}
-
-const BUILTINS: &[BuiltinProvider] = &[
-    BuiltinProvider {
-        id: "anthropic",
-        api: "anthropic-messages",
-        base_url: "https://api.anthropic.com",
-        env_key: "ANTHROPIC_API_KEY",
-        models: &[
-            ("claude-sonnet-4-5", true, true, 200_000, 64_000),
-            ("claude-opus-4-1", true, true, 200_000, 32_000),
-            ("claude-haiku-4-5", true, true, 200_000, 64_000),
-        ],
-    },
-    BuiltinProvider {
-        id: "openai",
-        api: "openai-responses",
-        base_url: "https://api.openai.com/v1",
-        env_key: "OPENAI_API_KEY",
-        models: &[
-            ("gpt-5", true, true, 400_000, 128_000),
-            ("gpt-5-mini", true, true, 400_000, 128_000),
-            ("gpt-4.1", false, true, 1_047_576, 32_768),
-            ("gpt-4o", false, true, 128_000, 16_384),
-            ("gpt-4o-mini", false, true, 128_000, 16_384),
-        ],
-    },
-];
 
 /// Default context window of a configured model.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 /// Default output limit of a configured model.
 pub const DEFAULT_MAX_TOKENS: u64 = 16_384;
 
-/// The built-in catalogue as entries.
+fn builtin_entry(p: &'static CatalogProvider, m: &'static CatalogModel) -> ModelEntry {
+    let base_url = if m.base_url.is_empty() { p.base_url } else { m.base_url };
+    let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    for (k, v) in p.headers.iter().chain(m.headers) {
+        headers.insert(k.to_string(), v.to_string());
+    }
+    ModelEntry {
+        provider: p.id.to_string(),
+        id: m.id.to_string(),
+        name: m.name.to_string(),
+        api: m.api.to_string(),
+        base_url: base_url.to_string(),
+        api_key: None,
+        env_key: p.key_env.first().map(|k| k.to_string()),
+        headers,
+        auth_header: false,
+        reasoning: m.reasoning,
+        input: m.input.iter().map(|i| i.to_string()).collect(),
+        context_window: m.context_window,
+        max_tokens: m.max_tokens,
+        compat: ModelCompat::default(),
+        compat_layers: Map::new(),
+        cost: ModelCost {
+            input: m.cost.input,
+            output: m.cost.output,
+            cache_read: m.cost.cache_read,
+            cache_write: m.cost.cache_write,
+        },
+        thinking_level_map: ThinkingLevelMap { builtin: m.thinking_level_map, set: BTreeMap::new() },
+        builtin: Some(m),
+    }
+}
+
+/// The built-in catalogue as entries, provider by provider.
 pub fn builtin_models() -> Vec<ModelEntry> {
-    BUILTINS
-        .iter()
-        .flat_map(|p| {
-            p.models.iter().map(move |(id, reasoning, image, ctx, max)| ModelEntry {
-                provider: p.id.to_string(),
-                id: id.to_string(),
-                name: id.to_string(),
-                api: p.api.to_string(),
-                base_url: p.base_url.to_string(),
-                api_key: None,
-                env_key: Some(p.env_key.to_string()),
-                headers: BTreeMap::new(),
-                auth_header: false,
-                reasoning: *reasoning,
-                input: if *image { vec!["text".into(), "image".into()] } else { vec!["text".into()] },
-                context_window: *ctx,
-                max_tokens: *max,
-                compat: ModelCompat::default(),
-            })
-        })
-        .collect()
+    builtin_providers().iter().flat_map(|p| p.models().iter().map(move |m| builtin_entry(p, m))).collect()
 }
 
-/// The parsed shape of `models.json`.
-#[derive(Debug, Default, Deserialize)]
-pub struct ModelsFile {
-    /// Providers by ID.
-    #[serde(default)]
-    pub providers: BTreeMap<String, ProviderConfig>,
+fn invalid(path: &Path, message: String) -> ConfigError {
+    ConfigError::Invalid { path: path.to_path_buf(), message }
 }
 
-/// One provider of `models.json`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProviderConfig {
-    base_url: Option<String>,
-    api_key: Option<String>,
-    api: Option<String>,
-    #[serde(default)]
-    headers: BTreeMap<String, String>,
-    #[serde(default)]
-    auth_header: bool,
-    #[serde(default)]
-    compat: ModelCompat,
-    #[serde(default)]
-    models: Vec<ModelConfig>,
-    #[serde(default)]
-    model_overrides: BTreeMap<String, ModelOverride>,
-}
-
-/// One `modelOverrides` entry: `compat` checked, the rest read loosely.
-#[derive(Debug, Default, Deserialize)]
-struct ModelOverride {
-    #[serde(default)]
-    compat: ModelCompat,
-    #[serde(flatten)]
-    fields: BTreeMap<String, Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ModelConfig {
-    id: String,
-    name: Option<String>,
-    api: Option<String>,
-    base_url: Option<String>,
-    reasoning: Option<bool>,
-    input: Option<Vec<String>>,
-    context_window: Option<u64>,
-    max_tokens: Option<u64>,
-    #[serde(default)]
-    headers: BTreeMap<String, String>,
-    #[serde(default)]
-    compat: ModelCompat,
+/// A `models` entry of provider `pid` as a model; `existing` are the
+/// provider's models before it (the defaults of a built-in provider).
+fn custom_entry(
+    path: &Path,
+    pid: &str,
+    p: &ProviderConfig,
+    mc: ModelConfig,
+    existing: Option<&ModelEntry>,
+) -> Result<ModelEntry, ConfigError> {
+    let builtin_base = crate::catalog::builtin_provider(pid).map(|b| b.base_url).filter(|u| !u.is_empty());
+    let api = mc.api.or_else(|| p.api.clone()).or_else(|| existing.map(|m| m.api.clone()));
+    let base = mc
+        .base_url
+        .or_else(|| p.base_url.clone())
+        .or_else(|| builtin_base.map(String::from))
+        .or_else(|| existing.map(|m| m.base_url.clone()));
+    let (Some(api), Some(base_url)) = (api, base) else {
+        return Err(invalid(path, format!("model \"{}\" of provider \"{pid}\" needs \"baseUrl\" and \"api\"", mc.id)));
+    };
+    let mut headers = p.headers.clone();
+    headers.extend(mc.headers);
+    let mut compat_layers = p.compat.object.clone();
+    merge_object(&mut compat_layers, &mc.compat.object);
+    let mut thinking_level_map = ThinkingLevelMap::default();
+    thinking_level_map.extend(mc.thinking_level_map.unwrap_or_default());
+    Ok(ModelEntry {
+        provider: pid.to_string(),
+        name: mc.name.unwrap_or_else(|| mc.id.clone()),
+        id: mc.id,
+        api,
+        base_url,
+        api_key: p.api_key.clone(),
+        env_key: existing.and_then(|m| m.env_key.clone()),
+        headers,
+        auth_header: p.auth_header,
+        reasoning: mc.reasoning.unwrap_or(false),
+        input: mc.input.unwrap_or_else(|| vec!["text".into()]),
+        context_window: mc.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
+        max_tokens: mc.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        compat: mc.compat.switches.over(p.compat.switches),
+        compat_layers,
+        cost: mc.cost.unwrap_or_default(),
+        thinking_level_map,
+        builtin: None,
+    })
 }
 
 fn apply_override(m: &mut ModelEntry, over: &ModelOverride) {
-    m.compat = over.compat.over(m.compat);
+    m.compat = over.compat.switches.over(m.compat);
+    merge_object(&mut m.compat_layers, &over.compat.object);
     let o = &over.fields;
     if let Some(v) = o.get("name").and_then(Value::as_str) {
         m.name = v.to_string();
@@ -248,6 +246,61 @@ fn apply_override(m: &mut ModelEntry, over: &ModelOverride) {
     if let Some(v) = o.get("input").and_then(Value::as_array) {
         m.input = v.iter().filter_map(|x| x.as_str().map(String::from)).collect();
     }
+    if let Some(cost) = o.get("cost").and_then(Value::as_object) {
+        let price = |k: &str, old: f64| cost.get(k).and_then(Value::as_f64).unwrap_or(old);
+        m.cost = ModelCost {
+            input: price("input", m.cost.input),
+            output: price("output", m.cost.output),
+            cache_read: price("cacheRead", m.cost.cache_read),
+            cache_write: price("cacheWrite", m.cost.cache_write),
+        };
+    }
+    if let Some(map) = o.get("thinkingLevelMap").and_then(Value::as_object) {
+        let levels = map.iter().filter(|(_, v)| v.is_null() || v.is_string());
+        m.thinking_level_map.extend(levels.map(|(k, v)| (k.clone(), v.as_str().map(String::from))).collect());
+    }
+    if let Some(headers) = o.get("headers").and_then(Value::as_object) {
+        for (k, v) in headers {
+            if let Some(v) = v.as_str() {
+                m.headers.insert(k.clone(), v.to_string());
+            }
+        }
+    }
+}
+
+/// `p` (the `models.json` entry of provider `pid`) applied to `models`.
+fn apply_provider(path: &Path, models: &mut Vec<ModelEntry>, pid: &str, p: ProviderConfig) -> Result<(), ConfigError> {
+    for m in models.iter_mut().filter(|m| m.provider == pid) {
+        if let Some(u) = &p.base_url {
+            m.base_url = u.clone();
+        }
+        if let Some(k) = &p.api_key {
+            m.api_key = Some(k.clone());
+        }
+        if p.auth_header {
+            m.auth_header = true;
+        }
+        m.headers.extend(p.headers.clone());
+        m.compat = p.compat.switches.over(m.compat);
+        merge_object(&mut m.compat_layers, &p.compat.object);
+    }
+    let mut p = p;
+    let configs = std::mem::take(&mut p.models);
+    for mc in configs {
+        let existing = models.iter().find(|m| m.provider == pid);
+        let entry = custom_entry(path, pid, &p, mc, existing)?;
+        match models.iter().position(|m| m.provider == entry.provider && m.id == entry.id) {
+            Some(at) => models[at] = entry,
+            None => models.push(entry),
+        }
+    }
+    // As in the reference, overrides come last: they patch custom models too.
+    for m in models.iter_mut().filter(|m| m.provider == pid) {
+        if let Some(o) = p.model_overrides.get(&m.id) {
+            apply_override(m, o);
+        }
+    }
+    Ok(())
 }
 
 /// Every model: the built-ins changed and extended by `<agent_dir>/models.json`
@@ -260,134 +313,13 @@ pub fn load_models(agent_dir: &Path) -> Result<Vec<ModelEntry>, ConfigError> {
         Ok(None) => return Ok(models),
         Err(source) => return Err(ConfigError::Read { path, source }),
     };
-    let text = text.as_str();
-    let file: ModelsFile =
-        serde_json::from_str(text).map_err(|e| ConfigError::Invalid { path: path.clone(), message: e.to_string() })?;
+    let file: ModelsFile = serde_json::from_str(&text).map_err(|e| invalid(&path, e.to_string()))?;
     for (pid, p) in file.providers {
-        for m in models.iter_mut().filter(|m| m.provider == pid) {
-            if let Some(u) = &p.base_url {
-                m.base_url = u.clone();
-            }
-            if let Some(k) = &p.api_key {
-                m.api_key = Some(k.clone());
-            }
-            m.headers.extend(p.headers.clone());
-            m.compat = p.compat.over(m.compat);
-        }
-        for mc in p.models {
-            let api = mc.api.or_else(|| p.api.clone());
-            let base = mc.base_url.or_else(|| p.base_url.clone());
-            let (Some(api), Some(base_url)) = (api, base) else {
-                return Err(ConfigError::Invalid {
-                    path: path.clone(),
-                    message: format!("model \"{}\" of provider \"{pid}\" needs \"baseUrl\" and \"api\"", mc.id),
-                });
-            };
-            let mut headers = p.headers.clone();
-            headers.extend(mc.headers);
-            let entry = ModelEntry {
-                provider: pid.clone(),
-                name: mc.name.unwrap_or_else(|| mc.id.clone()),
-                id: mc.id,
-                api,
-                base_url,
-                api_key: p.api_key.clone(),
-                env_key: None,
-                headers,
-                auth_header: p.auth_header,
-                reasoning: mc.reasoning.unwrap_or(false),
-                input: mc.input.unwrap_or_else(|| vec!["text".into()]),
-                context_window: mc.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
-                max_tokens: mc.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-                compat: mc.compat.over(p.compat),
-            };
-            models.retain(|m| !(m.provider == entry.provider && m.id == entry.id));
-            models.push(entry);
-        }
-        // As in the reference, overrides come last: they patch custom models too.
-        for m in models.iter_mut().filter(|m| m.provider == pid) {
-            if let Some(o) = p.model_overrides.get(&m.id) {
-                apply_override(m, o);
-            }
-        }
+        apply_provider(&path, &mut models, &pid, p)?;
     }
     Ok(models)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn custom_provider_and_builtin_base_url() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("models.json"),
-            r#"{"providers":{"mock":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions","apiKey":"x","models":[{"id":"mock-1"}]},
-               "anthropic":{"baseUrl":"https://proxy.example/v1"}}}"#,
-        )
-        .unwrap();
-        let models = load_models(dir.path()).unwrap();
-        let mock = models.iter().find(|m| m.provider == "mock").unwrap();
-        assert_eq!((mock.id.as_str(), mock.api.as_str(), mock.max_tokens), ("mock-1", "openai-completions", 16384));
-        assert_eq!(mock.api_key.as_deref(), Some("x"));
-        assert!(models.iter().filter(|m| m.provider == "anthropic").all(|m| m.base_url == "https://proxy.example/v1"));
-    }
-
-    #[test]
-    fn missing_file_is_fine_and_bad_file_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(!load_models(dir.path()).unwrap().is_empty());
-        std::fs::write(dir.path().join("models.json"), "{nope").unwrap();
-        let e = load_models(dir.path()).unwrap_err().to_string();
-        assert!(e.starts_with("Invalid ") && e.contains("models.json"), "{e}");
-        std::fs::write(dir.path().join("models.json"), r#"{"providers":{"x":{"models":[{"id":"m"}]}}}"#).unwrap();
-        assert!(load_models(dir.path()).unwrap_err().to_string().contains("needs \"baseUrl\" and \"api\""));
-    }
-
-    #[test]
-    fn compat_merges_provider_model_and_override() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("models.json"),
-            r#"{"providers":{"mock":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions",
-                 "compat":{"supportsStore":false,"maxTokensField":"max_tokens","thinkingFormat":"qwen"},
-                 "models":[{"id":"a","compat":{"supportsStore":true,"other":{"x":1},"supportsStrictTools":true}},{"id":"b"}],
-                 "modelOverrides":{"b":{"name":"B","compat":{"supportsUsageInStreaming":false}}}}}}"#,
-        )
-        .unwrap();
-        let models = load_models(dir.path()).unwrap();
-        let get = |id: &str| models.iter().find(|m| m.provider == "mock" && m.id == id).unwrap();
-        let a = get("a").compat;
-        assert_eq!((a.supports_store, a.max_tokens_field), (Some(true), Some(MaxTokensField::MaxTokens)));
-        assert_eq!(a.supports_usage_in_streaming, None);
-        assert_eq!((a.supports_strict_tools, a.supports_strict_mode), (Some(true), None));
-        let b = get("b");
-        assert_eq!(b.name, "B");
-        assert_eq!(
-            b.compat,
-            ModelCompat {
-                supports_store: Some(false),
-                supports_developer_role: None,
-                supports_usage_in_streaming: Some(false),
-                max_tokens_field: Some(MaxTokensField::MaxTokens),
-                supports_strict_mode: None,
-                supports_strict_tools: None,
-            }
-        );
-        assert!(builtin_models().iter().all(|m| m.compat == ModelCompat::default()));
-        assert_eq!(MaxTokensField::MaxCompletionTokens.as_str(), "max_completion_tokens");
-    }
-
-    #[test]
-    fn a_bad_compat_value_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        for compat in [r#"{"maxTokensField":"bogus"}"#, r#"{"supportsStore":"no"}"#, "5"] {
-            let text = format!(
-                r#"{{"providers":{{"mock":{{"baseUrl":"u","api":"openai-completions","models":[{{"id":"m","compat":{compat}}}]}}}}}}"#
-            );
-            std::fs::write(dir.path().join("models.json"), text).unwrap();
-            assert!(load_models(dir.path()).unwrap_err().to_string().starts_with("Invalid "), "{compat}");
-        }
-    }
-}
+#[path = "models_tests.rs"]
+mod tests;

@@ -853,7 +853,20 @@ pub fn isolated_pi(bin: &str, home: &Path, work: &Path, tmp: &Path) -> std::proc
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("PI_CODING_AGENT_SESSION_DIR");
+    // Any provider credential of the caller would make that provider's models available.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(credential_var) {
+            c.env_remove(&name);
+        }
+    }
     c
+}
+
+/// Whether an environment variable may give a provider credentials (keys,
+/// tokens, cloud accounts).
+fn credential_var(name: &str) -> bool {
+    const PREFIXES: [&str; 5] = ["AWS_", "GOOGLE_", "GCLOUD_", "CLOUDFLARE_", "AZURE_"];
+    name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 #[cfg(test)]

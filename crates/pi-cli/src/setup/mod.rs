@@ -157,7 +157,7 @@ async fn startup_diagnostics(
 
 /// Stage: `--list-models` prints the table and ends the run.
 fn list_models(args: &CliArgs, search: Option<&str>, models: &[pi_config::ModelEntry]) {
-    let table = crate::model_select::list(models, search);
+    let table = crate::model_list::list(models, search);
     // Outside the plain `pi --list-models`, standard output belongs to the mode.
     let ttys = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if args.print || args.mode != Mode::Text || (args.mode_given && !ttys) {
@@ -262,6 +262,9 @@ fn start_in(
     let resources = resources::load(&env, args, &settings, trust.trusted, report);
     let models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
     let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &mut loaded, &models, report));
+    if crate::model_select::default_model(&models).is_none() {
+        report.warn(text::no_models_available());
+    }
     if let Some(search) = &args.list_models {
         list_models(args, search.as_deref(), &models);
         return Ok(None);

@@ -1,6 +1,7 @@
 //! The model stage: what `--model`/`--provider` name (reported with the other
 //! start-up diagnostics), then the model of the run (the command line's, the
-//! `defaultProvider`/`defaultModel` settings', or the first with a key), its
+//! `defaultProvider`/`defaultModel` settings', or a provider's default model
+//! among those with a key), its
 //! key and its thinking level (clamped to what the model supports).
 
 use pi_config::{ModelEntry, Settings};
@@ -19,7 +20,13 @@ pub(crate) fn from_cli(args: &CliArgs, models: &[ModelEntry], diagnostics: &mut 
         diagnostics.push(Diagnostic::Error(text::provider_requires_model(p)));
     }
     let found = args.model.as_deref().and_then(|pattern| {
-        match model_select::resolve(models, pattern, args.provider.as_deref(), args.thinking.as_deref()) {
+        match model_select::resolve(
+            models,
+            pattern,
+            args.provider.as_deref(),
+            args.thinking.as_deref(),
+            args.api_key.is_some(),
+        ) {
             Ok(r) => {
                 diagnostics.extend(r.warning.map(Diagnostic::Warning));
                 Some((r.entry, r.thinking))
@@ -50,12 +57,14 @@ pub(crate) fn choose(args: &CliArgs, settings: &Settings, models: &[ModelEntry],
             });
             preferred
                 .map(|(m, t)| (m.clone(), t))
-                .or_else(|| model_select::available(models).first().map(|m| ((*m).clone(), None)))
+                .or_else(|| model_select::default_model(models).map(|m| (m.clone(), None)))
                 .ok_or_else(|| Stop::Error(text::NO_MODEL.into()))?
         }
     };
     let api_key = match model_select::api_key_for(&entry, args.api_key.as_deref()) {
         Ok(Some(k)) => Some(k),
+        // Ambient credentials (Bedrock, Vertex) are the provider client's to use.
+        Ok(None) if model_select::provider_has_auth(&entry.provider) => None,
         Ok(None) => return Err(Stop::Error(text::NO_API_KEY.into())),
         Err(e) => return Err(Stop::Error(e)),
     };
