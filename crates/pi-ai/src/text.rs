@@ -40,6 +40,10 @@ pub fn sse_event_too_large(limit: usize) -> String {
     format!("Error reading response: a server-sent event is larger than {} MiB", limit / (1024 * 1024))
 }
 
+/// Anthropic with a Claude subscription (OAuth) token: the first system
+/// block, as Claude Code sends it.
+pub const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+
 /// The request timed out (no bytes for the read timeout).
 pub const TIMED_OUT: &str = "Request timed out.";
 /// An HTTP error without a body.

@@ -208,6 +208,29 @@ pub fn clamp_thinking_level(model: &ModelEntry, level: &str) -> &'static str {
     above.or(below).copied().unwrap_or(lowest)
 }
 
+/// The provider layer's `compat` from a configured one: the checked
+/// switches and every other one as written (a switch of the wrong type
+/// there is dropped with the rest of the unchecked ones).
+fn ai_compat(c: &pi_config::ModelCompat) -> pi_ai::OpenAiCompletionsCompat {
+    let basic = pi_ai::OpenAiCompletionsCompat {
+        supports_store: c.supports_store,
+        supports_developer_role: c.supports_developer_role,
+        supports_usage_in_streaming: c.supports_usage_in_streaming,
+        max_tokens_field: c.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
+        supports_strict_mode: c.supports_strict_mode,
+        supports_strict_tools: c.supports_strict_tools,
+        ..Default::default()
+    };
+    if c.other.is_empty() {
+        return basic;
+    }
+    let mut all = c.other.clone();
+    if let Ok(serde_json::Value::Object(b)) = serde_json::to_value(&basic) {
+        all.extend(b);
+    }
+    serde_json::from_value(serde_json::Value::Object(all)).unwrap_or(basic)
+}
+
 /// A configured model as the provider layer's model.
 pub fn ai_model(e: &ModelEntry) -> pi_ai::Model {
     pi_ai::Model {
@@ -221,14 +244,8 @@ pub fn ai_model(e: &ModelEntry) -> pi_ai::Model {
         context_window: e.context_window,
         max_tokens: e.max_tokens,
         headers: e.headers.iter().map(|(k, v)| (k.clone(), resolve_value(k, v).unwrap_or_default())).collect(),
-        compat: pi_ai::OpenAiCompletionsCompat {
-            supports_store: e.compat.supports_store,
-            supports_developer_role: e.compat.supports_developer_role,
-            supports_usage_in_streaming: e.compat.supports_usage_in_streaming,
-            max_tokens_field: e.compat.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
-            supports_strict_mode: e.compat.supports_strict_mode,
-            supports_strict_tools: e.compat.supports_strict_tools,
-        },
+        compat: ai_compat(&e.compat),
+        thinking_level_map: e.thinking_level_map.clone(),
         ..Default::default()
     }
 }

@@ -25,7 +25,7 @@ mod value;
 pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
 pub use error::ConfigError;
-pub use models::{BuiltinProvider, ModelEntry, ModelsFile, builtin_models, load_models};
+pub use models::{BuiltinProvider, ModelCompat, ModelEntry, ModelsFile, builtin_models, load_models};
 pub use settings::{Diagnostic, RetryConfig, Settings, SettingsError};
 pub use trust::{DefaultTrust, TrustError, TrustOutcome, TrustStore, resolve_trust};
 pub use value::resolve_value;

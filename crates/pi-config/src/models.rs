@@ -48,13 +48,15 @@ pub struct ModelEntry {
     pub max_tokens: u64,
     /// The `compat` switches (provider's, then the model's, then `modelOverrides`').
     pub compat: ModelCompat,
+    /// `thinkingLevelMap`: the value sent for each thinking level (`null`: unsupported).
+    pub thinking_level_map: BTreeMap<String, Option<String>>,
 }
 
-/// The switches of a `compat` object that pi reads (they shape
-/// `openai-completions` requests, and strict tools on every API); other
-/// keys are accepted and ignored.
+/// The switches of a `compat` object: the basic ones checked here (they
+/// shape `openai-completions` requests, and strict tools on every API), the
+/// others kept as given in [`ModelCompat::other`] for the provider layer.
 /// `None` leaves a switch to detection from the provider and base URL.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCompat {
     /// `supportsStore`: whether the request may carry `store: false`.
@@ -69,6 +71,9 @@ pub struct ModelCompat {
     pub supports_strict_mode: Option<bool>,
     /// `supportsStrictTools` (Anthropic Messages): tools may be declared strict.
     pub supports_strict_tools: Option<bool>,
+    /// Every other switch, as written (`thinkingFormat`, `forceAdaptiveThinking`, …).
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, Value>,
 }
 
 impl ModelCompat {
@@ -81,6 +86,11 @@ impl ModelCompat {
             max_tokens_field: self.max_tokens_field.or(base.max_tokens_field),
             supports_strict_mode: self.supports_strict_mode.or(base.supports_strict_mode),
             supports_strict_tools: self.supports_strict_tools.or(base.supports_strict_tools),
+            other: {
+                let mut other = base.other;
+                other.extend(self.other);
+                other
+            },
         }
     }
 }
@@ -172,6 +182,7 @@ pub fn builtin_models() -> Vec<ModelEntry> {
                 context_window: *ctx,
                 max_tokens: *max,
                 compat: ModelCompat::default(),
+                thinking_level_map: BTreeMap::new(),
             })
         })
         .collect()
@@ -228,10 +239,12 @@ struct ModelConfig {
     headers: BTreeMap<String, String>,
     #[serde(default)]
     compat: ModelCompat,
+    #[serde(default)]
+    thinking_level_map: BTreeMap<String, Option<String>>,
 }
 
 fn apply_override(m: &mut ModelEntry, over: &ModelOverride) {
-    m.compat = over.compat.over(m.compat);
+    m.compat = over.compat.clone().over(std::mem::take(&mut m.compat));
     let o = &over.fields;
     if let Some(v) = o.get("name").and_then(Value::as_str) {
         m.name = v.to_string();
@@ -272,7 +285,7 @@ pub fn load_models(agent_dir: &Path) -> Result<Vec<ModelEntry>, ConfigError> {
                 m.api_key = Some(k.clone());
             }
             m.headers.extend(p.headers.clone());
-            m.compat = p.compat.over(m.compat);
+            m.compat = p.compat.clone().over(std::mem::take(&mut m.compat));
         }
         for mc in p.models {
             let api = mc.api.or_else(|| p.api.clone());
@@ -299,7 +312,8 @@ pub fn load_models(agent_dir: &Path) -> Result<Vec<ModelEntry>, ConfigError> {
                 input: mc.input.unwrap_or_else(|| vec!["text".into()]),
                 context_window: mc.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
                 max_tokens: mc.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-                compat: mc.compat.over(p.compat),
+                compat: mc.compat.over(p.compat.clone()),
+                thinking_level_map: mc.thinking_level_map,
             };
             models.retain(|m| !(m.provider == entry.provider && m.id == entry.id));
             models.push(entry);
@@ -358,7 +372,7 @@ mod tests {
         .unwrap();
         let models = load_models(dir.path()).unwrap();
         let get = |id: &str| models.iter().find(|m| m.provider == "mock" && m.id == id).unwrap();
-        let a = get("a").compat;
+        let a = get("a").compat.clone();
         assert_eq!((a.supports_store, a.max_tokens_field), (Some(true), Some(MaxTokensField::MaxTokens)));
         assert_eq!(a.supports_usage_in_streaming, None);
         assert_eq!((a.supports_strict_tools, a.supports_strict_mode), (Some(true), None));
@@ -373,8 +387,11 @@ mod tests {
                 max_tokens_field: Some(MaxTokensField::MaxTokens),
                 supports_strict_mode: None,
                 supports_strict_tools: None,
+                other: serde_json::json!({"thinkingFormat": "qwen"}).as_object().cloned().unwrap_or_default(),
             }
         );
+        assert_eq!(a.other.get("other"), Some(&serde_json::json!({"x": 1})), "unknown switches are kept");
+        assert_eq!(a.other.get("thinkingFormat"), Some(&serde_json::json!("qwen")), "the provider's too");
         assert!(builtin_models().iter().all(|m| m.compat == ModelCompat::default()));
         assert_eq!(MaxTokensField::MaxCompletionTokens.as_str(), "max_completion_tokens");
     }
