@@ -3,6 +3,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod anthropic_wire;
 mod body;
+mod completions_thinking;
 pub mod faux;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
