@@ -72,7 +72,7 @@ use tokio::sync::mpsc;
 
 pub use compat::{AnthropicCompat, CompletionsCompat, ThinkingFormat};
 pub use event::{AssistantMessageEvent, PartialMessage};
-pub use failure::{Failure, FailureKind, parse_retry_after};
+pub use failure::{Failure, FailureKind, is_quota_error, parse_retry_after};
 pub use hooks::{RequestHooks, SharedHooks};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::anthropic_wire::is_anthropic_oauth_token;
