@@ -86,14 +86,16 @@ impl RetrySettings {
 
 /// Whether another attempt may succeed: a 408, 429 or 5xx status (answered,
 /// or reported inside the stream), a connection failure, a timeout, a cut
-/// stream. Not other statuses (a bad request, a refused key), nor a
-/// malformed answer.
+/// stream; whatever the server said with `x-should-retry`. Not other
+/// statuses (a bad request, a refused key), an account out of quota or
+/// credit, nor a malformed answer.
 pub fn is_retryable(failure: &Failure) -> bool {
     match failure.kind {
         FailureKind::Connection | FailureKind::Timeout | FailureKind::StreamCut => true,
         FailureKind::Status(s) | FailureKind::Reported(Some(s)) => {
             RETRYABLE_CLIENT_STATUSES.contains(&s) || (500..600).contains(&s)
         }
+        FailureKind::Advised { retry, .. } => retry,
         FailureKind::Reported(None) | FailureKind::Other => false,
     }
 }
@@ -128,6 +130,8 @@ mod tests {
         assert!(is_retryable(&Failure::new(FailureKind::StreamCut)));
         assert!(!is_retryable(&Failure::new(FailureKind::Reported(None))));
         assert!(!is_retryable(&Failure::new(FailureKind::Other)));
+        assert!(!is_retryable(&Failure::new(FailureKind::Advised { status: Some(429), retry: false })));
+        assert!(is_retryable(&Failure::new(FailureKind::Advised { status: Some(400), retry: true })));
     }
 
     #[test]

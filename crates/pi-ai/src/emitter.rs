@@ -35,6 +35,9 @@ pub(crate) struct Emitter {
     started: bool,
     /// The request's hooks that hear the answer, when any do.
     hooks: Option<crate::hooks::SharedHooks>,
+    /// The names of the request's tools, when a call's name must be matched
+    /// to them without regard to case (see [`Emitter::local_tool_name`]).
+    tool_names: Vec<String>,
 }
 
 impl Emitter {
@@ -55,7 +58,24 @@ impl Emitter {
             parsed_len: HashMap::new(),
             started: false,
             hooks: None,
+            tool_names: Vec::new(),
         }
+    }
+
+    /// Note the names of the request's tools.
+    pub(crate) fn know_tools<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        self.tool_names = names.into_iter().map(str::to_string).collect();
+    }
+
+    /// The request's tool a call names, spelled as the tool spells it when
+    /// [`Emitter::know_tools`] was told the names (Anthropic answers a
+    /// subscription request in Claude Code's spelling); else, or when no
+    /// tool matches, the name as it came.
+    pub(crate) fn local_tool_name(&self, name: &str) -> String {
+        if self.tool_names.iter().any(|t| t == name) {
+            return name.to_string();
+        }
+        self.tool_names.iter().find(|t| t.eq_ignore_ascii_case(name)).cloned().unwrap_or_else(|| name.to_string())
     }
 
     /// Let `hooks` hear the answer (its status and headers, its stream events).

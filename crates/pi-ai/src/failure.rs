@@ -25,6 +25,53 @@ pub enum FailureKind {
     /// Anything else: a malformed answer, an invalid header, an unsupported
     /// API, a scripted failure.
     Other,
+    /// An error (with the HTTP status it came with, when any) on whose retry
+    /// the server or the error itself decided: an `x-should-retry: true` or
+    /// `false` header (as the OpenAI and Anthropic clients obey it), or an
+    /// account out of quota or credit ([`is_quota_error`]), never retried.
+    Advised {
+        /// The answer's status, or the one a reported error names.
+        status: Option<u16>,
+        /// Whether another attempt may succeed.
+        retry: bool,
+    },
+}
+
+/// The header by which a server says whether to retry (`true`/`false`).
+pub const SHOULD_RETRY_HEADER: &str = "x-should-retry";
+
+/// Words that mark an error as an account out of quota or credit, looked
+/// for without regard to case in the error's text: the reference decides
+/// these by the words (OpenAI's `insufficient_quota` code, Anthropic's
+/// `billing_error` type, gateways' `quota exceeded`), so pi does too.
+const QUOTA_WORDS: [&str; 3] = ["insufficient_quota", "billing", "quota exceeded"];
+
+/// Whether an error's text says the account is out of quota or credit
+/// (retrying cannot help; see [`QUOTA_WORDS`]).
+pub fn is_quota_error(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    QUOTA_WORDS.iter().any(|w| lower.contains(w))
+}
+
+impl FailureKind {
+    /// This kind as the server or the error's words advise: a quota error is
+    /// never retried, else an `x-should-retry` value decides; other kinds
+    /// stay as they are.
+    pub fn advised(self, should_retry: Option<bool>, text: &str) -> FailureKind {
+        let status = match self {
+            FailureKind::Status(s) => Some(s),
+            FailureKind::Reported(s) => s,
+            FailureKind::Advised { status, .. } => status,
+            other => return other,
+        };
+        if is_quota_error(text) {
+            return FailureKind::Advised { status, retry: false };
+        }
+        match should_retry {
+            Some(retry) => FailureKind::Advised { status, retry },
+            None => self,
+        }
+    }
 }
 
 /// A failed request's kind, and how long the server asked to wait before
@@ -49,6 +96,7 @@ impl Failure {
     pub fn status(&self) -> Option<u16> {
         match self.kind {
             FailureKind::Status(s) | FailureKind::Reported(Some(s)) => Some(s),
+            FailureKind::Advised { status, .. } => status,
             _ => None,
         }
     }
@@ -114,5 +162,28 @@ mod tests {
         assert_eq!(Failure::new(FailureKind::Reported(Some(529))).status(), Some(529));
         assert_eq!(Failure::new(FailureKind::Reported(None)).status(), None);
         assert_eq!(Failure::new(FailureKind::StreamCut).status(), None);
+        assert_eq!(Failure::new(FailureKind::Advised { status: Some(429), retry: false }).status(), Some(429));
+    }
+
+    #[test]
+    fn quota_words_and_the_servers_say() {
+        let q = FailureKind::Advised { status: Some(429), retry: false };
+        assert_eq!(FailureKind::Status(429).advised(None, r#"{"code":"insufficient_quota"}"#), q);
+        assert_eq!(FailureKind::Status(429).advised(Some(true), "BILLING problem"), q, "quota wins over the header");
+        assert_eq!(FailureKind::Status(429).advised(None, "Quota exceeded for today"), q);
+        assert_eq!(FailureKind::Status(429).advised(None, "You exceeded your current quota"), FailureKind::Status(429));
+        assert_eq!(
+            FailureKind::Status(429).advised(Some(false), "slow down"),
+            FailureKind::Advised { status: Some(429), retry: false }
+        );
+        assert_eq!(
+            FailureKind::Status(400).advised(Some(true), "bad"),
+            FailureKind::Advised { status: Some(400), retry: true }
+        );
+        assert_eq!(
+            FailureKind::Reported(None).advised(None, "billing"),
+            FailureKind::Advised { status: None, retry: false }
+        );
+        assert_eq!(FailureKind::StreamCut.advised(Some(false), "billing"), FailureKind::StreamCut);
     }
 }

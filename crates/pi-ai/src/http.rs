@@ -50,6 +50,8 @@ pub(crate) struct HttpStatusError {
     pub body: String,
     /// The wait the answer asked for (`retry-after-ms`, else `Retry-After`).
     pub retry_after: Option<Duration>,
+    /// The answer's `x-should-retry` (`true` or `false`), when it had one.
+    pub should_retry: Option<bool>,
 }
 
 /// What can go wrong before the event stream starts.
@@ -175,8 +177,9 @@ pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: Vec<u8>) -> Re
     let status = resp.status();
     if !status.is_success() {
         let retry_after = retry_after(resp.headers(), SystemTime::now());
+        let should_retry = should_retry(resp.headers());
         let body = read_error_body(resp).await;
-        return Err(SendError::Status(HttpStatusError { status: status.as_u16(), body, retry_after }));
+        return Err(SendError::Status(HttpStatusError { status: status.as_u16(), body, retry_after, should_retry }));
     }
     let headers = resp.headers().clone();
     let mut stream = SseStream::new(Box::pin(resp.bytes_stream().map(|piece| piece.map(Vec::from))));
@@ -191,6 +194,15 @@ fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     get(RETRY_AFTER_MS)
         .and_then(failure::parse_retry_after_ms)
         .or_else(|| get(RETRY_AFTER).and_then(|v| failure::parse_retry_after(v, now)))
+}
+
+/// The answer's `x-should-retry`: `true` or `false`, else nothing.
+fn should_retry(headers: &HeaderMap) -> Option<bool> {
+    match headers.get(failure::SHOULD_RETRY_HEADER).and_then(|v| v.to_str().ok()).map(str::trim) {
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        _ => None,
+    }
 }
 
 async fn read_error_body(resp: reqwest::Response) -> String {
@@ -323,7 +335,7 @@ mod tests {
     use super::*;
 
     fn e(status: u16, body: &str) -> HttpStatusError {
-        HttpStatusError { status, body: body.to_string(), retry_after: None }
+        HttpStatusError { status, body: body.to_string(), retry_after: None, should_retry: None }
     }
 
     #[test]
@@ -345,6 +357,9 @@ mod tests {
         );
         assert_eq!(retry_after(&map(&[("retry-after", "later")]), now), None);
         assert_eq!(retry_after(&map(&[]), now), None);
+        assert_eq!(should_retry(&map(&[("x-should-retry", "false")])), Some(false));
+        assert_eq!(should_retry(&map(&[("X-Should-Retry", "true")])), Some(true));
+        assert_eq!(should_retry(&map(&[("x-should-retry", "maybe")])), None);
     }
 
     /// Each expected string was printed by the reference (`pi -p`) for the same answer.

@@ -49,6 +49,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod compat;
 mod emitter;
 mod error;
 mod event;
@@ -69,10 +70,12 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use tokio::sync::mpsc;
 
+pub use compat::{AnthropicCompat, CompletionsCompat, ThinkingFormat};
 pub use event::{AssistantMessageEvent, PartialMessage};
-pub use failure::{Failure, FailureKind, parse_retry_after};
+pub use failure::{Failure, FailureKind, is_quota_error, parse_retry_after};
 pub use hooks::{RequestHooks, SharedHooks};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
+pub use providers::anthropic_wire::is_anthropic_oauth_token;
 pub use providers::faux;
 pub use strict::{ConstrainedSampling, StrictMode};
 pub use types::{
@@ -101,7 +104,10 @@ pub fn stream_ref(
     options: StreamOptions,
 ) -> mpsc::Receiver<AssistantMessageEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let em = Emitter::new(tx, model);
+    let mut em = Emitter::new(tx, model);
+    if providers::anthropic_wire::renames_tools(model, &options) {
+        em.know_tools(context.tools.iter().map(|t| t.name.as_str()));
+    }
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
             let work = prepare(model, context, &options);

@@ -58,9 +58,9 @@ pub struct Model {
     /// and base URL.
     #[serde(default)]
     pub compat: OpenAiCompletionsCompat,
-    /// The provider value sent for each thinking level (`thinkingLevelMap`):
-    /// `None` marks a level unsupported; a level not listed takes the API's
-    /// usual value (through `high`).
+    /// The value sent for each thinking level (`thinkingLevelMap`): a level
+    /// mapped to a string sends that string, one mapped to `null` is
+    /// unsupported, an unmapped level sends the API's default value.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub thinking_level_map: BTreeMap<String, Option<String>>,
 }
@@ -70,25 +70,32 @@ impl Model {
     pub fn supports_images(&self) -> bool {
         self.input.iter().any(|i| i == "image")
     }
+
+    /// What `thinkingLevelMap` says for `level`: `Some(Some(value))` to send
+    /// `value`, `Some(None)` for a level marked unsupported, `None` when
+    /// the map leaves it to the API's default.
+    pub fn mapped_thinking(&self, level: &str) -> Option<Option<&str>> {
+        self.thinking_level_map.get(level).map(Option::as_deref)
+    }
 }
 
 /// What an OpenAI-compatible Chat Completions endpoint accepts, as the
 /// `compat` object of `models.json` says; `None` leaves a switch to detection
 /// from the provider and base URL (see `providers::openai_completions`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenAiCompletionsCompat {
     /// Whether the request may carry `store: false`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_store: Option<bool>,
     /// Whether a reasoning model's system prompt goes with role `developer`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_developer_role: Option<bool>,
     /// Whether the request may ask for usage with `stream_options`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_usage_in_streaming: Option<bool>,
     /// Which field carries the output-token limit.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens_field: Option<MaxTokensField>,
     /// OpenAI APIs (`supportsStrictMode`): whether tools may be declared
     /// `strict` (off unless set).
@@ -98,6 +105,12 @@ pub struct OpenAiCompletionsCompat {
     /// declared `strict` (off unless set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_strict_tools: Option<bool>,
+    /// The further Chat Completions switches (`thinkingFormat`, …).
+    #[serde(flatten)]
+    pub completions: crate::compat::CompletionsCompat,
+    /// The further Anthropic Messages switches (adaptive thinking, …).
+    #[serde(flatten)]
+    pub anthropic: crate::compat::AnthropicCompat,
 }
 
 /// The request field that carries the output-token limit.

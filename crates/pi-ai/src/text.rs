@@ -22,6 +22,9 @@ pub const USER_IMAGE_OMITTED: &str = "(image omitted: model does not support ima
 pub const TOOL_IMAGE_OMITTED: &str = "(tool image omitted: model does not support images)";
 /// Chat Completions: the user message that carries tool-result images.
 pub const TOOL_IMAGES_ATTACHED: &str = "Attached image(s) from tool result:";
+/// Chat Completions with `requiresAssistantAfterToolResult`: the assistant
+/// message put between tool results and the user message after them.
+pub const AFTER_TOOL_RESULTS: &str = "I have processed the tool results.";
 /// Chat Completions: the stream ended before a `finish_reason`.
 pub const COMPLETIONS_NO_FINISH: &str = "Stream ended without finish_reason";
 /// Anthropic: the stream ended before `message_delta` carried a stop reason.
@@ -39,6 +42,10 @@ pub const MALFORMED_EVENT: &str =
 pub fn sse_event_too_large(limit: usize) -> String {
     format!("Error reading response: a server-sent event is larger than {} MiB", limit / (1024 * 1024))
 }
+
+/// Anthropic with a Claude subscription (OAuth) token: the first system
+/// block, as Claude Code sends it.
+pub const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 
 /// The request timed out (no bytes for the read timeout).
 pub const TIMED_OUT: &str = "Request timed out.";

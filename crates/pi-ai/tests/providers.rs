@@ -105,7 +105,8 @@ async fn text_streams_and_requests_are_well_formed() {
                 assert_eq!(r.body["tools"][0]["name"], "read");
             }
             _ => {
-                assert_eq!(r.path, "/v1/messages");
+                assert_eq!(r.path, "/v1/messages?beta=true");
+                assert_eq!(r.header("anthropic-dangerous-direct-browser-access"), Some("true"));
                 assert_eq!(r.header("x-api-key"), Some("test-key"));
                 assert_eq!(r.header("anthropic-version"), Some("2023-06-01"));
                 assert_eq!(r.body["max_tokens"], 16384);

@@ -308,6 +308,7 @@ fn ai_compat(e: &ModelEntry) -> pi_ai::OpenAiCompletionsCompat {
         max_tokens_field: switches.max_tokens_field.and_then(|f| pi_ai::MaxTokensField::from_name(f.as_str())),
         supports_strict_mode: switches.supports_strict_mode,
         supports_strict_tools: switches.supports_strict_tools,
+        ..Default::default()
     })
 }
 

@@ -1,9 +1,10 @@
-//! Anthropic Messages (`POST {baseUrl}/v1/messages`, SSE).
+//! Anthropic Messages (`POST {baseUrl}/v1/messages?beta=true`, SSE).
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use super::anthropic_wire::{self as wire, Thinking};
 use super::{ArrayWriter, ObjectWriter, Prepared, max_tokens, messages_to_send, open_stream, tool_result_parts};
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
@@ -16,18 +17,6 @@ use crate::types::{ContentBlock, ContextRef, Message, StopReason, Tool, Usage, U
 
 /// The `anthropic-version` header.
 pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
-/// The beta header sent with thinking.
-pub(crate) const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
-
-/// The thinking budget of a level, before the cap of `max_tokens - 1024`.
-fn thinking_budget(level: &str) -> u64 {
-    match level {
-        "minimal" => 1024,
-        "low" => 2048,
-        "medium" => 8192,
-        _ => 16384,
-    }
-}
 
 /// Anthropic tool ids allow `[a-zA-Z0-9_-]`, at most 64 characters.
 fn tool_id(id: &str) -> String {
@@ -50,22 +39,31 @@ pub(crate) fn request_body(
     options: &StreamOptions,
 ) -> Result<Vec<u8>, ProviderError> {
     let max = max_tokens(model, options);
+    let oauth = wire::uses_oauth(options);
     let mut body = ObjectWriter::new();
     body.field("model", &model.id)?;
-    body.array("messages", |out| write_messages(model, context, out))?;
+    body.array("messages", |out| write_messages(model, context, oauth, out))?;
     body.field("max_tokens", &max)?;
     body.field("stream", &true)?;
-    if let Some(sp) = context.system_prompt {
-        body.field("system", &json!([{"type": "text", "text": sp, "cache_control": cache_control()}]))?;
+    if let Some(system) = wire::system_blocks(context.system_prompt, oauth) {
+        body.field("system", &system)?;
     }
     if !context.tools.is_empty() {
-        let strict = model.compat.supports_strict_tools == Some(true);
-        let tools = context.tools.iter().map(|t| tool_definition(t, strict)).collect::<Result<Vec<Value>, _>>()?;
+        let c = &model.compat;
+        let strict = c.supports_strict_tools == Some(true);
+        let eager = c.anthropic.supports_eager_tool_input_streaming != Some(false);
+        let tools = context
+            .tools
+            .iter()
+            .map(|t| tool_definition(t, strict, eager, oauth))
+            .collect::<Result<Vec<Value>, _>>()?;
+        let cache_last = c.anthropic.supports_cache_control_on_tools != Some(false);
         body.array("tools", |out| {
             let last = tools.len() - 1;
             for (n, mut tool) in tools.into_iter().enumerate() {
                 // Cache the tool list too (marker on the last tool, as the reference does).
                 if n == last
+                    && cache_last
                     && let Some(obj) = tool.as_object_mut()
                 {
                     obj.insert("cache_control".into(), cache_control());
@@ -75,27 +73,25 @@ pub(crate) fn request_body(
             Ok(())
         })?;
     }
-    if model.reasoning {
-        let thinking = match options.thinking_level() {
-            None => json!({"type": "disabled"}),
-            Some(level) => {
-                let budget = thinking_budget(level).min(max.saturating_sub(1024)).max(1024);
-                json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"})
-            }
-        };
-        body.field("thinking", &thinking)?;
+    if let Some(thinking) = Thinking::of(model, options, max) {
+        body.field("thinking", &thinking.body())?;
+        if let Some(config) = thinking.output_config() {
+            body.field("output_config", &config)?;
+        }
     }
     Ok(body.finish())
 }
 
 /// A tool as Anthropic declares it: strict (its strict schema as is, with
 /// `properties` added when absent) when the provider and the tool allow it.
-fn tool_definition(t: &Tool, strict_tools: bool) -> Result<Value, ProviderError> {
+fn tool_definition(t: &Tool, strict_tools: bool, eager: bool, oauth: bool) -> Result<Value, ProviderError> {
     let declared = strict::declare(t, strict_tools, Some(strict::anthropic_refuses)).map_err(ProviderError::failed)?;
     let mut tool = Map::new();
-    tool.insert("name".into(), t.name.as_str().into());
+    tool.insert("name".into(), wire::wire_tool_name(&t.name, oauth).into());
     tool.insert("description".into(), t.description.as_str().into());
-    tool.insert("eager_input_streaming".into(), true.into());
+    if eager {
+        tool.insert("eager_input_streaming".into(), true.into());
+    }
     let schema = match declared {
         strict::Declared::Strict(Value::Object(mut schema)) => {
             tool.insert("strict".into(), true.into());
@@ -161,7 +157,12 @@ impl Outbox<'_, '_> {
 }
 
 /// The `messages` array.
-fn write_messages(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
+fn write_messages(
+    model: &Model,
+    context: &ContextRef<'_>,
+    oauth: bool,
+    out: &mut ArrayWriter<'_>,
+) -> Result<(), ProviderError> {
     let images_ok = model.supports_images();
     let mut outbox = Outbox { out, held: None, results: Vec::new() };
     for m in messages_to_send(context) {
@@ -197,7 +198,7 @@ fn write_messages(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter
                         }
                         ContentBlock::Text { text } if !text.is_empty() => Some(json!({"type": "text", "text": text})),
                         ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
-                            "type": "tool_use", "id": tool_id(id), "name": name, "input": arguments,
+                            "type": "tool_use", "id": tool_id(id), "name": wire::wire_tool_name(name, oauth), "input": arguments,
                         })),
                         _ => None,
                     })
@@ -237,13 +238,24 @@ pub(crate) fn prepare(
     options: &StreamOptions,
 ) -> Result<Prepared, ProviderError> {
     let base = if model.base_url.is_empty() { "https://api.anthropic.com" } else { &model.base_url };
-    let url = http::join_url(base, "v1/messages");
+    let url = http::join_url(base, "v1/messages") + wire::BETA_QUERY;
+    let oauth = wire::uses_oauth(options);
+    let bearer = options.api_key.as_ref().filter(|_| oauth).map(|k| format!("Bearer {k}"));
     let mut pairs: Vec<(&str, &str)> = vec![("anthropic-version", ANTHROPIC_VERSION)];
-    if let Some(k) = &options.api_key {
-        pairs.push(("x-api-key", k));
+    match (&bearer, &options.api_key) {
+        (Some(b), _) => pairs.push(("authorization", b)),
+        (None, Some(k)) => pairs.push(("x-api-key", k)),
+        (None, None) => {}
     }
-    if model.reasoning && options.thinking_level().is_some() {
-        pairs.push(("anthropic-beta", INTERLEAVED_THINKING_BETA));
+    pairs.push(wire::DIRECT_BROWSER_ACCESS);
+    if oauth {
+        pairs.push(("user-agent", wire::OAUTH_USER_AGENT));
+        pairs.push(wire::OAUTH_APP);
+    }
+    let thinking = Thinking::of(model, options, max_tokens(model, options));
+    let betas = wire::betas(model, oauth, !context.tools.is_empty(), thinking.as_ref()).join(",");
+    if !betas.is_empty() {
+        pairs.push(("anthropic-beta", &betas));
     }
     let headers = http::request_headers(pairs, model, options)?;
     Ok(Prepared { url, headers, body: request_body(model, context, options)? })
@@ -334,8 +346,8 @@ pub(crate) async fn handle_event(data: &Value, st: &mut State, em: &mut Emitter)
                 }
                 "tool_use" | "server_tool_use" => {
                     let id = block.get("id").and_then(Value::as_str).unwrap_or("");
-                    let name = block.get("name").and_then(Value::as_str).unwrap_or("");
-                    let i = em.toolcall_start(id, name).await?;
+                    let name = em.local_tool_name(block.get("name").and_then(Value::as_str).unwrap_or(""));
+                    let i = em.toolcall_start(id, &name).await?;
                     if let Some(input) = block.get("input").filter(|v| v.as_object().is_some_and(|o| !o.is_empty())) {
                         st.preset_input.insert(i, input.to_string());
                     }

@@ -1,7 +1,9 @@
 //! The wire clients, one module per API, and what they share.
 
 pub(crate) mod anthropic;
+pub(crate) mod anthropic_wire;
 mod body;
+mod completions_thinking;
 pub mod faux;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
@@ -154,7 +156,8 @@ pub(crate) async fn open_stream(
             Ok(s)
         }
         Err(SendError::Status(e)) => {
-            let failure = Failure { kind: FailureKind::Status(e.status), retry_after: e.retry_after };
+            let kind = FailureKind::Status(e.status).advised(e.should_retry, &e.body);
+            let failure = Failure { kind, retry_after: e.retry_after };
             Err(ProviderError::Failed(status_message(&e), failure))
         }
         Err(SendError::Other(e)) => Err(e),
@@ -252,7 +255,9 @@ pub(crate) fn reported(msg: impl Into<String>, err: &serde_json::Value) -> Provi
             .filter_map(|k| err.get(k).and_then(serde_json::Value::as_str))
             .find_map(|name| REPORTED_STATUSES.iter().find(|(n, _)| *n == name).map(|(_, status)| *status))
     };
-    ProviderError::of_kind(FailureKind::Reported(numeric.or_else(named)), msg)
+    let msg = msg.into();
+    let kind = FailureKind::Reported(numeric.or_else(named)).advised(None, &msg);
+    ProviderError::of_kind(kind, msg)
 }
 
 /// The stop reason of a finished message: `toolUse` whenever it calls tools.

@@ -4,9 +4,10 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use super::completions_thinking::{extra_fields, thinking_fields};
 use super::{
     ArrayWriter, ObjectWriter, Prepared, call_id, data_url, final_reason, max_tokens, messages_to_send,
-    non_empty_tool_text, open_stream, openai_effort, tool_result_parts,
+    non_empty_tool_text, open_stream, tool_result_parts,
 };
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
@@ -128,17 +129,30 @@ pub(crate) fn request_body(
     options: &StreamOptions,
 ) -> Result<Vec<u8>, ProviderError> {
     let compat = Compat::of(model);
+    let thinking_on = model.reasoning && options.thinking_level().is_some();
     let mut body = ObjectWriter::new();
     body.field("model", &model.id)?;
-    body.array("messages", |out| write_messages(model, compat, context, out))?;
+    body.array("messages", |out| write_messages(model, compat, context, thinking_on, out))?;
     body.field("stream", &true)?;
+    if model.base_url.contains(OPENAI_HOST)
+        && let Some(sid) = &options.session_id
+    {
+        body.field("prompt_cache_key", sid)?;
+    }
     if compat.usage_in_streaming {
         body.field("stream_options", &json!({"include_usage": true}))?;
     }
     if compat.store {
         body.field("store", &false)?;
     }
-    body.field(compat.max_tokens_field.as_str(), &max_tokens(model, options))?;
+    let max = max_tokens(model, options);
+    body.field(compat.max_tokens_field.as_str(), &max)?;
+    if context.tools.is_empty()
+        && model.compat.completions.requires_tools_with_tool_history == Some(true)
+        && has_tool_history(context)
+    {
+        body.field("tools", &json!([]))?;
+    }
     if !context.tools.is_empty() {
         let strict = model.compat.supports_strict_mode == Some(true);
         let functions = context
@@ -153,12 +167,19 @@ pub(crate) fn request_body(
             Ok(())
         })?;
     }
-    if model.reasoning
-        && let Some(level) = options.thinking_level()
-    {
-        body.field("reasoning_effort", &openai_effort(level))?;
+    for (name, value) in thinking_fields(model, options, max).into_iter().chain(extra_fields(model)) {
+        body.field(name, &value)?;
     }
     Ok(body.finish())
+}
+
+/// Whether the conversation holds tool calls or tool results.
+fn has_tool_history(context: &ContextRef<'_>) -> bool {
+    context.messages.iter().any(|m| match m {
+        Message::ToolResult(_) => true,
+        Message::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall { .. })),
+        Message::User(_) => false,
+    })
 }
 
 /// The `messages` array: the system prompt, then the conversation.
@@ -166,8 +187,10 @@ fn write_messages(
     model: &Model,
     compat: Compat,
     context: &ContextRef<'_>,
+    thinking_on: bool,
     out: &mut ArrayWriter<'_>,
 ) -> Result<(), ProviderError> {
+    let switches = &model.compat.completions;
     let images_ok = model.supports_images();
     if let Some(sp) = context.system_prompt {
         let role = if model.reasoning && compat.developer_role { DEVELOPER_ROLE } else { SYSTEM_ROLE };
@@ -201,20 +224,28 @@ fn write_messages(
                         Value::Array(parts)
                     }
                 };
+                let after_results = n > 0 && matches!(sent.get(n - 1), Some(Message::ToolResult(_)));
+                if after_results && switches.requires_assistant_after_tool_result == Some(true) {
+                    out.push(&json!({"role": "assistant", "content": text::AFTER_TOOL_RESULTS}))?;
+                }
                 out.push(&json!({"role": "user", "content": content}))?;
             }
             Message::Assistant(a) => {
-                if let Some(msg) = assistant_message(model, a) {
+                if let Some(msg) = assistant_message(model, a, thinking_on) {
                     out.push(&msg)?;
                 }
             }
             Message::ToolResult(r) => {
                 let (text, images) = tool_result_parts(r, images_ok);
-                out.push(&json!({
+                let mut result = json!({
                     "role": "tool",
                     "content": non_empty_tool_text(text),
                     "tool_call_id": call_id(&r.tool_call_id),
-                }))?;
+                });
+                if switches.requires_tool_result_name == Some(true) {
+                    result["name"] = r.tool_name.as_str().into();
+                }
+                out.push(&result)?;
                 for (data, mime) in images {
                     pending_images.push(json!({"type": "image_url", "image_url": {"url": data_url(&data, &mime)}}));
                 }
@@ -231,7 +262,9 @@ fn write_messages(
 }
 
 /// An assistant message as sent (`None`: nothing to send).
-fn assistant_message(model: &Model, a: &AssistantMessage) -> Option<Value> {
+fn assistant_message(model: &Model, a: &AssistantMessage, thinking_on: bool) -> Option<Value> {
+    let switches = &model.compat.completions;
+    let thinking_as_text = switches.requires_thinking_as_text == Some(true);
     let text: String = a
         .content
         .iter()
@@ -252,13 +285,36 @@ fn assistant_message(model: &Model, a: &AssistantMessage) -> Option<Value> {
             _ => None,
         })
         .collect();
-    if text.is_empty() && calls.is_empty() {
+    // Thinking sent as text: every thinking and text block as a text part, in order.
+    let parts: Vec<Value> = if thinking_as_text {
+        a.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Thinking { thinking: t, .. } | ContentBlock::Text { text: t } if !t.is_empty() => {
+                    Some(json!({"type": "text", "text": t}))
+                }
+                _ => None,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if text.is_empty() && calls.is_empty() && parts.is_empty() {
         return None;
     }
     let mut msg = Map::new();
     msg.insert("role".into(), "assistant".into());
-    msg.insert("content".into(), if text.is_empty() { Value::Null } else { Value::String(text) });
-    if a.api == model.api {
+    let content = if !parts.is_empty() {
+        Value::Array(parts)
+    } else if !text.is_empty() {
+        Value::String(text)
+    } else if switches.requires_non_null_assistant_content == Some(true) {
+        Value::String(String::new())
+    } else {
+        Value::Null
+    };
+    msg.insert("content".into(), content);
+    if a.api == model.api && !thinking_as_text {
         let mut reasoning: HashMap<&str, String> = HashMap::new();
         for b in &a.content {
             if let ContentBlock::Thinking { thinking, signature: Some(field) } = b
@@ -272,6 +328,9 @@ fn assistant_message(model: &Model, a: &AssistantMessage) -> Option<Value> {
                 msg.insert(field.into(), Value::String(t));
             }
         }
+    }
+    if thinking_on && switches.requires_reasoning_content_on_assistant_messages == Some(true) {
+        msg.entry(REASONING_FIELDS[0]).or_insert_with(|| Value::String(String::new()));
     }
     if !calls.is_empty() {
         msg.insert("tool_calls".into(), Value::Array(calls));
