@@ -3,6 +3,7 @@
 pub(crate) mod anthropic;
 mod body;
 pub mod faux;
+pub(crate) mod google;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
 
