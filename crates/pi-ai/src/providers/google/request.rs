@@ -12,6 +12,9 @@ use crate::strict;
 use crate::text::google as text;
 use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, ToolResultMessage, UserContent};
 
+/// The function-calling mode that holds calls to their strict schemas.
+const VALIDATED_MODE: &str = "VALIDATED";
+
 fn inline_data(data: &str, mime: &str) -> Value {
     json!({"inlineData": {"mimeType": mime, "data": data}})
 }
@@ -29,17 +32,24 @@ pub(crate) fn request_body(
         body.field("systemInstruction", &json!({"parts": [{"text": sp}], "role": "user"}))?;
     }
     if !context.tools.is_empty() {
+        // Gemini 3 and later validate calls against a strict schema.
+        let strict_tools = thinking::gemini_3_or_later(&model.id);
         let mut declarations = Vec::with_capacity(context.tools.len());
+        let mut any_strict = false;
         for t in context.tools {
-            // Gemini has no strict mode: a tool that requires one cannot be sent.
-            strict::declare(t, false, None).map_err(ProviderError::failed)?;
-            declarations.push(json!({
-                "name": t.name,
-                "description": t.description,
-                "parametersJsonSchema": t.parameters,
-            }));
+            let schema = match strict::declare(t, strict_tools, None).map_err(ProviderError::failed)? {
+                strict::Declared::Strict(schema) => {
+                    any_strict = true;
+                    schema
+                }
+                _ => t.parameters.clone(),
+            };
+            declarations.push(json!({"name": t.name, "description": t.description, "parametersJsonSchema": schema}));
         }
         body.field("tools", &json!([{"functionDeclarations": declarations}]))?;
+        if any_strict {
+            body.field("toolConfig", &json!({"functionCallingConfig": {"mode": VALIDATED_MODE}}))?;
+        }
     }
     let mut config = Map::new();
     config.insert("maxOutputTokens".into(), max_tokens(model, options).into());
@@ -158,7 +168,7 @@ fn function_response(model: &Model, r: &ToolResultMessage, images_ok: bool, resu
     let key = if r.is_error { "error" } else { "output" };
     response.insert("response".into(), json!({ key: output }));
     let images: Vec<Value> = images.iter().map(|(data, mime)| inline_data(data, mime)).collect();
-    if thinking::images_in_function_response(&model.id) {
+    if thinking::gemini_3_or_later(&model.id) {
         if !images.is_empty() {
             response.insert("parts".into(), Value::Array(images));
         }

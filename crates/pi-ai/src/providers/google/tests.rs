@@ -285,3 +285,25 @@ fn urls_and_headers() {
     assert_eq!(p.url, "http://127.0.0.1:9/v1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
     assert_eq!(p.headers.get("x-goog-api-key").map(|v| v.to_str().unwrap()), Some("k"));
 }
+
+/// Gemini 3 declares a tool that prefers strict arguments with its strict
+/// schema and asks for validated calls, as the reference does; 2.5 does not.
+#[test]
+fn strict_tools_on_gemini_3() {
+    use crate::strict::{ConstrainedSampling, StrictMode};
+    let mut tool = read_tool();
+    tool.constrained_sampling = Some(ConstrainedSampling::JsonSchema(StrictMode::Prefer));
+    let ctx =
+        Context { system_prompt: None, messages: vec![Message::User(UserMessage::text("hi"))], tools: vec![tool] };
+    let b = body(&model("gemini-3-flash-preview"), &ctx, None);
+    assert_eq!(b["toolConfig"], json!({"functionCallingConfig": {"mode": "VALIDATED"}}));
+    assert_eq!(
+        b["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"],
+        json!({"type":"object","required":["path"],"properties":{"path":{"type":"string"}},"additionalProperties":false})
+    );
+    let keys: Vec<&String> = b.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["contents", "tools", "toolConfig", "generationConfig"]);
+    let b = body(&model("gemini-2.5-flash"), &ctx, None);
+    assert_eq!(b.get("toolConfig"), None);
+    assert_eq!(b["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"], read_tool().parameters);
+}

@@ -65,9 +65,11 @@ pub(crate) fn sends_call_ids(id: &str) -> bool {
         || id.strip_prefix("gemini-").and_then(|rest| generation_at(rest, 0)).is_some_and(|n| n >= 3)
 }
 
-/// Whether tool-result images go inside the function response (models
-/// that take ids) rather than in a user message after the results.
-pub(crate) fn images_in_function_response(id: &str) -> bool {
+/// Gemini from generation 3 on (`gemini-3…` and later): tool-result images
+/// go inside the function response (older models get them in a user turn
+/// after the results), and tools that ask for strict arguments are declared
+/// with their strict schema in the `VALIDATED` function-calling mode.
+pub(crate) fn gemini_3_or_later(id: &str) -> bool {
     id.strip_prefix("gemini-").and_then(|rest| generation_at(rest, 0)).is_some_and(|n| n >= 3)
 }
 
@@ -217,7 +219,7 @@ mod tests {
         for id in ["foo", "gemini-2.5-flash", "gemma-4-x", "x-claude-y", "x-gemini-3", "claude"] {
             assert!(!sends_call_ids(id), "{id}");
         }
-        assert!(images_in_function_response("gemini-3-flash-preview"));
-        assert!(!images_in_function_response("gemini-2.5-flash"));
+        assert!(gemini_3_or_later("gemini-3-flash-preview"));
+        assert!(!gemini_3_or_later("gemini-2.5-flash"));
     }
 }
