@@ -679,7 +679,7 @@ fn tool_calls(assistant: &AssistantMessage) -> Vec<CallRequest> {
         .content
         .iter()
         .filter_map(|b| match b {
-            ContentBlock::ToolCall { id, name, arguments, arguments_error } => Some(CallRequest {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => Some(CallRequest {
                 id: id.clone(),
                 name: name.clone(),
                 args: match arguments_error {

@@ -286,6 +286,7 @@ async fn arguments_that_do_not_parse_are_answered_without_running_the_tool() {
         name: "echo".into(),
         arguments: json!({}),
         arguments_error: Some("Unexpected end of JSON input\n\nReceived arguments:\n{\"x\": ".into()),
+        thought_signature: None,
     };
     faux.set_responses(vec![faux::assistant_message(vec![broken]), says("ok")]);
     a.prompt("go").await;

@@ -239,6 +239,15 @@ impl Emitter {
         Ok(i)
     }
 
+    /// Set a tool call's reasoning signature (Google's `thoughtSignature`; no event).
+    pub fn toolcall_signature(&mut self, i: usize, sig: &str) {
+        self.msg.write(|m| {
+            if let Some(ContentBlock::ToolCall { thought_signature, .. }) = m.content.get_mut(i) {
+                *thought_signature = Some(sig.to_string());
+            }
+        });
+    }
+
     /// Fill in a tool call's id or name that arrived after its start.
     pub fn toolcall_identity(&mut self, i: usize, new_id: Option<&str>, new_name: Option<&str>) {
         let new_id = new_id.filter(|s| !s.is_empty());
@@ -310,7 +319,7 @@ impl Emitter {
             ContentBlock::Thinking { thinking, .. } => {
                 Some(AssistantMessageEvent::ThinkingEnd { content_index: i, content: thinking.clone(), partial })
             }
-            ContentBlock::ToolCall { id, name, arguments, arguments_error } => {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => {
                 let (args, err) = parsed.unwrap_or_default();
                 *arguments = args;
                 *arguments_error = err;

@@ -141,6 +141,8 @@ fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> 
             api::OPENAI_COMPLETIONS => providers::openai_completions::prepare(model, context, options),
             api::OPENAI_RESPONSES => providers::openai_responses::prepare(model, context, options),
             api::ANTHROPIC_MESSAGES => providers::anthropic::prepare(model, context, options),
+            api::GOOGLE_GENERATIVE_AI => providers::google::prepare_generative(model, context, options),
+            api::GOOGLE_VERTEX => providers::google::prepare_vertex(model, context, options),
             api::FAUX => return Work::Faux(context.to_context()),
             other => {
                 Err(ProviderError::failed(format!("Unsupported API \"{other}\" (supported: {})", api::ALL.join(", "))))
@@ -198,6 +200,8 @@ async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) 
                     match model.api.as_str() {
                         api::OPENAI_RESPONSES => providers::openai_responses::send(&model, request, &mut em).await,
                         api::ANTHROPIC_MESSAGES => providers::anthropic::send(request, &mut em).await,
+                        api::GOOGLE_GENERATIVE_AI => providers::google::send_generative(request, &mut em).await,
+                        api::GOOGLE_VERTEX => providers::google::send_vertex(request, &options, &mut em).await,
                         _ => providers::openai_completions::send(request, &mut em).await,
                     }
                 }

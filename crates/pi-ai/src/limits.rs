@@ -29,3 +29,9 @@ pub const PARTIAL_PARSE_ALWAYS: usize = 8 * 1024;
 pub const PARTIAL_PARSE_GROWTH_DIVISOR: usize = 4;
 /// Capacity of the event channel (the provider waits when the reader lags).
 pub const CHANNEL_CAPACITY: usize = 256;
+/// The largest Google credentials file read (they are a few kilobytes).
+pub const MAX_CREDENTIALS_FILE_BYTES: u64 = 1024 * 1024;
+/// The lifetime asked for a Google access token, and assumed when the answer gives none.
+pub const TOKEN_LIFETIME_SECS: u64 = 3600;
+/// A Google access token is replaced this long before it expires.
+pub const TOKEN_REFRESH_MARGIN_SECS: u64 = 300;

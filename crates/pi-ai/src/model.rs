@@ -15,8 +15,13 @@ pub mod api {
     pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
     /// The scripted in-process provider of [`crate::faux`].
     pub const FAUX: &str = "faux";
+    /// Google Generative AI (`POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse`).
+    pub const GOOGLE_GENERATIVE_AI: &str = "google-generative-ai";
+    /// Google Vertex AI (the same body on `{baseUrl}/v1/…/publishers/google/models/{id}`).
+    pub const GOOGLE_VERTEX: &str = "google-vertex";
     /// Every API above.
-    pub const ALL: [&str; 4] = [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, FAUX];
+    pub const ALL: [&str; 6] =
+        [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, FAUX, GOOGLE_GENERATIVE_AI, GOOGLE_VERTEX];
 }
 
 /// A model and how to reach it.

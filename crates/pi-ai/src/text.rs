@@ -119,3 +119,5 @@ pub mod strict {
 pub fn strict_required(tool: &str, why: &str) -> String {
     format!("Tool \"{tool}\" requires JSON-schema constrained sampling, but {why}.")
 }
+
+pub mod google;

@@ -108,6 +108,10 @@ pub enum ContentBlock {
         /// Set when the raw arguments were not a JSON object; see the type doc.
         #[serde(rename = "argumentsError", default, skip_serializing_if = "Option::is_none")]
         arguments_error: Option<String>,
+        /// Google: the opaque signature of the model's reasoning that came with
+        /// the call, sent back with it.
+        #[serde(rename = "thoughtSignature", default, skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<String>,
     },
 }
 
@@ -124,13 +128,19 @@ impl ContentBlock {
 
     /// A tool-call block with well-formed arguments.
     pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        ContentBlock::ToolCall { id: id.into(), name: name.into(), arguments, arguments_error: None }
+        ContentBlock::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            arguments_error: None,
+            thought_signature: None,
+        }
     }
 
     /// This block as a [`ToolCall`], if it is one.
     pub fn as_tool_call(&self) -> Option<ToolCall> {
         match self {
-            ContentBlock::ToolCall { id, name, arguments, arguments_error } => Some(ToolCall {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => Some(ToolCall {
                 id: id.clone(),
                 name: name.clone(),
                 arguments: arguments.clone(),
@@ -159,7 +169,13 @@ pub struct ToolCall {
 
 impl From<ToolCall> for ContentBlock {
     fn from(t: ToolCall) -> Self {
-        ContentBlock::ToolCall { id: t.id, name: t.name, arguments: t.arguments, arguments_error: t.arguments_error }
+        ContentBlock::ToolCall {
+            id: t.id,
+            name: t.name,
+            arguments: t.arguments,
+            arguments_error: t.arguments_error,
+            thought_signature: None,
+        }
     }
 }
 
@@ -444,6 +460,7 @@ mod tests {
                     name: "bash".into(),
                     arguments: json!({}),
                     arguments_error: Some("bad".into()),
+                    thought_signature: None,
                 },
             ],
             api: "openai-completions".into(),

@@ -8,6 +8,8 @@
 //! * OpenAI Chat Completions: `POST …/chat/completions`
 //! * OpenAI Responses: `POST …/responses`
 //! * Anthropic Messages: `POST …/messages`
+//! * Google Gemini (Generative AI and Vertex AI): `POST …:streamGenerateContent`,
+//!   and a Google OAuth token endpoint, `POST …/token` (see [`gemini`])
 //!
 //! (chosen by the path's ending, so `/v1/messages` and `/v1/v1/messages` both
 //! work). Each request takes the next [`Turn`] of the script: text, thinking,
@@ -30,6 +32,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test support: a failure here is a failed test
 #![deny(missing_docs)]
 
+pub mod gemini;
 mod json_lines;
 mod scratch;
 pub use json_lines::{read_until, user_texts};
@@ -208,7 +211,7 @@ impl Turn {
     }
 
     /// The pieces `s` is streamed in.
-    fn pieces(&self, s: &str) -> Vec<String> {
+    pub(crate) fn pieces(&self, s: &str) -> Vec<String> {
         match self.delta_bytes {
             Some(n) => pieces_of(s, n),
             None => halves(s),
@@ -452,6 +455,7 @@ enum Api {
     Completions,
     Responses,
     Anthropic,
+    Gemini,
 }
 
 async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
@@ -479,6 +483,21 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         Api::Responses
     } else if route.ends_with("/messages") {
         Api::Anthropic
+    } else if gemini::is_stream_path(route) {
+        Api::Gemini
+    } else if gemini::is_token_path(route) {
+        // A token, unless the script's next turn is an error answer (then that one).
+        let (code, body) = match turn {
+            Some(Turn { status: Some(answer), .. }) => answer,
+            other => {
+                if let Some(t) = other {
+                    lock(&state).turns.push_front(t);
+                }
+                (200, gemini::token_answer(index))
+            }
+        };
+        write_plain(&mut sock, code, &[], &body).await;
+        return;
     } else {
         let body = json!({"error": {"message": format!("mock server: unknown path {path}")}});
         write_plain(&mut sock, 404, &[], &body.to_string()).await;
@@ -502,6 +521,7 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             Api::Completions => completions_events(&turn, index),
             Api::Responses => responses_events(&turn, index),
             Api::Anthropic => anthropic_events(&turn, index),
+            Api::Gemini => gemini::events(&turn, index),
         },
     };
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";

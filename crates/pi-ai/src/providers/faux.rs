@@ -248,7 +248,7 @@ pub(crate) async fn run(
                 em.end(i).await?;
                 out_chars += thinking.chars().count();
             }
-            ContentBlock::ToolCall { id, name, arguments, arguments_error } => {
+            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => {
                 let i = em.toolcall_start(id, name).await?;
                 // A scripted parse failure streams its raw text (after the marker).
                 let raw = match arguments_error {

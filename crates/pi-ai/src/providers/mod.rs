@@ -5,6 +5,7 @@ pub(crate) mod anthropic_wire;
 mod body;
 mod completions_thinking;
 pub mod faux;
+pub(crate) mod google;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
 
