@@ -29,3 +29,8 @@ pub const PARTIAL_PARSE_ALWAYS: usize = 8 * 1024;
 pub const PARTIAL_PARSE_GROWTH_DIVISOR: usize = 4;
 /// Capacity of the event channel (the provider waits when the reader lags).
 pub const CHANNEL_CAPACITY: usize = 256;
+/// The largest AWS credentials or config file read (`~/.aws/...`).
+pub const MAX_AWS_FILE_BYTES: usize = 1024 * 1024;
+/// The largest Bedrock event-stream frame read (AWS's own limit is 16 MiB);
+/// a frame announcing more fails the stream before anything is buffered.
+pub const MAX_EVENT_FRAME_BYTES: usize = 16 * 1024 * 1024;

@@ -13,10 +13,13 @@ pub mod api {
     pub const OPENAI_RESPONSES: &str = "openai-responses";
     /// Anthropic Messages (`POST {baseUrl}/v1/messages`).
     pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
+    /// Amazon Bedrock ConverseStream (`POST {baseUrl}/model/{id}/converse-stream`).
+    pub const BEDROCK_CONVERSE_STREAM: &str = "bedrock-converse-stream";
     /// The scripted in-process provider of [`crate::faux`].
     pub const FAUX: &str = "faux";
     /// Every API above.
-    pub const ALL: [&str; 4] = [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, FAUX];
+    pub const ALL: [&str; 5] =
+        [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, BEDROCK_CONVERSE_STREAM, FAUX];
 }
 
 /// A model and how to reach it.
