@@ -30,7 +30,15 @@ pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<S
 }
 
 fn has_key(entry: &ModelEntry) -> bool {
-    entry.api_key.is_some() || entry.env_key.as_ref().is_some_and(|v| std::env::var(v).is_ok_and(|k| !k.is_empty()))
+    entry.api_key.is_some()
+        || entry.env_key.as_ref().is_some_and(|v| std::env::var(v).is_ok_and(|k| !k.is_empty()))
+        || ambient_credentials(entry)
+}
+
+/// Whether a model without a key can still be used: a Bedrock model when
+/// the environment has AWS credentials (keys, a profile, a bearer token).
+pub fn ambient_credentials(entry: &ModelEntry) -> bool {
+    entry.api == pi_ai::api::BEDROCK_CONVERSE_STREAM && pi_ai::aws_credentials_available()
 }
 
 /// Models whose key is available.

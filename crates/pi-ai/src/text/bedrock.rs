@@ -47,6 +47,18 @@ pub fn bad_frame(why: &str) -> String {
     format!("Error reading response: invalid event-stream frame: {why}")
 }
 
+/// A frame whose prelude CRC is wrong (the reference's words).
+pub fn prelude_checksum(stored: u32, computed: u32) -> String {
+    format!(
+        "The prelude checksum specified in the message ({stored}) does not match the calculated CRC32 checksum ({computed})"
+    )
+}
+
+/// A frame whose message CRC is wrong (the reference's words).
+pub fn message_checksum(computed: u32, stored: u32) -> String {
+    format!("The message checksum ({computed}) did not match the expected value of {stored}")
+}
+
 /// A frame longer than the limit.
 pub fn frame_too_large(len: u64, limit: usize) -> String {
     format!("Error reading response: an event-stream frame of {len} bytes is larger than {} MiB", limit / (1024 * 1024))

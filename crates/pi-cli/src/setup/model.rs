@@ -56,6 +56,7 @@ pub(crate) fn choose(args: &CliArgs, settings: &Settings, models: &[ModelEntry],
     };
     let api_key = match model_select::api_key_for(&entry, args.api_key.as_deref()) {
         Ok(Some(k)) => Some(k),
+        Ok(None) if model_select::ambient_credentials(&entry) => None,
         Ok(None) => return Err(Stop::Error(text::NO_API_KEY.into())),
         Err(e) => return Err(Stop::Error(e)),
     };

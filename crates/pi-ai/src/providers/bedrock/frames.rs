@@ -139,9 +139,25 @@ impl FrameReader {
                 debug_assert!(self.buffer.remaining() <= before);
                 Ok(None)
             }
-            Err(e) => Err(ProviderError::failed(words::bad_frame(&e.to_string()))),
+            Err(e) => Err(ProviderError::failed(frame_error(&e.to_string()))),
         }
     }
+}
+
+/// The decoder's error in the reference's words where it has them (the two
+/// checksums, read back from the decoder's message), else named as a bad frame.
+fn frame_error(decoder_message: &str) -> String {
+    let checksums = |rest: &str| -> Option<(u32, u32)> {
+        let (stored, computed) = rest.split_once(" didn't match expected checksum 0x")?;
+        Some((u32::from_str_radix(stored, 16).ok()?, u32::from_str_radix(computed.trim(), 16).ok()?))
+    };
+    if let Some((stored, computed)) = decoder_message.strip_prefix("prelude checksum 0x").and_then(checksums) {
+        return words::prelude_checksum(stored, computed);
+    }
+    if let Some((stored, computed)) = decoder_message.strip_prefix("message checksum 0x").and_then(checksums) {
+        return words::message_checksum(computed, stored);
+    }
+    words::bad_frame(decoder_message)
 }
 
 /// Frames written for tests (an encoder independent of the decoder).
@@ -249,9 +265,21 @@ mod tests {
                 let err = err.unwrap_or_else(|| panic!("{what}: no error"));
                 assert!(frames.is_empty());
                 assert_eq!(err.kind(), Some(FailureKind::Other), "{what}");
-                assert!(err.to_string().contains("checksum"), "{what}: {err}");
+                assert!(err.to_string().contains("checksum ("), "{what}: {err}");
             }
         }
+        // The reference's words, with the numbers of the frame at hand.
+        let mut bad = good.clone();
+        let stored = u32::from_be_bytes([bad[last - 3], bad[last - 2], bad[last - 1], bad[last]]);
+        bad[last] ^= 1;
+        let (_, err) = read_all(vec![bad]).await;
+        assert_eq!(err.unwrap().to_string(), words::message_checksum(stored, stored ^ 1));
+        let mut bad = good.clone();
+        let prelude = u32::from_be_bytes([bad[8], bad[9], bad[10], bad[11]]);
+        bad[11] ^= 1;
+        let (_, err) = read_all(vec![bad]).await;
+        assert_eq!(err.unwrap().to_string(), words::prelude_checksum(prelude ^ 1, prelude));
+        assert_eq!(frame_error("invalid message length"), words::bad_frame("invalid message length"));
         // A body that stops inside a frame.
         let (frames, err) = read_all(vec![good.clone(), good[..good.len() - 3].to_vec()]).await;
         assert_eq!(frames.len(), 1);
