@@ -22,22 +22,48 @@ const RETRY_AFTER_MS: &str = "retry-after-ms";
 const RETRY_AFTER: &str = "retry-after";
 
 static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+/// The client that speaks HTTP/2 without negotiation (`h2c` on `http://` URLs).
+static H2C_CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
 
-/// The shared HTTP client.
+fn build_client(prior_knowledge: bool) -> Result<reqwest::Client, String> {
+    // Ignore the error: another part of the process may have installed it.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let builder = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .user_agent(concat!("pi/", env!("CARGO_PKG_VERSION")));
+    let builder = if prior_knowledge { builder.http2_prior_knowledge() } else { builder };
+    builder.build().map_err(|e| format!("Could not create the HTTP client: {e}"))
+}
+
 pub(crate) fn client() -> Result<&'static reqwest::Client, ProviderError> {
-    CLIENT
-        .get_or_init(|| {
-            // Ignore the error: another part of the process may have installed it.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            reqwest::Client::builder()
-                .connect_timeout(CONNECT_TIMEOUT)
-                .read_timeout(READ_TIMEOUT)
-                .user_agent(concat!("pi/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| format!("Could not create the HTTP client: {e}"))
-        })
-        .as_ref()
-        .map_err(|e| ProviderError::failed(e.clone()))
+    CLIENT.get_or_init(|| build_client(false)).as_ref().map_err(|e| ProviderError::failed(e.clone()))
+}
+
+/// POST `body` and return the answer, whatever its status (the caller reads
+/// it). `h2c`: speak HTTP/2 from the first byte on an `http://` URL, as the
+/// AWS SDK does (TLS URLs negotiate HTTP/2 as usual).
+pub(crate) async fn post_raw(
+    url: &str,
+    headers: HeaderMap,
+    body: Vec<u8>,
+    h2c: bool,
+) -> Result<reqwest::Response, ProviderError> {
+    let client = if h2c && url.starts_with("http://") {
+        H2C_CLIENT.get_or_init(|| build_client(true)).as_ref().map_err(|e| ProviderError::failed(e.clone()))?
+    } else {
+        client()?
+    };
+    client.post(url).headers(headers).body(body).send().await.map_err(|e| transport_error(&e, url))
+}
+
+/// The failure of a response body that stopped: a timeout or a cut connection.
+pub(crate) fn body_error(e: &reqwest::Error) -> ProviderError {
+    if e.is_timeout() {
+        ProviderError::of_kind(FailureKind::Timeout, text::TIMED_OUT)
+    } else {
+        ProviderError::of_kind(FailureKind::StreamCut, text::STREAM_CUT)
+    }
 }
 
 /// Join a base URL and a path with exactly one `/`.
@@ -107,11 +133,7 @@ impl SseStream {
                 }
                 Some(Err(e)) => {
                     self.ended = true;
-                    return Some(Err(if e.is_timeout() {
-                        ProviderError::of_kind(FailureKind::Timeout, text::TIMED_OUT)
-                    } else {
-                        ProviderError::of_kind(FailureKind::StreamCut, text::STREAM_CUT)
-                    }));
+                    return Some(Err(body_error(&e)));
                 }
                 None => self.ended = true,
             }
@@ -190,7 +212,7 @@ pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: Vec<u8>) -> Re
 }
 
 /// The wait an error answer asks for: `retry-after-ms`, else `Retry-After`.
-fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     get(RETRY_AFTER_MS)
         .and_then(failure::parse_retry_after_ms)
@@ -206,7 +228,7 @@ fn should_retry(headers: &HeaderMap) -> Option<bool> {
     }
 }
 
-async fn read_error_body(resp: reqwest::Response) -> String {
+pub(crate) async fn read_error_body(resp: reqwest::Response) -> String {
     let mut bytes = Vec::new();
     let mut stream = resp.bytes_stream();
     while let Some(Ok(chunk)) = stream.next().await {

@@ -143,6 +143,7 @@ fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> 
             api::ANTHROPIC_MESSAGES => providers::anthropic::prepare(model, context, options),
             api::GOOGLE_GENERATIVE_AI => providers::google::prepare_generative(model, context, options),
             api::GOOGLE_VERTEX => providers::google::prepare_vertex(model, context, options),
+            api::BEDROCK_CONVERSE_STREAM => providers::bedrock::prepare(model, context, options),
             api::FAUX => return Work::Faux(context.to_context()),
             other => {
                 Err(ProviderError::failed(format!("Unsupported API \"{other}\" (supported: {})", api::ALL.join(", "))))
@@ -162,6 +163,15 @@ fn internal_error(panic: Box<dyn std::any::Any + Send>) -> String {
         .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default();
     format!("Internal error in the provider client: {what}")
+}
+
+/// Whether the environment offers AWS credentials for Amazon Bedrock
+/// (`AWS_BEARER_TOKEN_BEDROCK`, `AWS_ACCESS_KEY_ID` with
+/// `AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE`, or the container and
+/// web-identity variables, which a request reports as unsupported), so a
+/// `bedrock-converse-stream` model needs no API key.
+pub fn aws_credentials_available() -> bool {
+    providers::bedrock::credentials::available(&providers::bedrock::credentials::process_env())
 }
 
 /// Run a request to the end and return its final message (an error ends as a
@@ -202,6 +212,7 @@ async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) 
                         api::ANTHROPIC_MESSAGES => providers::anthropic::send(request, &mut em).await,
                         api::GOOGLE_GENERATIVE_AI => providers::google::send_generative(request, &mut em).await,
                         api::GOOGLE_VERTEX => providers::google::send_vertex(request, &options, &mut em).await,
+                        api::BEDROCK_CONVERSE_STREAM => providers::bedrock::send(request, &options, &mut em).await,
                         _ => providers::openai_completions::send(request, &mut em).await,
                     }
                 }

@@ -35,3 +35,8 @@ pub const MAX_CREDENTIALS_FILE_BYTES: u64 = 1024 * 1024;
 pub const TOKEN_LIFETIME_SECS: u64 = 3600;
 /// A Google access token is replaced this long before it expires.
 pub const TOKEN_REFRESH_MARGIN_SECS: u64 = 300;
+/// The largest AWS credentials or config file read (`~/.aws/...`).
+pub const MAX_AWS_FILE_BYTES: usize = 1024 * 1024;
+/// The largest Bedrock event-stream frame read (AWS's own limit is 16 MiB);
+/// a frame announcing more fails the stream before anything is buffered.
+pub const MAX_EVENT_FRAME_BYTES: usize = 16 * 1024 * 1024;

@@ -13,6 +13,8 @@ pub mod api {
     pub const OPENAI_RESPONSES: &str = "openai-responses";
     /// Anthropic Messages (`POST {baseUrl}/v1/messages`).
     pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
+    /// Amazon Bedrock ConverseStream (`POST {baseUrl}/model/{id}/converse-stream`).
+    pub const BEDROCK_CONVERSE_STREAM: &str = "bedrock-converse-stream";
     /// The scripted in-process provider of [`crate::faux`].
     pub const FAUX: &str = "faux";
     /// Google Generative AI (`POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse`).
@@ -20,8 +22,15 @@ pub mod api {
     /// Google Vertex AI (the same body on `{baseUrl}/v1/…/publishers/google/models/{id}`).
     pub const GOOGLE_VERTEX: &str = "google-vertex";
     /// Every API above.
-    pub const ALL: [&str; 6] =
-        [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, FAUX, GOOGLE_GENERATIVE_AI, GOOGLE_VERTEX];
+    pub const ALL: [&str; 7] = [
+        OPENAI_COMPLETIONS,
+        OPENAI_RESPONSES,
+        ANTHROPIC_MESSAGES,
+        FAUX,
+        GOOGLE_GENERATIVE_AI,
+        GOOGLE_VERTEX,
+        BEDROCK_CONVERSE_STREAM,
+    ];
 }
 
 /// A model and how to reach it.

@@ -1,6 +1,8 @@
 //! Every user- and model-visible text of this crate, in one place. The wording
 //! is the reference's (Pi 1.6.0), measured by running it against a mock server.
 
+pub mod bedrock;
+
 /// [`crate::stream`] called outside a tokio runtime.
 pub const NEEDS_RUNTIME: &str = "pi_ai::stream needs a tokio runtime";
 /// [`crate::complete`]: the events ended without a final message.

@@ -69,8 +69,14 @@ impl AuthCache {
                 has
             })
         };
-        keyed && env_auth::base_url_ready(&ProcessEnv, &entry.base_url)
+        (keyed || ambient_credentials(entry)) && env_auth::base_url_ready(&ProcessEnv, &entry.base_url)
     }
+}
+
+/// Whether a model without a key can still be used: a Bedrock model when
+/// the environment has AWS credentials (keys, a profile, a bearer token).
+pub fn ambient_credentials(entry: &ModelEntry) -> bool {
+    entry.api == pi_ai::api::BEDROCK_CONVERSE_STREAM && pi_ai::aws_credentials_available()
 }
 
 /// Models whose key is available.

@@ -10,6 +10,9 @@
 //! * Anthropic Messages: `POST …/messages`
 //! * Google Gemini (Generative AI and Vertex AI): `POST …:streamGenerateContent`,
 //!   and a Google OAuth token endpoint, `POST …/token` (see [`gemini`])
+//! * Amazon Bedrock ConverseStream: `POST …/model/{id}/converse-stream`, over
+//!   HTTP/2 without TLS, as the AWS SDK sends it (see [`eventstream`] for the
+//!   binary frames; `Turn::raw_frames` sends hand-made ones)
 //!
 //! (chosen by the path's ending, so `/v1/messages` and `/v1/v1/messages` both
 //! work). Each request takes the next [`Turn`] of the script: text, thinking,
@@ -33,6 +36,8 @@
 #![deny(missing_docs)]
 
 pub mod gemini;
+pub mod eventstream;
+mod h2;
 mod json_lines;
 mod scratch;
 pub use json_lines::{read_until, user_texts};
@@ -129,9 +134,16 @@ pub struct Turn {
     /// Stream text, thinking and tool arguments in deltas of at most this
     /// many bytes (cut at character boundaries) instead of two halves.
     pub delta_bytes: Option<usize>,
+    /// Bedrock: send these event-stream bytes instead of generated frames.
+    pub raw_frames: Option<Vec<u8>>,
 }
 
 impl Turn {
+    /// Bedrock: answer with these event-stream bytes (see [`eventstream`]).
+    pub fn raw_frames(bytes: Vec<u8>) -> Self {
+        Turn { raw_frames: Some(bytes), ..Default::default() }
+    }
+
     /// Answer with text.
     pub fn text(s: &str) -> Self {
         Turn { text: Some(s.into()), ..Default::default() }
@@ -459,6 +471,9 @@ enum Api {
 }
 
 async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
+    if h2::starts_with_preface(&sock).await {
+        return h2::serve(sock, state).await;
+    }
     let Some((method, path, headers, body)) = read_request(&mut sock).await else {
         return;
     };

@@ -2,6 +2,7 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod anthropic_wire;
+pub(crate) mod bedrock;
 mod body;
 mod completions_thinking;
 pub mod faux;
