@@ -135,6 +135,8 @@ fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> 
             api::OPENAI_COMPLETIONS => providers::openai_completions::prepare(model, context, options),
             api::OPENAI_RESPONSES => providers::openai_responses::prepare(model, context, options),
             api::ANTHROPIC_MESSAGES => providers::anthropic::prepare(model, context, options),
+            api::MISTRAL_CONVERSATIONS => providers::mistral::prepare(model, context, options),
+            api::AZURE_OPENAI_RESPONSES => providers::azure::prepare(model, context, options),
             api::FAUX => return Work::Faux(context.to_context()),
             other => {
                 Err(ProviderError::failed(format!("Unsupported API \"{other}\" (supported: {})", api::ALL.join(", "))))
@@ -192,6 +194,8 @@ async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) 
                     match model.api.as_str() {
                         api::OPENAI_RESPONSES => providers::openai_responses::send(&model, request, &mut em).await,
                         api::ANTHROPIC_MESSAGES => providers::anthropic::send(request, &mut em).await,
+                        api::MISTRAL_CONVERSATIONS => providers::mistral::send(request, &mut em).await,
+                        api::AZURE_OPENAI_RESPONSES => providers::azure::send(request, &mut em).await,
                         _ => providers::openai_completions::send(request, &mut em).await,
                     }
                 }

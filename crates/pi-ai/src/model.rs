@@ -13,10 +13,15 @@ pub mod api {
     pub const OPENAI_RESPONSES: &str = "openai-responses";
     /// Anthropic Messages (`POST {baseUrl}/v1/messages`).
     pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
+    /// Mistral (`POST {baseUrl}/v1/chat/completions`, Mistral's own shapes).
+    pub const MISTRAL_CONVERSATIONS: &str = "mistral-conversations";
+    /// Azure OpenAI Responses (`POST {baseUrl}/responses?api-version=…`).
+    pub const AZURE_OPENAI_RESPONSES: &str = "azure-openai-responses";
     /// The scripted in-process provider of [`crate::faux`].
     pub const FAUX: &str = "faux";
     /// Every API above.
-    pub const ALL: [&str; 4] = [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, FAUX];
+    pub const ALL: [&str; 6] =
+        [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, MISTRAL_CONVERSATIONS, AZURE_OPENAI_RESPONSES, FAUX];
 }
 
 /// A model and how to reach it.
@@ -58,6 +63,11 @@ pub struct Model {
     /// and base URL.
     #[serde(default)]
     pub compat: OpenAiCompletionsCompat,
+    /// The provider value sent for each thinking level (`thinkingLevelMap`):
+    /// `None` marks a level unsupported; a level not listed takes the API's
+    /// usual value (through `high`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub thinking_level_map: BTreeMap<String, Option<String>>,
 }
 
 impl Model {
