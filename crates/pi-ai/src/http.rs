@@ -188,15 +188,13 @@ pub(crate) fn request_headers<'a>(
 /// POST `body` (JSON) and return the event stream of a 2xx answer.
 pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: Vec<u8>) -> Result<SseStream, SendError> {
     let client = client().map_err(SendError::Other)?;
-    let resp = client
-        .post(url)
-        .headers(headers)
-        .header("content-type", "application/json")
-        .header("accept", "text/event-stream")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| SendError::Other(transport_error(&e, url)))?;
+    // A client that names its own `accept` (as the OpenAI SDK's do) keeps it.
+    let accept = if headers.contains_key("accept") { None } else { Some("text/event-stream") };
+    let mut builder = client.post(url).headers(headers).header("content-type", "application/json");
+    if let Some(accept) = accept {
+        builder = builder.header("accept", accept);
+    }
+    let resp = builder.body(body).send().await.map_err(|e| SendError::Other(transport_error(&e, url)))?;
     let status = resp.status();
     if !status.is_success() {
         let retry_after = retry_after(resp.headers(), SystemTime::now());

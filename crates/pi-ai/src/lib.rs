@@ -144,6 +144,8 @@ fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> 
             api::GOOGLE_GENERATIVE_AI => providers::google::prepare_generative(model, context, options),
             api::GOOGLE_VERTEX => providers::google::prepare_vertex(model, context, options),
             api::BEDROCK_CONVERSE_STREAM => providers::bedrock::prepare(model, context, options),
+            api::MISTRAL_CONVERSATIONS => providers::mistral::prepare(model, context, options),
+            api::AZURE_OPENAI_RESPONSES => providers::azure::prepare(model, context, options),
             api::FAUX => return Work::Faux(context.to_context()),
             other => {
                 Err(ProviderError::failed(format!("Unsupported API \"{other}\" (supported: {})", api::ALL.join(", "))))
@@ -213,6 +215,8 @@ async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) 
                         api::GOOGLE_GENERATIVE_AI => providers::google::send_generative(request, &mut em).await,
                         api::GOOGLE_VERTEX => providers::google::send_vertex(request, &options, &mut em).await,
                         api::BEDROCK_CONVERSE_STREAM => providers::bedrock::send(request, &options, &mut em).await,
+                        api::MISTRAL_CONVERSATIONS => providers::mistral::send(request, &mut em).await,
+                        api::AZURE_OPENAI_RESPONSES => providers::azure::send(request, &mut em).await,
                         _ => providers::openai_completions::send(request, &mut em).await,
                     }
                 }

@@ -15,6 +15,10 @@ pub mod api {
     pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
     /// Amazon Bedrock ConverseStream (`POST {baseUrl}/model/{id}/converse-stream`).
     pub const BEDROCK_CONVERSE_STREAM: &str = "bedrock-converse-stream";
+    /// Mistral (`POST {baseUrl}/v1/chat/completions`, Mistral's own shapes).
+    pub const MISTRAL_CONVERSATIONS: &str = "mistral-conversations";
+    /// Azure OpenAI Responses (`POST {baseUrl}/responses?api-version=…`).
+    pub const AZURE_OPENAI_RESPONSES: &str = "azure-openai-responses";
     /// The scripted in-process provider of [`crate::faux`].
     pub const FAUX: &str = "faux";
     /// Google Generative AI (`POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse`).
@@ -22,7 +26,7 @@ pub mod api {
     /// Google Vertex AI (the same body on `{baseUrl}/v1/…/publishers/google/models/{id}`).
     pub const GOOGLE_VERTEX: &str = "google-vertex";
     /// Every API above.
-    pub const ALL: [&str; 7] = [
+    pub const ALL: [&str; 9] = [
         OPENAI_COMPLETIONS,
         OPENAI_RESPONSES,
         ANTHROPIC_MESSAGES,
@@ -30,6 +34,8 @@ pub mod api {
         GOOGLE_GENERATIVE_AI,
         GOOGLE_VERTEX,
         BEDROCK_CONVERSE_STREAM,
+        MISTRAL_CONVERSATIONS,
+        AZURE_OPENAI_RESPONSES,
     ];
 }
 

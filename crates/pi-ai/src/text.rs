@@ -84,6 +84,33 @@ pub fn responses_failed(code: Option<&str>, message: &str) -> String {
     }
 }
 
+/// Mistral HTTP errors: `Mistral API error (<status>): <body as sent>`.
+pub fn mistral_http_error(status: u16, body: &str) -> String {
+    format!("Mistral API error ({status}): {body}")
+}
+/// Mistral: an event that is not a chunk with a `choices` array.
+pub const MISTRAL_INVALID_EVENT: &str = "Invalid Mistral streaming event";
+/// Mistral: the stream ended before a chunk carried a finish reason.
+pub const MISTRAL_NO_FINISH: &str = "Mistral stream ended without a finish reason";
+/// Mistral: the connection dropped in the middle of the stream (Node's word,
+/// as the reference's Mistral client reports it).
+pub const MISTRAL_STREAM_CUT: &str = "terminated";
+/// Mistral: a finish reason that is not a normal end; `error` is the
+/// server's own failure (`Provider stopped with: error (server error)`).
+pub fn mistral_stopped(reason: &str) -> String {
+    if reason == "error" {
+        "Provider stopped with: error (server error)".to_string()
+    } else {
+        format!("Provider stopped with: {reason}")
+    }
+}
+/// Mistral: a tool result that reports an error is sent with this prefix.
+pub const MISTRAL_TOOL_ERROR_PREFIX: &str = "[tool error] ";
+/// Azure OpenAI: the name in its HTTP errors (`Azure OpenAI API error (<status>): …`).
+pub const AZURE_ERROR_NAME: &str = "Azure OpenAI";
+/// Azure OpenAI: no base URL from the environment or the model.
+pub const AZURE_NO_BASE_URL: &str = "Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME, or pass azureBaseUrl, azureResourceName, or model.baseUrl.";
+
 /// Why a tool's schema cannot be sent in a provider's strict mode (each
 /// completes [`strict_required`]'s sentence).
 pub mod strict {

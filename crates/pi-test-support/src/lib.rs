@@ -13,9 +13,11 @@
 //! * Amazon Bedrock ConverseStream: `POST …/model/{id}/converse-stream`, over
 //!   HTTP/2 without TLS, as the AWS SDK sends it (see [`eventstream`] for the
 //!   binary frames; `Turn::raw_frames` sends hand-made ones)
+//! * Mistral: `POST /mistral/…/chat/completions` (see [`mistral`])
 //!
 //! (chosen by the path's ending, so `/v1/messages` and `/v1/v1/messages` both
-//! work). Each request takes the next [`Turn`] of the script: text, thinking,
+//! work). Azure OpenAI Responses posts to `…/responses?api-version=…` and gets
+//! the Responses stream. Each request takes the next [`Turn`] of the script: text, thinking,
 //! tool calls (arguments as JSON or raw text, so malformed JSON can be sent),
 //! an HTTP error status with a body, a stream cut mid-way, a delay or a stall,
 //! and hostile shapes (text and arguments in deltas of a few bytes, a raw SSE
@@ -39,6 +41,7 @@ pub mod gemini;
 pub mod eventstream;
 mod h2;
 mod json_lines;
+pub mod mistral;
 mod scratch;
 pub use json_lines::{read_until, user_texts};
 pub use scratch::Scratch;
@@ -350,8 +353,9 @@ impl MockServer {
 
     /// Write `<agent_dir>/models.json` declaring provider `mock` with model
     /// `mock-1` on this server (`baseUrl` `<base_url>/v1`, `apiKey` `x`), and
-    /// return its path. `api` is `openai-completions`, `openai-responses` or
-    /// `anthropic-messages`. (Anthropic clients append `/v1/messages`, so they
+    /// return its path. `api` is `openai-completions`, `openai-responses`,
+    /// `anthropic-messages`, `azure-openai-responses` or `mistral-conversations`
+    /// (whose `baseUrl` is `<base_url>/mistral`, see [`mistral`]). (Anthropic clients append `/v1/messages`, so they
     /// post to `/v1/v1/messages`, as the reference does with this file; the
     /// server accepts it.)
     ///
@@ -373,8 +377,9 @@ impl MockServer {
                 m.insert(k.clone(), v.clone());
             }
         }
+        let base = if api == "mistral-conversations" { mistral::BASE_PATH } else { "/v1" };
         let doc = json!({"providers": {"mock": {
-            "baseUrl": format!("{}/v1", self.base_url()),
+            "baseUrl": format!("{}{base}", self.base_url()),
             "api": api,
             "apiKey": "x",
             "models": [model],
@@ -465,6 +470,7 @@ fn decode_chunked(mut data: &[u8]) -> Vec<u8> {
 #[derive(Clone, Copy, PartialEq)]
 enum Api {
     Completions,
+    Mistral,
     Responses,
     Anthropic,
     Gemini,
@@ -492,7 +498,9 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         (st.turns.pop_front(), i)
     };
     let route = path.split('?').next().unwrap_or("");
-    let api = if route.ends_with("/chat/completions") {
+    let api = if mistral::is_mistral(route) {
+        Api::Mistral
+    } else if route.ends_with("/chat/completions") {
         Api::Completions
     } else if route.ends_with("/responses") {
         Api::Responses
@@ -534,6 +542,7 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         Some(raw) => vec![raw.clone()],
         None => match api {
             Api::Completions => completions_events(&turn, index),
+            Api::Mistral => mistral::events(&turn, index),
             Api::Responses => responses_events(&turn, index),
             Api::Anthropic => anthropic_events(&turn, index),
             Api::Gemini => gemini::events(&turn, index),

@@ -3,10 +3,14 @@
 pub(crate) mod anthropic;
 pub(crate) mod anthropic_wire;
 pub(crate) mod bedrock;
+pub(crate) mod azure;
 mod body;
 mod completions_thinking;
 pub mod faux;
 pub(crate) mod google;
+pub(crate) mod mistral;
+mod mistral_ids;
+pub(crate) mod mistral_stream;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
 
@@ -327,9 +331,9 @@ mod hostile_streams {
 
     #[tokio::test]
     async fn hostile_events_never_panic() {
-        for api in ["openai-completions", "anthropic-messages", "openai-responses"] {
+        for api in ["openai-completions", "anthropic-messages", "openai-responses", "mistral-conversations"] {
             let model = Model { api: api.into(), ..Default::default() };
-            for body in BODIES {
+            for body in BODIES.iter().chain(MISTRAL_BODIES) {
                 for size in [1, 5, usize::MAX] {
                     let (tx, _rx) = mpsc::channel(10_000);
                     let mut em = Emitter::new(tx, &model);
@@ -337,12 +341,22 @@ mod hostile_streams {
                     let _ = match api {
                         "openai-completions" => super::openai_completions::read_stream(&mut sse, &mut em).await,
                         "anthropic-messages" => super::anthropic::read_stream(&mut sse, &mut em).await,
+                        "mistral-conversations" => super::mistral_stream::read_stream(&mut sse, &mut em).await,
                         _ => super::openai_responses::read_stream(&mut sse, &mut em).await,
                     };
                 }
             }
         }
     }
+
+    /// Mistral's shapes gone wrong: content and tool calls of the wrong
+    /// types, ids and indexes out of range, thinking that is not a list.
+    const MISTRAL_BODIES: &[&str] = &[
+        "data: {\"choices\":[{\"delta\":{\"content\":[{\"type\":\"thinking\",\"thinking\":7},{\"type\":\"text\"}]}}]}\n\n",
+        "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-1,\"id\":5,\"function\":{\"arguments\":[1]}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: {\"choices\":[{\"delta\":{\"tool_calls\":{\"a\":1}}}]}\n\n",
+        "data: {\"choices\":[{\"delta\":\"x\",\"finish_reason\":5}],\"usage\":{\"prompt_tokens\":-1,\"prompt_tokens_details\":{\"cached_tokens\":99}}}\n\n",
+    ];
 }
 
 /// Random byte streams and random event streams, cut anywhere, into the three
@@ -482,7 +496,7 @@ mod random_streams {
         #[test]
         fn any_stream_ends_with_a_result(body in body(), cuts in prop::collection::vec(0usize..48, 0..8)) {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            for api in ["openai-completions", "anthropic-messages", "openai-responses"] {
+            for api in ["openai-completions", "anthropic-messages", "openai-responses", "mistral-conversations"] {
                 let model = Model { api: api.into(), ..Default::default() };
                 rt.block_on(async {
                     // Room for every event the body can make.
@@ -492,6 +506,7 @@ mod random_streams {
                     let _ = match api {
                         "openai-completions" => super::openai_completions::read_stream(&mut sse, &mut em).await,
                         "anthropic-messages" => super::anthropic::read_stream(&mut sse, &mut em).await,
+                        "mistral-conversations" => super::mistral_stream::read_stream(&mut sse, &mut em).await,
                         _ => super::openai_responses::read_stream(&mut sse, &mut em).await,
                     };
                 });
