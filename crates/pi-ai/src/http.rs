@@ -23,7 +23,8 @@ const RETRY_AFTER: &str = "retry-after";
 
 static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
 
-fn client() -> Result<&'static reqwest::Client, ProviderError> {
+/// The process's one HTTP client.
+pub(crate) fn client() -> Result<&'static reqwest::Client, ProviderError> {
     CLIENT
         .get_or_init(|| {
             // Ignore the error: another part of the process may have installed it.

@@ -49,6 +49,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod copilot;
 mod emitter;
 mod error;
 mod event;
@@ -135,10 +136,17 @@ fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> 
             api::OPENAI_COMPLETIONS => providers::openai_completions::prepare(model, context, options),
             api::OPENAI_RESPONSES => providers::openai_responses::prepare(model, context, options),
             api::ANTHROPIC_MESSAGES => providers::anthropic::prepare(model, context, options),
+            api::OPENAI_CODEX_RESPONSES => providers::openai_codex::prepare(model, context, options),
             api::FAUX => return Work::Faux(context.to_context()),
             other => {
                 Err(ProviderError::failed(format!("Unsupported API \"{other}\" (supported: {})", api::ALL.join(", "))))
             }
+        };
+        let prepared = match prepared {
+            Ok(p) if model.provider == copilot::PROVIDER => {
+                providers::github_copilot::adapt(p, model, context, options)
+            }
+            other => other,
         };
         prepared.map_or_else(Work::Failed, Work::Http)
     };
@@ -192,6 +200,7 @@ async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) 
                     match model.api.as_str() {
                         api::OPENAI_RESPONSES => providers::openai_responses::send(&model, request, &mut em).await,
                         api::ANTHROPIC_MESSAGES => providers::anthropic::send(request, &mut em).await,
+                        api::OPENAI_CODEX_RESPONSES => providers::openai_codex::send(request, &mut em).await,
                         _ => providers::openai_completions::send(request, &mut em).await,
                     }
                 }

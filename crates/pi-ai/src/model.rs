@@ -13,10 +13,12 @@ pub mod api {
     pub const OPENAI_RESPONSES: &str = "openai-responses";
     /// Anthropic Messages (`POST {baseUrl}/v1/messages`).
     pub const ANTHROPIC_MESSAGES: &str = "anthropic-messages";
+    /// OpenAI Codex Responses, a ChatGPT subscription (`POST {baseUrl}/codex/responses`).
+    pub const OPENAI_CODEX_RESPONSES: &str = "openai-codex-responses";
     /// The scripted in-process provider of [`crate::faux`].
     pub const FAUX: &str = "faux";
     /// Every API above.
-    pub const ALL: [&str; 4] = [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, FAUX];
+    pub const ALL: [&str; 5] = [OPENAI_COMPLETIONS, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, OPENAI_CODEX_RESPONSES, FAUX];
 }
 
 /// A model and how to reach it.

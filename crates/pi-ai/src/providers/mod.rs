@@ -3,6 +3,8 @@
 pub(crate) mod anthropic;
 mod body;
 pub mod faux;
+pub(crate) mod github_copilot;
+pub(crate) mod openai_codex;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
 
