@@ -110,11 +110,20 @@ pub fn base_url(token: &str, enterprise_domain: Option<&str>) -> String {
     }
 }
 
-/// Trade a GitHub token for a Copilot token (one GET, no retry).
+/// Trade a GitHub token for a Copilot token at [`token_url`] (one GET, no retry).
 pub async fn exchange(github_token: &str, enterprise_domain: Option<&str>) -> Result<CopilotToken, TokenError> {
+    exchange_at(&token_url(enterprise_domain), github_token, enterprise_domain).await
+}
+
+/// [`exchange`] at a given URL.
+pub async fn exchange_at(
+    url: &str,
+    github_token: &str,
+    enterprise_domain: Option<&str>,
+) -> Result<CopilotToken, TokenError> {
     let client = crate::http::client().map_err(|e| TokenError::Transport(e.to_string()))?;
     let mut request = client
-        .get(token_url(enterprise_domain))
+        .get(url)
         .timeout(EXCHANGE_TIMEOUT)
         .header("accept", "application/json")
         .header("authorization", format!("Bearer {github_token}"));
@@ -175,8 +184,8 @@ fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Exchanged tokens by GitHub token and Enterprise domain.
-type Cache = Mutex<HashMap<(String, Option<String>), CopilotToken>>;
+/// Exchanged tokens by exchange URL, GitHub token and Enterprise domain.
+type Cache = Mutex<HashMap<(String, String, Option<String>), CopilotToken>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -187,7 +196,16 @@ fn cache() -> &'static Cache {
 /// has not expired, else a new exchange (kept for the next call). A failed
 /// exchange keeps nothing.
 pub async fn cached_token(github_token: &str, enterprise_domain: Option<&str>) -> Result<CopilotToken, TokenError> {
-    let key = (github_token.to_string(), enterprise_domain.map(str::to_string));
+    cached_token_at(&token_url(enterprise_domain), github_token, enterprise_domain).await
+}
+
+/// [`cached_token`] with the exchange at a given URL.
+pub async fn cached_token_at(
+    url: &str,
+    github_token: &str,
+    enterprise_domain: Option<&str>,
+) -> Result<CopilotToken, TokenError> {
+    let key = (url.to_string(), github_token.to_string(), enterprise_domain.map(str::to_string));
     let fresh = {
         let map = cache().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         map.get(&key).filter(|t| t.expires_ms > now_ms()).cloned()
@@ -195,7 +213,7 @@ pub async fn cached_token(github_token: &str, enterprise_domain: Option<&str>) -
     if let Some(token) = fresh {
         return Ok(token);
     }
-    let token = exchange(github_token, enterprise_domain).await?;
+    let token = exchange_at(url, github_token, enterprise_domain).await?;
     cache().lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, token.clone());
     Ok(token)
 }

@@ -8,6 +8,8 @@
 //! * OpenAI Chat Completions: `POST …/chat/completions`
 //! * OpenAI Responses: `POST …/responses`
 //! * Anthropic Messages: `POST …/messages`
+//! * GitHub Copilot's token exchange: `GET …/copilot_internal/v2/token`
+//!   (answers scripted apart, see [`MockServer::push_copilot_tokens`])
 //!
 //! (chosen by the path's ending, so `/v1/messages` and `/v1/v1/messages` both
 //! work). Each request takes the next [`Turn`] of the script: text, thinking,
@@ -30,8 +32,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test support: a failure here is a failed test
 #![deny(missing_docs)]
 
+mod copilot;
 mod json_lines;
 mod scratch;
+pub use copilot::{TOKEN_PATH as COPILOT_TOKEN_PATH, TokenAnswer};
 pub use json_lines::{read_until, user_texts};
 pub use scratch::Scratch;
 
@@ -244,6 +248,7 @@ struct State {
     turns: VecDeque<Turn>,
     requests: Vec<RecordedRequest>,
     served: usize,
+    copilot: copilot::TokenScript,
 }
 
 /// A running mock model server; stops when dropped.
@@ -459,6 +464,15 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         return;
     };
     let raw_body = String::from_utf8_lossy(&body).into_owned();
+    if copilot::is_exchange(&method, &path) {
+        let (code, answer) = {
+            let mut st = lock(&state);
+            st.requests.push(RecordedRequest { method, path, headers, body: Value::Null, raw_body });
+            st.copilot.next()
+        };
+        write_plain(&mut sock, code, &[], &answer).await;
+        return;
+    }
     let (turn, index) = {
         let mut st = lock(&state);
         st.requests.push(RecordedRequest {
