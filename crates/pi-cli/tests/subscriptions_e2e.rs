@@ -229,3 +229,19 @@ fn copilot_429_waits_for_retry_after() {
     assert_eq!(reqs.len(), 2);
     assert_copilot_headers(&reqs[1], "user");
 }
+
+#[test]
+fn copilot_marks_requests_that_carry_images() {
+    // A 1×1 PNG.
+    let png = base64::engine::general_purpose::STANDARD
+        .decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+        .unwrap();
+    let server = MockServer::start(vec![Turn::text("a dot")]);
+    let env = copilot_env(&server);
+    std::fs::write(env.work.join("dot.png"), png).unwrap();
+    let out = env.run("github-copilot/cp-completions", &["@dot.png", "what is this?"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let reqs = server.requests();
+    assert_eq!(reqs[0].header("copilot-vision-request"), Some("true"));
+    assert!(reqs[0].raw_body.contains("data:image/png;base64,"));
+}

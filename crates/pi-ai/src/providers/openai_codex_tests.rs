@@ -206,3 +206,55 @@ async fn stream_errors_read_like_the_reference() {
     let (r, _) = read("data: {not json\n\n").await;
     assert_eq!(msg(r), crate::text::MALFORMED_EVENT);
 }
+
+/// Random bytes, and events of the types Codex adds, cut anywhere: reading
+/// ends with a result, never a panic or a hang.
+mod random_streams {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TYPES: [&str; 8] = [
+        "error",
+        "response.failed",
+        "response.done",
+        "response.completed",
+        "response.output_text.delta",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.function_call_arguments.delta",
+    ];
+
+    fn event() -> impl Strategy<Value = String> {
+        let value = prop_oneof![
+            Just(Value::Null),
+            any::<i64>().prop_map(Value::from),
+            ".{0,5}".prop_map(Value::from),
+            Just(json!({"type": "function_call", "id": "i", "call_id": "c", "name": "read"})),
+            Just(json!({"error": {"code": 7, "message": []}, "status": "x"})),
+        ];
+        (prop::sample::select(&TYPES[..]), value.clone(), value).prop_map(|(t, a, b)| {
+            format!("data: {}\n\n", json!({"type": t, "item": a, "response": b, "error": a, "delta": b}))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        #[test]
+        fn any_stream_ends_with_a_result(
+            events in prop::collection::vec(event(), 0..10),
+            noise in prop::collection::vec(any::<u8>(), 0..64),
+            size in 1usize..40,
+        ) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let mut body = events.concat().into_bytes();
+            body.extend_from_slice(&noise);
+            rt.block_on(async {
+                let (tx, _rx) = mpsc::channel(4 * body.len() + 16);
+                let mut em = Emitter::new(tx, &model(false));
+                let chunks = body.chunks(size).map(<[u8]>::to_vec).collect();
+                let mut sse = SseStream::from_chunks(chunks);
+                let _ = read_stream(&mut sse, &mut em).await;
+            });
+        }
+    }
+}
