@@ -197,6 +197,17 @@ fn now_secs() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// Whether a JSON value counts as present (not `null`, `false`, `0` or `""`).
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
 /// The message of an HTTP error answer, and whether it is a usage limit:
 /// a JSON `error` whose `code` (or `type`) names a usage or rate limit, or
 /// any 429, reads `You have hit your ChatGPT usage limit (<plan> plan).
@@ -211,7 +222,7 @@ pub(crate) fn http_error(e: &HttpStatusError, now_secs: f64) -> (String, bool) {
     let Ok(parsed) = serde_json::from_str::<Value>(&e.body) else {
         return (fallback, false);
     };
-    let Some(err) = parsed.get("error").filter(|v| !v.is_null() && *v != &Value::Bool(false)) else {
+    let Some(err) = parsed.get("error").filter(|v| truthy(v)) else {
         return (fallback, false);
     };
     let code = ["code", "type"]

@@ -164,6 +164,14 @@ fn http_errors_read_like_the_reference() {
     assert_eq!(http_error(&e(500, r#"{"error":{"message":"boom"}}"#), now), ("boom".into(), false));
     assert_eq!(http_error(&e(500, r#"{"detail":"x"}"#), now), (r#"{"detail":"x"}"#.into(), false));
     assert_eq!(http_error(&e(429, "slow"), now), ("slow".into(), false));
+    for absent in [r#"{"error":null}"#, r#"{"error":false}"#, r#"{"error":0}"#, r#"{"error":""}"#, "[1]"] {
+        assert_eq!(http_error(&e(429, absent), now), (absent.into(), false), "{absent}");
+    }
+    assert_eq!(
+        http_error(&e(429, r#"{"error":"strerr"}"#), now),
+        ("You have hit your ChatGPT usage limit.".into(), true)
+    );
+    assert_eq!(http_error(&e(400, r#"{"error":"strerr"}"#), now), (r#"{"error":"strerr"}"#.into(), false));
     assert_eq!(http_error(&e(502, ""), now), ("Bad Gateway".into(), false));
     assert_eq!(http_error(&e(599, ""), now), ("Request failed".into(), false));
 }
