@@ -50,6 +50,7 @@
 #![deny(missing_docs)]
 
 mod compat;
+pub mod copilot;
 mod emitter;
 mod error;
 mod event;
@@ -146,10 +147,17 @@ fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> 
             api::BEDROCK_CONVERSE_STREAM => providers::bedrock::prepare(model, context, options),
             api::MISTRAL_CONVERSATIONS => providers::mistral::prepare(model, context, options),
             api::AZURE_OPENAI_RESPONSES => providers::azure::prepare(model, context, options),
+            api::OPENAI_CODEX_RESPONSES => providers::openai_codex::prepare(model, context, options),
             api::FAUX => return Work::Faux(context.to_context()),
             other => {
                 Err(ProviderError::failed(format!("Unsupported API \"{other}\" (supported: {})", api::ALL.join(", "))))
             }
+        };
+        let prepared = match prepared {
+            Ok(p) if model.provider == copilot::PROVIDER => {
+                providers::github_copilot::adapt(p, model, context, options)
+            }
+            other => other,
         };
         prepared.map_or_else(Work::Failed, Work::Http)
     };
@@ -217,6 +225,7 @@ async fn run(model: Model, work: Work, options: StreamOptions, mut em: Emitter) 
                         api::BEDROCK_CONVERSE_STREAM => providers::bedrock::send(request, &options, &mut em).await,
                         api::MISTRAL_CONVERSATIONS => providers::mistral::send(request, &mut em).await,
                         api::AZURE_OPENAI_RESPONSES => providers::azure::send(request, &mut em).await,
+                        api::OPENAI_CODEX_RESPONSES => providers::openai_codex::send(request, &mut em).await,
                         _ => providers::openai_completions::send(request, &mut em).await,
                     }
                 }

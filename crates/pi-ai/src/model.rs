@@ -19,6 +19,8 @@ pub mod api {
     pub const MISTRAL_CONVERSATIONS: &str = "mistral-conversations";
     /// Azure OpenAI Responses (`POST {baseUrl}/responses?api-version=…`).
     pub const AZURE_OPENAI_RESPONSES: &str = "azure-openai-responses";
+    /// OpenAI Codex Responses, a ChatGPT subscription (`POST {baseUrl}/codex/responses`).
+    pub const OPENAI_CODEX_RESPONSES: &str = "openai-codex-responses";
     /// The scripted in-process provider of [`crate::faux`].
     pub const FAUX: &str = "faux";
     /// Google Generative AI (`POST {baseUrl}/models/{id}:streamGenerateContent?alt=sse`).
@@ -26,7 +28,7 @@ pub mod api {
     /// Google Vertex AI (the same body on `{baseUrl}/v1/…/publishers/google/models/{id}`).
     pub const GOOGLE_VERTEX: &str = "google-vertex";
     /// Every API above.
-    pub const ALL: [&str; 9] = [
+    pub const ALL: [&str; 10] = [
         OPENAI_COMPLETIONS,
         OPENAI_RESPONSES,
         ANTHROPIC_MESSAGES,
@@ -36,6 +38,7 @@ pub mod api {
         BEDROCK_CONVERSE_STREAM,
         MISTRAL_CONVERSATIONS,
         AZURE_OPENAI_RESPONSES,
+        OPENAI_CODEX_RESPONSES,
     ];
 }
 

@@ -48,6 +48,49 @@ pub fn sse_event_too_large(limit: usize) -> String {
 /// Anthropic with a Claude subscription (OAuth) token: the first system
 /// block, as Claude Code sends it.
 pub const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+/// OpenAI Codex Responses (a ChatGPT subscription).
+pub mod codex {
+    /// A request without a key.
+    pub fn no_api_key(provider: &str) -> String {
+        format!("No API key for provider: {provider}")
+    }
+    /// The key is not a JWT with a ChatGPT account id.
+    pub const NO_ACCOUNT_ID: &str = "Failed to extract accountId from token";
+    /// `response.failed` without a message.
+    pub const RESPONSE_FAILED: &str = "Codex response failed";
+    /// An HTTP error answer with neither a body nor a known status.
+    pub const REQUEST_FAILED: &str = "Request failed";
+    /// Error codes (or types) that mean the subscription's usage limit.
+    pub const USAGE_LIMIT_CODES: [&str; 3] = ["usage_limit_reached", "usage_not_included", "rate_limit_exceeded"];
+
+    /// An `error` event: `Codex error: <message or code>`.
+    pub fn stream_error(what: &str) -> String {
+        format!("Codex error: {what}")
+    }
+
+    /// `You have hit your ChatGPT usage limit (<plan> plan). Try again in ~<n> min.`
+    pub fn usage_limit(plan: Option<&str>, minutes: Option<u64>) -> String {
+        let plan = plan.map(|p| format!(" ({} plan)", p.to_lowercase())).unwrap_or_default();
+        let when = minutes.map(|m| format!(" Try again in ~{m} min.")).unwrap_or_default();
+        format!("You have hit your ChatGPT usage limit{plan}.{when}")
+    }
+}
+
+/// GitHub Copilot's token exchange (the reference's words where it has them).
+pub mod copilot {
+    /// The exchange answered with an error status: `<status> <reason>: <body>`.
+    pub fn exchange_status(status: u16, reason: &str, body: &str) -> String {
+        format!("{status} {reason}: {body}")
+    }
+    /// The answer is not a JSON object.
+    pub const INVALID_ANSWER: &str = "Invalid Copilot token response";
+    /// The answer lacks a string `token` or a numeric `expires_at`.
+    pub const INVALID_FIELDS: &str = "Invalid Copilot token response fields";
+    /// A failed exchange as the user sees it: what failed and what to do.
+    pub fn refresh_failed(detail: &str) -> String {
+        format!("OAuth refresh failed for github-copilot: {detail}. Sign in again with /login github-copilot.")
+    }
+}
 
 /// The request timed out (no bytes for the read timeout).
 pub const TIMED_OUT: &str = "Request timed out.";

@@ -14,6 +14,8 @@
 //!   HTTP/2 without TLS, as the AWS SDK sends it (see [`eventstream`] for the
 //!   binary frames; `Turn::raw_frames` sends hand-made ones)
 //! * Mistral: `POST /mistral/…/chat/completions` (see [`mistral`])
+//! * GitHub Copilot's token exchange: `GET …/copilot_internal/v2/token`
+//!   (answers scripted apart, see [`MockServer::push_copilot_tokens`])
 //!
 //! (chosen by the path's ending, so `/v1/messages` and `/v1/v1/messages` both
 //! work). Azure OpenAI Responses posts to `…/responses?api-version=…` and gets
@@ -40,9 +42,11 @@
 pub mod gemini;
 pub mod eventstream;
 mod h2;
+mod copilot;
 mod json_lines;
 pub mod mistral;
 mod scratch;
+pub use copilot::{TOKEN_PATH as COPILOT_TOKEN_PATH, TokenAnswer};
 pub use json_lines::{read_until, user_texts};
 pub use scratch::Scratch;
 
@@ -262,6 +266,7 @@ struct State {
     turns: VecDeque<Turn>,
     requests: Vec<RecordedRequest>,
     served: usize,
+    copilot: copilot::TokenScript,
 }
 
 /// A running mock model server; stops when dropped.
@@ -484,6 +489,15 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         return;
     };
     let raw_body = String::from_utf8_lossy(&body).into_owned();
+    if copilot::is_exchange(&method, &path) {
+        let (code, answer) = {
+            let mut st = lock(&state);
+            st.requests.push(RecordedRequest { method, path, headers, body: Value::Null, raw_body });
+            st.copilot.next()
+        };
+        write_plain(&mut sock, code, &[], &answer).await;
+        return;
+    }
     let (turn, index) = {
         let mut st = lock(&state);
         st.requests.push(RecordedRequest {

@@ -11,6 +11,8 @@ pub(crate) mod google;
 pub(crate) mod mistral;
 mod mistral_ids;
 pub(crate) mod mistral_stream;
+pub(crate) mod github_copilot;
+pub(crate) mod openai_codex;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
 

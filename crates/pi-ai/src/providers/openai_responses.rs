@@ -34,25 +34,12 @@ pub(crate) fn request_body(
     body.field("max_output_tokens", &max_tokens(model, options))?;
     if !context.tools.is_empty() {
         let strict = model.compat.supports_strict_mode == Some(true);
-        let functions = context
-            .tools
-            .iter()
-            .map(|t| super::body::function_tool(t, strict))
-            .collect::<Result<Vec<Value>, ProviderError>>()?;
-        body.array("tools", |out| {
-            for f in functions {
-                let mut tool = serde_json::Map::new();
-                tool.insert("type".into(), "function".into());
-                if let Value::Object(f) = f {
-                    tool.extend(f);
-                }
-                out.push(&Value::Object(tool))?;
-            }
-            Ok(())
-        })?;
+        body.array("tools", |out| write_tools(context, strict, out))?;
     }
     if model.reasoning {
         match options.thinking_level() {
+            // GitHub Copilot gets no reasoning field with thinking off.
+            None if model.provider == super::github_copilot::PROVIDER => {}
             None => body.field("reasoning", &json!({"effort": "none"}))?,
             Some(level) => {
                 body.field("reasoning", &json!({"effort": openai_effort(level), "summary": "auto"}))?;
@@ -63,8 +50,30 @@ pub(crate) fn request_body(
     Ok(body.finish())
 }
 
+/// The `tools` array: each tool as `{type: "function", name, description,
+/// parameters, strict?}` (see [`super::body::function_tool`]).
+pub(crate) fn write_tools(
+    context: &ContextRef<'_>,
+    strict: bool,
+    out: &mut ArrayWriter<'_>,
+) -> Result<(), ProviderError> {
+    for t in context.tools {
+        let mut tool = serde_json::Map::new();
+        tool.insert("type".into(), "function".into());
+        if let Value::Object(f) = super::body::function_tool(t, strict)? {
+            tool.extend(f);
+        }
+        out.push(&Value::Object(tool))?;
+    }
+    Ok(())
+}
+
 /// The `input` array: the system prompt, then the conversation as items.
-fn write_input(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
+pub(crate) fn write_input(
+    model: &Model,
+    context: &ContextRef<'_>,
+    out: &mut ArrayWriter<'_>,
+) -> Result<(), ProviderError> {
     let images_ok = model.supports_images();
     if let Some(sp) = context.system_prompt {
         let role = if model.reasoning { "developer" } else { "system" };
