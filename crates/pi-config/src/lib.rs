@@ -1,7 +1,8 @@
 //! pi's files and what they mean: the agent dir (`~/.pi/agent` or
 //! `PI_CODING_AGENT_DIR`), `models.json` (custom providers and models, with
 //! `$NAME`/`!command` value resolution), and the context files (`AGENTS.md`,
-//! `CLAUDE.md`) that go into the system prompt, the settings layers
+//! `CLAUDE.md`) that go into the system prompt, the saved credentials
+//! ([`auth`], `auth.json`), the settings layers
 //! ([`settings`]) and project trust ([`trust`]).
 //!
 //! This crate depends on no other pi crate; it reads files and returns plain
@@ -10,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod agent_dir;
+pub mod auth;
 mod context_files;
 mod error;
 pub mod files;
@@ -23,6 +25,7 @@ pub mod trust;
 mod value;
 
 pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
+pub use auth::{AuthError, AuthStore, Credential};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
 pub use error::ConfigError;
 pub use models::{BuiltinProvider, ModelEntry, ModelsFile, builtin_models, load_models};
