@@ -1,6 +1,7 @@
 //! The wire clients, one module per API, and what they share.
 
 pub(crate) mod anthropic;
+mod anthropic_oauth;
 mod body;
 pub mod faux;
 pub(crate) mod openai_completions;
