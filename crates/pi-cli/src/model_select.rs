@@ -17,20 +17,15 @@ pub struct Chosen {
     pub thinking: Option<String>,
 }
 
-/// The key for a model: `--api-key`, then `models.json`'s `apiKey`, then the
-/// provider's environment variable.
+/// The key for a model: `--api-key`, then the credential stored in
+/// `auth.json`, then `models.json`'s `apiKey`, then the provider's
+/// environment variables (see [`crate::auth::resolve`]).
 pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, String> {
-    if let Some(k) = cli_key {
-        return Ok(Some(k.to_string()));
-    }
-    if let Some(raw) = &entry.api_key {
-        return resolve_value("apiKey", raw).map(Some).map_err(|e| e.to_string());
-    }
-    Ok(entry.env_key.as_ref().and_then(|v| std::env::var(v).ok()).filter(|v| !v.is_empty()))
+    crate::auth::api_key_for(entry, cli_key)
 }
 
 fn has_key(entry: &ModelEntry) -> bool {
-    entry.api_key.is_some() || entry.env_key.as_ref().is_some_and(|v| std::env::var(v).is_ok_and(|k| !k.is_empty()))
+    crate::auth::has_auth(entry)
 }
 
 /// Models whose key is available.
