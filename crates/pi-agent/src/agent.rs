@@ -30,6 +30,9 @@ pub struct Agent {
     pub model: Model,
     /// Its API key, resolved.
     pub api_key: Option<String>,
+    /// Resolves the key again before each request (refreshing OAuth
+    /// tokens); without one, `api_key` is sent as it is.
+    pub credentials: Option<crate::CredentialSource>,
     /// Thinking level (`off`, `low`, …), when the model reasons.
     pub thinking: Option<String>,
     /// Retry of failed requests.
@@ -133,6 +136,7 @@ impl Agent {
             system_prompt,
             model,
             api_key: None,
+            credentials: None,
             thinking: None,
             retry: RetrySettings::default(),
             dispatcher,
@@ -307,6 +311,15 @@ impl Agent {
         pi_ai::stream_ref(&self.model, &context, options)
     }
 
+    /// The credentials of the next request: from the credential source when
+    /// there is one, else the key as it is.
+    pub async fn request_auth(&self) -> Result<crate::RequestAuth, String> {
+        match &self.credentials {
+            Some(source) => source(&self.model, self.api_key.as_deref()).await,
+            None => Ok(crate::RequestAuth { api_key: self.api_key.clone(), headers: Default::default() }),
+        }
+    }
+
     /// One attempt at the model request, and the delay before the next one
     /// when the failure is worth a retry (see [`Agent::plan_retry`]).
     async fn stream_once(
@@ -314,12 +327,29 @@ impl Agent {
         retries_done: u32,
         context: Option<&crate::context_system::RequestView>,
     ) -> (AssistantMessage, Option<Duration>) {
+        let auth = self.request_auth().await;
+        let (api_key, headers) = match auth {
+            Ok(a) => (a.api_key, a.headers),
+            Err(message) => {
+                let failed = AssistantMessage {
+                    api: self.model.api.clone(),
+                    provider: self.model.provider.clone(),
+                    model: self.model.id.clone(),
+                    stop_reason: StopReason::Error,
+                    error_message: Some(message),
+                    timestamp: now_ms(),
+                    ..Default::default()
+                };
+                self.emit(AgentEvent::MessageStart { message: Message::Assistant(failed.clone()) });
+                return (failed, None);
+            }
+        };
         let options = StreamOptions {
-            api_key: self.api_key.clone(),
+            api_key,
             signal: self.abort.token(),
             max_tokens: None,
             reasoning: self.thinking.clone(),
-            headers: Default::default(),
+            headers,
             session_id: self.tool_ctx.session.session_id.clone(),
             hooks: crate::provider_events::ProviderEvents::for_request(&self.dispatcher, &self.model),
         };

@@ -13,6 +13,7 @@ mod boundary;
 pub mod compaction;
 mod context_system;
 mod convert;
+mod credentials;
 mod dispatch;
 mod events;
 mod hooks;
@@ -37,6 +38,7 @@ mod user_bash;
 pub use agent::{
     AbortHandle, Agent, EventSink, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
 };
+pub use credentials::{CredentialSource, RequestAuth};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};

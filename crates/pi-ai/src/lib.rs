@@ -60,6 +60,7 @@ mod http;
 pub mod json_args;
 pub mod limits;
 mod model;
+pub mod oauth;
 mod providers;
 mod sse;
 pub mod strict;

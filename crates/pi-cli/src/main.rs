@@ -5,6 +5,7 @@
 //! runs the start-up stages ([`setup`]) and then the mode ([`modes`]); on a
 //! terminal the mode is the terminal UI ([`tui`]).
 
+mod auth;
 mod cli_args;
 mod codemode;
 mod docs;
@@ -123,6 +124,7 @@ fn dispatch(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
+        Some("auth") => auth::cmd::main(&args[1..]),
         Some("mcp") => mcp_cmd::main(&args[1..]),
         Some("install" | "remove" | "uninstall" | "update" | "list") => {
             packages::main(args).unwrap_or(ExitCode::SUCCESS)

@@ -23,26 +23,18 @@ pub struct Chosen {
     pub thinking: Option<String>,
 }
 
-/// The key for a model: `--api-key`, then `models.json`'s `apiKey`, then the
-/// provider's key variables (in the catalogue's order).
+/// The key for a model: `--api-key`, then the credential stored in
+/// `auth.json`, then `models.json`'s `apiKey`, then the provider's key
+/// variables (see [`crate::auth::resolve`]).
 pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, String> {
-    if let Some(k) = cli_key {
-        return Ok(Some(k.to_string()));
-    }
-    if let Some(raw) = &entry.api_key {
-        return resolve_value("apiKey", raw).map(Some).map_err(|e| e.to_string());
-    }
-    if let Some((_, key)) = env_auth::env_api_key(&ProcessEnv, &entry.provider) {
-        return Ok(Some(key));
-    }
-    Ok(entry.env_key.as_ref().and_then(|v| std::env::var(v).ok()).filter(|v| !v.is_empty()))
+    crate::auth::api_key_for(entry, cli_key)
 }
 
 /// Whether `provider` has credentials outside `models.json`: its key
 /// variables or ambient cloud credentials (docs/providers.md, "How keys are
 /// found"). The one place to add another source of credentials.
 pub fn provider_has_auth(provider: &str) -> bool {
-    env_auth::env_has_auth(&ProcessEnv, provider)
+    env_auth::env_has_auth(&ProcessEnv, provider) || crate::auth::has_stored(provider)
 }
 
 /// [`provider_has_auth`] asked once per provider.

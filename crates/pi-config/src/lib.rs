@@ -1,7 +1,8 @@
 //! pi's files and what they mean: the agent dir (`~/.pi/agent` or
 //! `PI_CODING_AGENT_DIR`), `models.json` (custom providers and models, with
 //! `$NAME`/`!command` value resolution), and the context files (`AGENTS.md`,
-//! `CLAUDE.md`) that go into the system prompt, the settings layers
+//! `CLAUDE.md`) that go into the system prompt, the saved credentials
+//! ([`auth`], `auth.json`), the settings layers
 //! ([`settings`]) and project trust ([`trust`]).
 //!
 //! This crate depends on no other pi crate; it reads files and returns plain
@@ -12,6 +13,7 @@
 mod agent_dir;
 pub mod catalog;
 mod compat;
+pub mod auth;
 mod context_files;
 pub mod env_auth;
 mod error;
@@ -29,6 +31,7 @@ mod value;
 pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
 pub use catalog::{CatalogModel, CatalogProvider, builtin_provider, builtin_providers, default_models};
 pub use compat::{CompatLayer, MaxTokensField, ModelCompat};
+pub use auth::{AuthError, AuthStore, Credential};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
 pub use error::ConfigError;
 pub use models::{ModelCost, ModelEntry, ThinkingLevelMap, builtin_models, load_models};

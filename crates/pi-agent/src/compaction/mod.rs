@@ -277,12 +277,13 @@ impl Agent {
             messages: vec![pi_ai::Message::User(pi_ai::UserMessage::text(request))],
             tools: vec![],
         };
+        let auth = self.request_auth().await?;
         let options = pi_ai::StreamOptions {
-            api_key: self.api_key.clone(),
+            api_key: auth.api_key,
             signal: self.abort_token(),
             max_tokens: None,
             reasoning: None,
-            headers: Default::default(),
+            headers: auth.headers,
             session_id: self.tool_ctx.session.session_id.clone(),
             hooks: None,
         };

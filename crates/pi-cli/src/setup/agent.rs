@@ -296,6 +296,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         crate::mcp::bind(m, &agent.dispatcher.tool_changes);
     }
     agent.api_key = chosen.api_key;
+    agent.credentials = Some(crate::auth::credential_source(models.to_vec(), args.api_key.clone()));
     agent.thinking = chosen.thinking.filter(|t| t != "off");
     agent.messages = history;
     apply_compaction_and_retry(&mut agent, settings, &chosen_provider, &chosen_model);
