@@ -349,6 +349,10 @@ pub fn ext_model_bad_messages(error: &str) -> String {
     format!("Invalid messages for the model call: {error}")
 }
 
+/// RPC mode, standard input closed: how long the aborted run may take to
+/// record its end before pi exits.
+pub const RPC_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// How long pi waits, when it ends, for work of its runtime still going
 /// (a read of standard input that will never finish).
 pub const RUNTIME_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
