@@ -89,6 +89,14 @@ pub(crate) fn respond(id: &Option<Value>, command: &str, result: Answer) {
     out(&v);
 }
 
+/// A successful response whose `data` is JSON text written already (too
+/// deep to hold as a value: a long session's tree).
+pub(crate) fn respond_raw(id: &Option<Value>, command: &str, data: &str) {
+    let head = response_head(id, command).to_string();
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    json_mode::print_raw_line(&format!("{head},\"success\":true,\"data\":{data}}}"));
+}
+
 /// Print one event as the sink would.
 pub(crate) fn event(ev: &AgentEvent) {
     out(&json_mode::event_value(ev));

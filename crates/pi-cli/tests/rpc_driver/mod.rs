@@ -46,8 +46,9 @@ impl Rpc {
                 if reader.read_line(&mut line).unwrap_or(0) == 0 {
                     return;
                 }
-                let v = serde_json::from_str(line.trim_end())
-                    .unwrap_or_else(|e| Value::String(format!("not JSON ({e}): {}", &line[..line.len().min(200)])));
+                // A line serde_json will not read (deeper than its limit) is kept as its text.
+                let text = line.trim_end();
+                let v = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()));
                 if tx.send(v).is_err() {
                     return;
                 }
