@@ -34,6 +34,11 @@ pub fn session_bad_line(path: &std::path::Path, line: usize, err: &str) -> Strin
     format!("Skipped unreadable line {line} of session file {}: {err}", path.display())
 }
 
+/// `--continue`: a newer file in the session folder passed over.
+pub fn session_skipped_no_header(path: &std::path::Path) -> String {
+    format!("Skipped {}: not a session file (no valid session header)", path.display())
+}
+
 /// A context file that could not be read.
 pub fn context_file_unreadable(path: &std::path::Path, err: &str) -> String {
     format!("Could not read context file {}: {err}", path.display())
