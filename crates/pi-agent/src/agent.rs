@@ -12,6 +12,7 @@ use pi_ai::{
 use pi_tools::ToolContext;
 use tokio_util::sync::CancellationToken;
 
+use crate::abort::{AbortHandle, RunTicket};
 use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
 use crate::events::{AgentEvent, EventToolResult};
 use crate::messages::{AgentMessage, LlmRef, to_llm_ref};
@@ -43,6 +44,9 @@ pub struct Agent {
     pub tool_ctx: ToolContext,
     sink: EventSink,
     abort: AbortHandle,
+    /// The ticket of the run the front end asked for, taken by the next
+    /// [`Agent::prompt_with_images`]: an abort since the ticket ends that run.
+    pub pending_run: Option<RunTicket>,
     /// Messages to inject after the current turn's tool calls (`steer`).
     pub steering: Queue,
     /// Messages to run after the current run ends (`follow_up`).
@@ -99,29 +103,6 @@ pub type SessionErrorFn = Arc<dyn Fn(&crate::session::SessionError) + Send + Syn
 /// A queue of user messages shared with a controller (RPC).
 pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
 
-/// Aborts whatever run is current; cheap to clone and share.
-#[derive(Clone, Default)]
-pub struct AbortHandle(Arc<std::sync::Mutex<CancellationToken>>);
-
-impl AbortHandle {
-    /// Abort the current run.
-    pub fn abort(&self) {
-        if let Ok(t) = self.0.lock() {
-            t.cancel();
-        }
-    }
-    fn token(&self) -> CancellationToken {
-        self.0.lock().map(|t| t.clone()).unwrap_or_default()
-    }
-    fn fresh(&self) -> CancellationToken {
-        let t = CancellationToken::new();
-        if let Ok(mut g) = self.0.lock() {
-            *g = t.clone();
-        }
-        t
-    }
-}
-
 impl Agent {
     /// A new agent; `sink` receives every event.
     pub fn new(
@@ -143,6 +124,7 @@ impl Agent {
             tool_ctx,
             sink,
             abort: AbortHandle::default(),
+            pending_run: None,
             steering: Queue::default(),
             follow_ups: Queue::default(),
             prompt_builder: None,
@@ -496,7 +478,7 @@ impl Agent {
     /// stopped early at the token limit) the failed attempt is omitted, the
     /// session compacted and the request made again once, as a fresh run.
     pub async fn prompt_with_images(&mut self, text: &str, images: Vec<ContentBlock>) -> Option<AssistantMessage> {
-        let token = self.abort.fresh();
+        let token = self.abort.start(self.pending_run.take());
         self.tool_ctx.abort = token.clone();
         self.auto_compact().await;
         let mut opening = Some((self.expand(text), images));

@@ -7,6 +7,7 @@
 //! it through the [`Interceptor`] trait and by registering [`AgentTool`]s.
 #![deny(missing_docs)]
 
+mod abort;
 mod adopt;
 mod agent;
 mod boundary;
@@ -35,9 +36,8 @@ mod tool;
 mod tool_changes;
 mod user_bash;
 
-pub use agent::{
-    AbortHandle, Agent, EventSink, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
-};
+pub use abort::{AbortHandle, RunTicket};
+pub use agent::{Agent, EventSink, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession};
 pub use credentials::{CredentialSource, RequestAuth};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};

@@ -268,7 +268,8 @@ impl ExtSession {
                 Some(json!(s.path().and_then(|p| p.parent()).map(|p| p.to_string_lossy().into_owned())))
             }
             SessionCall::SessionName => s.name().map(|n| json!(n)),
-            SessionCall::Tree => serde_json::to_value(s.tree()).ok(),
+            // As text, read by the glue: a long conversation's tree is too deep for a value.
+            SessionCall::Tree => Some(Value::String(s.tree_json())),
             _ => None,
         }
     }

@@ -16,6 +16,14 @@ pub fn print_line(v: &Value) {
     let _ = out.flush();
 }
 
+/// Print one line of JSON text already written (output too deep to hold as
+/// a [`Value`]: a long session's tree).
+pub fn print_raw_line(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
+}
+
 /// An event as its JSON line value: `message_update` without the partial
 /// message, a `toolcall_start` naming the call's `id` and `toolName` (taken
 /// from the partial message), as the reference prints them.

@@ -59,6 +59,11 @@ pub fn session_bad_line(path: &std::path::Path, line: usize, err: &str) -> Strin
     format!("Skipped unreadable line {line} of session file {}: {err}", path.display())
 }
 
+/// `--continue`: a newer file in the session folder passed over.
+pub fn session_skipped_no_header(path: &std::path::Path) -> String {
+    format!("Skipped {}: not a session file (no valid session header)", path.display())
+}
+
 /// A context file that could not be read.
 pub fn context_file_unreadable(path: &std::path::Path, err: &str) -> String {
     format!("Could not read context file {}: {err}", path.display())
@@ -373,6 +378,10 @@ pub fn ext_no_api_provider(api: Option<&str>) -> String {
 pub fn ext_model_bad_messages(error: &str) -> String {
     format!("Invalid messages for the model call: {error}")
 }
+
+/// RPC mode, standard input closed: how long the aborted run may take to
+/// record its end before pi exits.
+pub const RPC_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// How long pi waits, when it ends, for work of its runtime still going
 /// (a read of standard input that will never finish).

@@ -59,9 +59,34 @@ fn session_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The most recent session file in `dir` (names start with their creation time).
-pub fn most_recent(dir: &Path) -> Result<PathBuf, SessionError> {
-    session_files(dir).pop().ok_or_else(|| SessionError::NoneFound(dir.to_path_buf()))
+/// The longest first line read when a file's header is checked.
+pub const HEADER_LINE_LIMIT: u64 = 1024 * 1024;
+
+/// The most recent session in `dir` (names start with their creation time),
+/// and the newer `.jsonl` files passed over because they have no valid
+/// session header (garbage, a FIFO, a folder): one bad file does not block
+/// continuing, as in the reference.
+pub fn most_recent(dir: &Path) -> Result<(PathBuf, Vec<PathBuf>), SessionError> {
+    let mut skipped = Vec::new();
+    for path in session_files(dir).into_iter().rev() {
+        if has_session_header(&path) {
+            return Ok((path, skipped));
+        }
+        skipped.push(path);
+    }
+    Err(SessionError::NoneFound(dir.to_path_buf()))
+}
+
+/// Whether `path` is a regular file whose first line is a session header
+/// (read lightly: that line only, at most [`HEADER_LINE_LIMIT`] bytes).
+pub fn has_session_header(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(Some(file)) = pi_config::files::open_regular(path, u64::MAX) else { return false };
+    let mut line = Vec::new();
+    if std::io::BufReader::new(file.take(HEADER_LINE_LIMIT)).read_until(b'\n', &mut line).is_err() {
+        return false;
+    }
+    serde_json::from_slice::<Value>(line.trim_ascii_end()).is_ok_and(|h| h["type"] == "session")
 }
 
 /// What a session listing shows of one session (the `--resume` picker).

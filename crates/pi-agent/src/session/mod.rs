@@ -24,8 +24,9 @@ use serde_json::{Map, Value, json};
 
 pub use context::SessionContext;
 pub use entry::Entry;
-pub use files::{SessionInfo, encode_cwd, find_by_id, list_sessions, most_recent, session_dir};
-pub use tree::TreeNode;
+pub use files::{
+    HEADER_LINE_LIMIT, SessionInfo, encode_cwd, find_by_id, has_session_header, list_sessions, most_recent, session_dir,
+};
 
 /// The session format version written (older ones are read).
 pub const SESSION_VERSION: u64 = 3;
@@ -447,3 +448,5 @@ impl Session {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tree_tests;

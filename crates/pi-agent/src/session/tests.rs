@@ -93,18 +93,18 @@ fn a_reference_file_opens_its_branch_and_continues() {
 fn the_tree_has_every_branch_and_the_labels() {
     let dir = tempfile::tempdir().unwrap();
     let s = Session::open(&reference_session(dir.path())).unwrap();
-    let tree = s.tree();
-    assert_eq!(tree.len(), 1);
+    let tree: serde_json::Value = serde_json::from_str(&s.tree_json()).unwrap();
+    assert_eq!(tree.as_array().unwrap().len(), 1);
     let mut node = &tree[0];
     let mut ids = vec![];
-    while node.children.len() == 1 {
-        ids.push(node.entry["id"].as_str().unwrap().to_string());
-        node = &node.children[0];
+    while node["children"].as_array().unwrap().len() == 1 {
+        ids.push(node["entry"]["id"].as_str().unwrap().to_string());
+        node = &node["children"][0];
     }
     assert_eq!(ids, ["m1", "t1", "s1", "u1"]);
-    assert_eq!(node.entry["id"], "a1");
-    assert_eq!(node.children.len(), 2, "a1 has two branches");
-    assert_eq!(tree[0].children[0].children[0].children[0].label.as_deref(), Some("start"), "u1 is labelled");
+    assert_eq!(node["entry"]["id"], "a1");
+    assert_eq!(node["children"].as_array().unwrap().len(), 2, "a1 has two branches");
+    assert_eq!(tree[0]["children"][0]["children"][0]["children"][0]["label"], "start", "u1 is labelled");
 }
 
 #[test]
@@ -171,7 +171,25 @@ fn sessions_are_found_by_id_prefix_and_listed_newest_first() {
     let ids: Vec<&str> = listed.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["bbbb3333", "aaaa2222", "aaaa1111"]);
     assert_eq!(listed[0].first_message.as_deref(), Some("bbbb3333"));
-    assert!(most_recent(dir.path()).unwrap().to_string_lossy().contains("bbbb3333"));
+    assert!(most_recent(dir.path()).unwrap().0.to_string_lossy().contains("bbbb3333"));
+}
+
+#[test]
+fn the_most_recent_session_passes_over_newer_files_without_a_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("2026-01-01T00-00-00-000Z_aaaa.jsonl");
+    std::fs::write(&good, "{\"type\":\"session\",\"version\":3,\"id\":\"aaaa\",\"cwd\":\"/p\"}\n").unwrap();
+    let garbage = dir.path().join("2026-01-03T00-00-00-000Z_cccc.jsonl");
+    std::fs::write(&garbage, "not json\n").unwrap();
+    let folder = dir.path().join("2026-01-04T00-00-00-000Z_dddd.jsonl");
+    std::fs::create_dir(&folder).unwrap();
+    let fifo = dir.path().join("2026-01-05T00-00-00-000Z_eeee.jsonl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (path, skipped) = most_recent(dir.path()).unwrap();
+    assert_eq!(path, good);
+    assert_eq!(skipped, [fifo, folder, garbage]);
+    std::fs::remove_file(&good).unwrap();
+    assert!(matches!(most_recent(dir.path()), Err(SessionError::NoneFound(_))));
 }
 
 #[test]

@@ -1,29 +1,13 @@
-//! The session as a tree of entries (RPC `get_tree`): every root (entries
+//! The session as a tree of entries (RPC `get_tree`), written as JSON
+//! text without recursion: every root (entries
 //! whose parent is missing count as roots), children in append order, labels
 //! from `label` entries (the latest for each target wins).
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::Session;
-
-/// One node of the tree.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct TreeNode {
-    /// The entry.
-    pub entry: Value,
-    /// Its children.
-    pub children: Vec<TreeNode>,
-    /// Its label, when one is set.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// When the label was set.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_timestamp: Option<String>,
-}
 
 impl Session {
     /// The user messages of the active branch, oldest first: (entry id,
@@ -65,8 +49,11 @@ impl Session {
         out
     }
 
-    /// Every root with its descendants.
-    pub fn tree(&self) -> Vec<TreeNode> {
+    /// Every root with its descendants, as JSON text: an array of nodes
+    /// `{"entry", "children", "label"?, "labelTimestamp"?}`. Written without
+    /// recursion and without a nested value in memory: a long conversation is
+    /// a chain as deep as it is long.
+    pub fn tree_json(&self) -> String {
         let labels = self.labels();
         let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut roots = Vec::new();
@@ -76,31 +63,37 @@ impl Session {
                 None => roots.push(i),
             }
         }
-        // Iterative build (a long session is a deep chain): children first.
-        let mut built: HashMap<usize, TreeNode> = HashMap::new();
-        let mut order: Vec<usize> = Vec::with_capacity(self.entries.len());
-        let mut stack: Vec<usize> = roots.clone();
-        while let Some(i) = stack.pop() {
-            order.push(i);
-            let id = self.entries[i].id();
-            stack.extend(children.get(id).into_iter().flatten().copied());
+        let kids = |i: usize| children.get(self.entries[i].id()).map(Vec::as_slice).unwrap_or_default();
+        let mut out = String::from("[");
+        // One frame per open array: the node it belongs to (none for the
+        // roots), the nodes still to write in it, whether one was written.
+        let mut stack = vec![(None, roots.iter(), false)];
+        while let Some((owner, pending, written)) = stack.last_mut() {
+            let owner = *owner;
+            match pending.next() {
+                Some(&i) => {
+                    if std::mem::replace(written, true) {
+                        out.push(',');
+                    }
+                    out.push_str("{\"entry\":");
+                    out.push_str(&self.entries[i].value().to_string());
+                    out.push_str(",\"children\":[");
+                    stack.push((Some(i), kids(i).iter(), false));
+                }
+                None => {
+                    stack.pop();
+                    out.push(']');
+                    let Some(node) = owner else { continue };
+                    if let Some((label, at)) = labels.get(self.entries[node].id()) {
+                        out.push_str(",\"label\":");
+                        out.push_str(&Value::String(label.clone()).to_string());
+                        out.push_str(",\"labelTimestamp\":");
+                        out.push_str(&Value::String(at.clone()).to_string());
+                    }
+                    out.push('}');
+                }
+            }
         }
-        for &i in order.iter().rev() {
-            let e = &self.entries[i];
-            let id = e.id();
-            let kids =
-                children.get(id).map(|list| list.iter().filter_map(|k| built.remove(k)).collect()).unwrap_or_default();
-            let label = labels.get(id);
-            built.insert(
-                i,
-                TreeNode {
-                    entry: e.value(),
-                    children: kids,
-                    label: label.map(|l| l.0.clone()),
-                    label_timestamp: label.map(|l| l.1.clone()),
-                },
-            );
-        }
-        roots.iter().filter_map(|r| built.remove(r)).collect()
+        out
     }
 }

@@ -2,7 +2,11 @@
 //! standard output (LF framing; a trailing CR is stripped; U+2028/2029 are not
 //! separators). Commands run while a prompt streams; responses carry the
 //! command's `id` (first, as the reference writes it). Commands that change
-//! the agent while a run holds it are answered once the run lets go.
+//! the agent while a run holds it are answered once the run lets go; the
+//! reading loop itself never waits for a run, so every command is read and
+//! answered while one goes on. An `abort` reaches a run already accepted
+//! but not started yet (see [`pi_agent::RunTicket`]). When standard input
+//! closes, the run going on is aborted and pi ends.
 
 pub(crate) mod bash;
 mod model;
@@ -13,7 +17,7 @@ pub(crate) use state::model_json;
 pub(crate) mod ui;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use pi_agent::{Agent, AgentEvent, AgentMessage};
@@ -29,6 +33,9 @@ use crate::text;
 struct Shared {
     streaming: AtomicBool,
     compacting: AtomicBool,
+    /// Runs accepted whose task has not ended (a prompt arriving meanwhile
+    /// is queued or refused as during streaming, not left waiting).
+    runs: AtomicUsize,
 }
 
 static SHARED: OnceLock<Arc<Shared>> = OnceLock::new();
@@ -82,6 +89,14 @@ pub(crate) fn respond(id: &Option<Value>, command: &str, result: Answer) {
     out(&v);
 }
 
+/// A successful response whose `data` is JSON text written already (too
+/// deep to hold as a value: a long session's tree).
+pub(crate) fn respond_raw(id: &Option<Value>, command: &str, data: &str) {
+    let head = response_head(id, command).to_string();
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    json_mode::print_raw_line(&format!("{head},\"success\":true,\"data\":{data}}}"));
+}
+
 /// Print one event as the sink would.
 pub(crate) fn event(ev: &AgentEvent) {
     out(&json_mode::event_value(ev));
@@ -116,8 +131,12 @@ pub(crate) struct Server {
     setup: Arc<RpcSetup>,
     bash: bash::BashContext,
     commands: bash::RunningCommands,
-    running: Option<tokio::task::JoinHandle<()>>,
+    /// The last run accepted: ends when its task (and the runs queued before it) ended.
+    running: Option<RunDone>,
 }
+
+/// Resolves once a run's task has ended; any number of waiters.
+pub(crate) type RunDone = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
 
 /// Serve commands until standard input closes, then wait for the current run.
 pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode {
@@ -146,8 +165,12 @@ pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode
             Err(e) => respond(&None, "parse", Err(text::rpc_parse_failed(&e.to_string()))),
         }
     }
-    if let Some(h) = server.running.take() {
-        let _ = h.await;
+    // The input is gone: nothing can read an answer, so the run going on is
+    // aborted (as the reference ends at once) and given a moment to record.
+    server.abort.abort();
+    server.commands.abort_all();
+    if let Some(done) = server.running.take() {
+        let _ = tokio::time::timeout(text::RPC_EXIT_GRACE, done).await;
     }
     std::process::ExitCode::SUCCESS
 }
@@ -210,6 +233,11 @@ impl Server {
         self.shared.streaming.load(Ordering::SeqCst)
     }
 
+    /// A run is going on or accepted and about to start.
+    fn busy(&self) -> bool {
+        self.streaming() || self.shared.runs.load(Ordering::SeqCst) > 0
+    }
+
     /// The conversation: the session's active branch, as the model's context.
     fn messages(&self) -> Vec<AgentMessage> {
         self.session.lock().map(|s| s.context().messages).unwrap_or_default()
@@ -257,10 +285,14 @@ impl Server {
             "abort" => {
                 self.abort.abort();
                 self.commands.abort_all();
-                if let Some(h) = self.running.take() {
-                    let _ = h.await;
-                }
-                respond(&id, &kind, Ok(None));
+                // Answered once the runs accepted so far ended, without holding up the reading.
+                let done = self.running.clone();
+                tokio::spawn(async move {
+                    if let Some(done) = done {
+                        done.await;
+                    }
+                    respond(&id, &kind, Ok(None));
+                });
             }
             "clear_queue" => {
                 let drain =

@@ -6,10 +6,11 @@
 
 use std::sync::atomic::Ordering;
 
+use futures::FutureExt;
 use pi_agent::AgentEvent;
 use serde_json::{Value, json};
 
-use super::{Server, event, respond, ui};
+use super::{Server, Shared, event, respond, ui};
 use crate::ext_input::{Incoming, Route};
 use crate::text;
 
@@ -19,7 +20,7 @@ impl Server {
         let Some(msg) = cmd.get("message").and_then(Value::as_str).map(String::from) else {
             return respond(id, kind, Err(text::RPC_MISSING_MESSAGE.into()));
         };
-        let streaming = self.streaming();
+        let streaming = self.busy();
         let behaviour = match kind {
             "steer" => Some("steer"),
             "follow_up" => Some("followUp"),
@@ -65,10 +66,15 @@ impl Server {
         let (ext, agent, shared) = (self.setup.ext.clone(), self.agent.clone(), self.shared.clone());
         let (id, kind) = (id.clone(), kind.to_string());
         let setup = self.setup.clone();
-        self.running = Some(tokio::spawn(async move {
+        // Taken now: an abort from here on ends this run, started or not.
+        let ticket = self.abort.ticket();
+        let accepted = Accepted::new(shared.clone());
+        let task = tokio::spawn(async move {
+            let _accepted = accepted;
             // The agent first: what a command asks for (a reload, a new
             // session, a triggered run) happens before a later prompt runs.
             let mut g = agent.lock().await;
+            g.pending_run = Some(ticket);
             let incoming = Incoming::user(&msg, Vec::new(), "rpc");
             let route = ext.route(&incoming, None).await;
             let prompt = match route {
@@ -100,6 +106,24 @@ impl Server {
             while let Some(next) = queue.pop_front() {
                 crate::ext_input::submit(&mut g, &ext, next, Some(&mut state)).await;
             }
-        }));
+            g.pending_run = None;
+        });
+        self.running = Some(task.map(|_| ()).boxed().shared());
+    }
+}
+
+/// One accepted run, counted in [`Shared::runs`] until its task ends (however it ends).
+struct Accepted(std::sync::Arc<Shared>);
+
+impl Accepted {
+    fn new(shared: std::sync::Arc<Shared>) -> Accepted {
+        shared.runs.fetch_add(1, Ordering::SeqCst);
+        Accepted(shared)
+    }
+}
+
+impl Drop for Accepted {
+    fn drop(&mut self) {
+        self.0.runs.fetch_sub(1, Ordering::SeqCst);
     }
 }

@@ -9,7 +9,7 @@ use pi_agent::session::Session;
 use pi_agent::{Agent, AgentEvent};
 use serde_json::{Value, json};
 
-use super::{Answer, Server, event, respond};
+use super::{Answer, Server, event, respond, respond_raw};
 use crate::session_events::{self, Replacement};
 use crate::text;
 
@@ -49,10 +49,14 @@ impl Server {
                 respond(&id, kind, Ok(Some(json!({"messages": list}))));
             }
             "get_entries" => respond(&id, kind, self.entries(arg("since").as_deref())),
-            "get_tree" => {
-                let data = self.session.lock().map(|s| json!({"tree": s.tree(), "leafId": s.leaf_id()}));
-                respond(&id, kind, Ok(data.ok()));
-            }
+            "get_tree" => match self.session.lock() {
+                // Written as text: the tree of a long conversation is as deep as it is long.
+                Ok(s) => {
+                    let data = format!("{{\"tree\":{},\"leafId\":{}}}", s.tree_json(), json!(s.leaf_id()));
+                    respond_raw(&id, kind, &data);
+                }
+                Err(e) => respond(&id, kind, Err(e.to_string())),
+            },
             "export_html" => {
                 let out = arg("outputPath").map(PathBuf::from);
                 self.with_agent(id, k, move |agent, _| {

@@ -119,7 +119,12 @@ pub(crate) fn open(
     } else if args.continue_session || args.session.is_some() {
         let path = match &args.session {
             Some(p) => named_file(dir, p),
-            None => session::most_recent(dir),
+            None => session::most_recent(dir).map(|(path, skipped)| {
+                for bad in skipped {
+                    report.warn(text::session_skipped_no_header(&bad));
+                }
+                path
+            }),
         };
         match path {
             // A path that does not exist yet: a new session there (as the reference).

@@ -19,7 +19,11 @@
     const reads = {
       getEntries: () => call("getEntries") || [],
       getBranch: (fromId) => call("getBranch", { id: text(fromId) }) || [],
-      getTree: () => call("getTree") || [],
+      getTree: () => {
+        // The host sends the tree as JSON text (it may be as deep as the session is long).
+        const t = call("getTree");
+        return typeof t === "string" ? JSON.parse(t) : t || [];
+      },
       getLeafId: () => {
         const id = call("getLeafId");
         return id === undefined ? null : id;
