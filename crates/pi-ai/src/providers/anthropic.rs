@@ -164,7 +164,6 @@ fn write_messages(
     out: &mut ArrayWriter<'_>,
 ) -> Result<(), ProviderError> {
     let images_ok = model.supports_images();
-    let claude_code = options.api_key.as_deref().is_some_and(oauth::is_oauth_token);
     let mut outbox = Outbox { out, held: None, results: Vec::new() };
     for m in messages_to_send(context) {
         match m {
@@ -264,18 +263,13 @@ pub(crate) fn prepare(
 
 /// Send a prepared request, streaming the answer into `em`.
 pub(crate) async fn send(request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
-    let claude_code_names = oauth::is_oauth_request(&request.headers);
     let mut sse = open_stream(request, em, http::anthropic_http_error).await?;
-    read_events(&mut sse, em, State { claude_code_names, ..State::default() }).await
+    read_stream(&mut sse, em).await
 }
 
 /// Read the events of a 2xx answer into `em`.
-#[cfg(test)]
 pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result<StopReason, ProviderError> {
-    read_events(sse, em, State::default()).await
-}
-
-async fn read_events(sse: &mut SseStream, em: &mut Emitter, mut state: State) -> Result<StopReason, ProviderError> {
+    let mut state = State::default();
     while let Some(ev) = sse.next().await {
         let ev = ev?;
         if ev.event == "error" {
@@ -313,8 +307,6 @@ pub(crate) struct State {
     preset_input: HashMap<usize, String>,
     usage: Usage,
     stop: Option<StopReason>,
-    /// Tool names come back in Claude Code's spelling (subscription token).
-    claude_code_names: bool,
 }
 
 /// Handle one event; `Ok(true)` at `message_stop`.
@@ -565,80 +557,6 @@ mod tests {
         );
         assert_eq!(m.response_id.as_deref(), Some("msg_1"));
         assert_eq!(m.raw_stop_reason.as_deref(), Some("tool_use"));
-    }
-
-    #[test]
-    fn a_subscription_token_is_sent_as_claude_code() {
-        let ctx = Context {
-            system_prompt: Some("sys".into()),
-            messages: vec![
-                Message::User(UserMessage::text("go")),
-                Message::Assistant(AssistantMessage {
-                    content: vec![ContentBlock::tool_call("t1", "bash", json!({"command":"ls"}))],
-                    api: "anthropic-messages".into(),
-                    stop_reason: StopReason::ToolUse,
-                    ..Default::default()
-                }),
-            ],
-            tools: ["read", "find"]
-                .map(|n| Tool {
-                    name: n.into(),
-                    description: "d".into(),
-                    parameters: json!({"type":"object","properties":{}}),
-                    constrained_sampling: None,
-                })
-                .into(),
-        };
-        let mut m = model();
-        m.reasoning = true;
-        let opts = StreamOptions {
-            api_key: Some("sk-ant-oat01-T".into()),
-            reasoning: Some("low".into()),
-            ..Default::default()
-        };
-        let p = prepare(&m, &ctx.view(), &opts).unwrap();
-        let h = |n: &str| p.headers.get(n).and_then(|v| v.to_str().ok()).map(String::from);
-        assert_eq!(h("authorization").as_deref(), Some("Bearer sk-ant-oat01-T"));
-        assert_eq!(h("x-api-key"), None);
-        assert_eq!(
-            h("anthropic-beta").as_deref(),
-            Some("claude-code-20250219,oauth-2025-04-20,interleaved-thinking-2025-05-14")
-        );
-        assert_eq!((h("user-agent").as_deref(), h("x-app").as_deref()), (Some("claude-cli/2.1.322"), Some("cli")));
-        assert!(oauth::is_oauth_request(&p.headers));
-        let body: Value = serde_json::from_slice(&p.body).unwrap();
-        assert_eq!(body["system"][0]["text"], oauth::CLAUDE_CODE_IDENTITY);
-        assert_eq!(body["system"][1]["text"], "sys");
-        assert_eq!(body["tools"][0]["name"], "Read");
-        assert_eq!(body["tools"][1]["name"], "find");
-        assert_eq!(body["messages"][1]["content"][0]["name"], "Bash");
-        // An API key keeps x-api-key and pi's names.
-        let opts = StreamOptions { api_key: Some("sk-ant-api03-K".into()), ..Default::default() };
-        let p = prepare(&m, &ctx.view(), &opts).unwrap();
-        assert_eq!(p.headers.get("x-api-key").unwrap(), "sk-ant-api03-K");
-        assert!(p.headers.get("authorization").is_none() && !oauth::is_oauth_request(&p.headers));
-        let body: Value = serde_json::from_slice(&p.body).unwrap();
-        assert_eq!((body["system"].as_array().unwrap().len(), &body["tools"][0]["name"]), (1, &json!("read")));
-    }
-
-    #[tokio::test]
-    async fn claude_code_tool_names_are_read_back_in_pis_spelling() {
-        let body = concat!(
-            "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":3}}}\n\n",
-            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"Read\",\"input\":{}}}\n\n",
-            "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
-            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":7}}\n\n",
-            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
-        );
-        for (oauth_names, expected) in [(true, "read"), (false, "Read")] {
-            let (tx, _rx) = mpsc::channel(64);
-            let mut em = Emitter::new(tx, &model());
-            let mut sse = SseStream::from_chunks(crate::providers::testing::split_bytes(body, 4096));
-            let state = State { claude_code_names: oauth_names, ..State::default() };
-            assert_eq!(read_events(&mut sse, &mut em, state).await, Ok(StopReason::ToolUse));
-            let m = em.message();
-            assert!(matches!(&m.content[0], ContentBlock::ToolCall { name, .. } if name == expected), "{m:?}");
-        }
     }
 
     #[test]

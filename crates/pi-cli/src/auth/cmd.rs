@@ -128,7 +128,7 @@ impl Query {
     /// The model entry and provider the request names.
     fn target(&self, models: &[ModelEntry]) -> Result<(Option<ModelEntry>, String), String> {
         if let Some(pattern) = &self.model {
-            let r = crate::model_select::resolve(models, pattern, self.provider.as_deref(), None)?;
+            let r = crate::model_select::resolve(models, pattern, self.provider.as_deref(), None, false)?;
             let provider = r.entry.provider.clone();
             return Ok((Some(r.entry), provider));
         }

@@ -163,16 +163,6 @@ pub fn snapshot(store: &AuthStore) -> Result<AuthFile, AuthError> {
     Ok(file)
 }
 
-/// Whether a request to `entry` would have a credential (for the lists of
-/// available models): `models.json`'s `apiKey`, an `auth.json` entry, or the
-/// environment. Nothing is run or refreshed.
-pub fn has_auth(entry: &ModelEntry) -> bool {
-    if entry.api_key.is_some() || from_env(entry).is_some() {
-        return true;
-    }
-    snapshot(&store()).ok().is_some_and(|f| matches!(f.get(&entry.provider), Ok(Some(_))))
-}
-
 /// Whether `auth.json` holds a credential for `provider` (nothing is run
 /// or refreshed).
 pub fn has_stored(provider: &str) -> bool {
