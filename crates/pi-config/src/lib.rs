@@ -11,9 +11,9 @@
 #![deny(missing_docs)]
 
 mod agent_dir;
+pub mod auth;
 pub mod catalog;
 mod compat;
-pub mod auth;
 mod context_files;
 pub mod env_auth;
 mod error;
@@ -29,9 +29,9 @@ pub mod trust;
 mod value;
 
 pub use agent_dir::{AGENT_DIR_ENV, agent_dir, expand_tilde};
+pub use auth::{AuthError, AuthStore, Credential};
 pub use catalog::{CatalogModel, CatalogProvider, builtin_provider, builtin_providers, default_models};
 pub use compat::{CompatLayer, MaxTokensField, ModelCompat};
-pub use auth::{AuthError, AuthStore, Credential};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
 pub use error::ConfigError;
 pub use models::{ModelCost, ModelEntry, ThinkingLevelMap, builtin_models, load_models};

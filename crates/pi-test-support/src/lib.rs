@@ -39,10 +39,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test support: a failure here is a failed test
 #![deny(missing_docs)]
 
-pub mod gemini;
-pub mod eventstream;
-mod h2;
 mod copilot;
+pub mod eventstream;
+pub mod gemini;
+mod h2;
 mod json_lines;
 pub mod mistral;
 mod scratch;

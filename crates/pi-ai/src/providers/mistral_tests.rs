@@ -224,7 +224,8 @@ fn thinking_levels_as_the_reference_sends_them() {
 
 #[test]
 fn empty_error_bodies_show_the_reason_phrase() {
-    let e = |status, body: &str| http::HttpStatusError { status, body: body.into(), retry_after: None, should_retry: None };
+    let e =
+        |status, body: &str| http::HttpStatusError { status, body: body.into(), retry_after: None, should_retry: None };
     assert_eq!(http_error(&e(500, "")), "Mistral API error (500): Internal Server Error");
     assert_eq!(http_error(&e(429, "")), "Mistral API error (429): Too Many Requests");
     assert_eq!(http_error(&e(400, "{\"message\": \"x\"}")), "Mistral API error (400): {\"message\": \"x\"}");

@@ -2,16 +2,16 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod anthropic_wire;
-pub(crate) mod bedrock;
 pub(crate) mod azure;
+pub(crate) mod bedrock;
 mod body;
 mod completions_thinking;
 pub mod faux;
+pub(crate) mod github_copilot;
 pub(crate) mod google;
 pub(crate) mod mistral;
 mod mistral_ids;
 pub(crate) mod mistral_stream;
-pub(crate) mod github_copilot;
 pub(crate) mod openai_codex;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;

@@ -145,7 +145,8 @@ fn headers_carry_the_account() {
 
 #[test]
 fn http_errors_read_like_the_reference() {
-    let e = |status: u16, body: &str| HttpStatusError { status, body: body.into(), retry_after: None, should_retry: None };
+    let e =
+        |status: u16, body: &str| HttpStatusError { status, body: body.into(), retry_after: None, should_retry: None };
     let now = 1_000_000.0;
     let limit = r#"{"error":{"type":"usage_limit_reached","message":"The usage limit has been reached","plan_type":"Plus","resets_at":1000600}}"#;
     assert_eq!(

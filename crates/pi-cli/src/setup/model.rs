@@ -64,7 +64,9 @@ pub(crate) fn choose(args: &CliArgs, settings: &Settings, models: &[ModelEntry],
     let api_key = match model_select::api_key_for(&entry, args.api_key.as_deref()) {
         Ok(Some(k)) => Some(k),
         // Ambient credentials (Bedrock, Vertex) are the provider client's to use.
-        Ok(None) if model_select::provider_has_auth(&entry.provider) || model_select::ambient_credentials(&entry) => None,
+        Ok(None) if model_select::provider_has_auth(&entry.provider) || model_select::ambient_credentials(&entry) => {
+            None
+        }
         Ok(None) => return Err(Stop::Error(text::NO_API_KEY.into())),
         Err(e) => return Err(Stop::Error(e)),
     };

@@ -136,7 +136,8 @@ async fn hostile_chunks_never_panic() {
 
 #[test]
 fn http_errors_read_like_the_reference() {
-    let e = |status: u16, body: &str| HttpStatusError { status, body: body.into(), retry_after: None, should_retry: None };
+    let e =
+        |status: u16, body: &str| HttpStatusError { status, body: body.into(), retry_after: None, should_retry: None };
     let json_body = r#"{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}"#;
     assert_eq!(stream::http_error_message(&e(400, json_body)), json_body);
     assert_eq!(stream::http_error_message(&e(400, "[{\"error\": 1}]")), r#"[{"error":1}]"#);
