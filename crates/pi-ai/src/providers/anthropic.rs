@@ -253,6 +253,8 @@ pub(crate) fn prepare(
         pairs.push(wire::OAUTH_APP);
     }
     let thinking = Thinking::of(model, options, max_tokens(model, options));
+    let session = super::affinity::headers(model, options, super::affinity::Api::Anthropic);
+    pairs.extend(session.iter().map(|(k, v)| (*k, v.as_str())));
     let betas = wire::betas(model, oauth, !context.tools.is_empty(), thinking.as_ref()).join(",");
     if !betas.is_empty() {
         pairs.push(("anthropic-beta", &betas));
