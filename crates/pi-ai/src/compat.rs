@@ -136,6 +136,18 @@ pub struct AnthropicCompat {
     /// `output_config.effort`) instead of a token budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub force_adaptive_thinking: Option<bool>,
+    /// Whether the effort goes in a system message at the end of the
+    /// conversation (`output_config`), so a change keeps the prompt cache;
+    /// implies adaptive thinking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_effort: Option<bool>,
+    /// Whether the model takes system messages inside the conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_system_messages: Option<bool>,
+    /// Whether the model takes tool additions and removals inside the
+    /// conversation (with the system messages switch: the `inline-tools` beta).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_tool_changes: Option<bool>,
 }
 
 #[cfg(test)]

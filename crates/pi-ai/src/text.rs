@@ -47,6 +47,10 @@ pub fn sse_event_too_large(limit: usize) -> String {
 /// block, as Claude Code sends it.
 pub const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 
+/// Anthropic: the description of the placeholder tool declared last when
+/// tools may change mid-conversation.
+pub const DEFERRED_PLACEHOLDER_DESCRIPTION: &str = "Reserved placeholder. Never available. Never call this.";
+
 /// The request timed out (no bytes for the read timeout).
 pub const TIMED_OUT: &str = "Request timed out.";
 /// An HTTP error without a body.
