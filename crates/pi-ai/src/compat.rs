@@ -90,6 +90,37 @@ pub enum ThinkingFormat {
     Unknown,
 }
 
+/// How a request tells the server which session it belongs to (all three APIs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionCompat {
+    /// Chat Completions and Anthropic: whether to send the session headers
+    /// (default: only to OpenRouter, by provider or host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_session_affinity_headers: Option<bool>,
+    /// Which headers carry the session id (default: `openrouter` for
+    /// OpenRouter, else `openai`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_affinity_format: Option<SessionAffinityFormat>,
+}
+
+/// The headers that carry the session id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionAffinityFormat {
+    /// Chat Completions: `session_id`, `x-client-request-id`,
+    /// `x-session-affinity`; Responses: `session-id`, `x-client-request-id`;
+    /// Anthropic: `x-session-affinity`.
+    Openai,
+    /// As `openai` without the session id header.
+    OpenaiNosession,
+    /// `x-session-id`.
+    Openrouter,
+    /// A value this version does not know: treated as `openai`.
+    #[serde(other)]
+    Unknown,
+}
+
 /// What an Anthropic Messages endpoint accepts beyond the basics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
@@ -105,6 +136,18 @@ pub struct AnthropicCompat {
     /// `output_config.effort`) instead of a token budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub force_adaptive_thinking: Option<bool>,
+    /// Whether the effort goes in a system message at the end of the
+    /// conversation (`output_config`), so a change keeps the prompt cache;
+    /// implies adaptive thinking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_effort: Option<bool>,
+    /// Whether the model takes system messages inside the conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_system_messages: Option<bool>,
+    /// Whether the model takes tool additions and removals inside the
+    /// conversation (with the system messages switch: the `inline-tools` beta).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_tool_changes: Option<bool>,
 }
 
 #[cfg(test)]

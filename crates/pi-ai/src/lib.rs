@@ -72,7 +72,7 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use tokio::sync::mpsc;
 
-pub use compat::{AnthropicCompat, CompletionsCompat, ThinkingFormat};
+pub use compat::{AnthropicCompat, CompletionsCompat, SessionAffinityFormat, SessionCompat, ThinkingFormat};
 pub use event::{AssistantMessageEvent, PartialMessage};
 pub use failure::{Failure, FailureKind, is_quota_error, parse_retry_after};
 pub use hooks::{RequestHooks, SharedHooks};

@@ -134,6 +134,9 @@ pub struct OpenAiCompletionsCompat {
     /// The further Anthropic Messages switches (adaptive thinking, …).
     #[serde(flatten)]
     pub anthropic: crate::compat::AnthropicCompat,
+    /// The session-affinity switches of every API.
+    #[serde(flatten)]
+    pub session: crate::compat::SessionCompat,
 }
 
 /// The request field that carries the output-token limit.

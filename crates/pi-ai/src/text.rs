@@ -92,6 +92,10 @@ pub mod copilot {
     }
 }
 
+/// Anthropic: the description of the placeholder tool declared last when
+/// tools may change mid-conversation.
+pub const DEFERRED_PLACEHOLDER_DESCRIPTION: &str = "Reserved placeholder. Never available. Never call this.";
+
 /// The request timed out (no bytes for the read timeout).
 pub const TIMED_OUT: &str = "Request timed out.";
 /// An HTTP error without a body.

@@ -40,9 +40,16 @@ pub(crate) fn request_body(
 ) -> Result<Vec<u8>, ProviderError> {
     let max = max_tokens(model, options);
     let oauth = wire::uses_oauth(options);
+    let thinking = Thinking::of(model, options, max);
     let mut body = ObjectWriter::new();
     body.field("model", &model.id)?;
-    body.array("messages", |out| write_messages(model, context, oauth, out))?;
+    body.array("messages", |out| {
+        write_messages(model, context, oauth, out)?;
+        match thinking.as_ref().and_then(Thinking::effort_message) {
+            Some(effort) => out.push(&effort),
+            None => Ok(()),
+        }
+    })?;
     body.field("max_tokens", &max)?;
     body.field("stream", &true)?;
     if let Some(system) = wire::system_blocks(context.system_prompt, oauth) {
@@ -70,10 +77,13 @@ pub(crate) fn request_body(
                 }
                 out.push(&tool)?;
             }
+            if wire::inline_tools(model, true) {
+                out.push(&wire::deferred_placeholder_tool())?;
+            }
             Ok(())
         })?;
     }
-    if let Some(thinking) = Thinking::of(model, options, max) {
+    if let Some(thinking) = thinking {
         body.field("thinking", &thinking.body())?;
         if let Some(config) = thinking.output_config() {
             body.field("output_config", &config)?;
@@ -253,6 +263,8 @@ pub(crate) fn prepare(
         pairs.push(wire::OAUTH_APP);
     }
     let thinking = Thinking::of(model, options, max_tokens(model, options));
+    let session = super::affinity::headers(model, options, super::affinity::Api::Anthropic);
+    pairs.extend(session.iter().map(|(k, v)| (*k, v.as_str())));
     let betas = wire::betas(model, oauth, !context.tools.is_empty(), thinking.as_ref()).join(",");
     if !betas.is_empty() {
         pairs.push(("anthropic-beta", &betas));

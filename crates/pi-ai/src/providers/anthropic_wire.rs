@@ -17,6 +17,16 @@ pub(crate) const DIRECT_BROWSER_ACCESS: (&str, &str) = ("anthropic-dangerous-dir
 pub(crate) const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 /// The beta that streams tool input where tools cannot say `eager_input_streaming`.
 pub(crate) const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
+/// The betas of an effort given mid-conversation (`supportsMidConvoEffort`).
+pub(crate) const MID_CONVO_EFFORT_BETAS: [&str; 2] =
+    ["mid-conversation-output-config-2026-07-01", "thinking-binding-controls-2026-08-01"];
+/// The beta of tools changed mid-conversation (`supportsMidConvoToolChanges`).
+pub(crate) const INLINE_TOOLS_BETA: &str = "inline-tools-2026-09-15";
+/// The name of the placeholder tool of [`deferred_placeholder_tool`].
+const DEFERRED_PLACEHOLDER_NAME: &str = "__pi_deferred_placeholder__";
+/// The request-level effort when the real one goes in a system message at
+/// the end (the same every turn, so the prompt cache holds).
+const MID_CONVO_BASE_EFFORT: &str = "low";
 /// The betas of a Claude subscription (OAuth) request, first in the list.
 pub(crate) const OAUTH_BETAS: [&str; 2] = ["claude-code-20250219", "oauth-2025-04-20"];
 /// The `user-agent` of a Claude subscription request.
@@ -98,8 +108,14 @@ pub(crate) enum Thinking {
     Disabled,
     /// A token budget (with the interleaved-thinking beta).
     Budget(u64),
-    /// Adaptive thinking at this effort (`output_config.effort`).
-    Adaptive(String),
+    /// Adaptive thinking at this effort: in `output_config.effort`, or (when
+    /// `mid_convo`) in a system message at the end of the conversation.
+    Adaptive {
+        /// The effort.
+        effort: String,
+        /// Whether the effort is given mid-conversation.
+        mid_convo: bool,
+    },
 }
 
 impl Thinking {
@@ -109,12 +125,14 @@ impl Thinking {
             return None;
         }
         let Some(level) = options.thinking_level() else { return Some(Thinking::Disabled) };
-        if model.compat.anthropic.force_adaptive_thinking == Some(true) {
+        let c = &model.compat.anthropic;
+        let mid_convo = c.supports_mid_convo_effort == Some(true);
+        if c.force_adaptive_thinking == Some(true) || mid_convo {
             let effort = match model.mapped_thinking(level) {
                 Some(Some(value)) => value.to_string(),
                 _ => adaptive_effort(level).to_string(),
             };
-            return Some(Thinking::Adaptive(effort));
+            return Some(Thinking::Adaptive { effort, mid_convo });
         }
         Some(Thinking::Budget(thinking_budget(level).min(max_tokens.saturating_sub(1024)).max(1024)))
     }
@@ -124,14 +142,28 @@ impl Thinking {
         match self {
             Thinking::Disabled => json!({"type": "disabled"}),
             Thinking::Budget(budget) => json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"}),
-            Thinking::Adaptive(_) => json!({"type": "adaptive", "display": "summarized"}),
+            Thinking::Adaptive { mid_convo: false, .. } => json!({"type": "adaptive", "display": "summarized"}),
+            Thinking::Adaptive { mid_convo: true, .. } => json!({"type": "adaptive", "display": "summarized",
+                "block_binding": {"prefix_mismatch_behavior": "drop_block"}}),
         }
     }
 
     /// The body's `output_config`, for adaptive thinking.
     pub(crate) fn output_config(&self) -> Option<Value> {
         match self {
-            Thinking::Adaptive(effort) => Some(json!({"effort": effort})),
+            Thinking::Adaptive { mid_convo: true, .. } => Some(json!({"effort": MID_CONVO_BASE_EFFORT})),
+            Thinking::Adaptive { effort, .. } => Some(json!({"effort": effort})),
+            _ => None,
+        }
+    }
+
+    /// The system message that ends the conversation with the effort, when
+    /// it is given mid-conversation.
+    pub(crate) fn effort_message(&self) -> Option<Value> {
+        match self {
+            Thinking::Adaptive { effort, mid_convo: true } => {
+                Some(json!({"role": "system", "content": [], "output_config": {"effort": effort}}))
+            }
             _ => None,
         }
     }
@@ -162,10 +194,43 @@ pub(crate) fn betas(model: &Model, oauth: bool, has_tools: bool, thinking: Optio
     if has_tools && model.compat.anthropic.supports_eager_tool_input_streaming == Some(false) {
         out.push(FINE_GRAINED_TOOL_STREAMING_BETA);
     }
-    if matches!(thinking, Some(Thinking::Budget(_))) {
+    let c = &model.compat.anthropic;
+    let forced = c.force_adaptive_thinking == Some(true);
+    let mid_convo = c.supports_mid_convo_effort == Some(true);
+    // Interleaved thinking goes with thinking the switch does not make adaptive.
+    if matches!(thinking, Some(Thinking::Budget(_) | Thinking::Adaptive { .. })) && !forced {
         out.push(INTERLEAVED_THINKING_BETA);
     }
+    if mid_convo {
+        out.extend(MID_CONVO_EFFORT_BETAS);
+    }
+    if inline_tools(model, has_tools) {
+        out.push(INLINE_TOOLS_BETA);
+    }
     out
+}
+
+/// Whether a request may change its tools mid-conversation (the
+/// `inline-tools` beta, and a deferred placeholder tool after the others):
+/// adaptive thinking by either switch, both mid-conversation switches, and tools.
+pub(crate) fn inline_tools(model: &Model, has_tools: bool) -> bool {
+    let c = &model.compat.anthropic;
+    let adaptive = c.force_adaptive_thinking == Some(true) || c.supports_mid_convo_effort == Some(true);
+    adaptive
+        && has_tools
+        && c.supports_mid_convo_tool_changes == Some(true)
+        && c.supports_mid_convo_system_messages == Some(true)
+}
+
+/// The tool declared last when tools may change mid-conversation (never
+/// called; it reserves the deferred-tools slot).
+pub(crate) fn deferred_placeholder_tool() -> Value {
+    json!({
+        "name": DEFERRED_PLACEHOLDER_NAME,
+        "description": text::DEFERRED_PLACEHOLDER_DESCRIPTION,
+        "input_schema": {"type": "object", "properties": {}, "required": []},
+        "defer_loading": true,
+    })
 }
 
 #[cfg(test)]
@@ -207,7 +272,9 @@ mod tests {
         a.thinking_level_map.insert("high".into(), None);
         assert_eq!(effort(&a, "low"), Some(json!({"effort": "lo"})));
         assert_eq!(effort(&a, "high"), Some(json!({"effort": "high"})), "an unsupported level keeps its name");
-        assert_eq!(Thinking::Adaptive("x".into()).body(), json!({"type": "adaptive", "display": "summarized"}));
+        let adaptive = Thinking::Adaptive { effort: "x".into(), mid_convo: false };
+        assert_eq!(adaptive.body(), json!({"type": "adaptive", "display": "summarized"}));
+        assert_eq!(adaptive.effort_message(), None);
     }
 
     #[test]
@@ -215,7 +282,10 @@ mod tests {
         let mut m = model(true);
         let budget = Thinking::Budget(1024);
         assert_eq!(betas(&m, false, true, Some(&budget)), [INTERLEAVED_THINKING_BETA]);
-        assert!(betas(&m, false, true, Some(&Thinking::Adaptive("low".into()))).is_empty());
+        let mut adaptive = model(true);
+        adaptive.compat.anthropic.force_adaptive_thinking = Some(true);
+        let low = Thinking::Adaptive { effort: "low".into(), mid_convo: false };
+        assert!(betas(&adaptive, false, true, Some(&low)).is_empty());
         assert!(betas(&m, false, true, Some(&Thinking::Disabled)).is_empty());
         m.compat.anthropic.supports_eager_tool_input_streaming = Some(false);
         assert_eq!(
@@ -347,5 +417,52 @@ mod tests {
         }
         let names: Vec<String> = em.message().tool_calls().iter().map(|c| c.name.clone()).collect();
         assert_eq!(names, ["read", "TodoWrite", "Other"]);
+    }
+
+    /// As the reference sent them for a model with the mid-conversation switches.
+    #[test]
+    fn mid_conversation_effort_and_tool_changes() {
+        let mut m = model(true);
+        let c = &mut m.compat.anthropic;
+        c.force_adaptive_thinking = Some(true);
+        c.supports_mid_convo_effort = Some(true);
+        c.supports_mid_convo_system_messages = Some(true);
+        c.supports_mid_convo_tool_changes = Some(true);
+        let (_, headers, body) = prepared(&m, &conversation(), "k", Some("high"));
+        assert_eq!(
+            header(&headers, "anthropic-beta"),
+            Some(
+                "mid-conversation-output-config-2026-07-01,thinking-binding-controls-2026-08-01,inline-tools-2026-09-15"
+            )
+        );
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "adaptive", "display": "summarized", "block_binding": {"prefix_mismatch_behavior": "drop_block"}})
+        );
+        assert_eq!(body["output_config"], json!({"effort": "low"}));
+        let tools = body["tools"].as_array().unwrap();
+        assert_eq!(tools.last().unwrap(), &deferred_placeholder_tool(), "the placeholder comes last");
+        assert_eq!(tools[tools.len() - 2]["cache_control"], json!({"type": "ephemeral"}));
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(
+            messages.last().unwrap(),
+            &json!({"role": "system", "content": [], "output_config": {"effort": "high"}})
+        );
+        // The cache marker stays on the user's last message.
+        assert_eq!(messages[messages.len() - 2]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+        let (_, headers, body) = prepared(&m, &conversation(), "k", None);
+        assert_eq!(body["thinking"], json!({"type": "disabled"}));
+        assert_eq!(body["messages"].as_array().unwrap().len(), 3, "no effort message when off");
+        assert!(header(&headers, "anthropic-beta").is_some_and(|b| b.starts_with("mid-conversation")));
+        // The effort switch alone makes thinking adaptive, with the interleaved beta still.
+        let mut only = model(true);
+        only.compat.anthropic.supports_mid_convo_effort = Some(true);
+        let (_, headers, _) = prepared(&only, &conversation(), "k", Some("high"));
+        assert_eq!(
+            header(&headers, "anthropic-beta"),
+            Some(
+                "interleaved-thinking-2025-05-14,mid-conversation-output-config-2026-07-01,thinking-binding-controls-2026-08-01"
+            )
+        );
     }
 }

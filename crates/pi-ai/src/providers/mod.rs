@@ -1,5 +1,6 @@
 //! The wire clients, one module per API, and what they share.
 
+mod affinity;
 pub(crate) mod anthropic;
 pub(crate) mod anthropic_wire;
 pub(crate) mod azure;

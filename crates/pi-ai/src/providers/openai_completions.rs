@@ -351,6 +351,8 @@ pub(crate) fn prepare(
     if let Some(a) = &auth {
         pairs.push(("authorization", a));
     }
+    let session = super::affinity::headers(model, options, super::affinity::Api::Completions);
+    pairs.extend(session.iter().map(|(k, v)| (*k, v.as_str())));
     let headers = http::request_headers(pairs, model, options)?;
     Ok(Prepared { url, headers, body: request_body(model, context, options)? })
 }

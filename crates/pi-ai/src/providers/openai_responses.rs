@@ -178,10 +178,8 @@ pub(crate) fn prepare(
     if let Some(a) = &auth {
         pairs.push(("authorization", a));
     }
-    if let Some(sid) = &options.session_id {
-        pairs.push(("session-id", sid));
-        pairs.push(("x-client-request-id", sid));
-    }
+    let session = super::affinity::headers(model, options, super::affinity::Api::Responses);
+    pairs.extend(session.iter().map(|(k, v)| (*k, v.as_str())));
     let headers = http::request_headers(pairs, model, options)?;
     Ok(Prepared { url, headers, body: request_body(model, context, options)? })
 }
