@@ -251,3 +251,29 @@ fn vertex_token_refused() {
     );
     assert_eq!(server.requests().len(), 1);
 }
+
+/// gcloud's user credentials (`gcloud auth application-default login`, in
+/// the home folder): the refresh token is traded for the access token.
+#[test]
+fn vertex_with_gclouds_user_credentials() {
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::text("as the user")]);
+    env.models("google-vertex", &server.base_url(), "<authenticated>", "gemini-2.5-flash");
+    let gcloud = env.home.join(".config/gcloud");
+    std::fs::create_dir_all(&gcloud).unwrap();
+    let user = json!({"type": "authorized_user", "client_id": "cid.apps.googleusercontent.com",
+        "client_secret": "s/e+c", "refresh_token": "1//r"});
+    std::fs::write(gcloud.join("application_default_credentials.json"), user.to_string()).unwrap();
+    let out = env
+        .command("gemini-2.5-flash", &["hi"])
+        .env("PI_TEST_GOOGLE_TOKEN_URL", format!("{}/token", server.base_url()))
+        .output()
+        .unwrap();
+    assert_eq!(text(&out), ("as the user\n".into(), String::new()));
+    let reqs = server.requests();
+    assert_eq!(
+        reqs[0].raw_body,
+        "grant_type=refresh_token&client_id=cid.apps.googleusercontent.com&client_secret=s%2Fe%2Bc&refresh_token=1%2F%2Fr"
+    );
+    assert_eq!(reqs[1].header("authorization"), Some(format!("Bearer {MOCK_ACCESS_TOKEN}-0").as_str()));
+}
