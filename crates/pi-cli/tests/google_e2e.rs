@@ -251,3 +251,56 @@ fn vertex_token_refused() {
     );
     assert_eq!(server.requests().len(), 1);
 }
+
+/// gcloud's user credentials (`gcloud auth application-default login`, in
+/// the home folder): the refresh token is traded for the access token.
+#[test]
+fn vertex_with_gclouds_user_credentials() {
+    let env = Env::new();
+    let server = MockServer::start(vec![Turn::text("as the user")]);
+    env.models("google-vertex", &server.base_url(), "<authenticated>", "gemini-2.5-flash");
+    let gcloud = env.home.join(".config/gcloud");
+    std::fs::create_dir_all(&gcloud).unwrap();
+    let user = json!({"type": "authorized_user", "client_id": "cid.apps.googleusercontent.com",
+        "client_secret": "s/e+c", "refresh_token": "1//r"});
+    std::fs::write(gcloud.join("application_default_credentials.json"), user.to_string()).unwrap();
+    let out = env
+        .command("gemini-2.5-flash", &["hi"])
+        .env("PI_TEST_GOOGLE_TOKEN_URL", format!("{}/token", server.base_url()))
+        .output()
+        .unwrap();
+    assert_eq!(text(&out), ("as the user\n".into(), String::new()));
+    let reqs = server.requests();
+    assert_eq!(
+        reqs[0].raw_body,
+        "grant_type=refresh_token&client_id=cid.apps.googleusercontent.com&client_secret=s%2Fe%2Bc&refresh_token=1%2F%2Fr"
+    );
+    assert_eq!(reqs[1].header("authorization"), Some(format!("Bearer {MOCK_ACCESS_TOKEN}-0").as_str()));
+}
+
+/// An error chunk inside the stream is retried by the status its code names;
+/// a safety stop is not retried and reads as the reference's.
+#[test]
+fn errors_inside_the_stream() {
+    let env = Env::new();
+    let partial = r#"data: {"candidates":[{"content":{"parts":[{"text":"par"}],"role":"model"},"index":0}]}"#;
+    let error = r#"data: {"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}"#;
+    let safety = r#"data: {"candidates":[{"content":{"parts":[{"text":"x"}],"role":"model"},"finishReason":"SAFETY","index":0}]}"#;
+    let server = MockServer::start(vec![
+        Turn::raw_sse(&format!("{partial}\r\n\r\n{error}\r\n\r\n")),
+        Turn::raw_sse(&format!("{safety}\r\n\r\n")),
+        Turn::text("never"),
+    ]);
+    env.models(GEN, &server.base_url(), "k", "gemini-2.5-flash");
+    let out = env.command("gemini-2.5-flash", &["--mode", "json", "hi"]).output().unwrap();
+    let evs = events(&out);
+    let retry = evs.iter().find(|e| e["type"] == "auto_retry_start").unwrap();
+    assert_eq!(
+        retry["errorMessage"],
+        r#"got status: INTERNAL. {"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}"#
+    );
+    let end = evs.iter().rfind(|e| e["type"] == "message_end").unwrap();
+    assert_eq!(end["message"]["errorMessage"], "Provider stopped with: SAFETY");
+    assert_eq!(end["message"]["rawStopReason"], "SAFETY");
+    assert_eq!(server.requests().len(), 2, "the safety stop is not retried");
+}

@@ -44,8 +44,10 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
         }
         let chunk: Value = match serde_json::from_str(&ev.data) {
             Ok(v) => v,
-            Err(_) => {
-                let message = json_args::parse_strict(&ev.data).err().unwrap_or_else(|| text::NO_FINISH_REASON.into());
+            Err(e) => {
+                // In `JSON.parse`'s words, as the reference reports it (serde's
+                // own for what JavaScript would accept, such as a lone surrogate).
+                let message = json_args::parse_strict(&ev.data).err().unwrap_or_else(|| e.to_string());
                 return Err(ProviderError::failed(message));
             }
         };

@@ -308,3 +308,74 @@ fn strict_tools_on_gemini_3() {
     assert_eq!(b.get("toolConfig"), None);
     assert_eq!(b["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"], read_tool().parameters);
 }
+
+/// Random bytes and random chunks of the shapes the reader looks at, cut
+/// anywhere: reading always ends with a result.
+mod random {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const KEYS: &[&str] = &[
+        "candidates",
+        "content",
+        "parts",
+        "text",
+        "thought",
+        "thoughtSignature",
+        "functionCall",
+        "name",
+        "args",
+        "id",
+        "finishReason",
+        "usageMetadata",
+        "promptTokenCount",
+        "error",
+        "code",
+        "status",
+        "responseId",
+    ];
+    const WORDS: &[&str] = &["STOP", "MAX_TOKENS", "SAFETY", "INTERNAL", "read", "{", "x"];
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            prop::sample::select(WORDS).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 48, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..5)
+                    .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            ]
+        })
+    }
+
+    fn body() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..400),
+            prop::collection::vec(value(), 0..10).prop_map(|vs| vs
+                .iter()
+                .map(|v| format!("data: {v}\r\n\r\n"))
+                .collect::<String>()
+                .into_bytes()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        #[test]
+        fn any_stream_ends_with_a_result(body in body(), size in 1usize..64) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async {
+                let m = model("gemini-3-pro-preview");
+                let (tx, _rx) = mpsc::channel(4 * body.len() + 16);
+                let mut em = Emitter::new(tx, &m);
+                let chunks = body.chunks(size).map(<[u8]>::to_vec).collect();
+                let _ = read_stream(&mut SseStream::from_chunks(chunks), &mut em).await;
+            });
+        }
+    }
+}

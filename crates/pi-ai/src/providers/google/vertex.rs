@@ -50,13 +50,20 @@ pub(crate) fn url(model: &Model, with_key: bool, path: &str) -> Result<String, P
         .find_map(|v| env(v))
         .or_else(adc::project_of_credentials)
         .ok_or_else(|| ProviderError::failed(text::VERTEX_NO_PROJECT))?;
+    Ok(project_url(base, &project, &location, path))
+}
+
+/// The URL of a request with credentials on the built-in base URL (`base`
+/// empty or holding `{location}`): the location's regional host, or the
+/// global one, with the project and location in the path.
+fn project_url(base: &str, project: &str, location: &str, path: &str) -> String {
     let host = if location == "global" {
         GLOBAL_BASE_URL.to_string()
     } else {
         let template = if base.is_empty() { REGIONAL_BASE_URL } else { base };
-        template.replace(LOCATION_PLACEHOLDER, &location)
+        template.replace(LOCATION_PLACEHOLDER, location)
     };
-    Ok(http::join_url(&host, &format!("v1/projects/{project}/locations/{location}/publishers/google/{path}")))
+    http::join_url(&host, &format!("v1/projects/{project}/locations/{location}/publishers/google/{path}"))
 }
 
 #[cfg(test)]
@@ -74,6 +81,19 @@ mod tests {
         assert_eq!(
             url(&keyed, true, "models/m:x").unwrap(),
             "https://aiplatform.googleapis.com/v1/publishers/google/models/m:x"
+        );
+    }
+
+    #[test]
+    fn credentials_go_to_the_project_path_on_the_regional_host() {
+        let built_in = "https://{location}-aiplatform.googleapis.com";
+        assert_eq!(
+            project_url(built_in, "p1", "europe-west4", "models/m:x"),
+            "https://europe-west4-aiplatform.googleapis.com/v1/projects/p1/locations/europe-west4/publishers/google/models/m:x"
+        );
+        assert_eq!(
+            project_url("", "p1", "global", "models/m:x"),
+            "https://aiplatform.googleapis.com/v1/projects/p1/locations/global/publishers/google/models/m:x"
         );
     }
 
