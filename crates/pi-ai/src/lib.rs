@@ -140,6 +140,9 @@ fn prepare(model: &Model, context: &ContextRef<'_>, options: &StreamOptions) -> 
     }
     let write = || {
         let prepared = match model.api.as_str() {
+            api::OPENAI_COMPLETIONS if model.provider == providers::azure::PROVIDER => {
+                providers::azure::prepare_completions(model, context, options)
+            }
             api::OPENAI_COMPLETIONS => providers::openai_completions::prepare(model, context, options),
             api::OPENAI_RESPONSES => providers::openai_responses::prepare(model, context, options),
             api::ANTHROPIC_MESSAGES => providers::anthropic::prepare(model, context, options),

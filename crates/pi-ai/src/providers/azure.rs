@@ -16,6 +16,9 @@ use crate::model::{Model, StreamOptions};
 use crate::text;
 use crate::types::{ContextRef, StopReason};
 
+/// The provider id whose models live on Azure (its Chat Completions models
+/// take their base URL as its Responses models do).
+pub(crate) const PROVIDER: &str = "azure";
 /// The variable with the base URL (wins over the others).
 pub(crate) const BASE_URL_VAR: &str = "AZURE_OPENAI_BASE_URL";
 /// The variable with the resource name.
@@ -91,6 +94,29 @@ pub(crate) fn prepare_with(
         openai_responses::request_body(&renamed, context, options)?
     };
     Ok(Prepared { url, headers, body })
+}
+
+/// A Chat Completions request of the `azure` provider (its Foundry models):
+/// the base URL found as for Responses (the environment first, Azure roots
+/// normalized), then Chat Completions as usual (`{base}/chat/completions`,
+/// `authorization: Bearer`, no `api-version`), as the reference sends it.
+pub(crate) fn prepare_completions(
+    model: &Model,
+    context: &ContextRef<'_>,
+    options: &StreamOptions,
+) -> Result<Prepared, ProviderError> {
+    prepare_completions_with(model, context, options, &AzureEnv::from_process())
+}
+
+/// [`prepare_completions`] with these settings.
+pub(crate) fn prepare_completions_with(
+    model: &Model,
+    context: &ContextRef<'_>,
+    options: &StreamOptions,
+    env: &AzureEnv,
+) -> Result<Prepared, ProviderError> {
+    let located = Model { base_url: base_url(model, env)?, ..model.clone() };
+    super::openai_completions::prepare(&located, context, options)
 }
 
 /// Send a prepared request, streaming the answer into `em`.

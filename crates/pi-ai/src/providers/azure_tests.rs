@@ -79,3 +79,20 @@ fn deployments_and_headers() {
     assert_eq!(deployment("gpt-4o-mini", Some("gpt-4o-mini=")), "gpt-4o-mini");
     assert_eq!(deployment("a", None), "a");
 }
+
+/// The `azure` provider's Chat Completions models (Foundry): the same base
+/// URL rules, then Chat Completions as usual (measured with the reference).
+#[test]
+fn foundry_models_use_chat_completions_at_the_azure_base() {
+    let m = Model { id: "deepseek-v4-pro".into(), api: "openai-completions".into(), ..model("http://model/base") };
+    let options = StreamOptions { api_key: Some("k".into()), ..Default::default() };
+    let env = AzureEnv { base_url: Some("http://res.openai.azure.com".into()), ..Default::default() };
+    let p = prepare_completions_with(&m, &ctx().view(), &options, &env).unwrap();
+    assert_eq!(p.url, "http://res.openai.azure.com/openai/v1/chat/completions");
+    assert_eq!(p.headers.get("authorization").unwrap(), "Bearer k");
+    assert!(p.headers.get("api-key").is_none());
+    let p = prepare_completions_with(&m, &ctx().view(), &options, &AzureEnv::default()).unwrap();
+    assert_eq!(p.url, "http://model/base/chat/completions");
+    let bare = Model { base_url: String::new(), ..m };
+    assert!(prepare_completions_with(&bare, &ctx().view(), &options, &AzureEnv::default()).is_err());
+}

@@ -24,8 +24,8 @@ use crate::types::{StopReason, Usage};
 pub(crate) struct State {
     /// The open text or thinking block: (is thinking, content index).
     current: Option<(bool, usize)>,
-    /// Tool-call blocks by the chunk's `index`, in the order they began.
-    tools: HashMap<u64, usize>,
+    /// Tool-call blocks by their key (see [`call_key`]).
+    tools: HashMap<String, usize>,
     /// The finish reason, once a chunk gave one.
     finish: Option<String>,
 }
@@ -154,20 +154,35 @@ async fn close_current(st: &mut State, em: &mut Emitter) -> Result<(), ProviderE
     Ok(())
 }
 
-/// One tool call piece: a new call for an `index` not seen yet, else more
+/// The id a piece names (`"null"` names none).
+fn named_id(call: &Value) -> Option<&str> {
+    call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty() && *id != "null")
+}
+
+/// Which call a piece belongs to, as the reference tells them apart: its
+/// `index` when it has one (pieces with the same index are one call, whatever
+/// their ids), else its id, else its place in the chunk's list.
+fn call_key(call: &Value, position: u64) -> String {
+    match (call.get("index").and_then(Value::as_u64), named_id(call)) {
+        (Some(index), _) => format!("index:{index}"),
+        (None, Some(id)) => format!("id:{id}"),
+        (None, None) => format!("position:{position}"),
+    }
+}
+
+/// One tool call piece: a new call for a key not seen yet, else more
 /// arguments for that call.
 async fn tool_call(call: &Value, position: u64, st: &mut State, em: &mut Emitter) -> Result<(), ProviderError> {
-    let index = call.get("index").and_then(Value::as_u64).unwrap_or(position);
+    let key = call_key(call, position);
     let function = call.get("function").unwrap_or(&Value::Null);
-    let i = match st.tools.get(&index) {
+    let i = match st.tools.get(&key) {
         Some(&i) => i,
         None => {
             close_current(st, em).await?;
-            let id = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty() && *id != "null");
-            let id = id.map_or_else(|| super::mistral_ids::normalize(&format!("call_{index}")), str::to_string);
+            let id = named_id(call).map_or_else(|| super::mistral_ids::normalize(&key), str::to_string);
             let name = function.get("name").and_then(Value::as_str).unwrap_or("");
             let i = em.toolcall_start(&id, name).await?;
-            st.tools.insert(index, i);
+            st.tools.insert(key, i);
             i
         }
     };

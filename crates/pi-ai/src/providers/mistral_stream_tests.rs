@@ -173,3 +173,28 @@ async fn a_dropped_connection_reads_terminated() {
     let other = ProviderError::of_kind(FailureKind::Timeout, text::TIMED_OUT);
     assert_eq!(cut_in_mistral_words(other.clone()), other);
 }
+
+/// Pieces with the same `index` are one call, whatever their ids; pieces
+/// without an index are told apart by their ids (as the reference reads them).
+#[tokio::test]
+async fn calls_are_keyed_by_index_else_by_id() {
+    let call = |id: &str, index: Option<u64>| {
+        let mut c = json!({"id": id, "function": {"name": "bash", "arguments": "{\"command\":\"true\"}"}});
+        if let Some(i) = index {
+            c["index"] = json!(i);
+        }
+        c
+    };
+    let body = sse(&[
+        chunk(json!({"tool_calls": [call("abcDEF123", Some(0))]}), Value::Null),
+        chunk(json!({"tool_calls": [call("xyz987654", Some(0))]}), Value::Null),
+        chunk(json!({"tool_calls": [call("qqq987654", None), call("rrr987654", None)]}), Value::Null),
+        chunk(json!({}), json!("tool_calls")),
+    ]);
+    let (r, m, _) = read(&body, usize::MAX).await;
+    assert_eq!(r, Ok(StopReason::ToolUse));
+    let ids: Vec<String> = m.tool_calls().into_iter().map(|c| c.id).collect();
+    assert_eq!(ids, ["abcDEF123", "qqq987654", "rrr987654"]);
+    // The two pieces of index 0 made one call whose arguments do not parse.
+    assert!(m.tool_calls()[0].arguments_error.is_some());
+}
