@@ -110,6 +110,7 @@ fn codex_tool_run_sends_the_account_and_the_codex_body() {
         assert_eq!(r.header("chatgpt-account-id"), Some("acc-e2e"));
         assert_eq!(r.header("openai-beta"), Some("responses=experimental"));
         assert_eq!(r.header("originator"), Some("pi"));
+        assert_eq!(r.header("content-encoding"), Some("zstd"), "the body goes compressed (the mock decodes it)");
         let b = &r.body;
         assert_eq!(b["model"], "gpt-codex-e2e");
         assert_eq!((b["store"].clone(), b["stream"].clone()), (json!(false), json!(true)));

@@ -247,7 +247,8 @@ pub struct RecordedRequest {
     pub path: String,
     /// Headers in arrival order, names lowercased.
     pub headers: Vec<(String, String)>,
-    /// The body as JSON (`Null` when it is not JSON).
+    /// The body as JSON (`Null` when it is not JSON; a zstd body,
+    /// `content-encoding: zstd`, is decoded first).
     pub body: Value,
     /// The body as text.
     pub raw_body: String,
@@ -488,6 +489,8 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
     let Some((method, path, headers, body)) = read_request(&mut sock).await else {
         return;
     };
+    let zstd = headers.iter().any(|(k, v)| k == "content-encoding" && v.trim().eq_ignore_ascii_case("zstd"));
+    let body = if zstd { zstd::stream::decode_all(body.as_slice()).unwrap_or(body) } else { body };
     let raw_body = String::from_utf8_lossy(&body).into_owned();
     if copilot::is_exchange(&method, &path) {
         let (code, answer) = {

@@ -1,8 +1,8 @@
 //! OpenAI Codex Responses: the Responses API of a ChatGPT subscription
 //! (`POST {baseUrl}/codex/responses`, SSE). The conversation is written as
 //! for [`super::openai_responses`] and the stream read by its parser; what
-//! differs is the endpoint, the account headers, a few body fields and how
-//! errors read.
+//! differs is the endpoint, the account headers, a few body fields, a
+//! zstd-compressed body and how errors read.
 
 use serde_json::{Value, json};
 
@@ -30,6 +30,8 @@ const OPENAI_BETA: &str = "responses=experimental";
 const ORIGINATOR: &str = "pi";
 /// The backend refuses `max_output_tokens` below this.
 const MIN_OUTPUT_TOKENS: u64 = 16;
+/// The zstd level of request bodies.
+const ZSTD_LEVEL: i32 = 3;
 /// The text verbosity asked for.
 const TEXT_VERBOSITY: &str = "low";
 
@@ -126,8 +128,22 @@ pub(crate) fn prepare(
     Ok(Prepared { url: url(&model.base_url), headers, body: request_body(model, context, options)? })
 }
 
-/// Send a prepared request, streaming the answer into `em`.
+/// The body zstd-compressed (`content-encoding: zstd`), as the Codex
+/// clients send it; left as it is when it cannot be compressed.
+fn compressed(mut request: Prepared) -> Prepared {
+    if let Ok(bytes) = zstd::bulk::compress(&request.body, ZSTD_LEVEL)
+        && let Ok(encoding) = http::headers([("content-encoding", "zstd")])
+    {
+        request.body = bytes;
+        request.headers.extend(encoding);
+    }
+    request
+}
+
+/// Send a prepared request (after the hooks saw its JSON), streaming the
+/// answer into `em`.
 pub(crate) async fn send(request: Prepared, em: &mut Emitter) -> Result<StopReason, ProviderError> {
+    let request = compressed(request);
     let mut usage_limit = false;
     let opened = open_stream(request, em, |e| {
         let (message, limited) = http_error(e, now_secs());

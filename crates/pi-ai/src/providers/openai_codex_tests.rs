@@ -267,3 +267,12 @@ mod random_streams {
         }
     }
 }
+
+#[test]
+fn bodies_go_zstd_compressed() {
+    let body = br#"{"model":"m1","input":[]}"#.repeat(50);
+    let p = compressed(Prepared { url: String::new(), headers: http::headers([]).unwrap(), body: body.clone() });
+    assert_eq!(p.headers.get("content-encoding").unwrap(), "zstd");
+    assert!(p.body.len() < body.len());
+    assert_eq!(zstd::bulk::decompress(&p.body, body.len()).unwrap(), body);
+}
