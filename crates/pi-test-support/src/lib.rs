@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 mod json_lines;
+pub mod oauth;
 mod scratch;
 pub use json_lines::{read_until, user_texts};
 pub use scratch::Scratch;
