@@ -150,3 +150,6 @@ pub const ENTERPRISE_UNSUPPORTED: &str =
 pub fn callback_failed(port: u16, cause: &str) -> String {
     format!("could not listen for the sign-in callback on 127.0.0.1:{port} ({cause})")
 }
+
+/// `/logout` with nothing stored.
+pub const NO_STORED_CREDENTIALS: &str = "No stored credentials to log out of.";
