@@ -274,3 +274,36 @@ fn copilot_device_login() {
     );
     assert_eq!(stored["expires"], 4_000_000_000_000i64 - 300_000);
 }
+
+#[test]
+fn codex_device_login() {
+    let e = env();
+    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": "acc-D"}});
+    let jwt = format!("e30.{}.s", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims.to_string()));
+    let oauth = MockOAuth::start(TokenAnswer::Tokens { access: jwt, refresh: "RT".into(), expires_in: 3600 });
+    let (code, text) = out(&e.run(Some(&oauth), &["login", "openai-codex", "--no-browser"], ""));
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(
+            "Open https://auth.openai.com/codex/device and enter code: CODE-42\nWaiting for authentication...\n"
+        ),
+        "{text}"
+    );
+    let reqs = oauth.requests();
+    let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/auth.openai.com/api/accounts/deviceauth/usercode",
+            "/auth.openai.com/api/accounts/deviceauth/token",
+            "/auth.openai.com/api/accounts/deviceauth/token",
+            "/auth.openai.com/oauth/token"
+        ]
+    );
+    assert_eq!(reqs[1].body, r#"{"device_auth_id":"DA-1","user_code":"CODE-42"}"#);
+    assert_eq!(
+        reqs[3].body,
+        "grant_type=authorization_code&client_id=app_EMoamEEZ73f0CkXaXp7hrann&code=DEV-AUTH-CODE&code_verifier=DEV-VERIFIER&redirect_uri=https%3A%2F%2Fauth.openai.com%2Fdeviceauth%2Fcallback"
+    );
+    assert_eq!(e.auth()["openai-codex"]["accountId"], "acc-D");
+}

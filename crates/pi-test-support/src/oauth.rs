@@ -4,7 +4,9 @@
 //!
 //! Token endpoints (paths ending in `/token`, `/oauth/token` and
 //! `/access_token`) answer with the configured [`TokenAnswer`]; GitHub's
-//! device-code endpoint and the Copilot token endpoint answer fixed tokens.
+//! device-code endpoint and the Copilot token endpoint answer fixed tokens;
+//! OpenAI Codex's device login answers "pending" (403) to the first poll,
+//! then a code.
 //! Every request is recorded.
 
 use std::io::{Read as _, Write as _};
@@ -129,7 +131,14 @@ fn serve(mut sock: TcpStream, shared: &Mutex<Shared>) {
         (st.answer.clone(), st.delay)
     };
     let path = req.path.split('?').next().unwrap_or("").to_string();
-    let (status, body) = if path.ends_with("/login/device/code") {
+    let polls = shared.lock().unwrap().requests.iter().filter(|r| r.path.ends_with("/deviceauth/token")).count();
+    let (status, body) = if path.ends_with("/deviceauth/usercode") {
+        (200, json!({"device_auth_id": "DA-1", "user_code": "CODE-42", "interval": "1"}))
+    } else if path.ends_with("/deviceauth/token") && polls < 2 {
+        (403, json!({"error": "authorization_pending"}))
+    } else if path.ends_with("/deviceauth/token") {
+        (200, json!({"authorization_code": "DEV-AUTH-CODE", "code_verifier": "DEV-VERIFIER"}))
+    } else if path.ends_with("/login/device/code") {
         (
             200,
             json!({"device_code": "DEV", "user_code": "ABCD-1234", "verification_uri": "https://github.com/login/device", "interval": 1, "expires_in": 60}),

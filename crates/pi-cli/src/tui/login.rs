@@ -57,7 +57,7 @@ impl Host {
         let choice = match method {
             Method::ApiKey => API_KEY.to_string(),
             Method::Anthropic => self.pick(&name, &[BROWSER, PASTE, API_KEY]).await,
-            Method::Codex => self.pick(&name, &[BROWSER, API_KEY]).await,
+            Method::Codex => self.pick(&name, &[BROWSER, DEVICE, API_KEY]).await,
             Method::Copilot => self.pick(&name, &[DEVICE, API_KEY]).await,
         };
         let credential = match choice.as_str() {
@@ -112,6 +112,12 @@ impl Host {
                 self.say(Level::Info, format!("{}\n  {}", text::OPEN_URL, anthropic::authorize_url(&pkce, &redirect)));
                 let code = self.callback_or_paste(&cb, &pkce.verifier).await?;
                 anthropic::exchange_code(&code, &pkce.verifier, &pkce, &redirect).await.map_err(|e| e.to_string())
+            }
+            (Method::Codex, DEVICE) => {
+                let device = codex::device_start().await.map_err(|e| e.to_string())?;
+                self.say(Level::Info, text::device_code(&device.page, &device.user_code));
+                self.say(Level::Info, text::WAITING.to_string());
+                codex::device_wait(&device).await.map_err(|e| e.to_string())
             }
             (Method::Codex, _) => {
                 let (pkce, state) = (Pkce::new(), codex::new_state());
