@@ -307,3 +307,36 @@ fn codex_device_login() {
     );
     assert_eq!(e.auth()["openai-codex"]["accountId"], "acc-D");
 }
+
+#[test]
+fn anthropic_browser_login_takes_the_callback() {
+    let e = env();
+    let oauth = MockOAuth::start(TokenAnswer::Tokens {
+        access: "sk-ant-oat01-B".into(),
+        refresh: "sk-ant-ort01-B".into(),
+        expires_in: 3600,
+    });
+    let mut child = e.pi(Some(&oauth), &["login", "anthropic"]).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    while !url.contains("/oauth/authorize?") {
+        url.clear();
+        assert!(stdout.read_line(&mut url).unwrap() > 0, "no sign-in URL");
+    }
+    let state = url.trim().rsplit_once("&state=").unwrap().1.to_string();
+    assert!(url.contains("redirect_uri=http%3A%2F%2Flocalhost%3A53692%2Fcallback"), "{url}");
+    let mut sock = std::net::TcpStream::connect(("127.0.0.1", 53692)).unwrap();
+    write!(sock, "GET /callback?code=CB&state={state} HTTP/1.1\r\nhost: localhost\r\n\r\n").unwrap();
+    let mut page = String::new();
+    sock.read_to_string(&mut page).unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    assert!(status.success() && rest.contains("Exchanging authorization code for tokens..."), "{rest}");
+    let body: Value = serde_json::from_str(&oauth.requests()[0].body).unwrap();
+    assert_eq!((body["code"].as_str(), body["state"].as_str()), (Some("CB"), Some(state.as_str())));
+    assert_eq!(body["code_verifier"].as_str(), Some(state.as_str()));
+    assert_eq!(body["redirect_uri"], "http://localhost:53692/callback");
+    assert_eq!(e.auth()["anthropic"]["access"], "sk-ant-oat01-B");
+}

@@ -256,3 +256,17 @@ fn a_token_that_expires_mid_session_is_refreshed_before_the_next_request() {
     assert_eq!(reqs[1].header("authorization"), Some("Bearer sk-ant-oat01-NEW"));
     assert_eq!(oauth.requests().len(), 1);
 }
+
+#[test]
+fn a_stored_credential_makes_its_providers_models_available() {
+    let e = env();
+    let list = |e: &Env| {
+        let out = e.pi(None).arg("--list-models").output().unwrap();
+        text(&out.stdout)
+    };
+    assert!(!list(&e).contains("anthropic"));
+    e.write_auth(&json!({"anthropic": oauth_entry("sk-ant-oat01-A", 1)}));
+    let rows = list(&e);
+    assert!(rows.lines().any(|l| l.starts_with("anthropic  claude-sonnet-4-5")), "{rows}");
+    assert!(!rows.contains("openai"), "{rows}");
+}
