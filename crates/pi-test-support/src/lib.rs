@@ -45,6 +45,7 @@ pub mod gemini;
 mod h2;
 mod json_lines;
 pub mod mistral;
+pub mod oauth;
 mod scratch;
 pub use copilot::{TOKEN_PATH as COPILOT_TOKEN_PATH, TokenAnswer};
 pub use json_lines::{read_until, user_texts};

@@ -7,7 +7,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
 
 use super::endpoints::{
-    self, CODEX_AUTH_CLAIM, CODEX_AUTHORIZE_URL, CODEX_CLIENT_ID, CODEX_ORIGINATOR, CODEX_SCOPES, CODEX_TOKEN_URL,
+    self, CODEX_AUTH_CLAIM, CODEX_AUTHORIZE_URL, CODEX_CLIENT_ID, CODEX_DEVICE_CODE_URL, CODEX_DEVICE_PAGE,
+    CODEX_DEVICE_REDIRECT_URI, CODEX_DEVICE_TOKEN_URL, CODEX_ORIGINATOR, CODEX_SCOPES, CODEX_TOKEN_URL,
 };
 use super::http::{self, Body};
 use super::pkce::{Pkce, random_bytes};
@@ -60,11 +61,15 @@ fn tokens(what: &str, answer: &Value) -> Result<Tokens, OAuthError> {
 
 /// Exchange the code the login returned.
 pub async fn exchange_code(code: &str, pkce: &Pkce, redirect_uri: &str) -> Result<Tokens, OAuthError> {
+    exchange(code, &pkce.verifier, redirect_uri).await
+}
+
+async fn exchange(code: &str, verifier: &str, redirect_uri: &str) -> Result<Tokens, OAuthError> {
     let form = [
         ("grant_type", "authorization_code"),
         ("client_id", CODEX_CLIENT_ID),
         ("code", code),
-        ("code_verifier", pkce.verifier.as_str()),
+        ("code_verifier", verifier),
         ("redirect_uri", redirect_uri),
     ];
     let answer = http::post(EXCHANGE, &endpoints::resolve(CODEX_TOKEN_URL), Body::Form(&form), &[]).await?;
@@ -76,6 +81,61 @@ pub async fn refresh(refresh_token: &str) -> Result<Tokens, OAuthError> {
     let form = [("grant_type", "refresh_token"), ("refresh_token", refresh_token), ("client_id", CODEX_CLIENT_ID)];
     let answer = http::post(REFRESH, &endpoints::resolve(CODEX_TOKEN_URL), Body::Form(&form), &[]).await?;
     tokens(REFRESH, &answer)
+}
+
+const DEVICE: &str = "OpenAI Codex device code";
+/// How long a device code is waited for.
+pub const DEVICE_WAIT_LIMIT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// A device login in progress: the user enters `user_code` at `page`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceCode {
+    /// The code to enter.
+    pub user_code: String,
+    /// Where to enter it.
+    pub page: String,
+    device_auth_id: String,
+    interval: std::time::Duration,
+}
+
+/// Ask for a device code.
+pub async fn device_start() -> Result<DeviceCode, OAuthError> {
+    let body = serde_json::json!({"client_id": CODEX_CLIENT_ID});
+    let answer = http::post(DEVICE, &endpoints::resolve(CODEX_DEVICE_CODE_URL), Body::Json(&body), &[]).await?;
+    let interval = match answer.get("interval") {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.parse().ok(),
+        _ => None,
+    };
+    Ok(DeviceCode {
+        user_code: http::text_field(DEVICE, &answer, "user_code")?,
+        page: CODEX_DEVICE_PAGE.to_string(),
+        device_auth_id: http::text_field(DEVICE, &answer, "device_auth_id")?,
+        interval: std::time::Duration::from_secs(interval.unwrap_or(5).clamp(1, 60)),
+    })
+}
+
+/// Poll until the code was entered (403 and 404 mean "not yet"), then
+/// exchange the code the poll returns.
+pub async fn device_wait(code: &DeviceCode) -> Result<Tokens, OAuthError> {
+    let deadline = tokio::time::Instant::now() + DEVICE_WAIT_LIMIT;
+    let body = serde_json::json!({"device_auth_id": code.device_auth_id, "user_code": code.user_code});
+    let url = endpoints::resolve(CODEX_DEVICE_TOKEN_URL);
+    loop {
+        match http::post(DEVICE, &url, Body::Json(&body), &[]).await {
+            Ok(answer) => {
+                let auth_code = http::text_field(DEVICE, &answer, "authorization_code")?;
+                let verifier = http::text_field(DEVICE, &answer, "code_verifier")?;
+                return exchange(&auth_code, &verifier, CODEX_DEVICE_REDIRECT_URI).await;
+            }
+            Err(OAuthError::Status { status: 403 | 404, .. }) => {}
+            Err(e) => return Err(e),
+        }
+        if tokio::time::Instant::now() + code.interval > deadline {
+            return Err(OAuthError::Login("The device code expired before it was entered.".into()));
+        }
+        tokio::time::sleep(code.interval).await;
+    }
 }
 
 #[cfg(test)]

@@ -30,6 +30,14 @@ pub const CODEX_TOKEN_URL: &str = "https://auth.openai.com/oauth/token";
 pub const CODEX_CALLBACK: (u16, &str) = (1455, "/auth/callback");
 /// OpenAI Codex: the scopes asked for.
 pub const CODEX_SCOPES: &str = "openid profile email offline_access";
+/// OpenAI Codex: where a device code is asked for (JSON `{client_id}`).
+pub const CODEX_DEVICE_CODE_URL: &str = "https://auth.openai.com/api/accounts/deviceauth/usercode";
+/// OpenAI Codex: polled until the device code was entered.
+pub const CODEX_DEVICE_TOKEN_URL: &str = "https://auth.openai.com/api/accounts/deviceauth/token";
+/// OpenAI Codex: where the user enters the device code.
+pub const CODEX_DEVICE_PAGE: &str = "https://auth.openai.com/codex/device";
+/// OpenAI Codex: the redirect of the device login's code exchange.
+pub const CODEX_DEVICE_REDIRECT_URI: &str = "https://auth.openai.com/deviceauth/callback";
 /// OpenAI Codex: the claim of the access token that holds the account.
 pub const CODEX_AUTH_CLAIM: &str = "https://api.openai.com/auth";
 /// OpenAI Codex: the `originator` sent with the login.

@@ -142,7 +142,7 @@ async fn sign_in(
         (Method::Anthropic, false) => anthropic_browser(provider, lines).await,
         (Method::Anthropic, true) => anthropic_paste(lines).await,
         (Method::Codex, false) => codex_browser(provider, lines).await,
-        (Method::Codex, true) => Err(text::CODEX_DEVICE_UNSUPPORTED.into()),
+        (Method::Codex, true) => codex_device().await,
         (Method::Copilot, _) => copilot_device(lines).await,
         (Method::ApiKey, _) => Err(text::EMPTY_KEY.into()),
     }
@@ -220,6 +220,14 @@ async fn codex_browser(provider: &str, lines: &mut mpsc::UnboundedReceiver<Strin
     let (code, _) = code_from(&callback, &state, lines).await?;
     println!();
     codex::exchange_code(&code, &pkce, &redirect).await.map_err(|e| e.to_string())
+}
+
+async fn codex_device() -> Result<Tokens, String> {
+    println!("Select OpenAI Codex login method: Device code login (headless)");
+    let device = codex::device_start().await.map_err(|e| e.to_string())?;
+    println!("{}", text::device_code(&device.page, &device.user_code));
+    println!("{}", text::WAITING);
+    codex::device_wait(&device).await.map_err(|e| e.to_string())
 }
 
 async fn copilot_device(lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, String> {

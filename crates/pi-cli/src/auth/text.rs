@@ -140,8 +140,6 @@ pub const LOGIN_TIMED_OUT: &str = "the login timed out";
 pub const STATE_MISMATCH: &str = "The pasted code belongs to another login (its state does not match); try again.";
 /// reference: the Codex browser login's hint.
 pub const CODEX_BROWSER_HINT: &str = "A browser window should open. Complete login to finish.";
-/// The Codex device login is not implemented.
-pub const CODEX_DEVICE_UNSUPPORTED: &str = "device code login is not available for OpenAI Codex in this version; run the login without --no-browser and paste the final redirect URL";
 /// GitHub Enterprise hosts are not supported.
 pub const ENTERPRISE_UNSUPPORTED: &str =
     "GitHub Enterprise hosts are not supported in this version; leave it blank for github.com";
@@ -150,3 +148,6 @@ pub const ENTERPRISE_UNSUPPORTED: &str =
 pub fn callback_failed(port: u16, cause: &str) -> String {
     format!("could not listen for the sign-in callback on 127.0.0.1:{port} ({cause})")
 }
+
+/// `/logout` with nothing stored.
+pub const NO_STORED_CREDENTIALS: &str = "No stored credentials to log out of.";

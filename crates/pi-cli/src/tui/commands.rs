@@ -1,5 +1,6 @@
 //! The slash commands the host runs: `/reload`, `/new`, `/session`,
-//! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/resume`, `/mcp`;
+//! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/resume`, `/mcp`,
+//! `/login`, `/logout` (in `login`);
 //! the session-tree commands answer that they are not in this build yet.
 
 use crate::session_events::Replacement;
@@ -16,7 +17,7 @@ use super::text;
 use super::worker::Host;
 
 /// Commands of the reference that other parts of pi will provide.
-const NOT_YET: &[&str] = &["tree", "import", "share", "bug", "login", "logout", "scoped-models", "changelog", "llama"];
+const NOT_YET: &[&str] = &["tree", "import", "share", "bug", "scoped-models", "changelog", "llama"];
 
 impl Host {
     pub(crate) async fn command(&mut self, name: &str, args: &str) {
@@ -31,6 +32,8 @@ impl Host {
             "clone" => self.clone_session().await,
             "mcp" => self.mcp(args).await,
             "resume" => self.resume().await,
+            "login" => self.login(args).await,
+            "logout" => self.logout(args).await,
             n if NOT_YET.contains(&n) => {
                 let _ = self.up.send(Update::Notice(Level::Warning, text::command_not_available(n)));
             }

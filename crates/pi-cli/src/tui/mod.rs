@@ -5,6 +5,7 @@
 mod attach;
 mod commands;
 mod components;
+mod login;
 pub(crate) mod look;
 pub(crate) mod router;
 mod stderr;
