@@ -5,6 +5,8 @@ mod body;
 pub(crate) mod credentials;
 pub(crate) mod frames;
 mod process;
+#[cfg(test)]
+mod random_frames;
 mod sign;
 pub(crate) mod stream;
 
