@@ -36,7 +36,7 @@ fn build_client(prior_knowledge: bool) -> Result<reqwest::Client, String> {
     builder.build().map_err(|e| format!("Could not create the HTTP client: {e}"))
 }
 
-fn client() -> Result<&'static reqwest::Client, ProviderError> {
+pub(crate) fn client() -> Result<&'static reqwest::Client, ProviderError> {
     CLIENT.get_or_init(|| build_client(false)).as_ref().map_err(|e| ProviderError::failed(e.clone()))
 }
 

@@ -15,7 +15,7 @@ pub fn profile_without_keys(profile: &str) -> String {
 /// Only a credential source pi does not read is set.
 pub fn unsupported_source(var: &str) -> String {
     format!(
-        "{var} is set, but pi does not read container or web-identity AWS credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK."
+        "{var} is set, but pi does not read web-identity AWS credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK."
     )
 }
 
@@ -128,3 +128,16 @@ pub fn process_output(why: &str) -> String {
 pub const PROCESS_VERSION: &str = "\"Version\" must be 1";
 /// The JSON lacks the keys.
 pub const PROCESS_NO_KEYS: &str = "\"AccessKeyId\" and \"SecretAccessKey\" are required";
+
+/// A container credentials URL pi will not ask.
+pub fn container_url(url: &str, why: &str) -> String {
+    format!("AWS_CONTAINER_CREDENTIALS_FULL_URI \"{url}\" cannot be used: {why}")
+}
+
+/// Why a plain-HTTP container URL is refused.
+pub const CONTAINER_HOST: &str = "plain http is allowed only for loopback and the ECS/EKS credential agents; use https";
+
+/// The container credentials endpoint gave no keys.
+pub fn container_failed(url: &str, why: &str) -> String {
+    format!("Could not get AWS container credentials from {url}: {why}")
+}

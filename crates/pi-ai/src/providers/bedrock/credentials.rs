@@ -1,8 +1,9 @@
 //! Where Bedrock's credentials and region come from, in the order the AWS
 //! tools look: a bearer token (`AWS_BEARER_TOKEN_BEDROCK`), the keys in the
 //! environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
-//! `AWS_SESSION_TOKEN`), then the static keys of the profile `AWS_PROFILE`
-//! names (else `default`) in `~/.aws/credentials` and `~/.aws/config`.
+//! `AWS_SESSION_TOKEN`), then the static keys or `credential_process` of the
+//! profile `AWS_PROFILE` names (else `default`) in `~/.aws/credentials` and
+//! `~/.aws/config`, then an ECS/EKS container's credentials endpoint.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,8 @@ pub(crate) enum Auth {
     Keys(Keys),
     /// SigV4 signing with the keys this `credential_process` command prints.
     Process(String),
+    /// SigV4 signing with the keys of an ECS task or EKS pod.
+    Container(super::container::Endpoint),
 }
 
 /// The process environment and home folder, as the chain reads them
@@ -99,12 +102,11 @@ pub(crate) fn resolve(api_key: Option<&str>, env: &AwsEnv<'_>) -> Result<Auth, S
     if named.is_some() {
         return Err(words::profile_without_keys(&profile));
     }
-    let unsupported = ["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI"]
-        .iter()
-        .chain(["AWS_WEB_IDENTITY_TOKEN_FILE"].iter())
-        .find(|n| env.get(n).is_some());
-    match unsupported {
-        Some(var) => Err(words::unsupported_source(var)),
+    if let Some(endpoint) = super::container::endpoint(&|n| env.get(n))? {
+        return Ok(Auth::Container(endpoint));
+    }
+    match env.get("AWS_WEB_IDENTITY_TOKEN_FILE") {
+        Some(_) => Err(words::unsupported_source("AWS_WEB_IDENTITY_TOKEN_FILE")),
         None => Err(words::NO_CREDENTIALS.to_string()),
     }
 }

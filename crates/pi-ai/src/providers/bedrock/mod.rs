@@ -2,6 +2,7 @@
 //! binary event stream), signed with SigV4 or sent with a bearer token.
 
 mod body;
+mod container;
 pub(crate) mod credentials;
 pub(crate) mod frames;
 mod process;
@@ -109,6 +110,9 @@ async fn authorize(request: &mut Prepared, options: &StreamOptions) -> Result<()
         }
         credentials::Auth::Keys(keys) => keys,
         credentials::Auth::Process(command) => process::keys_from(&command).await.map_err(ProviderError::failed)?,
+        credentials::Auth::Container(endpoint) => {
+            container::keys_from(&endpoint).await.map_err(ProviderError::failed)?
+        }
     };
     let len = request.body.len().to_string();
     request.headers.extend(http::headers([("content-length", len.as_str())])?);
