@@ -73,10 +73,10 @@ fn exception(frame: &Frame) -> ProviderError {
     let message = match serde_json::from_str::<Value>(&payload) {
         Ok(v) if known => {
             let m = v.get("message").or_else(|| v.get("Message")).and_then(Value::as_str).unwrap_or("");
-            words::aws_error(Some(&frame.name), m)
+            words::aws_error(Some(&frame.name), &crate::http::clip(m))
         }
         // Other exceptions are shown as their payload, as the reference does.
-        _ => payload.into_owned(),
+        _ => crate::http::clip(&payload),
     };
     ProviderError::of_kind(FailureKind::Reported(status), message)
 }
