@@ -40,3 +40,11 @@ pub const MAX_AWS_FILE_BYTES: usize = 1024 * 1024;
 /// The largest Bedrock event-stream frame read (AWS's own limit is 16 MiB);
 /// a frame announcing more fails the stream before anything is buffered.
 pub const MAX_EVENT_FRAME_BYTES: usize = 16 * 1024 * 1024;
+/// How long an AWS `credential_process` command may run.
+pub const CREDENTIAL_PROCESS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+/// The most an AWS `credential_process` command may print.
+pub const MAX_CREDENTIAL_PROCESS_OUTPUT: usize = 64 * 1024;
+/// How long to wait for ECS/EKS container credentials.
+pub const CONTAINER_CREDENTIALS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The largest container credentials answer read.
+pub const MAX_CONTAINER_CREDENTIALS_BYTES: usize = 64 * 1024;

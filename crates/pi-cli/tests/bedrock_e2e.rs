@@ -143,8 +143,8 @@ fn a_signed_tool_run() {
 }
 
 #[test]
-fn temporary_keys_a_profile_and_a_bearer_token() {
-    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two"), Turn::text("three")]);
+fn temporary_keys_profiles_and_a_bearer_token() {
+    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two"), Turn::text("three"), Turn::text("four")]);
     let env = Env::new(&server, false);
     let mut with_token = KEYS.to_vec();
     with_token.push(("AWS_SESSION_TOKEN", "TOKEN123"));
@@ -155,12 +155,20 @@ fn temporary_keys_a_profile_and_a_bearer_token() {
         "[work]\naws_access_key_id = AKIDWORK\naws_secret_access_key = s\n",
     )
     .unwrap();
-    std::fs::write(env.home.join(".aws/config"), "[profile work]\nregion = sa-east-1\n").unwrap();
+    std::fs::write(
+        env.home.join(".aws/config"),
+        "[profile work]\nregion = sa-east-1\n[profile proc]\ncredential_process = printf '{\"Version\": 1, \"AccessKeyId\": \"AKIDPROC\", \"SecretAccessKey\": \"s\", \"SessionToken\": \"PT\"}'\n",
+    )
+    .unwrap();
     let out = env.run(&[("AWS_PROFILE", "work")], &["hi"]);
     assert_eq!(stdout(&out).trim(), "two", "{}", stderr(&out));
     let out = env.run(&[("AWS_BEARER_TOKEN_BEDROCK", "bedtok")], &["hi"]);
     assert_eq!(stdout(&out).trim(), "three", "{}", stderr(&out));
+    let out = env.run(&[("AWS_PROFILE", "proc")], &["hi"]);
+    assert_eq!(stdout(&out).trim(), "four", "{}", stderr(&out));
     let reqs = server.requests();
+    assert!(reqs[3].header("authorization").unwrap().contains("Credential=AKIDPROC/"));
+    assert_eq!(reqs[3].header("x-amz-security-token"), Some("PT"));
     assert_eq!(reqs[0].header("x-amz-security-token"), Some("TOKEN123"));
     assert!(reqs[0].header("authorization").unwrap().contains("x-amz-security-token"));
     assert!(

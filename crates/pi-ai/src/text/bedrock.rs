@@ -3,19 +3,19 @@
 use std::path::Path;
 
 /// No credentials anywhere in the chain.
-pub const NO_CREDENTIALS: &str = "No AWS credentials found for Amazon Bedrock. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), AWS_PROFILE with keys in ~/.aws/credentials, or AWS_BEARER_TOKEN_BEDROCK.";
+pub const NO_CREDENTIALS: &str = "No AWS credentials found for Amazon Bedrock. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), AWS_PROFILE with keys or a credential_process in ~/.aws/credentials or ~/.aws/config, or AWS_BEARER_TOKEN_BEDROCK.";
 
 /// `AWS_PROFILE` names a profile without static keys.
 pub fn profile_without_keys(profile: &str) -> String {
     format!(
-        "AWS profile \"{profile}\" has no aws_access_key_id and aws_secret_access_key in ~/.aws/credentials or ~/.aws/config (SSO, credential_process and role profiles are not supported by pi); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_BEARER_TOKEN_BEDROCK instead."
+        "AWS profile \"{profile}\" has no aws_access_key_id and aws_secret_access_key or credential_process in ~/.aws/credentials or ~/.aws/config (SSO and role profiles are not supported by pi); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_BEARER_TOKEN_BEDROCK instead."
     )
 }
 
 /// Only a credential source pi does not read is set.
 pub fn unsupported_source(var: &str) -> String {
     format!(
-        "{var} is set, but pi does not read container or web-identity AWS credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK."
+        "{var} is set, but pi does not read web-identity AWS credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK."
     )
 }
 
@@ -91,3 +91,53 @@ pub fn aws_error(name: Option<&str>, message: &str) -> String {
 
 /// The message of an error answer without one.
 pub const UNKNOWN_ERROR: &str = "UnknownError";
+
+/// A `credential_process` command that gave no keys.
+pub fn credential_process_failed(command: &str, why: &str) -> String {
+    format!("The AWS credential_process \"{command}\" failed: {why}")
+}
+
+/// The command's pipes could not be opened.
+pub const NO_PIPES: &str = "its output could not be read";
+
+/// The command ran past the time limit.
+pub fn process_timed_out(seconds: f64) -> String {
+    format!("it did not finish within {seconds} s")
+}
+
+/// The command failed.
+pub fn process_exit(code: Option<i32>, stderr: &str) -> String {
+    let how = match code {
+        Some(c) => format!("it exited with code {c}"),
+        None => "it was killed by a signal".to_string(),
+    };
+    if stderr.is_empty() { how } else { format!("{how}: {stderr}") }
+}
+
+/// The command printed more than the limit.
+pub fn process_output_too_large(limit: usize) -> String {
+    format!("it printed more than {} KiB", limit / 1024)
+}
+
+/// What the command printed is not the credentials JSON.
+pub fn process_output(why: &str) -> String {
+    format!("its output is not the JSON AWS describes ({why})")
+}
+
+/// The JSON's `Version` is not 1.
+pub const PROCESS_VERSION: &str = "\"Version\" must be 1";
+/// The JSON lacks the keys.
+pub const PROCESS_NO_KEYS: &str = "\"AccessKeyId\" and \"SecretAccessKey\" are required";
+
+/// A container credentials URL pi will not ask.
+pub fn container_url(url: &str, why: &str) -> String {
+    format!("AWS_CONTAINER_CREDENTIALS_FULL_URI \"{url}\" cannot be used: {why}")
+}
+
+/// Why a plain-HTTP container URL is refused.
+pub const CONTAINER_HOST: &str = "plain http is allowed only for loopback and the ECS/EKS credential agents; use https";
+
+/// The container credentials endpoint gave no keys.
+pub fn container_failed(url: &str, why: &str) -> String {
+    format!("Could not get AWS container credentials from {url}: {why}")
+}

@@ -1,8 +1,9 @@
 //! Where Bedrock's credentials and region come from, in the order the AWS
 //! tools look: a bearer token (`AWS_BEARER_TOKEN_BEDROCK`), the keys in the
 //! environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
-//! `AWS_SESSION_TOKEN`), then the static keys of the profile `AWS_PROFILE`
-//! names (else `default`) in `~/.aws/credentials` and `~/.aws/config`.
+//! `AWS_SESSION_TOKEN`), then the static keys or `credential_process` of the
+//! profile `AWS_PROFILE` names (else `default`) in `~/.aws/credentials` and
+//! `~/.aws/config`, then an ECS/EKS container's credentials endpoint.
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +34,10 @@ pub(crate) enum Auth {
     Bearer(String),
     /// SigV4 signing with these keys.
     Keys(Keys),
+    /// SigV4 signing with the keys this `credential_process` command prints.
+    Process(String),
+    /// SigV4 signing with the keys of an ECS task or EKS pod.
+    Container(super::container::Endpoint),
 }
 
 /// The process environment and home folder, as the chain reads them
@@ -91,18 +96,17 @@ pub(crate) fn resolve(api_key: Option<&str>, env: &AwsEnv<'_>) -> Result<Auth, S
     }
     let named = env.get("AWS_PROFILE");
     let profile = named.clone().unwrap_or_else(|| "default".to_string());
-    if let Some(keys) = profile_keys(env, &profile)? {
-        return Ok(Auth::Keys(keys));
+    if let Some(auth) = profile_keys(env, &profile)? {
+        return Ok(auth);
     }
     if named.is_some() {
         return Err(words::profile_without_keys(&profile));
     }
-    let unsupported = ["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI"]
-        .iter()
-        .chain(["AWS_WEB_IDENTITY_TOKEN_FILE"].iter())
-        .find(|n| env.get(n).is_some());
-    match unsupported {
-        Some(var) => Err(words::unsupported_source(var)),
+    if let Some(endpoint) = super::container::endpoint(&|n| env.get(n))? {
+        return Ok(Auth::Container(endpoint));
+    }
+    match env.get("AWS_WEB_IDENTITY_TOKEN_FILE") {
+        Some(_) => Err(words::unsupported_source("AWS_WEB_IDENTITY_TOKEN_FILE")),
         None => Err(words::NO_CREDENTIALS.to_string()),
     }
 }
@@ -120,9 +124,10 @@ pub(crate) fn region(env: &AwsEnv<'_>) -> String {
     from_profile.unwrap_or_else(|| DEFAULT_REGION.to_string())
 }
 
-/// The static keys of `profile`: its section in the credentials file, else
-/// in the config file (`[profile NAME]`, or `[default]`).
-fn profile_keys(env: &AwsEnv<'_>, profile: &str) -> Result<Option<Keys>, String> {
+/// The keys of `profile`: its static keys or `credential_process`, from its
+/// section in the credentials file, else in the config file (`[profile
+/// NAME]`, or `[default]`).
+fn profile_keys(env: &AwsEnv<'_>, profile: &str) -> Result<Option<Auth>, String> {
     let mut sections = Vec::new();
     if let Some(path) = env.aws_file("AWS_SHARED_CREDENTIALS_FILE", "credentials") {
         let ini = read_ini(&path)?;
@@ -134,13 +139,15 @@ fn profile_keys(env: &AwsEnv<'_>, profile: &str) -> Result<Option<Keys>, String>
             sections.push((profile.to_string(), s.clone()));
         }
     }
-    Ok(sections.iter().find_map(|(_, s)| {
-        Some(Keys {
+    let keys = |s: &[(String, String)]| {
+        Some(Auth::Keys(Keys {
             access_key_id: value(s, "aws_access_key_id")?,
             secret_access_key: value(s, "aws_secret_access_key")?,
             session_token: value(s, "aws_session_token"),
-        })
-    }))
+        }))
+    };
+    let process = |s: &[(String, String)]| value(s, "credential_process").map(Auth::Process);
+    Ok(sections.iter().find_map(|(_, s)| keys(s)).or_else(|| sections.iter().find_map(|(_, s)| process(s))))
 }
 
 /// A section of an INI file: its name and its `key = value` pairs.
@@ -222,7 +229,7 @@ mod tests {
         .unwrap();
         std::fs::write(
             home.path().join(".aws/config"),
-            "[default]\nregion = eu-north-1\n[profile  cfg]\nregion = sa-east-1\naws_access_key_id = AKIDCFG\naws_secret_access_key = s3\n[profile bare]\nregion = ap-south-1\n",
+            "[default]\nregion = eu-north-1\n[profile  cfg]\nregion = sa-east-1\naws_access_key_id = AKIDCFG\naws_secret_access_key = s3\n[profile bare]\nregion = ap-south-1\n[profile proc]\ncredential_process = aws-vault exec x --json\n",
         )
         .unwrap();
         let h = Some(home.path());
@@ -252,6 +259,8 @@ mod tests {
             DEFAULT_REGION,
             "the default profile's region is read only when AWS_PROFILE names it"
         );
+        let proc = HashMap::from([("AWS_PROFILE", "proc")]);
+        assert_eq!(resolve(None, &env_of(&proc, h)), Ok(Auth::Process("aws-vault exec x --json".into())));
         let bare = HashMap::from([("AWS_PROFILE", "bare")]);
         assert_eq!(resolve(None, &env_of(&bare, h)), Err(words::profile_without_keys("bare")));
         let regions = HashMap::from([("AWS_DEFAULT_REGION", "ca-central-1"), ("AWS_PROFILE", "cfg")]);

@@ -2,8 +2,12 @@
 //! binary event stream), signed with SigV4 or sent with a bearer token.
 
 mod body;
+mod container;
 pub(crate) mod credentials;
 pub(crate) mod frames;
+mod process;
+#[cfg(test)]
+mod random_frames;
 mod sign;
 pub(crate) mod stream;
 
@@ -93,21 +97,26 @@ fn invocation_id() -> String {
 
 /// Add the credentials: a bearer token, or a SigV4 signature over the final
 /// URL, headers and body.
-fn authorize(request: &mut Prepared, options: &StreamOptions) -> Result<(), ProviderError> {
-    let env = credentials::process_env();
-    match credentials::resolve(options.api_key.as_deref(), &env).map_err(ProviderError::failed)? {
+async fn authorize(request: &mut Prepared, options: &StreamOptions) -> Result<(), ProviderError> {
+    let (auth, region) = {
+        let env = credentials::process_env();
+        (credentials::resolve(options.api_key.as_deref(), &env), credentials::region(&env))
+    };
+    let keys = match auth.map_err(ProviderError::failed)? {
         credentials::Auth::Bearer(token) => {
             let value = format!("Bearer {token}");
             request.headers.extend(http::headers([("authorization", value.as_str())])?);
-            Ok(())
+            return Ok(());
         }
-        credentials::Auth::Keys(keys) => {
-            let len = request.body.len().to_string();
-            request.headers.extend(http::headers([("content-length", len.as_str())])?);
-            let region = credentials::region(&env);
-            sign::sign_request(&keys, &region, &request.url, &mut request.headers, &request.body, SystemTime::now())
+        credentials::Auth::Keys(keys) => keys,
+        credentials::Auth::Process(command) => process::keys_from(&command).await.map_err(ProviderError::failed)?,
+        credentials::Auth::Container(endpoint) => {
+            container::keys_from(&endpoint).await.map_err(ProviderError::failed)?
         }
-    }
+    };
+    let len = request.body.len().to_string();
+    request.headers.extend(http::headers([("content-length", len.as_str())])?);
+    sign::sign_request(&keys, &region, &request.url, &mut request.headers, &request.body, SystemTime::now())
 }
 
 /// Send a prepared request, streaming the answer into `em`.
@@ -116,7 +125,7 @@ pub(crate) async fn send(
     options: &StreamOptions,
     em: &mut Emitter,
 ) -> Result<StopReason, ProviderError> {
-    authorize(&mut request, options)?;
+    authorize(&mut request, options).await?;
     let resp = http::post_raw(&request.url, request.headers, request.body, true).await?;
     let status = resp.status().as_u16();
     if !resp.status().is_success() {

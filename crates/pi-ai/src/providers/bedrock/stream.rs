@@ -73,10 +73,10 @@ fn exception(frame: &Frame) -> ProviderError {
     let message = match serde_json::from_str::<Value>(&payload) {
         Ok(v) if known => {
             let m = v.get("message").or_else(|| v.get("Message")).and_then(Value::as_str).unwrap_or("");
-            words::aws_error(Some(&frame.name), m)
+            words::aws_error(Some(&frame.name), &crate::http::clip(m))
         }
         // Other exceptions are shown as their payload, as the reference does.
-        _ => payload.into_owned(),
+        _ => crate::http::clip(&payload),
     };
     ProviderError::of_kind(FailureKind::Reported(status), message)
 }
@@ -275,6 +275,10 @@ mod tests {
             frame(&[(":message-type", "error"), (":error-code", "InternalFailure"), (":error-message", "oops")], b"");
         let e = run(err, usize::MAX).await.0.unwrap_err();
         assert_eq!(e.to_string(), "InternalFailure: oops");
+        // A long payload is shown clipped, as HTTP error bodies are.
+        let long = frame(&[(":message-type", "exception"), (":exception-type", "x")], "y".repeat(10_000).as_bytes());
+        let e = run([ev("messageStart", json!({})), long].concat(), usize::MAX).await.0.unwrap_err();
+        assert_eq!(e.to_string().len(), crate::limits::MAX_ERROR_BODY_CHARS);
     }
 
     /// Events with wrong types, unknown names, odd indexes and orders never
