@@ -321,7 +321,9 @@ impl Dispatcher {
         };
         let mut ev = ToolCallEvent::new(&req.id, tool.as_ref(), valid, req.parent.as_deref());
         let terminate = false;
-        for h in &self.interceptors {
+        // The judges last: they see the input every rewrite has made.
+        let (rewriters, judges): (Vec<_>, Vec<_>) = self.interceptors.iter().partition(|h| !h.judges_final_input());
+        for h in rewriters.into_iter().chain(judges) {
             match h.on_tool_call(&mut ev).await {
                 Err(message) => return Err(self.refuse(&req, Refusal::Blocked, message, false)),
                 Ok(Some(d)) if d.block => {

@@ -119,6 +119,13 @@ pub trait Interceptor: Send + Sync {
     ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
         Box::pin(async { Ok(None) })
     }
+    /// Whether these handlers judge a call as it will run: their
+    /// `tool_call` handlers are asked after every other source's, whatever
+    /// the load order, so no later rewrite of the input escapes them (the
+    /// shipped policies).
+    fn judges_final_input(&self) -> bool {
+        false
+    }
     /// After a call ran. `Err(message)` is reported and the result kept.
     fn on_tool_result<'a>(&'a self, _ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
         Box::pin(async { Ok(None) })

@@ -6,16 +6,25 @@
 //! loadout stale; [`Registry::refresh_loadout`] runs the hooks, and the
 //! agent calls it before each request.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::loadout::{self, Applied, Loadout, LoadoutError};
 use crate::tool::{AgentTool, Exposure};
 
-/// The tools of a session and which of them are active.
+/// The tools of a session and which of them are active. Lookups by name
+/// are indexed: registering, activating and finding n tools takes time
+/// linear in n (an MCP server may bring thousands).
 #[derive(Default, Clone)]
 pub struct Registry {
     tools: Vec<Arc<dyn AgentTool>>,
+    /// Position of each tool in `tools`, by name.
+    index: HashMap<String, usize>,
     active: Vec<String>,
+    /// The names in `active`.
+    active_set: HashSet<String>,
+    /// Registered tools with a `prepareLoadout` hook, by name.
+    hooked: HashSet<String>,
     loadout: Applied,
     /// The sets changed since the hooks last ran.
     stale: bool,
@@ -32,13 +41,23 @@ impl Registry {
     /// false; a `hidden` one is withdrawn from the active set (X2, X3).
     pub fn register(&mut self, tool: Arc<dyn AgentTool>) {
         let def = tool.def().clone();
-        match self.tools.iter().position(|t| t.def().name == def.name) {
-            Some(i) => self.tools[i] = tool,
-            None => self.tools.push(tool),
+        if tool.has_prepare_loadout() {
+            self.hooked.insert(def.name.clone());
+        } else {
+            self.hooked.remove(&def.name);
+        }
+        match self.index.get(&def.name) {
+            Some(&i) => self.tools[i] = tool,
+            None => {
+                self.index.insert(def.name.clone(), self.tools.len());
+                self.tools.push(tool);
+            }
         }
         if def.exposure == Exposure::Hidden {
-            self.active.retain(|n| *n != def.name);
-        } else if def.activates_on_registration() && !self.active.contains(&def.name) {
+            if self.active_set.remove(&def.name) {
+                self.active.retain(|n| *n != def.name);
+            }
+        } else if def.activates_on_registration() && self.active_set.insert(def.name.clone()) {
             self.active.push(def.name);
         }
         self.relayout();
@@ -48,8 +67,11 @@ impl Registry {
     /// too); for tools of extensions that are loaded again.
     pub fn retain(&mut self, keep: impl Fn(&dyn AgentTool) -> bool) {
         self.tools.retain(|t| keep(t.as_ref()));
-        let tools = &self.tools;
-        self.active.retain(|n| tools.iter().any(|t| t.def().name == *n));
+        self.index = self.tools.iter().enumerate().map(|(i, t)| (t.def().name.clone(), i)).collect();
+        self.hooked = self.tools.iter().filter(|t| t.has_prepare_loadout()).map(|t| t.def().name.clone()).collect();
+        let index = &self.index;
+        self.active.retain(|n| index.contains_key(n));
+        self.active_set = self.active.iter().cloned().collect();
         self.relayout();
     }
 
@@ -60,7 +82,7 @@ impl Registry {
 
     /// A registered tool by name.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn AgentTool>> {
-        self.tools.iter().find(|t| t.def().name == name)
+        self.index.get(name).and_then(|&i| self.tools.get(i))
     }
 
     /// Change the active set as `setActiveTools` does: unknown and hidden
@@ -69,19 +91,24 @@ impl Registry {
     /// `prepareLoadout` hooks run.
     pub fn set_active(&mut self, names: &[String]) {
         let allowed = |n: &String| self.get(n).is_some_and(|t| t.def().exposure != Exposure::Hidden);
-        let mut active: Vec<String> = self.active.iter().filter(|n| names.contains(n) && allowed(n)).cloned().collect();
+        let wanted: HashSet<&String> = names.iter().collect();
+        let mut active: Vec<String> =
+            self.active.iter().filter(|n| wanted.contains(n) && allowed(n)).cloned().collect();
+        let mut set: HashSet<String> = active.iter().cloned().collect();
         for n in names {
-            if allowed(n) && !active.contains(n) {
+            if allowed(n) && set.insert(n.clone()) {
                 active.push(n.clone());
             }
         }
         self.active = active;
+        self.active_set = set;
         self.relayout();
     }
 
     /// Replace the active set with exactly `names` in that order (start-up).
     pub fn reset_active(&mut self, names: &[String]) {
         self.active.clear();
+        self.active_set.clear();
         self.set_active(names);
     }
 
@@ -94,14 +121,15 @@ impl Registry {
         self.active.iter().filter_map(|n| self.get(n).cloned()).collect()
     }
 
-    fn callable_with(&self, active: &[String]) -> Vec<Arc<dyn AgentTool>> {
+    fn callable_now(&self) -> Vec<Arc<dyn AgentTool>> {
+        let active = &self.active_set;
         self.tools.iter().filter(|t| callable(t.def().exposure, active.contains(&t.def().name))).cloned().collect()
     }
 
     /// The sets changed: without hooks among the active tools the loadout is
     /// empty at once; with some, it waits for [`Registry::refresh_loadout`].
     fn relayout(&mut self) {
-        if self.active_tools().iter().any(|t| t.has_prepare_loadout()) {
+        if self.hooked.iter().any(|n| self.active_set.contains(n)) {
             self.stale = true;
         } else {
             self.loadout = Applied::default();
@@ -117,11 +145,8 @@ impl Registry {
             return;
         }
         self.stale = false;
-        let view = Loadout {
-            declared: self.active_tools(),
-            callable: self.callable_with(&self.active),
-            registered: self.tools.clone(),
-        };
+        let view =
+            Loadout { declared: self.active_tools(), callable: self.callable_now(), registered: self.tools.clone() };
         self.loadout = loadout::apply_hooks(&view).await;
     }
 
@@ -147,7 +172,7 @@ impl Registry {
 
     /// The tool a call from the model may reach: an active tool (hidden declarations included).
     pub fn model_callable(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
-        if !self.active.iter().any(|n| n == name) {
+        if !self.active_set.contains(name) {
             return None;
         }
         self.get(name).filter(|t| t.def().exposure != Exposure::Hidden).cloned()
@@ -157,7 +182,7 @@ impl Registry {
     /// tools and active direct tools.
     pub fn nested_callable(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
         let t = self.get(name)?;
-        callable(t.def().exposure, self.active.iter().any(|n| n == name)).then(|| t.clone())
+        callable(t.def().exposure, self.active_set.contains(name)).then(|| t.clone())
     }
 }
 

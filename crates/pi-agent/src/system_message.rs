@@ -17,8 +17,37 @@ struct Replayed {
     tools: Vec<Value>,
 }
 
+/// Tool declarations in order, found by name: replaying n additions and
+/// removals takes time linear in n (an MCP server may bring thousands).
+#[derive(Default)]
+struct ToolList {
+    slots: Vec<Option<Value>>,
+    by_name: std::collections::HashMap<String, usize>,
+}
+
+impl ToolList {
+    fn name(tool: &Value) -> String {
+        tool["name"].to_string()
+    }
+    fn remove(&mut self, tool: &Value) {
+        if let Some(i) = self.by_name.remove(&Self::name(tool)) {
+            self.slots[i] = None;
+        }
+    }
+    /// Add at the end (a tool of the same name leaves its place).
+    fn add(&mut self, tool: &Value) {
+        self.remove(tool);
+        self.by_name.insert(Self::name(tool), self.slots.len());
+        self.slots.push(Some(tool.clone()));
+    }
+    fn into_vec(self) -> Vec<Value> {
+        self.slots.into_iter().flatten().collect()
+    }
+}
+
 fn replay(messages: &[AgentMessage]) -> Replayed {
     let mut r = Replayed::default();
+    let mut tools = ToolList::default();
     for m in messages {
         let AgentMessage::Agent(AgentOnly::System(s)) = m else { continue };
         r.any = true;
@@ -30,13 +59,13 @@ fn replay(messages: &[AgentMessage]) -> Replayed {
             }
         }
         for removed in s.tools_removed.iter().flatten() {
-            r.tools.retain(|t| t["name"] != removed["name"]);
+            tools.remove(removed);
         }
         for added in s.tools_added.iter().flatten() {
-            r.tools.retain(|t| t["name"] != added["name"]);
-            r.tools.push(added.clone());
+            tools.add(added);
         }
     }
+    r.tools = tools.into_vec();
     r
 }
 
@@ -103,11 +132,14 @@ pub(crate) fn patch(messages: &[AgentMessage], sections: &PromptSections, tools:
             changed.insert(name.clone(), Value::Null);
         }
     }
-    let added: Vec<Value> = tools.iter().filter(|t| !r.tools.contains(t)).cloned().collect();
+    // By name (names are unique in a replay), in linear time.
+    let recorded: std::collections::HashMap<String, &Value> = r.tools.iter().map(|t| (ToolList::name(t), t)).collect();
+    let added: Vec<Value> = tools.iter().filter(|t| recorded.get(&ToolList::name(t)) != Some(t)).cloned().collect();
+    let names: std::collections::HashSet<String> = tools.iter().map(ToolList::name).collect();
     let removed: Vec<Value> = r
         .tools
         .iter()
-        .filter(|old| !tools.iter().any(|t| t["name"] == old["name"]))
+        .filter(|old| !names.contains(&ToolList::name(old)))
         .map(|old| json!({"name": old["name"]}))
         .collect();
     if changed.is_empty() && added.is_empty() && removed.is_empty() {

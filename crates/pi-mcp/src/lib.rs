@@ -21,6 +21,7 @@ mod client;
 pub mod config;
 pub mod exposure;
 mod gate;
+mod guard;
 mod http;
 pub mod logfile;
 mod manager;

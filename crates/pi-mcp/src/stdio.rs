@@ -71,8 +71,9 @@ impl Stash {
     }
 }
 
-/// The server's standard output, passed through unchanged, with complete
-/// lines shown to the [`Stash`].
+/// The server's standard output (whole lines within the limits, see
+/// [`crate::guard`]), passed through unchanged, with complete lines shown
+/// to the [`Stash`].
 pub(crate) struct Tap<R> {
     inner: R,
     line: Vec<u8>,
@@ -134,7 +135,7 @@ pub(crate) struct Spawned {
     /// The child; killed when dropped.
     pub child: tokio::process::Child,
     /// Its standard output, tapped.
-    pub stdout: Tap<tokio::process::ChildStdout>,
+    pub stdout: Tap<crate::guard::Guard<tokio::process::ChildStdout>>,
     /// Its standard input.
     pub stdin: tokio::process::ChildStdin,
 }
@@ -178,7 +179,7 @@ pub(crate) fn spawn(
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(std::io::Error::other(text::NO_PIPES));
     };
-    Ok(Spawned { child, stdout: Tap::new(stdout, stash), stdin })
+    Ok(Spawned { child, stdout: Tap::new(crate::guard::Guard::new(stdout), stash), stdin })
 }
 
 #[cfg(test)]

@@ -242,6 +242,27 @@ pub fn http_failed(status: u16, body: &str) -> String {
     }
 }
 
+/// The longest message a stdio MCP server may write, in bytes (an answer
+/// past it fails its request at once, naming the limit).
+pub const MCP_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// The deepest nesting of objects and arrays in a message from a stdio MCP
+/// server (the JSON-RPC envelope included).
+pub const MCP_MAX_MESSAGE_DEPTH: usize = 100;
+
+/// An answer past [`MCP_MAX_MESSAGE_BYTES`].
+pub fn mcp_answer_too_large(limit: usize) -> String {
+    format!(
+        "The MCP server's answer is larger than the limit of {limit} bytes (MCP_MAX_MESSAGE_BYTES); it was not read"
+    )
+}
+
+/// An answer past [`MCP_MAX_MESSAGE_DEPTH`].
+pub fn mcp_answer_too_deep(limit: usize) -> String {
+    format!(
+        "The MCP server's answer is nested deeper than the limit of {limit} levels (MCP_MAX_MESSAGE_DEPTH); it was not read"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

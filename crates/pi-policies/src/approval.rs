@@ -66,6 +66,10 @@ impl Interceptor for Approval {
         Self::SOURCE
     }
 
+    fn judges_final_input(&self) -> bool {
+        true
+    }
+
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,

@@ -13,6 +13,11 @@
 //!   annotations (as registered when the call is made) do not mark as
 //!   harmless; blocks them when there is no UI.
 //!
+//! Each policy judges the call as it will run: its handler is asked after
+//! every other source's `tool_call` handlers
+//! ([`Interceptor::judges_final_input`]), so a later rewrite of the input
+//! cannot escape it.
+//!
 //! A front end switches a policy on by name (`-e builtin:<name>`, or
 //! `"extensions": ["builtin:<name>"]` in settings) and adds the result to
 //! [`pi_agent::Dispatcher::interceptors`]:

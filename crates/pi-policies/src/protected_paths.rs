@@ -174,6 +174,10 @@ impl Interceptor for ProtectedPaths {
         Self::SOURCE
     }
 
+    fn judges_final_input(&self) -> bool {
+        true
+    }
+
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,

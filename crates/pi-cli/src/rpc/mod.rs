@@ -33,8 +33,8 @@ use crate::text;
 struct Shared {
     streaming: AtomicBool,
     compacting: AtomicBool,
-    /// Runs accepted whose task has not ended (a prompt arriving meanwhile
-    /// is queued or refused as during streaming, not left waiting).
+    /// Runs accepted that do not stream yet (a prompt arriving meanwhile is
+    /// queued or refused as during streaming, not left waiting).
     runs: AtomicUsize,
 }
 

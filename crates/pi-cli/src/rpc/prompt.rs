@@ -70,7 +70,8 @@ impl Server {
         let ticket = self.abort.ticket();
         let accepted = Accepted::new(shared.clone());
         let task = tokio::spawn(async move {
-            let _accepted = accepted;
+            // Counted until the run streams (or the task ends without one).
+            let mut accepted = Some(accepted);
             // The agent first: what a command asks for (a reload, a new
             // session, a triggered run) happens before a later prompt runs.
             let mut g = agent.lock().await;
@@ -82,10 +83,12 @@ impl Server {
                     ext.run_command(&path, &name, &args).await;
                     // The messages it sent are recorded (and announced) before the answer, as the reference does.
                     g.drain_inbox();
+                    drop(accepted.take());
                     respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
                     None
                 }
                 Route::Handled => {
+                    drop(accepted.take());
                     respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
                     None
                 }
@@ -97,9 +100,11 @@ impl Server {
                     let disposition = if kind == "prompt" { "started" } else { "queued" };
                     respond(&id, &kind, Ok(Some(json!({"disposition": disposition}))));
                     shared.streaming.store(true, Ordering::SeqCst);
+                    drop(accepted.take());
                 };
                 crate::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await;
             }
+            drop(accepted);
             let mut state = setup.reload.clone();
             let mut queue = std::collections::VecDeque::new();
             crate::ext_input::settle(&mut g, &ext, &mut queue, Some(&mut state)).await;
@@ -112,7 +117,8 @@ impl Server {
     }
 }
 
-/// One accepted run, counted in [`Shared::runs`] until its task ends (however it ends).
+/// One accepted run, counted in [`Shared::runs`] until it streams or its
+/// task ends (however it ends).
 struct Accepted(std::sync::Arc<Shared>);
 
 impl Accepted {

@@ -152,7 +152,8 @@ impl Server {
 }
 
 /// `switch_session`: open the file (a missing one is created) and continue
-/// it in the folder it was made in, as the reference does.
+/// it in the folder it was made in, as the reference does (a session whose
+/// folder no longer exists is refused, with the reference's message).
 async fn switch_session(
     agent: &mut Agent,
     setup: &super::RpcSetup,
@@ -161,7 +162,14 @@ async fn switch_session(
     cwd: &std::path::Path,
 ) -> Answer {
     let (s, fresh) = if path.exists() {
-        (Session::open(path).map_err(|e| e.to_string())?, false)
+        let s = Session::open(path).map_err(|e| e.to_string())?;
+        // A session whose folder is gone is refused, as `--session` refuses it.
+        let stored = s.header()["cwd"].as_str().unwrap_or_default();
+        if !stored.is_empty() && !std::path::Path::new(stored).exists() {
+            let (file, here) = (path.display().to_string(), agent.tool_ctx.cwd.display().to_string());
+            return Err(text::missing_session_cwd(stored, &file, &here));
+        }
+        (s, false)
     } else {
         (Session::create_at(path, cwd).map_err(|e| e.to_string())?, true)
     };

@@ -81,7 +81,7 @@ impl McpManager {
             session_dir: config.session_dir.clone(),
             admit,
             registrar: OnceLock::new(),
-            taken: Mutex::new(Vec::new()),
+            taken: Mutex::new(Default::default()),
             servers: Servers::default(),
             groups: Default::default(),
             resource_tools: Mutex::new((None, Vec::new())),

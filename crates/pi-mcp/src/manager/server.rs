@@ -2,6 +2,7 @@
 //! dropped), its tools (registered as listed, withdrawn when no longer
 //! listed) and its calls.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -116,30 +117,35 @@ impl Server {
         }
     }
 
-    /// Build and register the tools of `listed`; withdraw the ones no longer listed. Returns the count.
+    /// Build and register the tools of `listed`; withdraw the ones no longer
+    /// listed. Returns the count. Names are looked up in sets: linear in the
+    /// number of tools (a server may list thousands).
     fn install(&self, listed: &[rmcp::model::Tool]) -> usize {
         let Some(me) = self.me.upgrade() else { return 0 };
         let mut mine = lock(&self.tools);
+        let previous: HashMap<&str, String> = mine.iter().map(|m| (m.remote_name(), m.def().name.clone())).collect();
         let mut fresh: Vec<Arc<McpTool>> = Vec::new();
         let mut out: Vec<Arc<dyn AgentTool>> = Vec::new();
         for t in listed {
             let exposure = tool_exposure(self.config.exposure, &self.config.tool_exposure, &t.name);
-            let previous = mine.iter().find(|m| m.remote_name() == t.name).map(|m| m.def().name.clone());
-            let name = previous.unwrap_or_else(|| {
+            let name = previous.get(t.name.as_ref()).cloned().unwrap_or_else(|| {
                 let taken = lock(&self.shared.taken);
-                naming::tool_name(&self.config.name, &t.name, |n| taken.iter().any(|k| k == n))
+                naming::tool_name(&self.config.name, &t.name, |n| taken.contains(n))
             });
             let Admit::Register { activate } = (self.shared.admit)(&name) else { continue };
             let registered = exposure.registered();
             let active = registered == Exposure::Direct && activate;
-            lock(&self.shared.taken).push(name.clone());
+            lock(&self.shared.taken).insert(name.clone());
             let tool = Arc::new(McpTool::new(me.clone(), t, name, registered, active));
             fresh.push(tool.clone());
             out.push(tool);
         }
-        for old in mine.iter().filter(|o| !fresh.iter().any(|f| f.def().name == o.def().name)) {
+        let kept: HashSet<&str> = fresh.iter().map(|f| f.def().name.as_str()).collect();
+        for old in mine.iter().filter(|o| !kept.contains(o.def().name.as_str())) {
             out.push(Arc::new(old.withdrawn()));
         }
+        drop(kept);
+        drop(previous);
         let n = fresh.len();
         *mine = fresh;
         drop(mine);

@@ -22,7 +22,7 @@ pub(super) struct Shared {
     pub(super) session_dir: Option<std::path::PathBuf>,
     pub(super) admit: AdmitFn,
     pub(super) registrar: OnceLock<Arc<dyn Registrar>>,
-    pub(super) taken: Mutex<Vec<String>>,
+    pub(super) taken: Mutex<std::collections::HashSet<String>>,
     /// Every configured server, for the resource tools.
     pub(super) servers: Servers,
     /// The process groups of the stdio servers started and not stopped yet.
