@@ -19,6 +19,7 @@ pub mod env_auth;
 mod error;
 pub mod files;
 mod models;
+pub mod llama;
 mod models_file;
 pub mod packages;
 pub mod resources;
