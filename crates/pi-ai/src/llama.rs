@@ -12,7 +12,9 @@ pub const ROUTER_BODY_LIMIT: usize = 4 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RouterError {
     /// No connection (refused, timed out, bad URL).
-    #[error("llama.cpp router at {url} is unreachable ({reason}). Start `llama serve` or set the URL with /login llama.cpp or LLAMA_BASE_URL.")]
+    #[error(
+        "llama.cpp router at {url} is unreachable ({reason}). Start `llama serve` or set the URL with /login llama.cpp or LLAMA_BASE_URL."
+    )]
     Unreachable {
         /// The router's URL.
         url: String,
@@ -43,6 +45,8 @@ pub struct RouterModel {
     pub source: Option<String>,
     /// The last load failed.
     pub failed: bool,
+    /// The arguments the router starts it with (`-c 32768`, …).
+    pub args: Vec<String>,
 }
 
 impl RouterModel {
@@ -89,6 +93,11 @@ pub fn parse_models(answer: &Value) -> Result<Vec<RouterModel>, RouterError> {
                 status: status.get("value")?.as_str()?.to_string(),
                 source: m.get("source").and_then(Value::as_str).map(String::from),
                 failed: status.get("failed").and_then(Value::as_bool).unwrap_or(false),
+                args: status
+                    .get("args")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                    .unwrap_or_default(),
             })
         })
         .collect())
