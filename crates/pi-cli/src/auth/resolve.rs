@@ -105,11 +105,8 @@ pub fn from_env(entry: &ModelEntry) -> Option<Resolved> {
     }
     let key = entry.env_key.as_deref().and_then(env);
     // A llama.cpp router without `--api-key` takes any key: send the reference's placeholder.
-    let key = key.or_else(|| {
-        (entry.provider == pi_config::llama::PROVIDER
-            && pi_config::env_auth::env_has_auth(&pi_config::env_auth::ProcessEnv, &entry.provider))
-        .then(|| pi_config::llama::DEFAULT_KEY.to_string())
-    });
+    let key = key
+        .or_else(|| (entry.provider == pi_config::llama::PROVIDER).then(|| pi_config::llama::DEFAULT_KEY.to_string()));
     key.map(|k| Resolved::key(k, Source::Env))
 }
 

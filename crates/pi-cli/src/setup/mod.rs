@@ -274,7 +274,8 @@ fn start_in(
     if has_errors {
         return Err(Stop::Exit(1));
     }
-    if llama_on && (mode == Mode::Rpc || env.interactive) {
+    // As the reference: not in print mode, and not `--offline`.
+    if llama_on && !args.offline && (mode == Mode::Rpc || env.interactive) {
         crate::llama::refresh_in_background(runtime, &env.agent_dir);
     }
     let input = match mode {
