@@ -112,6 +112,31 @@ pub fn rpc_command() -> serde_json::Value {
     })
 }
 
+/// `/login llama.cpp` with the typed URL (empty: `LLAMA_BASE_URL`, else
+/// the default) and key (empty: none): the router must answer its model
+/// list, then the credential is stored in `auth.json` as the reference
+/// stores it (`env.LLAMA_BASE_URL`, `key` only when given) and the model
+/// list refreshed. The notice to show, or the error.
+pub async fn login(typed_url: &str, typed_key: &str, agent_dir: &Path) -> Result<String, String> {
+    let server = match typed_url.trim() {
+        "" => env(config::BASE_URL_VAR).unwrap_or_else(|| config::DEFAULT_SERVER_URL.to_string()),
+        url => url.to_string(),
+    };
+    let server = config::normalize_server_url(&server);
+    let key = typed_key.trim().to_string();
+    let r =
+        Router { server: server.clone(), key: if key.is_empty() { config::DEFAULT_KEY.into() } else { key.clone() } };
+    refresh(&r, agent_dir).await.map_err(|e| e.to_string())?;
+    let credential = Credential::ApiKey(pi_config::auth::ApiKeyCredential {
+        key,
+        env: [(config::BASE_URL_VAR.to_string(), server.clone())].into(),
+        ..Default::default()
+    });
+    let store = crate::auth::resolve::store();
+    store.update(|f| f.set(config::PROVIDER, &credential)).map_err(|e| e.to_string())?;
+    Ok(text::llama_saved(&server, store.path()))
+}
+
 /// `/llama` as the terminal UI lists it.
 pub fn ui_command() -> pi_tui::host::CommandInfo {
     pi_tui::host::CommandInfo {

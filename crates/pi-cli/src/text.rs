@@ -420,3 +420,16 @@ pub fn llama_busy(id: &str, state: &str) -> String {
 pub fn llama_row(id: &str, state: &str) -> String {
     format!("{id}  [{state}]")
 }
+
+/// `/login llama.cpp`: the URL question.
+pub const LLAMA_URL_TITLE: &str = "llama.cpp server URL";
+/// `/login llama.cpp`: the key question.
+pub const LLAMA_KEY_TITLE: &str = "API key (optional)";
+
+/// `/login llama.cpp`: the router was reached and saved.
+pub fn llama_saved(server: &str, path: &std::path::Path) -> String {
+    format!(
+        "llama.cpp server {server} saved to {}. Run /llama to load a model, then /model to select it.",
+        path.display()
+    )
+}

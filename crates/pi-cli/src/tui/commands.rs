@@ -32,6 +32,7 @@ impl Host {
             "clone" => self.clone_session().await,
             "mcp" => self.mcp(args).await,
             "llama" if self.reload.llama_on => self.llama().await,
+            "login" if self.reload.llama_on && args.trim() == crate::llama::BUILTIN => self.llama_login().await,
             "resume" => self.resume().await,
             n if NOT_YET.contains(&n) => {
                 let _ = self.up.send(Update::Notice(Level::Warning, text::command_not_available(n)));
@@ -87,6 +88,24 @@ impl Host {
         let _ = self.up.send(update);
         // The router's new state, for the next start's model list.
         let _ = crate::llama::refresh(&router, &self.ui.agent_dir).await;
+    }
+
+    /// `/login llama.cpp`: the router's URL and optional key, checked and stored.
+    async fn llama_login(&mut self) {
+        let ui = UiHandle::new(self.up.clone());
+        let placeholder = std::env::var(pi_config::llama::BASE_URL_VAR)
+            .unwrap_or_else(|_| pi_config::llama::DEFAULT_SERVER_URL.to_string());
+        let ask =
+            |title: &str, placeholder: Option<String>| DialogRequest::Input { title: title.to_string(), placeholder };
+        let DialogAnswer::Value(url) = ui.dialog(ask(crate::text::LLAMA_URL_TITLE, Some(placeholder))).await else {
+            return;
+        };
+        let DialogAnswer::Value(key) = ui.dialog(ask(crate::text::LLAMA_KEY_TITLE, None)).await else { return };
+        let update = match crate::llama::login(&url, &key, &self.ui.agent_dir).await {
+            Ok(message) => Update::Notice(Level::Info, message),
+            Err(e) => Update::Notice(Level::Error, e),
+        };
+        let _ = self.up.send(update);
     }
 
     async fn reload_command(&mut self) {
