@@ -59,6 +59,7 @@ pub mod hooks;
 mod http;
 pub mod json_args;
 pub mod limits;
+pub mod llama;
 mod model;
 pub mod oauth;
 mod providers;

@@ -260,6 +260,10 @@ pub(crate) async fn submit(
     let mut last = None;
     while let Some(m) = queue.pop_front() {
         agent.drain_inbox();
+        // `/llama` needs the terminal UI; without one it does nothing, as in the reference.
+        if m.expand && reload.as_ref().is_some_and(|r| r.llama_on) && crate::llama::is_command(&m.text) {
+            continue;
+        }
         match ext.route(&m, None).await {
             Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
             Route::Handled => {}

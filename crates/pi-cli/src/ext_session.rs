@@ -224,12 +224,15 @@ impl ExtSession {
     }
 
     /// The commands of the skills and templates as `state` has them now
-    /// (after start-up and every reload), `/mcp` first when on.
+    /// (after start-up and every reload), `/llama` and `/mcp` first when on.
     pub(crate) fn set_resource_commands(&self, state: &crate::reload::ReloadState) {
         if let Ok(mut c) = self.resource_commands.lock() {
             *c = crate::expand::rpc_commands(&state.resources);
             if state.mcp_on {
                 c.insert(0, crate::mcp::rpc_command());
+            }
+            if state.llama_on {
+                c.insert(0, crate::llama::rpc_command());
             }
         }
     }

@@ -15,14 +15,10 @@ use pi_policies::{Approver, PolicyOptions};
 
 use crate::text;
 
-/// Built-in extensions of the reference that this build does not provide
-/// yet; naming them is not an error (they are simply absent).
-const REFERENCE_ONLY_BUILTINS: &[&str] = &["llama.cpp"];
-
 /// Built-in extensions that load unless disabled (`-builtin:<name>`,
-/// `--no-extensions`): `codemode` and `tool_search` (pi-codemode) and `mcp`
-/// (pi-mcp, the servers of `mcp.json`).
-pub const DEFAULT_BUILTINS: &[&str] = &["codemode", "tool-search", pi_mcp::BUILTIN];
+/// `--no-extensions`): `codemode` and `tool_search` (pi-codemode), `mcp`
+/// (pi-mcp, the servers of `mcp.json`) and `llama.cpp` (crate::llama).
+pub const DEFAULT_BUILTINS: &[&str] = &["codemode", "tool-search", pi_mcp::BUILTIN, crate::llama::BUILTIN];
 
 /// Script extensions found in a folder (`<agent-dir>/extensions`,
 /// `.pi/extensions`): `*.ts`, `*.js`, `*.mjs` files and sub-folders with an
@@ -90,7 +86,8 @@ pub fn load_builtins(
             None if pi_codemode::BUILTINS.contains(&name.as_str()) => {}
             // builtin:mcp registers tools and its own handler (crate::mcp).
             None if name == pi_mcp::BUILTIN => {}
-            None if REFERENCE_ONLY_BUILTINS.contains(&name.as_str()) => {}
+            // builtin:llama.cpp adds a provider and /llama (crate::llama).
+            None if name == crate::llama::BUILTIN => {}
             None => return Err(text::extension_load_failed(&format!("builtin:{name}"), &text::unknown_builtin(name))),
         }
     }

@@ -18,6 +18,7 @@ mod ext_session;
 mod extensions;
 mod help;
 mod json_mode;
+mod llama;
 mod mcp;
 mod mcp_cmd;
 mod model_list;

@@ -37,6 +37,8 @@ pub struct ReloadState {
     pub mcp: Option<std::sync::Arc<pi_mcp::McpManager>>,
     /// `builtin:mcp` is loaded: `/mcp` is a command even with no server configured.
     pub mcp_on: bool,
+    /// `builtin:llama.cpp` is loaded: `/llama` is a command.
+    pub llama_on: bool,
     /// `--approve` / `--no-approve`: trust of a folder the session moves to.
     pub approve: Option<bool>,
     /// How the script extensions were loaded (loaded again on `/reload`).

@@ -386,3 +386,50 @@ pub const RPC_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis
 /// How long pi waits, when it ends, for work of its runtime still going
 /// (a read of standard input that will never finish).
 pub const RUNTIME_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// `/llama`: the command's name.
+pub const LLAMA_COMMAND: &str = "llama";
+/// `/llama`: the command's description (as `get_commands` lists it).
+pub const LLAMA_DESCRIPTION: &str = "Manage llama.cpp router models";
+/// `/llama` without a terminal UI (RPC).
+pub const LLAMA_NEEDS_UI: &str = "/llama is available in interactive mode";
+/// `/llama` before the router is configured.
+pub const LLAMA_NOT_CONFIGURED: &str = "Configure llama.cpp with /login llama.cpp";
+/// `/llama`: the router lists no model.
+pub const LLAMA_NO_MODELS: &str =
+    "The llama.cpp router lists no models. Check its --models-dir and restart it (see `llama serve --help`).";
+/// `/llama`: the picker's title.
+pub const LLAMA_PICK_TITLE: &str = "llama.cpp models (select one to load or unload)";
+
+/// `/llama`: a model was loaded.
+pub fn llama_loaded(id: &str) -> String {
+    format!("Loaded {id}")
+}
+
+/// `/llama`: a model was unloaded.
+pub fn llama_unloaded(id: &str) -> String {
+    format!("Unloaded {id}")
+}
+
+/// `/llama`: a model that is neither loaded nor unloaded (loading, downloading, …).
+pub fn llama_busy(id: &str, state: &str) -> String {
+    format!("{id} is {state}")
+}
+
+/// `/llama`: one row of the picker.
+pub fn llama_row(id: &str, state: &str) -> String {
+    format!("{id}  [{state}]")
+}
+
+/// `/login llama.cpp`: the URL question.
+pub const LLAMA_URL_TITLE: &str = "llama.cpp server URL";
+/// `/login llama.cpp`: the key question.
+pub const LLAMA_KEY_TITLE: &str = "API key (optional)";
+
+/// `/login llama.cpp`: the router was reached and saved.
+pub fn llama_saved(server: &str, path: &std::path::Path) -> String {
+    format!(
+        "llama.cpp server {server} saved to {}. Run /llama to load a model, then /model to select it.",
+        path.display()
+    )
+}

@@ -24,10 +24,7 @@ use rpc_client_support::{differences, drive};
 
 /// Differences we know of and keep for now, each with why (one substring of
 /// the difference line each). Everything else fails the test.
-const KNOWN: &[(&str, &str)] = &[(
-    "[get_commands]",
-    "the reference's built-in llama.cpp extension registers a `llama` command; ours has no such extension",
-)];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rpc_client")

@@ -79,6 +79,8 @@ pub fn env_has_auth(env: &dyn EnvSource, provider: &str) -> bool {
             AWS_CREDENTIAL_VARS.iter().any(|v| env.var(v).is_some())
                 || AWS_KEY_PAIR.iter().all(|v| env.var(v).is_some())
         }
+        // A router needs no key: its URL configures it.
+        crate::llama::PROVIDER => env.var(crate::llama::BASE_URL_VAR).is_some(),
         _ => false,
     }
 }
@@ -156,6 +158,8 @@ mod tests {
         assert!(env_has_auth(&env(&[("COPILOT_GITHUB_TOKEN", "t")]), "github-copilot"));
         assert!(env_has_auth(&env(&[("QWEN_TOKEN_PLAN_API_KEY", "t")]), "qwen-token-plan"));
         assert!(!env_has_auth(&env(&[("X", "t")]), "nosuch"));
+        assert!(env_has_auth(&env(&[("LLAMA_BASE_URL", "http://h:1")]), "llama.cpp"));
+        assert!(!env_has_auth(&env(&[("LLAMA_API_KEY", "k")]), "llama.cpp"), "the URL configures it");
     }
 
     #[test]

@@ -13,6 +13,14 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file could not be written.
+    #[error("Could not write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The file is not valid JSON or has the wrong shape.
     #[error("Invalid {path}: {message}")]
     Invalid {

@@ -18,6 +18,7 @@ mod context_files;
 pub mod env_auth;
 mod error;
 pub mod files;
+pub mod llama;
 mod models;
 mod models_file;
 pub mod packages;

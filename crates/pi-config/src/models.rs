@@ -182,7 +182,7 @@ fn invalid(path: &Path, message: String) -> ConfigError {
 
 /// A `models` entry of provider `pid` as a model; `existing` are the
 /// provider's models before it (the defaults of a built-in provider).
-fn custom_entry(
+pub(crate) fn custom_entry(
     path: &Path,
     pid: &str,
     p: &ProviderConfig,
@@ -303,11 +303,13 @@ fn apply_provider(path: &Path, models: &mut Vec<ModelEntry>, pid: &str, p: Provi
     Ok(())
 }
 
-/// Every model: the built-ins changed and extended by `<agent_dir>/models.json`
+/// Every model: the built-ins (with the `llama.cpp` router's stored models,
+/// see [`crate::llama`]) changed and extended by `<agent_dir>/models.json`
 /// (a missing file is fine; an unreadable or invalid one is an error).
 pub fn load_models(agent_dir: &Path) -> Result<Vec<ModelEntry>, ConfigError> {
     let path = agent_dir.join("models.json");
     let mut models = builtin_models();
+    models.extend(crate::llama::stored_models(agent_dir));
     let text = match crate::files::read_config_text(&path) {
         Ok(Some(t)) => t,
         Ok(None) => return Ok(models),

@@ -914,7 +914,9 @@ pub fn isolated_pi(bin: &str, home: &Path, work: &Path, tmp: &Path) -> std::proc
         .env_remove("PI_CODING_AGENT_DIR")
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        // A llama.cpp router's URL configures that provider.
+        .env_remove("LLAMA_BASE_URL");
     // Any provider credential of the caller would make that provider's models available.
     for (name, _) in std::env::vars_os() {
         if name.to_str().is_some_and(credential_var) {

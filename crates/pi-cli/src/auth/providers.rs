@@ -45,7 +45,8 @@ pub fn is_known(provider: &str) -> bool {
 pub fn known_ids() -> Vec<String> {
     let models = pi_config::load_models(&pi_config::agent_dir()).unwrap_or_else(|_| pi_config::builtin_models());
     let mut ids: Vec<String> = PROVIDERS.iter().map(|(id, _, _)| id.to_string()).collect();
-    ids.extend(models.into_iter().map(|m| m.provider));
+    // The router's models come with the built-in extension, which `pi auth` does not load (as the reference).
+    ids.extend(models.into_iter().map(|m| m.provider).filter(|p| p != pi_config::llama::PROVIDER));
     ids.sort();
     ids.dedup();
     ids

@@ -103,7 +103,11 @@ pub fn from_env(entry: &ModelEntry) -> Option<Resolved> {
     if let Some((_, key)) = pi_config::env_auth::env_api_key(&pi_config::env_auth::ProcessEnv, &entry.provider) {
         return Some(Resolved::key(key, Source::Env));
     }
-    entry.env_key.as_deref().and_then(env).map(|k| Resolved::key(k, Source::Env))
+    let key = entry.env_key.as_deref().and_then(env);
+    // A llama.cpp router without `--api-key` takes any key: send the reference's placeholder.
+    let key = key
+        .or_else(|| (entry.provider == pi_config::llama::PROVIDER).then(|| pi_config::llama::DEFAULT_KEY.to_string()));
+    key.map(|k| Resolved::key(k, Source::Env))
 }
 
 /// The credential stored for `provider` in `file`, as it is (an OAuth token

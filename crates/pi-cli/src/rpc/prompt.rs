@@ -1,5 +1,5 @@
-//! RPC `prompt`, `steer` and `follow_up`: `/reload` and `/mcp` are the
-//! host's; an extension command runs its handler (`disposition: handled`);
+//! RPC `prompt`, `steer` and `follow_up`: `/reload`, `/mcp` and `/llama`
+//! (which needs the terminal UI) are the host's; an extension command runs its handler (`disposition: handled`);
 //! the `input` handlers may handle or transform the message; what is left
 //! starts a run, or is queued while one streams. Handlers run in a task of
 //! their own, so dialogs they open are answered while they wait.
@@ -34,6 +34,10 @@ impl Server {
             for (level, message) in crate::mcp::answer(&self.setup.reload, args).await {
                 pi_ext::UiBridge::notify(ui::bridge().as_ref(), &message, crate::mcp::notify_level(level));
             }
+            return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
+        }
+        if kind == "prompt" && self.setup.reload.llama_on && crate::llama::is_command(&msg) {
+            pi_ext::UiBridge::notify(ui::bridge().as_ref(), text::LLAMA_NEEDS_UI, pi_ext::NotifyLevel::Warning);
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
         if streaming {

@@ -143,6 +143,7 @@ fn reload_state(
         resource_flags: crate::expand::ResourceFlags::new(args),
         resources,
         mcp_on: mcp.is_some(),
+        llama_on: false,
         mcp,
         approve: args.approve,
         extensions: None,
@@ -208,6 +209,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let mut reload =
         reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone(), mcp.clone());
     reload.mcp_on = crate::mcp::enabled(args, loaded);
+    reload.llama_on = crate::llama::enabled(&loaded.builtins);
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, mode, loaded)?;

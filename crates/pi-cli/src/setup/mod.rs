@@ -260,7 +260,9 @@ fn start_in(
         runtime.block_on(l.set_project_trusted(trust.trusted));
     }
     let resources = resources::load(&env, args, &settings, trust.trusted, report);
-    let models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
+    let mut models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
+    let llama_on = crate::llama::enabled(&loaded.builtins);
+    crate::llama::prepare_models(&mut models, llama_on);
     let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &mut loaded, &models, report));
     if crate::model_select::default_model(&models).is_none() {
         report.warn(text::no_models_available());
@@ -272,6 +274,10 @@ fn start_in(
     if has_errors {
         return Err(Stop::Exit(1));
     }
+    // As the reference: not in print mode, and not `--offline`.
+    if llama_on && !args.offline && (mode == Mode::Rpc || env.interactive) {
+        crate::llama::refresh_in_background(runtime, &env.agent_dir);
+    }
     let input = match mode {
         Mode::Rpc => Input::default(),
         _ => input::collect(&env.cwd, input::piped_stdin(), &args.files, &args.messages)?,
@@ -281,6 +287,9 @@ fn start_in(
     ui.trusted = trust.trusted;
     ui.skill_commands = settings.get_bool(&["enableSkillCommands"]).unwrap_or(true);
     ui.commands = crate::expand::ui_commands(&resources, ui.skill_commands);
+    if llama_on {
+        ui.commands.insert(0, crate::llama::ui_command());
+    }
     ui.session_dir = (!args.no_session).then(|| folder.clone());
     // The reference's picker comes up on a terminal whatever the mode.
     let ttys = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();

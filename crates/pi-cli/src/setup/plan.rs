@@ -181,7 +181,7 @@ mod tests {
             None,
         );
         let plan = ExtensionPlan::new(&strings(&["builtin:approval", "a.ts"]), false, &s, &agent);
-        assert_eq!(plan.builtins, strings(&["approval", "protected-paths", "codemode", "tool-search"]));
+        assert_eq!(plan.builtins, strings(&["approval", "protected-paths", "codemode", "tool-search", "llama.cpp"]));
         assert_eq!(plan.before_trust, vec![PathBuf::from("a.ts"), agent.join("rel.ts"), agent.join("extensions/z.ts")]);
         let none = ExtensionPlan::new(&strings(&["a.ts"]), true, &s, &agent);
         assert_eq!((none.before_trust, none.builtins), (vec![PathBuf::from("a.ts")], vec![]));
@@ -204,7 +204,7 @@ mod tests {
         let mut plan = ExtensionPlan::new(&[], false, &s, &agent);
         assert_eq!(
             plan.builtins,
-            strings(&["approval", "codemode", "mcp"]),
+            strings(&["approval", "codemode", "mcp", "llama.cpp"]),
             "-builtin:tool-search disables a default built-in"
         );
         let untrusted = plan.clone().trust_project(&s, &cwd, false);
@@ -214,7 +214,7 @@ mod tests {
         assert_eq!(scripts, vec![cwd.join(".pi/extensions/b.ts"), cwd.join(".pi/x.ts")]);
         assert_eq!(
             plan.builtins,
-            strings(&["mcp", "protected-paths"]),
+            strings(&["mcp", "llama.cpp", "protected-paths"]),
             "the project's -builtin:approval and -builtin:codemode disable them"
         );
     }

@@ -1,6 +1,6 @@
 //! The slash commands the host runs: `/reload`, `/new`, `/session`,
 //! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/resume`, `/mcp`,
-//! `/login`, `/logout` (in `login`);
+//! `/login`, `/logout` (in `login`), `/llama`;
 //! the session-tree commands answer that they are not in this build yet.
 
 use crate::session_events::Replacement;
@@ -17,7 +17,7 @@ use super::text;
 use super::worker::Host;
 
 /// Commands of the reference that other parts of pi will provide.
-const NOT_YET: &[&str] = &["tree", "import", "share", "bug", "scoped-models", "changelog", "llama"];
+const NOT_YET: &[&str] = &["tree", "import", "share", "bug", "scoped-models", "changelog"];
 
 impl Host {
     pub(crate) async fn command(&mut self, name: &str, args: &str) {
@@ -31,6 +31,8 @@ impl Host {
             "fork" => self.fork().await,
             "clone" => self.clone_session().await,
             "mcp" => self.mcp(args).await,
+            "llama" if self.reload.llama_on => self.llama().await,
+            "login" if self.reload.llama_on && args.trim() == crate::llama::BUILTIN => self.llama_login().await,
             "resume" => self.resume().await,
             "login" => self.login(args).await,
             "logout" => self.logout(args).await,
@@ -57,6 +59,57 @@ impl Host {
         }
     }
 
+    /// `/llama`: the router's models with their state; the chosen one is
+    /// loaded (unloaded) or unloaded (loaded, sleeping).
+    async fn llama(&mut self) {
+        let notice = |level, message: String| Update::Notice(level, message);
+        let Some(router) = crate::llama::configured() else {
+            let _ = self.up.send(notice(Level::Warning, crate::text::LLAMA_NOT_CONFIGURED.to_string()));
+            return;
+        };
+        let models = match crate::llama::refresh(&router, &self.ui.agent_dir).await {
+            Ok(m) if m.is_empty() => {
+                let _ = self.up.send(notice(Level::Warning, crate::text::LLAMA_NO_MODELS.to_string()));
+                return;
+            }
+            Ok(m) => m,
+            Err(e) => {
+                let _ = self.up.send(notice(Level::Error, e.to_string()));
+                return;
+            }
+        };
+        let options: Vec<String> = models.iter().map(|m| crate::text::llama_row(&m.id, &m.status)).collect();
+        let request =
+            DialogRequest::Select { title: crate::text::LLAMA_PICK_TITLE.to_string(), options: options.clone() };
+        let DialogAnswer::Value(chosen) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
+        let Some(model) = options.iter().position(|o| *o == chosen).and_then(|i| models.get(i)) else { return };
+        let update = match crate::llama::toggle(&router, model).await {
+            Ok(message) => notice(Level::Info, message),
+            Err(e) => notice(Level::Error, e.to_string()),
+        };
+        let _ = self.up.send(update);
+        // The router's new state, for the next start's model list.
+        let _ = crate::llama::refresh(&router, &self.ui.agent_dir).await;
+    }
+
+    /// `/login llama.cpp`: the router's URL and optional key, checked and stored.
+    async fn llama_login(&mut self) {
+        let ui = UiHandle::new(self.up.clone());
+        let placeholder = std::env::var(pi_config::llama::BASE_URL_VAR)
+            .unwrap_or_else(|_| pi_config::llama::DEFAULT_SERVER_URL.to_string());
+        let ask =
+            |title: &str, placeholder: Option<String>| DialogRequest::Input { title: title.to_string(), placeholder };
+        let DialogAnswer::Value(url) = ui.dialog(ask(crate::text::LLAMA_URL_TITLE, Some(placeholder))).await else {
+            return;
+        };
+        let DialogAnswer::Value(key) = ui.dialog(ask(crate::text::LLAMA_KEY_TITLE, None)).await else { return };
+        let update = match crate::llama::login(&url, &key, &self.ui.agent_dir).await {
+            Ok(message) => Update::Notice(Level::Info, message),
+            Err(e) => Update::Notice(Level::Error, e),
+        };
+        let _ = self.up.send(update);
+    }
+
     async fn reload_command(&mut self) {
         let (status, warnings) = crate::reload::reload_collect(&mut self.agent, &mut self.reload).await;
         for w in warnings {
@@ -73,6 +126,9 @@ impl Host {
         let _ = self.up.send(Update::Look { keys: Box::new(keys), themes: Box::new(catalog) });
         let mut commands = crate::ext_input::ui_commands(&self.ext.scripts());
         commands.extend(crate::expand::ui_commands(&self.reload.resources, self.ui.skill_commands));
+        if self.reload.llama_on {
+            commands.push(crate::llama::ui_command());
+        }
         self.ext.set_resource_commands(&self.reload);
         let _ = self.up.send(Update::Commands(commands));
         let _ = self.up.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&self.ext.scripts())));

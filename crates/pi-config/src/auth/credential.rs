@@ -15,7 +15,8 @@ const TYPE_OAUTH: &str = "oauth";
 /// A stored API key.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ApiKeyCredential {
-    /// The key as stored: literal, `$NAME`/`${NAME}`, or `!command`.
+    /// The key as stored: literal, `$NAME`/`${NAME}`, or `!command` (empty:
+    /// none stored, as for a keyless llama.cpp router).
     pub key: String,
     /// Provider settings that win over the process environment (`env`).
     pub env: BTreeMap<String, String>,
@@ -67,7 +68,9 @@ impl Credential {
         out.insert("type".into(), self.kind().into());
         match self {
             Self::ApiKey(k) => {
-                out.insert("key".into(), k.key.clone().into());
+                if !k.key.is_empty() {
+                    out.insert("key".into(), k.key.clone().into());
+                }
                 if !k.env.is_empty() {
                     let env = k.env.iter().map(|(n, v)| (n.clone(), Value::from(v.clone()))).collect();
                     out.insert("env".into(), Value::Object(env));
@@ -111,7 +114,8 @@ impl Credential {
                     Some(_) => return Err("\"env\" must be an object".into()),
                 };
                 Ok(Some(Self::ApiKey(ApiKeyCredential {
-                    key: text("key")?,
+                    // A provider configured by `env` alone (llama.cpp) stores no key.
+                    key: if obj.contains_key("key") { text("key")? } else { String::new() },
                     env,
                     extra: rest(&["type", "key", "env"]),
                 })))
@@ -247,5 +251,14 @@ mod tests {
             f.to_text(),
             "{\n  \"a\": {\n    \"type\": \"api_key\",\n    \"key\": \"3\"\n  },\n  \"c\": {\n    \"type\": \"oauth\",\n    \"access\": \"x\",\n    \"refresh\": \"\",\n    \"expires\": 0\n  }\n}"
         );
+    }
+
+    #[test]
+    fn an_api_key_entry_may_hold_env_alone() {
+        let text = r#"{"llama.cpp":{"type":"api_key","env":{"LLAMA_BASE_URL":"http://h:1"}}}"#;
+        let f = parse(text).unwrap();
+        let Some(Credential::ApiKey(k)) = f.get("llama.cpp").unwrap() else { panic!("not a key entry") };
+        assert_eq!((k.key.as_str(), k.env.get("LLAMA_BASE_URL").map(String::as_str)), ("", Some("http://h:1")));
+        assert!(!f.to_text().contains("\"key\""));
     }
 }
