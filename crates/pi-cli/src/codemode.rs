@@ -46,7 +46,11 @@ fn model_info(e: &ModelEntry) -> Value {
 /// The model list as `models` sees it.
 pub(crate) fn catalogue(models: &[ModelEntry]) -> Models {
     Models {
-        chat: models.iter().map(model_info).collect(),
+        chat: Vec::new(),
+        chat_source: Some({
+            let models = models.to_vec();
+            Arc::new(move || models.iter().map(model_info).collect())
+        }),
         available: crate::model_select::available(models).iter().map(|m| format!("{}/{}", m.provider, m.id)).collect(),
     }
 }
