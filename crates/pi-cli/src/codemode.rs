@@ -21,26 +21,36 @@ pub(crate) fn docs_path() -> String {
 }
 
 /// A model as the catalogue entry scripts receive (never its headers).
+/// Built from the entry's plain fields: start-up builds one for every model
+/// of the catalog, so nothing here parses or resolves anything.
 fn model_info(e: &ModelEntry) -> Value {
-    let m = crate::model_select::ai_model(e);
+    let base_url = if e.base_url.contains('{') {
+        pi_config::env_auth::fill_base_url(&pi_config::env_auth::ProcessEnv, &e.base_url)
+    } else {
+        e.base_url.clone()
+    };
     json!({
-        "id": m.id,
-        "name": m.name,
-        "api": m.api,
-        "provider": m.provider,
-        "baseUrl": m.base_url,
-        "reasoning": m.reasoning,
-        "input": m.input,
-        "cost": {"input": m.cost.input, "output": m.cost.output, "cacheRead": m.cost.cache_read, "cacheWrite": m.cost.cache_write},
-        "contextWindow": m.context_window,
-        "maxTokens": m.max_tokens,
+        "id": e.id,
+        "name": e.name,
+        "api": e.api,
+        "provider": e.provider,
+        "baseUrl": base_url,
+        "reasoning": e.reasoning,
+        "input": e.input,
+        "cost": {"input": e.cost.input, "output": e.cost.output, "cacheRead": e.cost.cache_read, "cacheWrite": e.cost.cache_write},
+        "contextWindow": e.context_window,
+        "maxTokens": e.max_tokens,
     })
 }
 
 /// The model list as `models` sees it.
 pub(crate) fn catalogue(models: &[ModelEntry]) -> Models {
     Models {
-        chat: models.iter().map(model_info).collect(),
+        chat: Vec::new(),
+        chat_source: Some({
+            let models = models.to_vec();
+            Arc::new(move || models.iter().map(model_info).collect())
+        }),
         available: crate::model_select::available(models).iter().map(|m| format!("{}/{}", m.provider, m.id)).collect(),
     }
 }

@@ -288,9 +288,13 @@ fn no_model_configured_names_the_ways_to_configure_one() {
     );
     let out = env.cmd(&["-p", "--model", "nosuch/x", "hello"]).stdin(Stdio::null()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
+    // As the reference: the error, then the warning that no model is available.
+    let err = stderr(&out);
+    let mut lines = err.lines();
+    assert_eq!(lines.next(), Some("Error: Model \"nosuch/x\" not found. Use --list-models to see available models."));
     assert_eq!(
-        stderr(&out).trim_end(),
-        "Error: Model \"nosuch/x\" not found. Use --list-models to see available models."
+        lines.next(),
+        Some("Warning: No models available. Use /login to log into a provider via OAuth or API key. See:")
     );
 }
 

@@ -34,7 +34,7 @@ use std::sync::Arc;
 pub use declare::{sample as tool_declaration_sample, schema_to_type};
 pub use describe::Mode;
 pub use identifier::to_identifier;
-pub use models::Models;
+pub use models::{ChatSource, Models};
 pub use search::{SearchDocument, document, rank, tokenize};
 pub use source::{Script, ScriptOptions, SourceError, parse as parse_source};
 pub use tool::{Codemode, CodemodeOptions, Settings};

@@ -13,12 +13,28 @@ use crate::text::{self, MODEL_TYPES};
 /// The models scripts can list: pi's model list as catalogue entries
 /// (`{id, name, api, provider, baseUrl, reasoning, input, cost,
 /// contextWindow, maxTokens}`, never headers), all of type `chat`.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Models {
     /// Every configured model.
     pub chat: Vec<Value>,
     /// `provider/id` of the models whose provider has credentials.
     pub available: Vec<String>,
+    /// Builds the entries on use instead of `chat` (a long model list costs
+    /// nothing at start-up when no script asks for it).
+    pub chat_source: Option<ChatSource>,
+}
+
+/// A function giving every configured model's catalogue entry.
+pub type ChatSource = std::sync::Arc<dyn Fn() -> Vec<Value> + Send + Sync>;
+
+impl std::fmt::Debug for Models {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Models")
+            .field("chat", &self.chat)
+            .field("available", &self.available)
+            .field("chat_source", &self.chat_source.is_some())
+            .finish()
+    }
 }
 
 /// `undefined`, `null`, `a string`, `an array`, `{ a, b }`.
@@ -66,7 +82,15 @@ impl Models {
         if kind != "chat" {
             return Vec::new();
         }
-        self.chat.iter().filter(|m| provider.is_none_or(|p| m["provider"] == p)).cloned().collect()
+        let built;
+        let chat = match &self.chat_source {
+            Some(source) => {
+                built = source();
+                &built
+            }
+            None => &self.chat,
+        };
+        chat.iter().filter(|m| provider.is_none_or(|p| m["provider"] == p)).cloned().collect()
     }
 
     fn find(&self, kind: &str, provider: &str, id: &str) -> Option<Value> {

@@ -7,6 +7,7 @@ fn models() -> Models {
             json!({"id": "b", "provider": "other"}),
         ],
         available: vec!["mock/mock-1".into()],
+        chat_source: None,
     }
 }
 

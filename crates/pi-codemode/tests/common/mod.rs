@@ -24,6 +24,7 @@ pub fn options(store: &SharedSession) -> CodemodeOptions {
         models: Arc::new(Models {
             chat: vec![json!({"id": "mock-1", "name": "mock-1", "api": "openai-completions", "provider": "mock"})],
             available: vec!["mock/mock-1".into()],
+            chat_source: None,
         }),
         docs_path: "/docs/codemode.md".into(),
     }
