@@ -87,7 +87,9 @@ fn with_no_server_mcp_is_listed_and_says_where_to_add_them() {
     let s = Scratch::new(&server);
     let (mut child, mut stdin, mut out) = s.rpc(PI, &[]);
     send(&mut stdin, json!({"type": "get_commands", "id": "c"}));
-    assert_eq!(read_until(&mut out, |v| v["id"] == "c")["data"]["commands"][0]["name"], "mcp");
+    // llama.cpp's command comes first, then mcp's, as the reference lists them.
+    let names = read_until(&mut out, |v| v["id"] == "c")["data"]["commands"].clone();
+    assert_eq!((&names[0]["name"], &names[1]["name"]), (&json!("llama"), &json!("mcp")));
     send(&mut stdin, json!({"type": "prompt", "id": "p", "message": "/mcp"}));
     let file = s.agent_dir().join("mcp.json");
     let expected = format!("No MCP servers configured. Add them to {} or .pi/mcp.json.", file.display());

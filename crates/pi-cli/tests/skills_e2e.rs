@@ -226,7 +226,9 @@ fn rpc_lists_templates_and_skills_and_expands_a_prompt() {
     assert_eq!(
         listed,
         &json!([
-            // builtin:mcp's command comes first, as the reference lists it (after its llama.cpp one).
+            // The built-in extensions' commands come first, llama.cpp's before mcp's, as the reference lists them.
+            {"name": "llama", "description": "Manage llama.cpp router models", "source": "extension",
+             "sourceInfo": {"path": "builtin:llama.cpp", "source": "builtin", "scope": "temporary", "origin": "top-level"}},
             {"name": "mcp", "description": "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure",
              "source": "extension", "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary",
              "origin": "top-level"}},

@@ -188,9 +188,11 @@ fn assert_copilot_headers(r: &RecordedRequest, initiator: &str) {
 
 #[test]
 fn copilot_tool_runs_on_each_api() {
-    for (model, path) in
-        [("cp-completions", "/chat/completions"), ("cp-responses", "/responses"), ("cp-anthropic", "/v1/messages")]
-    {
+    for (model, path) in [
+        ("cp-completions", "/chat/completions"),
+        ("cp-responses", "/responses"),
+        ("cp-anthropic", "/v1/messages?beta=true"),
+    ] {
         let server = MockServer::start(read_turns("It says hello."));
         let env = copilot_env(&server);
         let out = env.run(&format!("github-copilot/{model}"), &["read f.txt"]);
