@@ -56,7 +56,8 @@ fn rpc_lists_mcp_and_answers_it_as_the_reference() {
     let (mut child, mut stdin, mut out) = s.rpc(PI, &[]);
     send(&mut stdin, json!({"type": "get_commands", "id": "c"}));
     let commands = read_until(&mut out, |v| v["id"] == "c");
-    let mcp = &commands["data"]["commands"][0];
+    // llama.cpp's command comes first, as the reference lists them.
+    let mcp = &commands["data"]["commands"][1];
     assert_eq!(mcp["name"], "mcp");
     assert_eq!(mcp["sourceInfo"]["path"], "builtin:mcp");
     send(&mut stdin, json!({"type": "prompt", "id": "p1", "message": "/mcp"}));
