@@ -37,7 +37,8 @@ async fn run_tool(ext: &Path, tool: &str) -> Value {
 async fn load_error(dir: &Path, source: &str) -> String {
     let path = dir.join("ext.ts");
     std::fs::write(&path, source).unwrap();
-    let opts = HostOptions { cwd: dir.to_path_buf(), ..Default::default() };
+    let mut opts = HostOptions { cwd: dir.to_path_buf(), ..Default::default() };
+    opts.limits.time = std::time::Duration::from_millis(300);
     match ExtensionHost::load(&[path], opts).await {
         Ok(_) => panic!("loaded: {source}"),
         Err(e) => e.message,
@@ -140,4 +141,21 @@ async fn missing_and_broken_packages_name_the_package_and_the_importer() {
     std::fs::write(throws.join("index.js"), "throw new Error('cjs boom');").unwrap();
     let e = load_error(d, "import t from \"throws\";\nexport default function () { t; }").await;
     assert!(e.contains("cjs boom"), "{e}");
+    // One that never ends is stopped by the time limit, as any extension code.
+    let spins = d.join("node_modules/spins");
+    std::fs::create_dir_all(&spins).unwrap();
+    std::fs::write(spins.join("index.js"), "for (;;) {}").unwrap();
+    let e = load_error(d, "import s from \"spins\";\nexport default function () { s; }").await;
+    assert!(e.contains("exceeded its time limit"), "{e}");
+    // A require() cycle of ES modules and a self-require do not hang either.
+    let selfreq = d.join("node_modules/selfreq");
+    std::fs::create_dir_all(&selfreq).unwrap();
+    std::fs::write(selfreq.join("index.js"), "exports.me = require('./index.js') === exports;").unwrap();
+    std::fs::write(
+        d.join("ok.ts"),
+        "import { me } from \"selfreq\";\nexport default function (pi: any) { if (!me) throw new Error('not self'); }",
+    )
+    .unwrap();
+    let opts = HostOptions { cwd: d.to_path_buf(), ..Default::default() };
+    ExtensionHost::load(&[d.join("ok.ts")], opts).await.unwrap_or_else(|e| panic!("{e}"));
 }
