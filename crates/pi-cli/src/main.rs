@@ -136,7 +136,7 @@ fn dispatch(args: &[String]) -> ExitCode {
                 return ExitCode::from(1);
             }
             if a.version {
-                println!("{}", env!("CARGO_PKG_VERSION"));
+                println!("{}", text::version_line());
                 return ExitCode::SUCCESS;
             }
             if a.help {

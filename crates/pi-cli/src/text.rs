@@ -1,5 +1,15 @@
 //! Every user-visible message of the binary, in one place.
 
+/// The Pi release this build is a drop-in for.
+pub const PI_COMPATIBLE: &str = "1.6.0";
+
+/// `pi --version`: the Pi release this build is a drop-in for, with this
+/// build's own version as semver build metadata (`1.6.0+pi-rs.0.1.0`), so
+/// clients that compare versions read it as that release. One line.
+pub fn version_line() -> String {
+    format!("{PI_COMPATIBLE}+pi-rs.{}", env!("CARGO_PKG_VERSION"))
+}
+
 /// Valid `--thinking` levels.
 pub const THINKING_LEVELS: [&str; 7] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 

@@ -39,6 +39,7 @@ mod mcp_registry;
 mod memory;
 mod modules;
 mod node;
+mod resolve;
 mod strip;
 pub mod text;
 mod theme;

@@ -1,5 +1,8 @@
-//! Module resolution and loading: relative imports are files (TypeScript is
-//! stripped on the way in); the reference's packages are built-in modules.
+//! Module resolution and loading: the reference's packages and the Node
+//! built-ins pi provides are built-in modules; other specifiers resolve as
+//! Node resolves them ([`crate::resolve`]). Files are ES modules (TypeScript
+//! stripped on the way in), JSON documents or CommonJS modules (reached
+//! through a facade, [`crate::node::cjs`]).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -8,6 +11,7 @@ use rquickjs::module::Declared;
 use rquickjs::{Ctx, Error, Module, Result};
 
 use crate::bytecode::{self, Cached};
+use crate::resolve::{self, Format, Mode, NotFound};
 use crate::{strip, text};
 
 /// Built-in modules: canonical name and source (compiled once per process).
@@ -56,7 +60,7 @@ const NODE_PROVIDED: &[&str] = &[
 ];
 
 /// The built-in module an import specifier maps to, if any.
-fn builtin(name: &str) -> Option<&'static str> {
+pub(crate) fn builtin(name: &str) -> Option<&'static str> {
     if let Some(b) = BUILTINS.iter().find(|b| b.name == name) {
         return Some(b.name);
     }
@@ -127,20 +131,35 @@ impl Resolver for PiResolver {
         if let Some(b) = builtin(name) {
             return Ok(b.to_string());
         }
-        if name.starts_with("./") || name.starts_with("../") || name.starts_with('/') || name == "." || name == ".." {
-            let dir = Path::new(base).parent().unwrap_or(Path::new("/"));
-            let joined = normalize(&dir.join(name));
-            return match find_file(&joined) {
-                Some(p) => Ok(p.to_string_lossy().into_owned()),
-                None => Err(Error::new_resolving_message(base, name, text::module_not_found(name))),
-            };
-        }
         let bare = name.strip_prefix("node:").unwrap_or(name);
         if name.starts_with("node:") || NODE_BUILTINS.contains(&bare) {
             return Err(Error::new_resolving_message(base, name, text::node_builtin(name)));
         }
-        Err(Error::new_resolving_message(base, name, text::no_packages(name)))
+        match resolve_path(base, name, Mode::Import) {
+            Ok(p) => Ok(p.to_string_lossy().into_owned()),
+            Err(message) => Err(Error::new_resolving_message(base, name, message)),
+        }
     }
+}
+
+/// The file `name` imported (or required) from `base` names, or the message saying why none.
+pub(crate) fn resolve_path(base: &str, name: &str, mode: Mode) -> std::result::Result<PathBuf, String> {
+    let importer = Path::new(base);
+    let found =
+        if name.starts_with("./") || name.starts_with("../") || name.starts_with('/') || name == "." || name == ".." {
+            let dir = importer.parent().unwrap_or(Path::new("/"));
+            resolve::find_file(&normalize(&dir.join(name))).ok_or_else(|| NotFound::Module(name.to_string()))
+        } else if name.starts_with('#') {
+            resolve::resolve_import(importer, name, mode)
+        } else {
+            resolve::resolve_package(importer, name, mode)
+        };
+    found.map_err(|e| match e {
+        NotFound::Package(package) => text::package_not_found(&package, base),
+        NotFound::NotExported { package, subpath } => text::not_exported(&package, &subpath, base),
+        NotFound::Import(spec) => text::import_not_defined(&spec, base),
+        NotFound::Module(_) => text::module_not_found(name, base),
+    })
 }
 
 /// Loads built-in sources and files (TypeScript stripped).
@@ -158,6 +177,11 @@ impl Loader for PiLoader {
         }
         let path = Path::new(name);
         let source = std::fs::read_to_string(path).map_err(|e| Error::new_loading_message(name, e.to_string()))?;
+        let format = resolve::format_of(path, &source);
+        if format != Format::Esm {
+            let js = crate::node::cjs::facade(ctx, name, &source, format)?;
+            return Module::declare(ctx.clone(), name, js);
+        }
         let js = strip::to_javascript(path, &source).map_err(|e| Error::new_loading_message(name, e))?;
         let module = Module::declare(ctx.clone(), name, js)?;
         set_meta(&module, path)?;
@@ -206,36 +230,6 @@ pub(crate) fn file_url(path: &Path) -> String {
     out
 }
 
-/// The file a relative import names: as written, with `.js` read as `.ts`, with
-/// an extension added, or a folder's `index` file.
-fn find_file(p: &Path) -> Option<PathBuf> {
-    if p.is_file() {
-        return Some(p.to_path_buf());
-    }
-    let s = p.to_string_lossy();
-    for (from, to) in [(".js", ".ts"), (".mjs", ".mts"), (".cjs", ".cts"), (".jsx", ".tsx")] {
-        if let Some(stem) = s.strip_suffix(from) {
-            let alt = PathBuf::from(format!("{stem}{to}"));
-            if alt.is_file() {
-                return Some(alt);
-            }
-        }
-    }
-    for ext in [".ts", ".mts", ".js", ".mjs"] {
-        let alt = PathBuf::from(format!("{s}{ext}"));
-        if alt.is_file() {
-            return Some(alt);
-        }
-    }
-    for index in ["index.ts", "index.mts", "index.js", "index.mjs"] {
-        let alt = p.join(index);
-        if alt.is_file() {
-            return Some(alt);
-        }
-    }
-    None
-}
-
 /// `a/./b/../c` → `a/c`, without touching the file system.
 pub(crate) fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -268,6 +262,7 @@ mod tests {
 
     #[test]
     fn finds_ts_for_js_imports() {
+        use crate::resolve::find_file;
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("util.ts"), "export const a = 1;").unwrap();
         std::fs::create_dir(dir.path().join("lib")).unwrap();

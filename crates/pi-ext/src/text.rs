@@ -65,15 +65,43 @@ pub fn node_builtin(name: &str) -> String {
     format!("Node.js built-in module '{name}' is not available in pi's extension engine")
 }
 
-/// A module import the engine cannot satisfy: an npm package.
-pub fn no_packages(name: &str) -> String {
-    format!("Cannot find package '{name}': pi's extension engine loads only relative imports and pi's own packages")
+/// A bare import no `node_modules` folder up from the importer holds.
+pub fn package_not_found(name: &str, importer: &str) -> String {
+    format!(
+        "Cannot find package '{name}' imported from {importer}: install it (npm install {name}) next to the extension"
+    )
 }
 
-/// A relative import that names no file.
-pub fn module_not_found(name: &str) -> String {
-    format!("Cannot find module '{name}'")
+/// A package subpath its `exports` do not offer.
+pub fn not_exported(package: &str, subpath: &str, importer: &str) -> String {
+    format!("Package subpath '{subpath}' is not defined by \"exports\" of package '{package}' imported from {importer}")
 }
+
+/// A `#name` import no `imports` field maps.
+pub fn import_not_defined(name: &str, importer: &str) -> String {
+    format!("Package import specifier '{name}' is not defined in the package.json of {importer}")
+}
+
+/// An import that names no file.
+pub fn module_not_found(name: &str, importer: &str) -> String {
+    format!("Cannot find module '{name}' imported from {importer}")
+}
+
+/// A JSON module that does not parse.
+pub fn bad_json(path: &str, error: &str) -> String {
+    format!("Invalid JSON in {path}: {error}")
+}
+
+/// `require()` of an ES module that waits (top-level `await`).
+pub fn require_async(name: &str) -> String {
+    format!("require() cannot load the ES module '{name}': it uses top-level await (import it instead)")
+}
+
+/// Node's error code for a module that cannot be found.
+pub const MODULE_NOT_FOUND: &str = "MODULE_NOT_FOUND";
+
+/// Node's error code for `require()` of an ES module with top-level `await`.
+pub const REQUIRE_ASYNC: &str = "ERR_REQUIRE_ASYNC_MODULE";
 
 /// A factory whose promise waits on nothing that could settle it.
 pub const FACTORY_STALLED: &str = "the extension's factory never finished (its promise waits on nothing)";

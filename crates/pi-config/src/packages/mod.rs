@@ -173,7 +173,8 @@ pub fn location(entry: &PackageEntry, all: &[PackageEntry], agent_dir: &Path, cw
 /// The resources of the configured packages (see [`configured`]) that are
 /// installed, in load order. A package that is not installed is skipped
 /// (start-up installs missing ones first). A local file is one extension; a
-/// local folder that offers nothing is one extension.
+/// local folder that offers nothing is one extension; an npm or git package
+/// that offers nothing loads nothing, as in the reference.
 pub fn resolve(settings: &Settings, agent_dir: &Path, cwd: &Path) -> PackageResources {
     let all = configured(settings, agent_dir, cwd);
     let mut out = PackageResources::default();
@@ -205,7 +206,12 @@ pub fn resolve(settings: &Settings, agent_dir: &Path, cwd: &Path) -> PackageReso
                     }
                 }
             }
-            None => out.extensions.push(item(root.clone())),
+            // A local folder that offers nothing is one extension; an
+            // installed npm or git package without a manifest loads nothing.
+            None if matches!(PackageSource::parse(&entry.source), PackageSource::Local { .. }) => {
+                out.extensions.push(item(root.clone()))
+            }
+            None => {}
         }
     }
     out
@@ -257,5 +263,30 @@ mod tests {
         assert_eq!(install_path(&git, Scope::Project, a, c), PathBuf::from("/w/.pi/git/example.com/u/r"));
         let local = PackageSource::parse("../x");
         assert_eq!(install_path(&local, Scope::User, a, c), PathBuf::from("/h/.pi/x"));
+    }
+
+    #[test]
+    fn installed_packages_without_a_manifest_load_nothing_local_folders_load_as_one_extension() {
+        let t = tempfile::tempdir().unwrap();
+        let (agent, cwd) = (t.path().join("agent"), t.path().join("proj"));
+        std::fs::create_dir_all(&cwd).unwrap();
+        let plain = |dir: &Path| {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("package.json"), r#"{"name": "plain", "main": "index.js"}"#).unwrap();
+            std::fs::write(dir.join("index.js"), "module.exports = () => {};").unwrap();
+        };
+        plain(&agent.join("npm/node_modules/plain"));
+        plain(&agent.join("git/example.com/u/plain"));
+        plain(&t.path().join("local"));
+        let local = t.path().join("local").to_string_lossy().into_owned();
+        std::fs::write(
+            agent.join("settings.json"),
+            serde_json::json!({"packages": ["npm:plain", "git:example.com/u/plain", local]}).to_string(),
+        )
+        .unwrap();
+        let (settings, _) = Settings::load(&agent, &cwd, false);
+        let found = resolve(&settings, &agent, &cwd);
+        let paths: Vec<&Path> = found.extensions.iter().map(|r| r.path.as_path()).collect();
+        assert_eq!(paths, [t.path().join("local").as_path()]);
     }
 }

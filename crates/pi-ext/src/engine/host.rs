@@ -72,6 +72,7 @@ pub(super) fn install_realm(ctx: &Ctx<'_>, realm: &Rc<Realm>, cwd: &std::path::P
     let glue: Function = js(ctx, eval_script(ctx, &REALM))?;
     js(ctx, glue.call::<_, ()>((host, config.clone(), parts)))?;
     js(ctx, crate::node::install(ctx, realm))?;
+    js(ctx, crate::node::cjs::install(ctx))?;
     let globals: Function = js(ctx, eval_script(ctx, &NODE_GLOBALS))?;
     js(ctx, globals.call::<_, ()>((config,)))?;
     Ok(())

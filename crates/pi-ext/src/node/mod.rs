@@ -12,6 +12,7 @@
 //! 0.14 runtime).
 
 pub(crate) mod child;
+pub(crate) mod cjs;
 pub(crate) mod error;
 pub(crate) mod fs;
 mod sys;
