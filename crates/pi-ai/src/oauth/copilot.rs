@@ -8,21 +8,16 @@ use serde_json::Value;
 
 use super::endpoints::{self, COPILOT_ACCESS_TOKEN_URL, COPILOT_CLIENT_ID, COPILOT_DEVICE_CODE_URL, COPILOT_SCOPE};
 use super::http::{self, Body};
-use super::{OAuthError, REFRESH_MARGIN_MS, Tokens};
+use super::{OAuthError, Tokens};
+use crate::copilot::TokenError;
 
 const DEVICE: &str = "GitHub device code";
 const POLL: &str = "GitHub device login";
 const COPILOT: &str = "GitHub Copilot token";
 
-/// The Copilot token endpoint for a GitHub host.
-pub const COPILOT_TOKEN_PATH: &str = "/copilot_internal/v2/token";
-/// Headers the Copilot endpoints expect (as the reference sends them).
-pub const COPILOT_HEADERS: &[(&str, &str)] = &[
-    ("User-Agent", "GitHubCopilotChat/0.35.0"),
-    ("Editor-Version", "vscode/1.107.0"),
-    ("Editor-Plugin-Version", "copilot-chat/0.35.0"),
-    ("Copilot-Integration-Id", "vscode-chat"),
-];
+/// Headers the Copilot endpoints expect (as the reference sends them): the
+/// editor identity the token exchange sends too.
+pub const COPILOT_HEADERS: &[(&str, &str)] = &crate::copilot::EDITOR_HEADERS;
 /// The slowest poll interval a server may ask for.
 const MAX_POLL_INTERVAL: Duration = Duration::from_secs(60);
 
@@ -81,16 +76,21 @@ pub async fn wait(code: &DeviceCode) -> Result<String, OAuthError> {
     }
 }
 
-/// The Copilot token for a GitHub token (login and refresh alike).
+/// The Copilot token for a GitHub token (login and refresh alike): the
+/// exchange of [`crate::copilot`], at its URL as the test origin redirects it.
 pub async fn copilot_token(github_token: &str) -> Result<Tokens, OAuthError> {
-    let url = endpoints::resolve(&format!("https://api.github.com{COPILOT_TOKEN_PATH}"));
-    let answer = http::get(COPILOT, &url, github_token, COPILOT_HEADERS).await?;
-    let access = http::text_field(COPILOT, &answer, "token")?;
-    let expires_at = answer.get("expires_at").and_then(Value::as_i64).unwrap_or(0);
+    let url = endpoints::resolve(&crate::copilot::token_url(None));
+    let token = crate::copilot::exchange_at(&url, github_token, None).await.map_err(|e| match e {
+        TokenError::Status { status, body, .. } => {
+            OAuthError::Status { what: COPILOT.into(), url: url.clone(), status, body }
+        }
+        TokenError::Invalid(message) => OAuthError::BadAnswer { what: COPILOT.into(), message: message.into() },
+        TokenError::Transport(message) => OAuthError::Request { what: COPILOT.into(), url: url.clone(), message },
+    })?;
     Ok(Tokens {
-        access,
+        access: token.token,
         refresh: github_token.to_string(),
-        expires: expires_at * 1000 - REFRESH_MARGIN_MS,
+        expires: i64::try_from(token.expires_ms).unwrap_or(i64::MAX),
         account_id: None,
     })
 }

@@ -70,17 +70,6 @@ async fn answer(what: &str, url: &str, response: reqwest::Response) -> Result<Va
     }
 }
 
-/// GET `url` (already resolved) with a bearer token and read the JSON object it answers.
-pub(crate) async fn get(what: &str, url: &str, token: &str, headers: &[(&str, &str)]) -> Result<Value, OAuthError> {
-    let request_failed = |message: String| OAuthError::Request { what: what.into(), url: url.into(), message };
-    let client = client().map_err(request_failed)?;
-    let mut request = client.get(url).header("accept", "application/json").bearer_auth(token);
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    answer(what, url, request.send().await.map_err(|e| request_failed(e.to_string()))?).await
-}
-
 /// A string field of an answer.
 pub(crate) fn text_field(what: &str, answer: &Value, name: &str) -> Result<String, OAuthError> {
     answer
