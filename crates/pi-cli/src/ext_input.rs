@@ -17,6 +17,10 @@ use serde_json::{Value, json};
 
 use crate::ext_session::ExtSession;
 use crate::reload::ReloadState;
+use crate::text;
+
+/// The `input` event's `source` for a message an extension sent.
+const EXTENSION_SOURCE: &str = "extension";
 
 /// Where a message goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +200,8 @@ pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, mut
     let mut queue = VecDeque::new();
     settle(agent, ext, &mut queue, reload.as_deref_mut()).await;
     while let Some(m) = queue.pop_front() {
-        submit(agent, ext, m, reload.as_deref_mut()).await;
+        // What a shortcut queues is the extension's: a refusal is reported as its error.
+        let _answer = submit(agent, ext, m, reload.as_deref_mut()).await;
     }
 }
 
@@ -249,13 +254,14 @@ impl ExtSession {
 }
 
 /// Run `first` as the reference runs a typed message (see the module), then
-/// whatever the extensions asked for meanwhile. The last answer, if any.
+/// whatever the extensions asked for meanwhile. The last answer, if any; an
+/// error when a prompt was refused ([`prompt_then`]), which ends the queue.
 pub(crate) async fn submit(
     agent: &mut Agent,
     ext: &ExtSession,
     first: Incoming,
     mut reload: Option<&mut ReloadState>,
-) -> Option<AssistantMessage> {
+) -> Result<Option<AssistantMessage>, String> {
     let mut queue = VecDeque::from([first]);
     let mut last = None;
     while let Some(m) = queue.pop_front() {
@@ -267,11 +273,20 @@ pub(crate) async fn submit(
         match ext.route(&m, None).await {
             Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
             Route::Handled => {}
-            Route::Prompt { text, images } => last = prompt(agent, ext, &text, images, m.expand).await.or(last),
+            Route::Prompt { text, images } => match prompt(agent, ext, &text, images, m.expand).await {
+                Ok(answer) => last = answer.or(last),
+                // An extension's message: its refusal is an extension error, as the reference reports it.
+                Err(error) if m.source == EXTENSION_SOURCE => ext.report(vec![ExtensionError {
+                    path: text::RUNTIME_EXTENSION_PATH.to_string(),
+                    event: text::SEND_USER_MESSAGE_EVENT.to_string(),
+                    error,
+                }]),
+                Err(error) => return Err(error),
+            },
         }
         last = settle(agent, ext, &mut queue, reload.as_deref_mut()).await.or(last);
     }
-    last
+    Ok(last)
 }
 
 /// Run a prompt with the session marked busy; without `expand`, skills and
@@ -282,12 +297,14 @@ pub(crate) async fn prompt(
     text: &str,
     images: Vec<ContentBlock>,
     expand: bool,
-) -> Option<AssistantMessage> {
+) -> Result<Option<AssistantMessage>, String> {
     prompt_then(agent, ext, text, images, expand, || {}).await
 }
 
 /// [`prompt`], calling `started` once the `before_agent_start` handlers ran
 /// and the run is about to start (RPC answers the prompt then, as the reference).
+/// Refused (nothing sent, nothing recorded) when the model's provider has no
+/// credentials, with the reference's words ([`crate::model_select::refusal`]).
 pub(crate) async fn prompt_then(
     agent: &mut Agent,
     ext: &ExtSession,
@@ -295,7 +312,10 @@ pub(crate) async fn prompt_then(
     images: Vec<ContentBlock>,
     expand: bool,
     started: impl FnOnce(),
-) -> Option<AssistantMessage> {
+) -> Result<Option<AssistantMessage>, String> {
+    if let Some(why) = crate::model_select::refusal(&agent.model, agent.api_key.as_deref()) {
+        return Err(why);
+    }
     ext.busy.set(true);
     let expander = if expand { None } else { agent.expand_input.take() };
     // before_agent_start sees the message as the agent will send it.
@@ -308,7 +328,7 @@ pub(crate) async fn prompt_then(
         agent.expand_input = expander;
     }
     ext.busy.set(false);
-    last
+    Ok(last)
 }
 
 /// The prompt and sections a run's `before_agent_start` handlers changed,
@@ -384,7 +404,7 @@ pub(crate) async fn settle(
             ext.busy.set(false);
         }
         for (text, expand) in p.prompts {
-            queue.push_back(Incoming { text, images: Vec::new(), source: "extension", expand });
+            queue.push_back(Incoming { text, images: Vec::new(), source: EXTENSION_SOURCE, expand });
         }
         if !(p.trigger && queue.is_empty()) {
             return last;

@@ -34,7 +34,8 @@ pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<S
 /// variables or ambient cloud credentials (docs/providers.md, "How keys are
 /// found"). The one place to add another source of credentials.
 pub fn provider_has_auth(provider: &str) -> bool {
-    env_auth::env_has_auth(&ProcessEnv, provider) || crate::auth::has_stored(provider)
+    // An `auth.json` entry decides, a credential or not (as the reference).
+    crate::auth::stored(provider).unwrap_or_else(|| env_auth::env_has_auth(&ProcessEnv, provider))
 }
 
 /// [`provider_has_auth`] asked once per provider.
@@ -71,6 +72,16 @@ pub fn ambient_credentials(entry: &ModelEntry) -> bool {
     entry.api == pi_ai::api::BEDROCK_CONVERSE_STREAM && pi_ai::aws_credentials_available()
 }
 
+/// Why a prompt may not start with `model` and its resolved `api_key`: the
+/// provider has no credentials at all (the reference's check before a run,
+/// after the `input` handlers and template expansion). `None`: it may.
+pub fn refusal(model: &pi_ai::Model, api_key: Option<&str>) -> Option<String> {
+    let unknown = model.provider == pi_config::UNKNOWN_MODEL;
+    let ambient = model.api == pi_ai::api::BEDROCK_CONVERSE_STREAM && pi_ai::aws_credentials_available();
+    let ok = api_key.is_some() || ambient || (!unknown && provider_has_auth(&model.provider));
+    (!ok).then(|| text::no_api_key_found(&model.provider))
+}
+
 /// Models whose key is available.
 pub fn available(models: &[ModelEntry]) -> Vec<&ModelEntry> {
     let auth = AuthCache::default();
@@ -97,55 +108,102 @@ fn dated(id: &str) -> bool {
     id.rsplit_once('-').is_some_and(|(_, tail)| tail.len() == 8 && tail.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The model `pat` names among `pool`: an exact `provider/id` or id
-/// (ignoring case; a provider with a key first, an error when that leaves
-/// several), else the ids and names containing it (those with a key first,
-/// aliases before dated snapshots, the highest id in `localeCompare` order).
+/// The model `pat` names among `pool`: a reference ([`by_reference`]),
+/// else the ids and names containing it ([`by_fuzzy`]).
 fn lookup<'a>(pool: &[&'a ModelEntry], pat: &str, auth: &AuthCache) -> Lookup<'a> {
-    let prefixed = split_provider(pool, pat)
-        .and_then(|(p, rest)| pool.iter().copied().find(|m| m.provider == p && m.id.eq_ignore_ascii_case(rest)));
-    if let Some(m) = prefixed.filter(|m| auth.usable(m)) {
-        return Lookup::Found(m);
+    by_reference(pool, pat, auth).unwrap_or_else(|| by_fuzzy(pool, pat, auth))
+}
+
+/// Whether `m` has credentials that choose it over another provider's
+/// model: never with `--api-key`, which serves whichever is chosen.
+fn chooses(auth: &AuthCache, m: &ModelEntry) -> bool {
+    !auth.cli_key && auth.usable(m)
+}
+
+/// Why an ambiguous pattern was not settled.
+fn ambiguity(auth: &AuthCache, usable: usize) -> &'static str {
+    match (auth.cli_key, usable) {
+        (true, _) => text::AMBIGUOUS_WITH_API_KEY,
+        (false, 0) => text::AMBIGUOUS_UNKEYED,
+        (false, _) => text::AMBIGUOUS_KEYED,
     }
-    let mut exact: Vec<&ModelEntry> = prefixed.into_iter().collect();
-    for m in pool.iter().copied() {
-        if m.id.eq_ignore_ascii_case(pat) && !exact.iter().any(|e| std::ptr::eq(*e, m)) {
-            exact.push(m);
-        }
+}
+
+/// `pat` as a reference: the model a `provider/` prefix names (its exact
+/// id, else a model whose whole id is `pat`, else its best fuzzy match) and
+/// the other providers' models whose id is `pat` (ignoring case). The named
+/// one wins when its provider has credentials; else the only other one with
+/// credentials; else the named one; several others with credentials, or
+/// none and no named one, are ambiguous. `None`: nothing matched.
+fn by_reference<'a>(pool: &[&'a ModelEntry], pat: &str, auth: &AuthCache) -> Option<Lookup<'a>> {
+    let raw: Vec<&ModelEntry> = pool.iter().copied().filter(|m| m.id.eq_ignore_ascii_case(pat)).collect();
+    let named = split_provider(pool, pat).and_then(|(provider, rest)| {
+        let own: Vec<&ModelEntry> = pool.iter().copied().filter(|m| m.provider == provider).collect();
+        own.iter()
+            .copied()
+            .find(|m| m.id.eq_ignore_ascii_case(rest))
+            .or_else(|| raw.iter().copied().find(|m| m.provider == provider))
+            .or_else(|| best_fuzzy(&containing(&own, rest)))
+    });
+    let others: Vec<&ModelEntry> = raw.into_iter().filter(|m| !named.is_some_and(|n| std::ptr::eq(n, *m))).collect();
+    let candidates: Vec<&ModelEntry> = named.into_iter().chain(others.iter().copied()).collect();
+    let first = *candidates.first()?;
+    if candidates.iter().all(|m| m.provider == first.provider) {
+        return Some(Lookup::Found(first));
     }
-    if !exact.is_empty() {
-        let keyed: Vec<&ModelEntry> = exact.iter().copied().filter(|m| auth.usable(m)).collect();
-        let why = |keyed: bool| match (auth.cli_key, keyed) {
-            (true, _) => text::AMBIGUOUS_WITH_API_KEY,
-            (false, true) => text::AMBIGUOUS_KEYED,
-            (false, false) => text::AMBIGUOUS_UNKEYED,
-        };
-        return match (keyed.as_slice(), exact.as_slice()) {
-            ([one], _) | ([], [one]) => Lookup::Found(one),
-            ([], all) => Lookup::Ambiguous(names(all), why(false)),
-            (several, _) => Lookup::Ambiguous(names(several), why(true)),
-        };
+    if let Some(n) = named.filter(|n| chooses(auth, n)) {
+        return Some(Lookup::Found(n));
     }
+    let usable: Vec<&ModelEntry> = others.iter().copied().filter(|m| chooses(auth, m)).collect();
+    Some(match (usable.as_slice(), named) {
+        ([one], _) => Lookup::Found(one),
+        ([], Some(n)) => Lookup::Found(n),
+        _ => Lookup::Ambiguous(names(&candidates), ambiguity(auth, usable.len())),
+    })
+}
+
+/// The models of `pool` whose id or name contains `pat` (ignoring case).
+fn containing<'a>(pool: &[&'a ModelEntry], pat: &str) -> Vec<&'a ModelEntry> {
     let low = pat.to_lowercase();
-    let partial: Vec<&ModelEntry> = pool
-        .iter()
+    pool.iter()
         .copied()
         .filter(|m| m.id.to_lowercase().contains(&low) || m.name.to_lowercase().contains(&low))
-        .collect();
-    let keyed: Vec<&ModelEntry> = partial.iter().copied().filter(|m| auth.usable(m)).collect();
-    let list = if keyed.is_empty() { partial } else { keyed };
-    let aliases: Vec<&ModelEntry> = list.iter().copied().filter(|m| !dated(&m.id)).collect();
-    let list = if aliases.is_empty() { list } else { aliases };
+        .collect()
+}
+
+/// The best of fuzzy `matches`: aliases before dated snapshots, then the
+/// highest id in `localeCompare` order (the first of equal ones).
+fn best_fuzzy<'a>(matches: &[&'a ModelEntry]) -> Option<&'a ModelEntry> {
+    let aliases: Vec<&ModelEntry> = matches.iter().copied().filter(|m| !dated(&m.id)).collect();
+    let list = if aliases.is_empty() { matches } else { &aliases };
     let collator = icu_collator::CollatorBorrowed::try_new(Default::default(), Default::default()).ok();
     let higher = |a: &str, b: &str| match &collator {
         Some(c) => c.compare(a, b) == std::cmp::Ordering::Greater,
         None => a > b,
     };
-    let best = list.into_iter().fold(None::<&ModelEntry>, |best, m| match best {
+    list.iter().copied().fold(None::<&ModelEntry>, |best, m| match best {
         Some(b) if !higher(&m.id, &b.id) => Some(b),
         _ => Some(m),
-    });
-    best.map_or(Lookup::Nothing, Lookup::Found)
+    })
+}
+
+/// The ids and names containing `pat`: across several providers those with
+/// credentials first; the best ([`best_fuzzy`]); the same id offered by
+/// several providers is ambiguous.
+fn by_fuzzy<'a>(pool: &[&'a ModelEntry], pat: &str, auth: &AuthCache) -> Lookup<'a> {
+    let matches = containing(pool, pat);
+    let Some(first) = matches.first() else { return Lookup::Nothing };
+    let several = matches.iter().any(|m| m.provider != first.provider);
+    let usable: Vec<&ModelEntry> =
+        if several { matches.iter().copied().filter(|m| chooses(auth, m)).collect() } else { Vec::new() };
+    let list = if usable.is_empty() { &matches } else { &usable };
+    let Some(best) = best_fuzzy(list) else { return Lookup::Nothing };
+    let tied: Vec<&ModelEntry> = list.iter().copied().filter(|m| m.id == best.id).collect();
+    if tied.iter().all(|m| m.provider == best.provider) {
+        return Lookup::Found(best);
+    }
+    let keyed = if usable.is_empty() { 0 } else { tied.len() };
+    Lookup::Ambiguous(names(&tied), ambiguity(auth, keyed))
 }
 
 fn names(models: &[&ModelEntry]) -> Vec<String> {

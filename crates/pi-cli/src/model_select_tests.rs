@@ -60,11 +60,13 @@ fn exact_matches_prefer_the_provider_with_a_key() {
     models[2].api_key = None;
     let r = resolve(&models, "m-1", None, None, false).unwrap();
     assert_eq!(r.entry.provider, "b");
-    // `a/m-1` is provider a's model and provider c's id: a has no key, c neither: ambiguous.
-    assert_eq!(
-        resolve(&models, "a/m-1", None, None, false).unwrap_err(),
-        "Model \"a/m-1\" is ambiguous across providers: a/m-1, c/a/m-1. No matching provider is authenticated. Use --provider or provider/model."
-    );
+    // `a/m-1` is provider a's model and provider c's id: a has no key, c
+    // neither: the named provider wins (as the reference).
+    assert_eq!(resolve(&models, "a/m-1", None, None, false).unwrap().entry.provider, "a");
+    // c with a key and a without: the only one with credentials wins.
+    models[2].api_key = Some("k".into());
+    assert_eq!(resolve(&models, "a/m-1", None, None, false).unwrap().entry.provider, "c");
+    models[2].api_key = None;
     models[1].api_key = None;
     assert!(resolve(&models, "M-1", None, None, false).unwrap_err().contains("No matching provider is authenticated"));
     models[0].api_key = Some("k".into());

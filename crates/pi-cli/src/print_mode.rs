@@ -47,9 +47,13 @@ pub async fn run(
     // Messages extensions sent before the first prompt (in `session_start`).
     agent.drain_inbox();
     for m in &messages {
-        // A failed message does not stop the others (as the reference).
+        // A failed message does not stop the others (as the reference); a
+        // refused one (no credentials) ends the run with its reason.
         let incoming = Incoming::user(m, std::mem::take(&mut first_images), "interactive");
-        submit(&mut agent, ext, incoming, Some(&mut *reload)).await;
+        if let Err(why) = submit(&mut agent, ext, incoming, Some(&mut *reload)).await {
+            eprintln!("{why}");
+            return ExitCode::from(1);
+        }
     }
     agent.drain_inbox();
     // As the reference: the conversation's last message decides what is

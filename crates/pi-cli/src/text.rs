@@ -23,14 +23,27 @@ pub fn no_models_matching(search: &str) -> String {
     format!("No models matching \"{search}\"")
 }
 
-/// No model has a key (`--list-models`, and a warning at start-up): the
-/// reference's words, naming this build's documentation.
-pub fn no_models_available() -> String {
+/// Where the reference sends a user without a usable model: `/login` and
+/// this build's provider and model documentation.
+pub fn login_help() -> String {
     format!(
-        "No models available. Use /login to log into a provider via OAuth or API key. See:\n  {}\n  {}",
+        "Use /login to log into a provider via OAuth or API key. See:\n  {}\n  {}",
         crate::docs::file("providers.md").display(),
         crate::docs::file("models.md").display()
     )
+}
+
+/// No model has a key (`--list-models`, and a warning at start-up): the
+/// reference's words, naming this build's documentation.
+pub fn no_models_available() -> String {
+    format!("No models available. {}", login_help())
+}
+
+/// A prompt refused because the model's provider has no credentials (the
+/// [`pi_config::ModelEntry::unknown`] stand-in reads "the selected model").
+pub fn no_api_key_found(provider: &str) -> String {
+    let who = if provider == pi_config::UNKNOWN_MODEL { "the selected model" } else { provider };
+    format!("No API key found for {who}.\n\n{}", login_help())
 }
 
 /// Why an ambiguous `--model` was not settled: several providers have a key.
@@ -52,12 +65,6 @@ pub fn ambiguous_model(pattern: &str, candidates: &[String], why: &str) -> Strin
 pub fn model_not_found(pattern: &str) -> String {
     format!("Model \"{pattern}\" not found. Use --list-models to see available models.")
 }
-
-/// No model could be chosen at all.
-pub const NO_MODEL: &str = "No model available. Set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --api-key with --model, or add a provider to ~/.pi/agent/models.json (see docs/providers.md).";
-
-/// The chosen model has no key.
-pub const NO_API_KEY: &str = "No API key found for the selected model. Set the provider's environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY), pass --api-key, or set \"apiKey\" in ~/.pi/agent/models.json.";
 
 /// The thinking level asked for when neither `--thinking`, a `:<level>`
 /// model suffix nor the `defaultThinkingLevel` setting gives one (clamped to
@@ -443,3 +450,9 @@ pub fn llama_saved(server: &str, path: &std::path::Path) -> String {
         path.display()
     )
 }
+
+/// The extension path the reference names when a message an extension sent
+/// could not be prompted.
+pub const RUNTIME_EXTENSION_PATH: &str = "<runtime>";
+/// The event it names then.
+pub const SEND_USER_MESSAGE_EVENT: &str = "send_user_message";

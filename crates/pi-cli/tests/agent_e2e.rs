@@ -281,11 +281,25 @@ fn no_model_configured_names_the_ways_to_configure_one() {
     let env = Env::new();
     let out = env.cmd(&["-p", "hello"]).stdin(Stdio::null()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
+    // As the reference: the session starts without a model, the prompt is
+    // refused with the way to add one, and nothing is sent.
     let err = stderr(&out);
-    assert!(
-        err.contains("OPENAI_API_KEY") && err.contains("ANTHROPIC_API_KEY") && err.contains("models.json"),
-        "{err}"
+    let mut lines = err.lines();
+    assert_eq!(
+        lines.next(),
+        Some("Warning: No models available. Use /login to log into a provider via OAuth or API key. See:")
     );
+    let refusal: Vec<&str> = lines.skip(2).collect();
+    assert_eq!(
+        refusal[..3],
+        [
+            "No API key found for the selected model.",
+            "",
+            "Use /login to log into a provider via OAuth or API key. See:"
+        ]
+    );
+    assert!(refusal[3].ends_with("docs/providers.md") && refusal[4].ends_with("docs/models.md"), "{err}");
+    assert!(stdout(&out).is_empty());
     let out = env.cmd(&["-p", "--model", "nosuch/x", "hello"]).stdin(Stdio::null()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     // As the reference: the error, then the warning that no model is available.

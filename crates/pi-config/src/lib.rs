@@ -35,7 +35,7 @@ pub use catalog::{CatalogModel, CatalogProvider, builtin_provider, builtin_provi
 pub use compat::{CompatLayer, MaxTokensField, ModelCompat};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
 pub use error::ConfigError;
-pub use models::{ModelCost, ModelEntry, ThinkingLevelMap, builtin_models, load_models};
+pub use models::{ModelCost, ModelEntry, ThinkingLevelMap, UNKNOWN_MODEL, builtin_models, load_models};
 pub use models_file::ModelsFile;
 pub use settings::{Diagnostic, RetryConfig, Settings, SettingsError};
 pub use trust::{DefaultTrust, TrustError, TrustOutcome, TrustStore, resolve_trust};

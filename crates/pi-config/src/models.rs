@@ -20,6 +20,9 @@ use crate::catalog::{CatalogModel, CatalogProvider, builtin_providers};
 use crate::compat::{ModelCompat, merge_object};
 use crate::models_file::{ModelConfig, ModelOverride, ModelsFile, ProviderConfig};
 
+/// The provider, id, name and API of [`ModelEntry::unknown`].
+pub const UNKNOWN_MODEL: &str = "unknown";
+
 /// One usable model, with its connection facts still unresolved (`apiKey` and
 /// header values may be `$NAME` or `!command`, see [`crate::resolve_value`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +69,37 @@ pub struct ModelEntry {
 }
 
 impl ModelEntry {
+    /// The stand-in the reference runs with when no model can be chosen:
+    /// every name `unknown`, no base URL, no limits (a prompt is then
+    /// refused with "No API key found for the selected model").
+    pub fn unknown() -> ModelEntry {
+        ModelEntry {
+            provider: UNKNOWN_MODEL.to_string(),
+            id: UNKNOWN_MODEL.to_string(),
+            name: UNKNOWN_MODEL.to_string(),
+            api: UNKNOWN_MODEL.to_string(),
+            base_url: String::new(),
+            api_key: None,
+            env_key: None,
+            headers: BTreeMap::new(),
+            auth_header: false,
+            reasoning: false,
+            input: Vec::new(),
+            context_window: 0,
+            max_tokens: 0,
+            compat: ModelCompat::default(),
+            compat_layers: Map::new(),
+            cost: ModelCost::default(),
+            thinking_level_map: ThinkingLevelMap::default(),
+            builtin: None,
+        }
+    }
+
+    /// Whether this is the [`ModelEntry::unknown`] stand-in.
+    pub fn is_unknown(&self) -> bool {
+        self.provider == UNKNOWN_MODEL && self.id == UNKNOWN_MODEL && self.api == UNKNOWN_MODEL
+    }
+
     /// The whole `compat` object: the catalogue's, then `models.json`'s keys over it.
     pub fn compat_object(&self) -> Map<String, Value> {
         let mut object = match self.builtin.map(|m| m.compat).filter(|t| !t.is_empty()) {

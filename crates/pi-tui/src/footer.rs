@@ -136,7 +136,10 @@ pub fn render(d: &FooterData<'_>, width: usize, theme: &Theme) -> Vec<Line<'stat
         left_line = lines::truncate(&left_line, width, "...");
     }
     let left_w = lines::line_width(&left_line);
-    let model_id = if d.model.id.is_empty() { crate::text::NO_MODEL.to_string() } else { d.model.id.clone() };
+    // No model: none configured (the `unknown` stand-in) or none yet.
+    let none = d.model.id.is_empty()
+        || (d.model.provider == pi_config::UNKNOWN_MODEL && d.model.id == pi_config::UNKNOWN_MODEL);
+    let model_id = if none { crate::text::NO_MODEL.to_string() } else { d.model.id.clone() };
     let mut right = model_id.clone();
     if d.model.reasoning {
         right = match d.thinking {
@@ -145,7 +148,7 @@ pub fn render(d: &FooterData<'_>, width: usize, theme: &Theme) -> Vec<Line<'stat
         };
     }
     const MIN_GAP: usize = 2;
-    if d.providers > 1 && !d.model.provider.is_empty() {
+    if d.providers > 1 && !none {
         let with = format!("({}) {right}", d.model.provider);
         if left_w + MIN_GAP + lines::width(&with) <= width {
             right = with;

@@ -11,5 +11,5 @@ pub mod resolve;
 pub mod source;
 pub mod text;
 
-pub use resolve::{api_key_for, has_stored};
+pub use resolve::{api_key_for, stored};
 pub use source::credential_source;

@@ -131,6 +131,11 @@ pub fn resolve(entry: &ModelEntry, cli_key: Option<&str>, file: &AuthFile) -> Re
     if let Some(k) = cli_key {
         return Ok(Some(Resolved::key(k.to_string(), Source::Cli)));
     }
+    if unusable_entry(file, &entry.provider) {
+        // As the reference: such an entry leaves the provider without
+        // credentials (its key variables are not consulted either).
+        return Ok(None);
+    }
     if let Some(r) = from_store(file, &entry.provider).map_err(|e| e.to_string())? {
         return Ok(Some(r));
     }
@@ -167,10 +172,21 @@ pub fn snapshot(store: &AuthStore) -> Result<AuthFile, AuthError> {
     Ok(file)
 }
 
-/// Whether `auth.json` holds a credential for `provider` (nothing is run
-/// or refreshed).
-pub fn has_stored(provider: &str) -> bool {
-    snapshot(&store()).ok().is_some_and(|f| matches!(f.get(provider), Ok(Some(_))))
+/// Whether `file` has an entry for `provider` that is not a credential
+/// (not an object, no or an unknown `type`, a field of the wrong kind).
+pub fn unusable_entry(file: &AuthFile, provider: &str) -> bool {
+    file.providers().contains(&provider) && !matches!(file.get(provider), Ok(Some(_)))
+}
+
+/// What `auth.json` says of `provider`'s credentials (nothing is run or
+/// refreshed): `Some(true)` a credential, `Some(false)` an entry that
+/// blocks the provider ([`unusable_entry`]), `None` no entry.
+pub fn stored(provider: &str) -> Option<bool> {
+    let file = snapshot(&store()).ok()?;
+    if unusable_entry(&file, provider) {
+        return Some(false);
+    }
+    matches!(file.get(provider), Ok(Some(_))).then_some(true)
 }
 
 /// The key for a model, as [`resolve`] finds it with the current
@@ -212,7 +228,10 @@ mod tests {
         let r = r.unwrap().unwrap();
         assert_eq!((r.api_key.as_deref(), r.source, r.expires), (Some("A"), Source::StoredOAuth, Some(5)));
         let bad = file(r#"{"p":{"type":"oauth"}}"#);
-        assert!(resolve(&e, None, &bad).unwrap_err().contains("the entry for \"p\""));
+        // An entry that is not a credential leaves the provider without one, as the reference.
+        assert!(resolve(&e, None, &bad).unwrap().is_none());
+        assert!(resolve(&e, None, &file(r#"{"p":{"type":"nosuch"}}"#)).unwrap().is_none());
+        assert!(unusable_entry(&bad, "p") && !unusable_entry(&bad, "q"));
     }
 
     #[test]

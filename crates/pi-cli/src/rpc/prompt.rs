@@ -106,14 +106,19 @@ impl Server {
                     shared.streaming.store(true, Ordering::SeqCst);
                     drop(accepted.take());
                 };
-                crate::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await;
+                if let Err(why) = crate::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await {
+                    // Refused before it started: the answer says why, as the reference's.
+                    drop(accepted.take());
+                    respond(&id, &kind, Err(why));
+                }
             }
             drop(accepted);
             let mut state = setup.reload.clone();
             let mut queue = std::collections::VecDeque::new();
             crate::ext_input::settle(&mut g, &ext, &mut queue, Some(&mut state)).await;
             while let Some(next) = queue.pop_front() {
-                crate::ext_input::submit(&mut g, &ext, next, Some(&mut state)).await;
+                // Queued by extensions: a refusal is reported as their error.
+                let _answer = crate::ext_input::submit(&mut g, &ext, next, Some(&mut state)).await;
             }
             g.pending_run = None;
         });

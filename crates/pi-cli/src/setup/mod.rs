@@ -264,7 +264,8 @@ fn start_in(
     let llama_on = crate::llama::enabled(&loaded.builtins);
     crate::llama::prepare_models(&mut models, llama_on);
     let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &mut loaded, &models, report));
-    if crate::model_select::default_model(&models).is_none() {
+    // As the reference: when the run will have no model.
+    if from_cli.is_none() && crate::model_select::default_model(&models).is_none() {
         report.warn(text::no_models_available());
     }
     if let Some(search) = &args.list_models {

@@ -1,8 +1,9 @@
 //! The model stage: what `--model`/`--provider` name (reported with the other
 //! start-up diagnostics), then the model of the run (the command line's, the
-//! `defaultProvider`/`defaultModel` settings', or a provider's default model
-//! among those with a key), its
-//! key and its thinking level (clamped to what the model supports).
+//! `defaultProvider`/`defaultModel` settings', a provider's default model
+//! among those with a key, or the reference's `unknown` stand-in), its key
+//! (a missing one refuses prompts, not the start) and its thinking level
+//! (clamped to what the model supports).
 
 use pi_config::{ModelEntry, Settings};
 
@@ -55,19 +56,19 @@ pub(crate) fn choose(args: &CliArgs, settings: &Settings, models: &[ModelEntry],
                 };
                 model_select::find(models, &pattern, None)
             });
+            // As the reference: the saved default only when its provider has credentials.
+            let preferred = preferred.filter(|(m, _)| model_select::AuthCache::default().usable(m));
             preferred
                 .map(|(m, t)| (m.clone(), t))
                 .or_else(|| model_select::default_model(models).map(|m| (m.clone(), None)))
-                .ok_or_else(|| Stop::Error(text::NO_MODEL.into()))?
+                // As the reference: the session starts without a model, and
+                // a prompt is refused ([`model_select::refusal`]).
+                .unwrap_or_else(|| (ModelEntry::unknown(), None))
         }
     };
+    // Without a key the session still starts; a prompt is refused.
     let api_key = match model_select::api_key_for(&entry, args.api_key.as_deref()) {
-        Ok(Some(k)) => Some(k),
-        // Ambient credentials (Bedrock, Vertex) are the provider client's to use.
-        Ok(None) if model_select::provider_has_auth(&entry.provider) || model_select::ambient_credentials(&entry) => {
-            None
-        }
-        Ok(None) => return Err(Stop::Error(text::NO_API_KEY.into())),
+        Ok(k) => k,
         Err(e) => return Err(Stop::Error(e)),
     };
     let requested = args
@@ -113,7 +114,9 @@ mod tests {
     fn no_model_at_all_and_clamped_thinking() {
         let tmp = tempfile::tempdir().unwrap();
         let settings = Settings::load(tmp.path(), tmp.path(), false).0;
-        assert_eq!(choose(&args(None), &settings, &[], None).unwrap_err(), Stop::Error(text::NO_MODEL.to_string()));
+        let none = choose(&args(None), &settings, &[], None).unwrap();
+        assert!(none.entry.is_unknown() && none.api_key.is_none(), "{none:?}");
+        assert_eq!(none.thinking.as_deref(), Some("off"));
         let models = models(tmp.path());
         let chosen = choose(&args(None), &settings, &models, None).unwrap();
         assert_eq!(chosen.entry.id, "mock-1");

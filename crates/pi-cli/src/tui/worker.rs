@@ -79,7 +79,11 @@ impl Host {
                 Request::Prompt(text) => {
                     let images = super::attach::images(&self.agent.tool_ctx.cwd, &text);
                     let incoming = crate::ext_input::Incoming::user(&text, images, "interactive");
-                    crate::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload)).await;
+                    let submitted =
+                        crate::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload));
+                    if let Err(why) = submitted.await {
+                        self.notice(Level::Error, why);
+                    }
                 }
                 Request::Bash { command, exclude } => self.bash(&command, exclude, &mut rx).await,
                 Request::AbortBash | Request::SaveSetting { .. } | Request::ListFiles => {
