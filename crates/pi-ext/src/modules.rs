@@ -15,12 +15,11 @@ use crate::resolve::{self, Format, Mode, NotFound};
 use crate::{strip, text};
 
 /// Built-in modules: canonical name and source (compiled once per process).
-static BUILTINS: [Cached; 22] = [
+static BUILTINS: [Cached; 35] = [
     Cached::new("pi:coding-agent", include_str!("js/pi-coding-agent.js")),
     Cached::new("pi:ai", include_str!("js/pi-ai.js")),
     Cached::new("typebox", include_str!("js/typebox.js")),
     Cached::new("node:path", include_str!("js/path.js")),
-    Cached::new("pi:empty", include_str!("js/empty.js")),
     Cached::new("pi:tui", include_str!("js/pi-tui.js")),
     Cached::new("pi:ai-compat", include_str!("js/pi-ai-compat.js")),
     Cached::new("node:fs", include_str!("js/node/fs.js")),
@@ -38,6 +37,20 @@ static BUILTINS: [Cached; 22] = [
     Cached::new("node:readline", include_str!("js/node/readline.js")),
     Cached::new("node:module", include_str!("js/node/module.js")),
     Cached::new("node:zlib", include_str!("js/node/zlib.js")),
+    Cached::new("typebox/value", include_str!("js/typebox-value.js")),
+    Cached::new("typebox/compile", include_str!("js/typebox-compile.js")),
+    Cached::new("pi:surface-support", include_str!("js/surface/support.js")),
+    Cached::new("pi:surface/coding-agent", include_str!("js/surface/coding-agent.js")),
+    Cached::new("pi:surface/tui", include_str!("js/surface/tui.js")),
+    Cached::new("pi:surface/ai", include_str!("js/surface/ai.js")),
+    Cached::new("pi:surface/ai-compat", include_str!("js/surface/ai-compat.js")),
+    Cached::new("pi:surface/ai-models", include_str!("js/surface/ai-models.js")),
+    Cached::new("pi:surface/ai-oauth", include_str!("js/surface/ai-oauth.js")),
+    Cached::new("pi:surface/ai-providers", include_str!("js/surface/ai-providers.js")),
+    Cached::new("pi:surface/agent-core", include_str!("js/surface/agent-core.js")),
+    Cached::new("pi:surface/typebox", include_str!("js/surface/typebox.js")),
+    Cached::new("pi:surface/typebox-value", include_str!("js/surface/typebox-value.js")),
+    Cached::new("pi:surface/typebox-compile", include_str!("js/surface/typebox-compile.js")),
 ];
 
 /// The Node.js built-ins pi provides (`node:<name>` or `<name>`).
@@ -71,7 +84,12 @@ pub(crate) fn builtin(name: &str) -> Option<&'static str> {
         "node:path" | "path" | "node:path/posix" | "path/posix" => "node:path",
         "@earendil-works/pi-ai/compat" | "@mariozechner/pi-ai/compat" => "pi:ai-compat",
         "@earendil-works/pi-tui" | "@mariozechner/pi-tui" => "pi:tui",
-        "@earendil-works/pi-agent-core" | "@mariozechner/pi-agent-core" => "pi:empty",
+        "@earendil-works/pi-agent-core" | "@mariozechner/pi-agent-core" => "pi:surface/agent-core",
+        "@earendil-works/pi-ai/models" | "@mariozechner/pi-ai/models" => "pi:surface/ai-models",
+        "@earendil-works/pi-ai/oauth" | "@mariozechner/pi-ai/oauth" => "pi:surface/ai-oauth",
+        "@earendil-works/pi-ai/providers/all" | "@mariozechner/pi-ai/providers/all" => "pi:surface/ai-providers",
+        "typebox/value" | "@sinclair/typebox/value" => "typebox/value",
+        "typebox/compile" | "@sinclair/typebox/compile" => "typebox/compile",
         _ => {
             let bare = name.strip_prefix("node:").unwrap_or(name);
             let known = NODE_PROVIDED.iter().find(|n| **n == bare)?;

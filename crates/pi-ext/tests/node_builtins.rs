@@ -284,3 +284,37 @@ async fn coding_agent_exports_run_pis_own_tools() {
     assert_eq!(v["fm"], json!({"frontmatter": {"name": "x", "n": 2}, "body": "body"}));
     assert_eq!((v["version"].clone(), v["dir"].clone()), (json!("string"), json!(true)));
 }
+
+#[tokio::test]
+async fn every_name_the_reference_exports_is_importable_and_stand_ins_name_themselves() {
+    let p = probe().await;
+    let v = p
+        .js(r#"
+            const ca = await import("@earendil-works/pi-coding-agent");
+            const ai = await import("@earendil-works/pi-ai");
+            const tb = await import("typebox");
+            const value = await import("typebox/value");
+            const core = await import("@earendil-works/pi-agent-core");
+            const models = await import("@earendil-works/pi-ai/models");
+            let called; try { ca.runRpcMode() } catch (e) { called = e.message }
+            let built; try { new ca.RpcClient() } catch (e) { built = e.message }
+            // A package may subclass one at load time.
+            class Mine extends ca.ToolExecutionComponent {}
+            return {
+                counts: [Object.keys(ca).length, Object.keys(ai).length, Object.keys(tb).length, Object.keys(value).length],
+                version: ca.CURRENT_SESSION_VERSION, env: ai.ANTHROPIC_API_KEY_ENV,
+                own: typeof ca.defineTool, type: typeof tb.Type.Object,
+                called, built, mine: typeof Mine, core: typeof core.Agent, models: typeof models.calculateCost,
+            };
+        "#)
+        .await;
+    // As many names as the reference's packages export to extensions (pi 1.6.0).
+    let counts: Vec<u64> = v["counts"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+    assert!(counts[0] >= 157 && counts[1] >= 148 && counts[2] >= 287 && counts[3] >= 35, "{v}");
+    assert_eq!((v["version"].as_u64(), v["env"].as_str()), (Some(3), Some("ANTHROPIC_API_KEY")));
+    assert_eq!((v["own"].as_str(), v["type"].as_str()), (Some("function"), Some("function")), "pi's own win");
+    let stand_in = "from \"@earendil-works/pi-coding-agent\" is not available in pi's extension engine";
+    assert_eq!(v["called"].as_str().unwrap(), format!("runRpcMode {stand_in} (see docs/extensions.md, \"Differences\")"));
+    assert!(v["built"].as_str().unwrap().starts_with(&format!("RpcClient {stand_in}")), "{v}");
+    assert_eq!((v["mine"].as_str(), v["core"].as_str(), v["models"].as_str()), (Some("function"), Some("function"), Some("function")));
+}

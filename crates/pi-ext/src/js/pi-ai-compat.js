@@ -19,3 +19,6 @@ export const streamSimple = unsupported("streamSimple");
 export const anthropicMessagesApi = { api: "anthropic-messages", stream: unsupported("anthropicMessagesApi.stream") };
 export const openAIResponsesApi = { api: "openai-responses", stream: unsupported("openAIResponsesApi.stream") };
 export const openAICompletionsApi = { api: "openai-completions", stream: unsupported("openAICompletionsApi.stream") };
+
+// The rest of what the reference exports here: stand-ins (js/surface/ai-compat.js).
+export * from "pi:surface/ai-compat";

@@ -104,3 +104,6 @@ export class ToolCallArgumentsStream {
 }
 
 export { Type };
+
+// The rest of what the reference exports here: stand-ins (js/surface/ai.js).
+export * from "pi:surface/ai";

@@ -258,3 +258,6 @@ export class CustomEditor extends Editor {
 }
 void truncateToWidth;
 void visibleWidth;
+
+// The rest of what the reference exports here: stand-ins (js/surface/coding-agent.js).
+export * from "pi:surface/coding-agent";

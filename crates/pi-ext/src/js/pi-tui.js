@@ -788,3 +788,6 @@ export function isFocusable(c) {
 }
 
 export default {};
+
+// The rest of what the reference exports here: stand-ins (js/surface/tui.js).
+export * from "pi:surface/tui";

@@ -228,3 +228,6 @@ export {
   tVoid as Void,
 };
 export default Type;
+
+// The rest of what the reference exports here: stand-ins (js/surface/typebox.js).
+export * from "pi:surface/typebox";

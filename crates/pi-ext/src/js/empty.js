@@ -1,2 +1,0 @@
-// A host package with no value exports that pi supports (types only).
-export {};

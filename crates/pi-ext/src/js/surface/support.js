@@ -1,0 +1,19 @@
+// Stand-ins for what the reference's packages export and pi's engine does not
+// provide (crates/pi-ext/src/js/surface/*.js, generated): an extension that
+// imports one loads; calling or constructing it throws an error that names it.
+
+const WHY = "is not available in pi's extension engine (see docs/extensions.md, \"Differences\")";
+
+/** A function (and constructor) that throws, naming `name` of `module`. */
+export function unavailable(module, name) {
+  const standIn = function () {
+    throw new Error(`${name} from "${module}" ${WHY}`);
+  };
+  Object.defineProperty(standIn, "name", { value: name.split(".").pop() });
+  return standIn;
+}
+
+/** `members` frozen (a namespace object of the reference's). */
+export function frozen(members) {
+  return Object.freeze(members);
+}
