@@ -314,7 +314,13 @@ async fn every_name_the_reference_exports_is_importable_and_stand_ins_name_thems
     assert_eq!((v["version"].as_u64(), v["env"].as_str()), (Some(3), Some("ANTHROPIC_API_KEY")));
     assert_eq!((v["own"].as_str(), v["type"].as_str()), (Some("function"), Some("function")), "pi's own win");
     let stand_in = "from \"@earendil-works/pi-coding-agent\" is not available in pi's extension engine";
-    assert_eq!(v["called"].as_str().unwrap(), format!("runRpcMode {stand_in} (see docs/extensions.md, \"Differences\")"));
+    assert_eq!(
+        v["called"].as_str().unwrap(),
+        format!("runRpcMode {stand_in} (see docs/extensions.md, \"Differences\")")
+    );
     assert!(v["built"].as_str().unwrap().starts_with(&format!("RpcClient {stand_in}")), "{v}");
-    assert_eq!((v["mine"].as_str(), v["core"].as_str(), v["models"].as_str()), (Some("function"), Some("function"), Some("function")));
+    assert_eq!(
+        (v["mine"].as_str(), v["core"].as_str(), v["models"].as_str()),
+        (Some("function"), Some("function"), Some("function"))
+    );
 }

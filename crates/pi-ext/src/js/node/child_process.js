@@ -1,5 +1,7 @@
 // node:child_process over the host: spawn (events from the engine's loop),
 // exec/execFile on top of it, and the sync forms over spawnSync.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-child_process";
 const node = globalThis.__pi_node;
 const { Buffer, EventEmitter, nodeError, argError, toLatin1, children } = node.lib;
 
@@ -276,7 +278,7 @@ export function fork() {
 }
 
 export { ChildProcess };
-export default { spawn, exec, execFile, spawnSync, execSync, execFileSync, fork, ChildProcess };
+export default filled({ spawn, exec, execFile, spawnSync, execSync, execFileSync, fork, ChildProcess }, rest);
 
 const custom = Symbol.for("nodejs.util.promisify.custom");
 const settle = (run) => (...args) =>
@@ -285,3 +287,6 @@ const settle = (run) => (...args) =>
   });
 exec[custom] = settle((cmd, o, cb) => exec(cmd, o || {}, cb));
 execFile[custom] = settle((file, a, o, cb) => execFile(file, a || [], o || {}, cb));
+
+// The rest of what Node exports here: stand-ins (js/surface/node-child_process.js).
+export * from "pi:surface/node-child_process";

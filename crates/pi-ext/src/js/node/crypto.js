@@ -1,4 +1,6 @@
 // node:crypto: hashes (sha256, sha512, sha1, md5, …), random bytes and UUIDs over the host.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-crypto";
 const node = globalThis.__pi_node;
 const { Buffer, toLatin1, nodeError } = node.lib;
 
@@ -57,4 +59,7 @@ export function timingSafeEqual(a, b) {
   return d === 0;
 }
 export const webcrypto = { getRandomValues, randomUUID };
-export default { createHash, randomBytes, randomUUID, randomInt, getRandomValues, getHashes, timingSafeEqual, webcrypto };
+export default filled({ createHash, randomBytes, randomUUID, randomInt, getRandomValues, getHashes, timingSafeEqual, webcrypto }, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-crypto.js).
+export * from "pi:surface/node-crypto";

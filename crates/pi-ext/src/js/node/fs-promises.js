@@ -1,4 +1,6 @@
 // node:fs/promises: the promise forms of node:fs.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-fs-promises";
 import fs from "node:fs";
 const p = fs.promises;
 export const {
@@ -6,4 +8,7 @@ export const {
   link, realpath, readlink, chmod, truncate, access, mkdtemp,
 } = p;
 export const constants = fs.constants;
-export default p;
+export default filled(p, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-fs-promises.js).
+export * from "pi:surface/node-fs-promises";

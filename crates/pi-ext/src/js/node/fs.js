@@ -1,6 +1,8 @@
 // node:fs over the host's synchronous file operations: the sync calls, their
 // callback forms and fs.promises (which run the same operation and settle
 // on the next microtask), constants, Stats and Dirent.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-fs";
 const node = globalThis.__pi_node;
 const { Buffer, nodeError, argError, toLatin1, EventEmitter } = node.lib;
 
@@ -376,11 +378,14 @@ export const promises = { constants };
 for (const [name, fn] of Object.entries(syncForms)) promises[name] = promiseForm(fn);
 
 export { Stats, Dirent };
-export default {
+export default filled({
   constants, F_OK, R_OK, W_OK, X_OK, existsSync, readFileSync, writeFileSync, appendFileSync, statSync, lstatSync,
   readdirSync, mkdirSync, rmSync, rmdirSync, unlinkSync, renameSync, copyFileSync, cpSync, symlinkSync, linkSync,
   realpathSync, readlinkSync, chmodSync, truncateSync, accessSync, mkdtempSync, watch, watchFile, unwatchFile,
   createReadStream, createWriteStream, readFile, writeFile, appendFile, stat, lstat, readdir, mkdir, rm, rmdir,
   unlink, rename, copyFile, cp, symlink, link, realpath, readlink, chmod, truncate, access, mkdtemp, exists,
   promises, Stats, Dirent,
-};
+}, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-fs.js).
+export * from "pi:surface/node-fs";

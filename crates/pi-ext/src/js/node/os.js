@@ -1,4 +1,6 @@
 // node:os over the host's facts.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-os";
 const node = globalThis.__pi_node;
 const info = () => JSON.parse(node.os());
 export const EOL = "\n";
@@ -25,7 +27,10 @@ export const loadavg = () => [0, 0, 0];
 export const networkInterfaces = () => ({});
 export const userInfo = () => info().userInfo;
 export const constants = { signals: { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGUSR1: 10, SIGUSR2: 12 }, errno: {} };
-export default {
+export default filled({
   EOL, devNull, homedir, tmpdir, hostname, platform, type, release, version, machine, arch, endianness, uptime,
   totalmem, freemem, availableParallelism, cpus, loadavg, networkInterfaces, userInfo, constants,
-};
+}, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-os.js).
+export * from "pi:surface/node-os";

@@ -1,4 +1,6 @@
 // node:readline: createInterface over an input that emits data (a read stream), line by line.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-readline";
 const { EventEmitter } = globalThis.__pi_node.lib;
 export function createInterface(options) {
   const input = options && options.input ? options.input : options;
@@ -42,4 +44,7 @@ export function createInterface(options) {
   });
   return rl;
 }
-export default { createInterface };
+export default filled({ createInterface }, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-readline.js).
+export * from "pi:surface/node-readline";

@@ -1,4 +1,6 @@
 // node:timers/promises: setTimeout and setImmediate as promises (with an abort signal).
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-timers-promises";
 function abortError(signal) {
   const e = new Error("The operation was aborted");
   e.name = "AbortError";
@@ -18,4 +20,7 @@ export function setImmediate(value, options) {
   return setTimeout(0, value, options);
 }
 export const scheduler = { wait: (ms, options) => setTimeout(ms, undefined, options), yield: () => setTimeout(0) };
-export default { setTimeout, setImmediate, scheduler };
+export default filled({ setTimeout, setImmediate, scheduler }, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-timers-promises.js).
+export * from "pi:surface/node-timers-promises";

@@ -1,4 +1,6 @@
 // node:url: fileURLToPath, pathToFileURL and the global URL.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-url";
 function invalid(message, code) {
   const e = new TypeError(message);
   e.code = code;
@@ -25,4 +27,7 @@ export function parse(s) {
 export function format(u) {
   return typeof u === "string" ? u : u.href;
 }
-export default { URL, URLSearchParams, fileURLToPath, pathToFileURL, parse, format };
+export default filled({ URL, URLSearchParams, fileURLToPath, pathToFileURL, parse, format }, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-url.js).
+export * from "pi:surface/node-url";

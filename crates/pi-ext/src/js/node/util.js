@@ -1,4 +1,6 @@
 // node:util: promisify, callbackify, format, inspect (the common cases), inherits, types, deprecate.
+import { filled } from "pi:surface-support";
+import rest from "pi:surface/node-util";
 const custom = Symbol.for("nodejs.util.promisify.custom");
 
 export function promisify(fn) {
@@ -96,4 +98,7 @@ export const types = {
   isSet: (v) => v instanceof Set,
 };
 export const TextEncoder = globalThis.TextEncoder, TextDecoder = globalThis.TextDecoder;
-export default { promisify, callbackify, format, inspect, inherits, deprecate, isDeepStrictEqual, stripVTControlCharacters, types, TextEncoder, TextDecoder };
+export default filled({ promisify, callbackify, format, inspect, inherits, deprecate, isDeepStrictEqual, stripVTControlCharacters, types, TextEncoder, TextDecoder }, rest);
+
+// The rest of what Node exports here: stand-ins (js/surface/node-util.js).
+export * from "pi:surface/node-util";

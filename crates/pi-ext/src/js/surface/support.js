@@ -17,3 +17,9 @@ export function unavailable(module, name) {
 export function frozen(members) {
   return Object.freeze(members);
 }
+
+/** `own` (a Node module's default export pi provides) with the names of `rest` it lacks. */
+export function filled(own, rest) {
+  for (const key of Object.keys(rest)) if (!(key in own)) own[key] = rest[key];
+  return own;
+}
