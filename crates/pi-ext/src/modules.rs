@@ -15,7 +15,7 @@ use crate::resolve::{self, Format, Mode, NotFound};
 use crate::{strip, text};
 
 /// Built-in modules: canonical name and source (compiled once per process).
-static BUILTINS: [Cached; 24] = [
+static BUILTINS: [Cached; 26] = [
     Cached::new("pi:coding-agent", include_str!("js/pi-coding-agent.js")),
     Cached::new("pi:ai", include_str!("js/pi-ai.js")),
     Cached::new("typebox", include_str!("js/typebox.js")),
@@ -37,6 +37,8 @@ static BUILTINS: [Cached; 24] = [
     Cached::new("node:readline", include_str!("js/node/readline.js")),
     Cached::new("node:module", include_str!("js/node/module.js")),
     Cached::new("node:zlib", include_str!("js/node/zlib.js")),
+    Cached::new("node:async_hooks", include_str!("js/node/async_hooks.js")),
+    Cached::new("pi:node-fd", include_str!("js/node/fd.js")),
     Cached::new("typebox/value", include_str!("js/typebox-value.js")),
     Cached::new("typebox/compile", include_str!("js/typebox-compile.js")),
     Cached::new("pi:surface-support", include_str!("js/surface/support.js")),
@@ -63,6 +65,7 @@ const NODE_PROVIDED: &[&str] = &[
     "readline",
     "module",
     "zlib",
+    "async_hooks",
 ];
 
 /// The built-in module an import specifier maps to, if any.

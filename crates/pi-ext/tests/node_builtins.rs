@@ -324,3 +324,60 @@ async fn every_name_the_reference_exports_is_importable_and_stand_ins_name_thems
         (Some("function"), Some("function"), Some("function"))
     );
 }
+
+#[tokio::test]
+async fn fs_descriptors_read_write_and_fail_as_node() {
+    let p = probe().await;
+    let d = p.path().to_string_lossy().into_owned();
+    let v = p
+        .js(&format!(
+            r#"
+            const f = "{d}/fd.txt";
+            const w = fs.openSync(f, "w");
+            const n = fs.writeSync(w, "hello world");
+            fs.writeSync(w, "W", 6);
+            fs.closeSync(w);
+            const r = fs.openSync(f, "r");
+            const buf = B.alloc(5);
+            const first = fs.readSync(r, buf, 0, 5, null);
+            const a = buf.toString();
+            fs.readSync(r, buf, 0, 5, null);
+            const b = buf.toString();
+            const size = fs.fstatSync(r).size;
+            fs.closeSync(r);
+            const app = fs.openSync(f, "a");
+            fs.writeSync(app, "!");
+            fs.closeSync(app);
+            let badf, missing, exists;
+            try {{ fs.readSync(r, buf) }} catch (e) {{ badf = e.code }}
+            try {{ fs.openSync("{d}/none", "r") }} catch (e) {{ missing = e.code }}
+            try {{ fs.openSync(f, "wx") }} catch (e) {{ exists = e.code }}
+            const h = await fsp.open(f, "r");
+            const {{ bytesRead }} = await h.read(B.alloc(3), 0, 3, 0);
+            await h.close();
+            return {{ n, first, a, b, size, text: fs.readFileSync(f, "utf8"), badf, missing, exists, bytesRead }};
+        "#
+        ))
+        .await;
+    assert_eq!(
+        v,
+        json!({"n": 11, "first": 5, "a": "hello", "b": " Worl", "size": 11, "text": "hello World!",
+            "badf": "EBADF", "missing": "ENOENT", "exists": "EEXIST", "bytesRead": 3})
+    );
+}
+
+#[tokio::test]
+async fn async_local_storage_holds_its_store_through_the_call() {
+    let p = probe().await;
+    let v = p
+        .js(r#"
+            const { AsyncLocalStorage } = await import("node:async_hooks");
+            const als = new AsyncLocalStorage();
+            const inner = () => als.getStore();
+            const seen = als.run({ id: 7 }, () => inner());
+            const nested = als.run(1, () => [als.getStore(), als.run(2, () => als.getStore()), als.getStore()]);
+            return { seen, nested, after: als.getStore() ?? null };
+        "#)
+        .await;
+    assert_eq!(v, json!({"seen": {"id": 7}, "nested": [1, 2, 1], "after": null}));
+}

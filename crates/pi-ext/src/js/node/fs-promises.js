@@ -5,7 +5,7 @@ import fs from "node:fs";
 const p = fs.promises;
 export const {
   readFile, writeFile, appendFile, stat, lstat, readdir, mkdir, rm, rmdir, unlink, rename, copyFile, cp, symlink,
-  link, realpath, readlink, chmod, truncate, access, mkdtemp,
+  link, realpath, readlink, chmod, truncate, access, mkdtemp, open,
 } = p;
 export const constants = fs.constants;
 export default filled(p, rest);

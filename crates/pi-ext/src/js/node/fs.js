@@ -342,6 +342,21 @@ function promiseForm(fn) {
       }
     });
 }
+import { openSync, closeSync, readSync, writeSync, fstatSync, ftruncateSync, fsyncSync, fdatasyncSync, openHandle } from "pi:node-fd";
+export { openSync, closeSync, readSync, writeSync, fstatSync, ftruncateSync, fsyncSync, fdatasyncSync };
+export const open = callbackForm(openSync);
+export const close = callbackForm(closeSync);
+export const fstat = callbackForm(fstatSync);
+export const ftruncate = callbackForm(ftruncateSync);
+export const fsync = callbackForm(fsyncSync);
+export function read(fd, buffer, ...rest) {
+  const cb = rest.pop();
+  callbackForm((...a) => readSync(...a))(fd, buffer, ...rest, (e, n) => cb(e, n, buffer));
+}
+export function write(fd, data, ...rest) {
+  const cb = rest.pop();
+  callbackForm((...a) => writeSync(...a))(fd, data, ...rest, (e, n) => cb(e, n, data));
+}
 const syncForms = {
   readFile: readFileSync, writeFile: writeFileSync, appendFile: appendFileSync, stat: statSync, lstat: lstatSync,
   readdir: readdirSync, mkdir: mkdirSync, rm: rmSync, rmdir: rmdirSync, unlink: unlinkSync, rename: renameSync,
@@ -376,6 +391,7 @@ export function exists(p, cb) {
 
 export const promises = { constants };
 for (const [name, fn] of Object.entries(syncForms)) promises[name] = promiseForm(fn);
+promises.open = openHandle;
 
 export { Stats, Dirent };
 export default filled({
@@ -384,7 +400,8 @@ export default filled({
   realpathSync, readlinkSync, chmodSync, truncateSync, accessSync, mkdtempSync, watch, watchFile, unwatchFile,
   createReadStream, createWriteStream, readFile, writeFile, appendFile, stat, lstat, readdir, mkdir, rm, rmdir,
   unlink, rename, copyFile, cp, symlink, link, realpath, readlink, chmod, truncate, access, mkdtemp, exists,
-  promises, Stats, Dirent,
+  promises, Stats, Dirent, openSync, closeSync, readSync, writeSync, fstatSync, ftruncateSync, fsyncSync,
+  fdatasyncSync, open, close, read, write, fstat, ftruncate, fsync,
 }, rest);
 
 // The rest of what Node exports here: stand-ins (js/surface/node-fs.js).
