@@ -381,3 +381,18 @@ async fn async_local_storage_holds_its_store_through_the_call() {
         .await;
     assert_eq!(v, json!({"seen": {"id": 7}, "nested": [1, 2, 1], "after": null}));
 }
+
+#[tokio::test]
+async fn ui_methods_without_a_terminal_answer_as_the_references_rpc_mode() {
+    let p = probe().await;
+    let v = p
+        .js(r#"
+            const off = ctx.ui.onTerminalInput(() => ({ consume: true }));
+            return {
+                off: typeof off, offResult: off() ?? null, editor: ctx.ui.getEditorComponent() ?? null,
+                expanded: ctx.ui.getToolsExpanded(), set: ctx.ui.setToolsExpanded(true) ?? null,
+            };
+        "#)
+        .await;
+    assert_eq!(v, json!({"off": "function", "offResult": null, "editor": null, "expanded": false, "set": null}));
+}

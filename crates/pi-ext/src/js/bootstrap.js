@@ -310,6 +310,11 @@
       getAllThemes: () => [],
       setTheme: () => ({ success: false, error: config.mode === "rpc" ? "Theme switching not supported in RPC mode" : hasUI ? "Theme switching is not available to extensions in pi" : "UI not available" }),
       setEditorComponent: noop,
+      getEditorComponent: () => undefined,
+      // Raw terminal input is not given to extensions: an unsubscribe that does nothing.
+      onTerminalInput: () => noop,
+      getToolsExpanded: () => false,
+      setToolsExpanded: noop,
       addAutocompleteProvider: noop,
       pasteToEditor(text) {
         fire({ method: "setEditorText", text: safeString(text) });
