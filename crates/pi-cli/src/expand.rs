@@ -72,7 +72,7 @@ pub(crate) fn expander(resources: Arc<Resources>) -> pi_agent::InputExpander {
 }
 
 fn source_info(path: &std::path::Path, s: &pi_config::resources::SourceInfo) -> Value {
-    json!({"path": path.to_string_lossy(), "source": s.source, "scope": s.scope, "origin": "top-level",
+    json!({"path": path.to_string_lossy(), "source": s.source, "scope": s.scope, "origin": s.origin,
         "baseDir": s.base_dir.to_string_lossy()})
 }
 

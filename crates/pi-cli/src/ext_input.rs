@@ -65,15 +65,28 @@ pub(crate) fn find_command(scripts: &[Arc<LoadedExtensions>], text: &str) -> Opt
     Some((all[at].path.clone(), all[at].name.clone(), args.to_string()))
 }
 
-/// Where an extension came from, as the reference's `sourceInfo` says it:
-/// the agent dir's `extensions/` folder (`auto`, `user`), a project's
+/// What tells where an extension came from: the agent dir, the session
+/// folder and the packages' extension files.
+pub(crate) struct Origins<'a> {
+    pub agent_dir: &'a Path,
+    pub cwd: &'a Path,
+    pub packages: &'a [pi_config::packages::PackageResource],
+}
+
+/// Where an extension came from, as the reference's `sourceInfo` says it: a
+/// package's file (its source as settings write it, `package`), the agent
+/// dir's `extensions/` folder (`auto`, `user`), a project's
 /// `.pi/extensions/` (`auto`, `project`), else the command line (`cli`,
-/// `temporary`). `dirs`: the agent dir and the session folder.
-fn source_info(path: &str, dirs: Option<(&Path, &Path)>) -> Value {
+/// `temporary`).
+fn source_info(path: &str, origins: Option<&Origins>) -> Value {
     let p = Path::new(path);
-    if let Some((agent_dir, cwd)) = dirs {
+    if let Some(o) = origins {
+        if let Some(r) = o.packages.iter().find(|r| r.path == p) {
+            return json!({"path": path, "source": r.source, "scope": r.scope,
+                "origin": pi_config::resources::ORIGIN_PACKAGE, "baseDir": r.package_root.to_string_lossy()});
+        }
         for (base, folder, scope) in
-            [(agent_dir.to_path_buf(), "extensions", "user"), (cwd.join(".pi"), "extensions", "project")]
+            [(o.agent_dir.to_path_buf(), "extensions", "user"), (o.cwd.join(".pi"), "extensions", "project")]
         {
             if p.starts_with(base.join(folder)) {
                 return json!({"path": path, "source": "auto", "scope": scope, "origin": "top-level",
@@ -85,7 +98,7 @@ fn source_info(path: &str, dirs: Option<(&Path, &Path)>) -> Value {
 }
 
 /// RPC `get_commands` entries of the extensions' commands, in load order.
-pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], dirs: Option<(&Path, &Path)>) -> Vec<Value> {
+pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], origins: Option<&Origins>) -> Vec<Value> {
     let all: Vec<pi_ext::ExtCommand> = scripts.iter().flat_map(|l| l.commands()).collect();
     let names = pi_ext::command_names(&all);
     all.iter()
@@ -96,7 +109,7 @@ pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], dirs: Option
                 v["description"] = json!(d);
             }
             v["source"] = json!("extension");
-            v["sourceInfo"] = source_info(&c.path, dirs);
+            v["sourceInfo"] = source_info(&c.path, origins);
             v
         })
         .collect()
@@ -442,16 +455,30 @@ mod tests {
 
     #[test]
     fn source_info_names_where_an_extension_came_from() {
-        let (agent, cwd) = (Path::new("/h/.pi/agent"), Path::new("/w"));
-        let user = source_info("/h/.pi/agent/extensions/a.ts", Some((agent, cwd)));
+        let package = pi_config::packages::PackageResource {
+            path: "/h/.pi/agent/npm/node_modules/pkg/index.ts".into(),
+            source: "npm:pkg@1.0.0".into(),
+            scope: "user".into(),
+            package_root: "/h/.pi/agent/npm/node_modules/pkg".into(),
+        };
+        let packages = [package];
+        let o = Origins { agent_dir: Path::new("/h/.pi/agent"), cwd: Path::new("/w"), packages: &packages };
+        let user = source_info("/h/.pi/agent/extensions/a.ts", Some(&o));
         assert_eq!(
             (&user["source"], &user["scope"], &user["baseDir"]),
             (&json!("auto"), &json!("user"), &json!("/h/.pi/agent"))
         );
-        let project = source_info("/w/.pi/extensions/b/index.ts", Some((agent, cwd)));
+        let project = source_info("/w/.pi/extensions/b/index.ts", Some(&o));
         assert_eq!((&project["scope"], &project["baseDir"]), (&json!("project"), &json!("/w/.pi")));
-        let cli = source_info("/w/x.ts", Some((agent, cwd)));
+        let cli = source_info("/w/x.ts", Some(&o));
         assert_eq!((&cli["source"], &cli["scope"]), (&json!("cli"), &json!("temporary")));
         assert!(cli.get("baseDir").is_none());
+        // As the reference: a package's extension names the package.
+        let from_package = source_info("/h/.pi/agent/npm/node_modules/pkg/index.ts", Some(&o));
+        assert_eq!(
+            from_package,
+            json!({"path": "/h/.pi/agent/npm/node_modules/pkg/index.ts", "source": "npm:pkg@1.0.0", "scope": "user",
+                "origin": "package", "baseDir": "/h/.pi/agent/npm/node_modules/pkg"})
+        );
     }
 }

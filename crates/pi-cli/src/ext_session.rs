@@ -103,6 +103,8 @@ pub(crate) struct ExtSession {
     plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
     /// The `--models` patterns (`ctx.scopedModels`).
     scope: Vec<String>,
+    /// The packages' extension files (their commands' `sourceInfo`).
+    packages: Vec<pi_config::packages::PackageResource>,
     /// `ctx.shutdown()` was called (the RPC loop and the terminal UI end
     /// once idle; print and JSON modes end by themselves).
     pub shutdown: Arc<ShutdownRequest>,
@@ -152,6 +154,8 @@ pub(crate) struct SessionParts {
     pub prompt_view: Arc<Mutex<String>>,
     /// The `--models` patterns (`ctx.scopedModels`).
     pub scope: Vec<String>,
+    /// The packages' extension files (their commands' `sourceInfo`).
+    pub packages: Vec<pi_config::packages::PackageResource>,
 }
 
 impl ExtSession {
@@ -178,6 +182,7 @@ impl ExtSession {
             live: p.live,
             prompt_view: p.prompt_view,
             scope: p.scope,
+            packages: p.packages,
             shutdown: Arc::default(),
         })
     }
@@ -239,8 +244,9 @@ impl ExtSession {
 
     /// Every command the session has: the extensions', then the skills' and templates'.
     pub(crate) fn commands(&self) -> Vec<Value> {
-        let dirs = Some((self.agent_dir.as_path(), self.cwd.as_path()));
-        let mut out = crate::ext_input::extension_commands(&self.scripts(), dirs);
+        let origins =
+            crate::ext_input::Origins { agent_dir: &self.agent_dir, cwd: &self.cwd, packages: &self.packages };
+        let mut out = crate::ext_input::extension_commands(&self.scripts(), Some(&origins));
         out.extend(self.resource_commands.lock().map(|c| c.clone()).unwrap_or_default());
         out
     }

@@ -68,6 +68,19 @@ impl Env {
         server.requests()[before].body.clone()
     }
 
+    /// RPC `get_commands`' list.
+    fn commands(&self) -> Vec<Value> {
+        let mut c = self.cmd(&["--mode", "rpc", "--offline", "--no-session"]);
+        let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, b"{\"id\":\"c\",\"type\":\"get_commands\"}\n").unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_string();
+        let v: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("not JSON: {first}"));
+        v["data"]["commands"].as_array().cloned().unwrap_or_default()
+    }
+
     fn user_settings(&self) -> Value {
         serde_json::from_str(&std::fs::read_to_string(self.agent().join("settings.json")).unwrap()).unwrap()
     }
@@ -174,6 +187,17 @@ fn a_local_package_installs_loads_lists_and_removes() {
     assert_eq!(last_user_text(&body), "Review src/main.rs carefully");
     assert!(system(&body).contains("<name>greet-a</name>"), "{}", system(&body));
     assert!(tool_names(&body).contains(&"tool_a".to_string()), "{:?}", tool_names(&body));
+    // As the reference: the package's skill and template say where they came from.
+    let commands = env.commands();
+    let skill = commands.iter().find(|c| c["name"] == "skill:greet-a").unwrap();
+    let pkg = env.root.join("pkg");
+    assert_eq!(
+        skill["sourceInfo"],
+        json!({"path": pkg.join("skills/greet-a/SKILL.md"), "source": "../../../pkg", "scope": "user",
+            "origin": "package", "baseDir": pkg})
+    );
+    let template = commands.iter().find(|c| c["name"] == "rev-a").unwrap();
+    assert_eq!(template["sourceInfo"]["origin"], "package");
 
     let o = env.run(&["remove", "../pkg"]);
     assert_eq!((out(&o), o.status.success()), ("Removing ../pkg...\nRemoved ../pkg\n".to_string(), true));

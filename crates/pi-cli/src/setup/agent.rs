@@ -240,6 +240,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         live: agent.live.clone(),
         prompt_view: agent.prompt_view.clone(),
         scope: args.models.clone().unwrap_or_default(),
+        packages: package_extensions(settings, env, trusted),
     });
     ext.set_resource_commands(&reload);
     // agent_settled handlers find pi idle: what they send runs after them.
@@ -322,6 +323,12 @@ async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &E
             }
         }
     }
+}
+
+/// The packages' extension files this run may load (a project's only when trusted).
+fn package_extensions(settings: &Settings, env: &Env, trusted: bool) -> Vec<pi_config::packages::PackageResource> {
+    let found = pi_config::packages::resolve(settings, &env.agent_dir, &env.cwd);
+    found.extensions.into_iter().filter(|r| trusted || r.scope != "project").collect()
 }
 
 /// The compaction and retry settings of the chosen model.

@@ -32,7 +32,7 @@ pub use walk::{MAX_SKILL_DEPTH, SkillDirMode, markdown_files, skill_files};
 
 /// Where a skill or template came from, as RPC `get_commands` reports it
 /// (`sourceInfo`: `source` `auto`/`local`, `scope` `user`/`project`/`temporary`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceInfo {
     /// `auto` (found in a conventional folder), `local` (a settings entry or
     /// a path), or a package's source as written in settings.
@@ -41,11 +41,34 @@ pub struct SourceInfo {
     pub scope: String,
     /// The folder the resource belongs to.
     pub base_dir: PathBuf,
+    /// `top-level`, or `package` for a package's resource.
+    pub origin: &'static str,
+}
+
+/// [`SourceInfo::origin`] of a resource found on its own.
+pub const ORIGIN_TOP_LEVEL: &str = "top-level";
+/// [`SourceInfo::origin`] of a package's resource.
+pub const ORIGIN_PACKAGE: &str = "package";
+
+impl Default for SourceInfo {
+    fn default() -> Self {
+        SourceInfo::new("", "", Path::new(""))
+    }
 }
 
 impl SourceInfo {
     fn new(source: &str, scope: &str, base_dir: &Path) -> Self {
-        SourceInfo { source: source.into(), scope: scope.into(), base_dir: base_dir.to_path_buf() }
+        SourceInfo {
+            source: source.into(),
+            scope: scope.into(),
+            base_dir: base_dir.to_path_buf(),
+            origin: ORIGIN_TOP_LEVEL,
+        }
+    }
+
+    /// A package's resource: its source as settings write it, its scope and folder.
+    pub fn package(source: &str, scope: &str, package_root: &Path) -> Self {
+        SourceInfo { origin: ORIGIN_PACKAGE, ..SourceInfo::new(source, scope, package_root) }
     }
 }
 
