@@ -72,8 +72,12 @@ pub(crate) fn expander(resources: Arc<Resources>) -> pi_agent::InputExpander {
 }
 
 fn source_info(path: &std::path::Path, s: &pi_config::resources::SourceInfo) -> Value {
-    json!({"path": path.to_string_lossy(), "source": s.source, "scope": s.scope, "origin": s.origin,
-        "baseDir": s.base_dir.to_string_lossy()})
+    let mut v = json!({"path": path.to_string_lossy(), "source": s.source, "scope": s.scope, "origin": s.origin,
+        "baseDir": s.base_dir.to_string_lossy()});
+    if let Some(c) = &s.changelog {
+        v["changelogPath"] = json!(c.to_string_lossy());
+    }
+    v
 }
 
 /// RPC `get_commands` entries: templates, then skills (`skill:<name>`), as the

@@ -82,8 +82,12 @@ fn source_info(path: &str, origins: Option<&Origins>) -> Value {
     let p = Path::new(path);
     if let Some(o) = origins {
         if let Some(r) = o.packages.iter().find(|r| r.path == p) {
-            return json!({"path": path, "source": r.source, "scope": r.scope,
+            let mut v = json!({"path": path, "source": r.source, "scope": r.scope,
                 "origin": pi_config::resources::ORIGIN_PACKAGE, "baseDir": r.package_root.to_string_lossy()});
+            if let Some(c) = &r.changelog {
+                v["changelogPath"] = json!(c.to_string_lossy());
+            }
+            return v;
         }
         for (base, folder, scope) in
             [(o.agent_dir.to_path_buf(), "extensions", "user"), (o.cwd.join(".pi"), "extensions", "project")]
@@ -460,6 +464,7 @@ mod tests {
             source: "npm:pkg@1.0.0".into(),
             scope: "user".into(),
             package_root: "/h/.pi/agent/npm/node_modules/pkg".into(),
+            changelog: None,
         };
         let packages = [package];
         let o = Origins { agent_dir: Path::new("/h/.pi/agent"), cwd: Path::new("/w"), packages: &packages };

@@ -188,13 +188,15 @@ fn a_local_package_installs_loads_lists_and_removes() {
     assert!(system(&body).contains("<name>greet-a</name>"), "{}", system(&body));
     assert!(tool_names(&body).contains(&"tool_a".to_string()), "{:?}", tool_names(&body));
     // As the reference: the package's skill and template say where they came from.
+    assert!(env.commands().iter().all(|c| c["sourceInfo"].get("changelogPath").is_none()));
+    write(&env.root.join("pkg/CHANGELOG.md"), "# Changes\n");
     let commands = env.commands();
     let skill = commands.iter().find(|c| c["name"] == "skill:greet-a").unwrap();
     let pkg = env.root.join("pkg");
     assert_eq!(
         skill["sourceInfo"],
         json!({"path": pkg.join("skills/greet-a/SKILL.md"), "source": "../../../pkg", "scope": "user",
-            "origin": "package", "baseDir": pkg})
+            "origin": "package", "baseDir": pkg, "changelogPath": pkg.join("CHANGELOG.md")})
     );
     let template = commands.iter().find(|c| c["name"] == "rev-a").unwrap();
     assert_eq!(template["sourceInfo"]["origin"], "package");

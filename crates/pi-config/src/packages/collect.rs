@@ -35,6 +35,27 @@ pub struct PackageResource {
     pub scope: String,
     /// The package's folder.
     pub package_root: PathBuf,
+    /// The package's change log ([`changelog_path`]).
+    pub changelog: Option<PathBuf>,
+}
+
+/// The default change log of a package (`pi.changelogPath` names another).
+pub const DEFAULT_CHANGELOG: &str = "CHANGELOG.md";
+
+/// A package's change log, as the reference finds it: `pi.changelogPath` of
+/// its `package.json` (default `CHANGELOG.md`, an empty value none), a file
+/// inside the package's folder.
+pub fn changelog_path(root: &Path) -> Option<PathBuf> {
+    let manifest = crate::files::read_config_text(&root.join("package.json")).ok().flatten();
+    let doc: Option<Value> = manifest.and_then(|t| serde_json::from_str(&t).ok());
+    let named = doc.as_ref().and_then(|d| d.get("pi")?.get("changelogPath")?.as_str().map(String::from));
+    let name = named.unwrap_or_else(|| DEFAULT_CHANGELOG.to_string());
+    if name.is_empty() {
+        return None;
+    }
+    let path = root.join(&name);
+    let (real_root, real) = (std::fs::canonicalize(root).ok()?, std::fs::canonicalize(&path).ok()?);
+    (real != real_root && real.starts_with(&real_root) && real.is_file()).then_some(path)
 }
 
 /// The files of the configured packages, by kind, in load order.

@@ -184,13 +184,15 @@ pub fn resolve(settings: &Settings, agent_dir: &Path, cwd: &Path) -> PackageReso
             Scope::User => "user",
             Scope::Project => "project",
         };
+        let Ok(meta) = std::fs::metadata(&root) else { continue };
+        let changelog = if meta.is_dir() { collect::changelog_path(&root) } else { None };
         let item = |path: PathBuf| PackageResource {
             path,
             source: entry.source.clone(),
             scope: scope.to_string(),
             package_root: root.clone(),
+            changelog: changelog.clone(),
         };
-        let Ok(meta) = std::fs::metadata(&root) else { continue };
         if meta.is_file() {
             out.extensions.push(item(root.clone()));
             continue;

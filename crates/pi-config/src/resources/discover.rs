@@ -188,7 +188,7 @@ fn configured(o: &ResourceOptions<'_>, kind: ResourceKind) -> Vec<(PathBuf, Sour
     // Then the packages' (project packages first; see `crate::packages`).
     let packages = crate::packages::resolve(o.settings, o.agent_dir, o.cwd);
     let found = if kind == ResourceKind::Skills { packages.skills } else { packages.prompts };
-    list.extend(found.into_iter().map(|r| (r.path, SourceInfo::package(&r.source, &r.scope, &r.package_root))));
+    list.extend(found.into_iter().map(|r| (r.path.clone(), SourceInfo::package(&r))));
     // The same file found twice counts once (the first place wins).
     let mut seen = HashSet::new();
     list.retain(|(p, _)| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));

@@ -43,6 +43,8 @@ pub struct SourceInfo {
     pub base_dir: PathBuf,
     /// `top-level`, or `package` for a package's resource.
     pub origin: &'static str,
+    /// A package's change log, when it has one.
+    pub changelog: Option<PathBuf>,
 }
 
 /// [`SourceInfo::origin`] of a resource found on its own.
@@ -63,12 +65,18 @@ impl SourceInfo {
             scope: scope.into(),
             base_dir: base_dir.to_path_buf(),
             origin: ORIGIN_TOP_LEVEL,
+            changelog: None,
         }
     }
 
-    /// A package's resource: its source as settings write it, its scope and folder.
-    pub fn package(source: &str, scope: &str, package_root: &Path) -> Self {
-        SourceInfo { origin: ORIGIN_PACKAGE, ..SourceInfo::new(source, scope, package_root) }
+    /// A package's resource: its source as settings write it, its scope,
+    /// folder and change log.
+    pub fn package(r: &crate::packages::PackageResource) -> Self {
+        SourceInfo {
+            origin: ORIGIN_PACKAGE,
+            changelog: r.changelog.clone(),
+            ..SourceInfo::new(&r.source, &r.scope, &r.package_root)
+        }
     }
 }
 
