@@ -15,7 +15,7 @@ use crate::resolve::{self, Format, Mode, NotFound};
 use crate::{strip, text};
 
 /// Built-in modules: canonical name and source (compiled once per process).
-static BUILTINS: [Cached; 26] = [
+static BUILTINS: [Cached; 28] = [
     Cached::new("pi:coding-agent", include_str!("js/pi-coding-agent.js")),
     Cached::new("pi:ai", include_str!("js/pi-ai.js")),
     Cached::new("typebox", include_str!("js/typebox.js")),
@@ -39,6 +39,8 @@ static BUILTINS: [Cached; 26] = [
     Cached::new("node:zlib", include_str!("js/node/zlib.js")),
     Cached::new("node:async_hooks", include_str!("js/node/async_hooks.js")),
     Cached::new("pi:node-fd", include_str!("js/node/fd.js")),
+    Cached::new("node:diagnostics_channel", include_str!("js/node/diagnostics_channel.js")),
+    Cached::new("node:worker_threads", include_str!("js/node/worker_threads.js")),
     Cached::new("typebox/value", include_str!("js/typebox-value.js")),
     Cached::new("typebox/compile", include_str!("js/typebox-compile.js")),
     Cached::new("pi:surface-support", include_str!("js/surface/support.js")),
@@ -66,6 +68,8 @@ const NODE_PROVIDED: &[&str] = &[
     "module",
     "zlib",
     "async_hooks",
+    "diagnostics_channel",
+    "worker_threads",
 ];
 
 /// The built-in module an import specifier maps to, if any.

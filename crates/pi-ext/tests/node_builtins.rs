@@ -396,3 +396,59 @@ async fn ui_methods_without_a_terminal_answer_as_the_references_rpc_mode() {
         .await;
     assert_eq!(v, json!({"off": "function", "offResult": null, "editor": null, "expanded": false, "set": null}));
 }
+
+#[tokio::test]
+async fn intl_web_classes_and_typebox_values_for_packages_that_load_them() {
+    let p = probe().await;
+    let v = p
+        .js(r#"
+            const seg = new Intl.Segmenter("en", { granularity: "grapheme" });
+            const graphemes = [...seg.segment("e\u0301a👍🏽🇫🇷👨‍👩‍👧")].map((s) => s.segment);
+            const words = [...new Intl.Segmenter("en", { granularity: "word" }).segment("Hi, you!")].filter((s) => s.isWordLike).map((s) => s.segment);
+            const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 }).format(1234567.891);
+            const collator = ["b10", "b9", "a"].sort(new Intl.Collator(undefined, { numeric: true }).compare);
+            const tz = typeof Intl.DateTimeFormat().resolvedOptions().timeZone;
+            const target = new EventTarget();
+            let heard = 0;
+            target.addEventListener("x", () => heard++, { once: true });
+            target.dispatchEvent(new Event("x"));
+            target.dispatchEvent(new Event("x"));
+            const res = new Response(JSON.stringify({ a: 1 }), { headers: { "Content-Type": "application/json" } });
+            const body = await res.json();
+            const h = res.headers.get("content-type");
+            const blob = await new Blob(["ab", new Uint8Array([99])]).text();
+            class Extended extends ReadableStream {}
+            const chunks = [];
+            for await (const c of new Extended({ start(c) { c.enqueue(1); c.enqueue(2); c.close(); } })) chunks.push(c);
+            let fetched; try { await fetch("http://127.0.0.1:9/") } catch (e) { fetched = e.message }
+            const { Value } = await import("typebox/value");
+            const { Compile } = await import("typebox/compile");
+            const { Type } = await import("typebox");
+            const schema = Type.Object({ n: Type.Number(), s: Type.Optional(Type.String({ default: "d" })) });
+            const errors = Value.Errors(schema, { n: "x" }).map((e) => [e.path, e.message]);
+            const parsed = Value.Parse(schema, { n: "2", extra: true });
+            const checks = [Value.Check(schema, { n: 1 }), Compile(schema).Check({}), Compile(schema).Check({ n: 3 })];
+            const util = await import("node:util");
+            const debug = util.debuglog("pitest");
+            const path = await import("node:path");
+            const { StringEnum } = await import("@earendil-works/pi-ai/compat");
+            return { graphemes, words, number, collator, tz, heard, body, h, blob, chunks, fetched: fetched.startsWith("fetch is not available"),
+                     errors, parsed, checks, debug: [typeof debug, debug.enabled, debug("x") ?? null], win32: path.win32.sep,
+                     stringEnum: StringEnum(["a", "b"]).enum };
+        "#)
+        .await;
+    assert_eq!(v["graphemes"], json!(["e\u{301}", "a", "👍🏽", "🇫🇷", "👨‍👩‍👧"]), "{v}");
+    assert_eq!(v["words"], json!(["Hi", "you"]));
+    assert_eq!((v["number"].as_str(), v["tz"].as_str()), (Some("1,234,567.9"), Some("string")));
+    assert_eq!(v["collator"], json!(["a", "b9", "b10"]));
+    assert_eq!(
+        (v["heard"].as_u64(), &v["body"], v["h"].as_str()),
+        (Some(1), &json!({"a": 1}), Some("application/json"))
+    );
+    assert_eq!((v["blob"].as_str(), &v["chunks"], v["fetched"].as_bool()), (Some("abc"), &json!([1, 2]), Some(true)));
+    assert_eq!(v["errors"], json!([["/n", "expected number, got string"]]));
+    assert_eq!(v["parsed"], json!({"n": 2, "extra": true, "s": "d"}));
+    assert_eq!(v["checks"], json!([true, false, true]));
+    assert_eq!(v["debug"], json!(["function", false, null]));
+    assert_eq!((v["win32"].as_str(), &v["stringEnum"]), (Some("\\"), &json!(["a", "b"])));
+}

@@ -50,6 +50,7 @@ pub use error::ToolError;
 pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use result::{Content, ToolResult};
+pub use schema::{Issue as SchemaIssue, check as check_schema, coerce as coerce_to_schema};
 pub use spec::{Annotations, ToolSpec};
 pub use tools::{
     SUPERVISE_ARG, SupervisedCommand, UserCommandResult, end_sandbox_sessions, execute_validated,

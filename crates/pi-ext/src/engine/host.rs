@@ -51,6 +51,10 @@ static BOOTSTRAP: Cached = Cached::new("pi:bootstrap.js", include_str!("../js/bo
 static SESSION: Cached = Cached::new("pi:session.js", include_str!("../js/session.js"));
 /// `Buffer`, `process` and the other Node globals, over `__pi_node`.
 static NODE_GLOBALS: Cached = Cached::new("pi:node-globals.js", include_str!("../js/node/globals.js"));
+/// The web platform's classes (events, `Headers`, `Blob`, streams, `Response`, …).
+static WEB: Cached = Cached::new("pi:web.js", include_str!("../js/web.js"));
+/// A small `Intl` (the engine has none).
+static INTL: Cached = Cached::new("pi:intl.js", include_str!("../js/intl.js"));
 
 fn js<T>(ctx: &Ctx<'_>, r: rquickjs::Result<T>) -> Result<T, String> {
     r.catch(ctx).map_err(describe_caught)
@@ -74,7 +78,10 @@ pub(super) fn install_realm(ctx: &Ctx<'_>, realm: &Rc<Realm>, cwd: &std::path::P
     js(ctx, crate::node::install(ctx, realm))?;
     js(ctx, crate::node::cjs::install(ctx))?;
     let globals: Function = js(ctx, eval_script(ctx, &NODE_GLOBALS))?;
-    js(ctx, globals.call::<_, ()>((config,)))?;
+    js(ctx, globals.call::<_, ()>((config.clone(),)))?;
+    let web: Function = js(ctx, eval_script(ctx, &WEB))?;
+    js(ctx, web.call::<_, ()>((config,)))?;
+    js(ctx, eval_script::<()>(ctx, &INTL))?;
     Ok(())
 }
 

@@ -112,5 +112,11 @@ export function toNamespacedPath(p) {
 
 const path = { sep, delimiter, isAbsolute, normalize, join, resolve, dirname, basename, extname, relative, parse, format, toNamespacedPath };
 path.posix = path;
+// `path.win32`: Windows' separators, the POSIX functions (pi runs on POSIX
+// systems; code that only names it, or reads `sep`, works).
+export const win32 = { ...path, sep: "\\", delimiter: ";" };
+win32.win32 = win32;
+win32.posix = path;
+path.win32 = win32;
 export const posix = path;
 export default path;

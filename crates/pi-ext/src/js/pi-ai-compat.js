@@ -1,8 +1,11 @@
 // `@earendil-works/pi-ai/compat`: the provider-registration surface. pi's providers are its
 // own (Rust); registering an API provider from an extension is accepted and not used, and
 // streaming through the reference's built-in APIs is not available.
-import { createAssistantMessageEventStream } from "pi:ai";
-export { createAssistantMessageEventStream };
+// What pi implements of `@earendil-works/pi-ai` is the same here.
+export {
+  StringEnum, uuidv7, calculateCost, collapseSystemMessages, getCurrentSystemPrompt, getCurrentTools,
+  AssistantMessageEventStream, createAssistantMessageEventStream, ToolCallArgumentsStream,
+} from "pi:ai";
 const providers = new Map();
 export function registerApiProvider(provider) {
   if (provider && provider.api) providers.set(provider.api, provider);

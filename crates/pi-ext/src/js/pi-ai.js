@@ -105,5 +105,10 @@ export class ToolCallArgumentsStream {
 
 export { Type };
 
+// The provider-registration surface, as `…/compat` has it.
+export {
+  registerApiProvider, getApiProvider, streamSimple, anthropicMessagesApi, openAIResponsesApi, openAICompletionsApi,
+} from "pi:ai-compat";
+
 // The rest of what the reference exports here: stand-ins (js/surface/ai.js).
 export * from "pi:surface/ai";

@@ -88,6 +88,23 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Resul
             fs::call(&op, &parse(&args)).map(|v| v.to_string()).map_err(|e| throw(&ctx, &e))
         })?,
     )?;
+    // JSON Schema checks and coercion for `typebox/value` and `typebox/compile`
+    // (pi's own checker, the one tool arguments go through).
+    node.set(
+        "schemaCheck",
+        Function::new(ctx.clone(), |schema: String, value: String| -> String {
+            let issues = pi_tools::check_schema(&parse(&schema), &parse(&value));
+            let list: Vec<serde_json::Value> =
+                issues.iter().map(|i| serde_json::json!({"path": i.path, "message": i.message})).collect();
+            serde_json::Value::Array(list).to_string()
+        })?,
+    )?;
+    node.set(
+        "schemaCoerce",
+        Function::new(ctx.clone(), |schema: String, value: String| -> String {
+            pi_tools::coerce_to_schema(&parse(&schema), parse(&value)).to_string()
+        })?,
+    )?;
     node.set(
         "readFile",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, path: String, utf8: bool| -> rquickjs::Result<JsValue<'js>> {

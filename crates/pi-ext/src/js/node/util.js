@@ -98,7 +98,22 @@ export const types = {
   isSet: (v) => v instanceof Set,
 };
 export const TextEncoder = globalThis.TextEncoder, TextDecoder = globalThis.TextDecoder;
-export default filled({ promisify, callbackify, format, inspect, inherits, deprecate, isDeepStrictEqual, stripVTControlCharacters, types, TextEncoder, TextDecoder }, rest);
+/** `util.debuglog(section)`: logs to stderr when `NODE_DEBUG` names the section, else nothing. */
+export function debuglog(section, callback) {
+  const names = String((globalThis.process && globalThis.process.env && globalThis.process.env.NODE_DEBUG) || "")
+    .toUpperCase()
+    .split(/[\s,]+/);
+  const enabled = names.includes(String(section).toUpperCase()) || names.includes("*");
+  const log = (...args) => {
+    if (enabled) globalThis.console.error(`${String(section).toUpperCase()} ${globalThis.process.pid}: ${format(...args)}`);
+  };
+  Object.defineProperty(log, "enabled", { value: enabled });
+  if (typeof callback === "function") callback(log);
+  return log;
+}
+export const debug = debuglog;
+
+export default filled({ debuglog, debug, promisify, callbackify, format, inspect, inherits, deprecate, isDeepStrictEqual, stripVTControlCharacters, types, TextEncoder, TextDecoder }, rest);
 
 // The rest of what Node exports here: stand-ins (js/surface/node-util.js).
 export * from "pi:surface/node-util";
