@@ -45,7 +45,7 @@ impl ResourceFlags {
         let home = pi_config::trust::home_dir();
         let skills: Vec<String> = self.skills.iter().chain(&self.discovered.skill_paths).cloned().collect();
         let templates: Vec<String> = self.templates.iter().chain(&self.discovered.prompt_paths).cloned().collect();
-        load_resources(&ResourceOptions {
+        let mut loaded = load_resources(&ResourceOptions {
             agent_dir,
             cwd,
             home: home.as_deref(),
@@ -55,7 +55,23 @@ impl ResourceFlags {
             no_skills: self.no_skills,
             template_paths: &templates,
             no_templates: self.no_templates,
-        })
+        });
+        // What an extension added says so (as the reference's `sourceInfo`).
+        let by = |file: &Path| {
+            let added = self.discovered.added_by.iter().find(|(p, _)| file.starts_with(p));
+            added.map(|(_, ext)| pi_config::resources::SourceInfo::added_by_extension(Path::new(ext)))
+        };
+        for s in &mut loaded.skills.skills {
+            if let Some(info) = by(&s.file_path) {
+                s.source = info;
+            }
+        }
+        for t in &mut loaded.templates.templates {
+            if let Some(info) = by(&t.file_path) {
+                t.source = info;
+            }
+        }
+        loaded
     }
 }
 

@@ -61,6 +61,7 @@ pub async fn discover_resources(
         let (f, e) = l.discover_resources(cwd, reason).await;
         found.skill_paths.extend(f.skill_paths);
         found.prompt_paths.extend(f.prompt_paths);
+        found.added_by.extend(f.added_by);
         errors.extend(e.iter().map(|e| e.to_string()));
     }
     (found, errors)

@@ -456,3 +456,20 @@ pub fn llama_saved(server: &str, path: &std::path::Path) -> String {
 pub const RUNTIME_EXTENSION_PATH: &str = "<runtime>";
 /// The event it names then.
 pub const SEND_USER_MESSAGE_EVENT: &str = "send_user_message";
+
+/// A replaceable built-in extension left out because a script registers
+/// `name` (`tool:<n>` or `command:<n>`), as the reference says it.
+pub fn builtin_replaced(builtin: &str, extension: &str, name: &str) -> String {
+    let (kind, raw) = name.split_once(':').unwrap_or(("tool", name));
+    let shown = if kind == "command" { format!("/{raw}") } else { raw.to_string() };
+    format!(
+        "Extension package \"builtin:{builtin}\": Extension {extension} registers {kind} `{shown}`, so built-in extension `{builtin}` was not loaded. To use `{builtin}`, run `pi config` and make sure it is enabled under Built-in extensions, then disable or remove the existing extension. We recommend only having one or the other loaded at a time."
+    )
+}
+
+/// A package whose `dependencies` name packages pi provides to extensions.
+pub fn host_provided_dependencies(manifest: &str, names: &str) -> String {
+    format!(
+        "Extension package \"{manifest}\": Host-provided extension packages must be declared in peerDependencies with a \"*\" range, not dependencies: {names}. Installed copies can bypass the extension loader and create duplicate runtime modules."
+    )
+}

@@ -396,3 +396,44 @@ fn configured_git_packages_install_at_start_up_and_a_failing_one_is_a_warning() 
     assert!(err(&o).contains("Run \"pi remove git:example.com/user/missing\" to remove it from settings.json."));
     assert!(!env.agent().join("git/example.com/user/missing").exists());
 }
+
+#[test]
+fn a_package_that_replaces_a_builtin_or_bundles_host_packages_is_told_as_the_reference_tells_it() {
+    let env = Env::new();
+    let pkg = env.root.join("mcp-pkg");
+    write(
+        &pkg.join("package.json"),
+        r#"{"name": "mcp-pkg", "version": "1.0.0", "dependencies": {"typebox": "1", "zod": "3", "@earendil-works/pi-tui": "1"}, "pi": {"extensions": ["./index.ts"]}}"#,
+    );
+    write(
+        &pkg.join("index.ts"),
+        r#"export default function (pi: any) {
+  pi.registerCommand("mcp", { description: "Its own MCP", handler: async () => {} });
+  pi.on("resources_discover", () => ({ skillPaths: [import.meta.dirname + "/extra/skill"] }));
+}
+"#,
+    );
+    write(&pkg.join("extra/skill/SKILL.md"), "---\nname: extra\ndescription: Added by the extension\n---\nBody.\n");
+    assert!(env.run(&["install", "../mcp-pkg"]).status.success());
+    let o = env.run(&["--mode", "rpc", "--offline", "--no-session"]);
+    let stderr = err(&o);
+    let manifest = pkg.join("package.json");
+    assert!(
+        stderr.contains(&format!("Warning: Extension package \"{}\": Host-provided extension packages must be declared in peerDependencies with a \"*\" range, not dependencies: @earendil-works/pi-tui, typebox. Installed copies can bypass the extension loader and create duplicate runtime modules.", manifest.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("Warning: Extension package \"builtin:mcp\": Extension {} registers command `/mcp`, so built-in extension `mcp` was not loaded.", pkg.join("index.ts").display())),
+        "{stderr}"
+    );
+    let commands = env.commands();
+    let mcp: Vec<&Value> = commands.iter().filter(|c| c["name"] == "mcp").collect();
+    assert_eq!(mcp.len(), 1, "the package's /mcp alone: {commands:?}");
+    assert_eq!(mcp[0]["description"], "Its own MCP");
+    let skill = commands.iter().find(|c| c["name"] == "skill:extra").unwrap();
+    assert_eq!(
+        skill["sourceInfo"],
+        json!({"path": pkg.join("extra/skill/SKILL.md"), "source": "extension:index", "scope": "temporary",
+            "origin": "top-level", "baseDir": pkg})
+    );
+}

@@ -128,6 +128,8 @@ pub struct DiscoveredResources {
     pub skill_paths: Vec<String>,
     /// Prompt-template files or folders (as `--prompt-template` takes them).
     pub prompt_paths: Vec<String>,
+    /// Each path above and the extension that added it.
+    pub added_by: Vec<(String, String)>,
 }
 
 /// Event `event` as handlers get it: `type` first, then `payload`'s fields.
@@ -422,7 +424,7 @@ impl LoadedExtensions {
     }
 
     /// [`LoadedExtensions::emit`], with each extension's answer.
-    async fn emit_answers(&self, event: &str, payload: Value) -> (Vec<Value>, Vec<ExtensionError>) {
+    async fn emit_answers(&self, event: &str, payload: Value) -> (Vec<(String, Value)>, Vec<ExtensionError>) {
         let payload = typed(event, payload);
         let (mut answers, mut errors) = (Vec::new(), Vec::new());
         for e in &self.extensions {
@@ -432,7 +434,7 @@ impl LoadedExtensions {
             let outcome = e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await;
             errors.extend(commands::handler_errors(&e.engine.path, event, &outcome));
             if let Ok(v) = outcome {
-                answers.push(v);
+                answers.push((e.engine.path.clone(), v));
             }
         }
         (answers, errors)
@@ -475,9 +477,12 @@ impl LoadedExtensions {
             let list = v.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
             list.map(|p| modules::normalize(&cwd.join(p)).to_string_lossy().into_owned()).collect()
         };
-        for a in &answers {
-            found.skill_paths.extend(paths(a, "skillPaths"));
-            found.prompt_paths.extend(paths(a, "promptPaths"));
+        for (extension, a) in &answers {
+            for (key, list) in [("skillPaths", &mut found.skill_paths), ("promptPaths", &mut found.prompt_paths)] {
+                let added = paths(a, key);
+                found.added_by.extend(added.iter().map(|p| (p.clone(), extension.clone())));
+                list.extend(added);
+            }
         }
         (found, errors)
     }

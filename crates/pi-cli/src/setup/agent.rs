@@ -326,7 +326,11 @@ async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &E
 }
 
 /// The packages' extension files this run may load (a project's only when trusted).
-fn package_extensions(settings: &Settings, env: &Env, trusted: bool) -> Vec<pi_config::packages::PackageResource> {
+pub(super) fn package_extensions(
+    settings: &Settings,
+    env: &Env,
+    trusted: bool,
+) -> Vec<pi_config::packages::PackageResource> {
     let found = pi_config::packages::resolve(settings, &env.agent_dir, &env.cwd);
     found.extensions.into_iter().filter(|r| trusted || r.scope != "project").collect()
 }

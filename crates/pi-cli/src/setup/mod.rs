@@ -10,6 +10,7 @@ mod input;
 mod model;
 pub(crate) mod plan;
 mod registry;
+mod replaced;
 mod report;
 mod resources;
 mod resume;
@@ -255,6 +256,16 @@ fn start_in(
         groups,
         flag_values: Default::default(),
     };
+    let loaded_paths: Vec<&PathBuf> = loaded.groups.iter().flat_map(|(paths, _)| paths).collect();
+    let mut packaged = agent::package_extensions(&settings, &env, trust.trusted);
+    packaged.retain(|r| loaded_paths.contains(&&r.path));
+    // As the reference orders them: the replaced built-ins, then the packages' dependencies.
+    for w in runtime.block_on(replaced::omit_replaced(&mut loaded)) {
+        report.warn(w);
+    }
+    for w in replaced::host_dependency_warnings(&packaged) {
+        report.warn(w);
+    }
     for l in &loaded.scripts {
         // ctx.isProjectTrusted() answers the final decision, also for extensions loaded before it.
         runtime.block_on(l.set_project_trusted(trust.trusted));

@@ -69,6 +69,15 @@ impl SourceInfo {
         }
     }
 
+    /// A resource an extension added on `resources_discover`: source
+    /// `extension:<file name without .ts/.js>`, scope `temporary`, the
+    /// extension's folder.
+    pub fn added_by_extension(extension: &Path) -> Self {
+        let name = extension.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = name.strip_suffix(".ts").or_else(|| name.strip_suffix(".js")).unwrap_or(&name);
+        SourceInfo::new(&format!("extension:{stem}"), "temporary", extension.parent().unwrap_or(Path::new("/")))
+    }
+
     /// A package's resource: its source as settings write it, its scope,
     /// folder and change log.
     pub fn package(r: &crate::packages::PackageResource) -> Self {
