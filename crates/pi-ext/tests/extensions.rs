@@ -953,3 +953,35 @@ async fn catastrophic_regex_backtracking_is_stopped_by_the_time_limit() {
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     assert_eq!(text(&f), pi_ext::text::time_limit(&fixture("hostile.ts").to_string_lossy(), limit));
 }
+
+#[tokio::test]
+async fn extensions_loaded_together_share_one_event_bus() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.ts");
+    let b = dir.path().join("b.ts");
+    std::fs::write(
+        &a,
+        "export default function (pi: any) { pi.events.on(\"config\", (req: any) => req.reply(\"b-42\")); }",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        r#"export default function (pi: any) {
+  let answer = "none";
+  pi.events.emit("config", { reply: (v: string) => { answer = v; } });
+  pi.registerTool({ name: "answer", label: "a", description: "d", parameters: { type: "object", properties: {} },
+    async execute() { return { content: [{ type: "text", text: answer }] }; } });
+}"#,
+    )
+    .unwrap();
+    let loaded = ExtensionHost::load(&[a, b], options(dir.path())).await.unwrap_or_else(|e| panic!("{e}"));
+    let mut reg = Registry::new();
+    for t in &loaded.tools {
+        reg.register(t.clone());
+    }
+    reg.reset_active(&["answer".to_string()]);
+    let d = Dispatcher::new(reg);
+    let req = CallRequest { id: "c".into(), name: "answer".into(), args: RawArgs::Json(json!({})), parent: None };
+    let done = d.call(req, Caller::Model, &ToolContext::new(dir.path())).await;
+    assert_eq!(text(&done), "b-42", "the second extension heard the first one's handler");
+}

@@ -63,7 +63,12 @@
   }
   const noop = () => undefined;
 
-  const eventBus = new Map();
+  // `pi.events`: one bus for the extensions of the realm, as the reference's
+  // extensions share one.
+  const eventBus = realm.eventBus;
+  // What an earlier run of this extension subscribed (before a reload or a
+  // session replacement) is not heard any more.
+  for (const [name, list] of eventBus) eventBus.set(name, list.filter((l) => l.owner !== config.path));
   // Commands this extension registered (pi.registerCommand), by name.
   const commands = new Map();
   // MCP servers it registered (pi.registerMcpServer), by name.
@@ -203,15 +208,16 @@
     events: {
       on(name, fn) {
         if (!eventBus.has(name)) eventBus.set(name, []);
-        eventBus.get(name).push(fn);
+        const entry = { fn, owner: config.path };
+        eventBus.get(name).push(entry);
         return () => {
           const list = eventBus.get(name) || [];
-          const i = list.indexOf(fn);
+          const i = list.indexOf(entry);
           if (i >= 0) list.splice(i, 1);
         };
       },
       emit(name, data) {
-        for (const fn of (eventBus.get(name) || []).slice()) fn(data);
+        for (const { fn } of (eventBus.get(name) || []).slice()) fn(data);
       },
     },
   };

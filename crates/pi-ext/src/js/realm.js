@@ -234,6 +234,8 @@
     // Extension modules evaluated in this realm, by path: a session
     // replacement runs their factories again in the same modules.
     modules: new Map(),
+    // `pi.events`: one bus for the realm's extensions, by channel.
+    eventBus: new Map(),
   };
   Object.defineProperty(globalThis, "__pi_realm", { value: Object.freeze(realm), enumerable: false, configurable: false, writable: false });
 });
