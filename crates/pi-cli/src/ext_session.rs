@@ -108,6 +108,9 @@ pub(crate) struct ExtSession {
     /// `ctx.shutdown()` was called (the RPC loop and the terminal UI end
     /// once idle; print and JSON modes end by themselves).
     pub shutdown: Arc<ShutdownRequest>,
+    /// An extension sent a message or asked for a run while pi was idle
+    /// (RPC delivers it at once, as the reference does).
+    pub idle_work: Arc<tokio::sync::Notify>,
 }
 
 /// An extension asked pi to end (`ctx.shutdown()`).
@@ -184,6 +187,7 @@ impl ExtSession {
             scope: p.scope,
             packages: p.packages,
             shutdown: Arc::default(),
+            idle_work: Arc::default(),
         })
     }
 
@@ -416,6 +420,9 @@ impl ExtSession {
         if options["triggerTurn"].as_bool() == Some(true) && deliver != Some("nextTurn") && !self.busy.get() {
             self.with_pending(|p| p.trigger = true);
         }
+        if !self.busy.get() {
+            self.idle_work.notify_one();
+        }
         Ok(None)
     }
 
@@ -455,6 +462,7 @@ impl ExtSession {
             return Ok(None);
         }
         self.with_pending(|p| p.prompts.push_back((message, expand)));
+        self.idle_work.notify_one();
         Ok(None)
     }
 

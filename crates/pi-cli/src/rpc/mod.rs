@@ -49,7 +49,11 @@ pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
     let s = shared();
     Arc::new(move |ev: &AgentEvent| {
         match ev {
-            AgentEvent::AgentSettled { .. } => s.streaming.store(false, Ordering::SeqCst),
+            // As the reference: streaming from the run's start to its end; a
+            // prompt sent once `agent_end` is out starts the next run (after
+            // what the ending run still does: compaction, settle handlers).
+            AgentEvent::AgentStart => s.streaming.store(true, Ordering::SeqCst),
+            AgentEvent::AgentEnd { .. } | AgentEvent::AgentSettled { .. } => s.streaming.store(false, Ordering::SeqCst),
             AgentEvent::CompactionStart { .. } => s.compacting.store(true, Ordering::SeqCst),
             AgentEvent::CompactionEnd { .. } => s.compacting.store(false, Ordering::SeqCst),
             _ => {}
@@ -142,6 +146,7 @@ pub(crate) type RunDone = futures::future::Shared<futures::future::BoxFuture<'st
 pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode {
     let mut server = Server::new(agent, setup);
     let shutdown = server.setup.ext.shutdown.clone();
+    let idle_work = server.setup.ext.idle_work.clone();
     let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
     loop {
         // `ctx.shutdown()`: once the command that asked has answered (and a
@@ -149,6 +154,11 @@ pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode
         let next = tokio::select! {
             biased;
             _ = shutdown.wait() => break,
+            // What an extension sent while pi was idle goes out at once.
+            _ = idle_work.notified() => {
+                server.settle_idle();
+                continue;
+            }
             next = lines.next_segment() => next,
         };
         let Ok(Some(raw)) = next else { break };

@@ -126,6 +126,27 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Record and announce what extensions sent while pi was idle, and run
+    /// the turn or the messages they asked for, after whatever holds the
+    /// agent now (which settles them itself).
+    pub(super) fn settle_idle(&mut self) {
+        let (ext, agent, setup) = (self.setup.ext.clone(), self.agent.clone(), self.setup.clone());
+        let task = tokio::spawn(async move {
+            let mut g = agent.lock().await;
+            g.drain_inbox();
+            let mut state = setup.reload.clone();
+            let mut queue = std::collections::VecDeque::new();
+            crate::ext_input::settle(&mut g, &ext, &mut queue, Some(&mut state)).await;
+            while let Some(next) = queue.pop_front() {
+                // An extension's message: a refusal is reported as its error.
+                let _answer = crate::ext_input::submit(&mut g, &ext, next, Some(&mut state)).await;
+            }
+        });
+        self.running = Some(task.map(|_| ()).boxed().shared());
+    }
+}
+
 /// One accepted run, counted in [`Shared::runs`] until it streams or its
 /// task ends (however it ends).
 struct Accepted(std::sync::Arc<Shared>);
