@@ -437,3 +437,47 @@ fn a_package_that_replaces_a_builtin_or_bundles_host_packages_is_told_as_the_ref
             "origin": "top-level", "baseDir": pkg})
     );
 }
+
+#[test]
+fn a_package_given_with_e_loads_for_the_run_from_the_references_cache_folder() {
+    if !npm_available() {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    let env = Env::new();
+    let pkg = env.root.join("npm-src");
+    package(&pkg, "t");
+    let o = Command::new("npm")
+        .args(["pack", "--pack-destination", &env.root.display().to_string()])
+        .current_dir(&pkg)
+        .env("npm_config_cache", env.tmp.join("npm-cache"))
+        .env("npm_config_update_notifier", "false")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let source = format!("npm:pkg-t@file:{}", env.root.join("pkg-t-1.0.0.tgz").display());
+    let server = MockServer::start(vec![Turn::text("ok"), Turn::text("again")]);
+    server.write_models_json(&env.agent(), "openai-completions");
+    // Not --offline: the package is installed for this run.
+    let mut args = vec!["--no-session", "--model", "mock/mock-1", "-e", source.as_str(), "-p", "hi"];
+    let o = env.run(&args);
+    assert!(o.status.success(), "{}", err(&o));
+    let body = server.requests()[0].body.clone();
+    assert!(tool_names(&body).contains(&"tool_t".to_string()), "{:?}", tool_names(&body));
+    let cache = env.agent().join("tmp/extensions/npm/f35b2129/node_modules/pkg-t");
+    assert!(cache.join("extensions/tool.ts").is_file(), "installed where the reference caches -e packages");
+    assert!(!env.agent().join("settings.json").exists(), "nothing is written to settings");
+    // Offline, the cached copy loads.
+    args.insert(0, "--offline");
+    let o = env.run(&args);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(tool_names(&server.requests()[1].body).contains(&"tool_t".to_string()));
+    // A package that cannot be installed is a warning; the run goes on.
+    let missing =
+        env.run(&["--offline", "--no-session", "--model", "mock/mock-1", "-e", "npm:not-there-xyz", "-p", "hi"]);
+    assert!(
+        err(&missing).contains("Extension package \"npm:not-there-xyz\": failed to install ("),
+        "{}",
+        err(&missing)
+    );
+}

@@ -105,6 +105,16 @@ impl Installer {
 
     fn npm_install(&self, specs: &[String], scope: Scope) -> Result<(), String> {
         let root = packages::npm_root(scope, &self.agent_dir, &self.cwd);
+        self.npm_install_at(specs, &root)
+    }
+
+    /// `npm install spec` into the npm folder `root` (a temporary package's).
+    pub(crate) fn npm_install_into(&self, spec: &str, root: &Path) -> Result<(), String> {
+        self.npm_install_at(&[spec.to_string()], root)
+    }
+
+    fn npm_install_at(&self, specs: &[String], root: &Path) -> Result<(), String> {
+        let root = root.to_path_buf();
         ensure_npm_project(&root)?;
         let root = std::fs::canonicalize(&root).unwrap_or(root);
         let mut args = vec!["install".to_string()];
@@ -123,13 +133,28 @@ impl Installer {
     }
 
     fn git_install(&self, source: &PackageSource, scope: Scope) -> Result<(), String> {
-        let PackageSource::Git { repo, git_ref, .. } = source else { return Ok(()) };
         let target = packages::install_path(source, scope, &self.agent_dir, &self.cwd);
         if target.exists() {
             return self.git_update(source, scope).map(|_| ());
         }
         let root = packages::git_root(scope, &self.agent_dir, &self.cwd);
-        ensure_gitignore(&root)?;
+        self.git_clone(source, &target, &root)
+    }
+
+    /// A temporary git package at `target`: cloned, or fetched and reset to
+    /// its ref (or its branch's newest commit).
+    pub(crate) fn git_install_into(&self, source: &PackageSource, target: &Path) -> Result<(), String> {
+        if target.exists() {
+            return self.git_refresh(source, target).map(|_| ());
+        }
+        let root = target.ancestors().nth(3).unwrap_or(target).to_path_buf();
+        self.git_clone(source, target, &root)
+    }
+
+    fn git_clone(&self, source: &PackageSource, target: &Path, root: &Path) -> Result<(), String> {
+        let PackageSource::Git { repo, git_ref, .. } = source else { return Ok(()) };
+        let target = target.to_path_buf();
+        ensure_gitignore(root)?;
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| text::write_failed(parent, &e))?;
         }
@@ -142,7 +167,7 @@ impl Installer {
         });
         if result.is_err() {
             let _ = std::fs::remove_dir_all(&target);
-            prune_empty_parents(&target, &root);
+            prune_empty_parents(&target, root);
         }
         result
     }
@@ -150,12 +175,19 @@ impl Installer {
     /// Bring a git package to its ref or its branch's newest commit; the
     /// commits before and after.
     pub(crate) fn git_update(&self, source: &PackageSource, scope: Scope) -> Result<Change, String> {
-        let PackageSource::Git { git_ref, .. } = source else { return Ok((None, None)) };
         let dir = packages::install_path(source, scope, &self.agent_dir, &self.cwd);
         if !dir.exists() {
             self.git_install(source, scope)?;
             return Ok((None, self.head(&dir)));
         }
+        self.git_refresh(source, &dir)
+    }
+
+    /// Fetch the clone at `dir` and reset it to its ref (or its branch's
+    /// newest commit); the commits before and after.
+    fn git_refresh(&self, source: &PackageSource, dir: &Path) -> Result<Change, String> {
+        let PackageSource::Git { git_ref, .. } = source else { return Ok((None, None)) };
+        let dir = dir.to_path_buf();
         let from = self.head(&dir);
         let target = match git_ref {
             Some(r) => {

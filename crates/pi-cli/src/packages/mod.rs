@@ -10,8 +10,9 @@
 //! `-l` needs one.
 
 mod args;
-mod install;
+pub(crate) mod install;
 mod settings_edit;
+pub(crate) mod temporary;
 pub(crate) mod text;
 
 use std::path::Path;
@@ -224,11 +225,16 @@ fn update_cmd(i: &Installer, settings: &Settings, a: &PackageArgs) -> Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
+/// `PI_OFFLINE` asks for no network at start-up (as `--offline`).
+pub(crate) fn offline_env() -> bool {
+    std::env::var("PI_OFFLINE").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+}
+
 /// Start-up: install the configured npm and git packages of `scope` that
 /// are missing (not with `PI_OFFLINE`). A failure is a warning naming the
 /// package; the run goes on without it.
 pub(crate) fn install_missing(settings: &Settings, agent_dir: &Path, cwd: &Path, scope: Scope) -> Vec<String> {
-    if std::env::var("PI_OFFLINE").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes")) {
+    if offline_env() {
         return Vec::new();
     }
     let mut installer = Installer::new(settings, agent_dir, cwd);

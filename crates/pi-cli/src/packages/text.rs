@@ -209,3 +209,11 @@ pub fn install_warning(source: &str, project: bool, message: &str) -> String {
 pub const INSTALL_GITIGNORE: &str = "*\n!.gitignore\n";
 /// reference: the `package.json` of pi's npm folder.
 pub const NPM_PROJECT_JSON: &str = "{\n  \"name\": \"pi-extensions\",\n  \"private\": true\n}";
+
+/// reference: a package given with `-e` that could not be installed.
+pub fn temporary_warning(source: &str, message: &str) -> String {
+    format!("Extension package \"{source}\": failed to install ({message}). Check the source and try again.")
+}
+
+/// Ours: `-e npm:…`/`git:…` offline, never installed before.
+pub const OFFLINE_NOT_CACHED: &str = "offline, and not installed before";

@@ -227,13 +227,21 @@ fn start_in(
         // The trust question and extensions' dialogs may come before the UI runs.
         crate::tui::look::set_early(&ui);
     }
-    for w in crate::packages::install_missing(&settings, &env.agent_dir, &env.cwd, pi_config::settings::Scope::User) {
+    // `--offline`, as `PI_OFFLINE`: no installs at start-up.
+    let offline = args.offline || crate::packages::offline_env();
+    let user = pi_config::settings::Scope::User;
+    for w in
+        if offline { Vec::new() } else { crate::packages::install_missing(&settings, &env.agent_dir, &env.cwd, user) }
+    {
         report.warn(w);
     }
-    let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, &settings, &env.agent_dir);
+    let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, &settings, &env.agent_dir, offline);
+    for w in std::mem::take(&mut plan.warnings) {
+        report.warn(w);
+    }
     let before = runtime.block_on(load_extensions(&plan.before_trust, env.host_options(mode, false)))?;
     let trust = trust::resolve(&env, args.approve, &mut settings, before.as_ref(), runtime.handle(), report)?;
-    if trust.trusted {
+    if trust.trusted && !offline {
         let scope = pi_config::settings::Scope::Project;
         for w in crate::packages::install_missing(&settings, &env.agent_dir, &env.cwd, scope) {
             report.warn(w);

@@ -27,6 +27,8 @@ pub(crate) struct ExtensionPlan {
     pub builtins: Vec<String>,
     /// `-<spec>` entries of the settings.
     disabled: Vec<String>,
+    /// Warnings for `-e npm:…`/`git:…` packages that cannot load.
+    pub warnings: Vec<String>,
     /// Built-ins named with `-e` (settings cannot disable them).
     explicit_builtins: Vec<String>,
     no_extensions: bool,
@@ -39,9 +41,19 @@ fn builtin_name(spec: &str) -> Option<&str> {
 impl ExtensionPlan {
     /// The plan before trust: `-e` entries (`explicit`), then the user
     /// settings' entries and the agent dir's folder.
-    pub(crate) fn new(explicit: &[String], no_extensions: bool, settings: &Settings, agent_dir: &Path) -> Self {
+    pub(crate) fn new(
+        explicit: &[String],
+        no_extensions: bool,
+        settings: &Settings,
+        agent_dir: &Path,
+        offline: bool,
+    ) -> Self {
         let mut plan = ExtensionPlan { no_extensions, ..Default::default() };
         for spec in explicit {
+            if crate::packages::temporary::is_remote(spec) && builtin_name(spec).is_none() {
+                plan.add_temporary(spec, settings, agent_dir, offline);
+                continue;
+            }
             plan.add(spec, None);
         }
         plan.explicit_builtins = plan.builtins.clone();
@@ -109,6 +121,18 @@ impl ExtensionPlan {
                 };
                 self.push_scripts(vec![path], false);
             }
+        }
+    }
+
+    /// `-e npm:…`/`git:…`: the package tried for this run (installed under
+    /// the agent dir's `tmp/extensions`), its extensions loading as the
+    /// command line's; a package that cannot be installed is a warning.
+    fn add_temporary(&mut self, spec: &str, settings: &Settings, agent_dir: &Path, offline: bool) {
+        let mut installer = crate::packages::install::Installer::new(settings, agent_dir, settings.cwd());
+        installer.quiet = true;
+        match crate::packages::temporary::prepare(spec, &installer, offline) {
+            Ok(dir) => self.push_scripts(crate::packages::temporary::extensions(&dir), false),
+            Err(warning) => self.warnings.push(warning),
         }
     }
 
@@ -180,10 +204,10 @@ mod tests {
             r#"{"extensions": ["builtin:protected-paths", "-builtin:mcp", "builtin:mcp", "+rel.ts"]}"#,
             None,
         );
-        let plan = ExtensionPlan::new(&strings(&["builtin:approval", "a.ts"]), false, &s, &agent);
+        let plan = ExtensionPlan::new(&strings(&["builtin:approval", "a.ts"]), false, &s, &agent, true);
         assert_eq!(plan.builtins, strings(&["approval", "protected-paths", "codemode", "tool-search", "llama.cpp"]));
         assert_eq!(plan.before_trust, vec![PathBuf::from("a.ts"), agent.join("rel.ts"), agent.join("extensions/z.ts")]);
-        let none = ExtensionPlan::new(&strings(&["a.ts"]), true, &s, &agent);
+        let none = ExtensionPlan::new(&strings(&["a.ts"]), true, &s, &agent, true);
         assert_eq!((none.before_trust, none.builtins), (vec![PathBuf::from("a.ts")], vec![]));
     }
 
@@ -201,7 +225,7 @@ mod tests {
         );
         std::fs::create_dir_all(cwd.join(".pi/extensions")).unwrap();
         std::fs::write(cwd.join(".pi/extensions/b.ts"), "").unwrap();
-        let mut plan = ExtensionPlan::new(&[], false, &s, &agent);
+        let mut plan = ExtensionPlan::new(&[], false, &s, &agent, true);
         assert_eq!(
             plan.builtins,
             strings(&["approval", "codemode", "mcp", "llama.cpp"]),
