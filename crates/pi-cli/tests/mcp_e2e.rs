@@ -378,3 +378,39 @@ fn direct_tools_are_declared_in_the_servers_order_whichever_answers_first() {
         assert_eq!(servers_seen, order, "the configuration's order");
     }
 }
+
+#[test]
+fn tool_search_ranks_a_servers_deferred_tools_as_the_reference() {
+    let Some(dir) = servers() else { return };
+    // The server's `initialize` instructions are part of its namespace text, as
+    // in the reference: a word they mention matches every tool of the server a
+    // little (and the tools that name it first).
+    let search = |query: &str| {
+        let env = Env::new();
+        mcp_json(&env, json!({"everything": with(everything(&dir), json!({"exposure": "deferred"}))}));
+        let server = MockServer::start(vec![Turn::tool("tool_search", json!({"query": query})), Turn::text("done")]);
+        let out = env.run(&server, &["--no-session"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        tool_texts(&server).remove(0)
+    };
+    // Recorded with Pi 1.6.0 and server-everything 2026.8.31.
+    assert_eq!(
+        search("echo message"),
+        "Loaded 8 tools. They are available from your next call:
+- mcp__everything__echo: Echoes back the input string
+- mcp__everything__get_annotated_message: Demonstrates how annotations can be used to provide metadata about content.
+- mcp__everything__get_env: Returns all environment variables, helpful for debugging MCP server configuration
+- mcp__everything__get_resource_links: Returns up to ten resource links that reference different types of resources
+- mcp__everything__get_resource_reference: Returns a resource reference that can be used by MCP clients
+- mcp__everything__get_structured_content: Returns structured content along with an output schema for client data validation
+- mcp__everything__get_sum: Returns the sum of two numbers
+- mcp__everything__get_tiny_image: Returns a tiny MCP logo image."
+    );
+    let annotated = search("annotated message");
+    let lines: Vec<&str> = annotated.lines().collect();
+    assert!(
+        lines[1].starts_with("- mcp__everything__get_annotated_message:")
+            && lines[2].starts_with("- mcp__everything__echo:"),
+        "{annotated}"
+    );
+}

@@ -82,11 +82,19 @@ impl McpTool {
             exposure,
             default_active: active,
             execution_mode: ExecutionMode::Parallel,
+            // As the reference's: the configured description (trimmed), and the
+            // server's `initialize` instructions (tool search reads both).
             namespace: Some(Namespace {
                 name: naming::namespace(server.name()),
                 aliases: vec![server.name().to_string()],
-                description: server.config().description.clone(),
-                instructions: None,
+                description: server
+                    .config()
+                    .description
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|d| !d.is_empty())
+                    .map(String::from),
+                instructions: server.instructions(),
             }),
         };
         let output_schema = output_schema(tool.output_schema.as_deref());

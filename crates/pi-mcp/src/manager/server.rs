@@ -39,6 +39,11 @@ impl Server {
         &self.config.name
     }
 
+    /// The `instructions` of its `initialize` answer, once connected.
+    pub fn instructions(&self) -> Option<String> {
+        lock(&self.instructions).clone()
+    }
+
     /// Its configuration.
     pub fn config(&self) -> &ServerConfig {
         &self.config
