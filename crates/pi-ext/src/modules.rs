@@ -193,12 +193,17 @@ pub(crate) fn resolve_path(base: &str, name: &str, mode: Mode) -> std::result::R
         } else {
             resolve::resolve_package(importer, name, mode)
         };
-    found.map_err(|e| match e {
+    let found = found.map_err(|e| match e {
         NotFound::Package(package) => text::package_not_found(&package, base),
         NotFound::NotExported { package, subpath } => text::not_exported(&package, &subpath, base),
         NotFound::Import(spec) => text::import_not_defined(&spec, base),
         NotFound::Module(_) => text::module_not_found(name, base),
-    })
+    })?;
+    // A native addon is machine code for Node: say so, rather than parse it.
+    if found.extension().is_some_and(|e| e == "node") {
+        return Err(text::native_addon(&found.to_string_lossy(), base));
+    }
+    Ok(found)
 }
 
 /// Loads built-in sources and files (TypeScript stripped).

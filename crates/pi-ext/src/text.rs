@@ -87,6 +87,13 @@ pub fn module_not_found(name: &str, importer: &str) -> String {
     format!("Cannot find module '{name}' imported from {importer}")
 }
 
+/// An import that reaches a native addon (`.node`), which the engine cannot run.
+pub fn native_addon(path: &str, importer: &str) -> String {
+    format!(
+        "Native addon {path} imported from {importer} cannot run in pi's extension engine (it runs JavaScript, not Node's native modules); see docs/extensions.md, \"Differences\""
+    )
+}
+
 /// A JSON module that does not parse.
 pub fn bad_json(path: &str, error: &str) -> String {
     format!("Invalid JSON in {path}: {error}")

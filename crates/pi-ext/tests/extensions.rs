@@ -669,6 +669,20 @@ async fn load_failures_name_the_extension() {
         "{}",
         e.message
     );
+    // A native addon names itself and the importer (the engine cannot run it).
+    std::fs::create_dir_all(d.join("node_modules/addon")).unwrap();
+    std::fs::write(d.join("node_modules/addon/package.json"), r#"{"name": "addon", "main": "addon.node"}"#).unwrap();
+    std::fs::write(d.join("node_modules/addon/addon.node"), b"\x7fELF\x02\x01").unwrap();
+    let e = load_error(d, "native.ts", "import a from \"addon\";\nexport default function () { a; }").await;
+    assert!(
+        e.message.contains(&format!(
+            "Native addon {} imported from {} cannot run in pi's extension engine",
+            d.join("node_modules/addon/addon.node").display(),
+            p("native.ts")
+        )),
+        "{}",
+        e.message
+    );
     let e = load_error(d, "nosuch.ts", "import x from \"node:nosuch\";\nexport default function () { x; }").await;
     assert!(e.message.contains("Node.js built-in module 'node:nosuch' is not available"), "{}", e.message);
     let e = load_error(d, "pkg.ts", "import z from \"zod\";\nexport default function () { z; }").await;
