@@ -127,6 +127,7 @@ fn dispatch(args: &[String]) -> ExitCode {
         Some("trust") => trust_cmd::main(&args[1..]),
         Some("auth") => auth::cmd::main(&args[1..]),
         Some("mcp") => mcp_cmd::main(&args[1..]),
+        Some("config") => packages::config_cmd::main(&args[1..]),
         Some("install" | "remove" | "uninstall" | "update" | "list") => {
             packages::main(args).unwrap_or(ExitCode::SUCCESS)
         }

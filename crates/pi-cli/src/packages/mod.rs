@@ -10,6 +10,9 @@
 //! `-l` needs one.
 
 mod args;
+pub(crate) mod config_cmd;
+mod config_model;
+mod config_ui;
 pub(crate) mod install;
 mod settings_edit;
 pub(crate) mod temporary;

@@ -217,3 +217,44 @@ pub fn temporary_warning(source: &str, message: &str) -> String {
 
 /// Ours: `-e npm:…`/`git:…` offline, never installed before.
 pub const OFFLINE_NOT_CACHED: &str = "offline, and not installed before";
+
+/// `pi config --help`.
+pub const CONFIG_HELP: &str = "Usage:
+  pi config [-l] [--approve|--no-approve]
+
+Switch package resources and built-in extensions on and off.
+Starts with your settings (~/.pi/agent/settings.json); Tab switches to the
+project's overrides (.pi/settings.json).
+
+Options:
+  -l, --local       Start with the project's overrides (.pi/settings.json)
+  -a, --approve     Trust project-local files for this command
+  -na, --no-approve Ignore project-local files for this command
+";
+/// `pi config` without a terminal.
+pub const CONFIG_NEEDS_TERMINAL: &str = "Error: pi config needs a terminal (standard input and output). Edit ~/.pi/agent/settings.json instead (docs/packages.md).";
+
+/// `pi config` with an option it does not take.
+pub fn config_unknown_option(option: &str) -> String {
+    format!("Error: Unknown option for pi config: {option}\nUsage: pi config [-l] [--approve|--no-approve]")
+}
+/// The screen's title in global mode.
+pub const CONFIG_GLOBAL_TITLE: &str = "Global Resources";
+/// Its keys in global mode.
+pub const CONFIG_GLOBAL_HINT: &str = "tab switch mode · space toggle · esc close";
+/// The file global mode writes.
+pub const CONFIG_GLOBAL_PATH: &str = "~/.pi/agent/settings.json";
+/// The screen's title in project mode.
+pub const CONFIG_PROJECT_TITLE: &str = "Project Local Resources";
+/// Its keys in project mode.
+pub const CONFIG_PROJECT_HINT: &str = "tab switch mode · space cycle inherit/+/- · esc close";
+/// The file project mode writes.
+pub const CONFIG_PROJECT_PATH: &str = ".pi/settings.json · inherited global resources are dimmed";
+/// A resource the project inherits.
+pub const CONFIG_INHERITED: &str = "inherited global";
+/// A resource the project loads (`+`).
+pub const CONFIG_PROJECT_LOAD: &str = "project load";
+/// A resource the project leaves out (`-`).
+pub const CONFIG_PROJECT_UNLOAD: &str = "project unload";
+/// A filter that matches nothing.
+pub const CONFIG_NOTHING: &str = "  No matching resources";

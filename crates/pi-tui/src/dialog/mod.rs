@@ -11,8 +11,9 @@ mod settings;
 mod text_input;
 pub mod trust;
 
-use ratatui::crossterm::event::KeyEvent;
-use ratatui::text::Line;
+/// What a dialog written outside this crate draws and reads.
+pub use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+pub use ratatui::text::{Line, Span};
 
 pub use custom::CustomDialog;
 pub use model::ModelDialog;
