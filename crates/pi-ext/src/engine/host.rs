@@ -55,6 +55,8 @@ static NODE_GLOBALS: Cached = Cached::new("pi:node-globals.js", include_str!("..
 static WEB: Cached = Cached::new("pi:web.js", include_str!("../js/web.js"));
 /// A small `Intl` (the engine has none).
 static INTL: Cached = Cached::new("pi:intl.js", include_str!("../js/intl.js"));
+/// The getters that define the web classes and `Intl` on first use.
+static LAZY_GLOBALS: Cached = Cached::new("pi:lazy-globals.js", include_str!("../js/lazy-globals.js"));
 
 fn js<T>(ctx: &Ctx<'_>, r: rquickjs::Result<T>) -> Result<T, String> {
     r.catch(ctx).map_err(describe_caught)
@@ -62,7 +64,7 @@ fn js<T>(ctx: &Ctx<'_>, r: rquickjs::Result<T>) -> Result<T, String> {
 
 /// Set up the realm the engine's extensions share: the realm glue with its
 /// host functions, the Node built-ins' host object and globals. Once per engine.
-pub(super) fn install_realm(ctx: &Ctx<'_>, realm: &Rc<Realm>, cwd: &std::path::Path) -> Result<(), String> {
+pub(super) fn install_realm<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>, cwd: &std::path::Path) -> Result<(), String> {
     let host = js(ctx, realm_host(ctx, realm))?;
     let config = js(ctx, Object::new(ctx.clone()))?;
     let cwd = cwd.to_string_lossy().into_owned();
@@ -79,9 +81,23 @@ pub(super) fn install_realm(ctx: &Ctx<'_>, realm: &Rc<Realm>, cwd: &std::path::P
     js(ctx, crate::node::cjs::install(ctx))?;
     let globals: Function = js(ctx, eval_script(ctx, &NODE_GLOBALS))?;
     js(ctx, globals.call::<_, ()>((config.clone(),)))?;
-    let web: Function = js(ctx, eval_script(ctx, &WEB))?;
-    js(ctx, web.call::<_, ()>((config,)))?;
-    js(ctx, eval_script::<()>(ctx, &INTL))?;
+    // The web classes and `Intl`: compiled and defined on first use (js/lazy-globals.js).
+    let load_web = js(
+        ctx,
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, config: Object<'js>| -> rquickjs::Result<()> {
+            let web: Function = eval_script(&ctx, &WEB)?;
+            web.call::<_, ()>((config,))
+        }),
+    )?;
+    let load_intl = js(
+        ctx,
+        Function::new(ctx.clone(), |ctx: Ctx<'js>| -> rquickjs::Result<()> {
+            let intl: Function = eval_script(&ctx, &INTL)?;
+            intl.call::<_, ()>(())
+        }),
+    )?;
+    let lazy: Function = js(ctx, eval_script(ctx, &LAZY_GLOBALS))?;
+    js(ctx, lazy.call::<_, ()>((load_web, load_intl, config)))?;
     Ok(())
 }
 

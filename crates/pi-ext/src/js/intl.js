@@ -3,7 +3,7 @@
 // graphemes (a base with its marks, emoji ZWJ sequences, modifiers, flag
 // pairs), words and sentences; `NumberFormat`, `DateTimeFormat`, `Collator`,
 // `PluralRules`, `RelativeTimeFormat` and `ListFormat` give English results.
-// Evaluated once per realm, after Node's globals.
+// Called on first use of `Intl` (js/lazy-globals.js).
 (function () {
   "use strict";
   if (typeof globalThis.Intl === "object") return;
@@ -256,4 +256,4 @@
     supportedValuesOf: () => [],
   };
   define(globalThis, "Intl", Intl);
-})();
+});

@@ -4,7 +4,7 @@
 // `Request`/`Response`, `navigator`. Network calls are not made from the
 // engine: `fetch` rejects, and `WebSocket`, `MessageChannel` and
 // `BroadcastChannel` throw when constructed, each saying so.
-// Evaluated once per realm, after Node's globals.
+// Called on first use of one of them (js/lazy-globals.js).
 (function (config) {
   "use strict";
   const define = (name, value) => {

@@ -6,11 +6,9 @@ const WHY = "is not available in pi's extension engine (see docs/extensions.md, 
 
 /** A function (and constructor) that throws, naming `name` of `module`. */
 export function unavailable(module, name) {
-  const standIn = function () {
+  return function () {
     throw new Error(`${name} from "${module}" ${WHY}`);
   };
-  Object.defineProperty(standIn, "name", { value: name.split(".").pop() });
-  return standIn;
 }
 
 /** `members` frozen (a namespace object of the reference's). */
