@@ -386,7 +386,14 @@ fn configured_git_packages_install_at_start_up_and_a_failing_one_is_a_warning() 
     write(&env.agent().join("settings.json"), &settings.to_string());
     let server = MockServer::start(vec![Turn::text("ok")]);
     server.write_models_json(&env.agent(), "openai-completions");
+    // As the reference: `--offline` installs nothing at start-up.
+    let server_off = MockServer::start(vec![Turn::text("offline")]);
+    server_off.write_models_json(&env.agent(), "openai-completions");
     let o = env.run(&["--offline", "--no-session", "--model", "mock/mock-1", "-p", "hi"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(!env.agent().join("git/example.com/user/repo").exists(), "offline: not installed");
+    server.write_models_json(&env.agent(), "openai-completions");
+    let o = env.run(&["--no-session", "--model", "mock/mock-1", "-p", "hi"]);
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(out(&o), "ok\n", "git's output stays off standard output");
     assert!(env.agent().join("git/example.com/user/repo/skills").is_dir());

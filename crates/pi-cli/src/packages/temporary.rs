@@ -71,8 +71,11 @@ pub(crate) fn prepare(spec: &str, installer: &Installer, offline: bool) -> Resul
         return if cached { Ok(dir) } else { Err(text::temporary_warning(spec, text::OFFLINE_NOT_CACHED)) };
     }
     let refreshed = match &source {
-        PackageSource::Npm { spec: npm_spec, .. } => {
-            installer.npm_install_into(npm_spec, &npm_root(&installer.agent_dir))
+        // As the reference: an unversioned package asks for `@latest` (a bare
+        // name would keep the range npm saved the first time).
+        PackageSource::Npm { spec: npm_spec, name, version } => {
+            let spec = if version.is_none() { format!("{name}@latest") } else { npm_spec.clone() };
+            installer.npm_install_into(&spec, &npm_root(&installer.agent_dir))
         }
         _ => installer.git_install_into(&source, &dir),
     };
