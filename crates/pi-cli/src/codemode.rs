@@ -44,11 +44,11 @@ fn model_info(e: &ModelEntry) -> Value {
 }
 
 /// The model list as `models` sees it.
-pub(crate) fn catalogue(models: &[ModelEntry]) -> Models {
+pub(crate) fn catalogue(models: &Arc<[ModelEntry]>) -> Models {
     Models {
         chat: Vec::new(),
         chat_source: Some({
-            let models = models.to_vec();
+            let models = models.clone();
             Arc::new(move || models.iter().map(model_info).collect())
         }),
         available: crate::model_select::available(models).iter().map(|m| format!("{}/{}", m.provider, m.id)).collect(),
@@ -56,7 +56,7 @@ pub(crate) fn catalogue(models: &[ModelEntry]) -> Models {
 }
 
 /// The options of the tool built-ins for this session.
-pub(crate) fn options(from: &Settings, store: pi_agent::SharedSession, models: &[ModelEntry]) -> CodemodeOptions {
+pub(crate) fn options(from: &Settings, store: pi_agent::SharedSession, models: &Arc<[ModelEntry]>) -> CodemodeOptions {
     let (mode, budget) = settings(from);
     CodemodeOptions {
         settings: pi_codemode::Settings::new(mode, budget),

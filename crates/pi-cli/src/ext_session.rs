@@ -78,7 +78,7 @@ pub(crate) struct ExtSession {
     steering: Queue,
     follow_ups: Queue,
     abort: AbortHandle,
-    models: Vec<pi_config::ModelEntry>,
+    models: Arc<[pi_config::ModelEntry]>,
     /// The current model and thinking level.
     pub current: Mutex<(pi_ai::Model, String)>,
     cwd: PathBuf,
@@ -148,7 +148,7 @@ pub(crate) struct SessionParts {
     pub steering: Queue,
     pub follow_ups: Queue,
     pub abort: AbortHandle,
-    pub models: Vec<pi_config::ModelEntry>,
+    pub models: Arc<[pi_config::ModelEntry]>,
     pub current: (pi_ai::Model, String),
     pub cwd: PathBuf,
     pub agent_dir: PathBuf,

@@ -34,8 +34,7 @@ pub async fn request_auth(
 
 /// A source over the configured `models`; with `--api-key` (`cli_key`) the
 /// agent's key is used as it is.
-pub fn credential_source(models: Vec<ModelEntry>, cli_key: Option<String>) -> CredentialSource {
-    let models = Arc::new(models);
+pub fn credential_source(models: Arc<[ModelEntry]>, cli_key: Option<String>) -> CredentialSource {
     Arc::new(move |model: &pi_ai::Model, current: Option<&str>| {
         let models = models.clone();
         let provider = model.provider.clone();

@@ -109,7 +109,7 @@ pub(crate) fn event(ev: &AgentEvent) {
 /// What RPC mode starts with, besides the agent.
 pub(crate) struct RpcSetup {
     /// Every configured model.
-    pub models: Vec<pi_config::ModelEntry>,
+    pub models: std::sync::Arc<[pi_config::ModelEntry]>,
     /// `--models` patterns: the models `cycle_model` goes through.
     pub scope: Option<Vec<String>>,
     /// The folder new sessions go to (`None`: in memory only).

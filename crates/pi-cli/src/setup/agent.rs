@@ -160,7 +160,7 @@ pub(crate) struct AgentInputs<'a> {
     pub chosen: Chosen,
     pub opened: Opened,
     pub loaded: &'a Loaded,
-    pub models: &'a [pi_config::ModelEntry],
+    pub models: &'a Arc<[pi_config::ModelEntry]>,
     pub resources: Arc<pi_config::resources::Resources>,
     /// The folder new sessions go to.
     pub folder: std::path::PathBuf,
@@ -232,7 +232,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         steering: agent.steering.clone(),
         follow_ups: agent.follow_ups.clone(),
         abort: agent.abort_handle(),
-        models: models.to_vec(),
+        models: models.clone(),
         current: (model, level),
         cwd: env.cwd.clone(),
         agent_dir: env.agent_dir.clone(),
@@ -299,7 +299,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         crate::mcp::bind(m, &agent.dispatcher.tool_changes);
     }
     agent.api_key = chosen.api_key;
-    agent.credentials = Some(crate::auth::credential_source(models.to_vec(), args.api_key.clone()));
+    agent.credentials = Some(crate::auth::credential_source(models.clone(), args.api_key.clone()));
     agent.thinking = chosen.thinking.filter(|t| t != "off");
     agent.messages = history;
     apply_compaction_and_retry(&mut agent, settings, &chosen_provider, &chosen_model);

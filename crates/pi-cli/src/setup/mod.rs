@@ -181,7 +181,7 @@ pub(crate) struct Started {
     /// The notice for an untrusted project with resources.
     pub notice: Option<&'static str>,
     /// Every configured model (RPC lists and switches them).
-    pub models: Vec<pi_config::ModelEntry>,
+    pub models: Arc<[pi_config::ModelEntry]>,
     /// The messages of a print or JSON run.
     pub input: Input,
     /// The folder new sessions go to (`None` with `--no-session`).
@@ -282,6 +282,8 @@ fn start_in(
     let mut models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
     let llama_on = crate::llama::enabled(&loaded.builtins);
     crate::llama::prepare_models(&mut models, llama_on);
+    // One list for the run: the agent, extensions, codemode and the credential source share it.
+    let models: Arc<[pi_config::ModelEntry]> = models.into();
     let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &mut loaded, &models, report));
     // As the reference: when the run will have no model.
     if from_cli.is_none() && crate::model_select::default_model(&models).is_none() {

@@ -130,7 +130,7 @@ pub(crate) async fn run(
     agent: Agent,
     initial: Vec<String>,
     reload: ReloadState,
-    models: Vec<ModelEntry>,
+    models: Arc<[ModelEntry]>,
     mut ui: UiSettings,
     notice: Option<&str>,
     ext: Arc<crate::ext_session::ExtSession>,

@@ -23,7 +23,7 @@ const FILE_LIST_LIMIT: usize = 5000;
 pub(crate) struct Host {
     pub agent: Agent,
     pub reload: ReloadState,
-    pub models: Vec<ModelEntry>,
+    pub models: Arc<[ModelEntry]>,
     pub ui: UiSettings,
     pub up: UnboundedSender<Update>,
     pub session_name: Option<String>,
@@ -47,7 +47,7 @@ impl Host {
     pub(crate) fn new(
         agent: Agent,
         reload: ReloadState,
-        models: Vec<ModelEntry>,
+        models: Arc<[ModelEntry]>,
         ui: UiSettings,
         up: UnboundedSender<Update>,
         ext: Arc<crate::ext_session::ExtSession>,
