@@ -343,15 +343,10 @@ fn npm_available() -> bool {
     Command::new("npm").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
-#[test]
-fn an_npm_package_from_a_tarball_installs_offline_and_loads() {
-    if !npm_available() {
-        eprintln!("skipped: npm is not installed");
-        return;
-    }
-    let env = Env::new();
+/// The package `pkg-<tag>` packed by npm into a tarball; its `npm:` source.
+fn packed(env: &Env, tag: &str) -> String {
     let pkg = env.root.join("npm-src");
-    package(&pkg, "n");
+    package(&pkg, tag);
     let o = Command::new("npm")
         .args(["pack", "--pack-destination", &env.root.display().to_string()])
         .current_dir(&pkg)
@@ -360,8 +355,17 @@ fn an_npm_package_from_a_tarball_installs_offline_and_loads() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", err(&o));
-    let tgz = env.root.join("pkg-n-1.0.0.tgz");
-    let source = format!("npm:pkg-n@file:{}", tgz.display());
+    format!("npm:pkg-{tag}@file:{}", env.root.join(format!("pkg-{tag}-1.0.0.tgz")).display())
+}
+
+#[test]
+fn an_npm_package_from_a_tarball_installs_offline_and_loads() {
+    if !npm_available() {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    let env = Env::new();
+    let source = packed(&env, "n");
     let o = env.run(&["install", &source]);
     assert!(o.status.success(), "{}", err(&o));
     let installed = env.agent().join("npm/node_modules/pkg-n");
@@ -452,17 +456,7 @@ fn a_package_given_with_e_loads_for_the_run_from_the_references_cache_folder() {
         return;
     }
     let env = Env::new();
-    let pkg = env.root.join("npm-src");
-    package(&pkg, "t");
-    let o = Command::new("npm")
-        .args(["pack", "--pack-destination", &env.root.display().to_string()])
-        .current_dir(&pkg)
-        .env("npm_config_cache", env.tmp.join("npm-cache"))
-        .env("npm_config_update_notifier", "false")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", err(&o));
-    let source = format!("npm:pkg-t@file:{}", env.root.join("pkg-t-1.0.0.tgz").display());
+    let source = packed(&env, "t");
     let server = MockServer::start(vec![Turn::text("ok"), Turn::text("again")]);
     server.write_models_json(&env.agent(), "openai-completions");
     // Not --offline: the package is installed for this run.
