@@ -1,6 +1,6 @@
 //! The system prompt, assembled from the active tools' snippets and guidelines
 //! (requirement T11), context files, `SYSTEM.md`/`APPEND_SYSTEM.md` and the
-//! command-line texts, with the date and working folder. The general wording
+//! command-line texts, with the working folder (no date, as the reference). The general wording
 //! is our own; the per-tool lines are the tools' data.
 
 use std::path::Path;
@@ -20,8 +20,6 @@ pub struct PromptInputs<'a> {
     pub context_files: &'a [ContextFile],
     /// The session folder.
     pub cwd: &'a Path,
-    /// Today's date, `YYYY-MM-DD`.
-    pub date: &'a str,
     /// The sandbox's section (beyond.md B5), when commands run sandboxed;
     /// kept with a custom prompt too, so the model always knows its limits.
     pub sandbox: Option<&'a str>,
@@ -68,7 +66,6 @@ impl Default for PromptInputs<'_> {
             append: Vec::new(),
             context_files: &[],
             cwd: Path::new("/"),
-            date: "",
             sandbox: None,
             skills: &[],
             active: &[],
@@ -185,7 +182,8 @@ pub fn build_prompt_sections(tools: &[&ToolDef], inputs: &PromptInputs<'_>) -> P
     {
         out.push("skills", section);
     }
-    out.push("cwd", format!("Today is {}.\n<cwd>\n{}\n</cwd>", inputs.date, inputs.cwd.display()));
+    // As the reference (Pi 1.6.0): the folder, no date.
+    out.push("cwd", format!("<cwd>\n{}\n</cwd>", inputs.cwd.display()));
     if let Some(mcp) = inputs.mcp_servers {
         out.push("mcp_servers", mcp.to_string());
     }
@@ -211,10 +209,7 @@ mod tests {
     fn lists_snippets_and_guidelines_of_declared_tools_only() {
         let tools = defs(&[ToolName::Read, ToolName::Grep]);
         let refs: Vec<&ToolDef> = tools.iter().map(|t| t.def()).collect();
-        let p = build_system_prompt(
-            &refs,
-            &PromptInputs { cwd: Path::new("/p"), date: "2026-12-02", ..Default::default() },
-        );
+        let p = build_system_prompt(&refs, &PromptInputs { cwd: Path::new("/p"), ..Default::default() });
         assert!(
             p.contains("- read: Read file contents\n- grep: Search file contents for patterns (respects .gitignore)\n")
         );
@@ -226,7 +221,7 @@ mod tests {
     #[test]
     fn the_docs_section_points_at_the_documentation_in_the_default_prompt_only() {
         let root = Path::new("/opt/pi");
-        let inputs = PromptInputs { cwd: Path::new("/p"), date: "d", docs_root: Some(root), ..Default::default() };
+        let inputs = PromptInputs { cwd: Path::new("/p"), docs_root: Some(root), ..Default::default() };
         let sections = build_prompt_sections(&[], &inputs);
         let names: Vec<&str> = sections.0.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["preamble", "tools", "rules", "docs", "cwd"]);
@@ -252,7 +247,7 @@ mod tests {
 
     #[test]
     fn empty_tool_list_says_none() {
-        let p = build_system_prompt(&[], &PromptInputs { cwd: Path::new("/p"), date: "d", ..Default::default() });
+        let p = build_system_prompt(&[], &PromptInputs { cwd: Path::new("/p"), ..Default::default() });
         assert!(p.contains("<tools>\n(none)\n</tools>"));
     }
 
@@ -264,7 +259,6 @@ mod tests {
             append: vec!["APPENDED"],
             context_files: &files,
             cwd: Path::new("/p"),
-            date: "d",
             sandbox: Some("<sandbox mode=\"read-only\">\n…\n</sandbox>"),
             ..Default::default()
         };
@@ -294,7 +288,7 @@ mod tests {
             source: Default::default(),
         };
         let skills = vec![skill];
-        let inputs = PromptInputs { cwd: Path::new("/p"), date: "d", skills: &skills, ..Default::default() };
+        let inputs = PromptInputs { cwd: Path::new("/p"), skills: &skills, ..Default::default() };
         let p = build_system_prompt(&refs, &inputs);
         assert!(!p.contains("- probe:"), "{p}");
         assert!(p.contains("<skills>\nThe following skills") && p.contains("Use the read tool"), "{p}");

@@ -19,10 +19,6 @@ fn read(p: &Path) -> Option<String> {
     pi_config::files::read_config_text(p).ok().flatten()
 }
 
-fn today() -> String {
-    humantime::format_rfc3339(std::time::SystemTime::now()).to_string().chars().take(10).collect()
-}
-
 /// The inputs of the system prompt.
 #[derive(Debug, Clone)]
 pub struct PromptSource {
@@ -65,7 +61,6 @@ impl PromptSource {
             self.system_prompt.as_deref().map(text_or_file).or_else(|| prompt_file("SYSTEM.md").and_then(read));
         let mut appended: Vec<String> = prompt_file("APPEND_SYSTEM.md").and_then(read).into_iter().collect();
         appended.extend(self.append_system_prompt.iter().map(|a| text_or_file(a)));
-        let date = today();
         let declared = registry.declared();
         let defs: Vec<&pi_agent::ToolDef> = declared.iter().map(|t| t.def()).collect();
         let active = registry.active().to_vec();
@@ -76,7 +71,6 @@ impl PromptSource {
                 append: appended.iter().map(String::as_str).collect(),
                 context_files: &context_files,
                 cwd: &self.cwd,
-                date: &date,
                 sandbox: self.sandbox.as_deref(),
                 skills: &self.skills,
                 active: &active,
