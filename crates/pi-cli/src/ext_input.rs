@@ -403,7 +403,12 @@ pub(crate) async fn settle(
                 eprintln!("{w}");
             }
         }
-        agent.drain_inbox();
+        // A message that asks for a run goes in with it, as the reference
+        // records it: after `agent_start`, `turn_start` and the system message.
+        let triggered = p.trigger && p.prompts.is_empty() && queue.is_empty();
+        if !triggered {
+            agent.drain_inbox();
+        }
         if p.reload
             && let Some(state) = reload.as_deref_mut()
         {
@@ -427,8 +432,11 @@ pub(crate) async fn settle(
             return last;
         }
         ext.busy.set(true);
-        // The custom message that asked for the run opens it (as the reference's event says).
-        let opening = agent.messages.iter().rev().find_map(|m| match m {
+        // The custom message that asked for the run opens it (as the reference's
+        // event says): still waiting in the inbox, or already recorded.
+        let waiting: Vec<pi_agent::AgentMessage> =
+            agent.inbox.lock().map(|q| q.iter().cloned().collect()).unwrap_or_default();
+        let opening = waiting.iter().rev().chain(agent.messages.iter().rev()).find_map(|m| match m {
             pi_agent::AgentMessage::Agent(pi_agent::AgentOnly::Custom(_)) => serde_json::to_value(m).ok(),
             _ => None,
         });

@@ -131,3 +131,46 @@ fn a_message_that_triggers_a_turn_while_idle_starts_the_run() {
     let last = body["messages"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["role"], "user", "the custom message is sent as the reference sends it: {last}");
 }
+
+#[test]
+fn a_commands_message_that_triggers_a_turn_is_recorded_inside_the_run() {
+    let server = MockServer::start(vec![Turn::text("seen")]);
+    let s = Scratch::new(&server);
+    let ext = s.work.join("go.ts");
+    std::fs::write(
+        &ext,
+        r#"export default function (pi: any) {
+  pi.registerCommand("go", { description: "trigger", handler: async () => {
+    pi.sendMessage({ customType: "note", content: "look at this", display: true }, { triggerTurn: true });
+  } });
+}
+"#,
+    )
+    .unwrap();
+    let mut rpc = Rpc::start(&s, &ext);
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "/go"}));
+    let mut seen = Vec::new();
+    loop {
+        let v = rpc.until("a record", |_| true);
+        let role = v["message"]["role"].as_str().unwrap_or_default().to_string();
+        seen.push(format!("{} {role}", v["type"].as_str().unwrap_or_default()).trim().to_string());
+        if v["type"] == "agent_end" {
+            break;
+        }
+    }
+    // Recorded with Pi 1.6.0: the answer first, the note inside the run after the system message.
+    let head: Vec<&str> = seen.iter().map(String::as_str).take(7).collect();
+    assert_eq!(
+        head,
+        [
+            "response",
+            "agent_start",
+            "turn_start",
+            "message_start system",
+            "message_end system",
+            "message_start custom",
+            "message_end custom"
+        ],
+        "{seen:?}"
+    );
+}

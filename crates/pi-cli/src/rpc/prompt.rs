@@ -85,8 +85,12 @@ impl Server {
             let prompt = match route {
                 Route::Command { path, name, args } => {
                     ext.run_command(&path, &name, &args).await;
-                    // The messages it sent are recorded (and announced) before the answer, as the reference does.
-                    g.drain_inbox();
+                    // The messages it sent are recorded (and announced) before the answer, as the
+                    // reference does; one that asks for a run goes in with the run, after the answer.
+                    let triggered = ext.pending.lock().is_ok_and(|p| p.trigger && p.prompts.is_empty());
+                    if !triggered {
+                        g.drain_inbox();
+                    }
                     drop(accepted.take());
                     respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
                     None
