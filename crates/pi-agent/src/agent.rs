@@ -417,54 +417,48 @@ impl Agent {
         }
     }
 
-    /// One model request with the retry policy applied.
-    async fn request(&self) -> AssistantMessage {
+    /// One model request (attempt `retries_done + 1`): the answer, and the
+    /// delay before another attempt when it failed in a way worth a retry.
+    async fn request(&self, retries_done: u32) -> (AssistantMessage, Option<Duration>) {
         if let Ok(mut view) = self.prompt_view.lock()
             && *view != self.system_prompt
         {
             view.clone_from(&self.system_prompt);
         }
-        let mut attempt = 0u32;
         let context = self.context_override().await;
         let context = self.context_with_system(context).await;
-        loop {
-            let (msg, retry) = self.stream_once(attempt, context.as_ref()).await;
-            let failed = msg.stop_reason == StopReason::Error;
-            let err = msg.error_message.clone().unwrap_or_default();
-            if let Some(delay) = retry {
-                attempt += 1;
-                let aborted = self.live.retry_aborted();
-                self.emit(AgentEvent::AutoRetryStart {
-                    attempt,
-                    max_attempts: self.retry.max_retries,
-                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                    error_message: err,
-                });
-                let token = self.abort.token();
-                let cancelled = tokio::select! {
-                    _ = tokio::time::sleep(delay) => false,
-                    _ = token.cancelled() => false,
-                    _ = aborted => true,
-                };
-                if cancelled {
-                    self.emit(AgentEvent::AutoRetryEnd {
-                        success: false,
-                        attempt,
-                        final_error: Some(crate::text::RETRY_CANCELLED.into()),
-                    });
-                    return msg;
-                }
-                continue;
-            }
-            if attempt > 0 {
-                self.emit(AgentEvent::AutoRetryEnd {
-                    success: !failed,
-                    attempt,
-                    final_error: failed.then(|| err.clone()),
-                });
-            }
-            return msg;
+        self.stream_once(retries_done, context.as_ref()).await
+    }
+
+    /// Retry `attempt` after a failed answer (session entry `failed`), as the
+    /// reference: `auto_retry_start`, the failed answer omitted from the
+    /// context (a `context_edit`), then the wait of `delay`; false when
+    /// `abort_retry` cut the wait short (told as a failed `auto_retry_end`).
+    /// An abort of the run lets the next attempt end at once.
+    async fn wait_for_retry(&mut self, attempt: u32, delay: Duration, error: &str, failed: Option<&str>) -> bool {
+        let live = self.live.clone();
+        let aborted = live.retry_aborted();
+        self.emit(AgentEvent::AutoRetryStart {
+            attempt,
+            max_attempts: self.retry.max_retries,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            error_message: error.to_string(),
+        });
+        self.omit(failed);
+        let token = self.abort.token();
+        let cancelled = tokio::select! {
+            _ = tokio::time::sleep(delay) => false,
+            _ = token.cancelled() => false,
+            _ = aborted => true,
+        };
+        if cancelled {
+            self.emit(AgentEvent::AutoRetryEnd {
+                success: false,
+                attempt,
+                final_error: Some(crate::text::RETRY_CANCELLED.into()),
+            });
         }
+        !cancelled
     }
 
     /// Run one user prompt to the end. Returns the last assistant message.
@@ -540,9 +534,11 @@ impl Agent {
         opening: Option<(String, Vec<ContentBlock>)>,
         token: &tokio_util::sync::CancellationToken,
     ) -> (Option<AssistantMessage>, Option<Option<String>>) {
-        let first_new = self.messages.len();
+        let mut first_new = self.messages.len();
         self.notify("agent_start", || serde_json::json!({})).await;
         self.emit(AgentEvent::AgentStart);
+        // Retries of a failed request so far; the next turn starts a new run (as the reference).
+        let (mut retries, mut restart) = (0u32, false);
         let mut turn_index = 0u64;
         // A user message opens its turn: it is added after `turn_start`.
         let mut opening = opening;
@@ -552,7 +548,11 @@ impl Agent {
         let mut overflowed = None;
         let mut first_turn = true;
         loop {
-            if !first_turn {
+            if restart {
+                restart = false;
+                self.notify("agent_start", || serde_json::json!({})).await;
+                self.emit(AgentEvent::AgentStart);
+            } else if !first_turn {
                 self.auto_compact().await;
             }
             first_turn = false;
@@ -573,11 +573,37 @@ impl Agent {
             // Messages extensions sent meanwhile go before the request (steering).
             self.drain_inbox();
             self.notify_added(added_from).await;
-            let assistant = self.request().await;
+            let (assistant, retry) = self.request(retries).await;
             let assistant = self.message_end(assistant).await;
             self.emit(AgentEvent::MessageEnd { message: Message::Assistant(assistant.clone()) });
             let answer_entry = self.add(Message::Assistant(assistant.clone()).into());
             last = Some(assistant.clone());
+            if let Some(delay) = retry {
+                // As the reference: the failed turn and run end, then a new run
+                // tries again without the failed answer (omitted by a context edit).
+                let ended = crate::observe::outcome(&assistant.stop_reason);
+                self.notify_turn_end(turn_index, &assistant, &[], answer_entry.clone(), Vec::new(), ended).await;
+                self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant.clone()), tool_results: vec![] });
+                turn_index = 0;
+                self.end_run(first_new, true).await;
+                retries += 1;
+                let error = assistant.error_message.clone().unwrap_or_default();
+                if !self.wait_for_retry(retries, delay, &error, answer_entry.as_deref()).await {
+                    return (last, overflowed);
+                }
+                first_new = self.messages.len();
+                restart = true;
+                continue;
+            }
+            if retries > 0 {
+                let failed = assistant.stop_reason == StopReason::Error;
+                self.emit(AgentEvent::AutoRetryEnd {
+                    success: !failed,
+                    attempt: retries,
+                    final_error: failed.then(|| assistant.error_message.clone().unwrap_or_default()),
+                });
+                retries = 0;
+            }
             let calls = tool_calls(&assistant);
             let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
             if stop || calls.is_empty() {
@@ -629,12 +655,18 @@ impl Agent {
                 self.push_user(&next);
             }
         }
+        self.end_run(first_new, false).await;
+        (last, overflowed)
+    }
+
+    /// `agent_end` with the run's messages (from `first_new`); `will_retry`
+    /// when a retry follows.
+    async fn end_run(&self, first_new: usize, will_retry: bool) {
         if self.dispatcher.listening("agent_end") {
             let messages = serde_json::to_value(&self.messages[first_new..]).unwrap_or_default();
             self.notify("agent_end", || serde_json::json!({"messages": messages})).await;
         }
-        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry: false });
-        (last, overflowed)
+        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry });
     }
 
     /// Run the calls of `assistant` (refused when the answer was cut by the

@@ -39,12 +39,17 @@ fn abort_retry_ends_the_wait_with_retry_cancelled() {
     let (_dir, mut child, mut stdin, mut out, server) = start(vec![Turn::error(503, "busy"), Turn::text("never")]);
     let began = Instant::now();
     writeln!(stdin, "{}", json!({"id": "p", "type": "prompt", "message": "hi"})).unwrap();
+    let ended = read_until(&mut out, |v| v["type"] == "agent_end");
+    assert_eq!(ended["willRetry"], true, "{ended}");
     let start = read_until(&mut out, |v| v["type"] == "auto_retry_start");
     assert_eq!(start["attempt"], 1);
+    let edit = read_until(&mut out, |v| v["type"] == "entry_appended");
+    assert_eq!(edit["entry"]["type"], "context_edit", "the failed answer is omitted: {edit}");
     writeln!(stdin, "{}", json!({"id": "a", "type": "abort_retry"})).unwrap();
     let end = read_until(&mut out, |v| v["type"] == "auto_retry_end");
     assert_eq!((end["success"].as_bool(), end["finalError"].as_str()), (Some(false), Some("Retry cancelled")), "{end}");
-    read_until(&mut out, |v| v["type"] == "agent_end");
+    // As the reference: the failed run already ended (`agent_end` with `willRetry`); the session settles.
+    read_until(&mut out, |v| v["type"] == "agent_settled");
     assert!(began.elapsed() < Duration::from_secs(20), "the 30 s wait was cut short");
     assert_eq!(server.requests().len(), 1, "no second attempt");
     drop(stdin);

@@ -53,7 +53,10 @@ pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
             // prompt sent once `agent_end` is out starts the next run (after
             // what the ending run still does: compaction, settle handlers).
             AgentEvent::AgentStart => s.streaming.store(true, Ordering::SeqCst),
-            AgentEvent::AgentEnd { .. } | AgentEvent::AgentSettled { .. } => s.streaming.store(false, Ordering::SeqCst),
+            // A run that ends to be retried keeps the session streaming until the retry's run.
+            AgentEvent::AgentEnd { will_retry: false, .. } | AgentEvent::AgentSettled { .. } => {
+                s.streaming.store(false, Ordering::SeqCst)
+            }
             AgentEvent::CompactionStart { .. } => s.compacting.store(true, Ordering::SeqCst),
             AgentEvent::CompactionEnd { .. } => s.compacting.store(false, Ordering::SeqCst),
             _ => {}
