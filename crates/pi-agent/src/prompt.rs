@@ -215,7 +215,9 @@ mod tests {
         );
         assert!(p.contains("- Use read to examine files instead of cat or sed.\n"));
         assert!(!p.contains("bash"));
-        assert!(p.ends_with("<cwd>\n/p\n</cwd>"));
+        // As Pi 1.6.0: the folder alone, no date before it.
+        assert!(p.ends_with("\n\n<cwd>\n/p\n</cwd>"), "{p}");
+        assert!(!p.contains("Today is"));
     }
 
     #[test]
