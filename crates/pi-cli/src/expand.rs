@@ -87,7 +87,9 @@ pub(crate) fn expander(resources: Arc<Resources>) -> pi_agent::InputExpander {
     })
 }
 
-fn source_info(path: &std::path::Path, s: &pi_config::resources::SourceInfo) -> Value {
+/// RPC `get_commands`' `sourceInfo` of the resource at `path` (a skill, a
+/// template, a package's extension), as the reference writes it.
+pub(crate) fn source_info(path: &std::path::Path, s: &pi_config::resources::SourceInfo) -> Value {
     let mut v = json!({"path": path.to_string_lossy(), "source": s.source, "scope": s.scope, "origin": s.origin,
         "baseDir": s.base_dir.to_string_lossy()});
     if let Some(c) = &s.changelog {

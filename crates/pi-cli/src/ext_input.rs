@@ -82,12 +82,7 @@ fn source_info(path: &str, origins: Option<&Origins>) -> Value {
     let p = Path::new(path);
     if let Some(o) = origins {
         if let Some(r) = o.packages.iter().find(|r| r.path == p) {
-            let mut v = json!({"path": path, "source": r.source, "scope": r.scope,
-                "origin": pi_config::resources::ORIGIN_PACKAGE, "baseDir": r.package_root.to_string_lossy()});
-            if let Some(c) = &r.changelog {
-                v["changelogPath"] = json!(c.to_string_lossy());
-            }
-            return v;
+            return crate::expand::source_info(p, &pi_config::resources::SourceInfo::package(r));
         }
         for (base, folder, scope) in
             [(o.agent_dir.to_path_buf(), "extensions", "user"), (o.cwd.join(".pi"), "extensions", "project")]
@@ -203,7 +198,7 @@ pub(crate) fn ui_tool_renderers(
 
 /// Run the handler of keyboard shortcut `key` (of the first extension that
 /// registered it), then what it asked for, as after a command.
-pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, mut reload: Option<&mut ReloadState>) {
+pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, reload: Option<&mut ReloadState>) {
     let scripts = ext.scripts();
     let owner = scripts.iter().flat_map(|l| l.shortcuts()).find(|(k, _, _)| k == key).map(|(_, _, path)| path);
     if let Some(path) = owner {
@@ -214,10 +209,16 @@ pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, mut
             }
         }
     }
+    settle_all(agent, ext, reload).await;
+}
+
+/// What extensions asked for outside a prompt (a shortcut, a command, a
+/// background callback): [`settle`], then the messages it queued, in order.
+/// They are the extensions': a refusal is reported as their error.
+pub(crate) async fn settle_all(agent: &mut Agent, ext: &ExtSession, mut reload: Option<&mut ReloadState>) {
     let mut queue = VecDeque::new();
     settle(agent, ext, &mut queue, reload.as_deref_mut()).await;
     while let Some(m) = queue.pop_front() {
-        // What a shortcut queues is the extension's: a refusal is reported as its error.
         let _answer = submit(agent, ext, m, reload.as_deref_mut()).await;
     }
 }

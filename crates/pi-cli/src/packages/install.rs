@@ -221,8 +221,7 @@ impl Installer {
         let PackageSource::Npm { spec, name, version } = source else { return Ok((None, None)) };
         let dir = packages::install_path(source, scope, &self.agent_dir, &self.cwd);
         let from = installed_version(&dir);
-        let spec = if version.is_some() { spec.clone() } else { format!("{name}@latest") };
-        self.npm_install(&[spec], scope)?;
+        self.npm_install(&[update_spec(spec, name, version.as_deref())], scope)?;
         Ok((from, installed_version(&dir)))
     }
 
@@ -273,6 +272,13 @@ fn ensure_gitignore(dir: &Path) -> Result<(), String> {
 fn ensure_npm_project(root: &Path) -> Result<(), String> {
     ensure_gitignore(root)?;
     write_new(&root.join("package.json"), text::NPM_PROJECT_JSON)
+}
+
+/// What `npm install` gets to update a package: its spec, or `name@latest`
+/// for an unversioned one (a bare name keeps the range npm saved the first
+/// time), as the reference does.
+pub(crate) fn update_spec(spec: &str, name: &str, version: Option<&str>) -> String {
+    if version.is_some() { spec.to_string() } else { format!("{name}@latest") }
 }
 
 /// Remove the empty folders between `target` and `root` (not `root`).

@@ -61,20 +61,14 @@ pub(crate) fn prepare(spec: &str, installer: &Installer, offline: bool) -> Resul
         let _ = std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700));
     }
     let cached = dir.exists();
-    let pinned = match &source {
-        PackageSource::Npm { version: Some(v), .. } => {
-            v.split('.').count() == 3 && v.chars().all(|c| c.is_ascii_digit() || c == '.')
-        }
-        _ => false,
-    };
+    // An exact npm version is not checked again (a git ref is: fetched and reset).
+    let pinned = matches!(source, PackageSource::Npm { .. }) && source.pinned();
     if offline || (cached && pinned) {
         return if cached { Ok(dir) } else { Err(text::temporary_warning(spec, text::OFFLINE_NOT_CACHED)) };
     }
     let refreshed = match &source {
-        // As the reference: an unversioned package asks for `@latest` (a bare
-        // name would keep the range npm saved the first time).
         PackageSource::Npm { spec: npm_spec, name, version } => {
-            let spec = if version.is_none() { format!("{name}@latest") } else { npm_spec.clone() };
+            let spec = super::install::update_spec(npm_spec, name, version.as_deref());
             installer.npm_install_into(&spec, &npm_root(&installer.agent_dir))
         }
         _ => installer.git_install_into(&source, &dir),

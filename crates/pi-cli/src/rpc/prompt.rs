@@ -118,12 +118,7 @@ impl Server {
             }
             drop(accepted);
             let mut state = setup.reload.clone();
-            let mut queue = std::collections::VecDeque::new();
-            crate::ext_input::settle(&mut g, &ext, &mut queue, Some(&mut state)).await;
-            while let Some(next) = queue.pop_front() {
-                // Queued by extensions: a refusal is reported as their error.
-                let _answer = crate::ext_input::submit(&mut g, &ext, next, Some(&mut state)).await;
-            }
+            crate::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
             g.pending_run = None;
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
@@ -138,14 +133,8 @@ impl Server {
         let (ext, agent, setup) = (self.setup.ext.clone(), self.agent.clone(), self.setup.clone());
         let task = tokio::spawn(async move {
             let mut g = agent.lock().await;
-            g.drain_inbox();
             let mut state = setup.reload.clone();
-            let mut queue = std::collections::VecDeque::new();
-            crate::ext_input::settle(&mut g, &ext, &mut queue, Some(&mut state)).await;
-            while let Some(next) = queue.pop_front() {
-                // An extension's message: a refusal is reported as its error.
-                let _answer = crate::ext_input::submit(&mut g, &ext, next, Some(&mut state)).await;
-            }
+            crate::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
     }

@@ -164,13 +164,28 @@ pub(crate) struct AgentInputs<'a> {
     pub resources: Arc<pi_config::resources::Resources>,
     /// The folder new sessions go to.
     pub folder: std::path::PathBuf,
+    /// The packages' extension files this run loads.
+    pub packages: Vec<pi_config::packages::PackageResource>,
 }
 
 /// Build the agent; `session_start` handlers run once it exists, with the
 /// session and its tools bound (their failures are reported); tool-set
 /// changes they ask for apply before the first request.
 pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Prepared, Stop> {
-    let AgentInputs { env, args, mode, settings, trusted, chosen, mut opened, loaded, models, resources, folder } = i;
+    let AgentInputs {
+        env,
+        args,
+        mode,
+        settings,
+        trusted,
+        chosen,
+        mut opened,
+        loaded,
+        models,
+        resources,
+        folder,
+        packages,
+    } = i;
     if let Some(name) = args.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
         // `--name` names the session as it opens (as the reference).
         let _ = opened.session.append("session_info", serde_json::json!({"name": name}));
@@ -240,7 +255,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         live: agent.live.clone(),
         prompt_view: agent.prompt_view.clone(),
         scope: args.models.clone().unwrap_or_default(),
-        packages: package_extensions(settings, env, trusted),
+        packages,
     });
     ext.set_resource_commands(&reload);
     // agent_settled handlers find pi idle: what they send runs after them.
@@ -323,16 +338,6 @@ async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &E
             }
         }
     }
-}
-
-/// The packages' extension files this run may load (a project's only when trusted).
-pub(super) fn package_extensions(
-    settings: &Settings,
-    env: &Env,
-    trusted: bool,
-) -> Vec<pi_config::packages::PackageResource> {
-    let found = pi_config::packages::resolve(settings, &env.agent_dir, &env.cwd);
-    found.extensions.into_iter().filter(|r| trusted || r.scope != "project").collect()
 }
 
 /// The compaction and retry settings of the chosen model.

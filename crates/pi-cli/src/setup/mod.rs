@@ -264,8 +264,10 @@ fn start_in(
         groups,
         flag_values: Default::default(),
     };
+    // The packages' extension files this run loads: once, for the warnings
+    // below and the commands' `sourceInfo`.
     let loaded_paths: Vec<&PathBuf> = loaded.groups.iter().flat_map(|(paths, _)| paths).collect();
-    let mut packaged = agent::package_extensions(&settings, &env, trust.trusted);
+    let mut packaged = pi_config::packages::resolve(&settings, &env.agent_dir, &env.cwd).extensions;
     packaged.retain(|r| loaded_paths.contains(&&r.path));
     // As the reference orders them: the replaced built-ins, then the packages' dependencies.
     for w in runtime.block_on(replaced::omit_replaced(&mut loaded)) {
@@ -337,6 +339,7 @@ fn start_in(
         models: &models,
         resources: resources.clone(),
         folder: folder.clone(),
+        packages: packaged,
     };
     let prepared = runtime.block_on(agent::build(inputs, report))?;
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
