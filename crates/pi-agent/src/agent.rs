@@ -467,7 +467,7 @@ impl Agent {
     }
 
     /// [`Agent::prompt`] with images after the text (`@file` images), in
-    /// one user message. Past the compaction threshold the session is
+    /// one user message (prepared as `prompt_images` says). Past the compaction threshold the session is
     /// compacted first; after an answer that overflowed the context (or
     /// stopped early at the token limit) the failed attempt is omitted, the
     /// session compacted and the request made again once, as a fresh run.
@@ -475,7 +475,7 @@ impl Agent {
         let token = self.abort.start(self.pending_run.take());
         self.tool_ctx.abort = token.clone();
         self.auto_compact().await;
-        let mut opening = Some((self.expand(text), images));
+        let mut opening = Some(crate::prompt_images::prepare(self.expand(text), images));
         let mut recovered = false;
         let last = loop {
             let (last, overflowed) = self.run(opening.take(), &token).await;

@@ -25,6 +25,7 @@ mod messages;
 mod nested;
 mod observe;
 mod prompt;
+mod prompt_images;
 mod prompt_skills;
 mod provider_events;
 mod registry;

@@ -10,8 +10,8 @@ pub fn version_line() -> String {
     format!("{PI_COMPATIBLE}+pi-rs.{}", env!("CARGO_PKG_VERSION"))
 }
 
-/// Valid `--thinking` levels.
-pub const THINKING_LEVELS: [&str; 7] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+/// Valid `--thinking` levels (the session runtime's list).
+pub use pi_runtime::text::THINKING_LEVELS;
 
 /// Warning for an invalid `--thinking` value.
 pub fn invalid_thinking_level(v: &str) -> String {
@@ -173,29 +173,13 @@ pub fn rpc_parse_failed(msg: &str) -> String {
     format!("Failed to parse command: {msg}")
 }
 
-/// RPC: a command type nobody handles.
-pub fn rpc_unknown_command(kind: &str) -> String {
-    format!("Unknown command: {kind}")
-}
-
 /// RPC: how a command without a `type` is named in its unknown-command
 /// answer (the reference prints JavaScript's `undefined`).
 pub const RPC_NO_TYPE: &str = "undefined";
 
-/// RPC: `set_model` names no model.
-pub fn rpc_model_not_found(provider: &str, id: &str) -> String {
-    format!("Model not found: {provider}/{id}")
-}
-
 /// RPC: a prompt while streaming without `streamingBehavior`.
 pub const RPC_ALREADY_STREAMING: &str =
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
-
-/// RPC: a prompt without `message`.
-pub const RPC_MISSING_MESSAGE: &str = "Missing \"message\"";
-
-/// RPC: `bash` without `command`.
-pub const RPC_MISSING_COMMAND: &str = "Missing \"command\"";
 
 /// `/reload` succeeded.
 pub const RELOADED: &str = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
@@ -223,14 +207,6 @@ pub fn internal_error(location: &str, message: &str) -> String {
     format!("pi: internal error at {location}: {cut}")
 }
 
-/// RPC `get_entries` with a `since` that is no entry (as the reference).
-pub fn rpc_entry_not_found(id: &str) -> String {
-    format!("Entry not found: {id}")
-}
-
-/// RPC `fork` with an entry that is not a user message of the branch (as the reference).
-pub const RPC_INVALID_FORK_ENTRY: &str = "Invalid entry ID for forking";
-
 /// RPC `fork`/`clone` before anything was recorded (as the reference).
 pub const RPC_NOTHING_TO_COPY: &str =
     "This session has not been saved yet. Send a message before cloning or forking it.";
@@ -238,14 +214,8 @@ pub const RPC_NOTHING_TO_COPY: &str =
 /// RPC `export_html` of a session without a file (as the reference).
 pub const RPC_EXPORT_IN_MEMORY: &str = "Cannot export in-memory session to HTML";
 
-/// RPC `switch_session` without `sessionPath`.
-pub const RPC_MISSING_SESSION_PATH: &str = "Missing \"sessionPath\"";
-
 /// RPC `set_session_name` with a blank name (as the reference).
 pub const RPC_EMPTY_SESSION_NAME: &str = "Session name cannot be empty";
-
-/// RPC `fork` without `entryId`.
-pub const RPC_MISSING_ENTRY_ID: &str = "Missing \"entryId\"";
 
 /// The title of an exported session page.
 pub fn export_title(name: &str) -> String {

@@ -125,3 +125,139 @@ fn ten_thousand_queued_commands_are_all_answered_in_order() {
         assert!(kb < PEAK_RSS_LIMIT_KB, "peak memory {kb} kB");
     }
 }
+
+/// Every command with a missing or mistyped argument is answered with an
+/// error that names it (the reference's own words where it has an error of
+/// its own), and nothing about the session changes: no silent default.
+#[test]
+fn missing_or_mistyped_arguments_are_named_and_change_nothing() {
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"type": "prompt"}), "Invalid prompt command: missing \"message\" (a string)"),
+        (json!({"type": "prompt", "message": 5}), "Invalid prompt command: \"message\" must be a string"),
+        (
+            json!({"type": "prompt", "message": "hi", "images": "x"}),
+            "Invalid prompt command: \"images\" must be a list of images, each {\"type\": \"image\", \"data\": <base64 text>, \"mimeType\": <text>}",
+        ),
+        (
+            json!({"type": "prompt", "message": "hi", "streamingBehavior": "now"}),
+            "Invalid prompt command: \"streamingBehavior\" must be \"steer\" or \"followUp\"",
+        ),
+        (json!({"type": "steer"}), "Invalid steer command: missing \"message\" (a string)"),
+        (json!({"type": "follow_up", "message": 1}), "Invalid follow_up command: \"message\" must be a string"),
+        (
+            json!({"type": "set_steering_mode"}),
+            "Invalid set_steering_mode command: missing \"mode\" (\"all\" or \"one-at-a-time\")",
+        ),
+        (
+            json!({"type": "set_steering_mode", "mode": "bogus"}),
+            "Invalid set_steering_mode command: \"mode\" must be \"all\" or \"one-at-a-time\"",
+        ),
+        (
+            json!({"type": "set_follow_up_mode", "mode": 5}),
+            "Invalid set_follow_up_mode command: \"mode\" must be \"all\" or \"one-at-a-time\"",
+        ),
+        (
+            json!({"type": "set_auto_compaction"}),
+            "Invalid set_auto_compaction command: missing \"enabled\" (true or false)",
+        ),
+        (
+            json!({"type": "set_auto_compaction", "enabled": "yes"}),
+            "Invalid set_auto_compaction command: \"enabled\" must be true or false",
+        ),
+        (
+            json!({"type": "set_auto_retry", "enabled": 0}),
+            "Invalid set_auto_retry command: \"enabled\" must be true or false",
+        ),
+        (
+            json!({"type": "set_thinking_level"}),
+            "Invalid set_thinking_level command: missing \"level\" (one of off, minimal, low, medium, high, xhigh, max)",
+        ),
+        (
+            json!({"type": "set_thinking_level", "level": "huge"}),
+            "Invalid set_thinking_level command: \"level\" must be one of off, minimal, low, medium, high, xhigh, max",
+        ),
+        (json!({"type": "set_model"}), "Model not found: undefined/undefined"),
+        (json!({"type": "set_model", "provider": "mock", "modelId": 5}), "Model not found: mock/5"),
+        (
+            json!({"type": "compact", "customInstructions": 5}),
+            "Invalid compact command: \"customInstructions\" must be a string",
+        ),
+        (json!({"type": "bash"}), "Invalid bash command: missing \"command\" (a string)"),
+        (json!({"type": "bash", "command": 5}), "Invalid bash command: \"command\" must be a string"),
+        (
+            json!({"type": "export_html", "outputPath": 5}),
+            "Invalid export_html command: \"outputPath\" must be a string",
+        ),
+        (json!({"type": "switch_session"}), "Invalid switch_session command: missing \"sessionPath\" (a string)"),
+        (
+            json!({"type": "switch_session", "sessionPath": 5}),
+            "Invalid switch_session command: \"sessionPath\" must be a string",
+        ),
+        (
+            json!({"type": "new_session", "parentSession": 5}),
+            "Invalid new_session command: \"parentSession\" must be a string",
+        ),
+        (json!({"type": "fork"}), "Invalid entry ID for forking"),
+        (json!({"type": "fork", "entryId": 5}), "Invalid entry ID for forking"),
+        (json!({"type": "get_entries", "since": 5}), "Entry not found: 5"),
+        (json!({"type": "set_session_name"}), "Invalid set_session_name command: missing \"name\" (a string)"),
+        (json!({"type": "set_session_name", "name": 5}), "Invalid set_session_name command: \"name\" must be a string"),
+    ];
+    let mut lines = vec![json!({"id": "before", "type": "get_state"}).to_string()];
+    for (i, (cmd, _)) in cases.iter().enumerate() {
+        let mut cmd = cmd.clone();
+        cmd["id"] = json!(format!("c{i}"));
+        lines.push(cmd.to_string());
+    }
+    lines.push(json!({"id": "after", "type": "get_state"}).to_string());
+    let want = lines.len();
+    let (records, _) = session(lines, |r| responses(r).len() == want);
+    let got = responses(&records);
+    assert_eq!(got.len(), want, "{records:#?}");
+    for (i, (cmd, error)) in cases.iter().enumerate() {
+        let r = got.iter().find(|r| r["id"] == format!("c{i}")).unwrap_or_else(|| panic!("no answer to {cmd}"));
+        assert_eq!(r["command"], cmd["type"], "{r}");
+        assert_eq!(r["success"], false, "{cmd} → {r}");
+        assert_eq!(r["error"], *error, "{cmd}");
+    }
+    // Nothing started, nothing was set: the state is as it was.
+    let state = |id: &str| got.iter().find(|r| r["id"] == id).unwrap()["data"].clone();
+    let (mut before, mut after) = (state("before"), state("after"));
+    for s in [&mut before, &mut after] {
+        s.as_object_mut().unwrap().remove("sessionId");
+    }
+    assert_eq!(before, after);
+    assert_eq!(after["steeringMode"], "one-at-a-time");
+    assert_eq!(after["autoCompactionEnabled"], true);
+    assert_eq!(after["messageCount"], 0);
+    assert!(!records.iter().any(|r| r["type"] == "agent_start"), "no run started");
+}
+
+/// Images sent with an RPC prompt reach the model, prepared as the
+/// reference prepares them: one it can send as it came, one it cannot
+/// decode replaced by the reference's note after the text.
+#[test]
+fn images_of_an_rpc_prompt_reach_the_model() {
+    let server = MockServer::start(vec![Turn::text("seen")]);
+    let scratch = Scratch::new(&server);
+    server.write_models_json_with(&scratch.agent_dir(), "openai-completions", json!({"input": ["text", "image"]}));
+    let (mut child, mut stdin, mut reader) = scratch.rpc(env!("CARGO_BIN_EXE_pi"), &[]);
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGP4z8AARwzEcQCukw/x0F8jngAAAABJRU5ErkJggg==";
+    let cmd = json!({"id": "p", "type": "prompt", "message": "what is this?", "images": [
+        {"type": "image", "data": png, "mimeType": "image/png"},
+        {"type": "image", "data": "bm90IGFuIGltYWdl", "mimeType": "image/png"}]});
+    writeln!(stdin, "{cmd}").unwrap();
+    pi_test_support::read_until(&mut reader, |v| v["type"] == "agent_end");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let requests = server.requests();
+    let body = &requests[0].body;
+    let user = body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "user").unwrap();
+    assert_eq!(
+        user["content"],
+        json!([
+            {"type": "text", "text": "what is this?\n\n[Image omitted: could not be resized below the inline image size limit.]"},
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}
+        ])
+    );
+}

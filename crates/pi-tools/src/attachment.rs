@@ -30,6 +30,25 @@ pub fn prepare_image(bytes: Vec<u8>) -> Option<Result<PreparedImage, String>> {
     )
 }
 
+/// An image a client sent with a prompt (base64 `data`, its declared
+/// `mime_type`), prepared as the reference prepares prompt images: the
+/// declared PNG, JPEG, GIF or WebP decoded and shrunk to the inline limits,
+/// any other format converted to PNG. The error is the note that takes the
+/// image's place in the prompt's text.
+pub fn prepare_prompt_image(data: &str, mime_type: &str) -> Result<PreparedImage, String> {
+    use base64::Engine;
+    // Lenient, as the reference decodes: what is not base64 decodes to nothing usable.
+    let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim()).unwrap_or_default();
+    let base = mime_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let declared_inline =
+        matches!(base.as_str(), "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp");
+    match prepare_image(bytes) {
+        Some(prepared) => prepared,
+        None if declared_inline => Err(crate::text::read::IMAGE_OMITTED_TOO_LARGE.to_string()),
+        None => Err(crate::text::read::IMAGE_OMITTED_UNCONVERTIBLE.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +66,21 @@ mod tests {
         assert!(prepare_image(b"hello\n".to_vec()).is_none());
         let broken = prepare_image(b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDRbroken".to_vec()).unwrap();
         assert_eq!(broken.unwrap_err(), "[Image omitted: could not be resized below the inline image size limit.]");
+    }
+
+    #[test]
+    fn prompt_images_are_prepared_or_replaced_by_the_note() {
+        let tiny = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+        let p = prepare_prompt_image(tiny, "image/png").unwrap();
+        assert_eq!((p.data.as_str(), p.mime_type.as_str()), (tiny, "image/png"));
+        assert_eq!(
+            prepare_prompt_image("bm90IGFuIGltYWdl", "image/png").unwrap_err(),
+            "[Image omitted: could not be resized below the inline image size limit.]"
+        );
+        assert_eq!(
+            prepare_prompt_image("bm90IGFuIGltYWdl", "image/tiff").unwrap_err(),
+            "[Image omitted: could not be converted to a supported inline image format.]"
+        );
+        assert!(prepare_prompt_image("%%%", "image/png").is_err());
     }
 }

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use pi_agent::{Agent, AgentEvent, AgentMessage};
+use pi_runtime::Command;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -172,7 +173,14 @@ pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode
         }
         match serde_json::from_str::<Value>(line) {
             Ok(cmd) => match cmd.get("type").and_then(Value::as_str) {
-                Some(_) => server.handle(cmd).await,
+                Some(kind) => {
+                    let id = cmd.get("id").cloned();
+                    match Command::parse(&cmd) {
+                        Ok(command) => server.handle(id, command).await,
+                        // A missing or mistyped argument is named, never defaulted.
+                        Err(e) => respond(&id, kind, Err(e.to_string())),
+                    }
+                }
                 None => untyped(&cmd),
             },
             Err(e) => respond(&None, "parse", Err(text::rpc_parse_failed(&e.to_string()))),
@@ -204,7 +212,7 @@ fn untyped(cmd: &Value) {
     }
     v.insert("success".into(), json!(false));
     let shown = kind.map(Value::to_string).unwrap_or_else(|| text::RPC_NO_TYPE.into());
-    v.insert("error".into(), json!(text::rpc_unknown_command(&shown)));
+    v.insert("error".into(), json!(pi_runtime::text::unknown_command(&shown)));
     out(&Value::Object(v));
 }
 
@@ -288,14 +296,15 @@ impl Server {
     }
 
     /// One command.
-    async fn handle(&mut self, cmd: Value) {
-        let id = cmd.get("id").cloned();
-        let kind = cmd.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
-        let bool_arg = |k: &str| cmd.get(k).and_then(Value::as_bool).unwrap_or(false);
-        let str_arg = |k: &str| cmd.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-        match kind.as_str() {
-            "prompt" | "steer" | "follow_up" => self.prompt(&id, &kind, &cmd).await,
-            "abort" => {
+    async fn handle(&mut self, id: Option<Value>, command: Command) {
+        let kind = command.kind().to_string();
+        match command {
+            Command::Prompt { message, images, streaming_behavior } => {
+                self.prompt(&id, &kind, message, images, streaming_behavior.map(|b| b.as_str())).await
+            }
+            Command::Steer { message, images } => self.prompt(&id, &kind, message, images, Some("steer")).await,
+            Command::FollowUp { message, images } => self.prompt(&id, &kind, message, images, Some("followUp")).await,
+            Command::Abort => {
                 self.abort.abort();
                 self.commands.abort_all();
                 // Answered once the runs accepted so far ended, without holding up the reading.
@@ -307,7 +316,7 @@ impl Server {
                     respond(&id, &kind, Ok(None));
                 });
             }
-            "clear_queue" => {
+            Command::ClearQueue => {
                 let drain =
                     |q: &pi_agent::Queue| q.lock().map(|mut g| g.drain(..).collect::<Vec<_>>()).unwrap_or_default();
                 let (steering, follow_up) = (drain(&self.steering), drain(&self.follow_ups));
@@ -315,9 +324,9 @@ impl Server {
                 self.queue_update();
                 respond(&id, &kind, Ok(Some(json!({"steering": steering, "followUp": follow_up}))));
             }
-            "get_state" => respond(&id, &kind, Ok(Some(self.state()))),
-            "get_messages" => respond(&id, &kind, Ok(Some(json!({"messages": self.messages()})))),
-            "get_last_assistant_text" => {
+            Command::GetState => respond(&id, &kind, Ok(Some(self.state()))),
+            Command::GetMessages => respond(&id, &kind, Ok(Some(json!({"messages": self.messages()})))),
+            Command::GetLastAssistantText => {
                 // No answer yet: `{}`, as the reference's `undefined` text prints.
                 let data = match state::last_assistant_text(&self.messages()) {
                     Some(t) => json!({"text": t}),
@@ -325,61 +334,53 @@ impl Server {
                 };
                 respond(&id, &kind, Ok(Some(data)))
             }
-            "get_session_stats" => respond(&id, &kind, Ok(Some(self.stats()))),
-            "get_available_models" => respond(&id, &kind, Ok(Some(self.available_models()))),
-            "set_model" | "cycle_model" | "set_thinking_level" | "cycle_thinking_level" => {
-                self.model_command(id, kind, cmd)
-            }
-            "get_available_thinking_levels" => respond(&id, &kind, Ok(Some(self.thinking_levels()))),
-            "set_steering_mode" => {
-                self.live.set_steering_mode(&str_arg("mode"));
+            Command::GetSessionStats => respond(&id, &kind, Ok(Some(self.stats()))),
+            Command::GetAvailableModels => respond(&id, &kind, Ok(Some(self.available_models()))),
+            Command::SetModel { .. }
+            | Command::CycleModel
+            | Command::SetThinkingLevel { .. }
+            | Command::CycleThinkingLevel => self.model_command(id, command),
+            Command::GetAvailableThinkingLevels => respond(&id, &kind, Ok(Some(self.thinking_levels()))),
+            Command::SetSteeringMode { mode } => {
+                self.live.set_steering_mode(mode.as_str());
                 respond(&id, &kind, Ok(None));
             }
-            "set_follow_up_mode" => {
-                self.live.set_follow_up_mode(&str_arg("mode"));
+            Command::SetFollowUpMode { mode } => {
+                self.live.set_follow_up_mode(mode.as_str());
                 respond(&id, &kind, Ok(None));
             }
-            "set_auto_compaction" => {
-                self.live.set_auto_compaction(bool_arg("enabled"));
+            Command::SetAutoCompaction { enabled } => {
+                self.live.set_auto_compaction(enabled);
                 respond(&id, &kind, Ok(None));
             }
-            "set_auto_retry" => {
-                self.live.set_auto_retry(bool_arg("enabled"));
+            Command::SetAutoRetry { enabled } => {
+                self.live.set_auto_retry(enabled);
                 respond(&id, &kind, Ok(None));
             }
-            "abort_retry" => {
+            Command::AbortRetry => {
                 self.live.abort_retry();
                 respond(&id, &kind, Ok(None));
             }
-            "get_commands" => respond(&id, &kind, Ok(Some(json!({"commands": self.setup.ext.commands()})))),
-            "compact" => {
-                let instructions = cmd.get("customInstructions").and_then(Value::as_str).map(String::from);
-                let (agent, shared) = (self.agent.clone(), self.shared.clone());
+            Command::GetCommands => respond(&id, &kind, Ok(Some(json!({"commands": self.setup.ext.commands()})))),
+            Command::Compact { custom_instructions } => {
+                let agent = self.agent.clone();
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
                     let reason = pi_agent::compaction::CompactionReason::Manual;
-                    let answer = g.compact(reason, instructions.as_deref(), false).await.map(|o| Some(o.0));
-                    drop(shared);
+                    let answer = g.compact(reason, custom_instructions.as_deref(), false).await.map(|o| Some(o.0));
                     respond(&id, &kind, answer);
                 });
             }
-            "bash" => {
-                let Some(command) = cmd.get("command").and_then(Value::as_str) else {
-                    return respond(&id, &kind, Err(text::RPC_MISSING_COMMAND.into()));
-                };
-                bash::start(&self.bash, &self.commands, id, command.to_string(), bool_arg("excludeFromContext"));
+            Command::Bash { command, exclude_from_context } => {
+                bash::start(&self.bash, &self.commands, id, command, exclude_from_context);
             }
-            "abort_bash" => {
+            Command::AbortBash => {
                 self.commands.abort_all();
                 respond(&id, &kind, Ok(None));
             }
-            "extension_ui_response" => ui::bridge().answer(&cmd),
-            "set_session_name" => self.set_session_name(&id, &cmd).await,
-            other => {
-                if !self.session_command(&id, other, &cmd) {
-                    respond(&id, other, Err(text::rpc_unknown_command(other)));
-                }
-            }
+            Command::ExtensionUiResponse { id, answer } => ui::bridge().answer(id.as_deref(), answer),
+            Command::SetSessionName { name } => self.set_session_name(&id, &name).await,
+            session => self.session_command(id, session),
         }
     }
 

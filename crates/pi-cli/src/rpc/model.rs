@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+use pi_runtime::Command;
+
 use super::{Server, respond, state::model_json};
 use crate::model_select;
-use crate::text;
 
 /// The levels a model supports, lowest first.
 fn levels(entry: Option<&pi_config::ModelEntry>) -> Vec<&'static str> {
@@ -59,18 +60,17 @@ impl Server {
     }
 
     /// The four model and thinking commands.
-    pub(super) fn model_command(&self, id: Option<Value>, kind: String, cmd: Value) {
+    pub(super) fn model_command(&self, id: Option<Value>, cmd: Command) {
+        let kind = cmd.kind().to_string();
         let (model, thinking) = self.current.lock().map(|c| c.clone()).unwrap_or_default();
-        let target: Result<Option<(pi_config::ModelEntry, bool)>, String> = match kind.as_str() {
-            "set_model" => {
-                let provider = cmd.get("provider").and_then(Value::as_str).unwrap_or_default();
-                let model_id = cmd.get("modelId").and_then(Value::as_str).unwrap_or_default();
-                match self.setup.models.iter().find(|m| m.provider == provider && m.id == model_id) {
+        let target: Result<Option<(pi_config::ModelEntry, bool)>, String> = match &cmd {
+            Command::SetModel { provider, model_id } => {
+                match self.setup.models.iter().find(|m| &m.provider == provider && &m.id == model_id) {
                     Some(m) => Ok(Some((m.clone(), false))),
-                    None => Err(text::rpc_model_not_found(provider, model_id)),
+                    None => Err(pi_runtime::text::model_not_found(provider, model_id)),
                 }
             }
-            "cycle_model" => {
+            Command::CycleModel => {
                 let (pool, scoped) = self.cycle_pool();
                 if pool.len() < 2 {
                     return respond(&id, &kind, Ok(Some(Value::Null)));
@@ -87,13 +87,10 @@ impl Server {
         };
         let entry = target.as_ref().map(|(e, _)| e.clone()).or_else(|| self.entry_of(&model).cloned());
         let supported = levels(entry.as_ref());
-        let requested = match kind.as_str() {
-            // An unknown level changes nothing (the reference accepts it and keeps its level).
-            "set_thinking_level" => match cmd.get("level").and_then(Value::as_str) {
-                Some(l) if text::THINKING_LEVELS.contains(&l) => l.to_string(),
-                _ => thinking.clone(),
-            },
-            "cycle_thinking_level" => {
+        let requested = match &cmd {
+            // A known level (the command names anything else), clamped below.
+            Command::SetThinkingLevel { level } => level.clone(),
+            Command::CycleThinkingLevel => {
                 if supported.len() < 2 {
                     return respond(&id, &kind, Ok(Some(Value::Null)));
                 }

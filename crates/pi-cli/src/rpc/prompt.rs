@@ -16,17 +16,17 @@ use crate::text;
 
 impl Server {
     /// `prompt`, `steer`, `follow_up`.
-    pub(super) async fn prompt(&mut self, id: &Option<Value>, kind: &str, cmd: &Value) {
-        let Some(msg) = cmd.get("message").and_then(Value::as_str).map(String::from) else {
-            return respond(id, kind, Err(text::RPC_MISSING_MESSAGE.into()));
-        };
+    /// `behaviour`: where the message goes while a run streams (`steer`,
+    /// `followUp`; `None` refuses it then).
+    pub(super) async fn prompt(
+        &mut self,
+        id: &Option<Value>,
+        kind: &str,
+        msg: String,
+        images: Vec<pi_ai::ContentBlock>,
+        behaviour: Option<&'static str>,
+    ) {
         let streaming = self.busy();
-        let behaviour = match kind {
-            "steer" => Some("steer"),
-            "follow_up" => Some("followUp"),
-            _ => cmd.get("streamingBehavior").and_then(Value::as_str),
-        }
-        .map(String::from);
         if kind == "prompt"
             && self.setup.reload.mcp_on
             && let Some(args) = pi_mcp::slash::parse(&msg)
@@ -41,7 +41,7 @@ impl Server {
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
         if streaming {
-            let queue = match behaviour.as_deref() {
+            let queue = match behaviour {
                 Some("steer") => self.steering.clone(),
                 Some("followUp") => self.follow_ups.clone(),
                 _ => return respond(id, kind, Err(text::RPC_ALREADY_STREAMING.into())),
@@ -49,8 +49,8 @@ impl Server {
             let (ext, id, kind) = (self.setup.ext.clone(), id.clone(), kind.to_string());
             let (steering, follow_ups) = (self.steering.clone(), self.follow_ups.clone());
             tokio::spawn(async move {
-                let incoming = Incoming::user(&msg, Vec::new(), "rpc");
-                match ext.route(&incoming, behaviour.as_deref()).await {
+                let incoming = Incoming::user(&msg, images, "rpc");
+                match ext.route(&incoming, behaviour).await {
                     Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
                     Route::Handled => {}
                     Route::Prompt { text, .. } => {
@@ -80,7 +80,7 @@ impl Server {
             // session, a triggered run) happens before a later prompt runs.
             let mut g = agent.lock().await;
             g.pending_run = Some(ticket);
-            let incoming = Incoming::user(&msg, Vec::new(), "rpc");
+            let incoming = Incoming::user(&msg, images, "rpc");
             let route = ext.route(&incoming, None).await;
             let prompt = match route {
                 Route::Command { path, name, args } => {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use pi_agent::session::Session;
 use pi_agent::{Agent, AgentEvent};
+use pi_runtime::Command;
 use serde_json::{Value, json};
 
 use super::{Answer, Server, event, respond, respond_raw};
@@ -14,12 +15,11 @@ use crate::session_events::{self, Replacement};
 use crate::text;
 
 impl Server {
-    /// Handle a session command; false when `kind` is none.
     /// `set_session_name`: recorded and announced; the extensions'
     /// `session_info_changed` handlers run before the answer (as the reference).
-    pub(super) async fn set_session_name(&self, id: &Option<Value>, cmd: &Value) {
+    pub(super) async fn set_session_name(&self, id: &Option<Value>, name: &str) {
         let kind = "set_session_name";
-        let name = cmd.get("name").and_then(Value::as_str).unwrap_or_default().trim().to_string();
+        let name = name.trim().to_string();
         if name.is_empty() {
             return respond(id, kind, Err(text::RPC_EMPTY_SESSION_NAME.into()));
         }
@@ -31,13 +31,14 @@ impl Server {
         respond(id, kind, Ok(None));
     }
 
-    pub(super) fn session_command(&self, id: &Option<Value>, kind: &str, cmd: &Value) -> bool {
-        let arg = |k: &str| cmd.get(k).and_then(Value::as_str).map(String::from);
+    /// Handle a session command (those not listed here are answered as unknown).
+    pub(super) fn session_command(&self, id: Option<Value>, cmd: Command) {
         let cwd = self.bash.folder.lock().map(|f| f.clone()).unwrap_or_else(|_| self.tool_ctx.cwd.clone());
         let dir = self.setup.session_dir.clone();
-        let (id, k) = (id.clone(), kind.to_string());
-        match kind {
-            "get_fork_messages" => {
+        let kind = cmd.kind();
+        let k = kind.to_string();
+        match cmd {
+            Command::GetForkMessages => {
                 let list: Vec<Value> = self
                     .session
                     .lock()
@@ -48,8 +49,8 @@ impl Server {
                     .collect();
                 respond(&id, kind, Ok(Some(json!({"messages": list}))));
             }
-            "get_entries" => respond(&id, kind, self.entries(arg("since").as_deref())),
-            "get_tree" => match self.session.lock() {
+            Command::GetEntries { since } => respond(&id, kind, self.entries(since.as_deref())),
+            Command::GetTree => match self.session.lock() {
                 // Written as text: the tree of a long conversation is as deep as it is long.
                 Ok(s) => {
                     let data = format!("{{\"tree\":{},\"leafId\":{}}}", s.tree_json(), json!(s.leaf_id()));
@@ -57,16 +58,15 @@ impl Server {
                 }
                 Err(e) => respond(&id, kind, Err(e.to_string())),
             },
-            "export_html" => {
-                let out = arg("outputPath").map(PathBuf::from);
+            Command::ExportHtml { output_path } => {
+                let out = output_path.map(PathBuf::from);
                 self.with_agent(id, k, move |agent, _| {
                     let s = agent.session.lock().map_err(|e| e.to_string())?;
                     let path = crate::export::export(&s, &agent.system_prompt, out.as_deref(), &cwd)?;
                     Ok(Some(json!({"path": path.to_string_lossy()})))
                 });
             }
-            "new_session" => {
-                let parent = arg("parentSession");
+            Command::NewSession { parent_session: parent } => {
                 self.replace_session(id, k, Replacement::New, move |agent| {
                     let s =
                         Session::create(dir.as_deref(), &cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
@@ -74,11 +74,8 @@ impl Server {
                     Ok(Some(json!({"cancelled": false})))
                 });
             }
-            "switch_session" => {
-                let Some(path) = arg("sessionPath").map(PathBuf::from) else {
-                    respond(&id, kind, Err(text::RPC_MISSING_SESSION_PATH.into()));
-                    return true;
-                };
+            Command::SwitchSession { session_path } => {
+                let path = PathBuf::from(session_path);
                 let (agent, setup, folder) = (self.agent.clone(), self.setup.clone(), self.bash.folder.clone());
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
@@ -97,21 +94,18 @@ impl Server {
                     respond(&id, &k, answer);
                 });
             }
-            "fork" | "clone" => {
-                let entry = arg("entryId");
-                let is_fork = kind == "fork";
-                if is_fork && entry.is_none() {
-                    respond(&id, kind, Err(text::RPC_MISSING_ENTRY_ID.into()));
-                    return true;
-                }
+            Command::Fork { .. } | Command::Clone => {
+                let (entry, is_fork) = match cmd {
+                    Command::Fork { entry_id } => (Some(entry_id), true),
+                    _ => (None, false),
+                };
                 // A clone names the leaf it copies through (as the reference).
                 let leaf = self.session.lock().ok().and_then(|s| s.leaf_id().map(str::to_string));
                 let r = Replacement::Fork { entry: if is_fork { entry.clone() } else { leaf }, clone: !is_fork };
                 self.replace_session(id, k, r, move |agent| copy_session(agent, dir, &cwd, entry, is_fork));
             }
-            _ => return false,
+            other => respond(&id, kind, Err(pi_runtime::text::unknown_command(other.kind()))),
         }
-        true
     }
 
     /// Replace the session with `op` once any run ended, the extensions
@@ -142,9 +136,11 @@ impl Server {
         let s = self.session.lock().map_err(|e| e.to_string())?;
         let all = s.entries();
         let from = match since {
-            Some(id) => {
-                all.iter().position(|e| e.id() == id).map(|i| i + 1).ok_or_else(|| text::rpc_entry_not_found(id))?
-            }
+            Some(id) => all
+                .iter()
+                .position(|e| e.id() == id)
+                .map(|i| i + 1)
+                .ok_or_else(|| pi_runtime::text::entry_not_found(id))?,
             None => 0,
         };
         Ok(Some(json!({"entries": &all[from..], "leafId": s.leaf_id()})))
@@ -207,7 +203,7 @@ fn copy_session(
         match entry.filter(|_| is_fork) {
             Some(e) => {
                 let Some((_, t)) = current.user_messages().into_iter().find(|(id, _)| *id == e) else {
-                    return Err(text::RPC_INVALID_FORK_ENTRY.into());
+                    return Err(pi_runtime::text::INVALID_FORK_ENTRY.into());
                 };
                 copy.copy_branch_before(&current, &e).map_err(|e| e.to_string())?;
                 text = Some(t);

@@ -42,18 +42,15 @@ impl RpcUi {
     }
 
     /// Deliver a client's `extension_ui_response`; unknown ids are ignored.
-    pub fn answer(&self, response: &Value) {
-        let Some(id) = response.get("id").and_then(Value::as_str) else { return };
+    pub fn answer(&self, id: Option<&str>, answer: pi_runtime::UiAnswer) {
+        let Some(id) = id else { return };
         let Some(tx) = self.pending.lock().ok().and_then(|mut p| p.remove(id)) else { return };
-        let answer = if response.get("cancelled").and_then(Value::as_bool) == Some(true) {
-            UiResponse::Cancelled
-        } else if let Some(c) = response.get("confirmed").and_then(Value::as_bool) {
-            UiResponse::Confirmed(c)
-        } else if let Some(v) = response.get("value").and_then(Value::as_str) {
-            UiResponse::Value(v.to_string())
-        } else {
-            UiResponse::Cancelled
+        let answer = match answer {
+            pi_runtime::UiAnswer::Cancelled => UiResponse::Cancelled,
+            pi_runtime::UiAnswer::Confirmed(c) => UiResponse::Confirmed(c),
+            pi_runtime::UiAnswer::Value(v) => UiResponse::Value(v),
         };
+        // The dialog may have ended meanwhile (aborted): nobody to tell.
         let _ = tx.send(answer);
     }
 }
