@@ -81,12 +81,9 @@ pub fn tool_result_cut(head: &str, more: usize) -> String {
 }
 
 /// Why a compaction did not happen (as the reference words it: an
-/// automatic one says so).
-pub fn compaction_failed(reason: crate::compaction::CompactionReason, message: &str) -> String {
-    match reason {
-        crate::compaction::CompactionReason::Manual => format!("Compaction failed: {message}"),
-        _ => format!("Auto-compaction failed: {message}"),
-    }
+/// automatic one, `manual` false, says so).
+pub fn compaction_failed(manual: bool, message: &str) -> String {
+    if manual { format!("Compaction failed: {message}") } else { format!("Auto-compaction failed: {message}") }
 }
 
 /// The summary request failed.

@@ -13,7 +13,16 @@ use std::sync::{Arc, Mutex};
 use pi_agent::{AbortHandle, AgentEvent, Queue};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::transcript::Level;
+/// Severity of a notice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Information (dim).
+    Info,
+    /// A warning.
+    Warning,
+    /// An error.
+    Error,
+}
 
 /// What the UI asks the host to do.
 #[derive(Debug, Clone, PartialEq)]

@@ -119,7 +119,8 @@ impl Agent {
                 result: None,
                 aborted: *aborted,
                 will_retry,
-                error_message: (!aborted).then(|| crate::text::compaction_failed(reason, message)),
+                error_message: (!aborted)
+                    .then(|| crate::text::compaction_failed(reason == CompactionReason::Manual, message)),
             },
         };
         self.emit(end);

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::shared::{Shared, lock};
-use super::{Admit, Status};
+use super::terms::{Admit, Status};
 use crate::client::{self, ClientError, Connection};
 use crate::config::ServerConfig;
 use crate::exposure::{ServerExposure, possible, tool_exposure};

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use pi_agent::{AgentTool, Exposure};
 
-use super::{Admit, AdmitFn, Registrar};
+use super::terms::{Admit, AdmitFn, Registrar};
 use crate::exposure::ServerExposure;
 use crate::logfile::LogFile;
 use crate::resources::{ResourceTool, Servers, offers_resources};

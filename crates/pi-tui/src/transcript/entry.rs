@@ -2,6 +2,7 @@
 //! answers as markdown (thinking shown or folded), tool boxes coloured by
 //! state, user commands between rules, notices.
 
+use crate::host::Level;
 use std::time::Instant;
 
 use pi_ai::{AssistantMessage, ContentBlock, StopReason};
@@ -100,17 +101,6 @@ pub struct BashState {
     pub excluded: bool,
     /// Where the full output was saved when cut.
     pub full_output_path: Option<String>,
-}
-
-/// Severity of a notice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    /// Information (dim).
-    Info,
-    /// A warning.
-    Warning,
-    /// An error.
-    Error,
 }
 
 /// What an entry is.

@@ -18,7 +18,8 @@ use pi_agent::AgentEvent;
 use pi_ai::{AssistantMessage, ContentBlock, Message, UserContent};
 use ratatui::text::Line;
 
-pub use entry::{BASH_DISPLAY_MAX_BYTES, BashState, Kind, Level, ToolOutcome, ToolState};
+pub use crate::host::Level;
+pub use entry::{BASH_DISPLAY_MAX_BYTES, BashState, Kind, ToolOutcome, ToolState};
 pub use nav::Pos;
 
 use crate::text;
