@@ -97,6 +97,7 @@ fn reported(m: &AgentMessage) -> Option<u64> {
 
 /// All estimated: the current system state once, then every other message.
 fn estimate_all(messages: &[AgentMessage]) -> u64 {
+    note_estimated(messages.len());
     let system = crate::system_message::checkpoint(messages)
         .map(|s| estimate(&AgentMessage::Agent(AgentOnly::System(s))))
         .unwrap_or(0);
@@ -113,11 +114,61 @@ pub fn context_tokens(messages: &[AgentMessage]) -> u64 {
     }
 }
 
+/// The size of the context the agent holds (`messages`, its session's
+/// context as recorded in `session`): as [`session_context_tokens`], with
+/// work that follows what is new, not the history: the messages after the
+/// last answer that reported its usage are estimated, and only the session
+/// entries recorded after that answer are read (to see whether a context
+/// edit or compaction came later, which leaves everything estimated).
+pub fn held_context_tokens(messages: &[AgentMessage], session: &Session) -> u64 {
+    let Some(i) = messages.iter().rposition(|m| reported(m).is_some()) else {
+        return estimate_all(messages);
+    };
+    for entry in session.walk_back() {
+        match entry.kind() {
+            "context_edit" | "compaction" => return estimate_all(messages),
+            "message" => {
+                note_estimated(1);
+                if entry_reports_usage(entry) {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    note_estimated(messages.len() - i - 1);
+    reported(&messages[i]).unwrap_or(0) + messages[i + 1..].iter().map(estimate).sum::<u64>()
+}
+
+/// Whether a `message` entry holds an answer that reported its usage (only
+/// assistant lines are parsed).
+fn entry_reports_usage(entry: &crate::session::Entry) -> bool {
+    if !entry.line().contains("\"assistant\"") {
+        return false;
+    }
+    crate::session::message_of(entry).as_ref().and_then(reported).is_some()
+}
+
+/// How many messages the token estimates read (parsed from the session or
+/// estimated) so far in this process: the test hook that shows a turn's
+/// work does not grow with the history.
+pub fn estimated_so_far() -> u64 {
+    ESTIMATED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The counter behind [`estimated_so_far`] (a statistic, not state).
+static ESTIMATED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn note_estimated(n: usize) {
+    ESTIMATED.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The size of `session`'s context: as [`context_tokens`], but a usage
 /// reported before the branch's latest context edit or compaction no
 /// longer describes the context, which is then all estimated.
 pub fn session_context_tokens(session: &Session) -> u64 {
     let ctx = session.context();
+    note_estimated(ctx.messages.len());
     let Some(i) = ctx.messages.iter().rposition(|m| reported(m).is_some()) else {
         return estimate_all(&ctx.messages);
     };
@@ -157,5 +208,38 @@ mod tests {
     #[test]
     fn without_usage_everything_is_estimated() {
         assert_eq!(context_tokens(&[user("12345678"), user("1234")]), 3);
+    }
+
+    fn answer(total: u64) -> AgentMessage {
+        let mut a = pi_ai::faux::assistant_message(vec![pi_ai::ContentBlock::text("answer")]);
+        a.usage.total_tokens = total;
+        AgentMessage::Llm(pi_ai::Message::Assistant(a))
+    }
+
+    /// The held estimate agrees with the one read from the session: a usage
+    /// counts until a context edit or compaction comes after it.
+    #[test]
+    fn the_held_estimate_agrees_with_the_sessions() {
+        let mut session = Session::in_memory();
+        let mut held = Vec::new();
+        for m in [user("hello there"), answer(1000), user("12345678")] {
+            session.append_message(&m).unwrap();
+            held.push(m);
+        }
+        assert_eq!(held_context_tokens(&held, &session), 1002);
+        assert_eq!(held_context_tokens(&held, &session), session_context_tokens(&session));
+        session.append("context_edit", serde_json::json!({"omit": []})).unwrap();
+        let all = estimate_all(&held);
+        assert_eq!(held_context_tokens(&held, &session), all);
+        assert_eq!(session_context_tokens(&session), all);
+        // A new answer with usage counts again.
+        for m in [answer(2000), user("1234")] {
+            session.append_message(&m).unwrap();
+            held.push(m);
+        }
+        assert_eq!(held_context_tokens(&held, &session), 2001);
+        assert_eq!(held_context_tokens(&held, &session), session_context_tokens(&session));
+        // No answer at all: everything estimated.
+        assert_eq!(held_context_tokens(&held[..1], &Session::in_memory()), estimate_all(&held[..1]));
     }
 }

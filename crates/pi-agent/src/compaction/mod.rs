@@ -12,7 +12,7 @@ mod prepare;
 
 use serde_json::{Value, json};
 
-pub use estimate::{context_tokens, estimate, session_context_tokens};
+pub use estimate::{context_tokens, estimate, estimated_so_far, held_context_tokens, session_context_tokens};
 pub use overflow::is_context_overflow;
 pub use prepare::{Preparation, prepare, serialize};
 
@@ -80,7 +80,7 @@ impl Agent {
             return false;
         }
         let tokens = match self.session.lock() {
-            Ok(s) => session_context_tokens(&s),
+            Ok(s) => held_context_tokens(&self.messages, &s),
             Err(_) => context_tokens(&self.messages),
         };
         tokens > window.saturating_sub(self.compaction.reserve_tokens)

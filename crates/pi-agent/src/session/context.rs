@@ -64,7 +64,7 @@ struct MessageLine {
 
 /// The context message an entry stands for, if any (messages are read from
 /// their line without an intermediate value).
-fn message_of(e: &Entry) -> Option<AgentMessage> {
+pub(crate) fn message_of(e: &Entry) -> Option<AgentMessage> {
     match e.kind() {
         "message" => e.parse::<MessageLine>().ok().map(|l| l.message),
         "custom_message" | "branch_summary" => message_of_value(&e.value()),

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 pub use context::SessionContext;
+pub(crate) use context::message_of;
 pub use entry::Entry;
 pub use files::{
     HEADER_LINE_LIMIT, SessionInfo, encode_cwd, find_by_id, has_session_header, list_sessions, most_recent, session_dir,
@@ -386,6 +387,22 @@ impl Session {
     /// The entries from the root to the leaf.
     pub fn branch(&self) -> Vec<&Entry> {
         self.branch_to(self.leaf.as_deref())
+    }
+
+    /// The entries from the leaf back towards the root, lazily: what is
+    /// read costs only as far as the caller walks.
+    pub fn walk_back(&self) -> impl Iterator<Item = &Entry> + '_ {
+        let mut cursor = self.leaf.as_deref().and_then(|id| self.get(id));
+        let mut steps = 0;
+        std::iter::from_fn(move || {
+            let e = cursor.take()?;
+            steps += 1;
+            // A parent loop in a damaged file ends the walk.
+            if steps <= self.entries.len() {
+                cursor = e.parent_id().and_then(|p| self.get(p));
+            }
+            Some(e)
+        })
     }
 
     /// The entries from the root to `id`.
