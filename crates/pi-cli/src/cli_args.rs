@@ -6,6 +6,7 @@
 //! extensions; `=` is understood for those only. Problems are collected as
 //! diagnostics in argument order, not returned at the first one.
 //! (clap cannot express multi-letter short options, hence this small parser.)
+//! The flags themselves are one table, [`crate::flags::FLAGS`].
 
 use crate::text;
 
@@ -154,41 +155,20 @@ pub struct CliArgs {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-fn csv(v: &str) -> Vec<String> {
+/// A comma-separated list, trimmed, empty entries dropped.
+pub(crate) fn csv(v: &str) -> Vec<String> {
     v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
 }
 
-/// Flags that take a value (the next argument, whatever it looks like).
-fn takes_value(flag: &str) -> bool {
-    matches!(
-        flag,
-        "--provider"
-            | "--model"
-            | "--api-key"
-            | "--system-prompt"
-            | "--append-system-prompt"
-            | "--session"
-            | "--session-id"
-            | "--fork"
-            | "--session-dir"
-            | "--models"
-            | "--tools"
-            | "-t"
-            | "--exclude-tools"
-            | "-xt"
-            | "--thinking"
-            | "--export"
-            | "--extension"
-            | "-e"
-            | "--skill"
-            | "--prompt-template"
-            | "--theme"
-    )
-}
-
 impl CliArgs {
-    fn error(&mut self, msg: String) {
+    /// An error found on the command line (it stops the run).
+    pub(crate) fn error(&mut self, msg: String) {
         self.diagnostics.push(Diagnostic::Error(msg));
+    }
+
+    /// A warning found on the command line.
+    pub(crate) fn warning(&mut self, msg: String) {
+        self.diagnostics.push(Diagnostic::Warning(msg));
     }
 
     fn unknown_flag(&mut self, name: &str, value: Option<String>) {
@@ -198,46 +178,35 @@ impl CliArgs {
         }
     }
 
-    /// A value flag with its value (known to be there).
-    fn set_value(&mut self, flag: &str, v: String) {
-        match flag {
-            "--provider" => self.provider = Some(v),
-            "--model" => self.model = Some(v),
-            "--api-key" => self.api_key = Some(v),
-            "--system-prompt" => self.system_prompt = Some(v),
-            "--append-system-prompt" => self.append_system_prompt.push(v),
-            "--session" => self.session = Some(v),
-            "--session-id" => self.session_id = Some(v),
-            "--fork" => self.fork = Some(v),
-            "--session-dir" => self.session_dir = Some(v),
-            "--export" => self.export = Some(v),
-            "--models" => self.models = Some(csv(&v)),
-            "--tools" | "-t" => {
-                let entries = csv(&v);
-                match pi_config::tool_selection::tool_list_error(&entries) {
-                    Some(e) => self.error(text::flag_error(flag, &e)),
-                    None => self.tools = Some((flag.to_string(), entries)),
+    /// An argument that is no known flag (or a value flag at the end of the
+    /// line): an `@file`, a `--flag[=value]` kept for extensions, an unknown
+    /// option, or a message. Returns how many arguments after it it used.
+    fn other(&mut self, arg: &str, next: Option<&String>) -> usize {
+        if arg.starts_with('@') {
+            push_positional(self, arg.to_string());
+        } else if let Some(long) = arg.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((name, v)) => self.unknown_flag(name, Some(v.to_string())),
+                None => {
+                    let v = next.filter(|n| !n.starts_with('-') && !n.starts_with('@')).cloned();
+                    let used = usize::from(v.is_some());
+                    self.unknown_flag(long, v);
+                    return used;
                 }
             }
-            "--exclude-tools" | "-xt" => self.exclude_tools = Some(csv(&v)),
-            "--thinking" => {
-                if text::THINKING_LEVELS.contains(&v.as_str()) {
-                    self.thinking = Some(v);
-                } else {
-                    self.diagnostics.push(Diagnostic::Warning(text::invalid_thinking_level(&v)));
-                }
-            }
-            "--extension" | "-e" => self.extensions.push(v),
-            "--theme" => self.theme_paths.push(v),
-            "--skill" => self.skills.push(v),
-            "--prompt-template" => self.prompt_templates.push(v),
-            _ => {}
+        } else if arg.starts_with('-') {
+            self.error(text::unknown_option(arg));
+        } else {
+            self.messages.push(arg.to_string());
         }
+        0
     }
 }
 
-/// Parse the arguments after the program name.
+/// Parse the arguments after the program name (the flags are those of
+/// [`crate::flags::FLAGS`]).
 pub fn parse(argv: &[String]) -> CliArgs {
+    use crate::flags::Takes;
     let mut a = CliArgs::default();
     let mut i = 0;
     while i < argv.len() {
@@ -249,118 +218,22 @@ pub fn parse(argv: &[String]) -> CliArgs {
             }
             break;
         }
-        if takes_value(arg)
-            && let Some(v) = next
-        {
-            a.set_value(arg, v.clone());
-            i += 2;
-            continue;
-        }
-        match arg {
-            "--help" | "-h" => a.help = true,
-            "--version" | "-v" => a.version = true,
-            "--mode" => match next {
-                Some(m) if !m.starts_with('-') => {
-                    i += 1;
-                    let mode = match m.as_str() {
-                        "text" => Some(Mode::Text),
-                        "json" => Some(Mode::Json),
-                        "rpc" => Some(Mode::Rpc),
-                        _ => None,
-                    };
-                    match mode {
-                        Some(mode) => {
-                            a.mode = mode;
-                            a.mode_given = true;
-                        }
-                        None => a.error(text::invalid_mode(m)),
-                    }
-                }
-                _ => a.error(text::MODE_REQUIRES_VALUE.to_string()),
-            },
-            "--print" | "-p" => {
-                a.print = true;
-                if let Some(n) = next
-                    && !n.starts_with('@')
-                    && (!n.starts_with('-') || n.starts_with("---"))
-                {
-                    a.messages.push(n.clone());
-                    i += 1;
-                }
+        i += 1 + match crate::flags::find(arg).map(|f| &f.takes) {
+            Some(Takes::Nothing(apply)) => {
+                apply(&mut a);
+                0
             }
-            "--continue" | "-c" => a.continue_session = true,
-            "--resume" | "-r" => a.resume = true,
-            "--name" | "-n" => match next {
+            Some(Takes::Value(_, apply)) => match next {
                 Some(v) => {
-                    a.name = Some(v.clone());
-                    i += 1;
+                    apply(&mut a, arg, v.clone());
+                    1
                 }
-                None => a.error(text::NAME_REQUIRES_VALUE.to_string()),
+                // At the end of the line a value flag is not recognised.
+                None => a.other(arg, next),
             },
-            "--no-session" => a.no_session = true,
-            "--no-tools" | "-nt" => a.no_tools = true,
-            "--no-builtin-tools" | "-nbt" => a.no_builtin_tools = true,
-            "--no-extensions" | "-ne" => a.no_extensions = true,
-            "--no-mcp" => a.no_mcp = true,
-            "--no-context-files" | "-nc" => a.no_context_files = true,
-            "--no-skills" | "-ns" => a.no_skills = true,
-            "--no-prompt-templates" | "-np" => a.no_prompt_templates = true,
-            "--no-themes" => a.no_themes = true,
-            "--use-theme" => match next {
-                Some(v) if !v.starts_with('-') => {
-                    a.use_theme = Some(v.clone());
-                    i += 1;
-                }
-                _ => a.error(text::USE_THEME_REQUIRES_NAME.to_string()),
-            },
-            "--tui-mode" => match next.map(String::as_str) {
-                Some(m @ ("regular" | "fullscreen")) => {
-                    a.tui_mode = Some(m.to_string());
-                    i += 1;
-                }
-                Some(m) if !m.starts_with('-') => {
-                    a.error(text::invalid_tui_mode(m));
-                    i += 1;
-                }
-                _ => a.error(text::TUI_MODE_REQUIRES_VALUE.to_string()),
-            },
-            "--list-models" => {
-                let search = next.filter(|n| !n.starts_with('-') && !n.starts_with('@')).cloned();
-                if search.is_some() {
-                    i += 1;
-                }
-                a.list_models = Some(search);
-            }
-            "--verbose" => a.verbose = true,
-            "--approve" | "-a" => a.approve = Some(true),
-            "--no-approve" | "-na" => a.approve = Some(false),
-            "--offline" => a.offline = true,
-            "--sandbox-network" => a.sandbox.network = true,
-            "--sandbox" => match next {
-                Some(m) if !m.starts_with('-') => {
-                    i += 1;
-                    match pi_sandbox::Mode::parse(m) {
-                        Some(mode) => a.sandbox.mode = Some(mode),
-                        None => a.error(pi_sandbox::text::invalid_mode(m)),
-                    }
-                }
-                _ => a.error(pi_sandbox::text::SANDBOX_REQUIRES_MODE.to_string()),
-            },
-            _ if arg.starts_with('@') => push_positional(&mut a, arg.to_string()),
-            _ if let Some(long) = arg.strip_prefix("--") => match long.split_once('=') {
-                Some((name, v)) => a.unknown_flag(name, Some(v.to_string())),
-                None => {
-                    let v = next.filter(|n| !n.starts_with('-') && !n.starts_with('@')).cloned();
-                    if v.is_some() {
-                        i += 1;
-                    }
-                    a.unknown_flag(long, v);
-                }
-            },
-            _ if arg.starts_with('-') => a.error(text::unknown_option(arg)),
-            _ => a.messages.push(arg.to_string()),
-        }
-        i += 1;
+            Some(Takes::Own(_, rule)) => rule(&mut a, next),
+            None => a.other(arg, next),
+        };
     }
     a
 }

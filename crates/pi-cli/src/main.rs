@@ -16,6 +16,7 @@ mod ext_models;
 mod ext_reload;
 mod ext_session;
 mod extensions;
+mod flags;
 mod help;
 mod json_mode;
 mod llama;
@@ -141,7 +142,7 @@ fn dispatch(args: &[String]) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if a.help {
-                print!("{}", help::HELP);
+                print!("{}", help::help());
                 return ExitCode::SUCCESS;
             }
             if let Some(input) = &a.export {
