@@ -21,64 +21,66 @@ use crate::retry::{RetryDecision, RetrySettings};
 /// Receives [`AgentEvent`]s.
 pub type EventSink = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
-/// A conversation with one model and one set of tools.
+/// A conversation with one model and one set of tools. Its fields are the
+/// crate's own; front ends read and change it through the methods of
+/// `access.rs`.
 pub struct Agent {
     /// The conversation so far (agent-only messages included).
-    pub messages: Vec<AgentMessage>,
+    pub(crate) messages: Vec<AgentMessage>,
     /// The system prompt sent with every request.
-    pub system_prompt: String,
+    pub(crate) system_prompt: String,
     /// The model.
-    pub model: Model,
+    pub(crate) model: Model,
     /// Its API key, resolved.
-    pub api_key: Option<String>,
+    pub(crate) api_key: Option<String>,
     /// Resolves the key again before each request (refreshing OAuth
     /// tokens); without one, `api_key` is sent as it is.
-    pub credentials: Option<crate::CredentialSource>,
+    pub(crate) credentials: Option<crate::CredentialSource>,
     /// Thinking level (`off`, `low`, …), when the model reasons.
-    pub thinking: Option<String>,
+    pub(crate) thinking: Option<String>,
     /// Retry of failed requests.
-    pub retry: RetrySettings,
+    pub(crate) retry: RetrySettings,
     /// The tools and handlers.
-    pub dispatcher: Dispatcher,
+    pub(crate) dispatcher: Dispatcher,
     /// Folder, session facts and the mutation queue handed to tools.
-    pub tool_ctx: ToolContext,
+    pub(crate) tool_ctx: ToolContext,
     sink: EventSink,
     abort: AbortHandle,
     /// The ticket of the run the front end asked for, taken by the next
     /// [`Agent::prompt_with_images`]: an abort since the ticket ends that run.
-    pub pending_run: Option<RunTicket>,
+    pub(crate) pending_run: Option<RunTicket>,
     /// Messages to inject after the current turn's tool calls (`steer`).
-    pub steering: Queue,
+    pub(crate) steering: Queue,
     /// Messages to run after the current run ends (`follow_up`).
-    pub follow_ups: Queue,
+    pub(crate) follow_ups: Queue,
     /// Rebuilds the system prompt when the tool set changed (extensions'
     /// `setActiveTools`, late registrations); without one the prompt stays.
-    pub prompt_builder: Option<PromptBuilder>,
+    pub(crate) prompt_builder: Option<PromptBuilder>,
     /// Told about every message [`Agent::record`] adds.
-    pub on_record: Option<RecordFn>,
+    pub(crate) on_record: Option<RecordFn>,
     /// The session every message is recorded into (in memory unless the
     /// front end gives one with a file).
-    pub session: SharedSession,
+    pub(crate) session: SharedSession,
     /// Told when the session file cannot be written.
-    pub on_session_error: Option<SessionErrorFn>,
+    pub(crate) on_session_error: Option<SessionErrorFn>,
     /// Told when a run has settled, before `agent_settled` handlers run
     /// (work they ask for then finds the agent idle, as in the reference).
-    pub on_settled: Option<Arc<dyn Fn() + Send + Sync>>,
+    pub(crate) on_settled: Option<Arc<dyn Fn() + Send + Sync>>,
     /// The system prompt as sections, when known (recorded as system messages).
-    pub system_sections: Option<crate::PromptSections>,
+    pub(crate) system_sections: Option<crate::PromptSections>,
     /// Settings a controller changes while a run holds the agent.
-    pub live: crate::live::LiveSettings,
+    pub(crate) live: crate::live::LiveSettings,
     /// The `compaction` settings.
-    pub compaction: crate::compaction::CompactionSettings,
+    pub(crate) compaction: crate::compaction::CompactionSettings,
     /// Expands a user message before it is sent (`/skill:name`, prompt
     /// templates); also queued steering and follow-up messages.
-    pub expand_input: Option<InputExpander>,
+    pub(crate) expand_input: Option<InputExpander>,
     /// Messages extensions sent (`pi.sendMessage`), recorded before the
     /// next model request or by [`Agent::drain_inbox`].
-    pub inbox: crate::inbox::Inbox,
+    pub(crate) inbox: crate::inbox::Inbox,
     /// The system prompt as extensions read it (`ctx.getSystemPrompt()`):
     /// updated before every request.
-    pub prompt_view: Arc<std::sync::Mutex<String>>,
+    pub(crate) prompt_view: Arc<std::sync::Mutex<String>>,
     /// Message events held until their handlers ran (see [`Agent::notify_added`]).
     held_events: std::sync::Mutex<Option<Vec<AgentEvent>>>,
 }

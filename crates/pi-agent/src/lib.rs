@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod abort;
+mod access;
 mod adopt;
 mod agent;
 mod boundary;

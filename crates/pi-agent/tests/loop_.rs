@@ -58,7 +58,7 @@ async fn a_prompt_runs_the_calls_and_goes_on_until_the_model_stops() {
     assert_eq!(last.stop_reason, StopReason::Stop);
     assert_eq!(log.lines(), ["echo ran {\"x\":1}", "echo ran {\"x\":2}"]);
     assert_eq!(
-        roles(&a.messages),
+        roles(a.messages()),
         ["user", "assistant", "toolResult", "assistant", "toolResult", "toolResult", "assistant"]
     );
 
@@ -199,7 +199,7 @@ async fn a_terminated_batchs_results_stay_in_the_conversation() {
     let (mut a, faux, events) = agent("loop-terminate-results", d);
     faux.set_responses(vec![calls(&[("c1", "finish", json!({}))]), says("next")]);
     a.prompt("go").await;
-    assert_eq!(roles(&a.messages), ["user", "assistant", "toolResult"]);
+    assert_eq!(roles(a.messages()), ["user", "assistant", "toolResult"]);
     assert!(events.kinds().contains(&"message_end:toolResult".to_string()));
     a.prompt("again").await;
     assert_eq!(tool_results(&faux.contexts()[1]), ["c1: finished"], "every call of the history has its result");
@@ -238,8 +238,8 @@ async fn an_abort_during_a_tool_call_stops_the_run() {
         (last.stop_reason, last.error_message.as_deref()),
         (StopReason::Aborted, Some("This operation was aborted"))
     );
-    assert_eq!(roles(&a.messages), ["user", "assistant", "toolResult", "assistant"]);
-    let conversation = pi_ai::Context { messages: pi_agent::to_llm(&a.messages), ..Default::default() };
+    assert_eq!(roles(a.messages()), ["user", "assistant", "toolResult", "assistant"]);
+    let conversation = pi_ai::Context { messages: pi_agent::to_llm(a.messages()), ..Default::default() };
     assert_eq!(tool_results(&conversation), ["c1: saw the abort"], "the tool saw the abort signal");
     assert!(matches!(events.all().last(), Some(AgentEvent::AgentSettled { aborted: true })));
 
@@ -318,14 +318,15 @@ async fn a_recorded_user_command_reaches_the_next_request_unless_excluded() {
     let (mut a, faux, _events) = agent("loop-record", dispatcher(vec![], vec![]));
     let told = Log::default();
     let t = told.clone();
-    a.on_record =
-        Some(Arc::new(move |m: &AgentMessage| t.push(serde_json::to_value(m).unwrap()["command"].to_string())));
+    a.set_on_record(Some(Arc::new(move |m: &AgentMessage| {
+        t.push(serde_json::to_value(m).unwrap()["command"].to_string())
+    })));
     a.record(ran("make", "built\n", false));
     a.record(ran("cat secrets", "hunter2", true));
     faux.set_responses(vec![says("seen")]);
     a.prompt("go").await;
     assert_eq!(told.lines(), ["\"make\"", "\"cat secrets\""]);
-    assert_eq!(roles(&a.messages), ["bashExecution", "bashExecution", "user", "assistant"], "both are kept");
+    assert_eq!(roles(a.messages()), ["bashExecution", "bashExecution", "user", "assistant"], "both are kept");
     let req = &faux.contexts()[0];
     assert_eq!(user_texts(req), ["Ran `make`\n```\nbuilt\n\n```", "go"]);
     let sent = serde_json::to_string(&req.messages).unwrap();

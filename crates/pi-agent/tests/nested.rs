@@ -462,7 +462,7 @@ async fn the_record_and_the_summed_usage_travel_on_the_tool_result_message() {
     faux.set_responses(vec![common::calls(&[("m", "outer", calls(&["leaf"]))]), common::says("done")]);
     a.prompt("go").await;
     let message = a
-        .messages
+        .messages()
         .iter()
         .find_map(|m| match m {
             pi_agent::AgentMessage::Llm(pi_ai::Message::ToolResult(r)) => Some(r.clone()),

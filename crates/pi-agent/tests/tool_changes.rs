@@ -57,7 +57,7 @@ async fn registrations_and_active_set_changes_apply_before_the_next_request() {
     d.registry.register(tool);
     let (build, runs) = listing_prompt();
     let (mut a, faux, _events) = agent("changes-apply", d);
-    a.prompt_builder = Some(build);
+    a.set_prompt_builder(Some(build));
     faux.set_responses(vec![
         calls(&[("c1", "setup", json!({}))]),
         calls(&[("c2", "late", json!({"x": 1}))]),
@@ -78,7 +78,7 @@ async fn registrations_and_active_set_changes_apply_before_the_next_request() {
     let prompts: Vec<&str> = reqs.iter().map(|c| c.system_prompt.as_deref().unwrap()).collect();
     assert_eq!(prompts, ["system", "tools: setup,late", "tools: setup,late", "tools: setup,late"]);
     assert_eq!(runs.load(Ordering::SeqCst), 1, "no rebuild when nothing changed");
-    assert_eq!(a.system_prompt, "tools: setup,late");
+    assert_eq!(a.system_prompt(), "tools: setup,late");
 }
 
 #[tokio::test]
@@ -99,9 +99,9 @@ async fn registrations_made_before_the_agent_exists_are_applied_at_once() {
     let d = dispatcher(vec![], vec![]);
     d.tool_changes.register(stub("early").build());
     let (a, _faux, _events) = agent("changes-early", d);
-    assert!(a.dispatcher.registry.get("early").is_some());
-    assert_eq!(a.dispatcher.registry.active(), names(&["early"]));
-    assert_eq!(a.dispatcher.tool_changes.all().len(), 1, "the extensions' view of the set is refreshed");
+    assert!(a.dispatcher().registry.get("early").is_some());
+    assert_eq!(a.dispatcher().registry.active(), names(&["early"]));
+    assert_eq!(a.dispatcher().tool_changes.all().len(), 1, "the extensions' view of the set is refreshed");
 }
 
 #[tokio::test]
@@ -159,7 +159,7 @@ async fn prepare_loadout_hides_declarations_that_stay_callable() {
     d.registry.register(tool);
     let (build, _runs) = listing_prompt();
     let (mut a, faux, _events) = agent("changes-loadout", d);
-    a.prompt_builder = Some(build);
+    a.set_prompt_builder(Some(build));
     faux.set_responses(vec![
         calls(&[("c1", "setup", json!({}))]),
         calls(&[("c2", "echo", json!({"still": "callable"}))]),

@@ -23,7 +23,7 @@ async fn estimated_for_ten_turns_after(history: usize) -> u64 {
     };
     faux.set_responses(turns("h", history));
     a.prompt("build a history").await.unwrap();
-    assert_eq!(a.messages.len(), 2 * history + 2);
+    assert_eq!(a.messages().len(), 2 * history + 2);
     let before = estimated_so_far();
     faux.set_responses(turns("n", 10));
     a.prompt("ten more").await.unwrap();

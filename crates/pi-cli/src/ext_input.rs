@@ -331,11 +331,11 @@ pub(crate) async fn prompt_then(
     expand: bool,
     started: impl FnOnce(),
 ) -> Result<Option<AssistantMessage>, String> {
-    if let Some(why) = crate::model_select::refusal(&agent.model, agent.api_key.as_deref()) {
+    if let Some(why) = crate::model_select::refusal(agent.model(), agent.api_key()) {
         return Err(why);
     }
     ext.busy.set(true);
-    let expander = if expand { None } else { agent.expand_input.take() };
+    let expander = if expand { None } else { agent.take_expand_input() };
     // before_agent_start sees the message as the agent will send it.
     let expanded = agent.expand(text);
     let restore = before_run(agent, ext, pi_ext::RunOpening::User(expanded)).await;
@@ -343,7 +343,7 @@ pub(crate) async fn prompt_then(
     let last = agent.prompt_with_images(text, images).await;
     restore.undo(agent);
     if expander.is_some() {
-        agent.expand_input = expander;
+        agent.set_expand_input(expander);
     }
     ext.busy.set(false);
     Ok(last)
@@ -359,11 +359,11 @@ struct Restore {
 impl Restore {
     fn undo(self, agent: &mut Agent) {
         if let Some(p) = self.forced {
-            agent.system_prompt = p;
+            agent.set_system_prompt(p);
         }
         if let Some((prompt, sections)) = self.sections {
-            agent.system_prompt = prompt;
-            agent.system_sections = sections;
+            agent.set_system_prompt(prompt);
+            agent.set_system_sections(sections);
         }
     }
 }
@@ -373,14 +373,14 @@ impl Restore {
 /// they add hold for this run.
 async fn before_run(agent: &mut Agent, ext: &ExtSession, opening: pi_ext::RunOpening) -> Restore {
     let options = crate::prompt_options::options(agent);
-    let before = pi_ext::run_before_agent_start(&ext.scripts(), opening, &agent.system_prompt, options).await;
+    let before = pi_ext::run_before_agent_start(&ext.scripts(), opening, agent.system_prompt(), options).await;
     ext.report(before.errors);
     for m in &before.messages {
         ext.queue_custom(m);
     }
     let extra = crate::prompt_options::custom_sections(&before.options);
     let sections = crate::prompt_options::apply(agent, extra, before.system_prompt.is_some());
-    let forced = before.system_prompt.map(|p| std::mem::replace(&mut agent.system_prompt, p));
+    let forced = before.system_prompt.map(|p| agent.replace_system_prompt(p));
     Restore { forced, sections }
 }
 
@@ -436,8 +436,8 @@ pub(crate) async fn settle(
         // The custom message that asked for the run opens it (as the reference's
         // event says): still waiting in the inbox, or already recorded.
         let waiting: Vec<pi_agent::AgentMessage> =
-            agent.inbox.lock().map(|q| q.iter().cloned().collect()).unwrap_or_default();
-        let opening = waiting.iter().rev().chain(agent.messages.iter().rev()).find_map(|m| match m {
+            agent.inbox().lock().map(|q| q.iter().cloned().collect()).unwrap_or_default();
+        let opening = waiting.iter().rev().chain(agent.messages().iter().rev()).find_map(|m| match m {
             pi_agent::AgentMessage::Agent(pi_agent::AgentOnly::Custom(_)) => serde_json::to_value(m).ok(),
             _ => None,
         });

@@ -140,7 +140,7 @@ pub(crate) async fn reload_extensions(
 /// The new extensions' handlers in the old ones' place (after the shipped policies).
 fn swap_handlers(agent: &mut Agent, old: &[Arc<LoadedExtensions>], fresh: &[Arc<LoadedExtensions>]) {
     let old_handlers: Vec<Arc<dyn Interceptor>> = old.iter().flat_map(|l| l.interceptors.iter().cloned()).collect();
-    let list = &mut agent.dispatcher.interceptors;
+    let list = &mut agent.dispatcher_mut().interceptors;
     let at = list.iter().position(|h| old_handlers.iter().any(|o| same(o, h)));
     list.retain(|h| !old_handlers.iter().any(|o| same(o, h)));
     let at =
@@ -152,7 +152,7 @@ fn swap_handlers(agent: &mut Agent, old: &[Arc<LoadedExtensions>], fresh: &[Arc<
 /// The old extensions' tools out (a built-in they replaced back), the new ones in; the active set kept.
 fn swap_tools(agent: &mut Agent, plan: &ExtPlan, old: &[Arc<LoadedExtensions>], fresh: &[Arc<LoadedExtensions>]) {
     let old_paths: Vec<String> = old.iter().flat_map(|l| l.paths()).map(str::to_string).collect();
-    let registry = &mut agent.dispatcher.registry;
+    let registry = &mut agent.dispatcher_mut().registry;
     let mut active = registry.active().to_vec();
     let removed: Vec<String> = registry
         .all()

@@ -46,7 +46,55 @@ pub fn event_value(ev: &AgentEvent) -> Value {
     v
 }
 
+/// An event's JSON line, as [`event_value`] prints it. Written straight from
+/// the event where nothing is added to it: a run's `agent_end` carries the
+/// whole conversation, which as a [`Value`] tree would take several times
+/// the line's size.
+pub fn event_line(ev: &AgentEvent) -> String {
+    let adds_call_identity = matches!(
+        ev,
+        AgentEvent::MessageUpdate { assistant_message_event: AssistantMessageEvent::ToolcallStart { .. }, .. }
+    );
+    if adds_call_identity {
+        return serde_json::to_string(&event_value(ev)).unwrap_or_default();
+    }
+    serde_json::to_string(ev).unwrap_or_default()
+}
+
+/// Print one event as its JSON line.
+pub fn print_event(ev: &AgentEvent) {
+    print_raw_line(&event_line(ev));
+}
+
 /// A sink printing every event.
 pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
-    Arc::new(|ev: &AgentEvent| print_line(&event_value(ev)))
+    Arc::new(print_event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_agent::AgentMessage;
+
+    /// The line written straight from an event is the line its value gives.
+    #[test]
+    fn event_lines_are_the_lines_of_their_values() {
+        let user: AgentMessage = pi_ai::Message::User(pi_ai::UserMessage::text("hé \u{2028} \"q\"")).into();
+        let mut answer = pi_ai::faux::assistant_message(vec![
+            ContentBlock::text("ok"),
+            ContentBlock::tool_call("c1", "ls", serde_json::json!({"path": ".", "n": 1.5, "z": null})),
+        ]);
+        answer.usage.total_tokens = 12;
+        let answer: AgentMessage = pi_ai::Message::Assistant(answer).into();
+        let events = [
+            AgentEvent::AgentStart,
+            AgentEvent::TurnStart,
+            AgentEvent::AgentEnd { messages: vec![user, answer], will_retry: false },
+            AgentEvent::QueueUpdate { steering: vec!["a".into()], follow_up: vec![] },
+            AgentEvent::ThinkingLevelChanged { level: "high".into() },
+        ];
+        for ev in &events {
+            assert_eq!(event_line(ev), serde_json::to_string(&event_value(ev)).unwrap(), "{ev:?}");
+        }
+    }
 }

@@ -60,7 +60,7 @@ pub async fn run(
     // printed and the exit status, when it is an answer (a command that
     // added a message, moved in the tree or started a new session after
     // the last answer leaves nothing to print).
-    let last = match agent.messages.last() {
+    let last = match agent.messages().last() {
         Some(pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a))) => a.clone(),
         _ => return ExitCode::SUCCESS,
     };

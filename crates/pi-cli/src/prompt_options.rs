@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 /// The options handlers start from.
 pub(crate) fn options(agent: &Agent) -> Value {
-    let registry = &agent.dispatcher.registry;
+    let registry = &agent.dispatcher().registry;
     let declared = registry.declared();
     let mut snippets = Map::new();
     let mut guidelines = Map::new();
@@ -32,7 +32,7 @@ pub(crate) fn options(agent: &Agent) -> Value {
         "toolGuidelines": guidelines,
         "promptGuidelines": [],
         "sections": {},
-        "cwd": agent.tool_ctx.cwd.to_string_lossy(),
+        "cwd": agent.tool_ctx().cwd.to_string_lossy(),
         "contextFiles": [],
         "skills": [],
     })
@@ -62,8 +62,8 @@ pub(crate) fn apply(
     if extra.is_empty() {
         return None;
     }
-    let saved = (agent.system_prompt.clone(), agent.system_sections.clone());
-    let mut sections = agent.system_sections.clone().unwrap_or(PromptSections(Vec::new()));
+    let saved = (agent.system_prompt().to_string(), agent.system_sections().cloned());
+    let mut sections = agent.system_sections().cloned().unwrap_or(PromptSections(Vec::new()));
     for (name, text) in extra {
         match sections.0.iter_mut().find(|(n, _)| *n == name) {
             Some(existing) => existing.1 = text,
@@ -71,9 +71,9 @@ pub(crate) fn apply(
         }
     }
     if !forced {
-        agent.system_prompt = sections.text();
+        agent.set_system_prompt(sections.text());
     }
-    agent.system_sections = Some(sections);
+    agent.set_system_sections(Some(sections));
     Some(saved)
 }
 

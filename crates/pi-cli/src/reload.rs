@@ -51,7 +51,7 @@ pub struct ReloadState {
 /// settings and resources follow; see [`reload_collect`]). Extensions and
 /// MCP servers already loaded stay. Returns the warnings.
 pub async fn move_to(agent: &mut Agent, state: &mut ReloadState, cwd: PathBuf) -> Vec<String> {
-    agent.tool_ctx.cwd = cwd;
+    agent.tool_ctx_mut().cwd = cwd;
     rebuild(agent, state, false, None).await.1
 }
 
@@ -62,7 +62,7 @@ pub async fn move_to(agent: &mut Agent, state: &mut ReloadState, cwd: PathBuf) -
 /// the folder is the same.
 fn follow_folder(agent: &Agent, state: &mut ReloadState) -> Option<Vec<String>> {
     use pi_config::{TrustStore, resolve_trust, trust::TrustInput};
-    let cwd = agent.tool_ctx.cwd.clone();
+    let cwd = agent.tool_ctx().cwd.clone();
     if cwd == state.prompt.cwd {
         return None;
     }
@@ -135,7 +135,7 @@ pub(crate) async fn rebuild(
         let new_default = settings
             .resolved_default_tools()
             .unwrap_or_else(|| pi_config::tool_selection::DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect());
-        let mut active: Vec<String> = agent.dispatcher.registry.active().to_vec();
+        let mut active: Vec<String> = agent.dispatcher().registry.active().to_vec();
         if moved.is_some() {
             // Another folder: its `defaultTools` replace the last folder's.
             active.retain(|n| !state.last_default.contains(n) || new_default.contains(n));
@@ -148,7 +148,7 @@ pub(crate) async fn rebuild(
         if let Some(mods) = state.cli_tools.as_ref().filter(|t| t.iter().all(|e| is_modifier(e)) && !t.is_empty()) {
             active = apply_modifiers(&active, mods);
         }
-        agent.dispatcher.registry.set_active(&active);
+        agent.dispatcher_mut().registry.set_active(&active);
         state.last_default = new_default;
     }
     if let Some(reason) = discover {
@@ -161,16 +161,16 @@ pub(crate) async fn rebuild(
     warnings.extend(resources.skills.diagnostics.iter().chain(&resources.templates.diagnostics).map(|d| d.line()));
     state.prompt.skills = resources.skills.skills.clone();
     let resources = std::sync::Arc::new(resources);
-    agent.expand_input = Some(crate::expand::expander(resources.clone()));
+    agent.set_expand_input(Some(crate::expand::expander(resources.clone())));
     state.resources = resources;
     let (mode, budget) = crate::codemode::settings(&settings);
     state.codemode.set(mode, budget);
     // The tools' loadout hooks run again with the new settings.
-    let active = agent.dispatcher.registry.active().to_vec();
-    agent.dispatcher.registry.set_active(&active);
-    agent.dispatcher.registry.refresh_loadout().await;
-    let sections = state.prompt.build(&agent.dispatcher.registry);
-    agent.system_prompt = sections.text();
-    agent.system_sections = Some(sections);
+    let active = agent.dispatcher().registry.active().to_vec();
+    agent.dispatcher_mut().registry.set_active(&active);
+    agent.dispatcher_mut().registry.refresh_loadout().await;
+    let sections = state.prompt.build(&agent.dispatcher().registry);
+    agent.set_system_prompt(sections.text());
+    agent.set_system_sections(Some(sections));
     (text::RELOADED.to_string(), warnings)
 }

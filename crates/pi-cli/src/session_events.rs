@@ -124,5 +124,5 @@ pub(crate) async fn replaced(
 
 /// The session file the agent records into now.
 pub(crate) fn current_file(agent: &Agent) -> Option<String> {
-    agent.session.lock().ok().and_then(|s| s.path().map(|p| p.to_string_lossy().into_owned()))
+    agent.session().lock().ok().and_then(|s| s.path().map(|p| p.to_string_lossy().into_owned()))
 }

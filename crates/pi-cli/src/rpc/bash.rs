@@ -87,7 +87,7 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
                 }
                 print_line(&response);
                 // Recorded already: the conversation takes it once the run lets go.
-                agent.lock().await.messages.push(record);
+                agent.lock().await.push_recorded(record);
             }
             Err(e) => {
                 response["success"] = json!(false);

@@ -62,7 +62,7 @@ pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
             AgentEvent::CompactionEnd { .. } => s.compacting.store(false, Ordering::SeqCst),
             _ => {}
         }
-        out(&json_mode::event_value(ev));
+        json_mode::print_event(ev);
     })
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn respond_raw(id: &Option<Value>, command: &str, data: &str) {
 
 /// Print one event as the sink would.
 pub(crate) fn event(ev: &AgentEvent) {
-    out(&json_mode::event_value(ev));
+    json_mode::print_event(ev);
 }
 
 /// What RPC mode starts with, besides the agent.
@@ -219,12 +219,13 @@ fn untyped(cmd: &Value) {
 impl Server {
     fn new(agent: Agent, setup: RpcSetup) -> Server {
         let shared = shared();
-        let (abort, steering, follow_ups) = (agent.abort_handle(), agent.steering.clone(), agent.follow_ups.clone());
-        let tool_ctx = agent.tool_ctx.clone();
+        let (abort, steering, follow_ups) =
+            (agent.abort_handle(), agent.steering().clone(), agent.follow_ups().clone());
+        let tool_ctx = agent.tool_ctx().clone();
         let thinking = tool_ctx.session.reasoning_level.clone().unwrap_or_else(|| "off".into());
-        let current = Arc::new(Mutex::new((agent.model.clone(), thinking)));
-        let (session, live) = (agent.session.clone(), agent.live.clone());
-        let interceptors = agent.dispatcher.interceptors.clone();
+        let current = Arc::new(Mutex::new((agent.model().clone(), thinking)));
+        let (session, live) = (agent.session().clone(), agent.live().clone());
+        let interceptors = agent.dispatcher().interceptors.clone();
         let agent = Arc::new(tokio::sync::Mutex::new(agent));
         let bash = bash::BashContext {
             interceptors,

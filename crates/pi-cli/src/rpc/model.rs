@@ -114,50 +114,51 @@ impl Server {
             id,
             kind.clone(),
             move |agent, _| {
-                let previous = model_json(&agent.model);
-                let previous_key = (agent.model.provider.clone(), agent.model.id.clone());
+                let previous = model_json(agent.model());
+                let previous_key = (agent.model().provider.clone(), agent.model().id.clone());
                 if let Some((e, _)) = &target {
-                    agent.api_key = model_select::api_key_for(e, None)?.or(agent.api_key.clone());
-                    agent.model = model_select::ai_model(e);
-                    agent.tool_ctx.session.provider = Some(e.provider.clone());
-                    agent.tool_ctx.session.model = Some(e.id.clone());
-                    if let Ok(mut s) = agent.session.lock() {
+                    agent.set_api_key(model_select::api_key_for(e, None)?.or(agent.api_key().map(String::from)));
+                    agent.set_model(model_select::ai_model(e));
+                    agent.tool_ctx_mut().session.provider = Some(e.provider.clone());
+                    agent.tool_ctx_mut().session.model = Some(e.id.clone());
+                    if let Ok(mut s) = agent.session().lock() {
                         let _ = s.append("model_change", json!({"provider": e.provider, "modelId": e.id}));
                     }
                 }
                 if level != thinking {
-                    agent.thinking = Some(level.clone()).filter(|l| l != "off");
-                    agent.tool_ctx.session.reasoning_level = Some(level.clone());
-                    if let Ok(mut s) = agent.session.lock() {
+                    agent.set_thinking(Some(level.clone()).filter(|l| l != "off"));
+                    agent.tool_ctx_mut().session.reasoning_level = Some(level.clone());
+                    if let Ok(mut s) = agent.session().lock() {
                         let _ = s.append("thinking_level_change", json!({"thinkingLevel": level}));
                     }
                     super::event(&pi_agent::AgentEvent::ThinkingLevelChanged { level: level.clone() });
                 }
                 if let Ok(mut c) = current.lock() {
-                    *c = (agent.model.clone(), level.clone());
+                    *c = (agent.model().clone(), level.clone());
                 }
                 // Extensions' `ctx.model` and `ctx.thinkingLevel` follow, and hear of it.
                 if let Ok(mut c) = ext.current.lock() {
-                    *c = (agent.model.clone(), level.clone());
+                    *c = (agent.model().clone(), level.clone());
                 }
                 let mut events = Vec::new();
                 if level != thinking {
                     events.push(("thinking_level_select", json!({"level": level, "previousLevel": thinking})));
                 }
                 // Choosing the model in use changes nothing and is not announced (as the reference).
-                let changed = previous_key != (agent.model.provider.clone(), agent.model.id.clone());
+                let changed = previous_key != (agent.model().provider.clone(), agent.model().id.clone());
                 if target.is_some() && changed {
                     let source = if kind == "cycle_model" { "cycle" } else { "set" };
-                    let event = json!({"model": model_json(&agent.model), "previousModel": previous, "source": source});
+                    let event =
+                        json!({"model": model_json(agent.model()), "previousModel": previous, "source": source});
                     events.push(("model_select", event));
                 }
                 if let Ok(mut a) = to_announce.lock() {
                     *a = events;
                 }
                 Ok(match (kind.as_str(), &target) {
-                    ("set_model", _) => Some(model_json(&agent.model)),
+                    ("set_model", _) => Some(model_json(agent.model())),
                     ("cycle_model", Some((_, scoped))) => {
-                        Some(json!({"model": model_json(&agent.model), "thinkingLevel": level, "isScoped": scoped}))
+                        Some(json!({"model": model_json(agent.model()), "thinkingLevel": level, "isScoped": scoped}))
                     }
                     ("cycle_thinking_level", _) => Some(json!({"level": level})),
                     _ => None,

@@ -79,7 +79,7 @@ impl Server {
             // The agent first: what a command asks for (a reload, a new
             // session, a triggered run) happens before a later prompt runs.
             let mut g = agent.lock().await;
-            g.pending_run = Some(ticket);
+            g.set_pending_run(Some(ticket));
             let incoming = Incoming::user(&msg, images, "rpc");
             let route = ext.route(&incoming, None).await;
             let prompt = match route {
@@ -119,7 +119,7 @@ impl Server {
             drop(accepted);
             let mut state = setup.reload.clone();
             crate::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
-            g.pending_run = None;
+            g.set_pending_run(None);
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
     }

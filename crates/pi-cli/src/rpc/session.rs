@@ -61,8 +61,8 @@ impl Server {
             Command::ExportHtml { output_path } => {
                 let out = output_path.map(PathBuf::from);
                 self.with_agent(id, k, move |agent, _| {
-                    let s = agent.session.lock().map_err(|e| e.to_string())?;
-                    let path = crate::export::export(&s, &agent.system_prompt, out.as_deref(), &cwd)?;
+                    let s = agent.session().lock().map_err(|e| e.to_string())?;
+                    let path = crate::export::export(&s, agent.system_prompt(), out.as_deref(), &cwd)?;
                     Ok(Some(json!({"path": path.to_string_lossy()})))
                 });
             }
@@ -162,14 +162,14 @@ async fn switch_session(
         // A session whose folder is gone is refused, as `--session` refuses it.
         let stored = s.header()["cwd"].as_str().unwrap_or_default();
         if !stored.is_empty() && !std::path::Path::new(stored).exists() {
-            let (file, here) = (path.display().to_string(), agent.tool_ctx.cwd.display().to_string());
+            let (file, here) = (path.display().to_string(), agent.tool_ctx().cwd.display().to_string());
             return Err(text::missing_session_cwd(stored, &file, &here));
         }
         (s, false)
     } else {
         (Session::create_at(path, cwd).map_err(|e| e.to_string())?, true)
     };
-    let there = crate::reload::stored_folder(&s, &agent.tool_ctx.cwd);
+    let there = crate::reload::stored_folder(&s, &agent.tool_ctx().cwd);
     agent.adopt_session(s, fresh);
     if let Some(there) = there {
         let mut state = setup.reload.clone();
@@ -193,7 +193,7 @@ fn copy_session(
     is_fork: bool,
 ) -> Answer {
     let (copy, text) = {
-        let current = agent.session.lock().map_err(|e| e.to_string())?;
+        let current = agent.session().lock().map_err(|e| e.to_string())?;
         if current.entries().is_empty() {
             return Err(text::RPC_NOTHING_TO_COPY.into());
         }

@@ -236,31 +236,29 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let events = sink(mode, env.interactive);
     let level = chosen.thinking.clone().unwrap_or_else(|| "off".into());
     let mut agent = Agent::new(model.clone(), system_prompt.text(), dispatcher, tool_ctx, events.clone());
-    agent.session = session;
-    if let Ok(mut view) = agent.prompt_view.lock() {
-        view.clone_from(&agent.system_prompt);
-    }
+    agent.set_session(session);
+    agent.publish_system_prompt();
     let ext = ExtSession::new(SessionParts {
-        session: agent.session.clone(),
+        session: agent.session().clone(),
         sink: events.clone(),
-        inbox: agent.inbox.clone(),
-        steering: agent.steering.clone(),
-        follow_ups: agent.follow_ups.clone(),
+        inbox: agent.inbox().clone(),
+        steering: agent.steering().clone(),
+        follow_ups: agent.follow_ups().clone(),
         abort: agent.abort_handle(),
         models: models.clone(),
         current: (model, level),
         cwd: env.cwd.clone(),
         agent_dir: env.agent_dir.clone(),
         session_dir: (!args.no_session).then(|| folder.clone()),
-        live: agent.live.clone(),
-        prompt_view: agent.prompt_view.clone(),
+        live: agent.live().clone(),
+        prompt_view: agent.prompt_view().clone(),
         scope: args.models.clone().unwrap_or_default(),
         packages,
     });
     ext.set_resource_commands(&reload);
     // agent_settled handlers find pi idle: what they send runs after them.
     let busy = ext.busy.clone();
-    agent.on_settled = Some(Arc::new(move || busy.set(false)));
+    agent.set_on_settled(Some(Arc::new(move || busy.set(false))));
     ext.bind(&loaded.scripts);
     start_extensions(&agent, loaded, mode, &events, report).await;
     let mut base_tools = pi_agent::BuiltinTool::all();
@@ -270,7 +268,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         trusted,
         flag_values: loaded.flag_values.clone(),
         base_tools,
-        tool_changes: agent.dispatcher.tool_changes.clone(),
+        tool_changes: agent.dispatcher().tool_changes.clone(),
         ext: ext.clone(),
     }));
     if let Some(plan) = &reload.extensions {
@@ -295,28 +293,26 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         reload.prompt.skills = prompt.skills.clone();
         reload.resources = fresh.clone();
         ext.set_resource_commands(&reload);
-        let system_prompt = prompt.build(&agent.dispatcher.registry);
-        agent.system_prompt = system_prompt.text();
+        let system_prompt = prompt.build(&agent.dispatcher().registry);
+        agent.set_system_prompt(system_prompt.text());
         (fresh, prompt, system_prompt)
     };
-    if let Ok(mut view) = agent.prompt_view.lock() {
-        view.clone_from(&agent.system_prompt);
-    }
-    agent.system_sections = Some(system_prompt);
-    agent.expand_input = Some(crate::expand::expander(resources));
-    agent.on_session_error = Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")));
-    agent.prompt_builder = Some(Arc::new(move |registry: &Registry| prompt.build(registry)));
+    agent.publish_system_prompt();
+    agent.set_system_sections(Some(system_prompt));
+    agent.set_expand_input(Some(crate::expand::expander(resources)));
+    agent.set_on_session_error(Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}"))));
+    agent.set_prompt_builder(Some(Arc::new(move |registry: &Registry| prompt.build(registry))));
     if let Some(m) = &mcp {
         // The first prompt waits (a while) only for servers with direct
         // tools; the tools listed meanwhile then come in the servers' order
         // (as the reference's), not in the order the servers answered.
         m.wait_direct().await;
-        crate::mcp::bind(m, &agent.dispatcher.tool_changes);
+        crate::mcp::bind(m, &agent.dispatcher().tool_changes);
     }
-    agent.api_key = chosen.api_key;
-    agent.credentials = Some(crate::auth::credential_source(models.clone(), args.api_key.clone()));
-    agent.thinking = chosen.thinking.filter(|t| t != "off");
-    agent.messages = history;
+    agent.set_api_key(chosen.api_key);
+    agent.set_credentials(Some(crate::auth::credential_source(models.clone(), args.api_key.clone())));
+    agent.set_thinking(chosen.thinking.filter(|t| t != "off"));
+    agent.set_messages(history);
     apply_compaction_and_retry(&mut agent, settings, &chosen_provider, &chosen_model);
     Ok(Prepared { agent, reload, header, ext })
 }
@@ -327,7 +323,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
 /// `extension_error` records, as the reference sends them).
 async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &EventSink, report: &mut Report) {
     for l in &loaded.scripts {
-        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher.tool_changes.clone()))).await;
+        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher().tool_changes.clone()))).await;
     }
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {
@@ -343,16 +339,20 @@ async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &E
 /// The compaction and retry settings of the chosen model.
 fn apply_compaction_and_retry(agent: &mut Agent, settings: &Settings, provider: &str, model: &str) {
     let (enabled, reserve_tokens, keep_recent_tokens) = settings.compaction(provider, model);
-    agent.compaction = pi_agent::compaction::CompactionSettings { enabled, reserve_tokens, keep_recent_tokens };
-    agent.live.set_auto_compaction(enabled);
+    agent.set_compaction_settings(pi_agent::compaction::CompactionSettings {
+        enabled,
+        reserve_tokens,
+        keep_recent_tokens,
+    });
+    agent.live().set_auto_compaction(enabled);
     let retry = settings.retry();
     // The live switch decides (RPC set_auto_retry may turn it on or off).
-    agent.live.set_auto_retry(retry.enabled);
-    agent.retry = pi_agent::RetrySettings {
+    agent.live().set_auto_retry(retry.enabled);
+    agent.set_retry(pi_agent::RetrySettings {
         enabled: true,
         max_retries: retry.max_retries,
         base_delay_ms: retry.base_delay_ms,
         max_delay_ms: retry.max_delay_ms,
         max_retry_delay_ms: settings.provider_max_retry_delay_ms(),
-    };
+    });
 }

@@ -178,7 +178,7 @@ impl Host {
 
     /// `/clone`: a new session holding the active branch.
     async fn clone_session(&mut self) {
-        let leaf = self.agent.session.lock().ok().and_then(|s| s.leaf_id().map(str::to_string));
+        let leaf = self.agent.session().lock().ok().and_then(|s| s.leaf_id().map(str::to_string));
         let Some(leaf) = leaf else {
             let _ = self.up.send(Update::Notice(Level::Info, text::NOTHING_TO_CLONE.to_string()));
             return;
@@ -188,7 +188,7 @@ impl Host {
             return;
         }
         let previous = crate::session_events::current_file(&self.agent);
-        let copied = match self.agent.session.lock() {
+        let copied = match self.agent.session().lock() {
             Ok(current) => self.copy_session(&current, None),
             Err(e) => Err(e.to_string()),
         };
@@ -202,7 +202,7 @@ impl Host {
     /// `/fork`: choose one of the branch's prompts; a new session holds what
     /// came before it and the editor gets its text.
     async fn fork(&mut self) {
-        let messages = self.agent.session.lock().map(|s| s.user_messages()).unwrap_or_default();
+        let messages = self.agent.session().lock().map(|s| s.user_messages()).unwrap_or_default();
         if messages.is_empty() {
             let _ = self.up.send(Update::Notice(Level::Info, text::NO_MESSAGES_TO_FORK.to_string()));
             return;
@@ -217,7 +217,7 @@ impl Host {
             return;
         }
         let previous = crate::session_events::current_file(&self.agent);
-        let copied = match self.agent.session.lock() {
+        let copied = match self.agent.session().lock() {
             Ok(current) => self.copy_session(&current, Some(&entry)),
             Err(e) => Err(e.to_string()),
         };
@@ -249,7 +249,7 @@ impl Host {
         let previous = crate::session_events::current_file(&self.agent);
         let opened = Session::open(Path::new(&file)).map_err(|e| e.to_string());
         let ok = opened.is_ok();
-        let there = opened.as_ref().ok().and_then(|s| crate::reload::stored_folder(s, &self.agent.tool_ctx.cwd));
+        let there = opened.as_ref().ok().and_then(|s| crate::reload::stored_folder(s, &self.agent.tool_ctx().cwd));
         self.switched(opened, None, text::RESUMED);
         if let Some(there) = there {
             // The session runs in the folder it was made in, as the reference.
@@ -284,8 +284,8 @@ impl Host {
         match copied {
             Ok(session) => {
                 self.agent.adopt_session(session, false);
-                self.session_name = self.agent.session.lock().ok().and_then(|s| s.name());
-                let history = self.agent.messages.clone();
+                self.session_name = self.agent.session().lock().ok().and_then(|s| s.name());
+                let history = self.agent.messages().to_vec();
                 let _ = self.up.send(Update::Session { history, editor });
                 let _ = self.up.send(Update::SessionName(self.session_name.clone()));
                 let _ = self.up.send(Update::Notice(Level::Info, done.to_string()));
@@ -300,12 +300,12 @@ impl Host {
     /// the path ends in `.jsonl`.
     fn export(&self, args: &str) {
         let out = path_argument(args);
-        let cwd = self.agent.tool_ctx.cwd.clone();
-        let result = match self.agent.session.lock() {
+        let cwd = self.agent.tool_ctx().cwd.clone();
+        let result = match self.agent.session().lock() {
             Ok(s) if out.as_deref().is_some_and(|o| o.ends_with(".jsonl")) => {
                 export_jsonl(&s, &cwd, out.as_deref().unwrap_or_default())
             }
-            Ok(s) => crate::export::export(&s, &self.agent.system_prompt, out.as_deref().map(Path::new), &cwd),
+            Ok(s) => crate::export::export(&s, self.agent.system_prompt(), out.as_deref().map(Path::new), &cwd),
             Err(e) => Err(e.to_string()),
         };
         let notice = match result {
@@ -318,7 +318,7 @@ impl Host {
     fn session_info(&self) {
         let (mut user, mut assistant, mut calls, mut results) = (0, 0, 0, 0);
         let mut usage = pi_ai::Usage::default();
-        for m in &self.agent.messages {
+        for m in self.agent.messages() {
             match m {
                 AgentMessage::Llm(Message::User(_)) => user += 1,
                 AgentMessage::Llm(Message::Assistant(a)) => {
@@ -330,12 +330,12 @@ impl Host {
                 _ => {}
             }
         }
-        let s = &self.agent.tool_ctx.session;
+        let s = &self.agent.tool_ctx().session;
         let info = text::SessionInfo {
             file: s.session_file.as_deref(),
             id: s.session_id.as_deref().unwrap_or(""),
             name: self.session_name.as_deref(),
-            total: self.agent.messages.len(),
+            total: self.agent.messages().len(),
             user,
             assistant,
             calls,
@@ -355,7 +355,7 @@ impl Host {
             let _ = self.up.send(Update::Notice(notice.0, notice.1));
             return;
         }
-        if let Ok(mut s) = self.agent.session.lock() {
+        if let Ok(mut s) = self.agent.session().lock() {
             let _ = s.append("session_info", serde_json::json!({"name": name}));
         }
         self.session_name = Some(name.to_string());

@@ -82,14 +82,14 @@ fn options(
         crate::model_select::available(models).into_iter().map(worker::model_info).collect();
     let model = models
         .iter()
-        .find(|m| m.provider == agent.model.provider && m.id == agent.model.id)
+        .find(|m| m.provider == agent.model().provider && m.id == agent.model().id)
         .map(worker::model_info)
         .unwrap_or_else(|| ModelInfo {
-            provider: agent.model.provider.clone(),
-            id: agent.model.id.clone(),
-            name: agent.model.name.clone(),
-            reasoning: agent.model.reasoning,
-            context_window: agent.model.context_window,
+            provider: agent.model().provider.clone(),
+            id: agent.model().id.clone(),
+            name: agent.model().name.clone(),
+            reasoning: agent.model().reasoning,
+            context_window: agent.model().context_window,
         });
     pi_tui::Options {
         mode: ui.mode,
@@ -106,11 +106,11 @@ fn options(
         models: available,
         cycle: cycle_models(models, ui.cycle.as_deref()),
         model,
-        thinking: agent.thinking.clone(),
+        thinking: agent.thinking().map(String::from),
         controls: Controls {
             abort: agent.abort_handle(),
-            steering: agent.steering.clone(),
-            follow_ups: agent.follow_ups.clone(),
+            steering: agent.steering().clone(),
+            follow_ups: agent.follow_ups().clone(),
         },
         commands: ui.commands.clone(),
         trusted: ui.trusted,
@@ -118,10 +118,10 @@ fn options(
         initial,
         hide_thinking: ui.hide_thinking,
         autocomplete_max_visible: ui.autocomplete_rows,
-        auto_compact: agent.compaction.enabled && agent.live.auto_compaction(),
-        session_name: agent.session.lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone()),
+        auto_compact: agent.compaction_settings().enabled && agent.live().auto_compaction(),
+        session_name: agent.session().lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone()),
         ui: handle,
-        history: agent.messages.clone(),
+        history: agent.messages().to_vec(),
     }
 }
 

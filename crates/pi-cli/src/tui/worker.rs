@@ -52,7 +52,7 @@ impl Host {
         up: UnboundedSender<Update>,
         ext: Arc<crate::ext_session::ExtSession>,
     ) -> Host {
-        let session_name = agent.session.lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone());
+        let session_name = agent.session().lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone());
         Host { agent, reload, models, ui, up, session_name, deferred: VecDeque::new(), ext }
     }
 
@@ -77,7 +77,7 @@ impl Host {
             match req {
                 Request::Quit => break,
                 Request::Prompt(text) => {
-                    let images = super::attach::images(&self.agent.tool_ctx.cwd, &text);
+                    let images = super::attach::images(&self.agent.tool_ctx().cwd, &text);
                     let incoming = crate::ext_input::Incoming::user(&text, images, "interactive");
                     let submitted =
                         crate::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload));
@@ -131,9 +131,9 @@ impl Host {
         let event = pi_agent::UserBashEvent {
             command: command.to_string(),
             exclude_from_context: exclude,
-            cwd: self.agent.tool_ctx.cwd.clone(),
+            cwd: self.agent.tool_ctx().cwd.clone(),
         };
-        let mut ctx = self.agent.tool_ctx.clone();
+        let mut ctx = self.agent.tool_ctx().clone();
         let token = tokio_util::sync::CancellationToken::new();
         ctx.abort = token.clone();
         let up = self.up.clone();
@@ -144,7 +144,7 @@ impl Host {
         let on_error = move |source: &str, error: &str| {
             let _ = up.send(Update::Notice(Level::Error, pi_ext::text::extension_error(source, error)));
         };
-        let interceptors = self.agent.dispatcher.interceptors.clone();
+        let interceptors = self.agent.dispatcher().interceptors.clone();
         let run = pi_agent::run_user_bash(&interceptors, &event, &ctx, Some(on_output), &on_error);
         tokio::pin!(run);
         let outcome = loop {
@@ -184,15 +184,15 @@ impl Host {
                 return;
             }
         };
-        self.agent.model = crate::model_select::ai_model(&entry);
-        self.agent.api_key = key;
-        self.agent.tool_ctx.session.provider = Some(entry.provider.clone());
-        self.agent.tool_ctx.session.model = Some(entry.id.clone());
+        self.agent.set_model(crate::model_select::ai_model(&entry));
+        self.agent.set_api_key(key);
+        self.agent.tool_ctx_mut().session.provider = Some(entry.provider.clone());
+        self.agent.tool_ctx_mut().session.model = Some(entry.id.clone());
         if !entry.reasoning {
-            self.agent.thinking = None;
+            self.agent.set_thinking(None);
         }
         self.send(Update::Model(model_info(&entry)));
-        self.send(Update::Thinking(self.agent.thinking.clone()));
+        self.send(Update::Thinking(self.agent.thinking().map(String::from)));
         self.ext_current();
         if save {
             self.save(&["defaultProvider"], serde_json::json!(entry.provider));
@@ -203,9 +203,12 @@ impl Host {
     /// Extensions' `ctx.model` and `ctx.thinkingLevel` follow the agent's,
     /// and hear of a change (`thinking_level_select`, then `model_select`).
     fn ext_current(&self) {
-        let level = self.agent.thinking.clone().unwrap_or_else(|| "off".into());
-        let before =
-            self.ext.current.lock().map(|mut c| std::mem::replace(&mut *c, (self.agent.model.clone(), level.clone())));
+        let level = self.agent.thinking().map(String::from).unwrap_or_else(|| "off".into());
+        let before = self
+            .ext
+            .current
+            .lock()
+            .map(|mut c| std::mem::replace(&mut *c, (self.agent.model().clone(), level.clone())));
         let Ok((model, previous_level)) = before else { return };
         if previous_level != level {
             self.ext.announce(
@@ -213,8 +216,8 @@ impl Host {
                 serde_json::json!({"level": level, "previousLevel": previous_level}),
             );
         }
-        if model.provider != self.agent.model.provider || model.id != self.agent.model.id {
-            let event = serde_json::json!({"model": crate::rpc::model_json(&self.agent.model),
+        if model.provider != self.agent.model().provider || model.id != self.agent.model().id {
+            let event = serde_json::json!({"model": crate::rpc::model_json(self.agent.model()),
                 "previousModel": crate::rpc::model_json(&model), "source": "set"});
             self.ext.announce("model_select", event);
         }
@@ -228,16 +231,16 @@ impl Host {
     }
 
     fn set_thinking(&mut self, level: &str) {
-        self.agent.thinking = (level != "off").then(|| level.to_string());
-        self.agent.tool_ctx.session.reasoning_level = Some(level.to_string());
-        self.send(Update::Thinking(self.agent.thinking.clone()));
+        self.agent.set_thinking((level != "off").then(|| level.to_string()));
+        self.agent.tool_ctx_mut().session.reasoning_level = Some(level.to_string());
+        self.send(Update::Thinking(self.agent.thinking().map(String::from)));
         self.ext_current();
     }
 
     /// The project's files for `@` completion, from our own `find`.
     fn list_files(&self) {
         let up = self.up.clone();
-        let ctx = pi_tools::ToolContext::new(self.agent.tool_ctx.cwd.clone());
+        let ctx = pi_tools::ToolContext::new(self.agent.tool_ctx().cwd.clone());
         tokio::spawn(async move {
             let args = serde_json::json!({"pattern": "**/*", "limit": FILE_LIST_LIMIT});
             if let Ok(r) = pi_tools::execute_validated(pi_tools::ToolName::Find, args, &ctx).await {
