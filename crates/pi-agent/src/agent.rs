@@ -440,6 +440,7 @@ impl Agent {
     async fn wait_for_retry(&mut self, attempt: u32, delay: Duration, error: &str, failed: Option<&str>) -> bool {
         let live = self.live.clone();
         let aborted = live.retry_aborted();
+        live.set_retry_waiting(true);
         self.emit(AgentEvent::AutoRetryStart {
             attempt,
             max_attempts: self.retry.max_retries,
@@ -460,6 +461,7 @@ impl Agent {
                 final_error: Some(crate::text::RETRY_CANCELLED.into()),
             });
         }
+        live.set_retry_waiting(false);
         !cancelled
     }
 

@@ -60,6 +60,22 @@ impl Default for Live {
 pub struct LiveSettings {
     inner: Arc<Mutex<Live>>,
     retry: Arc<tokio::sync::Notify>,
+    /// Whether a retry waits now (what `abort_retry` would stop), and what
+    /// to do once it has ended (after `auto_retry_end` is announced).
+    retry_wait: Arc<Mutex<RetryWait>>,
+}
+
+/// The state of a waiting retry, for [`LiveSettings::abort_retry`].
+#[derive(Default)]
+struct RetryWait {
+    waiting: bool,
+    on_end: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+impl std::fmt::Debug for RetryWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RetryWait").field("waiting", &self.waiting).finish_non_exhaustive()
+    }
 }
 
 impl LiveSettings {
@@ -68,9 +84,38 @@ impl LiveSettings {
         f(&mut g)
     }
 
-    /// Stop a retry that waits (`abort_retry`): the failure stands.
-    pub fn abort_retry(&self) {
+    /// Stop a retry that waits (`abort_retry`): the failure stands. When
+    /// one waits, `then` runs once the agent has ended it, right after it
+    /// announced `auto_retry_end` (a front end answers there, as the
+    /// reference does); otherwise `then` runs at once.
+    pub fn abort_retry(&self, then: impl FnOnce() + Send + 'static) {
+        let then: Box<dyn FnOnce() + Send> = Box::new(then);
+        let now = {
+            let mut w = self.retry_wait.lock().unwrap_or_else(|p| p.into_inner());
+            if w.waiting {
+                w.on_end.push(then);
+                None
+            } else {
+                Some(then)
+            }
+        };
         self.retry.notify_waiters();
+        if let Some(then) = now {
+            then();
+        }
+    }
+
+    /// A retry starts waiting (`true`) or has ended (`false`: what
+    /// [`LiveSettings::abort_retry`] asked to run after it runs now).
+    pub(crate) fn set_retry_waiting(&self, waiting: bool) {
+        let ended = {
+            let mut w = self.retry_wait.lock().unwrap_or_else(|p| p.into_inner());
+            w.waiting = waiting;
+            std::mem::take(&mut w.on_end)
+        };
+        for f in ended {
+            f();
+        }
     }
 
     /// A wait that resolves when [`LiveSettings::abort_retry`] is called

@@ -1,6 +1,7 @@
 //! RPC switches of automatic retries through the binary against the mock
 //! model: `set_auto_retry` false leaves a 503 failed at once; `abort_retry`
-//! during the wait ends the retry with "Retry cancelled".
+//! during the wait ends the retry with "Retry cancelled" (answered after
+//! `auto_retry_end`; with no retry waiting, at once).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::io::{BufRead, Write};
@@ -48,10 +49,25 @@ fn abort_retry_ends_the_wait_with_retry_cancelled() {
     writeln!(stdin, "{}", json!({"id": "a", "type": "abort_retry"})).unwrap();
     let end = read_until(&mut out, |v| v["type"] == "auto_retry_end");
     assert_eq!((end["success"].as_bool(), end["finalError"].as_str()), (Some(false), Some("Retry cancelled")), "{end}");
+    // The answer comes once the end is announced, as the reference sends it.
+    let answer = read_until(&mut out, |v| v["id"] == "a");
+    assert_eq!(answer["success"], true, "{answer}");
     // As the reference: the failed run already ended (`agent_end` with `willRetry`); the session settles.
     read_until(&mut out, |v| v["type"] == "agent_settled");
     assert!(began.elapsed() < Duration::from_secs(20), "the 30 s wait was cut short");
     assert_eq!(server.requests().len(), 1, "no second attempt");
+    drop(stdin);
+    child.wait().unwrap();
+}
+
+#[test]
+fn abort_retry_with_no_retry_waiting_is_answered_at_once() {
+    let (_dir, mut child, mut stdin, mut out, _server) = start(vec![Turn::text("fine")]);
+    let began = Instant::now();
+    writeln!(stdin, "{}", json!({"id": "a", "type": "abort_retry"})).unwrap();
+    let answer = read_until(&mut out, |v| v["id"] == "a");
+    assert_eq!(answer["success"], true, "{answer}");
+    assert!(began.elapsed() < Duration::from_secs(5), "answered at once");
     drop(stdin);
     child.wait().unwrap();
 }

@@ -358,10 +358,8 @@ impl Server {
                 self.live.set_auto_retry(enabled);
                 respond(&id, &kind, Ok(None));
             }
-            Command::AbortRetry => {
-                self.live.abort_retry();
-                respond(&id, &kind, Ok(None));
-            }
+            // As the reference: answered right after the waiting retry's end is announced.
+            Command::AbortRetry => self.live.abort_retry(move || respond(&id, &kind, Ok(None))),
             Command::GetCommands => respond(&id, &kind, Ok(Some(json!({"commands": self.setup.ext.commands()})))),
             Command::Compact { custom_instructions } => {
                 let agent = self.agent.clone();
