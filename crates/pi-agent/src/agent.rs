@@ -503,7 +503,7 @@ impl Agent {
         while !token.is_cancelled() && self.dispatcher.listening("agent_before_settle") {
             let ended = last.as_ref().map(|m| crate::observe::outcome(&m.stop_reason)).unwrap_or("completed");
             let kind = "agent_before_settle";
-            let proposal = self.propose(kind, crate::observe::event(kind, self.boundary(ended))).await;
+            let proposal = self.propose(kind, crate::hooks::event(kind, self.boundary(ended))).await;
             // An abort meanwhile keeps the entries and drops the continuation.
             let cont = proposal.cont && !token.is_cancelled() && ended == "completed";
             if !self.settle_proposal(kind, crate::boundary::Proposal { cont, ..proposal }) {

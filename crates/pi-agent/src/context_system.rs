@@ -6,8 +6,8 @@
 use serde_json::{Value, json};
 
 use crate::agent::Agent;
+use crate::hooks::event;
 use crate::messages::{AgentMessage, AgentOnly};
-use crate::observe::event;
 
 /// What one request sends when a handler changed it: the conversation,
 /// and the prompt and tools when a `context_with_system` handler chose them.

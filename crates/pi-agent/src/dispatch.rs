@@ -379,7 +379,7 @@ impl Dispatcher {
                     for h in observers.iter().filter(|h| h.listens("tool_execution_update")) {
                         h.observe_later(
                             "tool_execution_update",
-                            crate::observe::event("tool_execution_update", update.clone()),
+                            crate::hooks::event("tool_execution_update", update.clone()),
                         );
                     }
                 }

@@ -4,9 +4,38 @@
 
 use futures::future::BoxFuture;
 use pi_tools::Content;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::tool::ToolDef;
+
+/// What a hook of an extension decided about a compaction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompactionHook {
+    /// Do not compact.
+    Cancel,
+    /// Use this compaction (`summary`, `details`, `usage`…) instead of making one.
+    Supply(Value),
+}
+
+/// What `user_bash` handlers see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserBashEvent {
+    /// The command.
+    pub command: String,
+    /// `!!cmd`: the record stays out of the model's context.
+    pub exclude_from_context: bool,
+    /// The folder it runs in.
+    pub cwd: std::path::PathBuf,
+}
+
+/// What one source's `user_bash` handlers said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserBashAnswer {
+    /// The command's result, when a handler ran or answered it.
+    pub result: Option<pi_tools::UserCommandResult>,
+    /// Handlers that failed (reported; the next one is asked).
+    pub errors: Vec<String>,
+}
 
 /// What a `tool_call` handler sees; `input` may be changed in place and later
 /// handlers and the tool see the change (no re-validation).
@@ -133,10 +162,7 @@ pub trait Interceptor: Send + Sync {
     /// Before a compaction (`session_before_compact`, the event as JSON):
     /// cancel it or supply the compaction. `Err` is reported, the next
     /// handler asked.
-    fn on_before_compact<'a>(
-        &'a self,
-        _event: &'a Value,
-    ) -> BoxFuture<'a, Result<Option<crate::compaction::CompactionHook>, String>> {
+    fn on_before_compact<'a>(&'a self, _event: &'a Value) -> BoxFuture<'a, Result<Option<CompactionHook>, String>> {
         Box::pin(async { Ok(None) })
     }
     /// After a compaction (`session_compact`).
@@ -163,9 +189,44 @@ pub trait Interceptor: Send + Sync {
     /// text is streamed output.
     fn on_user_bash<'a>(
         &'a self,
-        _ev: &'a crate::user_bash::UserBashEvent,
+        _ev: &'a UserBashEvent,
         _ctx: &'a pi_tools::ToolContext,
-    ) -> BoxFuture<'a, crate::user_bash::UserBashAnswer> {
+    ) -> BoxFuture<'a, UserBashAnswer> {
         Box::pin(async { Default::default() })
     }
+}
+
+/// An event object: `type`, then `fields`.
+pub(crate) fn event(kind: &str, fields: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), kind.into());
+    if let Value::Object(f) = fields {
+        m.extend(f);
+    }
+    Value::Object(m)
+}
+
+/// Run the handlers of `kind` of every source in `sources` that listens, in
+/// order, reporting failures through `report(source, kind, error)`. For a
+/// transforming event the value under `key` chains from one source to the
+/// next; the last change and the source that made it are returned.
+pub(crate) async fn run_chain(
+    sources: &[std::sync::Arc<dyn Interceptor>],
+    report: &(dyn Fn(&str, &str, String) + Sync),
+    kind: &str,
+    mut payload: Value,
+    key: Option<&str>,
+) -> Option<(Value, String)> {
+    let mut changed = None;
+    for h in sources.iter().filter(|h| h.listens(kind)) {
+        let out = h.observe(kind, payload.clone()).await;
+        for error in out.errors {
+            report(h.source(), kind, error);
+        }
+        if let (Some(k), Some(v)) = (key, out.value) {
+            payload[k] = v.clone();
+            changed = Some((v, h.source().to_string()));
+        }
+    }
+    changed
 }

@@ -7,46 +7,12 @@
 //! handler does is in place before the agent goes on), as the reference's
 //! runner does. Handler failures are reported as extension errors.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::agent::Agent;
 use crate::dispatch::{Dispatcher, ToolEvent};
+use crate::hooks::{event, run_chain};
 use crate::messages::AgentMessage;
-
-/// An event object: `type`, then `fields`.
-pub(crate) fn event(kind: &str, fields: Value) -> Value {
-    let mut m = Map::new();
-    m.insert("type".into(), kind.into());
-    if let Value::Object(f) = fields {
-        m.extend(f);
-    }
-    Value::Object(m)
-}
-
-/// Run the handlers of `kind` of every source in `sources` that listens, in
-/// order, reporting failures through `report(source, kind, error)`. For a
-/// transforming event the value under `key` chains from one source to the
-/// next; the last change and the source that made it are returned.
-pub(crate) async fn run_chain(
-    sources: &[std::sync::Arc<dyn crate::hooks::Interceptor>],
-    report: &(dyn Fn(&str, &str, String) + Sync),
-    kind: &str,
-    mut payload: Value,
-    key: Option<&str>,
-) -> Option<(Value, String)> {
-    let mut changed = None;
-    for h in sources.iter().filter(|h| h.listens(kind)) {
-        let out = h.observe(kind, payload.clone()).await;
-        for error in out.errors {
-            report(h.source(), kind, error);
-        }
-        if let (Some(k), Some(v)) = (key, out.value) {
-            payload[k] = v.clone();
-            changed = Some((v, h.source().to_string()));
-        }
-    }
-    changed
-}
 
 /// How a run or turn ended, as the reference names it.
 pub(crate) fn outcome(stop: &pi_ai::StopReason) -> &'static str {

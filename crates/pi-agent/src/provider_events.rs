@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::dispatch::{Dispatcher, ToolEvent, ToolEventSink};
 use crate::hooks::Interceptor;
-use crate::observe::{event, run_chain};
+use crate::hooks::{event, run_chain};
 
 /// The listening sources and where their failures go, for one request.
 pub(crate) struct ProviderEvents {

@@ -5,7 +5,6 @@
 //! elsewhere; otherwise the session's shell runs it, streaming its output,
 //! until it ends or the abort signal fires.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use pi_tools::{OutputFn, ToolContext, UserCommandResult};
@@ -13,25 +12,8 @@ use pi_tools::{OutputFn, ToolContext, UserCommandResult};
 use crate::hooks::Interceptor;
 use crate::messages::{AgentMessage, AgentOnly, BashExecutionMessage};
 
-/// What `user_bash` handlers see.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserBashEvent {
-    /// The command.
-    pub command: String,
-    /// `!!cmd`: the record stays out of the model's context.
-    pub exclude_from_context: bool,
-    /// The folder it runs in.
-    pub cwd: PathBuf,
-}
-
-/// What one source's `user_bash` handlers said.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct UserBashAnswer {
-    /// The command's result, when a handler ran or answered it.
-    pub result: Option<UserCommandResult>,
-    /// Handlers that failed (reported; the next one is asked).
-    pub errors: Vec<String>,
-}
+/// What `user_bash` handlers see and say (defined with the hooks, which answer them).
+pub use crate::hooks::{UserBashAnswer, UserBashEvent};
 
 /// Run a user command: the handlers first, then the local shell. `ctx.abort`
 /// stops it; `on_output` gets the output as it comes; failing handlers are

@@ -59,14 +59,9 @@ impl CompactionReason {
     }
 }
 
-/// What a hook of an extension decided about a compaction.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CompactionHook {
-    /// Do not compact.
-    Cancel,
-    /// Use this compaction (`summary`, `details`, `usage`…) instead of making one.
-    Supply(Value),
-}
+/// What a hook of an extension decided about a compaction (defined with
+/// the hooks, which answer it).
+pub use crate::hooks::CompactionHook;
 
 /// A finished compaction, as `compaction_end` and RPC `compact` report it.
 #[derive(Debug, Clone, PartialEq)]
