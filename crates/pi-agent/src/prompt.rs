@@ -205,6 +205,20 @@ mod tests {
         names.iter().map(|n| BuiltinTool::new(*n)).collect()
     }
 
+    /// The default prompt with the default tools, whole: any change to what
+    /// the model reads shows in the snapshot's diff (`cargo insta review`).
+    #[test]
+    fn the_default_prompt_whole() {
+        let tools = defs(&[ToolName::Read, ToolName::Bash, ToolName::Edit, ToolName::Write]);
+        let refs: Vec<&ToolDef> = tools.iter().map(|t| t.def()).collect();
+        let inputs = PromptInputs {
+            cwd: Path::new("/work/project"),
+            docs_root: Some(Path::new("/opt/pi")),
+            ..Default::default()
+        };
+        insta::assert_snapshot!(build_system_prompt(&refs, &inputs));
+    }
+
     #[test]
     fn lists_snippets_and_guidelines_of_declared_tools_only() {
         let tools = defs(&[ToolName::Read, ToolName::Grep]);
