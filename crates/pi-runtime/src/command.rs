@@ -212,43 +212,6 @@ pub enum CommandError {
 }
 
 impl Command {
-    /// Every command type, as sent in `type`.
-    pub const TYPES: [&'static str; 33] = [
-        "prompt",
-        "steer",
-        "follow_up",
-        "abort",
-        "clear_queue",
-        "new_session",
-        "get_state",
-        "set_model",
-        "cycle_model",
-        "get_available_models",
-        "set_thinking_level",
-        "cycle_thinking_level",
-        "get_available_thinking_levels",
-        "set_steering_mode",
-        "set_follow_up_mode",
-        "compact",
-        "set_auto_compaction",
-        "set_auto_retry",
-        "abort_retry",
-        "bash",
-        "abort_bash",
-        "get_session_stats",
-        "export_html",
-        "switch_session",
-        "fork",
-        "clone",
-        "get_fork_messages",
-        "get_entries",
-        "get_tree",
-        "get_last_assistant_text",
-        "set_session_name",
-        "get_messages",
-        "get_commands",
-    ];
-
     /// Read a command from its JSON object (`id` is the transport's and
     /// ignored here; unknown fields are ignored, as the reference ignores them).
     pub fn parse(object: &Value) -> Result<Command, CommandError> {
@@ -332,46 +295,61 @@ impl Command {
             other => return Err(CommandError::Unknown(other.to_string())),
         })
     }
+}
 
-    /// The command's `type`, as its response's `command` names it.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Command::Prompt { .. } => "prompt",
-            Command::Steer { .. } => "steer",
-            Command::FollowUp { .. } => "follow_up",
-            Command::Abort => "abort",
-            Command::ClearQueue => "clear_queue",
-            Command::NewSession { .. } => "new_session",
-            Command::GetState => "get_state",
-            Command::SetModel { .. } => "set_model",
-            Command::CycleModel => "cycle_model",
-            Command::GetAvailableModels => "get_available_models",
-            Command::SetThinkingLevel { .. } => "set_thinking_level",
-            Command::CycleThinkingLevel => "cycle_thinking_level",
-            Command::GetAvailableThinkingLevels => "get_available_thinking_levels",
-            Command::SetSteeringMode { .. } => "set_steering_mode",
-            Command::SetFollowUpMode { .. } => "set_follow_up_mode",
-            Command::Compact { .. } => "compact",
-            Command::SetAutoCompaction { .. } => "set_auto_compaction",
-            Command::SetAutoRetry { .. } => "set_auto_retry",
-            Command::AbortRetry => "abort_retry",
-            Command::Bash { .. } => "bash",
-            Command::AbortBash => "abort_bash",
-            Command::GetSessionStats => "get_session_stats",
-            Command::ExportHtml { .. } => "export_html",
-            Command::SwitchSession { .. } => "switch_session",
-            Command::Fork { .. } => "fork",
-            Command::Clone => "clone",
-            Command::GetForkMessages => "get_fork_messages",
-            Command::GetEntries { .. } => "get_entries",
-            Command::GetTree => "get_tree",
-            Command::GetLastAssistantText => "get_last_assistant_text",
-            Command::SetSessionName { .. } => "set_session_name",
-            Command::GetMessages => "get_messages",
-            Command::GetCommands => "get_commands",
-            Command::ExtensionUiResponse { .. } => "extension_ui_response",
+/// Each variant with its `type`, once: [`Command::TYPES`] and
+/// [`Command::kind`] are made from this list.
+macro_rules! command_names {
+    ($($variant:ident => $name:literal,)*) => {
+        impl Command {
+            /// Every command type, as sent in `type`.
+            pub const TYPES: &'static [&'static str] = &[$($name),*];
+
+            /// The command's `type`, as its response's `command` names it.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(Command::$variant { .. } => $name,)*
+                }
+            }
         }
-    }
+    };
+}
+
+command_names! {
+    Prompt => "prompt",
+    Steer => "steer",
+    FollowUp => "follow_up",
+    Abort => "abort",
+    ClearQueue => "clear_queue",
+    NewSession => "new_session",
+    GetState => "get_state",
+    SetModel => "set_model",
+    CycleModel => "cycle_model",
+    GetAvailableModels => "get_available_models",
+    SetThinkingLevel => "set_thinking_level",
+    CycleThinkingLevel => "cycle_thinking_level",
+    GetAvailableThinkingLevels => "get_available_thinking_levels",
+    SetSteeringMode => "set_steering_mode",
+    SetFollowUpMode => "set_follow_up_mode",
+    Compact => "compact",
+    SetAutoCompaction => "set_auto_compaction",
+    SetAutoRetry => "set_auto_retry",
+    AbortRetry => "abort_retry",
+    Bash => "bash",
+    AbortBash => "abort_bash",
+    GetSessionStats => "get_session_stats",
+    ExportHtml => "export_html",
+    SwitchSession => "switch_session",
+    Fork => "fork",
+    Clone => "clone",
+    GetForkMessages => "get_fork_messages",
+    GetEntries => "get_entries",
+    GetTree => "get_tree",
+    GetLastAssistantText => "get_last_assistant_text",
+    SetSessionName => "set_session_name",
+    GetMessages => "get_messages",
+    GetCommands => "get_commands",
+    ExtensionUiResponse => "extension_ui_response",
 }
 
 /// A dialog answer: `cancelled` first, then `confirmed`, then `value`; any

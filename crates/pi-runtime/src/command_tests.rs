@@ -15,7 +15,7 @@ fn every_command_type_parses_with_its_arguments_and_names_itself() {
         let mut object = args.clone();
         object["type"] = json!(kind);
         let cmd = Command::parse(&object).unwrap_or_else(|e| panic!("{kind}: {e}"));
-        assert_eq!(cmd.kind(), kind);
+        assert_eq!(cmd.kind(), *kind);
     }
 }
 
