@@ -43,9 +43,12 @@ impl Agent {
         std::mem::replace(&mut self.system_prompt, prompt)
     }
 
-    /// Show the extensions the system prompt as it is now.
+    /// Show the extensions the system prompt as it is now (done before
+    /// every request; copied only when it changed).
     pub fn publish_system_prompt(&self) {
-        if let Ok(mut view) = self.prompt_view.lock() {
+        if let Ok(mut view) = self.prompt_view.lock()
+            && *view != self.system_prompt
+        {
             view.clone_from(&self.system_prompt);
         }
     }

@@ -422,11 +422,7 @@ impl Agent {
     /// One model request (attempt `retries_done + 1`): the answer, and the
     /// delay before another attempt when it failed in a way worth a retry.
     async fn request(&self, retries_done: u32) -> (AssistantMessage, Option<Duration>) {
-        if let Ok(mut view) = self.prompt_view.lock()
-            && *view != self.system_prompt
-        {
-            view.clone_from(&self.system_prompt);
-        }
+        self.publish_system_prompt();
         let context = self.context_override().await;
         let context = self.context_with_system(context).await;
         self.stream_once(retries_done, context.as_ref()).await
@@ -471,10 +467,11 @@ impl Agent {
     }
 
     /// [`Agent::prompt`] with images after the text (`@file` images), in
-    /// one user message (prepared as `prompt_images` says). Past the compaction threshold the session is
-    /// compacted first; after an answer that overflowed the context (or
-    /// stopped early at the token limit) the failed attempt is omitted, the
-    /// session compacted and the request made again once, as a fresh run.
+    /// one user message (prepared as `prompt_images` says). Past the
+    /// compaction threshold the session is compacted first; after an answer
+    /// that overflowed the context (or stopped early at the token limit) the
+    /// failed attempt is omitted, the session compacted and the request made
+    /// again once, as a fresh run.
     pub async fn prompt_with_images(&mut self, text: &str, images: Vec<ContentBlock>) -> Option<AssistantMessage> {
         let token = self.abort.start(self.pending_run.take());
         self.tool_ctx.abort = token.clone();

@@ -188,7 +188,7 @@ impl CliArgs {
             match long.split_once('=') {
                 Some((name, v)) => self.unknown_flag(name, Some(v.to_string())),
                 None => {
-                    let v = next.filter(|n| !n.starts_with('-') && !n.starts_with('@')).cloned();
+                    let v = crate::flags::optional_value(next);
                     let used = usize::from(v.is_some());
                     self.unknown_flag(long, v);
                     return used;

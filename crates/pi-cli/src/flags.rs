@@ -94,7 +94,7 @@ pub(crate) fn find(arg: &str) -> Option<&'static Flag> {
 }
 
 /// An optional value: the next argument unless it looks like a flag or a file.
-fn optional_value(next: Option<&String>) -> Option<String> {
+pub(crate) fn optional_value(next: Option<&String>) -> Option<String> {
     next.filter(|n| !n.starts_with('-') && !n.starts_with('@')).cloned()
 }
 
