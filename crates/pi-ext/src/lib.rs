@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 mod api;
+mod builtins;
 mod bytecode;
 mod commands;
 mod compile;
@@ -174,7 +175,7 @@ impl ExtensionHost {
     ) -> Result<LoadedExtensions, ExtError> {
         let mut entries = Vec::new();
         for p in paths {
-            let abs = modules::normalize(&opts.cwd.join(p));
+            let abs = resolve::normalize(&opts.cwd.join(p));
             entries.extend(entry_points(&abs)?);
         }
         // One engine thread for all of them (they share one JavaScript realm,
@@ -291,7 +292,7 @@ fn entry_points(abs: &Path) -> Result<Vec<PathBuf>, ExtError> {
         && let Some(list) = v.pointer("/pi/extensions").and_then(Value::as_array)
     {
         let out: Vec<PathBuf> =
-            list.iter().filter_map(Value::as_str).map(|s| modules::normalize(&abs.join(s))).collect();
+            list.iter().filter_map(Value::as_str).map(|s| resolve::normalize(&abs.join(s))).collect();
         if !out.is_empty() {
             for p in &out {
                 if !p.exists() {
@@ -475,7 +476,7 @@ impl LoadedExtensions {
         let mut found = DiscoveredResources::default();
         let paths = |v: &Value, key: &str| -> Vec<String> {
             let list = v.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
-            list.map(|p| modules::normalize(&cwd.join(p)).to_string_lossy().into_owned()).collect()
+            list.map(|p| resolve::normalize(&cwd.join(p)).to_string_lossy().into_owned()).collect()
         };
         for (extension, a) in &answers {
             for (key, list) in [("skillPaths", &mut found.skill_paths), ("promptPaths", &mut found.prompt_paths)] {

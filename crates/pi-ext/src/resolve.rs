@@ -3,11 +3,14 @@
 //! looked up in `node_modules` up the folders from the importer,
 //! `package.json` `exports` / `imports` (subpaths, `*` patterns, nested
 //! conditions), `module` and `main`; and which format a file is in
-//! (ES module, CommonJS or JSON).
+//! (ES module, CommonJS or JSON). Paths are normalized without touching
+//! the file system ([`normalize`]).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
+
+use crate::text;
 
 /// How a module is asked for: `import` or `require` (picks the condition).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +163,7 @@ fn resolve_in_package(pkg_dir: &Path, name: &str, subpath: &str, mode: Mode) -> 
     if let Some(exports) = pkg.get("exports").filter(|e| !e.is_null()) {
         let target = match_map(exports, subpath, mode, true)
             .ok_or_else(|| NotFound::NotExported { package: name.to_string(), subpath: subpath.to_string() })?;
-        let path = crate::modules::normalize(&pkg_dir.join(&target));
+        let path = normalize(&pkg_dir.join(&target));
         return if path.is_file() { Ok(path) } else { Err(NotFound::Module(path.to_string_lossy().into_owned())) };
     }
     if subpath != "." {
@@ -185,7 +188,7 @@ pub(crate) fn resolve_import(importer: &Path, spec: &str, mode: Mode) -> Result<
     let imports = pkg.get("imports").ok_or_else(missing)?;
     let target = match_map(imports, spec, mode, false).ok_or_else(missing)?;
     if target.starts_with("./") {
-        let path = crate::modules::normalize(&dir.join(&target));
+        let path = normalize(&dir.join(&target));
         return if path.is_file() { Ok(path) } else { Err(NotFound::Module(path.to_string_lossy().into_owned())) };
     }
     resolve_package(&dir.join("package.json"), &target, mode)
@@ -278,10 +281,63 @@ fn has_module_syntax(source: &str) -> bool {
         })
 }
 
+/// The file `name` imported (or required) from `base` names, or the message saying why none.
+pub(crate) fn resolve_path(base: &str, name: &str, mode: Mode) -> std::result::Result<PathBuf, String> {
+    let importer = Path::new(base);
+    let found =
+        if name.starts_with("./") || name.starts_with("../") || name.starts_with('/') || name == "." || name == ".." {
+            let dir = importer.parent().unwrap_or(Path::new("/"));
+            find_file(&normalize(&dir.join(name))).ok_or_else(|| NotFound::Module(name.to_string()))
+        } else if name.starts_with('#') {
+            resolve_import(importer, name, mode)
+        } else {
+            resolve_package(importer, name, mode)
+        };
+    let found = found.map_err(|e| match e {
+        NotFound::Package(package) => text::package_not_found(&package, base),
+        NotFound::NotExported { package, subpath } => text::not_exported(&package, &subpath, base),
+        NotFound::Import(spec) => text::import_not_defined(&spec, base),
+        NotFound::Module(_) => text::module_not_found(name, base),
+    })?;
+    // A native addon is machine code for Node: say so, rather than parse it.
+    if found.extension().is_some_and(|e| e == "node") {
+        return Err(text::native_addon(&found.to_string_lossy(), base));
+    }
+    Ok(found)
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+pub(crate) fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn finds_ts_for_js_imports() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("util.ts"), "export const a = 1;").unwrap();
+        std::fs::create_dir(dir.path().join("lib")).unwrap();
+        std::fs::write(dir.path().join("lib/index.ts"), "export const b = 1;").unwrap();
+        assert_eq!(find_file(&dir.path().join("util.js")), Some(dir.path().join("util.ts")));
+        assert_eq!(find_file(&dir.path().join("util")), Some(dir.path().join("util.ts")));
+        assert_eq!(find_file(&dir.path().join("lib")), Some(dir.path().join("lib/index.ts")));
+        assert_eq!(find_file(&dir.path().join("nope")), None);
+        assert_eq!(normalize(Path::new("/a/./b/../c.ts")), PathBuf::from("/a/c.ts"));
+    }
 
     #[test]
     fn splits_scoped_and_plain_names() {

@@ -52,10 +52,10 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
 /// What `require(spec)` from the file `from` loads, as JSON:
 /// `{"builtin": name}` or `{"path": file, "format": "cjs" | "esm" | "json"}`.
 fn resolve_for_require(from: &str, spec: &str) -> Result<String, String> {
-    if let Some(b) = crate::modules::builtin(spec) {
+    if let Some(b) = crate::builtins::builtin(spec) {
         return Ok(json!({ "builtin": b }).to_string());
     }
-    let path = crate::modules::resolve_path(from, spec, Mode::Require)?;
+    let path = resolve::resolve_path(from, spec, Mode::Require)?;
     let source = std::fs::read_to_string(&path).unwrap_or_default();
     let format = resolve::format_of(&path, &source);
     Ok(json!({ "path": path, "format": format.name() }).to_string())
