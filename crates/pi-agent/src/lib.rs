@@ -46,7 +46,7 @@ pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use inbox::Inbox;
 pub use live::{LiveSettings, ModelChoice, QUEUE_ALL, QUEUE_ONE_AT_A_TIME, ThinkingChoice};
-pub use loadout::{Loadout, LoadoutChanges, LoadoutError};
+pub use loadout::LoadoutError;
 pub use messages::LlmRef;
 pub use messages::{
     AgentMessage, AgentOnly, BashExecutionMessage, CustomMessage, replay_tool_changes, to_llm, to_llm_ref,
@@ -61,6 +61,8 @@ pub use prompt::{PromptInputs, PromptSections, build_prompt_sections, build_syst
 pub use registry::Registry;
 pub use retry::{DEFAULT_MAX_RETRY_DELAY_MS, RetryDecision, RetrySettings, is_retryable};
 pub use text::compaction_failed as compaction_failed_text;
-pub use tool::{AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Namespace, Reach, ToolDef};
+pub use tool::{
+    AgentTool, BuiltinTool, ExecutionMode, Exposure, Invocation, Loadout, LoadoutChanges, Namespace, Reach, ToolDef,
+};
 pub use tool_changes::ToolChanges;
 pub use user_bash::{UserBashAnswer, UserBashEvent, run_user_bash};

@@ -1,52 +1,13 @@
 //! Loadouts: what the active tools' `prepareLoadout` hooks see and may change
 //! (requirement X7, `pi-behaviour.md` §6.2). A hook replaces descriptions of
 //! declared tools and hides declarations from requests; hidden tools stay
-//! active and callable, and the system prompt leaves them out.
+//! active and callable, and the system prompt leaves them out. What a hook
+//! sees and returns ([`Loadout`], [`crate::LoadoutChanges`]) is defined with
+//! the tool trait whose `prepare_loadout` takes it; here the hooks are run.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
-use crate::tool::{AgentTool, Exposure, Namespace};
-
-/// What a `prepareLoadout` hook sees.
-pub struct Loadout {
-    /// The active tools, in order.
-    pub declared: Vec<Arc<dyn AgentTool>>,
-    /// The tools nested calls may reach with this active set.
-    pub callable: Vec<Arc<dyn AgentTool>>,
-    /// Every registered tool.
-    pub registered: Vec<Arc<dyn AgentTool>>,
-}
-
-impl Loadout {
-    fn find(&self, name: &str) -> Option<&Arc<dyn AgentTool>> {
-        self.registered.iter().find(|t| t.def().name == name)
-    }
-
-    /// A registered tool's exposure (`direct` for unknown names, as the reference).
-    pub fn exposure(&self, name: &str) -> Exposure {
-        self.find(name).map(|t| t.def().exposure).unwrap_or_default()
-    }
-
-    /// A registered tool's namespace.
-    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
-        self.find(name).and_then(|t| t.def().namespace.as_ref())
-    }
-
-    /// A registered tool's prompt guidelines (empty for unknown names).
-    pub fn prompt_guidelines(&self, name: &str) -> &[String] {
-        self.find(name).map(|t| t.def().prompt_guidelines.as_slice()).unwrap_or(&[])
-    }
-}
-
-/// What a hook returns.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LoadoutChanges {
-    /// Replacement descriptions of declared tools, by name.
-    pub descriptions: BTreeMap<String, String>,
-    /// Active tools whose declarations requests leave out.
-    pub hidden_declarations: Vec<String>,
-}
+use crate::tool::Loadout;
 
 /// A hook that failed: reported as an extension error and ignored.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::loadout::{self, Applied, Loadout, LoadoutError};
-use crate::tool::{AgentTool, Exposure};
+use crate::loadout::{self, Applied, LoadoutError};
+use crate::tool::{AgentTool, Exposure, Loadout};
+use crate::tool_changes::ToolChanges;
 
 /// The tools of a session and which of them are active. Lookups by name
 /// are indexed: registering, activating and finding n tools takes time
@@ -186,6 +187,23 @@ impl Registry {
     }
 }
 
+impl ToolChanges {
+    /// Apply pending changes to `registry` and refresh the view. True when
+    /// there was anything to apply.
+    pub fn apply(&self, registry: &mut Registry) -> bool {
+        let (register, set_active) = self.take_requests();
+        let changed = !register.is_empty() || set_active.is_some();
+        for t in register {
+            registry.register(t);
+        }
+        if let Some(names) = set_active {
+            registry.set_active(&names);
+        }
+        self.refresh(registry.all().to_vec(), registry.active().to_vec());
+        changed
+    }
+}
+
 /// Whether a tool of `exposure` is callable from other tools.
 pub(crate) fn callable(exposure: Exposure, active: bool) -> bool {
     match exposure {
@@ -198,8 +216,7 @@ pub(crate) fn callable(exposure: Exposure, active: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loadout::LoadoutChanges;
-    use crate::tool::{ExecutionMode, Invocation, ToolDef};
+    use crate::tool::{ExecutionMode, Invocation, LoadoutChanges, ToolDef};
     use futures::future::BoxFuture;
     use pi_tools::ToolResult;
     use serde_json::json;

@@ -1,6 +1,7 @@
 //! A tool as the agent sees it: a definition (data) plus an execute function.
 //! Built-ins wrap `pi-tools`; extensions, MCP and codemode add their own.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -155,12 +156,49 @@ pub trait AgentTool: Send + Sync {
     /// Adjust the declarations while this tool is active (requirement X7):
     /// replacement descriptions and declarations to leave out of requests.
     /// An error is reported as an extension error (event `prepare_loadout`) and ignored.
-    fn prepare_loadout<'a>(
-        &'a self,
-        _loadout: &'a crate::loadout::Loadout,
-    ) -> BoxFuture<'a, Result<crate::loadout::LoadoutChanges, String>> {
+    fn prepare_loadout<'a>(&'a self, _loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
         Box::pin(std::future::ready(Ok(Default::default())))
     }
+}
+
+/// What a `prepareLoadout` hook sees.
+pub struct Loadout {
+    /// The active tools, in order.
+    pub declared: Vec<Arc<dyn AgentTool>>,
+    /// The tools nested calls may reach with this active set.
+    pub callable: Vec<Arc<dyn AgentTool>>,
+    /// Every registered tool.
+    pub registered: Vec<Arc<dyn AgentTool>>,
+}
+
+impl Loadout {
+    fn find(&self, name: &str) -> Option<&Arc<dyn AgentTool>> {
+        self.registered.iter().find(|t| t.def().name == name)
+    }
+
+    /// A registered tool's exposure (`direct` for unknown names, as the reference).
+    pub fn exposure(&self, name: &str) -> Exposure {
+        self.find(name).map(|t| t.def().exposure).unwrap_or_default()
+    }
+
+    /// A registered tool's namespace.
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.find(name).and_then(|t| t.def().namespace.as_ref())
+    }
+
+    /// A registered tool's prompt guidelines (empty for unknown names).
+    pub fn prompt_guidelines(&self, name: &str) -> &[String] {
+        self.find(name).map(|t| t.def().prompt_guidelines.as_slice()).unwrap_or(&[])
+    }
+}
+
+/// What a hook returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadoutChanges {
+    /// Replacement descriptions of declared tools, by name.
+    pub descriptions: BTreeMap<String, String>,
+    /// Active tools whose declarations requests leave out.
+    pub hidden_declarations: Vec<String>,
 }
 
 /// Whether a built-in asks for strict sampling of its arguments where the

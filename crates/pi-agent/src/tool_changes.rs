@@ -1,11 +1,12 @@
 //! Changes to the session's tool set asked for from outside the loop
 //! (extensions' `setActiveTools` and late `registerTool`), applied by the
 //! agent before its next model request, plus a view of the current set for
-//! readers that must not wait on the loop.
+//! readers that must not wait on the loop. Applying them to a
+//! [`crate::Registry`] (`ToolChanges::apply`) is written with the registry,
+//! so this handle stays below it.
 
 use std::sync::{Arc, Mutex};
 
-use crate::registry::Registry;
 use crate::tool::AgentTool;
 
 #[derive(Default)]
@@ -68,21 +69,17 @@ impl ToolChanges {
         self.with(|i| i.register.iter().rev().find(|t| t.def().name == name).cloned())
     }
 
-    /// Apply pending changes to `registry` and refresh the view. True when
-    /// there was anything to apply.
-    pub fn apply(&self, registry: &mut Registry) -> bool {
-        let (register, set_active) = self.with(|i| (std::mem::take(&mut i.register), i.set_active.take()));
-        let changed = !register.is_empty() || set_active.is_some();
-        for t in register {
-            registry.register(t);
-        }
-        if let Some(names) = set_active {
-            registry.set_active(&names);
-        }
+    /// Take the changes asked for since the last call: the registrations
+    /// and the new active set (applied by `ToolChanges::apply`, with the registry).
+    pub(crate) fn take_requests(&self) -> (Vec<Arc<dyn AgentTool>>, Option<Vec<String>>) {
+        self.with(|i| (std::mem::take(&mut i.register), i.set_active.take()))
+    }
+
+    /// Refresh the view: every registered tool and the active names.
+    pub(crate) fn refresh(&self, all: Vec<Arc<dyn AgentTool>>, active: Vec<String>) {
         self.with(|i| {
-            i.all = registry.all().to_vec();
-            i.active = registry.active().to_vec();
+            i.all = all;
+            i.active = active;
         });
-        changed
     }
 }
