@@ -12,13 +12,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::FutureExt as _;
+use futures::future::BoxFuture;
 
 use pi_ai::Usage;
 use pi_tools::{ToolContext, ToolResult};
 use serde_json::{Value, json};
 
 use crate::hooks::{Interceptor, ToolCallEvent, ToolResultEvent};
-use crate::nested::{NestedCaller, NestedCalls, NestedScope};
+use crate::nested::{NestedCall, NestedCaller, NestedCalls, NestedRun, NestedScope, Pipeline};
 use crate::registry::Registry;
 use crate::text;
 use crate::tool::{AgentTool, ExecutionMode, Invocation};
@@ -395,7 +396,7 @@ impl Dispatcher {
             }));
         }
         let nested =
-            NestedCaller { dispatcher: self, parent: &req.id, ctx: &ctx, scope, next: Default::default(), holds_queue };
+            NestedCaller { pipeline: self, parent: &req.id, ctx: &ctx, scope, next: Default::default(), holds_queue };
         let wants_end = std::sync::atomic::AtomicBool::new(false);
         let inv = Invocation {
             call_id: &req.id,
@@ -539,5 +540,35 @@ impl Dispatcher {
             out.push(f);
         }
         out
+    }
+}
+
+impl Pipeline for Dispatcher {
+    fn nested_tools(&self) -> Vec<Arc<dyn AgentTool>> {
+        self.tool_changes
+            .all_with(self.registry.all())
+            .into_iter()
+            .filter(|t| self.nested_callable(&t.def().name).is_some())
+            .collect()
+    }
+
+    fn tool_changes(&self) -> &ToolChanges {
+        &self.tool_changes
+    }
+
+    fn is_sequential(&self, name: &str) -> bool {
+        self.registry.get(name).is_some_and(|t| t.def().execution_mode == ExecutionMode::Sequential)
+    }
+
+    fn call_nested<'a>(&'a self, call: NestedCall<'a>) -> BoxFuture<'a, NestedRun> {
+        Box::pin(async move {
+            let NestedCall { id, name, args, parent, ctx, scope, holds_queue, on_update } = call;
+            let req = CallRequest { id, name, args: RawArgs::Json(args), parent: Some(parent.to_string()) };
+            let (finished, ran) = match self.preflight(req, Caller::Nested).await {
+                Ok(ready) => (self.run_in_scope(ready, ctx, scope, holds_queue, on_update).await, true),
+                Err(done) => (done, false),
+            };
+            NestedRun { result: finished.result, duration_ms: finished.duration_ms, ran }
+        })
     }
 }

@@ -1,7 +1,8 @@
 //! Nested calls: a running tool calls other tools (`ctx.executeTool()` of an
 //! extension tool, codemode scripts). Requirement I5, `pi-behaviour.md` §6.3.
 //!
-//! A nested call takes the same path as a model call ([`Dispatcher`]): it is
+//! A nested call takes the same path as a model call ([`crate::Dispatcher`],
+//! reached through [`Pipeline`], so the tools below it need not know it): it is
 //! resolved against the callable set, validated, seen by the `tool_call` and
 //! `tool_result` handlers (with `parentToolCallId`) and emits the same events.
 //! Its id is `<caller id>/<n>`, `n` counting from 1 per caller. Nested calls
@@ -16,8 +17,8 @@ use pi_tools::{ToolContext, ToolResult, UpdateFn};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dispatch::{CallRequest, Caller, Dispatcher, RawArgs};
-use crate::tool::{AgentTool, ExecutionMode};
+use crate::tool::AgentTool;
+use crate::tool_changes::ToolChanges;
 
 /// At most this many nested calls are recorded per model-issued call; more are dropped.
 pub const NESTED_MAX_CALLS: usize = 256;
@@ -179,9 +180,51 @@ pub struct NestedOutcome {
     pub duration_ms: Option<u64>,
 }
 
+/// One nested call as the pipeline takes it.
+pub(crate) struct NestedCall<'a> {
+    /// The call's id (`<parent>/<n>`).
+    pub id: String,
+    /// The tool called.
+    pub name: String,
+    /// The arguments as the caller passed them.
+    pub args: Value,
+    /// The id of the calling tool call.
+    pub parent: &'a str,
+    /// What the callee runs with (the caller's, or with an abort signal of its own).
+    pub ctx: &'a ToolContext,
+    /// The scope of the model-issued call every nested call counts against.
+    pub scope: Arc<NestedScope>,
+    /// Whether the caller holds the sequential queue.
+    pub holds_queue: bool,
+    /// Also receives the callee's partial results.
+    pub on_update: Option<UpdateFn>,
+}
+
+/// How a nested call ended.
+pub(crate) struct NestedRun {
+    /// The result.
+    pub result: ToolResult,
+    /// Milliseconds from start to end (`None` when it was refused before its tool ran).
+    pub duration_ms: Option<u64>,
+    /// Whether the tool ran.
+    pub ran: bool,
+}
+
+/// The one pipeline ([`crate::Dispatcher`]) as nested calls use it.
+pub(crate) trait Pipeline: Send + Sync {
+    /// The tools a nested call may reach, in registration order.
+    fn nested_tools(&self) -> Vec<Arc<dyn AgentTool>>;
+    /// The session's tool set.
+    fn tool_changes(&self) -> &ToolChanges;
+    /// Whether the registered tool `name` must run alone.
+    fn is_sequential(&self, name: &str) -> bool;
+    /// Preflight and run a nested call.
+    fn call_nested<'a>(&'a self, call: NestedCall<'a>) -> BoxFuture<'a, NestedRun>;
+}
+
 /// Handed to a running tool (in its [`crate::Invocation`]) so it can call other tools.
 pub struct NestedCaller<'a> {
-    pub(crate) dispatcher: &'a Dispatcher,
+    pub(crate) pipeline: &'a dyn Pipeline,
     pub(crate) parent: &'a str,
     pub(crate) ctx: &'a ToolContext,
     pub(crate) scope: Arc<NestedScope>,
@@ -198,19 +241,14 @@ impl<'a> NestedCaller<'a> {
     /// The tools a nested call may reach (`ctx.tools`): codemode and deferred
     /// tools and the active direct tools, in registration order.
     pub fn callable(&self) -> Vec<Arc<dyn AgentTool>> {
-        let d = self.dispatcher;
-        d.tool_changes
-            .all_with(d.registry.all())
-            .into_iter()
-            .filter(|t| d.nested_callable(&t.def().name).is_some())
-            .collect()
+        self.pipeline.nested_tools()
     }
 
     /// The session's tool set (every registered tool, the active names, and
     /// changes to apply before the next request), for tools that search or
     /// load other tools (`tool_search`).
-    pub fn tool_changes(&self) -> &crate::ToolChanges {
-        &self.dispatcher.tool_changes
+    pub fn tool_changes(&self) -> &ToolChanges {
+        self.pipeline.tool_changes()
     }
 
     /// Call `name` with `args` through the one pipeline. `on_update` receives
@@ -234,46 +272,38 @@ impl<'a> NestedCaller<'a> {
             let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
             let id = format!("{}/{}", self.parent, n);
             let index = self.scope.recorder.lock().ok().and_then(|mut r| r.start(&id, &name, &args));
-            let exclusive = !self.holds_queue
-                && self
-                    .dispatcher
-                    .registry
-                    .get(&name)
-                    .is_some_and(|t| t.def().execution_mode == ExecutionMode::Sequential);
+            let exclusive = !self.holds_queue && self.pipeline.is_sequential(&name);
             let _guard = if exclusive { Some(self.scope.queue.lock().await) } else { None };
-            let req = CallRequest {
+            let own;
+            let ctx = match abort {
+                Some(token) => {
+                    own = ToolContext { abort: token, ..self.ctx.clone() };
+                    &own
+                }
+                None => self.ctx,
+            };
+            let call = NestedCall {
                 id: id.clone(),
                 name: name.clone(),
-                args: RawArgs::Json(args.clone()),
-                parent: Some(self.parent.to_string()),
+                args: args.clone(),
+                parent: self.parent,
+                ctx,
+                scope: self.scope.clone(),
+                holds_queue: self.holds_queue || exclusive,
+                on_update,
             };
-            let (finished, ran) = match self.dispatcher.preflight(req, Caller::Nested).await {
-                Ok(ready) => {
-                    let inner = self.scope.clone();
-                    let holds = self.holds_queue || exclusive;
-                    let own;
-                    let ctx = match abort {
-                        Some(token) => {
-                            own = ToolContext { abort: token, ..self.ctx.clone() };
-                            &own
-                        }
-                        None => self.ctx,
-                    };
-                    (self.dispatcher.run_in_scope(ready, ctx, inner, holds, on_update).await, true)
-                }
-                Err(done) => (done, false),
-            };
+            let NestedRun { result, duration_ms, ran } = self.pipeline.call_nested(call).await;
             if let Ok(mut r) = self.scope.recorder.lock() {
-                r.finish(index, &finished.result, finished.duration_ms.unwrap_or(0));
+                r.finish(index, &result, duration_ms.unwrap_or(0));
             }
-            self.scope.add_usage(&finished.result);
+            self.scope.add_usage(&result);
             NestedOutcome {
                 id,
                 name,
                 arguments: args,
-                is_error: finished.result.is_error,
-                duration_ms: finished.duration_ms.filter(|_| ran),
-                result: finished.result,
+                is_error: result.is_error,
+                duration_ms: duration_ms.filter(|_| ran),
+                result,
             }
         })
     }
