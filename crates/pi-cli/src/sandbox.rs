@@ -26,5 +26,5 @@ pub(crate) fn unavailable(sandbox: &Sandbox) -> Option<String> {
     if !sandbox.mode().is_sandboxed() {
         return None;
     }
-    pi_sandbox::mechanism().err().map(|reason| pi_sandbox::text::cannot_start(sandbox.mode(), &reason))
+    pi_sandbox::mechanism().err().map(|reason| pi_sandbox::text::cannot_start(sandbox.mode(), &reason.to_string()))
 }

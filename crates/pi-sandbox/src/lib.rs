@@ -45,7 +45,7 @@ mod unsupported;
 use unsupported as platform;
 
 pub use command::{Command, Guard, Prepared};
-pub use error::{Refusal, Rule, SandboxError};
+pub use error::{BwrapUnusable, LandlockUnusable, ProbeFailure, Reason, Refusal, Rule, SandboxError};
 #[cfg(target_os = "linux")]
 pub use linux::{Channel, Event, channel};
 pub use mode::Mode;

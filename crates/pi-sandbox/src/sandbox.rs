@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::view::{Places, View};
-use crate::{Command, Mode, Plan, Policy, Prepared, Refusal, SandboxError, env, text};
+use crate::{Command, Mode, Plan, Policy, Prepared, Reason, Refusal, SandboxError, env, text};
 
 /// Environment variable telling a sandboxed command its mode.
 pub const MODE_VAR: &str = "PI_SANDBOX";
@@ -112,7 +112,7 @@ impl Sandbox {
         let tmpdir = command.env_var("TMPDIR").map(PathBuf::from).filter(|p| p.is_absolute());
         let view = self.view(&command.cwd, tmpdir.as_deref());
         if view.is_hidden(&view.cwd) {
-            return Err(SandboxError::new(mode, text::cwd_hidden(&view.cwd)));
+            return Err(SandboxError::new(mode, Reason::CwdHidden(view.cwd.clone())));
         }
         Ok((view, command))
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::text;
 use crate::view::View;
-use crate::{Command, Prepared};
+use crate::{Command, Prepared, Reason};
 
 /// The argument that makes the `pi` binary run [`helper_main`].
 pub const HELPER_ARG: &str = "__pi-sandbox";
@@ -15,8 +15,8 @@ pub const HELPER_ARG: &str = "__pi-sandbox";
 pub enum Mechanism {}
 
 /// There is no mechanism on this platform.
-pub fn mechanism() -> Result<Mechanism, String> {
-    Err(text::UNSUPPORTED_PLATFORM.to_string())
+pub fn mechanism() -> Result<Mechanism, Reason> {
+    Err(Reason::UnsupportedPlatform)
 }
 
 /// Accepted and unused off Linux.
@@ -28,10 +28,10 @@ pub fn helper_main(_args: &[OsString]) -> i32 {
     crate::limits::HELPER_REFUSED
 }
 
-pub(crate) fn wrap(_view: &View, _command: Command, _visible: &[PathBuf]) -> Result<Prepared, String> {
-    Err(text::UNSUPPORTED_PLATFORM.to_string())
+pub(crate) fn wrap(_view: &View, _command: Command, _visible: &[PathBuf]) -> Result<Prepared, Reason> {
+    Err(Reason::UnsupportedPlatform)
 }
 
-pub(crate) fn plan(_view: &View, _command: Command, _visible: &[PathBuf]) -> Result<crate::Plan, String> {
-    Err(text::UNSUPPORTED_PLATFORM.to_string())
+pub(crate) fn plan(_view: &View, _command: Command, _visible: &[PathBuf]) -> Result<crate::Plan, Reason> {
+    Err(Reason::UnsupportedPlatform)
 }

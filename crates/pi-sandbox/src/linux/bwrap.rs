@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 
 use super::spec::{HelperSpec, LandlockUse, Network};
 use crate::limits::MAX_VISIBLE_OUTPUT_FILES;
-use crate::text;
 use crate::view::{Kind, View};
-use crate::{Command, Guard, Mode, Prepared};
+use crate::{Command, Guard, Mode, Prepared, Reason};
 
 /// The namespaces and process settings of every sandbox: its own pid, ipc,
 /// uts and cgroup namespaces (and network, unless allowed); a new session
@@ -69,7 +68,7 @@ impl Args {
 }
 
 /// The mounts of temp and the writable roots, and what Landlock may write.
-fn writable_mounts(view: &View, a: &mut Args, mount_points: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
+fn writable_mounts(view: &View, a: &mut Args, mount_points: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>, Reason> {
     let mut writes: Vec<PathBuf> = view.temps.clone();
     match view.mode {
         Mode::ReadOnly => {
@@ -96,7 +95,7 @@ fn writable_mounts(view: &View, a: &mut Args, mount_points: &mut Vec<PathBuf>) -
                         mount_points.push(p.path.clone());
                         a.empty_dir(&p.path);
                     }
-                    Kind::Dangling => return Err(text::dangling_protected(&p.path)),
+                    Kind::Dangling => return Err(Reason::DanglingProtected(p.path.clone())),
                 }
             }
         }
@@ -118,7 +117,7 @@ pub(super) struct Layout {
 }
 
 /// The sandbox for `view`: namespaces, mounts and the helper's rules.
-pub(super) fn layout(view: &View, helper: &Path, landlock_off: bool, visible: &[PathBuf]) -> Result<Layout, String> {
+pub(super) fn layout(view: &View, helper: &Path, landlock_off: bool, visible: &[PathBuf]) -> Result<Layout, Reason> {
     let mut mount_points = Vec::new();
     let mut a = Args { args: namespace_flags(view.network), remount_ro: Vec::new() };
     a.args.extend(base_mounts());
@@ -166,7 +165,7 @@ pub(super) fn wrap(
     landlock_off: bool,
     mut command: Command,
     visible: &[PathBuf],
-) -> Result<Prepared, String> {
+) -> Result<Prepared, Reason> {
     let layout = layout(view, helper, landlock_off, visible)?;
     let mut guard = Guard::default();
     for p in layout.mount_points {

@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::spec::{HelperSpec, LandlockUse, Network};
 use crate::paths::is_within;
-use crate::text;
 use crate::view::{Kind, View};
-use crate::{Command, Guard, Mode, Prepared};
+use crate::{Command, Guard, Mode, Prepared, Reason};
 
 /// Devices a command may use (everything else under `/dev` is unreadable:
 /// a raw disk would bypass every other rule).
@@ -21,18 +20,21 @@ const DEVICES: [&str; 8] =
     ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"];
 
 /// A new private temp folder (0700) under `parent`.
-fn private_temp(parent: &Path) -> Result<PathBuf, String> {
+fn private_temp(parent: &Path) -> Result<PathBuf, Reason> {
     use std::os::unix::fs::DirBuilderExt;
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| e.to_string())?;
+    getrandom::fill(&mut bytes).map_err(Reason::Random)?;
     let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let dir = parent.join(format!("pi-sandbox-{name}"));
-    std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|source| Reason::PrivateTemp { path: dir.clone(), source })?;
     Ok(dir)
 }
 
 /// Wrap `command` in the helper alone.
-pub(super) fn wrap(view: &View, helper: &Path, mut command: Command) -> Result<Prepared, String> {
+pub(super) fn wrap(view: &View, helper: &Path, mut command: Command) -> Result<Prepared, Reason> {
     let mut guard = Guard::default();
     let mut spec = HelperSpec {
         landlock: LandlockUse::Required,
@@ -48,7 +50,7 @@ pub(super) fn wrap(view: &View, helper: &Path, mut command: Command) -> Result<P
     }
     match view.mode {
         Mode::ReadOnly => {
-            let parent = view.temps.last().ok_or_else(|| text::NO_TEMP.to_string())?;
+            let parent = view.temps.last().ok_or(Reason::NoTemp)?;
             let dir = private_temp(parent)?;
             command.set_env("TMPDIR", dir.clone());
             spec.write.push(dir.clone());
@@ -56,7 +58,7 @@ pub(super) fn wrap(view: &View, helper: &Path, mut command: Command) -> Result<P
         }
         Mode::WorkspaceWrite | Mode::Off => {
             if let Some(p) = view.protected.iter().find(|p| p.kind == Kind::Dangling) {
-                return Err(text::dangling_protected(&p.path));
+                return Err(Reason::DanglingProtected(p.path.clone()));
             }
             // Landlock cannot take back what a rule above gives: a writable
             // folder holding a hidden store or a protected name is writable

@@ -3,7 +3,7 @@
 //! it was opened with, whatever the sandbox says.
 
 /// Mark every descriptor from 3 up close-on-exec.
-pub(super) fn close_extra_on_exec() -> Result<(), String> {
+pub(super) fn close_extra_on_exec() -> std::io::Result<()> {
     const FIRST: libc::c_uint = 3;
     // The one documented exception to `unsafe_code` in this crate.
     // SAFETY: `close_range(2)` with CLOSE_RANGE_CLOEXEC takes three integers,
@@ -15,7 +15,7 @@ pub(super) fn close_extra_on_exec() -> Result<(), String> {
         return Ok(());
     }
     // Kernels before 5.11: the descriptors listed in /proc.
-    let entries = std::fs::read_dir("/proc/self/fd").map_err(|e| e.to_string())?;
+    let entries = std::fs::read_dir("/proc/self/fd")?;
     let listed: Vec<i32> = entries.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
     for fd in listed.into_iter().filter(|fd| *fd >= FIRST as i32) {
         let path = format!("/proc/self/fd/{fd}");
@@ -26,13 +26,13 @@ pub(super) fn close_extra_on_exec() -> Result<(), String> {
     Ok(())
 }
 
-fn set_cloexec(fd: i32) -> Result<(), String> {
+fn set_cloexec(fd: i32) -> std::io::Result<()> {
     // SAFETY: `fcntl(F_SETFD)` on a descriptor number only changes its flag;
     // a number that is not open gives EBADF, which is ignored.
     #[allow(unsafe_code)]
     let rc = unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
     if rc == -1 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EBADF) {
-        return Err(std::io::Error::last_os_error().to_string());
+        return Err(std::io::Error::last_os_error());
     }
     Ok(())
 }

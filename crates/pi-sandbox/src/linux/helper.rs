@@ -9,6 +9,7 @@
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 
+use super::error::RestrictError;
 use super::spec::{self, Action, HelperSpec};
 use super::{fds, landlock, seccomp};
 use crate::limits::{HELPER_EXEC_FAILED, HELPER_REFUSED};
@@ -16,24 +17,24 @@ use crate::text;
 
 /// Drop every capability: bounding set (so no exec gives any back),
 /// ambient, then effective, permitted and inheritable.
-fn drop_capabilities() -> Result<(), String> {
+fn drop_capabilities() -> rustix::io::Result<()> {
     use rustix::thread::{CapabilitySet, CapabilitySets};
     for cap in CapabilitySet::all().iter() {
         match rustix::thread::remove_capability_from_bounding_set(cap) {
             // Not known to this kernel, or already without CAP_SETPCAP (then
             // the set is what it is, and the sets below still empty).
             Ok(()) | Err(rustix::io::Errno::INVAL) | Err(rustix::io::Errno::PERM) => {}
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e),
         }
     }
-    rustix::thread::clear_ambient_capability_set().map_err(|e| e.to_string())?;
+    rustix::thread::clear_ambient_capability_set()?;
     let none = CapabilitySet::empty();
     let sets = CapabilitySets { effective: none, permitted: none, inheritable: none };
-    rustix::thread::set_capabilities(None, sets).map_err(|e| e.to_string())
+    rustix::thread::set_capabilities(None, sets)
 }
 
 /// Everything the helper does before it runs a command.
-pub(super) fn restrict(spec: &HelperSpec) -> Result<(), String> {
+pub(super) fn restrict(spec: &HelperSpec) -> Result<(), RestrictError> {
     fds::close_extra_on_exec()?;
     drop_capabilities()?;
     landlock::apply(spec)?;
@@ -69,7 +70,7 @@ pub fn helper_main(args: &[OsString]) -> i32 {
         Action::Serve { spec, clear } => super::serve::serve(&spec, &clear),
         Action::Run { spec, program, args } => {
             if let Err(e) = restrict(&spec) {
-                eprintln!("{}", text::helper_failed(&e));
+                eprintln!("{}", text::helper_failed(&e.to_string()));
                 return HELPER_REFUSED;
             }
             let e = std::process::Command::new(&program).args(&args).exec();

@@ -10,10 +10,10 @@ use landlock::{
     RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
+use super::error::RestrictError;
 use super::spec::{HelperSpec, LandlockUse, Network};
 use crate::limits::{MAX_LANDLOCK_DIR_ENTRIES, MAX_LANDLOCK_RULES};
 use crate::paths::is_within;
-use crate::text;
 
 /// The ABI whose rights are asked for (tested on ABI 7 kernels).
 const ABI_USED: ABI = ABI::V6;
@@ -51,9 +51,9 @@ struct Plan {
 }
 
 impl Plan {
-    fn push(&mut self, p: PathBuf, g: Grant) -> Result<(), String> {
+    fn push(&mut self, p: PathBuf, g: Grant) -> Result<(), RestrictError> {
         if self.rules.len() >= MAX_LANDLOCK_RULES {
-            return Err(text::too_many_entries(&p, MAX_LANDLOCK_RULES));
+            return Err(RestrictError::TooManyEntries { path: p, limit: MAX_LANDLOCK_RULES });
         }
         self.rules.push((p, g));
         Ok(())
@@ -67,7 +67,7 @@ impl Plan {
         excluded: &[PathBuf],
         grant: Grant,
         partial: Option<Grant>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RestrictError> {
         if excluded.iter().any(|e| is_within(root, e)) {
             return Ok(());
         }
@@ -80,7 +80,10 @@ impl Plan {
         let Ok(entries) = std::fs::read_dir(root) else { return Ok(()) };
         for (n, entry) in entries.flatten().enumerate() {
             if n >= MAX_LANDLOCK_DIR_ENTRIES {
-                return Err(text::too_many_entries(root, MAX_LANDLOCK_DIR_ENTRIES));
+                return Err(RestrictError::TooManyEntries {
+                    path: root.to_path_buf(),
+                    limit: MAX_LANDLOCK_DIR_ENTRIES,
+                });
             }
             if entry.file_type().is_ok_and(|t| t.is_symlink()) {
                 continue;
@@ -91,7 +94,7 @@ impl Plan {
     }
 }
 
-fn plan(spec: &HelperSpec) -> Result<Plan, String> {
+fn plan(spec: &HelperSpec) -> Result<Plan, RestrictError> {
     let mut plan = Plan::default();
     plan.all_except(Path::new("/"), &spec.hide, Grant::Read, Some(Grant::List))?;
     for p in &spec.readable {
@@ -109,46 +112,42 @@ fn plan(spec: &HelperSpec) -> Result<Plan, String> {
     Ok(plan)
 }
 
-fn err(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
-
 /// A ruleset handling every right of [`ABI_USED`], TCP unless the network is
 /// allowed or private, and the scopes.
-fn ruleset(level: CompatLevel, network: Network) -> Result<Ruleset, String> {
-    let mut rs =
-        Ruleset::default().set_compatibility(level).handle_access(AccessFs::from_all(ABI_USED)).map_err(err)?;
+fn ruleset(level: CompatLevel, network: Network) -> Result<Ruleset, RestrictError> {
+    let mut rs = Ruleset::default().set_compatibility(level).handle_access(AccessFs::from_all(ABI_USED))?;
     if network == Network::Off {
-        rs = rs.handle_access(AccessNet::from_all(ABI_USED)).map_err(err)?;
+        rs = rs.handle_access(AccessNet::from_all(ABI_USED))?;
     }
     let scopes: BitFlags<Scope> = if network == Network::On { Scope::Signal.into() } else { Scope::from_all(ABI_USED) };
-    rs.scope(scopes).map_err(err)
+    Ok(rs.scope(scopes)?)
 }
 
 /// Whether Landlock ABI 6 or newer can be used (nothing is restricted).
-pub(super) fn probe() -> Result<(), String> {
-    ruleset(CompatLevel::HardRequirement, Network::Off)?.create().map(drop).map_err(err)
+pub(super) fn probe() -> Result<(), RestrictError> {
+    ruleset(CompatLevel::HardRequirement, Network::Off)?.create()?;
+    Ok(())
 }
 
 /// Restrict this process (and what it runs) as `spec` says.
-pub(super) fn apply(spec: &HelperSpec) -> Result<(), String> {
+pub(super) fn apply(spec: &HelperSpec) -> Result<(), RestrictError> {
     let level = match spec.landlock {
         LandlockUse::Off => return Ok(()),
         LandlockUse::Required => CompatLevel::HardRequirement,
         LandlockUse::Optional => CompatLevel::BestEffort,
     };
     let plan = plan(spec)?;
-    let mut created = ruleset(level, spec.network)?.create().map_err(err)?;
+    let mut created = ruleset(level, spec.network)?.create()?;
     let file_rights = AccessFs::from_file(ABI_USED);
     for (path, grant) in plan.rules {
         let Ok(meta) = std::fs::metadata(&path) else { continue };
         let Ok(fd) = PathFd::new(&path) else { continue };
         let access = if meta.is_dir() { grant.access() } else { grant.access() & file_rights };
-        created = created.add_rule(PathBeneath::new(fd, access)).map_err(err)?;
+        created = created.add_rule(PathBeneath::new(fd, access))?;
     }
-    let status = created.restrict_self().map_err(err)?;
+    let status = created.restrict_self()?;
     if spec.landlock == LandlockUse::Required && status.ruleset != RulesetStatus::FullyEnforced {
-        return Err(text::landlock_not_enforced(&format!("{:?}", status.ruleset)));
+        return Err(RestrictError::LandlockNotEnforced(status.ruleset));
     }
     Ok(())
 }

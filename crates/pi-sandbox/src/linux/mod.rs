@@ -5,12 +5,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use crate::text;
 use crate::view::View;
-use crate::{Command, Prepared};
+use crate::{Command, Prepared, Reason};
 
 mod bwrap;
 mod direct;
+mod error;
 mod fds;
 mod helper;
 mod landlock;
@@ -59,8 +59,8 @@ pub fn set_helper(program: PathBuf) {
     let _ = HELPER.set(program);
 }
 
-fn helper() -> Result<&'static Path, String> {
-    HELPER.get().map(PathBuf::as_path).ok_or_else(|| text::NO_HELPER.to_string())
+fn helper() -> Result<&'static Path, Reason> {
+    HELPER.get().map(PathBuf::as_path).ok_or(Reason::NoHelper)
 }
 
 /// Whether the Landlock test switch is on.
@@ -74,7 +74,7 @@ static MECHANISM: Mutex<Option<Mechanism>> = Mutex::new(None);
 
 /// How commands are sandboxed here, probing once: bubblewrap if it can
 /// create its namespaces, else Landlock alone, else the reasons neither can.
-pub fn mechanism() -> Result<Mechanism, String> {
+pub fn mechanism() -> Result<Mechanism, Reason> {
     let mut cached = MECHANISM.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(m) = cached.as_ref() {
         return Ok(m.clone());
@@ -86,7 +86,7 @@ pub fn mechanism() -> Result<Mechanism, String> {
 }
 
 /// Wrap `command` for `view` (secrets already out of its environment).
-pub(crate) fn wrap(view: &View, command: Command, visible: &[PathBuf]) -> Result<Prepared, String> {
+pub(crate) fn wrap(view: &View, command: Command, visible: &[PathBuf]) -> Result<Prepared, Reason> {
     let helper = helper()?;
     let landlock_off = landlock_switched_off();
     match mechanism()? {
@@ -97,7 +97,7 @@ pub(crate) fn wrap(view: &View, command: Command, visible: &[PathBuf]) -> Result
 
 /// How `command` runs for `view`: with bubblewrap, in a session sandbox
 /// (the server's command built here); with Landlock alone, wrapped.
-pub(crate) fn plan(view: &View, command: Command, visible: &[PathBuf]) -> Result<crate::Plan, String> {
+pub(crate) fn plan(view: &View, command: Command, visible: &[PathBuf]) -> Result<crate::Plan, Reason> {
     let helper = helper()?;
     let landlock_off = landlock_switched_off();
     let bwrap = match mechanism()? {

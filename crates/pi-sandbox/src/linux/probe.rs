@@ -10,15 +10,15 @@ use std::time::{Duration, Instant};
 use super::spec::HelperSpec;
 use super::{BWRAP_VAR, HELPER_ARG, Mechanism};
 use crate::limits::{PROBE_POLL_MS, PROBE_TIMEOUT_MS};
-use crate::text;
+use crate::{BwrapUnusable, LandlockUnusable, ProbeFailure, Reason};
 
 /// Where bubblewrap is looked for before `PATH`.
 const BWRAP_PLACES: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 
 /// Find a mechanism, or say why there is none.
-pub(super) fn find(helper: &Path, landlock_off: bool) -> Result<Mechanism, String> {
-    let bwrap_reason = match find_bwrap() {
-        None => text::BWRAP_MISSING.to_string(),
+pub(super) fn find(helper: &Path, landlock_off: bool) -> Result<Mechanism, Reason> {
+    let bwrap = match find_bwrap() {
+        None => BwrapUnusable::Missing,
         Some(bwrap) => {
             let mut args = super::bwrap::namespace_flags(false);
             args.extend(super::bwrap::base_mounts());
@@ -28,21 +28,21 @@ pub(super) fn find(helper: &Path, landlock_off: bool) -> Result<Mechanism, Strin
             args.extend(HelperSpec::probe_args());
             match run(&bwrap, &args, "bubblewrap") {
                 Ok(()) => return Ok(Mechanism::Bubblewrap(bwrap)),
-                Err(e) => text::bwrap_failed(&e),
+                Err(e) => BwrapUnusable::Failed(e),
             }
         }
     };
-    let landlock_reason = if landlock_off {
-        text::LANDLOCK_SWITCHED_OFF.to_string()
+    let landlock = if landlock_off {
+        LandlockUnusable::SwitchedOff
     } else {
         let mut args: Vec<OsString> = vec![HELPER_ARG.into()];
         args.extend(HelperSpec::probe_landlock_args());
         match run(helper, &args, "Landlock") {
             Ok(()) => return Ok(Mechanism::Landlock),
-            Err(e) => text::landlock_unavailable(&e),
+            Err(e) => LandlockUnusable::Failed(e),
         }
     };
-    Err(text::no_mechanism(&bwrap_reason, &landlock_reason))
+    Err(Reason::NoMechanism { bwrap, landlock })
 }
 
 /// bubblewrap: the test switch's path if set (empty: none), else the usual
@@ -61,14 +61,14 @@ fn find_bwrap() -> Option<PathBuf> {
 }
 
 /// Run a probe; `Ok` on exit status 0, else what it printed on stderr.
-fn run(program: &Path, args: &[OsString], what: &str) -> Result<(), String> {
+fn run(program: &Path, args: &[OsString], what: &'static str) -> Result<(), ProbeFailure> {
     let mut child = std::process::Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| text::probe_failed(what, &e.to_string()))?;
+        .map_err(|source| ProbeFailure::Spawn { what, source })?;
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -79,9 +79,9 @@ fn run(program: &Path, args: &[OsString], what: &str) -> Result<(), String> {
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(text::probe_timed_out(what, PROBE_TIMEOUT_MS));
+                return Err(ProbeFailure::TimedOut { what, ms: PROBE_TIMEOUT_MS });
             }
-            Err(e) => return Err(text::probe_failed(what, &e.to_string())),
+            Err(source) => return Err(ProbeFailure::Spawn { what, source }),
         }
     };
     if status.success() {
@@ -91,5 +91,5 @@ fn run(program: &Path, args: &[OsString], what: &str) -> Result<(), String> {
     if let Some(mut s) = child.stderr.take() {
         let _ = s.read_to_string(&mut err);
     }
-    Err(err.lines().next().unwrap_or_default().to_string())
+    Err(ProbeFailure::Refused(err.lines().next().unwrap_or_default().to_string()))
 }

@@ -9,10 +9,11 @@
 use std::collections::BTreeMap;
 
 use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
-    TargetArch, sock_filter,
+    BackendError, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch, sock_filter,
 };
 
+use super::error::RestrictError;
 use super::spec::Network;
 
 #[cfg(target_arch = "x86_64")]
@@ -86,20 +87,16 @@ const NAMESPACE_FLAGS: [u64; 7] = [
 #[allow(clippy::unnecessary_cast)]
 const TERMINAL_IOCTLS: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
 
-fn err(e: impl std::fmt::Display) -> String {
-    e.to_string()
+fn cond(arg: u8, len: SeccompCmpArgLen, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, BackendError> {
+    SeccompCondition::new(arg, len, op, value)
 }
 
-fn cond(arg: u8, len: SeccompCmpArgLen, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
-    SeccompCondition::new(arg, len, op, value).map_err(err)
-}
-
-fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
-    SeccompRule::new(conditions).map_err(err)
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, BackendError> {
+    SeccompRule::new(conditions)
 }
 
 /// The EPERM filter's rules.
-fn eperm_rules(network: Network) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+fn eperm_rules(network: Network) -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendError> {
     use SeccompCmpArgLen::{Dword, Qword};
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = DENIED.iter().map(|nr| (*nr, Vec::new())).collect();
     let clone = NAMESPACE_FLAGS
@@ -128,10 +125,9 @@ fn eperm_rules(network: Network) -> Result<BTreeMap<i64, Vec<SeccompRule>>, Stri
     Ok(rules)
 }
 
-fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32, arch: TargetArch) -> Result<BpfProgram, String> {
-    let filter =
-        SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno as u32), arch).map_err(err)?;
-    filter.try_into().map_err(err)
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32, arch: TargetArch) -> Result<BpfProgram, BackendError> {
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno as u32), arch)?;
+    filter.try_into()
 }
 
 /// A raw filter for x86_64: syscall numbers of the x32 ABI (bit 30 set)
@@ -155,15 +151,15 @@ fn x32_guard() -> BpfProgram {
 }
 
 /// Install the filters in this process (inherited by what it runs).
-pub(super) fn apply(network: Network) -> Result<(), String> {
-    let arch = ARCH.ok_or_else(|| crate::text::SECCOMP_UNSUPPORTED_ARCH.to_string())?;
+pub(super) fn apply(network: Network) -> Result<(), RestrictError> {
+    let arch = ARCH.ok_or(RestrictError::UnsupportedArch)?;
     let mut programs = vec![compile(eperm_rules(network)?, libc::EPERM, arch)?];
     let enosys: BTreeMap<i64, Vec<SeccompRule>> = NOT_THERE.iter().map(|nr| (*nr, Vec::new())).collect();
     programs.push(compile(enosys, libc::ENOSYS, arch)?);
     #[cfg(target_arch = "x86_64")]
     programs.push(x32_guard());
     for p in &programs {
-        seccompiler::apply_filter(p).map_err(err)?;
+        seccompiler::apply_filter(p)?;
     }
     Ok(())
 }

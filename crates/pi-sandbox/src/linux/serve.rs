@@ -23,6 +23,7 @@ use std::process::{Child, Stdio};
 use rustix::event::{PollFd, PollFlags, poll};
 use rustix::process::{Pid, PidfdFlags, Signal};
 
+use super::error::RestrictError;
 use super::spec::HelperSpec;
 use super::wire::{self, Event, ToServer};
 use crate::limits::{HELPER_EXEC_FAILED, HELPER_REFUSED};
@@ -40,15 +41,15 @@ pub(super) fn serve(spec: &HelperSpec, clear: &[PathBuf]) -> i32 {
     let sock = match take_control_socket() {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("{}", text::helper_failed(&e));
+            eprintln!("{}", text::helper_failed(&e.to_string()));
             return HELPER_REFUSED;
         }
     };
     if let Err(e) = super::helper::restrict(spec).and_then(|()| {
         rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
-            .map_err(|e| e.to_string())
+            .map_err(RestrictError::from)
     }) {
-        eprintln!("{}", text::helper_failed(&e));
+        eprintln!("{}", text::helper_failed(&e.to_string()));
         return HELPER_REFUSED;
     }
     if wire::send_event(sock.as_fd(), Event::Ready).is_err() {
@@ -108,11 +109,11 @@ pub(super) fn serve(spec: &HelperSpec, clear: &[PathBuf]) -> i32 {
 
 /// The control socket (stdin), moved to a descriptor of its own; stdin
 /// becomes `/dev/null`.
-fn take_control_socket() -> Result<OwnedFd, String> {
+fn take_control_socket() -> Result<OwnedFd, RestrictError> {
     let stdin = std::io::stdin();
-    let sock = rustix::io::fcntl_dupfd_cloexec(stdin.as_fd(), 3).map_err(|e| e.to_string())?;
-    let null = std::fs::File::open("/dev/null").map_err(|e| e.to_string())?;
-    rustix::stdio::dup2_stdin(&null).map_err(|e| e.to_string())?;
+    let sock = rustix::io::fcntl_dupfd_cloexec(stdin.as_fd(), 3)?;
+    let null = std::fs::File::open("/dev/null")?;
+    rustix::stdio::dup2_stdin(&null)?;
     Ok(sock)
 }
 

@@ -62,6 +62,27 @@ pub(crate) enum Action {
     Serve { spec: HelperSpec, clear: Vec<PathBuf> },
 }
 
+/// Helper arguments that make no sense (only pi starts the helper, so this
+/// is a bug or a person trying it by hand: the usage line is printed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SpecError {
+    /// Nothing follows `--`, or there is no `--`.
+    #[error("no program")]
+    NoProgram,
+    /// The last flag has no value.
+    #[error("a flag without its value")]
+    MissingValue,
+    /// `--landlock` with a value that is not a [`LandlockUse`].
+    #[error("bad --landlock")]
+    BadLandlock,
+    /// `--network` with a value that is not a [`Network`].
+    #[error("bad --network")]
+    BadNetwork,
+    /// A flag the helper does not know.
+    #[error("unknown flag")]
+    UnknownFlag,
+}
+
 const PROBE: &str = "--probe";
 const PROBE_LANDLOCK: &str = "--probe-landlock";
 const SERVE: &str = "--serve";
@@ -131,7 +152,7 @@ impl HelperSpec {
 }
 
 /// Parse what follows `__pi-sandbox`.
-pub(crate) fn parse(args: &[OsString]) -> Result<Action, String> {
+pub(crate) fn parse(args: &[OsString]) -> Result<Action, SpecError> {
     match args.first().and_then(|a| a.to_str()) {
         Some(PROBE) => return Ok(Action::Probe),
         Some(PROBE_LANDLOCK) => return Ok(Action::ProbeLandlock),
@@ -142,21 +163,21 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Action, String> {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         if flag == "--" {
-            let program = it.next().cloned().ok_or("no program")?;
+            let program = it.next().cloned().ok_or(SpecError::NoProgram)?;
             return Ok(Action::Run { spec, program, args: it.cloned().collect() });
         }
-        let value = it.next().ok_or("a flag without its value")?;
+        let value = it.next().ok_or(SpecError::MissingValue)?;
         apply(&mut spec, flag, value)?;
     }
-    Err("no program".into())
+    Err(SpecError::NoProgram)
 }
 
 /// The server's rules (no program: commands come over the socket).
-fn parse_serve(args: &[OsString]) -> Result<Action, String> {
+fn parse_serve(args: &[OsString]) -> Result<Action, SpecError> {
     let (mut spec, mut clear) = (HelperSpec::default(), Vec::new());
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let value = it.next().ok_or("a flag without its value")?;
+        let value = it.next().ok_or(SpecError::MissingValue)?;
         if flag == CLEAR {
             clear.push(PathBuf::from(value));
         } else {
@@ -166,7 +187,7 @@ fn parse_serve(args: &[OsString]) -> Result<Action, String> {
     Ok(Action::Serve { spec, clear })
 }
 
-fn apply(spec: &mut HelperSpec, flag: &OsStr, value: &OsStr) -> Result<(), String> {
+fn apply(spec: &mut HelperSpec, flag: &OsStr, value: &OsStr) -> Result<(), SpecError> {
     let path = || PathBuf::from(value);
     match flag.to_str().unwrap_or("") {
         "--landlock" => {
@@ -174,7 +195,7 @@ fn apply(spec: &mut HelperSpec, flag: &OsStr, value: &OsStr) -> Result<(), Strin
                 Some("required") => LandlockUse::Required,
                 Some("optional") => LandlockUse::Optional,
                 Some("off") => LandlockUse::Off,
-                _ => return Err("bad --landlock".into()),
+                _ => return Err(SpecError::BadLandlock),
             }
         }
         "--network" => {
@@ -182,7 +203,7 @@ fn apply(spec: &mut HelperSpec, flag: &OsStr, value: &OsStr) -> Result<(), Strin
                 Some("off") => Network::Off,
                 Some("own-loopback") => Network::OwnLoopback,
                 Some("on") => Network::On,
-                _ => return Err("bad --network".into()),
+                _ => return Err(SpecError::BadNetwork),
             }
         }
         "--hide" => spec.hide.push(path()),
@@ -191,7 +212,7 @@ fn apply(spec: &mut HelperSpec, flag: &OsStr, value: &OsStr) -> Result<(), Strin
         "--write-around" => spec.write_around.push(path()),
         "--not-write" => spec.not_write.push(path()),
         "--dev" => spec.dev.push(path()),
-        _ => return Err("unknown flag".into()),
+        _ => return Err(SpecError::UnknownFlag),
     }
     Ok(())
 }
