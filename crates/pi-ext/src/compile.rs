@@ -60,7 +60,7 @@ fn compile(ctx: &rquickjs::Ctx<'_>, path: &std::path::Path) -> Compiled {
     let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
     let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
     let name = path.to_string_lossy().into_owned();
-    let failed = |e| text::load_failed(&crate::engine::describe_caught(e));
+    let failed = |e| text::load_failed(&crate::report::describe_caught(e));
     let module = Module::declare(ctx.clone(), name, js).catch(ctx).map_err(failed)?;
     let bytes = module.write(WriteOptions::default()).catch(ctx).map_err(failed)?;
     Ok(bytes.into_boxed_slice())

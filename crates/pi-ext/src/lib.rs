@@ -40,6 +40,7 @@ mod mcp_registry;
 mod memory;
 mod modules;
 mod node;
+mod report;
 mod resolve;
 mod strip;
 pub mod text;

@@ -106,7 +106,7 @@ impl AgentTool for ExtTool {
             match self.engine.hook(Hook::PrepareArguments, &self.meta.def.name, args.clone()).await {
                 Ok(v) => v,
                 Err(e) => {
-                    crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e.to_string()));
+                    crate::report::stderr_line(&crate::text::extension_error(&self.engine.path, &e.to_string()));
                     args
                 }
             }
@@ -130,7 +130,7 @@ impl AgentTool for ExtTool {
         match self.engine.hook_blocking(Hook::ReachesTools, &self.meta.def.name, input.clone()) {
             Ok(v) => convert::reach(&v),
             Err(e) => {
-                crate::engine::stderr_line(&crate::text::extension_error(&self.engine.path, &e.to_string()));
+                crate::report::stderr_line(&crate::text::extension_error(&self.engine.path, &e.to_string()));
                 None
             }
         }

@@ -15,33 +15,12 @@ use super::protocol::{CallMsg, EngineError, HostOp, HostSync, Msg};
 use crate::api::NotifyLevel;
 use crate::bytecode::{Cached, eval_script};
 use crate::convert;
+use crate::report::{describe_caught, stderr_line};
 use crate::text;
 use crate::tool::{ExtTool, ToolMeta};
 
 /// What the glue's `load` reports when the module's default export is not a function.
 const NOT_A_FACTORY: &str = "\u{0}not-a-factory";
-
-/// One line on stderr; a closed stderr is ignored (never a panic).
-pub(crate) fn stderr_line(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{line}");
-}
-
-/// A caught JavaScript error as one line: `Name: message` for errors, the value otherwise.
-pub(crate) fn describe_caught(e: CaughtError<'_>) -> String {
-    match e {
-        CaughtError::Exception(ex) => {
-            let name: Option<String> = ex.get("name").ok();
-            let message = ex.message().unwrap_or_default();
-            match name {
-                Some(n) if !n.is_empty() => format!("{n}: {message}"),
-                _ => message,
-            }
-        }
-        CaughtError::Value(v) => v.as_string().and_then(|s| s.to_string().ok()).unwrap_or_else(|| format!("{v:?}")),
-        CaughtError::Error(e) => e.to_string(),
-    }
-}
 
 /// The realm's glue: console, timers, web APIs, the registry of extensions.
 static REALM: Cached = Cached::new("pi:realm.js", include_str!("../js/realm.js"));

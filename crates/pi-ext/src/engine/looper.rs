@@ -14,11 +14,12 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime};
 use serde_json::Value;
 
-use super::host::{describe_caught, install_realm, load_module, start_extension, stderr_line};
+use super::host::{install_realm, load_module, start_extension};
 use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, ExtId, ExtSender, Msg};
 use super::{Engine, EngineConfig};
 use crate::api::ToolsApi;
 use crate::memory::HeapState;
+use crate::report::{describe_caught, stderr_line};
 use crate::text;
 use crate::tool::{ExtTool, ToolMeta};
 

@@ -35,7 +35,6 @@ use tokio::sync::mpsc as tmpsc;
 
 use crate::api::{Limits, Mode, UiBridge, UiResponse};
 use crate::convert;
-pub(crate) use host::{describe_caught, stderr_line};
 pub(crate) use looper::Realm;
 use protocol::{CallMsg, EngineError, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
 pub(crate) use realm::EngineThread;
