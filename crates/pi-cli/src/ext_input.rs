@@ -7,12 +7,10 @@
 //! messages they sent, their user messages, a triggered turn, a reload.
 
 use std::collections::VecDeque;
-use std::path::Path;
-use std::sync::Arc;
 
 use pi_agent::{Agent, AgentEvent};
 use pi_ai::{AssistantMessage, ContentBlock};
-use pi_ext::{ExtensionError, InputOutcome, LoadedExtensions};
+use pi_ext::{ExtensionError, InputOutcome};
 use serde_json::{Value, json};
 
 use crate::ext_session::ExtSession;
@@ -49,151 +47,6 @@ impl Incoming {
     pub(crate) fn user(text: &str, images: Vec<ContentBlock>, source: &'static str) -> Incoming {
         Incoming { text: text.to_string(), images, source, expand: true }
     }
-}
-
-/// The command `/name args` names among the extensions' commands (with the
-/// reference's `name:N` for a name several extensions registered).
-pub(crate) fn find_command(scripts: &[Arc<LoadedExtensions>], text: &str) -> Option<(String, String, String)> {
-    let rest = text.strip_prefix('/')?;
-    let (called, args) = match rest.find(char::is_whitespace) {
-        Some(i) => (&rest[..i], rest[i..].trim_start()),
-        None => (rest, ""),
-    };
-    let all: Vec<pi_ext::ExtCommand> = scripts.iter().flat_map(|l| l.commands()).collect();
-    let names = pi_ext::command_names(&all);
-    let at = names.iter().position(|n| n == called)?;
-    Some((all[at].path.clone(), all[at].name.clone(), args.to_string()))
-}
-
-/// What tells where an extension came from: the agent dir, the session
-/// folder and the packages' extension files.
-pub(crate) struct Origins<'a> {
-    pub agent_dir: &'a Path,
-    pub cwd: &'a Path,
-    pub packages: &'a [pi_config::packages::PackageResource],
-}
-
-/// Where an extension came from, as the reference's `sourceInfo` says it: a
-/// package's file (its source as settings write it, `package`), the agent
-/// dir's `extensions/` folder (`auto`, `user`), a project's
-/// `.pi/extensions/` (`auto`, `project`), else the command line (`cli`,
-/// `temporary`).
-fn source_info(path: &str, origins: Option<&Origins>) -> Value {
-    let p = Path::new(path);
-    if let Some(o) = origins {
-        if let Some(r) = o.packages.iter().find(|r| r.path == p) {
-            return crate::expand::source_info(p, &pi_config::resources::SourceInfo::package(r));
-        }
-        for (base, folder, scope) in
-            [(o.agent_dir.to_path_buf(), "extensions", "user"), (o.cwd.join(".pi"), "extensions", "project")]
-        {
-            if p.starts_with(base.join(folder)) {
-                return json!({"path": path, "source": "auto", "scope": scope, "origin": "top-level",
-                    "baseDir": base.to_string_lossy()});
-            }
-        }
-    }
-    json!({"path": path, "source": "cli", "scope": "temporary", "origin": "top-level"})
-}
-
-/// RPC `get_commands` entries of the extensions' commands, in load order.
-pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], origins: Option<&Origins>) -> Vec<Value> {
-    let all: Vec<pi_ext::ExtCommand> = scripts.iter().flat_map(|l| l.commands()).collect();
-    let names = pi_ext::command_names(&all);
-    all.iter()
-        .zip(names)
-        .map(|(c, name)| {
-            let mut v = json!({"name": name});
-            if let Some(d) = &c.description {
-                v["description"] = json!(d);
-            }
-            v["source"] = json!("extension");
-            v["sourceInfo"] = source_info(&c.path, origins);
-            v
-        })
-        .collect()
-}
-
-/// The terminal UI's entries for the extensions' commands (run as prompts:
-/// [`submit`] finds them).
-pub(crate) fn ui_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<pi_tui::host::CommandInfo> {
-    let all: Vec<(Arc<LoadedExtensions>, pi_ext::ExtCommand)> =
-        scripts.iter().flat_map(|l| l.commands().into_iter().map(move |c| (l.clone(), c))).collect();
-    let names = pi_ext::command_names(&all.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
-    all.into_iter()
-        .zip(names)
-        .map(|((loaded, c), name)| pi_tui::host::CommandInfo {
-            name,
-            description: c.description.clone().unwrap_or_default(),
-            argument_hint: None,
-            prompt: true,
-            arguments: c.completions.then(|| argument_completer(loaded, c.path.clone(), c.name.clone())),
-        })
-        .collect()
-}
-
-/// The terminal UI's way to a command's `getArgumentCompletions`.
-fn argument_completer(loaded: Arc<LoadedExtensions>, path: String, name: String) -> pi_tui::host::ArgumentCompleter {
-    pi_tui::host::ArgumentCompleter(Arc::new(move |prefix: &str| {
-        let items = loaded.argument_completions(&path, &name, prefix)?;
-        Some(
-            items
-                .into_iter()
-                .map(|(value, label, description)| pi_tui::complete::Item { value, label, description })
-                .collect(),
-        )
-    }))
-}
-
-/// The extensions' keyboard shortcuts for the terminal UI: `(key,
-/// description)`, in load order.
-pub(crate) fn ui_shortcuts(scripts: &[Arc<LoadedExtensions>]) -> Vec<(String, String)> {
-    scripts.iter().flat_map(|l| l.shortcuts()).map(|(key, description, _)| (key, description)).collect()
-}
-
-/// The terminal UI's renderers of the extensions' custom messages (or,
-/// with `entries`, of their `custom` session entries), by `customType` (the
-/// first extension that draws a type draws it).
-pub(crate) fn ui_renderers(
-    scripts: &[Arc<LoadedExtensions>],
-    entries: bool,
-) -> std::collections::HashMap<String, pi_tui::host::MessageRenderer> {
-    let mut out = std::collections::HashMap::new();
-    for l in scripts {
-        let types = if entries { l.entry_renderers() } else { l.message_renderers() };
-        for (custom_type, path) in types {
-            let loaded = l.clone();
-            out.entry(custom_type).or_insert_with(|| {
-                pi_tui::host::MessageRenderer(Arc::new(move |value: &Value, expanded: bool, width: u16| {
-                    if entries {
-                        loaded.render_entry(&path, value, expanded, width)
-                    } else {
-                        loaded.render_message(&path, value, expanded, width)
-                    }
-                }))
-            });
-        }
-    }
-    out
-}
-
-/// The terminal UI's renderers of the extensions' tools, by tool name (the
-/// first extension that draws a tool draws it).
-pub(crate) fn ui_tool_renderers(
-    scripts: &[Arc<LoadedExtensions>],
-) -> std::collections::HashMap<String, pi_tui::host::ToolRenderer> {
-    let mut out = std::collections::HashMap::new();
-    for l in scripts {
-        for (tool, path) in l.tool_renderers() {
-            let (loaded, name) = (l.clone(), tool.clone());
-            out.entry(tool).or_insert_with(|| {
-                pi_tui::host::ToolRenderer(Arc::new(move |_slot: &str, request: &Value, width: u16| {
-                    loaded.render_tool(&path, &name, request.clone(), width)
-                }))
-            });
-        }
-    }
-    out
 }
 
 /// Run the handler of keyboard shortcut `key` (of the first extension that
@@ -244,7 +97,7 @@ impl ExtSession {
     pub(crate) async fn route(&self, m: &Incoming, streaming_behavior: Option<&str>) -> Route {
         let scripts = self.scripts();
         if m.expand
-            && let Some((path, name, args)) = find_command(&scripts, &m.text)
+            && let Some((path, name, args)) = crate::ext_commands::find_command(&scripts, &m.text)
         {
             return Route::Command { path, name, args };
         }
@@ -450,49 +303,5 @@ pub(crate) async fn settle(
             r.undo(agent);
         }
         ext.busy.set(false);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_registered_name_is_a_command() {
-        // No extensions: nothing is a command, whatever the text.
-        assert_eq!(find_command(&[], "/hello world"), None);
-        assert_eq!(find_command(&[], "hello"), None);
-        assert_eq!(find_command(&[], "/"), None);
-        assert!(extension_commands(&[], None).is_empty());
-    }
-
-    #[test]
-    fn source_info_names_where_an_extension_came_from() {
-        let package = pi_config::packages::PackageResource {
-            path: "/h/.pi/agent/npm/node_modules/pkg/index.ts".into(),
-            source: "npm:pkg@1.0.0".into(),
-            scope: "user".into(),
-            package_root: "/h/.pi/agent/npm/node_modules/pkg".into(),
-            changelog: None,
-        };
-        let packages = [package];
-        let o = Origins { agent_dir: Path::new("/h/.pi/agent"), cwd: Path::new("/w"), packages: &packages };
-        let user = source_info("/h/.pi/agent/extensions/a.ts", Some(&o));
-        assert_eq!(
-            (&user["source"], &user["scope"], &user["baseDir"]),
-            (&json!("auto"), &json!("user"), &json!("/h/.pi/agent"))
-        );
-        let project = source_info("/w/.pi/extensions/b/index.ts", Some(&o));
-        assert_eq!((&project["scope"], &project["baseDir"]), (&json!("project"), &json!("/w/.pi")));
-        let cli = source_info("/w/x.ts", Some(&o));
-        assert_eq!((&cli["source"], &cli["scope"]), (&json!("cli"), &json!("temporary")));
-        assert!(cli.get("baseDir").is_none());
-        // As the reference: a package's extension names the package.
-        let from_package = source_info("/h/.pi/agent/npm/node_modules/pkg/index.ts", Some(&o));
-        assert_eq!(
-            from_package,
-            json!({"path": "/h/.pi/agent/npm/node_modules/pkg/index.ts", "source": "npm:pkg@1.0.0", "scope": "user",
-                "origin": "package", "baseDir": "/h/.pi/agent/npm/node_modules/pkg"})
-        );
     }
 }

@@ -5,16 +5,15 @@
 //! (`pi.sendMessage`) wait in the agent's inbox for the next request; user
 //! messages (`pi.sendUserMessage`) and `triggerTurn` wait for the front end
 //! ([`crate::ext_input`]) to run them once the command or prompt at hand ends.
+//! What extensions call arrives through [`crate::session_api`].
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use futures::future::BoxFuture;
-use pi_agent::session::Session;
 use pi_agent::{AbortHandle, AgentEvent, AgentMessage, AgentOnly, EventSink, Inbox, Queue, SharedSession};
-use pi_ext::{CommandOp, LoadedExtensions, SessionApi, SessionCall};
+use pi_ext::{LoadedExtensions, SessionCall};
 use serde_json::{Value, json};
 
 use crate::text;
@@ -59,7 +58,7 @@ impl Busy {
         self.busy.load(Ordering::SeqCst)
     }
 
-    async fn wait_idle(&self) {
+    pub(crate) async fn wait_idle(&self) {
         loop {
             let notified = self.idle.notified();
             if !self.get() {
@@ -73,17 +72,17 @@ impl Busy {
 /// The session's side of the extensions, shared by every engine.
 pub(crate) struct ExtSession {
     pub(crate) session: SharedSession,
-    sink: EventSink,
-    inbox: Inbox,
-    steering: Queue,
-    follow_ups: Queue,
-    abort: AbortHandle,
-    models: Arc<[pi_config::ModelEntry]>,
+    pub(crate) sink: EventSink,
+    pub(crate) inbox: Inbox,
+    pub(crate) steering: Queue,
+    pub(crate) follow_ups: Queue,
+    pub(crate) abort: AbortHandle,
+    pub(crate) models: Arc<[pi_config::ModelEntry]>,
     /// The current model and thinking level.
     pub current: Mutex<(pi_ai::Model, String)>,
-    cwd: PathBuf,
-    agent_dir: PathBuf,
-    session_dir: Option<PathBuf>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) agent_dir: PathBuf,
+    pub(crate) session_dir: Option<PathBuf>,
     /// A run is going on.
     pub busy: Arc<Busy>,
     /// What the front end does next.
@@ -94,17 +93,17 @@ pub(crate) struct ExtSession {
     /// The commands of the skills and templates (`get_commands` entries).
     pub resource_commands: Mutex<Vec<Value>>,
     /// Where model and thinking-level choices go to the agent.
-    live: pi_agent::LiveSettings,
+    pub(crate) live: pi_agent::LiveSettings,
     /// The system prompt as the agent last sent it.
-    prompt_view: Arc<Mutex<String>>,
+    pub(crate) prompt_view: Arc<Mutex<String>>,
     /// This session itself (for the operations that outlive a call).
-    me: std::sync::Weak<ExtSession>,
+    pub(crate) me: std::sync::Weak<ExtSession>,
     /// How the extensions were loaded (to load them again on a replacement).
-    plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
+    pub(crate) plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
     /// The `--models` patterns (`ctx.scopedModels`).
-    scope: Vec<String>,
+    pub(crate) scope: Vec<String>,
     /// The packages' extension files (their commands' `sourceInfo`).
-    packages: Vec<pi_config::packages::PackageResource>,
+    pub(crate) packages: Vec<pi_config::packages::PackageResource>,
     /// `ctx.shutdown()` was called (the RPC loop and the terminal UI end
     /// once idle; print and JSON modes end by themselves).
     pub shutdown: Arc<ShutdownRequest>,
@@ -122,7 +121,7 @@ pub(crate) struct ShutdownRequest {
 
 impl ShutdownRequest {
     /// Ask for it.
-    fn request(&self) {
+    pub(crate) fn request(&self) {
         self.requested.store(true, Ordering::SeqCst);
         self.notify.notify_one();
     }
@@ -226,36 +225,30 @@ impl ExtSession {
         self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
     }
 
-    fn with_pending(&self, f: impl FnOnce(&mut Pending)) {
+    pub(crate) fn with_pending(&self, f: impl FnOnce(&mut Pending)) {
         if let Ok(mut p) = self.pending.lock() {
             f(&mut p);
         }
     }
 
-    /// The commands of the skills and templates as `state` has them now
-    /// (after start-up and every reload), `/llama` and `/mcp` first when on.
-    pub(crate) fn set_resource_commands(&self, state: &crate::reload::ReloadState) {
+    /// The commands of the skills and templates (`ReloadState::commands`,
+    /// after start-up and every reload).
+    pub(crate) fn set_resource_commands(&self, commands: Vec<Value>) {
         if let Ok(mut c) = self.resource_commands.lock() {
-            *c = crate::expand::rpc_commands(&state.resources);
-            if state.mcp_on {
-                c.insert(0, crate::mcp::rpc_command());
-            }
-            if state.llama_on {
-                c.insert(0, crate::llama::rpc_command());
-            }
+            *c = commands;
         }
     }
 
     /// Every command the session has: the extensions', then the skills' and templates'.
     pub(crate) fn commands(&self) -> Vec<Value> {
         let origins =
-            crate::ext_input::Origins { agent_dir: &self.agent_dir, cwd: &self.cwd, packages: &self.packages };
-        let mut out = crate::ext_input::extension_commands(&self.scripts(), Some(&origins));
+            crate::ext_commands::Origins { agent_dir: &self.agent_dir, cwd: &self.cwd, packages: &self.packages };
+        let mut out = crate::ext_commands::extension_commands(&self.scripts(), Some(&origins));
         out.extend(self.resource_commands.lock().map(|c| c.clone()).unwrap_or_default());
         out
     }
 
-    fn read(&self, call: &SessionCall) -> Option<Value> {
+    pub(crate) fn read(&self, call: &SessionCall) -> Option<Value> {
         let s = self.session.lock().ok()?;
         let entries =
             |list: Vec<&pi_agent::session::Entry>| Value::Array(list.into_iter().map(|e| e.value()).collect());
@@ -287,8 +280,8 @@ impl ExtSession {
         }
     }
 
-    fn models(&self, call: &SessionCall) -> Option<Value> {
-        let json_of = |e: &pi_config::ModelEntry| crate::rpc::model_json(&crate::model_select::ai_model(e));
+    pub(crate) fn models(&self, call: &SessionCall) -> Option<Value> {
+        let json_of = |e: &pi_config::ModelEntry| crate::model_json::model_json(&crate::model_select::ai_model(e));
         match call {
             SessionCall::Models => Some(Value::Array(self.models.iter().map(json_of).collect())),
             SessionCall::AvailableModels => {
@@ -297,7 +290,7 @@ impl ExtSession {
             SessionCall::FindModel { provider, id } => {
                 self.models.iter().find(|m| m.provider == *provider && m.id == *id).map(json_of)
             }
-            SessionCall::CurrentModel => self.current.lock().ok().map(|c| crate::rpc::model_json(&c.0)),
+            SessionCall::CurrentModel => self.current.lock().ok().map(|c| crate::model_json::model_json(&c.0)),
             SessionCall::ThinkingLevel => self.current.lock().ok().map(|c| json!(c.1)),
             _ => None,
         }
@@ -305,7 +298,7 @@ impl ExtSession {
 
     /// `pi.setModel`: the model is used from the next request on (its
     /// thinking level clamped); `false` when it is unknown or has no key.
-    fn set_model(&self, provider: &str, id: &str) -> bool {
+    pub(crate) fn set_model(&self, provider: &str, id: &str) -> bool {
         let Some(entry) = self.models.iter().find(|m| m.provider == provider && m.id == id) else { return false };
         let Some(api_key) = crate::model_select::api_key_for(entry, None).ok().flatten() else { return false };
         let Ok(mut current) = self.current.lock() else { return false };
@@ -316,7 +309,7 @@ impl ExtSession {
         if let Some(t) = &thinking {
             self.announce("thinking_level_select", json!({"level": t.level, "previousLevel": t.previous}));
         }
-        let event = json!({"model": crate::rpc::model_json(&model), "previousModel": crate::rpc::model_json(&current.0),
+        let event = json!({"model": crate::model_json::model_json(&model), "previousModel": crate::model_json::model_json(&current.0),
             "source": "set"});
         let changed = current.0.provider != model.provider || current.0.id != model.id;
         self.live.choose_model(pi_agent::ModelChoice { model: model.clone(), api_key: Some(api_key), thinking });
@@ -330,7 +323,7 @@ impl ExtSession {
 
     /// `ctx.scopedModels`: the models of the `--models` patterns that have
     /// a key, in pattern order, with the thinking level a pattern pins.
-    fn scoped_models(&self) -> Value {
+    pub(crate) fn scoped_models(&self) -> Value {
         let available: Vec<pi_config::ModelEntry> =
             crate::model_select::available(&self.models).into_iter().cloned().collect();
         let mut seen = Vec::new();
@@ -340,7 +333,7 @@ impl ExtSession {
                 && !seen.contains(&(m.provider.clone(), m.id.clone()))
             {
                 seen.push((m.provider.clone(), m.id.clone()));
-                let model = crate::rpc::model_json(&crate::model_select::ai_model(m));
+                let model = crate::model_json::model_json(&crate::model_select::ai_model(m));
                 out.push(json!({"model": model, "thinkingLevel": thinking}));
             }
         }
@@ -350,7 +343,7 @@ impl ExtSession {
     /// `ctx.getContextUsage()`: the last answer's reported total against the
     /// model's window (`tokens` null right after a compaction, 0 before any
     /// answer), as the reference measures it; `undefined` without a window.
-    fn context_usage(&self) -> Option<Value> {
+    pub(crate) fn context_usage(&self) -> Option<Value> {
         let window = self.current.lock().ok()?.0.context_window;
         if window == 0 {
             return None;
@@ -385,7 +378,7 @@ impl ExtSession {
     }
 
     /// `pi.setThinkingLevel`: clamped to the current model, used from the next request on.
-    fn set_thinking(&self, level: &str) {
+    pub(crate) fn set_thinking(&self, level: &str) {
         let Ok(mut current) = self.current.lock() else { return };
         let entry = self.models.iter().find(|m| m.provider == current.0.provider && m.id == current.0.id);
         let level = match entry {
@@ -400,7 +393,7 @@ impl ExtSession {
     }
 
     /// Append an entry now and announce it (`entry_appended`).
-    fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, String> {
+    pub(crate) fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, String> {
         let entry = {
             let mut s = self.session.lock().map_err(|e| e.to_string())?;
             let id = s.append(kind, fields).map_err(|e| e.to_string())?;
@@ -414,7 +407,7 @@ impl ExtSession {
         Ok(None)
     }
 
-    fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, String> {
+    pub(crate) fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, String> {
         self.queue_custom(message);
         let deliver = options["deliverAs"].as_str();
         if options["triggerTurn"].as_bool() == Some(true) && deliver != Some("nextTurn") && !self.busy.get() {
@@ -441,7 +434,7 @@ impl ExtSession {
         }
     }
 
-    fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, String> {
+    pub(crate) fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, String> {
         let message = match content {
             Value::String(s) => s.clone(),
             Value::Array(blocks) => {
@@ -464,192 +457,5 @@ impl ExtSession {
         self.with_pending(|p| p.prompts.push_back((message, expand)));
         self.idle_work.notify_one();
         Ok(None)
-    }
-
-    /// Replace the session's contents with `next` (the agent takes them
-    /// once the command ends).
-    fn replace(&self, next: Session) -> Result<Value, String> {
-        let mut s = self.session.lock().map_err(|e| e.to_string())?;
-        *s = next;
-        drop(s);
-        self.with_pending(|p| p.resync = true);
-        Ok(json!({"cancelled": false}))
-    }
-
-    fn command_op(&self, op: CommandOp) -> Result<Value, String> {
-        if self.busy.get() && !matches!(op, CommandOp::WaitForIdle | CommandOp::Reload | CommandOp::Complete { .. }) {
-            return Err(text::EXT_SESSION_BUSY.into());
-        }
-        let (dir, cwd) = (self.session_dir.as_deref(), self.cwd.as_path());
-        let current = || {
-            let s = self.session.lock().map_err(|e| e.to_string())?;
-            Ok::<_, String>((s.path().map(|p| p.to_string_lossy().into_owned()), s.entries().is_empty()))
-        };
-        match op {
-            // Model calls are answered by `command` before this.
-            CommandOp::WaitForIdle | CommandOp::Complete { .. } => Ok(Value::Null),
-            CommandOp::Reload => {
-                self.with_pending(|p| p.reload = true);
-                Ok(Value::Null)
-            }
-            CommandOp::NewSession { parent } => {
-                let mut s = Session::create(dir, cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
-                let (model, level) = self.current.lock().map(|c| c.clone()).map_err(|e| e.to_string())?;
-                let _ = s.append("model_change", json!({"provider": model.provider, "modelId": model.id}));
-                let _ = s.append("thinking_level_change", json!({"thinkingLevel": level}));
-                self.replace(s)
-            }
-            CommandOp::SwitchSession(path) => {
-                let s = Session::open(std::path::Path::new(&path)).map_err(|e| e.to_string())?;
-                self.replace(s)
-            }
-            CommandOp::Fork { entry_id, at } => {
-                let (parent, empty) = current()?;
-                if empty {
-                    return Err(text::RPC_NOTHING_TO_COPY.into());
-                }
-                let mut copy = Session::create(dir, cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
-                {
-                    let s = self.session.lock().map_err(|e| e.to_string())?;
-                    if s.get(&entry_id).is_none() {
-                        return Err(text::ext_entry_not_found(&entry_id));
-                    }
-                    let done = if at {
-                        copy.copy_branch_through(&s, &entry_id)
-                    } else {
-                        copy.copy_branch_before(&s, &entry_id)
-                    };
-                    done.map_err(|e| e.to_string())?;
-                }
-                self.replace(copy)
-            }
-            CommandOp::NavigateTree(target) => {
-                let (_, new_leaf) = crate::tree_events::prepare(self, &target)?;
-                let mut s = self.session.lock().map_err(|e| e.to_string())?;
-                s.set_leaf(new_leaf.as_deref()).map_err(|e| e.to_string())?;
-                drop(s);
-                self.with_pending(|p| p.resync = true);
-                Ok(json!({"cancelled": false}))
-            }
-        }
-    }
-}
-
-impl SessionApi for ExtSession {
-    fn call(&self, call: SessionCall) -> Result<Option<Value>, String> {
-        match call {
-            SessionCall::AppendEntry { custom_type, data } => {
-                let mut fields = json!({"customType": custom_type});
-                if !data.is_null() {
-                    fields["data"] = data;
-                }
-                self.append("custom", fields)
-            }
-            SessionCall::AppendMessage(message) => {
-                let mut s = self.session.lock().map_err(|e| e.to_string())?;
-                s.append_message(&message).map_err(|e| e.to_string())?;
-                Ok(None)
-            }
-            SessionCall::SetLabel { id, label } => self.append("label", json!({"targetId": id, "label": label})),
-            SessionCall::SetSessionName(name) => {
-                let name = name.trim().to_string();
-                self.append("session_info", json!({"name": name}))?;
-                (self.sink)(&AgentEvent::SessionInfoChanged { name: Some(name.clone()) });
-                self.announce("session_info_changed", json!({"name": name}));
-                Ok(None)
-            }
-            SessionCall::SendMessage { message, options } => self.send_message(&message, &options),
-            SessionCall::SetModel { provider, id } => Ok(Some(json!(self.set_model(&provider, &id)))),
-            SessionCall::SetThinkingLevel(level) => {
-                self.set_thinking(&level);
-                Ok(None)
-            }
-            SessionCall::ContextUsage => Ok(self.context_usage()),
-            SessionCall::Compact(instructions) => {
-                // As the reference: a run going on is aborted, then the session compacted.
-                if self.busy.get() {
-                    self.abort.abort();
-                }
-                self.with_pending(|p| p.compact = Some(instructions));
-                Ok(None)
-            }
-            SessionCall::SystemPrompt => Ok(self.prompt_view.lock().ok().map(|p| json!(*p))),
-            SessionCall::SendUserMessage { content, options } => self.send_user_message(&content, &options),
-            SessionCall::Commands => Ok(Some(Value::Array(self.commands()))),
-            SessionCall::IsIdle => Ok(Some(json!(!self.busy.get()))),
-            SessionCall::Abort => {
-                self.abort.abort();
-                Ok(None)
-            }
-            SessionCall::ScopedModels => Ok(Some(self.scoped_models())),
-            SessionCall::HasPendingMessages => {
-                let waiting = |q: &Queue| q.lock().map(|g| !g.is_empty()).unwrap_or(false);
-                Ok(Some(json!(waiting(&self.steering) || waiting(&self.follow_ups))))
-            }
-            SessionCall::Shutdown => {
-                self.shutdown.request();
-                Ok(None)
-            }
-            c @ (SessionCall::Models
-            | SessionCall::AvailableModels
-            | SessionCall::FindModel { .. }
-            | SessionCall::CurrentModel
-            | SessionCall::ThinkingLevel) => Ok(self.models(&c)),
-            read => Ok(self.read(&read)),
-        }
-    }
-
-    fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, String>> {
-        // A replacement: the extensions are asked first (one may cancel).
-        let replacement = match &op {
-            CommandOp::NewSession { .. } => Some(crate::session_events::Replacement::New),
-            CommandOp::SwitchSession(path) => Some(crate::session_events::Replacement::Resume { target: path.clone() }),
-            CommandOp::Fork { entry_id, at } => {
-                Some(crate::session_events::Replacement::Fork { entry: Some(entry_id.clone()), clone: *at })
-            }
-            _ => None,
-        };
-        if let (Some(r), Some(me)) = (replacement, self.me.upgrade()) {
-            return Box::pin(async move {
-                if crate::session_events::cancelled(&me, &r).await {
-                    return Ok(json!({"cancelled": true}));
-                }
-                let previous = me.session.lock().ok().and_then(|s| s.path().map(|p| p.to_string_lossy().into_owned()));
-                let out = me.command_op(op)?;
-                // As the reference: the extensions are loaded again before the operation resolves.
-                if let Some(plan) = me.plan.get().and_then(std::sync::Weak::upgrade) {
-                    let target =
-                        me.session.lock().ok().and_then(|s| s.path().map(|p| p.to_string_lossy().into_owned()));
-                    let replaced = crate::session_events::renew(&plan, &r, previous, target).await;
-                    me.with_pending(|p| p.replaced = Some(replaced));
-                }
-                Ok(out)
-            });
-        }
-        if let (CommandOp::NavigateTree(target), Some(me)) = (&op, self.me.upgrade()) {
-            let target = target.clone();
-            return Box::pin(async move {
-                let (preparation, new_leaf) = crate::tree_events::prepare(&me, &target)?;
-                if crate::tree_events::cancelled(&me, &preparation).await {
-                    return Ok(json!({"cancelled": true}));
-                }
-                let out = me.command_op(op)?;
-                crate::tree_events::moved(&me, &preparation["oldLeafId"], new_leaf.as_deref()).await;
-                Ok(out)
-            });
-        }
-        if let CommandOp::Complete { model, context, options } = op {
-            let models = self.models.clone();
-            return Box::pin(async move { Ok(crate::ext_models::complete(&models, &model, &context, &options).await) });
-        }
-        if op == CommandOp::WaitForIdle {
-            let busy = self.busy.clone();
-            return Box::pin(async move {
-                busy.wait_idle().await;
-                Ok(Value::Null)
-            });
-        }
-        let answer = self.command_op(op);
-        Box::pin(async move { answer })
     }
 }

@@ -11,6 +11,7 @@ mod codemode;
 mod docs;
 mod expand;
 mod export;
+mod ext_commands;
 mod ext_input;
 mod ext_models;
 mod ext_reload;
@@ -22,6 +23,7 @@ mod json_mode;
 mod llama;
 mod mcp;
 mod mcp_cmd;
+mod model_json;
 mod model_list;
 mod model_select;
 mod modes;
@@ -32,6 +34,7 @@ mod prompt_source;
 mod reload;
 mod rpc;
 mod sandbox;
+mod session_api;
 mod session_events;
 mod setup;
 mod signals;
@@ -84,7 +87,7 @@ fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return setup::Stop::Error(e.to_string()).finish(&mut report),
     };
-    mcp::check_registrations();
+    setup::mcp::check_registrations();
     let code = match setup::start(args, &runtime, &mut report) {
         Ok(Some(started)) => modes::run(started, &runtime),
         Ok(None) => ExitCode::SUCCESS,

@@ -45,6 +45,21 @@ pub struct ReloadState {
     pub extensions: Option<std::sync::Arc<crate::ext_reload::ExtPlan>>,
 }
 
+impl ReloadState {
+    /// The commands of the skills and templates as loaded now, `/llama`
+    /// and `/mcp` first when on (RPC's `get_commands` entries).
+    pub(crate) fn commands(&self) -> Vec<serde_json::Value> {
+        let mut c = crate::expand::rpc_commands(&self.resources);
+        if self.mcp_on {
+            c.insert(0, crate::mcp::rpc_command());
+        }
+        if self.llama_on {
+            c.insert(0, crate::llama::rpc_command());
+        }
+        c
+    }
+}
+
 /// Run the agent in `cwd` from now on: a session switched to (RPC
 /// `switch_session`, `/resume`) runs in the folder it was made in, as the
 /// reference runs it (tools, context files, the prompt's folder, project

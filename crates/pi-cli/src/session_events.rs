@@ -106,7 +106,7 @@ pub(crate) async fn install(
     state.resource_flags.discovered = found;
     let mut out = renewed.report;
     out.extend(crate::reload::rebuild(agent, state, false, None).await.1);
-    plan.ext.set_resource_commands(state);
+    plan.ext.set_resource_commands(state.commands());
     out
 }
 

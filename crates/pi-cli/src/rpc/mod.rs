@@ -13,7 +13,7 @@ mod model;
 mod prompt;
 mod session;
 mod state;
-pub(crate) use state::model_json;
+use crate::model_json::model_json;
 pub(crate) mod ui;
 
 use std::path::PathBuf;
@@ -399,7 +399,7 @@ impl Server {
             Ok(s) => (s.id().to_string(), s.path().map(|p| p.to_string_lossy().into_owned()), s.name()),
             Err(_) => Default::default(),
         };
-        let mut data = json!({"model": state::model_json(&model), "thinkingLevel": thinking,
+        let mut data = json!({"model": model_json(&model), "thinkingLevel": thinking,
             "isStreaming": self.streaming(), "isCompacting": self.shared.compacting.load(Ordering::SeqCst),
             "steeringMode": self.live.steering_mode(), "followUpMode": self.live.follow_up_mode()});
         if let Some(f) = session_file {

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 
 use pi_runtime::Command;
 
-use super::{Server, respond, state::model_json};
+use super::{Server, respond};
+use crate::model_json::model_json;
 use crate::model_select;
 
 /// The levels a model supports, lowest first.

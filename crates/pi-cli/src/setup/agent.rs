@@ -203,7 +203,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     // left declared (tool_search loads them).
     let resumed = pi_agent::replay_tool_changes(&history, registry.active());
     registry.set_active(&resumed);
-    let mcp = crate::mcp::start(env, args, trusted, loaded, &input, &mut registry, report);
+    let mcp = super::mcp::start(env, args, trusted, loaded, &input, &mut registry, report);
     registry.refresh_loadout().await;
     let (sandbox, warnings) = crate::sandbox::from_settings(settings, args.sandbox, &env.cwd, &env.agent_dir);
     for w in warnings.iter().map(String::as_str).chain(crate::sandbox::unavailable(&sandbox).as_deref()) {
@@ -223,7 +223,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let system_prompt = prompt.build(&registry);
     let mut reload =
         reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone(), mcp.clone());
-    reload.mcp_on = crate::mcp::enabled(args, loaded);
+    reload.mcp_on = super::mcp::enabled(args, loaded);
     reload.llama_on = crate::llama::enabled(&loaded.builtins);
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
@@ -255,7 +255,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         scope: args.models.clone().unwrap_or_default(),
         packages,
     });
-    ext.set_resource_commands(&reload);
+    ext.set_resource_commands(reload.commands());
     // agent_settled handlers find pi idle: what they send runs after them.
     let busy = ext.busy.clone();
     agent.set_on_settled(Some(Arc::new(move || busy.set(false))));
@@ -292,7 +292,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         prompt.skills = fresh.skills.skills.clone();
         reload.prompt.skills = prompt.skills.clone();
         reload.resources = fresh.clone();
-        ext.set_resource_commands(&reload);
+        ext.set_resource_commands(reload.commands());
         let system_prompt = prompt.build(&agent.dispatcher().registry);
         agent.set_system_prompt(system_prompt.text());
         (fresh, prompt, system_prompt)
@@ -307,7 +307,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         // tools; the tools listed meanwhile then come in the servers' order
         // (as the reference's), not in the order the servers answered.
         m.wait_direct().await;
-        crate::mcp::bind(m, &agent.dispatcher().tool_changes);
+        super::mcp::bind(m, &agent.dispatcher().tool_changes);
     }
     agent.set_api_key(chosen.api_key);
     agent.set_credentials(Some(crate::auth::credential_source(models.clone(), args.api_key.clone())));

@@ -7,6 +7,7 @@
 
 mod agent;
 mod input;
+pub(crate) mod mcp;
 mod model;
 pub(crate) mod plan;
 mod registry;

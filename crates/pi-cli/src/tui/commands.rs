@@ -124,17 +124,17 @@ impl Host {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(w)));
         }
         let _ = self.up.send(Update::Look { keys: Box::new(keys), themes: Box::new(catalog) });
-        let mut commands = crate::ext_input::ui_commands(&self.ext.scripts());
+        let mut commands = crate::ext_commands::ui_commands(&self.ext.scripts());
         commands.extend(crate::expand::ui_commands(&self.reload.resources, self.ui.skill_commands));
         if self.reload.llama_on {
             commands.push(crate::llama::ui_command());
         }
-        self.ext.set_resource_commands(&self.reload);
+        self.ext.set_resource_commands(self.reload.commands());
         let _ = self.up.send(Update::Commands(commands));
-        let _ = self.up.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&self.ext.scripts())));
-        let _ = self.up.send(Update::Renderers(crate::ext_input::ui_renderers(&self.ext.scripts(), false)));
-        let _ = self.up.send(Update::EntryRenderers(crate::ext_input::ui_renderers(&self.ext.scripts(), true)));
-        let _ = self.up.send(Update::ToolRenderers(crate::ext_input::ui_tool_renderers(&self.ext.scripts())));
+        let _ = self.up.send(Update::Shortcuts(crate::ext_commands::ui_shortcuts(&self.ext.scripts())));
+        let _ = self.up.send(Update::Renderers(crate::ext_commands::ui_renderers(&self.ext.scripts(), false)));
+        let _ = self.up.send(Update::EntryRenderers(crate::ext_commands::ui_renderers(&self.ext.scripts(), true)));
+        let _ = self.up.send(Update::ToolRenderers(crate::ext_commands::ui_tool_renderers(&self.ext.scripts())));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 

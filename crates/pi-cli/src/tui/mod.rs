@@ -136,7 +136,7 @@ pub(crate) async fn run(
     ext: Arc<crate::ext_session::ExtSession>,
 ) -> ExitCode {
     // The extensions' commands come first in `/` completion (as the reference lists them).
-    let mut commands = crate::ext_input::ui_commands(&ext.scripts());
+    let mut commands = crate::ext_commands::ui_commands(&ext.scripts());
     commands.append(&mut ui.commands);
     ui.commands = commands;
     let (req_tx, req_rx) = mpsc::unbounded_channel();
@@ -146,10 +146,10 @@ pub(crate) async fn run(
     }
     let handle = UiHandle::new(up_tx.clone());
     router::set_handle(Some(handle.clone()));
-    let _ = up_tx.send(Update::Shortcuts(crate::ext_input::ui_shortcuts(&ext.scripts())));
-    let _ = up_tx.send(Update::Renderers(crate::ext_input::ui_renderers(&ext.scripts(), false)));
-    let _ = up_tx.send(Update::EntryRenderers(crate::ext_input::ui_renderers(&ext.scripts(), true)));
-    let _ = up_tx.send(Update::ToolRenderers(crate::ext_input::ui_tool_renderers(&ext.scripts())));
+    let _ = up_tx.send(Update::Shortcuts(crate::ext_commands::ui_shortcuts(&ext.scripts())));
+    let _ = up_tx.send(Update::Renderers(crate::ext_commands::ui_renderers(&ext.scripts(), false)));
+    let _ = up_tx.send(Update::EntryRenderers(crate::ext_commands::ui_renderers(&ext.scripts(), true)));
+    let _ = up_tx.send(Update::ToolRenderers(crate::ext_commands::ui_tool_renderers(&ext.scripts())));
     let opts = options(&agent, initial, &models, &ui, notice, handle);
     let abort = agent.abort_handle();
     stderr::capture(up_tx.clone());

@@ -217,8 +217,8 @@ impl Host {
             );
         }
         if model.provider != self.agent.model().provider || model.id != self.agent.model().id {
-            let event = serde_json::json!({"model": crate::rpc::model_json(self.agent.model()),
-                "previousModel": crate::rpc::model_json(&model), "source": "set"});
+            let event = serde_json::json!({"model": crate::model_json::model_json(self.agent.model()),
+                "previousModel": crate::model_json::model_json(&model), "source": "set"});
             self.ext.announce("model_select", event);
         }
     }
