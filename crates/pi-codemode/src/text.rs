@@ -360,6 +360,10 @@ pub fn context_problem(call: &str, problem: &str, expected: &str, section: &str,
 pub const CLASSIFIER_CONTEXT: &str = "{ state: { ... }, images?: [{ type: \"image\", data: <base64>, mimeType }], questions: { <id>: { type: \"choice\", instructions, criteria: { <label>: <meaning> } } | { type: \"score\", instructions, criteria: [<lowest level>, ..., <highest level>] } | { type: \"bool\", instructions, criteria: { true: <meaning>, false: <meaning> } } } }";
 /// The shape of `generateImages()`'s context.
 pub const IMAGES_CONTEXT: &str = "{ input: [{ type: \"text\", text: <prompt> }, ...optional { type: \"image\", data: <base64>, mimeType } references] }";
+/// The section of the script reference on `classify()`.
+pub const CLASSIFY_SECTION: &str = "Classify";
+/// The section of the script reference on `generateImages()`.
+pub const IMAGES_SECTION: &str = "Generate images";
 /// What `classify()` answers: no provider of this build runs classifiers.
 pub const CLASSIFY_UNSUPPORTED: &str = "Classifier models are not available in this build of pi: none of the providers it supports (openai-completions, openai-responses, anthropic-messages) runs them.";
 /// What `generateImages()` answers: no provider of this build generates images.

@@ -124,6 +124,7 @@ impl AgentTool for Codemode {
         true
     }
 
+    // String error: the signature of pi_agent's AgentTool::prepare_loadout (this one never fails).
     fn prepare_loadout<'a>(&'a self, loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
         let (mode, budget) = self.options.settings.get();
         let budget = budget.unwrap_or(DEFAULT_INLINE_BUDGET);

@@ -5,7 +5,11 @@
 //! arguments as the reference does and answer `stopReason: "error"` with a
 //! message saying so (a chat model is refused as the reference refuses it).
 
+mod error;
+
 use serde_json::{Map, Value, json};
+
+pub(crate) use error::{ContextProblem, ModelError, QuestionProblem};
 
 use crate::js;
 use crate::text::{self, MODEL_TYPES};
@@ -64,16 +68,16 @@ fn json_of(v: Option<&Value>) -> String {
     v.map(js::stringify).unwrap_or_else(|| "undefined".into())
 }
 
-fn model_type(v: Option<&Value>) -> Result<&'static str, String> {
+fn model_type(v: Option<&Value>) -> Result<&'static str, ModelError> {
     let s = v.and_then(Value::as_str).unwrap_or("\u{0}");
-    MODEL_TYPES.iter().find(|t| **t == s).copied().ok_or_else(|| text::unknown_model_type(&json_of(v)))
+    MODEL_TYPES.iter().find(|t| **t == s).copied().ok_or_else(|| ModelError::UnknownType { got: json_of(v) })
 }
 
-fn provider(v: Option<&Value>) -> Result<Option<&str>, String> {
+fn provider(v: Option<&Value>) -> Result<Option<&str>, ModelError> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(text::PROVIDER_NOT_STRING.into()),
+        Some(_) => Err(ModelError::ProviderNotString),
     }
 }
 
@@ -98,13 +102,13 @@ impl Models {
     }
 
     /// `models.getModelsOfType(type, provider?)`.
-    pub(crate) fn get_models_of_type(&self, args: &[Value]) -> Result<Value, String> {
+    pub(crate) fn get_models_of_type(&self, args: &[Value]) -> Result<Value, ModelError> {
         let kind = model_type(args.first())?;
         Ok(Value::Array(self.of_type(kind, provider(args.get(1))?)))
     }
 
     /// `models.getAvailableOfType(type, provider?)`.
-    pub(crate) fn get_available_of_type(&self, args: &[Value]) -> Result<Value, String> {
+    pub(crate) fn get_available_of_type(&self, args: &[Value]) -> Result<Value, ModelError> {
         let kind = model_type(args.first())?;
         let list = self.of_type(kind, provider(args.get(1))?);
         let reference =
@@ -113,10 +117,10 @@ impl Models {
     }
 
     /// `models.getModelOfType(type, provider, id)`: `None` is `undefined`.
-    pub(crate) fn get_model_of_type(&self, args: &[Value]) -> Result<Option<Value>, String> {
+    pub(crate) fn get_model_of_type(&self, args: &[Value]) -> Result<Option<Value>, ModelError> {
         let (Some(Value::String(p)), Some(Value::String(id))) = (args.get(1), args.get(2)) else {
             let got: Vec<String> = args.iter().map(|a| describe_value(Some(a))).collect();
-            return Err(text::get_model_needs_strings(&got.join(", ")));
+            return Err(ModelError::NeedsStrings { got });
         };
         let kind = model_type(args.first())?;
         Ok(self.find(kind, p, id))
@@ -128,25 +132,19 @@ impl Models {
     pub(crate) fn check_model(
         &self,
         call: &str,
-        kind: &str,
+        kind: &'static str,
         model: Option<&Value>,
-    ) -> Result<(String, String), String> {
-        let hint = text::list_hint(kind);
+    ) -> Result<(String, String), ModelError> {
         let (Some(Value::String(p)), Some(Value::String(id))) =
             (model.and_then(|m| m.get("provider")), model.and_then(|m| m.get("id")))
         else {
             let undefined = matches!(model, None | Some(Value::Null));
-            return Err(text::expects_model(call, &with_article(kind), &describe_value(model), undefined, &hint));
+            return Err(ModelError::NotAModel { call: call.to_string(), kind, got: describe_value(model), undefined });
         };
         if self.find(kind, p, id).is_none()
             && let Some(actual) = MODEL_TYPES.iter().find(|t| **t != kind && self.find(t, p, id).is_some())
         {
-            return Err(text::wrong_model_type(
-                &format!("{p}/{id}"),
-                &with_article(actual),
-                &with_article(kind),
-                &hint,
-            ));
+            return Err(ModelError::WrongType { reference: format!("{p}/{id}"), actual, wanted: kind });
         }
         Ok((p.clone(), id.clone()))
     }
@@ -160,75 +158,77 @@ fn strings(values: &[&Value]) -> bool {
     !values.is_empty() && values.iter().all(|v| v.is_string())
 }
 
-fn check_question(at: &str, q: &Value) -> Result<(), String> {
+fn check_question(id: &str, q: &Value) -> Result<(), QuestionProblem> {
+    let at = text::question_path(id);
     let Value::Object(q) = q else {
-        return Err(text::question_not_object(at, &describe_value(Some(q))));
+        return Err(QuestionProblem::NotObject { at, got: describe_value(Some(q)) });
     };
     if !q.get("instructions").is_some_and(Value::is_string) {
-        return Err(text::instructions_not_string(at));
+        return Err(QuestionProblem::Instructions { at });
     }
     let criteria = q.get("criteria");
     match q.get("type").and_then(Value::as_str) {
         Some("choice") => match criteria {
             Some(Value::Object(c)) if strings(&c.values().collect::<Vec<_>>()) => Ok(()),
-            _ => Err(text::choice_criteria(at)),
+            _ => Err(QuestionProblem::Choice { at }),
         },
         Some("score") => match criteria {
             Some(Value::Array(c)) if strings(&c.iter().collect::<Vec<_>>()) => Ok(()),
-            _ => Err(text::score_criteria(at)),
+            _ => Err(QuestionProblem::Score { at }),
         },
         Some("bool") => {
             let ok = |k: &str| criteria.and_then(|c| c.get(k)).is_some_and(Value::is_string);
-            if ok("true") && ok("false") { Ok(()) } else { Err(text::bool_criteria(at)) }
+            if ok("true") && ok("false") { Ok(()) } else { Err(QuestionProblem::Bool { at }) }
         }
-        _ => Err(text::question_type(at, &json_of(q.get("type")))),
+        _ => Err(QuestionProblem::Type { at, got: json_of(q.get("type")) }),
     }
 }
 
-/// `classify()`'s context problem, if any (the text after `models.classify() `).
-pub(crate) fn classifier_context_problem(context: Option<&Value>) -> Option<String> {
+/// `classify()`'s context problem, if any (its `Display` is the text after
+/// `models.classify() `).
+pub(crate) fn classifier_context_problem(context: Option<&Value>) -> Option<ContextProblem> {
     let Some(Value::Object(c)) = context else {
-        return Some(text::context_not_object(&describe_value(context)));
+        return Some(ContextProblem::NotObject { got: describe_value(context) });
     };
     if !is_object(c.get("state")) {
-        return Some(text::state_not_object(&describe_value(c.get("state"))));
+        return Some(ContextProblem::StateNotObject { got: describe_value(c.get("state")) });
     }
     if let Some(images) = c.get("images") {
         let Value::Array(images) = images else {
-            return Some(text::images_not_array(&describe_value(Some(images))));
+            return Some(ContextProblem::ImagesNotArray { got: describe_value(Some(images)) });
         };
         for (i, image) in images.iter().enumerate() {
             let block = image.get("type") == Some(&json!("image"))
                 && image.get("data").is_some_and(Value::is_string)
                 && image.get("mimeType").is_some_and(Value::is_string);
             if !block {
-                return Some(text::image_not_block(i, &describe_value(Some(image))));
+                return Some(ContextProblem::ImageNotBlock { index: i, got: describe_value(Some(image)) });
             }
         }
     }
     let questions: Option<&Map<String, Value>> =
         c.get("questions").and_then(Value::as_object).filter(|q| !q.is_empty());
     let Some(questions) = questions else {
-        return Some(text::questions_not_map(&describe_value(c.get("questions"))));
+        return Some(ContextProblem::QuestionsNotMap { got: describe_value(c.get("questions")) });
     };
-    questions.iter().find_map(|(id, q)| check_question(&text::question_path(id), q).err())
+    questions.iter().find_map(|(id, q)| check_question(id, q).err()).map(ContextProblem::from)
 }
 
 /// `generateImages()`'s context problem, if any.
-pub(crate) fn images_context_problem(context: Option<&Value>) -> Option<String> {
+pub(crate) fn images_context_problem(context: Option<&Value>) -> Option<ContextProblem> {
     let Some(Value::Object(c)) = context else {
-        return Some(text::context_not_object(&describe_value(context)));
+        return Some(ContextProblem::NotObject { got: describe_value(context) });
     };
     let input = c.get("input");
     let Some(Value::Array(blocks)) = input.filter(|i| i.as_array().is_some_and(|a| !a.is_empty())) else {
-        return Some(text::input_not_blocks(&describe_value(input)));
+        return Some(ContextProblem::InputNotBlocks { got: describe_value(input) });
     };
     blocks.iter().enumerate().find_map(|(i, b)| {
         let text = b.get("type") == Some(&json!("text")) && b.get("text").is_some_and(Value::is_string);
         let image = b.get("type") == Some(&json!("image"))
             && b.get("data").is_some_and(Value::is_string)
             && b.get("mimeType").is_some_and(Value::is_string);
-        (!text && !image).then(|| text::input_block(i, &describe_value(Some(b))))
+        (!text && !image).then(|| ContextProblem::InputBlock { index: i, got: describe_value(Some(b)) })
     })
 }
 

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+use super::error::AdmitError;
 use crate::text;
 
 /// The limit (read once, from the environment).
@@ -39,19 +40,19 @@ pub(crate) struct Slot {
 
 /// Wait for a free runtime; `Err` is the error line of a script that did not
 /// start (aborted, its deadline passed, or no runtime within a minute).
-pub(crate) async fn admit(abort: &CancellationToken, timeout_ms: Option<u64>) -> Result<Slot, String> {
+pub(crate) async fn admit(abort: &CancellationToken, timeout_ms: Option<u64>) -> Result<Slot, AdmitError> {
     let started = Instant::now();
     let limit = timeout_ms.map(Duration::from_millis).map_or(text::WORKER_WAIT, |t| t.min(text::WORKER_WAIT));
     tokio::select! {
         biased;
-        _ = abort.cancelled() => Err(text::aborted(text::ABORT_REASON)),
+        _ = abort.cancelled() => Err(AdmitError::Aborted),
         permit = slots().acquire_owned() => match permit {
             Ok(permit) => Ok(Slot { permit, waited: started.elapsed() }),
-            Err(_) => Err(text::no_worker(max_workers())),
+            Err(_) => Err(AdmitError::NoWorker { max: max_workers() }),
         },
         _ = tokio::time::sleep(limit) => Err(match timeout_ms {
-            Some(ms) if Duration::from_millis(ms) <= text::WORKER_WAIT => text::timed_out_waiting(ms),
-            _ => text::no_worker(max_workers()),
+            Some(ms) if Duration::from_millis(ms) <= text::WORKER_WAIT => AdmitError::TimedOut { ms },
+            _ => AdmitError::NoWorker { max: max_workers() },
         }),
     }
 }

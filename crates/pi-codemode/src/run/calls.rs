@@ -8,6 +8,7 @@ use std::time::Instant;
 use pi_agent::NestedOutcome;
 use serde_json::{Value, json};
 
+use super::error::CallError;
 use crate::js;
 use crate::text::{self, ARGS_PREVIEW_CHARS, ERROR_PREVIEW_CHARS};
 
@@ -139,7 +140,7 @@ impl Calls {
 /// What a finished tool call resolves to in the script: a tool with an
 /// output schema resolves to its structured value (also when it failed but
 /// returned one), any other to its text; a failure rejects with its text.
-pub(crate) fn script_value(has_output_schema: bool, outcome: &NestedOutcome) -> Result<Value, String> {
+pub(crate) fn script_value(has_output_schema: bool, outcome: &NestedOutcome) -> Result<Value, CallError> {
     if has_output_schema
         && let Some(v) = &outcome.result.structured
         && !is_error_marker(v)
@@ -148,7 +149,11 @@ pub(crate) fn script_value(has_output_schema: bool, outcome: &NestedOutcome) -> 
     }
     let text = outcome.result.text_content();
     if outcome.is_error {
-        return Err(if text.is_empty() { text::tool_failed(&outcome.name) } else { text });
+        return Err(if text.is_empty() {
+            CallError::ToolFailedSilently(outcome.name.clone())
+        } else {
+            CallError::Tool(text)
+        });
     }
     Ok(Value::String(text))
 }

@@ -11,6 +11,7 @@ use pi_agent::{AgentTool, Namespace};
 use serde_json::{Value, json};
 
 use super::calls::{Calls, Status};
+use super::error::GlobalError;
 use crate::identifier::to_identifier;
 use crate::models::{self, Models};
 use crate::search::{document, rank};
@@ -50,17 +51,17 @@ impl Globals<'_> {
         json!({"name": to_identifier(name), "description": self.samples.get(name).cloned().unwrap_or_default()})
     }
 
-    fn search_tools(&self, args: &[Value]) -> Result<Option<Value>, String> {
-        let Some(Value::String(query)) = args.first() else { return Err(text::SEARCH_NEEDS_QUERY.into()) };
+    fn search_tools(&self, args: &[Value]) -> Result<Option<Value>, GlobalError> {
+        let Some(Value::String(query)) = args.first() else { return Err(GlobalError::SearchNeedsQuery) };
         let options = args.get(1).and_then(Value::as_object);
         let limit = match options.and_then(|o| o.get("limit")).filter(|l| !l.is_null()) {
             None => DEFAULT_SEARCH_LIMIT as f64,
-            Some(l) => l.as_f64().filter(|n| n.fract() == 0.0 && *n > 0.0).ok_or(text::SEARCH_BAD_LIMIT)?,
+            Some(l) => l.as_f64().filter(|n| n.fract() == 0.0 && *n > 0.0).ok_or(GlobalError::SearchBadLimit)?,
         };
         let namespace = match options.and_then(|o| o.get("namespace")) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.as_str()).filter(|s| !s.is_empty()),
-            Some(_) => return Err(text::SEARCH_BAD_NAMESPACE.into()),
+            Some(_) => return Err(GlobalError::SearchBadNamespace),
         };
         let docs: Vec<_> = self
             .tools
@@ -75,14 +76,14 @@ impl Globals<'_> {
         Ok(Some(Value::Array(rank(query, &docs, limit).iter().map(|n| self.entry(n)).collect())))
     }
 
-    fn describe_tool(&self, args: &[Value]) -> Result<Option<Value>, String> {
-        let Some(Value::String(name)) = args.first() else { return Err(text::DESCRIBE_TOOL_NEEDS_NAME.into()) };
+    fn describe_tool(&self, args: &[Value]) -> Result<Option<Value>, GlobalError> {
+        let Some(Value::String(name)) = args.first() else { return Err(GlobalError::DescribeToolNeedsName) };
         let tool = self.tools.iter().find(|t| &t.def().name == name || &to_identifier(&t.def().name) == name);
         Ok(tool.and_then(|t| self.samples.get(&t.def().name)).map(|s| Value::String(s.clone())))
     }
 
-    fn describe_namespace(&self, args: &[Value]) -> Result<Option<Value>, String> {
-        let Some(Value::String(name)) = args.first() else { return Err(text::DESCRIBE_NAMESPACE_NEEDS_NAME.into()) };
+    fn describe_namespace(&self, args: &[Value]) -> Result<Option<Value>, GlobalError> {
+        let Some(Value::String(name)) = args.first() else { return Err(GlobalError::DescribeNamespaceNeedsName) };
         let mut found: Option<&Namespace> = None;
         let mut tools = Vec::new();
         for t in self.tools {
@@ -104,7 +105,7 @@ impl Globals<'_> {
 
     /// `classify()` and `generateImages()`: checked, recorded, and answered
     /// with `stopReason: "error"`.
-    fn model_call(&self, call: &str, args: &[Value]) -> Result<Option<Value>, String> {
+    fn model_call(&self, call: &str, args: &[Value]) -> Result<Option<Value>, GlobalError> {
         let classify = call == "models.classify";
         let kind = if classify { "classifier" } else { "image" };
         let (provider, id) = self.models.check_model(call, kind, args.first())?;
@@ -113,13 +114,13 @@ impl Globals<'_> {
         } else {
             models::images_context_problem(args.get(1))
         };
-        if let Some(p) = problem {
-            let (expected, section) = if classify {
-                (text::CLASSIFIER_CONTEXT, "Classify")
-            } else {
-                (text::IMAGES_CONTEXT, "Generate images")
-            };
-            return Err(text::context_problem(call, &p, expected, section, self.docs_path));
+        if let Some(problem) = problem {
+            return Err(GlobalError::Context {
+                call: call.to_string(),
+                problem,
+                classify,
+                docs_path: self.docs_path.to_string(),
+            });
         }
         let n = self.model_calls.fetch_add(1, Ordering::Relaxed) + 1;
         let at = self.calls.start_with(format!("{}/{call}/{n}", self.call_id), call, format!("{provider}/{id}"));
@@ -133,16 +134,16 @@ impl Globals<'_> {
     }
 
     /// Run the global `name` with `args`.
-    pub(crate) fn call(&self, name: &str, args: &[Value]) -> Result<Option<Value>, String> {
+    pub(crate) fn call(&self, name: &str, args: &[Value]) -> Result<Option<Value>, GlobalError> {
         match name {
             "searchTools" => self.search_tools(args),
             "describeTool" => self.describe_tool(args),
             "describeNamespace" => self.describe_namespace(args),
-            "models.getModelsOfType" => self.models.get_models_of_type(args).map(Some),
-            "models.getAvailableOfType" => self.models.get_available_of_type(args).map(Some),
-            "models.getModelOfType" => self.models.get_model_of_type(args),
+            "models.getModelsOfType" => Ok(self.models.get_models_of_type(args).map(Some)?),
+            "models.getAvailableOfType" => Ok(self.models.get_available_of_type(args).map(Some)?),
+            "models.getModelOfType" => Ok(self.models.get_model_of_type(args)?),
             "models.classify" | "models.generateImages" => self.model_call(name, args),
-            other => Err(text::unknown_callee(false, other)),
+            other => Err(GlobalError::Unknown(other.to_string())),
         }
     }
 }

@@ -10,6 +10,7 @@
 
 mod admission;
 mod calls;
+mod error;
 mod globals;
 mod output;
 mod vm;
@@ -34,6 +35,7 @@ use crate::source::{self, Script};
 use crate::store;
 use crate::text::{self, CODEMODE, DEFAULT_MAX_OUTPUT_TOKENS};
 use calls::{Calls, Status};
+use error::{AdmitError, CallError};
 use globals::Globals;
 use vm::{FromVm, Item, Launch, Settle};
 
@@ -54,7 +56,7 @@ enum Ending {
     Stopped(String),
 }
 
-type Answer = (u64, Result<Option<Value>, String>);
+type Answer = (u64, Result<Option<Value>, CallError>);
 
 /// Decode the runtime's `done`.
 fn ending(ok: bool, payload: Option<String>, writes: Option<String>) -> Ending {
@@ -135,7 +137,7 @@ pub(crate) async fn execute(env: &Env<'_>, inv: Invocation<'_>) -> ToolResult {
 }
 
 /// The result of a script that got no runtime.
-fn not_started(error: &str, calls: &Calls, started: Instant) -> ToolResult {
+fn not_started(error: &AdmitError, calls: &Calls, started: Instant) -> ToolResult {
     let wall = format!("{:.1}", started.elapsed().as_secs_f64());
     let content = vec![
         Content::Text { text: text::result_header(false, &wall) },
@@ -238,8 +240,9 @@ impl<'r, 'a> Run<'r, 'a> {
         Box::pin(async move {
             let (Some(nested), Some(has_schema)) = (nested, schema) else {
                 publish();
-                calls.finish(at, None, Status::Error, Some(&text::unknown_callee(true, &name)));
-                return (id, Err(text::unknown_callee(true, &name)));
+                let error = CallError::UnknownTool(name);
+                calls.finish(at, None, Status::Error, Some(&error.to_string()));
+                return (id, Err(error));
             };
             // `undefined` and `null` arguments are an empty object, as with the reference.
             let args = args.filter(|a| !a.is_null()).unwrap_or_else(|| json!({}));
@@ -294,7 +297,7 @@ impl<'r, 'a> Run<'r, 'a> {
                 ev = rx.recv() => match ev {
                     None => break Ending::Stopped(text::sandbox_failed(text::VM_GONE)),
                     Some(FromVm::Done { ok, payload, writes }) => break ending(ok, payload, writes),
-                    Some(FromVm::Crash(m)) => break Ending::Stopped(text::sandbox_failed(&m)),
+                    Some(FromVm::Crash(e)) => break Ending::Stopped(text::sandbox_failed(&e.to_string())),
                     Some(FromVm::Output(item)) => {
                         chars += match &item { Item::Text { text, .. } => crate::js::len16(text), Item::Image { data, .. } => data.len() };
                         count += 1;
@@ -317,7 +320,7 @@ impl<'r, 'a> Run<'r, 'a> {
                             pending.push(self.tool_call(id, name, args, &abort));
                         } else {
                             let list = match args { Some(Value::Array(a)) => a, _ => Vec::new() };
-                            let answer = self.globals.call(&name, &list);
+                            let answer = self.globals.call(&name, &list).map_err(CallError::from);
                             (self.publish)();
                             vm.settle(settle(id, answer));
                         }
@@ -341,9 +344,9 @@ impl<'r, 'a> Run<'r, 'a> {
     }
 }
 
-fn settle(id: u64, answer: Result<Option<Value>, String>) -> Settle {
+fn settle(id: u64, answer: Result<Option<Value>, CallError>) -> Settle {
     match answer {
         Ok(v) => Settle { id, ok: true, payload: v.map(|v| crate::js::stringify(&v)), properties: None },
-        Err(message) => Settle { id, ok: false, payload: Some(message), properties: None },
+        Err(e) => Settle { id, ok: false, payload: Some(e.to_string()), properties: None },
     }
 }

@@ -16,6 +16,7 @@ use rquickjs::context::EvalOptions;
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Persistent, Runtime};
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::error::VmError;
 use crate::text;
 
 /// The code that freezes the realm, with its texts filled in.
@@ -63,7 +64,7 @@ pub(crate) enum FromVm {
     /// The script ended: `payload` is the returned value's JSON (`ok`) or the error's JSON.
     Done { ok: bool, payload: Option<String>, writes: Option<String> },
     /// The VM failed outside the script (the runtime could not start, a job failed).
-    Crash(String),
+    Crash(VmError),
 }
 
 /// A call's answer: a JSON value (`ok`) or an error message, with extra
@@ -157,18 +158,19 @@ pub(crate) struct Ready {
 }
 
 /// Make a runtime ready; `stop` interrupts whatever runs in it.
-pub(crate) fn prepare(stop: Arc<AtomicBool>) -> Result<Ready, String> {
-    let rt = Runtime::new().map_err(|e| e.to_string())?;
+pub(crate) fn prepare(stop: Arc<AtomicBool>) -> Result<Ready, VmError> {
+    let rt = Runtime::new()?;
     rt.set_memory_limit(text::MEMORY_LIMIT_BYTES);
     rt.set_max_stack_size(text::JS_STACK_BYTES);
     let flag = stop.clone();
     rt.set_interrupt_handler(Some(Box::new(move || flag.load(Ordering::Relaxed))));
-    let context = Context::full(&rt).map_err(|e| e.to_string())?;
-    let factory = context.with(|ctx| -> Result<Persistent<Function<'static>>, String> {
-        let caught = |e: CaughtError<'_>| e.to_string();
-        ctx.eval_with_options::<(), _>(HARDEN_SOURCE.as_str(), runtime_options()).catch(&ctx).map_err(caught)?;
+    let context = Context::full(&rt)?;
+    let factory = context.with(|ctx| -> Result<Persistent<Function<'static>>, VmError> {
+        ctx.eval_with_options::<(), _>(HARDEN_SOURCE.as_str(), runtime_options())
+            .catch(&ctx)
+            .map_err(VmError::thrown)?;
         let factory: Function =
-            ctx.eval_with_options(RUNTIME_SOURCE.as_str(), runtime_options()).catch(&ctx).map_err(caught)?;
+            ctx.eval_with_options(RUNTIME_SOURCE.as_str(), runtime_options()).catch(&ctx).map_err(VmError::thrown)?;
         Ok(Persistent::save(&ctx, factory))
     })?;
     Ok(Ready { rt, context, factory, stop })
@@ -234,9 +236,9 @@ fn begin<'js>(
     factory: &Persistent<Function<'static>>,
     launch: &Launch,
     events: &UnboundedSender<FromVm>,
-) -> Result<Persistent<Object<'static>>, String> {
-    let caught = |e: CaughtError<'_>| e.to_string();
-    let factory = factory.clone().restore(ctx).map_err(|e| e.to_string())?;
+) -> Result<Persistent<Object<'static>>, VmError> {
+    let caught = VmError::thrown;
+    let factory = factory.clone().restore(ctx)?;
     let host = host_object(ctx, events).catch(ctx).map_err(caught)?;
     let api: Object = factory
         .call((host, launch.tools_json.as_str(), launch.globals_json.as_str(), launch.store_json.as_str()))
@@ -266,7 +268,7 @@ pub(crate) fn run(
     launch: &Launch,
     events: &UnboundedSender<FromVm>,
     rx: mpsc::Receiver<Settle>,
-) -> Result<(), String> {
+) -> Result<(), VmError> {
     let Ready { rt, context, factory, stop } = ready;
     let stopped = || stop.load(Ordering::SeqCst);
     let api = match context.with(|ctx| begin(&ctx, &factory, launch, events)) {
@@ -279,11 +281,11 @@ pub(crate) fn run(
         if stopped() {
             return Ok(());
         }
-        let settled = context.with(|ctx| -> Result<(), String> {
-            let api = api.clone().restore(&ctx).map_err(|e| e.to_string())?;
-            let settle: Function = api.get("settle").catch(&ctx).map_err(|e| e.to_string())?;
+        let settled = context.with(|ctx| -> Result<(), VmError> {
+            let api = api.clone().restore(&ctx)?;
+            let settle: Function = api.get("settle").catch(&ctx).map_err(VmError::thrown)?;
             let args = (answer.id as f64, answer.ok, answer.payload, answer.properties);
-            settle.call::<_, ()>(args).catch(&ctx).map_err(|e| e.to_string())
+            settle.call::<_, ()>(args).catch(&ctx).map_err(VmError::thrown)
         });
         match settled {
             Err(_) if stopped() => return Ok(()),
@@ -296,7 +298,7 @@ pub(crate) fn run(
 
 /// Run the promise jobs until none is left (checking for a stop between
 /// batches), then fail a script that waits on nothing.
-fn drain(rt: &Runtime, context: &Context, api: &Persistent<Object<'static>>, stop: &AtomicBool) -> Result<(), String> {
+fn drain(rt: &Runtime, context: &Context, api: &Persistent<Object<'static>>, stop: &AtomicBool) -> Result<(), VmError> {
     let mut jobs = 0usize;
     loop {
         if stop.load(Ordering::SeqCst) {
@@ -306,16 +308,16 @@ fn drain(rt: &Runtime, context: &Context, api: &Persistent<Object<'static>>, sto
             Ok(true) => {}
             Ok(false) => break,
             Err(_) if stop.load(Ordering::SeqCst) => return Ok(()),
-            Err(_) => return Err(text::JOB_FAILED.into()),
+            Err(_) => return Err(VmError::JobFailed),
         }
         jobs += 1;
         if jobs.is_multiple_of(text::JOBS_PER_STOP_CHECK) && stop.load(Ordering::SeqCst) {
             return Ok(());
         }
     }
-    context.with(|ctx| -> Result<(), String> {
-        let api = api.clone().restore(&ctx).map_err(|e| e.to_string())?;
-        let stalled: Function = api.get("stalled").catch(&ctx).map_err(|e| e.to_string())?;
-        stalled.call::<_, bool>(()).catch(&ctx).map(|_| ()).map_err(|e| e.to_string())
+    context.with(|ctx| -> Result<(), VmError> {
+        let api = api.clone().restore(&ctx)?;
+        let stalled: Function = api.get("stalled").catch(&ctx).map_err(VmError::thrown)?;
+        stalled.call::<_, bool>(()).catch(&ctx).map(|_| ()).map_err(VmError::thrown)
     })
 }
