@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime};
 use serde_json::Value;
 
+use super::Engine;
+use super::config::{EngineConfig, Shared};
 use super::host::{install_realm, load_module, start_extension};
 use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, ExtId, ExtSender, Msg};
-use super::{Engine, EngineConfig};
 use crate::api::ToolsApi;
 use crate::memory::HeapState;
 use crate::report::{describe_caught, stderr_line};
@@ -84,7 +85,7 @@ pub(crate) struct State {
     /// The factory finished.
     pub loaded: Cell<bool>,
     /// What the handle reads (events with handlers, commands, the session).
-    pub shared: super::Shared,
+    pub shared: Shared,
     /// Why the extension stopped, once it has.
     pub poisoned: RefCell<Option<EngineError>>,
     /// The engine's channel, for messages about this extension.
@@ -379,7 +380,7 @@ impl Looper<'_> {
     }
 
     /// Load extension `ext`: its glue, its module, its factory (call 0).
-    fn start(&self, ext: ExtId, mut cfg: EngineConfig, load: CallSink, shared: super::Shared) {
+    fn start(&self, ext: ExtId, mut cfg: EngineConfig, load: CallSink, shared: Shared) {
         let compiled = RefCell::new(cfg.compiled.take());
         let state = Rc::new(State {
             compiled,

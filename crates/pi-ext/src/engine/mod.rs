@@ -14,16 +14,16 @@
 //! JavaScript calls live in [`host`].
 
 pub(crate) mod component;
+mod config;
 mod host;
 mod looper;
 mod prompt_span;
 pub(crate) mod protocol;
 pub(crate) mod realm;
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock, mpsc};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -33,8 +33,9 @@ use pi_tools::{ToolContext, ToolResult};
 use serde_json::Value;
 use tokio::sync::mpsc as tmpsc;
 
-use crate::api::{Limits, Mode, UiBridge, UiResponse};
+use crate::api::{Limits, UiBridge, UiResponse};
 use crate::convert;
+pub(crate) use config::{EngineConfig, Shared};
 pub(crate) use looper::Realm;
 use protocol::{CallMsg, EngineError, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
 pub(crate) use realm::EngineThread;
@@ -47,43 +48,6 @@ impl Drop for SpanEnd {
     fn drop(&mut self) {
         prompt_span::end();
     }
-}
-
-/// Settings of one engine.
-pub(crate) struct EngineConfig {
-    pub path: PathBuf,
-    pub cwd: PathBuf,
-    pub has_ui: bool,
-    pub mode: Mode,
-    pub project_trusted: bool,
-    pub ui: Option<Arc<dyn UiBridge>>,
-    pub limits: Limits,
-    /// The module compiled ahead (`None`: the engine compiles the file).
-    pub compiled: Option<crate::compile::Compiled>,
-    /// Run the factory of the module this realm already evaluated for this
-    /// path, if any (a session replacement), instead of evaluating it again.
-    pub reuse_module: bool,
-}
-
-/// What the engine thread shares with the handle (read by other threads).
-#[derive(Clone, Default)]
-pub(crate) struct Shared {
-    /// The events with handlers.
-    pub events: Arc<RwLock<HashSet<String>>>,
-    /// The registered commands: `[{name, description}]`, in registration order.
-    pub commands: Arc<RwLock<Vec<Value>>>,
-    /// The registered keyboard shortcuts: `[{key, description}]`.
-    pub shortcuts: Arc<RwLock<Vec<Value>>>,
-    /// The custom message types with a renderer.
-    pub renderers: Arc<RwLock<Vec<String>>>,
-    /// The custom entry types with a renderer.
-    pub entry_renderers: Arc<RwLock<Vec<String>>>,
-    /// The tools with `renderCall` or `renderResult`.
-    pub tool_renderers: Arc<RwLock<Vec<String>>>,
-    /// The MCP servers registered: `[{name, config}]`.
-    pub mcp_servers: Arc<RwLock<Vec<Value>>>,
-    /// The session, once bound.
-    pub session: Arc<RwLock<Option<Arc<dyn crate::api::SessionApi>>>>,
 }
 
 /// The handle to one extension in its engine; dropping the last one stops

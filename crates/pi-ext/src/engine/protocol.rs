@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::config::{EngineConfig, Shared};
 use crate::api::{CommandOp, SessionCall, ToolsApi, UiRequest};
 use crate::text;
 
@@ -528,7 +529,7 @@ impl ExtSender {
 pub(crate) enum Msg {
     /// Load an extension: its settings, where the load call's outcome goes,
     /// and what its handle reads.
-    Start(Box<super::EngineConfig>, CallSink, super::Shared),
+    Start(Box<EngineConfig>, CallSink, Shared),
     /// No extension will be started any more: the thread ends when the last one stops.
     Sealed,
     /// The engine's own handle (for tools registered later).
