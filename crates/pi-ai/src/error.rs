@@ -36,3 +36,28 @@ impl ProviderError {
         }
     }
 }
+
+/// The shared HTTP client could not be built (kept, so it is cloneable).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", crate::text::client_failed(.0))]
+pub(crate) struct ClientError(std::sync::Arc<reqwest::Error>);
+
+impl From<reqwest::Error> for ClientError {
+    fn from(e: reqwest::Error) -> Self {
+        ClientError(std::sync::Arc::new(e))
+    }
+}
+
+impl From<ClientError> for ProviderError {
+    fn from(e: ClientError) -> Self {
+        ProviderError::failed(e.to_string())
+    }
+}
+
+/// One server-sent event outgrew its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{}", crate::text::sse_event_too_large(self.limit))]
+pub(crate) struct EventTooLarge {
+    /// The limit in bytes.
+    pub limit: usize,
+}

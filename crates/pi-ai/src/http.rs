@@ -10,7 +10,7 @@ use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
-use crate::error::ProviderError;
+use crate::error::{ClientError, ProviderError};
 use crate::failure::{self, FailureKind};
 use crate::limits::{CONNECT_TIMEOUT, MAX_ERROR_BODY_BYTES, MAX_ERROR_BODY_CHARS, READ_TIMEOUT};
 use crate::sse::{SseEvent, SseParser};
@@ -21,11 +21,11 @@ const RETRY_AFTER_MS: &str = "retry-after-ms";
 /// The standard header with the server's wait (seconds or an HTTP date).
 const RETRY_AFTER: &str = "retry-after";
 
-static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+static CLIENT: OnceLock<Result<reqwest::Client, ClientError>> = OnceLock::new();
 /// The client that speaks HTTP/2 without negotiation (`h2c` on `http://` URLs).
-static H2C_CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+static H2C_CLIENT: OnceLock<Result<reqwest::Client, ClientError>> = OnceLock::new();
 
-fn build_client(prior_knowledge: bool) -> Result<reqwest::Client, String> {
+fn build_client(prior_knowledge: bool) -> Result<reqwest::Client, ClientError> {
     // Ignore the error: another part of the process may have installed it.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let builder = reqwest::Client::builder()
@@ -33,11 +33,16 @@ fn build_client(prior_knowledge: bool) -> Result<reqwest::Client, String> {
         .read_timeout(READ_TIMEOUT)
         .user_agent(concat!("pi/", env!("CARGO_PKG_VERSION")));
     let builder = if prior_knowledge { builder.http2_prior_knowledge() } else { builder };
-    builder.build().map_err(|e| format!("Could not create the HTTP client: {e}"))
+    Ok(builder.build()?)
 }
 
 pub(crate) fn client() -> Result<&'static reqwest::Client, ProviderError> {
-    CLIENT.get_or_init(|| build_client(false)).as_ref().map_err(|e| ProviderError::failed(e.clone()))
+    Ok(shared_client()?)
+}
+
+/// The shared client, or why it could not be built.
+pub(crate) fn shared_client() -> Result<&'static reqwest::Client, ClientError> {
+    CLIENT.get_or_init(|| build_client(false)).as_ref().map_err(Clone::clone)
 }
 
 /// POST `body` and return the answer, whatever its status (the caller reads
@@ -50,7 +55,7 @@ pub(crate) async fn post_raw(
     h2c: bool,
 ) -> Result<reqwest::Response, ProviderError> {
     let client = if h2c && url.starts_with("http://") {
-        H2C_CLIENT.get_or_init(|| build_client(true)).as_ref().map_err(|e| ProviderError::failed(e.clone()))?
+        H2C_CLIENT.get_or_init(|| build_client(true)).as_ref().map_err(|e| ProviderError::from(e.clone()))?
     } else {
         client()?
     };
@@ -126,9 +131,9 @@ impl SseStream {
             }
             match self.body.next().await {
                 Some(Ok(bytes)) => {
-                    if let Err(message) = self.parser.push(&bytes) {
+                    if let Err(e) = self.parser.push(&bytes) {
                         self.ended = true;
-                        return Some(Err(ProviderError::failed(message)));
+                        return Some(Err(ProviderError::failed(e.to_string())));
                     }
                 }
                 Some(Err(e)) => {

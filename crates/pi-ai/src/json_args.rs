@@ -33,7 +33,7 @@ pub fn parse_tool_arguments(raw: &str) -> (Value, Option<String>) {
     let message = match parse_strict(&repaired) {
         Ok(v @ Value::Object(_)) => return (v, None),
         Ok(_) => text::ARGUMENTS_NOT_OBJECT.to_string(),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     };
     (Value::Object(Map::new()), Some(text::arguments_error(&message, raw)))
 }
@@ -169,18 +169,110 @@ pub fn repair(raw: &str) -> String {
     out
 }
 
+/// Why text is not JSON, in the words of JavaScript's `JSON.parse`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JsonError {
+    /// A fault at a known place: `<what> in JSON at position <p> (line <l> column <c>)`.
+    #[error("{what} in JSON at position {position} (line {line} column {column})")]
+    At {
+        /// What is wrong there.
+        what: Syntax,
+        /// The position, in UTF-16 units.
+        position: usize,
+        /// The line, from 1.
+        line: usize,
+        /// The column, from 1.
+        column: usize,
+    },
+    /// Text after the value.
+    #[error("Unexpected non-whitespace character after JSON at position {position} (line {line} column {column})")]
+    Trailing {
+        /// The position, in UTF-16 units.
+        position: usize,
+        /// The line, from 1.
+        line: usize,
+        /// The column, from 1.
+        column: usize,
+    },
+    /// The text ended inside a value.
+    #[error("Unexpected end of JSON input")]
+    End,
+    /// A whole text JavaScript names (`NaN`, `undefined`, …).
+    #[error("\"{0}\" is not valid JSON")]
+    NotJson(String),
+    /// An unexpected character, shown in its context.
+    #[error("Unexpected token '{token}', {before}\"{snippet}\"{after} is not valid JSON")]
+    Token {
+        /// The character.
+        token: String,
+        /// The text around it (all of a short text).
+        snippet: String,
+        /// `...` when the snippet does not start the text.
+        before: &'static str,
+        /// `...` when the snippet does not end it.
+        after: &'static str,
+    },
+}
+
+/// What [`JsonError::At`] found at its position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Syntax {
+    /// A string where none may be.
+    #[error("Unexpected string")]
+    UnexpectedString,
+    /// A number where none may be.
+    #[error("Unexpected number")]
+    UnexpectedNumber,
+    /// Arrays and objects nested past the limit.
+    #[error("{}", text::arguments_too_deep(*.0))]
+    TooDeep(usize),
+    /// `-` without digits.
+    #[error("No number after minus sign")]
+    NoNumberAfterMinus,
+    /// `1.` without digits.
+    #[error("Unterminated fractional number")]
+    UnterminatedFraction,
+    /// `1e` without digits.
+    #[error("Exponent part is missing a number")]
+    EmptyExponent,
+    /// A string left open.
+    #[error("Unterminated string")]
+    UnterminatedString,
+    /// `\u` without four hex digits.
+    #[error("Bad Unicode escape")]
+    BadUnicodeEscape,
+    /// A backslash before a character no escape starts with.
+    #[error("Bad escaped character")]
+    BadEscape,
+    /// A raw control character inside a string.
+    #[error("Bad control character in string literal")]
+    ControlCharacter,
+    /// An object that starts with neither a name nor `}`.
+    #[error("Expected property name or '}}'")]
+    ExpectedNameOrEnd,
+    /// A name without `:`.
+    #[error("Expected ':' after property name")]
+    ExpectedColon,
+    /// A `,` in an object not followed by a name.
+    #[error("Expected double-quoted property name")]
+    ExpectedName,
+    /// An object value followed by neither `,` nor `}`.
+    #[error("Expected ',' or '}}' after property value")]
+    ExpectedCommaOrBrace,
+    /// An array element followed by neither `,` nor `]`.
+    #[error("Expected ',' or ']' after array element")]
+    ExpectedCommaOrBracket,
+}
+
 /// Parse JSON strictly, with JavaScript's `JSON.parse` error messages.
-pub fn parse_strict(src: &str) -> Result<Value, String> {
+pub fn parse_strict(src: &str) -> Result<Value, JsonError> {
     let units: Vec<u16> = src.encode_utf16().collect();
     let mut p = Parser { s: &units, i: 0, depth: 0 };
     let v = p.value()?;
     p.skip_ws();
     if p.i < units.len() {
         let (line, column) = p.location(p.i);
-        return Err(format!(
-            "Unexpected non-whitespace character after JSON at position {} (line {line} column {column})",
-            p.i
-        ));
+        return Err(JsonError::Trailing { position: p.i, line, column });
     }
     Ok(v)
 }
@@ -239,33 +331,33 @@ impl Parser<'_> {
         (line, pos - line_start + 1)
     }
 
-    fn explicit(&self, pos: usize, what: &str) -> String {
-        let (line, column) = self.location(pos);
-        format!("{what} in JSON at position {pos} (line {line} column {column})")
+    fn explicit(&self, position: usize, what: Syntax) -> JsonError {
+        let (line, column) = self.location(position);
+        JsonError::At { what, position, line, column }
     }
 
     /// The error for an unexpected token at `pos`, chosen by the token like
     /// JavaScript engines do.
-    fn unexpected(&self, pos: usize) -> String {
+    fn unexpected(&self, pos: usize) -> JsonError {
         let Some(c) = self.s.get(pos).copied() else {
-            return "Unexpected end of JSON input".to_string();
+            return JsonError::End;
         };
         if c == b'"' as u16 {
-            return self.explicit(pos, "Unexpected string");
+            return self.explicit(pos, Syntax::UnexpectedString);
         }
         if c == b'-' as u16 || is_digit(c) {
-            return self.explicit(pos, "Unexpected number");
+            return self.explicit(pos, Syntax::UnexpectedNumber);
         }
         let whole = String::from_utf16_lossy(self.s);
         if matches!(whole.as_str(), "NaN" | "Infinity" | "undefined" | "[object Object]") {
-            return format!("\"{whole}\" is not valid JSON");
+            return JsonError::NotJson(whole);
         }
         let token = String::from_utf16_lossy(&[c]);
         let len = self.s.len();
         if len < MIN_LEN_FOR_CONTEXT {
-            return format!("Unexpected token '{token}', \"{whole}\" is not valid JSON");
+            return JsonError::Token { token, snippet: whole, before: "", after: "" };
         }
-        let (start, end, pre, post) = if pos < CONTEXT {
+        let (start, end, before, after) = if pos < CONTEXT {
             (0, pos + CONTEXT, "", "...")
         } else if pos < len - CONTEXT {
             (pos - CONTEXT, pos + CONTEXT, "...", "...")
@@ -273,10 +365,10 @@ impl Parser<'_> {
             (pos - CONTEXT, len, "...", "")
         };
         let snippet = String::from_utf16_lossy(&self.s[start..end.min(len)]);
-        format!("Unexpected token '{token}', {pre}\"{snippet}\"{post} is not valid JSON")
+        JsonError::Token { token, snippet, before, after }
     }
 
-    fn value(&mut self) -> Result<Value, String> {
+    fn value(&mut self) -> Result<Value, JsonError> {
         self.skip_ws();
         let Some(c) = self.peek() else {
             return Err(self.unexpected(self.i));
@@ -286,7 +378,7 @@ impl Parser<'_> {
             0x2d | 0x30..=0x39 => self.number(),
             0x7b | 0x5b => {
                 if self.depth >= MAX_ARGUMENT_DEPTH {
-                    return Err(self.explicit(self.i, &text::arguments_too_deep(MAX_ARGUMENT_DEPTH)));
+                    return Err(self.explicit(self.i, Syntax::TooDeep(MAX_ARGUMENT_DEPTH)));
                 }
                 self.depth += 1;
                 let v = if c == 0x7b { self.object() } else { self.array() };
@@ -300,7 +392,7 @@ impl Parser<'_> {
         }
     }
 
-    fn literal(&mut self, word: &str, v: Value) -> Result<Value, String> {
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, JsonError> {
         for (k, w) in word.bytes().enumerate().skip(1) {
             let pos = self.i + k;
             match self.s.get(pos) {
@@ -318,12 +410,12 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Value, String> {
+    fn number(&mut self) -> Result<Value, JsonError> {
         let start = self.i;
         if self.at(b'-') {
             self.i += 1;
             if !self.peek().is_some_and(is_digit) {
-                return Err(self.explicit(self.i, "No number after minus sign"));
+                return Err(self.explicit(self.i, Syntax::NoNumberAfterMinus));
             }
         }
         if self.at(b'0') {
@@ -337,7 +429,7 @@ impl Parser<'_> {
         if self.at(b'.') {
             self.i += 1;
             if !self.peek().is_some_and(is_digit) {
-                return Err(self.explicit(self.i, "Unterminated fractional number"));
+                return Err(self.explicit(self.i, Syntax::UnterminatedFraction));
             }
             self.digits();
         }
@@ -347,7 +439,7 @@ impl Parser<'_> {
                 self.i += 1;
             }
             if !self.peek().is_some_and(is_digit) {
-                return Err(self.explicit(self.i, "Exponent part is missing a number"));
+                return Err(self.explicit(self.i, Syntax::EmptyExponent));
             }
             self.digits();
         }
@@ -356,12 +448,12 @@ impl Parser<'_> {
         Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, JsonError> {
         self.i += 1;
         let mut out: Vec<u16> = Vec::new();
         loop {
             let Some(c) = self.peek() else {
-                return Err(self.explicit(self.s.len(), "Unterminated string"));
+                return Err(self.explicit(self.s.len(), Syntax::UnterminatedString));
             };
             match c {
                 0x22 => {
@@ -394,20 +486,20 @@ impl Parser<'_> {
                                 match digit {
                                     Some(d) => code = code * 16 + d as u16,
                                     None => {
-                                        return Err(self.explicit(pos, "Bad Unicode escape"));
+                                        return Err(self.explicit(pos, Syntax::BadUnicodeEscape));
                                     }
                                 }
                             }
                             self.i += 4;
                             code
                         }
-                        _ => return Err(self.explicit(self.i, "Bad escaped character")),
+                        _ => return Err(self.explicit(self.i, Syntax::BadEscape)),
                     };
                     out.push(decoded);
                     self.i += 1;
                 }
                 c if c < 0x20 => {
-                    return Err(self.explicit(self.i, "Bad control character in string literal"));
+                    return Err(self.explicit(self.i, Syntax::ControlCharacter));
                 }
                 c => {
                     out.push(c);
@@ -417,7 +509,7 @@ impl Parser<'_> {
         }
     }
 
-    fn object(&mut self) -> Result<Value, String> {
+    fn object(&mut self) -> Result<Value, JsonError> {
         self.i += 1;
         let mut map = Map::new();
         self.skip_ws();
@@ -426,13 +518,13 @@ impl Parser<'_> {
             return Ok(Value::Object(map));
         }
         if !self.at(b'"') {
-            return Err(self.explicit(self.i, "Expected property name or '}'"));
+            return Err(self.explicit(self.i, Syntax::ExpectedNameOrEnd));
         }
         loop {
             let key = self.string()?;
             self.skip_ws();
             if !self.at(b':') {
-                return Err(self.explicit(self.i, "Expected ':' after property name"));
+                return Err(self.explicit(self.i, Syntax::ExpectedColon));
             }
             self.i += 1;
             let v = self.value()?;
@@ -442,18 +534,18 @@ impl Parser<'_> {
                 self.i += 1;
                 self.skip_ws();
                 if !self.at(b'"') {
-                    return Err(self.explicit(self.i, "Expected double-quoted property name"));
+                    return Err(self.explicit(self.i, Syntax::ExpectedName));
                 }
             } else if self.at(b'}') {
                 self.i += 1;
                 return Ok(Value::Object(map));
             } else {
-                return Err(self.explicit(self.i, "Expected ',' or '}' after property value"));
+                return Err(self.explicit(self.i, Syntax::ExpectedCommaOrBrace));
             }
         }
     }
 
-    fn array(&mut self) -> Result<Value, String> {
+    fn array(&mut self) -> Result<Value, JsonError> {
         self.i += 1;
         let mut items = Vec::new();
         self.skip_ws();
@@ -470,7 +562,7 @@ impl Parser<'_> {
                 self.i += 1;
                 return Ok(Value::Array(items));
             } else {
-                return Err(self.explicit(self.i, "Expected ',' or ']' after array element"));
+                return Err(self.explicit(self.i, Syntax::ExpectedCommaOrBracket));
             }
         }
     }
@@ -536,7 +628,7 @@ mod tests {
             ),
         ];
         for (src, want) in cases {
-            assert_eq!(parse_strict(src).unwrap_err(), *want, "source {src:?}");
+            assert_eq!(parse_strict(src).unwrap_err().to_string(), *want, "source {src:?}");
         }
     }
 
@@ -584,13 +676,13 @@ mod tests {
         let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         assert!(parse_strict(&nest(MAX_ARGUMENT_DEPTH)).is_ok());
         assert_eq!(
-            parse_strict(&nest(MAX_ARGUMENT_DEPTH + 1)).unwrap_err(),
+            parse_strict(&nest(MAX_ARGUMENT_DEPTH + 1)).unwrap_err().to_string(),
             "Nesting deeper than 64 levels in JSON at position 64 (line 1 column 65)"
         );
         // Objects count too, and the position is where the limit was passed.
         let objects = format!("{{\"a\": {}1{}}}", "{\"b\":".repeat(70), "}".repeat(70));
         assert_eq!(
-            parse_strict(&objects).unwrap_err(),
+            parse_strict(&objects).unwrap_err().to_string(),
             "Nesting deeper than 64 levels in JSON at position 321 (line 1 column 322)"
         );
         // A million levels: still only an error, for every entry point.

@@ -13,8 +13,8 @@
 
 use std::collections::VecDeque;
 
+use crate::error::EventTooLarge;
 use crate::limits::MAX_SSE_EVENT_BYTES;
-use crate::text;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -50,7 +50,7 @@ pub(crate) struct SseParser {
 impl SseParser {
     /// Add body bytes; complete events become available to [`SseParser::next_event`].
     /// Fails when one event outgrows [`MAX_SSE_EVENT_BYTES`].
-    pub fn push(&mut self, mut bytes: &[u8]) -> Result<(), String> {
+    pub fn push(&mut self, mut bytes: &[u8]) -> Result<(), EventTooLarge> {
         if self.started {
             if self.after_cr && !bytes.is_empty() {
                 self.after_cr = false;
@@ -92,7 +92,7 @@ impl SseParser {
             self.start = 0;
         }
         if self.buf.len() - self.start + self.data.len() > MAX_SSE_EVENT_BYTES {
-            return Err(text::sse_event_too_large(MAX_SSE_EVENT_BYTES));
+            return Err(EventTooLarge { limit: MAX_SSE_EVENT_BYTES });
         }
         Ok(())
     }
@@ -204,7 +204,7 @@ mod tests {
         let mut failed = None;
         for _ in 0..=MAX_SSE_EVENT_BYTES / piece.len() {
             if let Err(e) = p.push(&piece) {
-                failed = Some(e);
+                failed = Some(e.to_string());
                 break;
             }
         }

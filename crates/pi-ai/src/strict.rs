@@ -102,46 +102,105 @@ const UNSUPPORTED: &[&str] = &[
 
 use crate::text::strict as reason;
 
+/// Why a schema has no strict form (each completes [`StrictRequired`]'s sentence).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub(crate) enum Unsupported {
+    /// The parameters are not an object schema.
+    #[error("{}", reason::ROOT_NOT_OBJECT)]
+    RootNotObject,
+    /// `true`/`false` in place of a schema.
+    #[error("{}", reason::BOOLEAN)]
+    Boolean,
+    /// A keyword strict mode never accepts.
+    #[error("{}", reason::keyword(.0))]
+    Keyword(String),
+    /// A keyword and value the provider's strict mode refuses.
+    #[error("{}", reason::value(.key, .value))]
+    Value {
+        /// The keyword.
+        key: String,
+        /// Its value.
+        value: Value,
+    },
+    /// A schema with no `type`, `anyOf` or `enum`.
+    #[error("{}", reason::UNTYPED)]
+    Untyped,
+    /// An `anyOf` with an object or array variant.
+    #[error("{}", reason::COMPOSITE_UNION)]
+    CompositeUnion,
+    /// `properties` beside a `type` other than `"object"`.
+    #[error("{}", reason::PROPERTIES_NOT_OBJECT)]
+    PropertiesNotObject,
+    /// `items` as an array.
+    #[error("{}", reason::TUPLE)]
+    Tuple,
+    /// An object whose `additionalProperties` is not `false`.
+    #[error("{}", reason::OPEN_OBJECT)]
+    OpenObject,
+    /// `required` names a property `properties` lacks.
+    #[error("{}", reason::UNKNOWN_REQUIRED)]
+    UnknownRequired,
+    /// The provider has no strict mode.
+    #[error("{}", reason::NO_STRICT_TOOLS)]
+    NoStrictTools,
+}
+
+/// A tool requires strict sampling and cannot have it: the request fails.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{}", crate::text::strict_required(.tool, &.why.to_string()))]
+pub(crate) struct StrictRequired {
+    /// The tool's name.
+    pub tool: String,
+    /// Why its schema cannot be sent strict.
+    pub why: Unsupported,
+}
+
+impl From<StrictRequired> for crate::error::ProviderError {
+    fn from(e: StrictRequired) -> Self {
+        crate::error::ProviderError::failed(e.to_string())
+    }
+}
+
 /// The strict form of a tool's parameter schema, or why there is none.
-pub(crate) fn make_strict(schema: &Value, check: Option<KeywordCheck>) -> Result<Value, String> {
+pub(crate) fn make_strict(schema: &Value, check: Option<KeywordCheck>) -> Result<Value, Unsupported> {
     let type_ok = match schema.get("type") {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
         _ => false,
     };
     if schema.is_object() && schema.get("anyOf").is_none() && !type_ok {
-        return Err(reason::ROOT_NOT_OBJECT.into());
+        return Err(Unsupported::RootNotObject);
     }
     node(schema, check)
 }
 
 /// One schema node, checked then transformed.
-fn node(schema: &Value, check: Option<KeywordCheck>) -> Result<Value, String> {
+fn node(schema: &Value, check: Option<KeywordCheck>) -> Result<Value, Unsupported> {
     let Value::Object(obj) = schema else {
-        return Err(reason::BOOLEAN.into());
+        return Err(Unsupported::Boolean);
     };
     for (k, v) in obj {
         if UNSUPPORTED.contains(&k.as_str()) {
-            return Err(reason::keyword(k));
+            return Err(Unsupported::Keyword(k.clone()));
         }
         if let Some(refuses) = check
             && refuses(k, v)
         {
-            return Err(reason::value(k, v));
+            return Err(Unsupported::Value { key: k.clone(), value: v.clone() });
         }
     }
     let ty = obj.get("type");
     if let Some(variants) = obj.get("anyOf") {
-        let variants = variants.as_array().ok_or(reason::UNTYPED)?;
+        let variants = variants.as_array().ok_or(Unsupported::Untyped)?;
         if variants.iter().any(|v| has_type(v, "object") || has_type(v, "array")) {
-            return Err(reason::COMPOSITE_UNION.into());
+            return Err(Unsupported::CompositeUnion);
         }
     } else if ty.is_none() && !obj.contains_key("enum") {
-        return Err(reason::UNTYPED.into());
+        return Err(Unsupported::Untyped);
     }
     let is_object = ty.and_then(Value::as_str) == Some("object");
     if obj.contains_key("properties") && !is_object {
-        return Err(reason::PROPERTIES_NOT_OBJECT.into());
+        return Err(Unsupported::PropertiesNotObject);
     }
     let mut out = Map::new();
     for (k, v) in obj {
@@ -150,11 +209,11 @@ fn node(schema: &Value, check: Option<KeywordCheck>) -> Result<Value, String> {
                 Value::Array(v.as_array().into_iter().flatten().map(|s| node(s, check)).collect::<Result<Vec<_>, _>>()?)
             }
             "items" => match v {
-                Value::Array(_) => return Err(reason::TUPLE.into()),
+                Value::Array(_) => return Err(Unsupported::Tuple),
                 other => node(other, check)?,
             },
             "additionalProperties" if is_object && v != &Value::Bool(false) => {
-                return Err(reason::OPEN_OBJECT.into());
+                return Err(Unsupported::OpenObject);
             }
             "properties" if is_object => properties(obj, v, check)?,
             "required" if is_object => all_required(obj),
@@ -167,7 +226,7 @@ fn node(schema: &Value, check: Option<KeywordCheck>) -> Result<Value, String> {
             obj.get("properties").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k.as_str()).collect();
         let required = obj.get("required").and_then(Value::as_array);
         if required.into_iter().flatten().any(|r| !r.as_str().is_some_and(|r| names.contains(&r))) {
-            return Err(reason::UNKNOWN_REQUIRED.into());
+            return Err(Unsupported::UnknownRequired);
         }
         out.entry("required").or_insert_with(|| all_required(obj));
         out.entry("additionalProperties").or_insert(Value::Bool(false));
@@ -176,7 +235,7 @@ fn node(schema: &Value, check: Option<KeywordCheck>) -> Result<Value, String> {
 }
 
 /// An object's properties made strict: an optional one may also be `null`.
-fn properties(obj: &Map<String, Value>, props: &Value, check: Option<KeywordCheck>) -> Result<Value, String> {
+fn properties(obj: &Map<String, Value>, props: &Value, check: Option<KeywordCheck>) -> Result<Value, Unsupported> {
     let Value::Object(props) = props else { return Ok(props.clone()) };
     let required: Vec<&str> =
         obj.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
@@ -227,15 +286,19 @@ pub(crate) enum Declared {
 /// Decide how `tool` is declared to a provider that does (`supported`) or
 /// does not support strict tools; a tool that requires strict sampling and
 /// cannot have it is an error with the reference's words.
-pub(crate) fn declare(tool: &crate::Tool, supported: bool, check: Option<KeywordCheck>) -> Result<Declared, String> {
+pub(crate) fn declare(
+    tool: &crate::Tool,
+    supported: bool,
+    check: Option<KeywordCheck>,
+) -> Result<Declared, StrictRequired> {
     let mode = match &tool.constrained_sampling {
         Some(ConstrainedSampling::JsonSchema(m)) => Some(*m),
         _ => None,
     };
-    let refused = |why: &str| crate::text::strict_required(&tool.name, why);
+    let refused = |why: Unsupported| StrictRequired { tool: tool.name.clone(), why };
     if !supported {
         return match mode {
-            Some(StrictMode::Require) => Err(refused(reason::NO_STRICT_TOOLS)),
+            Some(StrictMode::Require) => Err(refused(Unsupported::NoStrictTools)),
             _ => Ok(Declared::Plain),
         };
     }
@@ -243,7 +306,7 @@ pub(crate) fn declare(tool: &crate::Tool, supported: bool, check: Option<Keyword
     match (make_strict(&tool.parameters, check), mode) {
         (Ok(schema), _) => Ok(Declared::Strict(schema)),
         (Err(_), StrictMode::Prefer) => Ok(Declared::NotStrict),
-        (Err(why), StrictMode::Require) => Err(refused(&why)),
+        (Err(why), StrictMode::Require) => Err(refused(why)),
     }
 }
 
@@ -266,7 +329,7 @@ mod tests {
     use super::*;
 
     fn strict(schema: Value) -> Result<Value, String> {
-        make_strict(&schema, None)
+        make_strict(&schema, None).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -349,11 +412,11 @@ mod tests {
         let s = |p: Value| json!({"type": "object", "properties": {"a": p}});
         let check = Some(anthropic_refuses as KeywordCheck);
         assert_eq!(
-            make_strict(&s(json!({"type": "number", "minimum": 1})), check),
+            make_strict(&s(json!({"type": "number", "minimum": 1})), check).map_err(|e| e.to_string()),
             Err("minimum: 1 is unsupported".into())
         );
         assert_eq!(
-            make_strict(&s(json!({"type": "string", "format": "made-up"})), check),
+            make_strict(&s(json!({"type": "string", "format": "made-up"})), check).map_err(|e| e.to_string()),
             Err("format: \"made-up\" is unsupported".into())
         );
         assert!(make_strict(&s(json!({"type": "array", "minItems": 1})), check).is_ok());
@@ -377,11 +440,11 @@ mod tests {
         assert_eq!(declare(&tool(None, closed.clone()), true, None), Ok(Declared::NotStrict));
         assert_eq!(declare(&tool(Some(ConstrainedSampling::Off), closed.clone()), true, None), Ok(Declared::NotStrict));
         assert_eq!(
-            declare(&tool(require.clone(), open), true, None),
+            declare(&tool(require.clone(), open), true, None).map_err(|e| e.to_string()),
             Err(format!("Tool \"t\" requires JSON-schema constrained sampling, but {OPEN}."))
         );
         assert_eq!(
-            declare(&tool(require, closed), false, None),
+            declare(&tool(require, closed), false, None).map_err(|e| e.to_string()),
             Err("Tool \"t\" requires JSON-schema constrained sampling, but strict tools are unsupported.".into())
         );
     }

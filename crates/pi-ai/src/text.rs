@@ -45,6 +45,11 @@ pub fn sse_event_too_large(limit: usize) -> String {
     format!("Error reading response: a server-sent event is larger than {} MiB", limit / (1024 * 1024))
 }
 
+/// The HTTP client could not be created.
+pub fn client_failed(why: &dyn std::fmt::Display) -> String {
+    format!("Could not create the HTTP client: {why}")
+}
+
 /// Anthropic with a Claude subscription (OAuth) token: the first system
 /// block, as Claude Code sends it.
 pub const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";

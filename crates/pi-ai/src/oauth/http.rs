@@ -4,18 +4,17 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::error::ClientError;
+
 use super::{ANSWER_LIMIT, ERROR_BODY_LIMIT, OAuthError, TOKEN_REQUEST_TIMEOUT};
 
-static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+static CLIENT: OnceLock<Result<reqwest::Client, ClientError>> = OnceLock::new();
 
-fn client() -> Result<&'static reqwest::Client, String> {
+fn client() -> Result<&'static reqwest::Client, ClientError> {
     CLIENT
         .get_or_init(|| {
             let _ = rustls::crypto::ring::default_provider().install_default();
-            reqwest::Client::builder()
-                .timeout(TOKEN_REQUEST_TIMEOUT)
-                .build()
-                .map_err(|e| format!("Could not create the HTTP client: {e}"))
+            reqwest::Client::builder().timeout(TOKEN_REQUEST_TIMEOUT).build().map_err(ClientError::from)
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -32,7 +31,7 @@ pub(crate) enum Body<'a> {
 /// POST to `url` (already resolved) and read the JSON object it answers.
 pub(crate) async fn post(what: &str, url: &str, body: Body<'_>, headers: &[(&str, &str)]) -> Result<Value, OAuthError> {
     let request_failed = |message: String| OAuthError::Request { what: what.into(), url: url.into(), message };
-    let client = client().map_err(request_failed)?;
+    let client = client().map_err(|e| request_failed(e.to_string()))?;
     let mut request = client.post(url).header("accept", "application/json");
     for (k, v) in headers {
         request = request.header(*k, *v);

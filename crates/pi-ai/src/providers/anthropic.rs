@@ -95,7 +95,7 @@ pub(crate) fn request_body(
 /// A tool as Anthropic declares it: strict (its strict schema as is, with
 /// `properties` added when absent) when the provider and the tool allow it.
 fn tool_definition(t: &Tool, strict_tools: bool, eager: bool, oauth: bool) -> Result<Value, ProviderError> {
-    let declared = strict::declare(t, strict_tools, Some(strict::anthropic_refuses)).map_err(ProviderError::failed)?;
+    let declared = strict::declare(t, strict_tools, Some(strict::anthropic_refuses))?;
     let mut tool = Map::new();
     tool.insert("name".into(), wire::wire_tool_name(&t.name, oauth).into());
     tool.insert("description".into(), t.description.as_str().into());

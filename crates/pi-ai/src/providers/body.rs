@@ -85,7 +85,7 @@ impl ArrayWriter<'_> {
 /// the strict schema when the tool asks for strict sampling and can have it).
 pub(crate) fn function_tool(t: &crate::Tool, strict_mode: bool) -> Result<serde_json::Value, ProviderError> {
     use crate::strict::{Declared, declare};
-    let declared = declare(t, strict_mode, None).map_err(ProviderError::failed)?;
+    let declared = declare(t, strict_mode, None)?;
     let mut f = serde_json::Map::new();
     f.insert("name".into(), t.name.as_str().into());
     f.insert("description".into(), t.description.as_str().into());

@@ -62,7 +62,9 @@ fn cut_in_mistral_words(e: ProviderError) -> ProviderError {
 /// An event's JSON; when it is not JSON, `JSON.parse`'s words for why.
 fn parse(data: &str) -> Result<Value, ProviderError> {
     serde_json::from_str(data).map_err(|_| {
-        let message = json_args::parse_strict(data).err().unwrap_or_else(|| text::MISTRAL_INVALID_EVENT.to_string());
+        let message = json_args::parse_strict(data)
+            .err()
+            .map_or_else(|| text::MISTRAL_INVALID_EVENT.to_string(), |j| j.to_string());
         ProviderError::failed(message)
     })
 }

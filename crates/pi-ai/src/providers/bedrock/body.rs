@@ -139,7 +139,7 @@ pub(crate) fn request_body(
 
 /// `{toolSpec: {name, inputSchema: {json}, description, strict?}}`.
 fn tool_spec(t: &Tool, strict_mode: bool) -> Result<Value, ProviderError> {
-    let declared = strict::declare(t, strict_mode, None).map_err(ProviderError::failed)?;
+    let declared = strict::declare(t, strict_mode, None)?;
     let mut spec = Map::new();
     spec.insert("name".into(), t.name.as_str().into());
     let (schema, strict) = match declared {

@@ -8,8 +8,8 @@
 use serde_json::Value;
 
 use super::credentials::Keys;
+use super::error::{CredentialsError, FileProblem, KeysProblem, UrlProblem};
 use crate::limits::{CONTAINER_CREDENTIALS_TIMEOUT, MAX_CONTAINER_CREDENTIALS_BYTES};
-use crate::text::bedrock as words;
 
 /// The ECS credentials endpoint a relative URI is resolved against.
 const ECS_HOST: &str = "http://169.254.170.2";
@@ -25,16 +25,17 @@ pub(crate) struct Endpoint {
 
 /// The endpoint the environment names, if any (an error when it names one
 /// pi will not ask, or a token file it cannot read).
-pub(crate) fn endpoint(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Endpoint>, String> {
+pub(crate) fn endpoint(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Endpoint>, CredentialsError> {
     let url = match (var("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"), var("AWS_CONTAINER_CREDENTIALS_FULL_URI")) {
         (Some(rel), _) => format!("{ECS_HOST}{rel}"),
         (None, Some(full)) => {
-            let parsed = reqwest::Url::parse(&full).map_err(|e| words::container_url(&full, &e.to_string()))?;
+            let parsed = reqwest::Url::parse(&full)
+                .map_err(|e| CredentialsError::ContainerUrl { url: full.clone(), why: UrlProblem::Parse(e) })?;
             let host = parsed.host_str().unwrap_or("");
             let loopback = host.starts_with("127.");
             let host_ok = PLAIN_HTTP_HOSTS.contains(&host) || loopback;
             if parsed.scheme() != "https" && !(parsed.scheme() == "http" && host_ok) {
-                return Err(words::container_url(&full, words::CONTAINER_HOST));
+                return Err(CredentialsError::ContainerUrl { url: full, why: UrlProblem::PlainHttp });
             }
             full
         }
@@ -43,7 +44,7 @@ pub(crate) fn endpoint(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<En
     let token = match var("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE") {
         Some(path) => Some(
             std::fs::read_to_string(&path)
-                .map_err(|e| words::unreadable_file(std::path::Path::new(&path), &e.to_string()))?
+                .map_err(|e| CredentialsError::File { path: path.clone().into(), why: FileProblem::Io(e) })?
                 .trim()
                 .to_string(),
         ),
@@ -53,35 +54,35 @@ pub(crate) fn endpoint(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<En
 }
 
 /// Ask the endpoint for keys.
-pub(crate) async fn keys_from(endpoint: &Endpoint) -> Result<Keys, String> {
-    let fail = |why: &str| words::container_failed(&endpoint.url, why);
-    let client = crate::http::client().map_err(|e| fail(&e.to_string()))?;
+pub(crate) async fn keys_from(endpoint: &Endpoint) -> Result<Keys, CredentialsError> {
+    let fail = |why: KeysProblem| CredentialsError::Container { url: endpoint.url.clone(), why };
+    let client = crate::http::shared_client().map_err(|e| fail(KeysProblem::Client(e)))?;
     let mut request = client.get(&endpoint.url);
     if let Some(t) = &endpoint.token {
         request = request.header("authorization", t);
     }
     let fetch = async {
-        let resp = request.send().await.map_err(|e| fail(&e.to_string()))?;
+        let resp = request.send().await.map_err(|e| fail(KeysProblem::Request(e)))?;
         let status = resp.status();
         let body = crate::http::read_error_body(resp).await;
-        Ok::<_, String>((status, body))
+        Ok::<_, CredentialsError>((status, body))
     };
     let (status, body) = tokio::time::timeout(CONTAINER_CREDENTIALS_TIMEOUT, fetch)
         .await
-        .map_err(|_| fail(&words::process_timed_out(CONTAINER_CREDENTIALS_TIMEOUT.as_secs_f64())))??;
+        .map_err(|_| fail(KeysProblem::TimedOut(CONTAINER_CREDENTIALS_TIMEOUT)))??;
     if !status.is_success() {
-        return Err(fail(&format!("{} {}", status.as_u16(), crate::http::clip(&body))));
+        return Err(fail(KeysProblem::Status { status: status.as_u16(), body: crate::http::clip(&body) }));
     }
     if body.len() >= MAX_CONTAINER_CREDENTIALS_BYTES {
-        return Err(fail(&words::process_output_too_large(MAX_CONTAINER_CREDENTIALS_BYTES)));
+        return Err(fail(KeysProblem::TooLarge(MAX_CONTAINER_CREDENTIALS_BYTES)));
     }
-    let v: Value = serde_json::from_str(&body).map_err(|e| fail(&words::process_output(&e.to_string())))?;
+    let v: Value = serde_json::from_str(&body).map_err(|e| fail(KeysProblem::NotJson(e)))?;
     let s = |k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     match (s("AccessKeyId"), s("SecretAccessKey")) {
         (Some(access_key_id), Some(secret_access_key)) => {
             Ok(Keys { access_key_id, secret_access_key, session_token: s("Token") })
         }
-        _ => Err(fail(&words::process_output(words::PROCESS_NO_KEYS))),
+        _ => Err(fail(KeysProblem::NoKeys)),
     }
 }
 
@@ -90,6 +91,16 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// The endpoint, an error as its text.
+    fn endpoint(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<Endpoint>, String> {
+        super::endpoint(var).map_err(|e| e.to_string())
+    }
+
+    /// The keys, an error as its text.
+    async fn keys_from(endpoint: &Endpoint) -> Result<Keys, String> {
+        super::keys_from(endpoint).await.map_err(|e| e.to_string())
+    }
 
     fn vars<'a>(m: &'a HashMap<&'a str, String>) -> impl Fn(&str) -> Option<String> + 'a {
         move |n| m.get(n).cloned()

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::{CredentialsError, FileProblem};
 use crate::limits::MAX_AWS_FILE_BYTES;
-use crate::text::bedrock as words;
 
 /// The region used when nothing names one.
 pub(crate) const DEFAULT_REGION: &str = "us-east-1";
@@ -80,7 +80,7 @@ pub(crate) fn available(env: &AwsEnv<'_>) -> bool {
 
 /// The credentials of a request: the given API key as a bearer token, else
 /// the chain. The error says what was looked for.
-pub(crate) fn resolve(api_key: Option<&str>, env: &AwsEnv<'_>) -> Result<Auth, String> {
+pub(crate) fn resolve(api_key: Option<&str>, env: &AwsEnv<'_>) -> Result<Auth, CredentialsError> {
     if let Some(k) = api_key.filter(|k| !k.is_empty()) {
         return Ok(Auth::Bearer(k.to_string()));
     }
@@ -100,14 +100,14 @@ pub(crate) fn resolve(api_key: Option<&str>, env: &AwsEnv<'_>) -> Result<Auth, S
         return Ok(auth);
     }
     if named.is_some() {
-        return Err(words::profile_without_keys(&profile));
+        return Err(CredentialsError::ProfileWithoutKeys(profile));
     }
     if let Some(endpoint) = super::container::endpoint(&|n| env.get(n))? {
         return Ok(Auth::Container(endpoint));
     }
     match env.get("AWS_WEB_IDENTITY_TOKEN_FILE") {
-        Some(_) => Err(words::unsupported_source("AWS_WEB_IDENTITY_TOKEN_FILE")),
-        None => Err(words::NO_CREDENTIALS.to_string()),
+        Some(_) => Err(CredentialsError::UnsupportedSource("AWS_WEB_IDENTITY_TOKEN_FILE")),
+        None => Err(CredentialsError::NotFound),
     }
 }
 
@@ -127,7 +127,7 @@ pub(crate) fn region(env: &AwsEnv<'_>) -> String {
 /// The keys of `profile`: its static keys or `credential_process`, from its
 /// section in the credentials file, else in the config file (`[profile
 /// NAME]`, or `[default]`).
-fn profile_keys(env: &AwsEnv<'_>, profile: &str) -> Result<Option<Auth>, String> {
+fn profile_keys(env: &AwsEnv<'_>, profile: &str) -> Result<Option<Auth>, CredentialsError> {
     let mut sections = Vec::new();
     if let Some(path) = env.aws_file("AWS_SHARED_CREDENTIALS_FILE", "credentials") {
         let ini = read_ini(&path)?;
@@ -164,21 +164,25 @@ fn value(section: &[(String, String)], key: &str) -> Option<String> {
 
 /// Read an AWS INI file; a missing file is empty, an unreadable or
 /// oversized one an error naming it.
-fn read_ini(path: &Path) -> Result<Vec<Section>, String> {
+fn read_ini(path: &Path) -> Result<Vec<Section>, CredentialsError> {
     use std::io::Read;
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(words::unreadable_file(path, &e.to_string())),
+        Err(e) => return Err(unreadable(path, FileProblem::Io(e))),
     };
     let mut bytes = Vec::new();
     file.take(MAX_AWS_FILE_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| words::unreadable_file(path, &e.to_string()))?;
+        .map_err(|e| unreadable(path, FileProblem::Io(e)))?;
     if bytes.len() > MAX_AWS_FILE_BYTES {
-        return Err(words::unreadable_file(path, &words::file_too_large(MAX_AWS_FILE_BYTES)));
+        return Err(unreadable(path, FileProblem::TooLarge(MAX_AWS_FILE_BYTES)));
     }
     Ok(parse_ini(&String::from_utf8_lossy(&bytes)))
+}
+
+fn unreadable(path: &Path, why: FileProblem) -> CredentialsError {
+    CredentialsError::File { path: path.to_path_buf(), why }
 }
 
 /// `[section]` headers and `key = value` lines; comments (`#`, `;`) and
@@ -202,12 +206,18 @@ fn parse_ini(text: &str) -> Vec<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::bedrock as words;
     use std::collections::HashMap;
 
     fn env_of<'a>(vars: &'a HashMap<&'a str, &'a str>, home: Option<&Path>) -> AwsEnv<'a> {
         let f: &'a dyn Fn(&str) -> Option<String> =
             Box::leak(Box::new(move |n: &str| vars.get(n).map(|v| v.to_string())));
         AwsEnv { var: f, home: home.map(Path::to_path_buf) }
+    }
+
+    /// The chain's answer, an error as the text the agent sees.
+    fn resolve(api_key: Option<&str>, env: &AwsEnv<'_>) -> Result<Auth, String> {
+        super::resolve(api_key, env).map_err(|e| e.to_string())
     }
 
     fn keys(id: &str, secret: &str, token: Option<&str>) -> Auth {

@@ -4,6 +4,7 @@
 mod body;
 mod container;
 pub(crate) mod credentials;
+mod error;
 pub(crate) mod frames;
 mod process;
 #[cfg(test)]
@@ -102,17 +103,15 @@ async fn authorize(request: &mut Prepared, options: &StreamOptions) -> Result<()
         let env = credentials::process_env();
         (credentials::resolve(options.api_key.as_deref(), &env), credentials::region(&env))
     };
-    let keys = match auth.map_err(ProviderError::failed)? {
+    let keys = match auth? {
         credentials::Auth::Bearer(token) => {
             let value = format!("Bearer {token}");
             request.headers.extend(http::headers([("authorization", value.as_str())])?);
             return Ok(());
         }
         credentials::Auth::Keys(keys) => keys,
-        credentials::Auth::Process(command) => process::keys_from(&command).await.map_err(ProviderError::failed)?,
-        credentials::Auth::Container(endpoint) => {
-            container::keys_from(&endpoint).await.map_err(ProviderError::failed)?
-        }
+        credentials::Auth::Process(command) => process::keys_from(&command).await?,
+        credentials::Auth::Container(endpoint) => container::keys_from(&endpoint).await?,
     };
     let len = request.body.len().to_string();
     request.headers.extend(http::headers([("content-length", len.as_str())])?);

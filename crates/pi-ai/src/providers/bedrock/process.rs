@@ -10,16 +10,16 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
 use super::credentials::Keys;
+use super::error::{CredentialsError, KeysProblem};
 use crate::limits::{CREDENTIAL_PROCESS_TIMEOUT, MAX_CREDENTIAL_PROCESS_OUTPUT};
-use crate::text::bedrock as words;
 
 /// Run `command` and read the keys it prints.
-pub(crate) async fn keys_from(command: &str) -> Result<Keys, String> {
+pub(crate) async fn keys_from(command: &str) -> Result<Keys, CredentialsError> {
     keys_within(command, CREDENTIAL_PROCESS_TIMEOUT).await
 }
 
-async fn keys_within(command: &str, limit: Duration) -> Result<Keys, String> {
-    let fail = |why: String| words::credential_process_failed(command, &why);
+async fn keys_within(command: &str, limit: Duration) -> Result<Keys, CredentialsError> {
+    let fail = |why: KeysProblem| CredentialsError::Process { command: command.to_string(), why };
     let mut child = tokio::process::Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -28,9 +28,9 @@ async fn keys_within(command: &str, limit: Duration) -> Result<Keys, String> {
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(KeysProblem::Io(e)))?;
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        return Err(fail(words::NO_PIPES.into()));
+        return Err(fail(KeysProblem::NoPipes));
     };
     let cap = MAX_CREDENTIAL_PROCESS_OUTPUT as u64 + 1;
     // Standard error is read on the side, so neither pipe fills up and stalls the command.
@@ -41,44 +41,54 @@ async fn keys_within(command: &str, limit: Duration) -> Result<Keys, String> {
     });
     let read = async {
         let mut out = Vec::new();
-        stdout.take(cap).read_to_end(&mut out).await.map_err(|e| fail(e.to_string()))?;
+        stdout.take(cap).read_to_end(&mut out).await.map_err(|e| fail(KeysProblem::Io(e)))?;
         if out.len() > MAX_CREDENTIAL_PROCESS_OUTPUT {
             // It would block on a full pipe: stop it now.
             let _ = child.kill().await;
-            return Err(fail(words::process_output_too_large(MAX_CREDENTIAL_PROCESS_OUTPUT)));
+            return Err(fail(KeysProblem::TooLarge(MAX_CREDENTIAL_PROCESS_OUTPUT)));
         }
-        let status = child.wait().await.map_err(|e| fail(e.to_string()))?;
-        Ok::<_, String>((status, out))
+        let status = child.wait().await.map_err(|e| fail(KeysProblem::Io(e)))?;
+        Ok::<_, CredentialsError>((status, out))
     };
     let outcome = tokio::time::timeout(limit, read).await;
     let (status, out) = match outcome {
         Ok(r) => r?,
         Err(_) => {
             errors.abort();
-            return Err(fail(words::process_timed_out(limit.as_secs_f64())));
+            return Err(fail(KeysProblem::TimedOut(limit)));
         }
     };
     let err = errors.await.unwrap_or_default();
     if !status.success() {
         let err = String::from_utf8_lossy(&err);
-        return Err(fail(words::process_exit(status.code(), crate::http::clip(err.trim()).as_str())));
+        return Err(fail(KeysProblem::Exit { code: status.code(), stderr: crate::http::clip(err.trim()) }));
     }
-    let v: Value = serde_json::from_slice(&out).map_err(|e| fail(words::process_output(&e.to_string())))?;
+    let v: Value = serde_json::from_slice(&out).map_err(|e| fail(KeysProblem::NotJson(e)))?;
     if v.get("Version").and_then(Value::as_u64) != Some(1) {
-        return Err(fail(words::process_output(words::PROCESS_VERSION)));
+        return Err(fail(KeysProblem::Version));
     }
     let s = |k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     match (s("AccessKeyId"), s("SecretAccessKey")) {
         (Some(access_key_id), Some(secret_access_key)) => {
             Ok(Keys { access_key_id, secret_access_key, session_token: s("SessionToken") })
         }
-        _ => Err(fail(words::process_output(words::PROCESS_NO_KEYS))),
+        _ => Err(fail(KeysProblem::NoKeys)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keys, an error as its text.
+    async fn keys_from(command: &str) -> Result<Keys, String> {
+        super::keys_from(command).await.map_err(|e| e.to_string())
+    }
+
+    /// The keys within `limit`, an error as its text.
+    async fn keys_within(command: &str, limit: Duration) -> Result<Keys, String> {
+        super::keys_within(command, limit).await.map_err(|e| e.to_string())
+    }
 
     #[tokio::test]
     async fn keys_and_failures() {

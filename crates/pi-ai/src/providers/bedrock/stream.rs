@@ -28,8 +28,16 @@ const EXCEPTION_STATUSES: [(&str, u16); 6] = [
 #[derive(Default)]
 pub(crate) struct State {
     blocks: HashMap<u64, usize>,
-    stop: Option<Result<StopReason, String>>,
+    stop: Option<Ending>,
     usage: Usage,
+}
+
+/// What `messageStop` said.
+enum Ending {
+    /// A normal end.
+    Normal(StopReason),
+    /// Any other stop reason (`guardrail_intervened`, …), as sent.
+    Other(String),
 }
 
 /// Read the frames of a 2xx answer into `em`.
@@ -56,8 +64,8 @@ pub(crate) async fn read_stream(frames: &mut FrameReader, em: &mut Emitter) -> R
     }
     match st.stop {
         None => Err(ProviderError::of_kind(FailureKind::StreamCut, words::NO_STOP)),
-        Some(Err(reason)) => Err(ProviderError::failed(words::provider_stopped(&reason))),
-        Some(Ok(reason)) => {
+        Some(Ending::Other(reason)) => Err(ProviderError::failed(words::provider_stopped(&reason))),
+        Some(Ending::Normal(reason)) => {
             em.end_all().await?;
             Ok(super::super::final_reason(em, reason))
         }
@@ -81,12 +89,12 @@ fn exception(frame: &Frame) -> ProviderError {
     ProviderError::of_kind(FailureKind::Reported(status), message)
 }
 
-fn stop_reason(raw: &str) -> Result<StopReason, String> {
+fn stop_reason(raw: &str) -> Ending {
     match raw {
-        "end_turn" | "stop_sequence" => Ok(StopReason::Stop),
-        "max_tokens" | "model_context_window_exceeded" => Ok(StopReason::Length),
-        "tool_use" => Ok(StopReason::ToolUse),
-        other => Err(other.to_string()),
+        "end_turn" | "stop_sequence" => Ending::Normal(StopReason::Stop),
+        "max_tokens" | "model_context_window_exceeded" => Ending::Normal(StopReason::Length),
+        "tool_use" => Ending::Normal(StopReason::ToolUse),
+        other => Ending::Other(other.to_string()),
     }
 }
 

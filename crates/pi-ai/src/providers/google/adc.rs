@@ -61,6 +61,23 @@ enum Credentials {
     },
 }
 
+/// Why a service account's key could not sign its JWT.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SigningError {
+    /// The key is not PEM.
+    #[error("its private_key is not a PEM private key ({0:?})")]
+    NotPem(rustls::pki_types::pem::Error),
+    /// The key is of no kind the signer knows.
+    #[error("its private_key cannot sign ({0})")]
+    Unusable(rustls::Error),
+    /// The key cannot sign RS256.
+    #[error("its private_key is not an RSA key")]
+    NotRsa,
+    /// The signer failed.
+    #[error("signing failed ({0})")]
+    Failed(rustls::Error),
+}
+
 /// A token and when it stops being used (seconds since the epoch).
 struct Cached {
     source: PathBuf,
@@ -157,7 +174,7 @@ pub(crate) fn signed_jwt(
     key_id: Option<&str>,
     aud: &str,
     now: u64,
-) -> Result<String, String> {
+) -> Result<String, SigningError> {
     let mut header = json!({"alg": "RS256", "typ": "JWT"});
     if let Some(kid) = key_id {
         header["kid"] = kid.into();
@@ -165,14 +182,10 @@ pub(crate) fn signed_jwt(
     let claims = json!({"iss": email, "scope": SCOPE, "aud": aud, "iat": now, "exp": now + TOKEN_LIFETIME_SECS});
     let signing_input =
         format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
-    let der = PrivateKeyDer::from_pem_slice(private_key_pem.as_bytes())
-        .map_err(|e| format!("its private_key is not a PEM private key ({e:?})"))?;
-    let key = rustls::crypto::ring::sign::any_supported_type(&der)
-        .map_err(|e| format!("its private_key cannot sign ({e})"))?;
-    let signer = key
-        .choose_scheme(&[rustls::SignatureScheme::RSA_PKCS1_SHA256])
-        .ok_or_else(|| "its private_key is not an RSA key".to_string())?;
-    let signature = signer.sign(signing_input.as_bytes()).map_err(|e| format!("signing failed ({e})"))?;
+    let der = PrivateKeyDer::from_pem_slice(private_key_pem.as_bytes()).map_err(SigningError::NotPem)?;
+    let key = rustls::crypto::ring::sign::any_supported_type(&der).map_err(SigningError::Unusable)?;
+    let signer = key.choose_scheme(&[rustls::SignatureScheme::RSA_PKCS1_SHA256]).ok_or(SigningError::NotRsa)?;
+    let signature = signer.sign(signing_input.as_bytes()).map_err(SigningError::Failed)?;
     Ok(format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(signature)))
 }
 
@@ -252,7 +265,9 @@ mod tests {
 
     #[test]
     fn keys_that_cannot_sign_say_why() {
-        assert!(signed_jwt("a", "not a key", None, TOKEN_URL, 0).unwrap_err().contains("not a PEM private key"));
+        assert!(
+            signed_jwt("a", "not a key", None, TOKEN_URL, 0).unwrap_err().to_string().contains("not a PEM private key")
+        );
     }
 
     #[test]

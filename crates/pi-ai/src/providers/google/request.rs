@@ -37,7 +37,7 @@ pub(crate) fn request_body(
         let mut declarations = Vec::with_capacity(context.tools.len());
         let mut any_strict = false;
         for t in context.tools {
-            let schema = match strict::declare(t, strict_tools, None).map_err(ProviderError::failed)? {
+            let schema = match strict::declare(t, strict_tools, None)? {
                 strict::Declared::Strict(schema) => {
                     any_strict = true;
                     schema

@@ -47,7 +47,7 @@ pub(crate) async fn read_stream(sse: &mut SseStream, em: &mut Emitter) -> Result
             Err(e) => {
                 // In `JSON.parse`'s words, as the reference reports it (serde's
                 // own for what JavaScript would accept, such as a lone surrogate).
-                let message = json_args::parse_strict(&ev.data).err().unwrap_or_else(|| e.to_string());
+                let message = json_args::parse_strict(&ev.data).err().map_or_else(|| e.to_string(), |j| j.to_string());
                 return Err(ProviderError::failed(message));
             }
         };
