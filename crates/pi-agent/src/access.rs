@@ -166,7 +166,7 @@ impl Agent {
     }
 
     /// Messages extensions sent, recorded before the next request.
-    pub fn inbox(&self) -> &crate::inbox::Inbox {
+    pub fn inbox(&self) -> &crate::Inbox {
         &self.inbox
     }
 

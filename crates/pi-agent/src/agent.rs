@@ -77,7 +77,7 @@ pub struct Agent {
     pub(crate) expand_input: Option<InputExpander>,
     /// Messages extensions sent (`pi.sendMessage`), recorded before the
     /// next model request or by [`Agent::drain_inbox`].
-    pub(crate) inbox: crate::inbox::Inbox,
+    pub(crate) inbox: Inbox,
     /// The system prompt as extensions read it (`ctx.getSystemPrompt()`):
     /// updated before every request.
     pub(crate) prompt_view: Arc<std::sync::Mutex<String>>,
@@ -101,6 +101,9 @@ pub type SharedSession = Arc<std::sync::Mutex<crate::session::Session>>;
 
 /// Told when the session file cannot be written (the session goes on in memory).
 pub type SessionErrorFn = Arc<dyn Fn(&crate::session::SessionError) + Send + Sync>;
+
+/// Messages waiting to enter the conversation, shared with the extensions' side.
+pub type Inbox = Arc<std::sync::Mutex<std::collections::VecDeque<AgentMessage>>>;
 
 /// A queue of user messages shared with a controller (RPC).
 pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
@@ -423,8 +426,8 @@ impl Agent {
     /// delay before another attempt when it failed in a way worth a retry.
     async fn request(&self, retries_done: u32) -> (AssistantMessage, Option<Duration>) {
         self.publish_system_prompt();
-        let context = self.context_override().await;
-        let context = self.context_with_system(context).await;
+        let context = crate::context_system::context_override(&self.dispatcher, &self.messages).await;
+        let context = crate::context_system::context_with_system(&self.dispatcher, &self.messages, context).await;
         self.stream_once(retries_done, context.as_ref()).await
     }
 
@@ -498,12 +501,12 @@ impl Agent {
         };
         let mut last = last;
         while !token.is_cancelled() && self.dispatcher.listening("agent_before_settle") {
-            let ended = last.as_ref().map(|m| crate::observe::outcome(&m.stop_reason)).unwrap_or("completed");
+            let ended = last.as_ref().map(|m| crate::hooks::outcome(&m.stop_reason)).unwrap_or("completed");
             let kind = "agent_before_settle";
             let proposal = self.propose(kind, crate::hooks::event(kind, self.boundary(ended))).await;
             // An abort meanwhile keeps the entries and drops the continuation.
             let cont = proposal.cont && !token.is_cancelled() && ended == "completed";
-            if !self.settle_proposal(kind, crate::boundary::Proposal { cont, ..proposal }) {
+            if !self.settle_proposal(kind, crate::hooks::Proposal { cont, ..proposal }) {
                 break;
             }
             let (again, _) = self.run(None, &token).await;
@@ -582,7 +585,7 @@ impl Agent {
             if let Some(delay) = retry {
                 // As the reference: the failed turn and run end, then a new run
                 // tries again without the failed answer (omitted by a context edit).
-                let ended = crate::observe::outcome(&assistant.stop_reason);
+                let ended = crate::hooks::outcome(&assistant.stop_reason);
                 self.notify_turn_end(turn_index, &assistant, &[], answer_entry.clone(), Vec::new(), ended).await;
                 self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant.clone()), tool_results: vec![] });
                 turn_index = 0;
@@ -609,14 +612,12 @@ impl Agent {
             let stop = matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted);
             if stop || calls.is_empty() {
                 let failed = calls.is_empty() && self.overflowed(&assistant);
-                let ended = crate::observe::outcome(&assistant.stop_reason);
+                let ended = crate::hooks::outcome(&assistant.stop_reason);
                 let proposal =
                     self.notify_turn_end(turn_index, &assistant, &[], answer_entry.clone(), Vec::new(), ended).await;
                 // Error and aborted answers end the run whatever was proposed.
-                let go_on = self.settle_proposal(
-                    "turn_end",
-                    crate::boundary::Proposal { cont: proposal.cont && !stop, ..proposal },
-                );
+                let go_on = self
+                    .settle_proposal("turn_end", crate::hooks::Proposal { cont: proposal.cont && !stop, ..proposal });
                 self.emit(AgentEvent::TurnEnd { message: Message::Assistant(assistant.clone()), tool_results: vec![] });
                 turn_index += 1;
                 if failed {

@@ -9,16 +9,8 @@ use serde_json::{Value, json};
 
 use crate::agent::Agent;
 use crate::events::AgentEvent;
+use crate::hooks::Proposal;
 use crate::messages::{AgentMessage, AgentOnly, CustomMessage};
-
-/// What the handlers of one boundary proposed.
-#[derive(Debug, Default)]
-pub(crate) struct Proposal {
-    /// Draft session entries, in order.
-    pub entries: Vec<Value>,
-    /// Whether one more model request is asked for.
-    pub cont: bool,
-}
 
 /// Why a draft entry cannot be appended, if it cannot.
 fn invalid(entry: &Value) -> Option<String> {

@@ -1,6 +1,9 @@
 //! The extension points of the dispatch path: `tool_call` handlers (block,
 //! mutate, terminate; a failing handler blocks) and `tool_result` handlers
 //! (patch; a failing handler is reported and skipped). Requirements I1–I3.
+//! Also the words of the agent's other hooks (compaction, `user_bash`, the
+//! turn boundaries' proposals, the event object and the observer chain), so
+//! the modules that run them need not reach the agent for them.
 
 use futures::future::BoxFuture;
 use pi_tools::Content;
@@ -193,6 +196,25 @@ pub trait Interceptor: Send + Sync {
         _ctx: &'a pi_tools::ToolContext,
     ) -> BoxFuture<'a, UserBashAnswer> {
         Box::pin(async { Default::default() })
+    }
+}
+
+/// What the handlers of one turn boundary (`turn_end`, `agent_before_settle`)
+/// proposed (appended by the agent, see `boundary.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct Proposal {
+    /// Draft session entries, in order.
+    pub entries: Vec<Value>,
+    /// Whether one more model request is asked for.
+    pub cont: bool,
+}
+
+/// How a run or turn ended, as the reference names it.
+pub(crate) fn outcome(stop: &pi_ai::StopReason) -> &'static str {
+    match stop {
+        pi_ai::StopReason::Aborted => "aborted",
+        pi_ai::StopReason::Error => "error",
+        _ => "completed",
     }
 }
 

@@ -1,20 +1,15 @@
 //! What extensions hand the agent from outside a run's loop: custom
-//! messages (`pi.sendMessage`), recorded before the next model request (or
-//! at once with [`Agent::drain_inbox`]); a session an extension replaced
+//! messages (`pi.sendMessage`, through the agent's [`crate::Inbox`]),
+//! recorded before the next model request (or at once with
+//! [`Agent::drain_inbox`]); a session an extension replaced
 //! ([`Agent::resync_session`]); a turn started without a user message
 //! ([`Agent::continue_run`]).
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
-
 use pi_ai::AssistantMessage;
 
-use crate::Agent;
+use crate::agent::Agent;
 use crate::events::AgentEvent;
 use crate::messages::AgentMessage;
-
-/// Messages waiting to enter the conversation, shared with the extensions' side.
-pub type Inbox = Arc<Mutex<VecDeque<AgentMessage>>>;
 
 impl Agent {
     /// Record the messages extensions sent since the last drain: each enters

@@ -39,12 +39,13 @@ mod tool_changes;
 mod user_bash;
 
 pub use abort::{AbortHandle, RunTicket};
-pub use agent::{Agent, EventSink, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession};
+pub use agent::{
+    Agent, EventSink, Inbox, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
+};
 pub use credentials::{CredentialSource, RequestAuth};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
-pub use inbox::Inbox;
 pub use live::{LiveSettings, ModelChoice, QUEUE_ALL, QUEUE_ONE_AT_A_TIME, ThinkingChoice};
 pub use loadout::LoadoutError;
 pub use messages::LlmRef;

@@ -11,17 +11,8 @@ use serde_json::{Value, json};
 
 use crate::agent::Agent;
 use crate::dispatch::{Dispatcher, ToolEvent};
-use crate::hooks::{event, run_chain};
+use crate::hooks::{Proposal, event, run_chain};
 use crate::messages::AgentMessage;
-
-/// How a run or turn ended, as the reference names it.
-pub(crate) fn outcome(stop: &pi_ai::StopReason) -> &'static str {
-    match stop {
-        pi_ai::StopReason::Aborted => "aborted",
-        pi_ai::StopReason::Error => "error",
-        _ => "completed",
-    }
-}
 
 impl Dispatcher {
     /// Whether any source listens to `event`.
@@ -122,41 +113,6 @@ impl Agent {
         }
     }
 
-    /// The `context` handlers' conversation for the next request: `None`
-    /// when nobody listens or nothing changed (the held conversation goes
-    /// as it is); a replacement that does not read as messages is reported
-    /// and ignored.
-    pub(crate) async fn context_override(&self) -> Option<crate::context_system::RequestView> {
-        if !self.dispatcher.listening("context") {
-            return None;
-        }
-        let visible: Vec<Value> = self
-            .messages
-            .iter()
-            .filter(|m| !matches!(m, AgentMessage::Agent(crate::messages::AgentOnly::System(_))))
-            .filter_map(|m| serde_json::to_value(m).ok())
-            .collect();
-        let changed =
-            self.dispatcher.observe("context", event("context", json!({"messages": visible})), Some("messages"));
-        let (changed, source) = changed.await?;
-        let Value::Array(items) = changed else { return None };
-        // The prompt and tools stay: the latest system messages go first; a
-        // message pi cannot read is left out (and reported).
-        let mut out: Vec<AgentMessage> = self
-            .messages
-            .iter()
-            .filter(|m| matches!(m, AgentMessage::Agent(crate::messages::AgentOnly::System(_))))
-            .cloned()
-            .collect();
-        for item in items {
-            match serde_json::from_value::<AgentMessage>(item) {
-                Ok(m) => out.push(m),
-                Err(e) => self.dispatcher.report(&source, "context", crate::text::bad_context_message(&e.to_string())),
-            }
-        }
-        Some(crate::context_system::RequestView { messages: out, ..Default::default() })
-    }
-
     /// The finished assistant message after the `message_end` handlers: a
     /// replacement with the same role takes its place.
     pub(crate) async fn message_end(&self, message: pi_ai::AssistantMessage) -> pi_ai::AssistantMessage {
@@ -195,7 +151,7 @@ impl Agent {
         let entry = self.add(message.clone().into());
         let proposal = self.notify_turn_end(index, &answer, &[], entry, Vec::new(), "aborted").await;
         // An aborted run takes the proposed entries, never a continuation.
-        self.settle_proposal("turn_end", crate::boundary::Proposal { cont: false, ..proposal });
+        self.settle_proposal("turn_end", Proposal { cont: false, ..proposal });
         self.emit(crate::events::AgentEvent::TurnEnd { message, tool_results: vec![] });
         answer
     }
@@ -210,7 +166,7 @@ impl Agent {
         entry: Option<String>,
         result_entries: Vec<String>,
         outcome: &str,
-    ) -> crate::boundary::Proposal {
+    ) -> Proposal {
         if !self.dispatcher.listening("turn_end") {
             return Default::default();
         }
