@@ -9,8 +9,20 @@ use crate::setup::{Input, Prepared, Started};
 
 /// Run the mode to its end; the exit status.
 pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCode {
-    let Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui, resources } =
-        started;
+    let Started {
+        prepared,
+        loaded,
+        mode,
+        interactive,
+        notice,
+        models,
+        input,
+        session_dir,
+        scope,
+        ui,
+        resources,
+        front,
+    } = started;
     let Prepared { agent, mut reload, header, ext } = prepared;
     let mcp = reload.mcp.clone();
     // The session's extensions when it ends (`/reload` may have loaded them again).
@@ -23,7 +35,11 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
         Mode::Rpc => {
             let _ = header;
             let _ = &resources;
-            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, ext };
+            let link = match front {
+                crate::setup::Front::Rpc(link) => link,
+                _ => crate::rpc::Link::default(),
+            };
+            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, ext, link };
             runtime.block_on(crate::rpc::run(agent, setup))
         }
         Mode::Json | Mode::Text => {
@@ -31,7 +47,11 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
                 crate::json_mode::print_line(&header);
             }
             if interactive {
-                runtime.block_on(crate::tui::run(agent, input.messages, reload, models, ui, notice, ext))
+                let link = match front {
+                    crate::setup::Front::Tui(link) => link,
+                    _ => crate::tui::Link::default(),
+                };
+                runtime.block_on(crate::tui::run(agent, input.messages, reload, models, ui, notice, ext, link))
             } else {
                 let Input { messages, first_images } = input;
                 let text = mode == Mode::Text;

@@ -52,7 +52,7 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let (theme, keys) = crate::tui::look::early();
+    let (theme, keys) = crate::tui::look::default_look();
     let mut dialog = super::config_ui::ConfigDialog::new(settings, agent_dir, cwd, local);
     pi_tui::standalone::run_dialog(&mut dialog, &theme, &keys);
     ExitCode::SUCCESS

@@ -13,12 +13,11 @@ mod model;
 mod prompt;
 mod session;
 mod state;
-use crate::model_json::model_json;
 pub(crate) mod ui;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use pi_agent::{Agent, AgentEvent, AgentMessage};
 use pi_runtime::Command;
@@ -26,6 +25,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::json_mode::{self, print_line as out};
+use crate::model_json::model_json;
 use crate::text;
 
 /// What commands read while a run holds the agent (the conversation itself
@@ -39,31 +39,47 @@ struct Shared {
     runs: AtomicUsize,
 }
 
-static SHARED: OnceLock<Arc<Shared>> = OnceLock::new();
-
-fn shared() -> Arc<Shared> {
-    SHARED.get_or_init(|| Arc::new(Shared::default())).clone()
+/// What RPC mode shares with the parts of the run built before its loop
+/// starts (the agent's event sink, the extensions' and policies' dialogs):
+/// one per run, made in setup (cheap to clone).
+#[derive(Clone, Default)]
+pub(crate) struct Link {
+    shared: Arc<Shared>,
+    ui: Arc<ui::RpcUi>,
 }
 
-/// The event sink of RPC mode: print events, note streaming and compacting.
-pub fn sink() -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
-    let s = shared();
-    Arc::new(move |ev: &AgentEvent| {
-        match ev {
-            // As the reference: streaming from the run's start to its end; a
-            // prompt sent once `agent_end` is out starts the next run (after
-            // what the ending run still does: compaction, settle handlers).
-            AgentEvent::AgentStart => s.streaming.store(true, Ordering::SeqCst),
-            // A run that ends to be retried keeps the session streaming until the retry's run.
-            AgentEvent::AgentEnd { will_retry: false, .. } | AgentEvent::AgentSettled { .. } => {
-                s.streaming.store(false, Ordering::SeqCst)
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("rpc::Link")
+    }
+}
+
+impl Link {
+    /// The dialog bridge: `extension_ui_request`s out, the client's answers in.
+    pub(crate) fn ui(&self) -> Arc<ui::RpcUi> {
+        self.ui.clone()
+    }
+
+    /// The event sink of RPC mode: print events, note streaming and compacting.
+    pub(crate) fn sink(&self) -> Arc<dyn Fn(&AgentEvent) + Send + Sync> {
+        let s = self.shared.clone();
+        Arc::new(move |ev: &AgentEvent| {
+            match ev {
+                // As the reference: streaming from the run's start to its end; a
+                // prompt sent once `agent_end` is out starts the next run (after
+                // what the ending run still does: compaction, settle handlers).
+                AgentEvent::AgentStart => s.streaming.store(true, Ordering::SeqCst),
+                // A run that ends to be retried keeps the session streaming until the retry's run.
+                AgentEvent::AgentEnd { will_retry: false, .. } | AgentEvent::AgentSettled { .. } => {
+                    s.streaming.store(false, Ordering::SeqCst)
+                }
+                AgentEvent::CompactionStart { .. } => s.compacting.store(true, Ordering::SeqCst),
+                AgentEvent::CompactionEnd { .. } => s.compacting.store(false, Ordering::SeqCst),
+                _ => {}
             }
-            AgentEvent::CompactionStart { .. } => s.compacting.store(true, Ordering::SeqCst),
-            AgentEvent::CompactionEnd { .. } => s.compacting.store(false, Ordering::SeqCst),
-            _ => {}
-        }
-        json_mode::print_event(ev);
-    })
+            json_mode::print_event(ev);
+        })
+    }
 }
 
 /// A response record: `id` first when the command had one (as the reference writes it).
@@ -122,6 +138,8 @@ pub(crate) struct RpcSetup {
     pub reload: crate::reload::ReloadState,
     /// The extensions' side of the session (commands, `input`, `get_commands`).
     pub ext: Arc<crate::ext_session::ExtSession>,
+    /// The sink's and dialogs' shared state (made in setup).
+    pub link: Link,
 }
 
 /// The state of an RPC session between commands.
@@ -218,7 +236,7 @@ fn untyped(cmd: &Value) {
 
 impl Server {
     fn new(agent: Agent, setup: RpcSetup) -> Server {
-        let shared = shared();
+        let shared = setup.link.shared.clone();
         let (abort, steering, follow_ups) =
             (agent.abort_handle(), agent.steering().clone(), agent.follow_ups().clone());
         let tool_ctx = agent.tool_ctx().clone();
@@ -377,7 +395,7 @@ impl Server {
                 self.commands.abort_all();
                 respond(&id, &kind, Ok(None));
             }
-            Command::ExtensionUiResponse { id, answer } => ui::bridge().answer(id.as_deref(), answer),
+            Command::ExtensionUiResponse { id, answer } => self.setup.link.ui.answer(id.as_deref(), answer),
             Command::SetSessionName { name } => self.set_session_name(&id, &name).await,
             session => self.session_command(id, session),
         }

@@ -10,7 +10,7 @@ use futures::FutureExt;
 use pi_agent::AgentEvent;
 use serde_json::{Value, json};
 
-use super::{Server, Shared, event, respond, ui};
+use super::{Server, Shared, event, respond};
 use crate::ext_input::{Incoming, Route};
 use crate::text;
 
@@ -32,12 +32,12 @@ impl Server {
             && let Some(args) = pi_mcp::slash::parse(&msg)
         {
             for (level, message) in crate::mcp::answer(&self.setup.reload, args).await {
-                pi_ext::UiBridge::notify(ui::bridge().as_ref(), &message, crate::mcp::notify_level(level));
+                pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), &message, crate::mcp::notify_level(level));
             }
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
         if kind == "prompt" && self.setup.reload.llama_on && crate::llama::is_command(&msg) {
-            pi_ext::UiBridge::notify(ui::bridge().as_ref(), text::LLAMA_NEEDS_UI, pi_ext::NotifyLevel::Warning);
+            pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), text::LLAMA_NEEDS_UI, pi_ext::NotifyLevel::Warning);
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
         if streaming {

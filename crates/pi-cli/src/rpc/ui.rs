@@ -6,25 +6,18 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use pi_ext::{NotifyLevel, UiBridge, UiFire, UiRequest, UiResponse};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-/// The RPC dialog bridge of this process.
+/// The RPC dialog bridge of a run (held by [`super::Link`]).
 #[derive(Default)]
 pub struct RpcUi {
     pending: Mutex<HashMap<String, oneshot::Sender<UiResponse>>>,
     next: AtomicU64,
-}
-
-static RPC_UI: OnceLock<Arc<RpcUi>> = OnceLock::new();
-
-/// The bridge (created on first use).
-pub fn bridge() -> Arc<RpcUi> {
-    RPC_UI.get_or_init(|| Arc::new(RpcUi::default())).clone()
 }
 
 impl RpcUi {

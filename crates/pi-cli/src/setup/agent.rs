@@ -50,14 +50,13 @@ pub(crate) struct Prepared {
 }
 
 /// The event sink of `mode` (the agent records messages in the session itself).
-fn sink(mode: Mode, interactive: bool) -> EventSink {
-    match mode {
-        Mode::Json => crate::json_mode::sink(),
-        Mode::Rpc => crate::rpc::sink(),
-        // The terminal UI.
-        Mode::Text if interactive => crate::tui::event_sink(),
+fn sink(mode: Mode, front: &super::Front) -> EventSink {
+    match (mode, front) {
+        (Mode::Json, _) => crate::json_mode::sink(),
+        (_, super::Front::Rpc(link)) => link.sink(),
+        (_, super::Front::Tui(link)) => link.event_sink(),
         // Print mode: only failing extension handlers are reported, on stderr.
-        Mode::Text => Arc::new(|ev: &AgentEvent| {
+        _ => Arc::new(|ev: &AgentEvent| {
             if let AgentEvent::ExtensionError { extension_path, error, .. } = ev {
                 eprintln!("{}", pi_ext::text::extension_error(extension_path, error));
             }
@@ -104,13 +103,11 @@ fn tool_context(env: &Env, args: &CliArgs, settings: &Settings, chosen: &Chosen,
 
 /// The handlers of the run: the shipped policies named by the plan, then
 /// every script extension's.
-fn interceptors(env: &Env, mode: Mode, loaded: &Loaded) -> Result<Vec<Arc<dyn Interceptor>>, Stop> {
-    let approver: Option<Arc<dyn pi_policies::Approver>> = if env.interactive {
-        Some(Arc::new(crate::tui::TerminalApprover))
-    } else if mode == Mode::Rpc {
-        Some(Arc::new(crate::rpc::ui::RpcApprover(crate::rpc::ui::bridge())))
-    } else {
-        None
+fn interceptors(env: &Env, loaded: &Loaded) -> Result<Vec<Arc<dyn Interceptor>>, Stop> {
+    let approver: Option<Arc<dyn pi_policies::Approver>> = match &env.front {
+        super::Front::Tui(link) => Some(Arc::new(crate::tui::TerminalApprover(link.clone()))),
+        super::Front::Rpc(link) => Some(Arc::new(crate::rpc::ui::RpcApprover(link.ui()))),
+        super::Front::Plain => None,
     };
     let mut out = crate::extensions::load_builtins(&loaded.builtins, &env.cwd, approver).map_err(Stop::Error)?;
     out.extend(loaded.scripts.iter().flat_map(|l| l.interceptors.iter().cloned()));
@@ -227,13 +224,13 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     reload.llama_on = crate::llama::enabled(&loaded.builtins);
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
-    dispatcher.interceptors = interceptors(env, mode, loaded)?;
+    dispatcher.interceptors = interceptors(env, loaded)?;
     if let Some(m) = &mcp {
         dispatcher.interceptors.push(Arc::new(pi_mcp::Gate(m.clone())));
     }
     let model = crate::model_select::ai_model(&chosen.entry);
     let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
-    let events = sink(mode, env.interactive);
+    let events = sink(mode, &env.front);
     let level = chosen.thinking.clone().unwrap_or_else(|| "off".into());
     let mut agent = Agent::new(model.clone(), system_prompt.text(), dispatcher, tool_ctx, events.clone());
     agent.set_session(session);

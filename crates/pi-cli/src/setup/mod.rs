@@ -41,6 +41,41 @@ pub(crate) struct Env {
     pub cwd: PathBuf,
     /// Text mode without `-p`, on a terminal: prompts and dialogs are possible.
     pub interactive: bool,
+    /// The front end's shared state the run is built with.
+    pub front: Front,
+}
+
+/// The front end's shared state a run is built with: what the agent's
+/// event sink, the extensions' and the policies' dialogs and the mode itself
+/// share (made once per run, here, instead of living in the process).
+#[derive(Debug, Clone, Default)]
+pub(crate) enum Front {
+    /// Print and JSON modes: no dialogs.
+    #[default]
+    Plain,
+    /// The terminal UI.
+    Tui(crate::tui::Link),
+    /// RPC mode.
+    Rpc(crate::rpc::Link),
+}
+
+impl Front {
+    fn of(mode: Mode, interactive: bool) -> Front {
+        match mode {
+            Mode::Rpc => Front::Rpc(crate::rpc::Link::default()),
+            Mode::Text if interactive => Front::Tui(crate::tui::Link::default()),
+            _ => Front::Plain,
+        }
+    }
+
+    /// The look of dialogs drawn in place (the terminal UI's early look,
+    /// else the system theme and default keys).
+    pub(crate) fn early_look(&self) -> (pi_tui::theme::Theme, pi_tui::keys::Keybindings) {
+        match self {
+            Front::Tui(link) => link.early(),
+            _ => crate::tui::look::default_look(),
+        }
+    }
 }
 
 impl Env {
@@ -51,17 +86,16 @@ impl Env {
             agent_dir: pi_config::agent_dir(),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
             interactive,
+            front: Front::of(args.mode, interactive),
         }
     }
 
     /// How extensions are told about the run.
     fn host_options(&self, mode: Mode, trusted: bool) -> pi_ext::HostOptions {
-        let ui: Option<Arc<dyn pi_ext::UiBridge>> = if mode == Mode::Rpc {
-            Some(crate::rpc::ui::bridge())
-        } else if self.interactive {
-            Some(Arc::new(crate::tui::TerminalUi))
-        } else {
-            None
+        let ui: Option<Arc<dyn pi_ext::UiBridge>> = match &self.front {
+            Front::Rpc(link) => Some(link.ui()),
+            Front::Tui(link) => Some(Arc::new(crate::tui::TerminalUi(link.clone()))),
+            Front::Plain => None,
         };
         pi_ext::HostOptions {
             cwd: self.cwd.clone(),
@@ -193,6 +227,8 @@ pub(crate) struct Started {
     pub ui: crate::tui::UiSettings,
     /// The skills and prompt templates (commands of the UI and of RPC).
     pub resources: Arc<pi_config::resources::Resources>,
+    /// The front end's shared state the run was built with.
+    pub front: Front,
 }
 
 /// Run the stages. `Ok(None)`: the run is complete (`--list-models`).
@@ -224,9 +260,9 @@ fn start_in(
     let mut settings = load_settings(&env, report);
     let mut ui = crate::tui::UiSettings::new(args, &settings, env.agent_dir.clone(), env.cwd.clone());
     crate::tui::look::set_extension_theme(&ui);
-    if env.interactive {
+    if let Front::Tui(link) = &env.front {
         // The trust question and extensions' dialogs may come before the UI runs.
-        crate::tui::look::set_early(&ui);
+        link.set_early(&ui);
     }
     // `--offline`, as `PI_OFFLINE`: no installs at start-up.
     let offline = args.offline || crate::packages::offline_env();
@@ -318,7 +354,7 @@ fn start_in(
     ui.session_dir = (!args.no_session).then(|| folder.clone());
     // The reference's picker comes up on a terminal whatever the mode.
     let ttys = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let chooser = session::Chooser { interactive: ttys, to_stdout: mode == Mode::Text };
+    let chooser = session::Chooser { interactive: ttys, to_stdout: mode == Mode::Text, front: env.front.clone() };
     let opened = session::open(args, &folder, &env.cwd, chooser, report)?;
     if !moved && let Some((file, there)) = session::runs_elsewhere(args, &opened.session, &env.cwd) {
         let again = CliArgs { session: Some(file), resume: false, ..args.clone() };
@@ -346,13 +382,27 @@ fn start_in(
     let (interactive, notice) = (env.interactive, trust.untrusted_notice());
     let session_dir = (!args.no_session).then_some(folder);
     let scope = args.models.clone();
-    Ok(Some(Started { prepared, loaded, mode, interactive, notice, models, input, session_dir, scope, ui, resources }))
+    let front = env.front.clone();
+    Ok(Some(Started {
+        prepared,
+        loaded,
+        mode,
+        interactive,
+        notice,
+        models,
+        input,
+        session_dir,
+        scope,
+        ui,
+        resources,
+        front,
+    }))
 }
 
 /// Shared by the stages' tests: an agent dir and a working folder under `root`.
 #[cfg(test)]
 pub(crate) fn test_env(root: &std::path::Path) -> Env {
-    Env { agent_dir: root.join("agent"), cwd: root.join("proj"), interactive: false }
+    Env { agent_dir: root.join("agent"), cwd: root.join("proj"), interactive: false, front: Front::Plain }
 }
 
 #[cfg(test)]

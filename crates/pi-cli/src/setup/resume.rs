@@ -27,11 +27,11 @@ fn plain_row(s: &SessionInfo, now: i64) -> String {
 }
 
 /// The chosen session file; `Stop::Exit(0)` when none was chosen.
-pub(crate) fn choose(dir: &Path, interactive: bool, to_stdout: bool) -> Result<PathBuf, Stop> {
+pub(crate) fn choose(dir: &Path, interactive: bool, to_stdout: bool, front: &super::Front) -> Result<PathBuf, Stop> {
     let sessions = list_sessions(dir);
     let now = now_ms();
     if interactive {
-        let (theme, keys) = crate::tui::look::early();
+        let (theme, keys) = front.early_look();
         let mut picker = SessionPicker::new(sessions.clone(), now);
         if let Answer::Index(i) = pi_tui::standalone::run_dialog(&mut picker, &theme, &keys)
             && let Some(s) = sessions.get(i)

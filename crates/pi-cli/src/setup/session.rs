@@ -74,12 +74,14 @@ pub(crate) fn runs_elsewhere(args: &CliArgs, session: &Session, cwd: &Path) -> O
 }
 
 /// How `--resume` may choose.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Chooser {
     /// A terminal: the picker.
     pub interactive: bool,
     /// Text mode: the plain listing goes to standard output.
     pub to_stdout: bool,
+    /// Where the picker's look comes from.
+    pub front: super::Front,
 }
 
 /// Open (or continue) the session in `dir`.
@@ -111,7 +113,7 @@ pub(crate) fn open(
         resumed = false;
         s
     } else if args.resume && args.session.is_none() && !args.no_session {
-        let path = super::resume::choose(dir, chooser.interactive, chooser.to_stdout)?;
+        let path = super::resume::choose(dir, chooser.interactive, chooser.to_stdout, &chooser.front)?;
         Session::open(&path).map_err(fail)?
     } else if args.no_session {
         resumed = false;
@@ -143,8 +145,11 @@ pub(crate) fn open(
         resumed = false;
         create(None)?
     };
-    let session =
-        if resumed { super::session_cwd::check(session, dir, cwd, chooser.interactive, report)? } else { session };
+    let session = if resumed {
+        super::session_cwd::check(session, dir, cwd, (chooser.interactive, &chooser.front), report)?
+    } else {
+        session
+    };
     if let Some(path) = session.path() {
         for (line, err) in &session.bad_lines {
             report.warn(text::session_bad_line(path, *line, err));

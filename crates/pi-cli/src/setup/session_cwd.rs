@@ -16,7 +16,7 @@ pub(crate) fn check(
     session: Session,
     dir: &Path,
     cwd: &Path,
-    interactive: bool,
+    (interactive, front): (bool, &super::Front),
     _report: &mut Report,
 ) -> Result<Session, Stop> {
     let stored = session.header()["cwd"].as_str().unwrap_or_default().to_string();
@@ -30,7 +30,7 @@ pub(crate) fn check(
         return Err(Stop::Exit(1));
     }
     let options = [text::missing_cwd_continue(&here), text::missing_cwd_fork(&here), text::CANCEL.to_string()];
-    let (theme, keys) = crate::tui::look::early();
+    let (theme, keys) = front.early_look();
     let mut dialog = SelectDialog::simple(&text::missing_session_cwd_prompt(&stored), &options);
     match pi_tui::standalone::run_dialog(&mut dialog, &theme, &keys) {
         Answer::Index(0) => Ok(session),

@@ -41,8 +41,9 @@ pub(crate) fn resolve(
             }),
         });
     }
-    if env.interactive {
-        input.prompt = Some(Box::new(|p: &TrustPrompt| crate::tui::trust_prompt(p)));
+    if let (true, super::Front::Tui(link)) = (env.interactive, &env.front) {
+        let link = link.clone();
+        input.prompt = Some(Box::new(move |p: &TrustPrompt| crate::tui::trust_prompt(&link, p)));
     }
     let trust = resolve_trust(input).map_err(|e| Stop::Error(e.to_string()))?;
     for w in &trust.warnings {
@@ -66,7 +67,7 @@ mod tests {
         let cwd = tmp.join("proj");
         std::fs::create_dir_all(cwd.join(".pi")).unwrap();
         std::fs::write(cwd.join(".pi/settings.json"), r#"{"sessionDir": "x", "defaultTools": ["read"]}"#).unwrap();
-        Env { agent_dir: tmp.join("agent"), cwd, interactive: false }
+        Env { agent_dir: tmp.join("agent"), cwd, interactive: false, front: Default::default() }
     }
 
     fn run(env: &Env, approve: Option<bool>) -> (Result<TrustOutcome, Stop>, Settings, Vec<String>) {

@@ -4,26 +4,11 @@
 //! built-in ones. pi-ext drives the extension's JavaScript; this adapts it
 //! to the UI's [`Component`] contract and routes `done` to the dialog.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use futures::future::BoxFuture;
 use pi_tui::host::{Component, ComponentHandle, UiCall, UiHandle};
+
+use super::link::{Link, Slot};
 use serde_json::Value;
-
-/// A shown component's state: open (its handle), or done before the UI
-/// opened it (its result).
-enum Slot {
-    Open(ComponentHandle),
-    Done(Value),
-}
-
-/// The components shown now, by id.
-static SHOWN: Mutex<Option<HashMap<u64, Slot>>> = Mutex::new(None);
-
-fn with_shown<R>(f: impl FnOnce(&mut HashMap<u64, Slot>) -> R) -> Option<R> {
-    SHOWN.lock().ok().map(|mut g| f(g.get_or_insert_with(HashMap::new)))
-}
 
 /// An extension's component as the UI draws it.
 struct Adapter(Box<dyn pi_ext::ExtComponent>);
@@ -40,17 +25,14 @@ impl Component for Adapter {
     }
 }
 
-/// Show component `id` through `ui`; what it resolved (`null` when the UI
-/// closed it or went away).
-pub(crate) fn custom(
-    ui: Option<UiHandle>,
-    id: u64,
-    component: Box<dyn pi_ext::ExtComponent>,
-) -> BoxFuture<'static, Value> {
+/// Show component `id` through the UI `link` reaches; what it resolved
+/// (`null` when the UI closed it or went away).
+pub(crate) fn custom(link: Link, id: u64, component: Box<dyn pi_ext::ExtComponent>) -> BoxFuture<'static, Value> {
     Box::pin(async move {
-        let Some(ui) = ui else { return Value::Null };
+        let Some(ui) = link.handle() else { return Value::Null };
+        let shown = link.clone();
         let factory = Box::new(move |handle: ComponentHandle| {
-            let early = with_shown(|m| match m.remove(&id) {
+            let early = shown.with_shown(|m| match m.remove(&id) {
                 Some(Slot::Done(v)) => Some(v),
                 _ => {
                     m.insert(id, Slot::Open(handle.clone()));
@@ -63,14 +45,14 @@ pub(crate) fn custom(
             Box::new(Adapter(component)) as Box<dyn Component>
         });
         let result = ui.custom(factory).await;
-        with_shown(|m| m.remove(&id));
+        link.with_shown(|m| m.remove(&id));
         result
     })
 }
 
 /// Component `id` called `done(result)`.
-pub(crate) fn done(id: u64, result: Value) {
-    let open = with_shown(|m| match m.remove(&id) {
+pub(crate) fn done(link: &Link, id: u64, result: Value) {
+    let open = link.with_shown(|m| match m.remove(&id) {
         Some(Slot::Open(h)) => Some(h),
         _ => {
             m.insert(id, Slot::Done(result.clone()));

@@ -4,7 +4,6 @@
 //! none with `--no-themes`) and the keys (`<agent-dir>/keybindings.json`).
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use pi_config::Settings;
 use pi_tui::ScreenMode;
@@ -117,24 +116,8 @@ pub(crate) fn keys(agent_dir: &std::path::Path) -> (Keybindings, Vec<String>) {
     Keybindings::load(&agent_dir.join("keybindings.json"))
 }
 
-/// The theme and keys of dialogs shown before the UI runs (the trust
-/// question, extensions' dialogs while they load).
-static EARLY: Mutex<Option<(Theme, Keybindings)>> = Mutex::new(None);
-
-/// Remember the look of early dialogs.
-pub(crate) fn set_early(ui: &UiSettings) {
-    let (theme, _, _) = ui.theme(&ui.catalog());
-    let (keys, _) = keys(&ui.agent_dir);
-    if let Ok(mut g) = EARLY.lock() {
-        *g = Some((theme, keys));
-    }
-}
-
-/// The look of early dialogs.
-pub(crate) fn early() -> (Theme, Keybindings) {
-    EARLY
-        .lock()
-        .ok()
-        .and_then(|g| g.clone())
-        .unwrap_or_else(|| (Theme::system(appearance_from_env()), Keybindings::defaults()))
+/// The look of dialogs before a run's settings are read: the system theme
+/// and the default keys.
+pub(crate) fn default_look() -> (Theme, Keybindings) {
+    (Theme::system(appearance_from_env()), Keybindings::defaults())
 }

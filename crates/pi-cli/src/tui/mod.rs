@@ -5,6 +5,7 @@
 mod attach;
 mod commands;
 mod components;
+mod link;
 mod login;
 pub(crate) mod look;
 pub(crate) mod router;
@@ -13,15 +14,16 @@ mod text;
 mod worker;
 
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use pi_agent::{Agent, AgentEvent, EventSink};
+use pi_agent::Agent;
 use pi_config::ModelEntry;
 use pi_tui::host::{Controls, ModelInfo, UiHandle, Update};
 use pi_tui::transcript::Level;
-use tokio::sync::mpsc::{self, UnboundedSender};
+use tokio::sync::mpsc;
 
+pub(crate) use link::Link;
 pub(crate) use look::UiSettings;
 pub(crate) use router::{TerminalApprover, TerminalUi, trust_prompt};
 
@@ -29,18 +31,6 @@ use crate::reload::ReloadState;
 
 /// How long a run may take to stop after the UI quit.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
-
-/// Where the agent's events go while the UI runs.
-static EVENTS: Mutex<Option<UnboundedSender<Update>>> = Mutex::new(None);
-
-/// The agent's event sink in interactive mode: to the UI.
-pub(crate) fn event_sink() -> EventSink {
-    Arc::new(|ev: &AgentEvent| {
-        if let Some(tx) = EVENTS.lock().ok().and_then(|g| g.clone()) {
-            let _ = tx.send(Update::Agent(Box::new(ev.clone())));
-        }
-    })
-}
 
 /// The models `--models` names (for ctrl+p), in the order given.
 fn cycle_models(models: &[ModelEntry], patterns: Option<&[String]>) -> Vec<ModelInfo> {
@@ -134,6 +124,7 @@ pub(crate) async fn run(
     mut ui: UiSettings,
     notice: Option<&str>,
     ext: Arc<crate::ext_session::ExtSession>,
+    link: Link,
 ) -> ExitCode {
     // The extensions' commands come first in `/` completion (as the reference lists them).
     let mut commands = crate::ext_commands::ui_commands(&ext.scripts());
@@ -141,11 +132,8 @@ pub(crate) async fn run(
     ui.commands = commands;
     let (req_tx, req_rx) = mpsc::unbounded_channel();
     let (up_tx, up_rx) = mpsc::unbounded_channel();
-    if let Ok(mut g) = EVENTS.lock() {
-        *g = Some(up_tx.clone());
-    }
     let handle = UiHandle::new(up_tx.clone());
-    router::set_handle(Some(handle.clone()));
+    link.connect(up_tx.clone(), handle.clone());
     let _ = up_tx.send(Update::Shortcuts(crate::ext_commands::ui_shortcuts(&ext.scripts())));
     let _ = up_tx.send(Update::Renderers(crate::ext_commands::ui_renderers(&ext.scripts(), false)));
     let _ = up_tx.send(Update::EntryRenderers(crate::ext_commands::ui_renderers(&ext.scripts(), true)));
@@ -172,10 +160,7 @@ pub(crate) async fn run(
         }
         _ = &mut serve => (&mut tui).await,
     };
-    if let Ok(mut g) = EVENTS.lock() {
-        *g = None;
-    }
-    router::set_handle(None);
+    link.disconnect();
     stderr::restore();
     let _ = std::panic::take_hook();
     if let Ok(hook) = Arc::try_unwrap(previous) {

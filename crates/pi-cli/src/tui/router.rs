@@ -3,31 +3,17 @@
 //! dialogs while extensions load). Extension dialogs, shipped policies'
 //! confirmations and notifications all come through here.
 
-use std::sync::Mutex;
-
 use futures::future::BoxFuture;
 use pi_config::trust::{TrustChoice, TrustPrompt};
 use pi_tui::dialog::{Answer, EditorDialog, InputDialog, SelectDialog, SelectItem};
-use pi_tui::host::{DialogAnswer, DialogRequest, UiCall, UiHandle};
+use pi_tui::host::{DialogAnswer, DialogRequest, UiCall};
 use pi_tui::transcript::Level;
 
-/// The running UI's handle.
-static HANDLE: Mutex<Option<UiHandle>> = Mutex::new(None);
-
-/// The UI runs (`Some`) or ended (`None`).
-pub(crate) fn set_handle(h: Option<UiHandle>) {
-    if let Ok(mut g) = HANDLE.lock() {
-        *g = h;
-    }
-}
-
-fn handle() -> Option<UiHandle> {
-    HANDLE.lock().ok().and_then(|g| g.clone())
-}
+use super::link::Link;
 
 /// Show a dialog drawn in place; blocks.
-fn in_place(request: DialogRequest) -> DialogAnswer {
-    let (theme, keys) = super::look::early();
+fn in_place(link: &Link, request: DialogRequest) -> DialogAnswer {
+    let (theme, keys) = link.early();
     match request {
         DialogRequest::Select { title, options } => {
             let mut d = SelectDialog::simple(&title, &options);
@@ -69,16 +55,19 @@ fn text_answer(a: Answer) -> DialogAnswer {
 }
 
 /// Ask through the UI (or in place); the answer.
-pub(crate) async fn dialog(request: DialogRequest) -> DialogAnswer {
-    match handle() {
+async fn dialog(link: &Link, request: DialogRequest) -> DialogAnswer {
+    match link.handle() {
         Some(h) => h.dialog(request).await,
-        None => tokio::task::spawn_blocking(move || in_place(request)).await.unwrap_or(DialogAnswer::Cancelled),
+        None => {
+            let link = link.clone();
+            tokio::task::spawn_blocking(move || in_place(&link, request)).await.unwrap_or(DialogAnswer::Cancelled)
+        }
     }
 }
 
 /// A notification: in the transcript while the UI runs, else on stderr.
-pub(crate) fn notify(level: Level, message: &str) {
-    match handle() {
+fn notify(link: &Link, level: Level, message: &str) {
+    match link.handle() {
         Some(h) => h.send(UiCall::Notify(level, message.to_string())),
         None => eprintln!("{message}"),
     }
@@ -86,8 +75,8 @@ pub(crate) fn notify(level: Level, message: &str) {
 
 /// The start-up trust question (requirement P4): the reference's title and
 /// five answers, drawn in place before the UI starts; `None` when dismissed.
-pub(crate) fn trust_prompt(p: &TrustPrompt) -> Option<TrustChoice> {
-    let (theme, keys) = super::look::early();
+pub(crate) fn trust_prompt(link: &Link, p: &TrustPrompt) -> Option<TrustChoice> {
+    let (theme, keys) = link.early();
     let mut d = pi_tui::dialog::trust::startup(&p.title, &p.options);
     match pi_tui::standalone::run_dialog(&mut d, &theme, &keys) {
         Answer::Index(i) => p.options.get(i).map(|o| o.choice),
@@ -96,7 +85,7 @@ pub(crate) fn trust_prompt(p: &TrustPrompt) -> Option<TrustChoice> {
 }
 
 /// Script extensions' dialogs and notifications (`ctx.ui`).
-pub struct TerminalUi;
+pub struct TerminalUi(pub Link);
 
 impl pi_ext::UiBridge for TerminalUi {
     fn dialog(&self, request: pi_ext::UiRequest) -> BoxFuture<'static, pi_ext::UiResponse> {
@@ -107,8 +96,9 @@ impl pi_ext::UiBridge for TerminalUi {
             UiRequest::Input { title, placeholder, .. } => DialogRequest::Input { title, placeholder },
             UiRequest::Editor { title, prefill } => DialogRequest::Editor { title, prefill },
         };
+        let link = self.0.clone();
         Box::pin(async move {
-            match dialog(request).await {
+            match dialog(&link, request).await {
                 DialogAnswer::Value(v) => UiResponse::Value(v),
                 DialogAnswer::Confirmed(b) => UiResponse::Confirmed(b),
                 DialogAnswer::Cancelled => UiResponse::Cancelled,
@@ -122,12 +112,12 @@ impl pi_ext::UiBridge for TerminalUi {
             pi_ext::NotifyLevel::Warning => Level::Warning,
             pi_ext::NotifyLevel::Error => Level::Error,
         };
-        notify(level, message);
+        notify(&self.0, level, message);
     }
 
     fn fire(&self, call: pi_ext::UiFire) {
         use pi_ext::UiFire;
-        let Some(h) = handle() else { return };
+        let Some(h) = self.0.handle() else { return };
         let call = match call {
             UiFire::Status { key, text } => UiCall::Status(key, text),
             UiFire::Widget { key, lines, placement } => {
@@ -140,7 +130,7 @@ impl pi_ext::UiBridge for TerminalUi {
             }
             UiFire::EditorText(text) => UiCall::EditorText(text),
             UiFire::WorkingMessage(m) => UiCall::WorkingMessage(m),
-            UiFire::ComponentDone { id, result } => return super::components::done(id, result),
+            UiFire::ComponentDone { id, result } => return super::components::done(&self.0, id, result),
             UiFire::Render => return h.redraw(),
             // pi does not let extensions retitle the terminal.
             UiFire::Title(_) => return,
@@ -149,21 +139,21 @@ impl pi_ext::UiBridge for TerminalUi {
     }
 
     fn custom(&self, id: u64, component: Box<dyn pi_ext::ExtComponent>) -> BoxFuture<'static, serde_json::Value> {
-        super::components::custom(handle(), id, component)
+        super::components::custom(self.0.clone(), id, component)
     }
 
     fn place(&self, slot: pi_ext::ComponentSlot, component: Option<Box<dyn pi_ext::ExtComponent>>) {
-        super::components::place(handle(), slot, component);
+        super::components::place(self.0.handle(), slot, component);
     }
 }
 
 /// The shipped policies' questions (permission gate, approval).
-pub struct TerminalApprover;
+pub struct TerminalApprover(pub Link);
 
 impl pi_policies::Approver for TerminalApprover {
     fn confirm<'a>(&'a self, title: &'a str, message: &'a str) -> BoxFuture<'a, bool> {
         let request = DialogRequest::Confirm { title: title.to_string(), message: message.to_string() };
-        Box::pin(async move { dialog(request).await == DialogAnswer::Confirmed(true) })
+        Box::pin(async move { dialog(&self.0, request).await == DialogAnswer::Confirmed(true) })
     }
 
     fn select<'a>(&'a self, title: &'a str, options: &'a [&'a str]) -> BoxFuture<'a, Option<String>> {
@@ -172,7 +162,7 @@ impl pi_policies::Approver for TerminalApprover {
             options: options.iter().map(|s| s.to_string()).collect(),
         };
         Box::pin(async move {
-            match dialog(request).await {
+            match dialog(&self.0, request).await {
                 DialogAnswer::Value(v) => Some(v),
                 _ => None,
             }
@@ -185,6 +175,6 @@ impl pi_policies::Approver for TerminalApprover {
             pi_policies::NotifyKind::Warning => Level::Warning,
             pi_policies::NotifyKind::Error => Level::Error,
         };
-        notify(level, message);
+        notify(&self.0, level, message);
     }
 }
