@@ -80,7 +80,7 @@ impl ClientHandler for Handler {
 }
 
 /// A failed connection or call.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// Spawning, initialize or the transport failed.
     #[error("{0}")]
@@ -97,6 +97,9 @@ pub enum ClientError {
     /// An HTTP server's network error or transient status (408, 429, 5xx): worth another attempt.
     #[error("{0}")]
     Transient(String),
+    /// An `env` or `headers` value could not be resolved.
+    #[error(transparent)]
+    Value(#[from] crate::subst::SubstError),
     /// An HTTP request answered with a failure status, worded as the
     /// reference words it (`MCP HTTP request failed with status 503: busy`);
     /// a tool call shows it as it is.
@@ -187,7 +190,7 @@ async fn connect_once(
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args);
             for (k, v) in env {
-                cmd.env(k, subst::value(&config.name, &format!("env \"{k}\""), v).map_err(ClientError::Connect)?);
+                cmd.env(k, subst::value(&config.name, &format!("env \"{k}\""), v)?);
             }
             if let Some(dir) = cwd {
                 cmd.current_dir(dir);

@@ -5,10 +5,14 @@
 //! its own: an invalid one is reported (file and key) and skipped, the rest
 //! connect.
 
+mod error;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+
+pub use error::ConfigError;
 
 use crate::exposure::ServerExposure;
 use crate::text;
@@ -59,14 +63,14 @@ pub struct ServerConfig {
 
 /// An entry that was skipped.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}: mcpServers.{key}: {message}", file.display())]
+#[error("{}: mcpServers.{key}: {error}", file.display())]
 pub struct ConfigProblem {
     /// The file.
     pub file: PathBuf,
     /// The server's key (or the top-level key).
     pub key: String,
     /// What is wrong.
-    pub message: String,
+    pub error: ConfigError,
 }
 
 /// The merged configuration.
@@ -101,23 +105,23 @@ struct FileEntries {
 
 fn read_file(path: &Path, problems: &mut Vec<ConfigProblem>) -> Option<FileEntries> {
     let raw = std::fs::read_to_string(path).ok()?;
-    let problem = |key: &str, message: String| ConfigProblem { file: path.to_path_buf(), key: key.into(), message };
+    let problem = |error: ConfigError| ConfigProblem { file: path.to_path_buf(), key: String::new(), error };
     let value: Value = match serde_json::from_str(&raw) {
         Ok(v) => v,
         Err(e) => {
-            problems.push(problem("", format!("invalid JSON: {e}")));
+            problems.push(problem(ConfigError::InvalidJson(e.to_string())));
             return None;
         }
     };
     let Some(obj) = value.as_object() else {
-        problems.push(problem("", "the file must hold a JSON object".into()));
+        problems.push(problem(ConfigError::FileNotObject));
         return None;
     };
     let servers = match obj.get("mcpServers") {
         None => Vec::new(),
         Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         Some(_) => {
-            problems.push(problem("", "mcpServers must be an object".into()));
+            problems.push(problem(ConfigError::ServersNotObject));
             Vec::new()
         }
     };
@@ -159,8 +163,8 @@ fn merge(
         auto = p.auto_codemode.unwrap_or(auto);
         for (name, value) in p.servers {
             if value.pointer("/auth/provider").is_some() {
-                let message = "auth.provider is not allowed in a project file".to_string();
-                problems.push(ConfigProblem { file: p.file.clone(), key: name, message });
+                let error = ConfigError::ProjectAuthProvider;
+                problems.push(ConfigProblem { file: p.file.clone(), key: name, error });
                 continue;
             }
             let existing = entries.iter_mut().find(|(k, _, _)| *k == name);
@@ -183,15 +187,12 @@ fn merge(
     for (name, value, file) in entries {
         let clash = servers.iter().find(|s| s.name != name && s.name.replace('-', "_") == name.replace('-', "_"));
         let checked = match clash {
-            Some(other) => Err(format!(
-                "server name \"{name}\" clashes with \"{}\" (\"-\" and \"_\" are the same in tool names)",
-                other.name
-            )),
+            Some(other) => Err(ConfigError::NameClash { name: name.clone(), other: other.name.clone() }),
             None => validate(&name, &value, &file, cwd, home),
         };
         match checked {
             Ok(s) => servers.push(s),
-            Err(message) => problems.push(ConfigProblem { file, key: name, message }),
+            Err(error) => problems.push(ConfigProblem { file, key: name, error }),
         }
     }
     McpConfig { servers, auto_enable_codemode: auto, problems, session_dir: Some(cwd.to_path_buf()) }
@@ -201,25 +202,23 @@ fn is_valid_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-fn string_map(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, String> {
+fn string_map(v: Option<&Value>, what: &'static str) -> Result<Vec<(String, String)>, ConfigError> {
     match v {
         None => Ok(Vec::new()),
         Some(Value::Object(m)) => m
             .iter()
-            .map(|(k, v)| {
-                v.as_str()
-                    .map(|s| (k.clone(), s.to_string()))
-                    .ok_or_else(|| format!("{what} must map names to strings"))
-            })
+            .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())).ok_or(ConfigError::NotStringMap(what)))
             .collect(),
-        Some(_) => Err(format!("{what} must map names to strings")),
+        Some(_) => Err(ConfigError::NotStringMap(what)),
     }
 }
 
-fn exposure_field(o: &Map<String, Value>) -> Result<(ServerExposure, Vec<(String, ServerExposure)>), String> {
+fn exposure_field(o: &Map<String, Value>) -> Result<(ServerExposure, Vec<(String, ServerExposure)>), ConfigError> {
     let exposure = match o.get("exposure") {
         None => ServerExposure::Codemode,
-        Some(v) => v.as_str().and_then(ServerExposure::parse).ok_or_else(|| text_bad_exposure("exposure"))?,
+        Some(v) => {
+            v.as_str().and_then(ServerExposure::parse).ok_or_else(|| ConfigError::BadExposure("exposure".into()))?
+        }
     };
     let mut per_tool = Vec::new();
     match o.get("toolExposure") {
@@ -229,50 +228,44 @@ fn exposure_field(o: &Map<String, Value>) -> Result<(ServerExposure, Vec<(String
                 let e = v
                     .as_str()
                     .and_then(ServerExposure::parse)
-                    .ok_or_else(|| text_bad_exposure(&format!("toolExposure.{k}")))?;
+                    .ok_or_else(|| ConfigError::BadExposure(format!("toolExposure.{k}")))?;
                 per_tool.push((k.clone(), e));
             }
         }
-        Some(_) => return Err("toolExposure must map tool names to exposures".into()),
+        Some(_) => return Err(ConfigError::ToolExposureNotMap),
     }
     Ok((exposure, per_tool))
 }
 
-fn text_bad_exposure(key: &str) -> String {
-    format!("{key} must be one of \"codemode\", \"codemode-deferred\", \"deferred\", \"direct\", \"hidden\"")
-}
-
 /// Check one entry.
-fn validate(name: &str, v: &Value, file: &Path, cwd: &Path, home: Option<&Path>) -> Result<ServerConfig, String> {
+fn validate(name: &str, v: &Value, file: &Path, cwd: &Path, home: Option<&Path>) -> Result<ServerConfig, ConfigError> {
     if !is_valid_name(name) {
-        return Err(format!("invalid server name \"{name}\" (use letters, digits, \"_\" and \"-\")"));
+        return Err(ConfigError::InvalidName(name.into()));
     }
-    let Some(o) = v.as_object() else { return Err(format!("server \"{name}\" must be an object")) };
+    let Some(o) = v.as_object() else { return Err(ConfigError::NotObject(name.into())) };
     let enabled = match o.get("enabled") {
         None => true,
         Some(Value::Bool(b)) => *b,
-        Some(_) => return Err("enabled must be a boolean".into()),
+        Some(_) => return Err(ConfigError::EnabledNotBool),
     };
     let description = match o.get("description") {
         None => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err("description must be a string".into()),
+        Some(_) => return Err(ConfigError::DescriptionNotString),
     };
     let timeout = match o.get("timeout") {
         None => text::DEFAULT_TIMEOUT_SECS,
-        Some(t) => {
-            t.as_f64().filter(|t| *t > 0.0 && t.is_finite()).ok_or("timeout must be a positive number of seconds")?
-        }
+        Some(t) => t.as_f64().filter(|t| *t > 0.0 && t.is_finite()).ok_or(ConfigError::BadTimeout)?,
     };
     let (exposure, tool_exposure) = exposure_field(o)?;
     let ty = o.get("type").map(|t| t.as_str().unwrap_or("<not a string>"));
     if ty == Some("sse") {
-        return Err("legacy SSE transport is not supported; use the streamable HTTP URL".into());
+        return Err(ConfigError::LegacySse);
     }
     let transport = match (o.get("url").and_then(Value::as_str), o.get("command").and_then(Value::as_str), ty) {
         (Some(url), _, None | Some("http" | "streamable-http")) => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err("url must be an http or https URL".into());
+                return Err(ConfigError::BadUrl);
             }
             Transport::Http { url: url.into(), headers: string_map(o.get("headers"), "headers")? }
         }
@@ -281,18 +274,18 @@ fn validate(name: &str, v: &Value, file: &Path, cwd: &Path, home: Option<&Path>)
                 None => Vec::new(),
                 Some(Value::Array(a)) => a
                     .iter()
-                    .map(|x| x.as_str().map(String::from).ok_or("args must be an array of strings"))
+                    .map(|x| x.as_str().map(String::from).ok_or(ConfigError::ArgsNotStrings))
                     .collect::<Result<_, _>>()?,
-                Some(_) => return Err("args must be an array of strings".into()),
+                Some(_) => return Err(ConfigError::ArgsNotStrings),
             };
             let dir = match o.get("cwd") {
                 None => None,
                 Some(Value::String(s)) => Some(resolve_dir(s, cwd, home)),
-                Some(_) => return Err("cwd must be a string".into()),
+                Some(_) => return Err(ConfigError::CwdNotString),
             };
             Transport::Stdio { command: command.into(), args, env: string_map(o.get("env"), "env")?, cwd: dir }
         }
-        _ => return Err(format!("server \"{name}\" needs either \"command\" (stdio) or \"url\" (streamable HTTP)")),
+        _ => return Err(ConfigError::NoTransport(name.into())),
     };
     Ok(ServerConfig {
         name: name.into(),
@@ -316,13 +309,16 @@ pub fn add_registered(config: &mut McpConfig, name: &str, value: &Value, source:
     let cwd = config.session_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     match validate(name, value, source, &cwd, home) {
         Ok(s) => config.servers.push(s),
-        Err(message) => config.problems.push(ConfigProblem { file: source.to_path_buf(), key: name.into(), message }),
+        Err(error) => config.problems.push(ConfigProblem { file: source.to_path_buf(), key: name.into(), error }),
     }
 }
 
 /// Check one `mcpServers` entry as `pi mcp add` writes it.
+// String error: this is the check pi-ext's `McpCheck` callback type
+// (`Fn(&str, &Value) -> Result<(), String>`) is set to, and `pi mcp add`
+// returns its message as its own string error.
 pub fn check_entry(name: &str, value: &Value) -> Result<(), String> {
-    validate(name, value, Path::new(""), Path::new("."), None).map(|_| ())
+    validate(name, value, Path::new(""), Path::new("."), None).map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// `~/x` under the home folder, a relative path under the session folder.

@@ -25,6 +25,7 @@ impl Interceptor for Gate {
         "builtin:mcp"
     }
 
+    // String error: the signature of pi_agent's Interceptor::on_tool_call (this one never fails).
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,

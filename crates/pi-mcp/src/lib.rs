@@ -37,13 +37,14 @@ pub mod text;
 mod tool;
 
 pub use client::ClientError;
-pub use config::{ConfigProblem, McpConfig, ServerConfig, Transport};
+pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, Transport};
 pub use exposure::ServerExposure;
 pub use gate::Gate;
 pub use logfile::LogFile;
-pub use manager::{Admit, AdmitFn, McpManager, Registrar, Server, Status};
+pub use manager::{Admit, AdmitFn, McpManager, ReconnectError, Registrar, Server, Status};
 pub use process::stop_all_now as stop_all_servers_now;
 pub use resources::ResourceTool;
+pub use subst::SubstError;
 pub use tool::McpTool;
 
 /// Block SIGPIPE in the calling thread (give it to every runtime worker with

@@ -77,7 +77,7 @@ async fn reconnect(m: &McpManager, name: Option<&str>) -> (Level, String) {
     match m.reconnect(server.name()).await {
         Ok(Status::Connected(n)) => (Level::Info, text::reconnected(server.name(), n, server.has_resources())),
         Ok(other) => (Level::Error, text::failed_to_connect(server.name(), &format!("{other:?}"))),
-        Err(why) => (Level::Error, text::failed_to_connect(server.name(), &why)),
+        Err(why) => (Level::Error, text::failed_to_connect(server.name(), &why.to_string())),
     }
 }
 

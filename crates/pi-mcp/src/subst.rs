@@ -2,11 +2,50 @@
 //! (empty when unset); a whole value `!command` is the trimmed standard
 //! output of `sh -c command`.
 
+use std::process::ExitStatus;
+
 use crate::text;
+
+/// A configured `env`/`headers` value that cannot be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum SubstError {
+    /// A `${VAR}` that is not set.
+    #[error("{}", text::unresolved_variable(server, what, var))]
+    Unresolved {
+        /// The server.
+        server: String,
+        /// `env "K"` or `header "K"`.
+        what: String,
+        /// The variable.
+        var: String,
+    },
+    /// `sh` could not be started for a `!command` value.
+    #[error("{}", text::command_not_run(cmd, &source.to_string()))]
+    Spawn {
+        /// The command (without `!`).
+        cmd: String,
+        /// Why it could not be started.
+        source: std::io::Error,
+    },
+    /// The command exited with a failure.
+    #[error("{}", text::command_failed(cmd, &status.to_string()))]
+    Failed {
+        /// The command (without `!`).
+        cmd: String,
+        /// How it ended.
+        status: ExitStatus,
+    },
+    /// The command printed more than [`text::COMMAND_OUTPUT_MAX_BYTES`].
+    #[error("{}", text::command_output_too_long(cmd))]
+    TooLong {
+        /// The command (without `!`).
+        cmd: String,
+    },
+}
 
 /// The value of a configured `env`/`headers` entry (`what`: `env "K"`,
 /// `header "K"` of server `server`). An unset variable is an error.
-pub fn value(server: &str, what: &str, raw: &str) -> Result<String, String> {
+pub fn value(server: &str, what: &str, raw: &str) -> Result<String, SubstError> {
     if let Some(cmd) = raw.strip_prefix('!') {
         return command(cmd);
     }
@@ -19,7 +58,7 @@ pub fn value(server: &str, what: &str, raw: &str) -> Result<String, String> {
         v
     });
     match missing.into_inner() {
-        Some(var) => Err(text::unresolved_variable(server, what, &var)),
+        Some(var) => Err(SubstError::Unresolved { server: server.into(), what: what.into(), var }),
         None => Ok(out),
     }
 }
@@ -46,19 +85,19 @@ pub fn vars(raw: &str, lookup: impl Fn(&str) -> Option<String>) -> String {
     out
 }
 
-fn command(cmd: &str) -> Result<String, String> {
+fn command(cmd: &str) -> Result<String, SubstError> {
     let out = std::process::Command::new("sh")
         .arg("-c")
         .arg(cmd)
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run \"!{cmd}\": {e}"))?;
+        .map_err(|source| SubstError::Spawn { cmd: cmd.into(), source })?;
     if !out.status.success() {
-        return Err(format!("\"!{cmd}\" failed ({})", out.status));
+        return Err(SubstError::Failed { cmd: cmd.into(), status: out.status });
     }
     if out.stdout.len() > text::COMMAND_OUTPUT_MAX_BYTES {
-        return Err(format!("\"!{cmd}\" printed more than {} bytes", text::COMMAND_OUTPUT_MAX_BYTES));
+        return Err(SubstError::TooLong { cmd: cmd.into() });
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -72,8 +111,8 @@ mod tests {
         let look = |k: &str| (k == "A").then(|| "1".to_string());
         assert_eq!(vars("x${A}y${B}z${", look), "x1yz${");
         assert_eq!(value("s", "env \"K\"", "!printf ' tok\\n'").unwrap(), "tok");
-        assert!(value("s", "env \"K\"", "!exit 3").unwrap_err().contains("failed"));
-        let e = value("s", "header \"Authorization\"", "Bearer ${PI_MCP_TEST_UNSET_VAR}").unwrap_err();
+        assert_eq!(value("s", "env \"K\"", "!exit 3").unwrap_err().to_string(), "\"!exit 3\" failed (exit status: 3)");
+        let e = value("s", "header \"Authorization\"", "Bearer ${PI_MCP_TEST_UNSET_VAR}").unwrap_err().to_string();
         assert_eq!(
             e,
             "Failed to resolve MCP server \"s\" header \"Authorization\" from environment variable: PI_MCP_TEST_UNSET_VAR"

@@ -263,6 +263,74 @@ pub fn mcp_answer_too_deep(limit: usize) -> String {
     )
 }
 
+// ---- mcp.json problems (after `<file>: mcpServers.<key>: `) -------------------
+
+/// A file that is not JSON (`detail`: the parser's message).
+pub fn invalid_json(detail: &str) -> String {
+    format!("invalid JSON: {detail}")
+}
+/// A file whose top level is not an object.
+pub const FILE_NOT_OBJECT: &str = "the file must hold a JSON object";
+/// `mcpServers` that is not an object.
+pub const SERVERS_NOT_OBJECT: &str = "mcpServers must be an object";
+/// `auth.provider` in a project file.
+pub const PROJECT_AUTH_PROVIDER: &str = "auth.provider is not allowed in a project file";
+/// Two server names that give the same tool names.
+pub fn name_clash(name: &str, other: &str) -> String {
+    format!("server name \"{name}\" clashes with \"{other}\" (\"-\" and \"_\" are the same in tool names)")
+}
+/// A server name with other characters than letters, digits, `_` and `-`.
+pub fn invalid_server_name(name: &str) -> String {
+    format!("invalid server name \"{name}\" (use letters, digits, \"_\" and \"-\")")
+}
+/// An entry that is not an object.
+pub fn server_not_object(name: &str) -> String {
+    format!("server \"{name}\" must be an object")
+}
+/// `enabled` that is not a boolean.
+pub const ENABLED_NOT_BOOL: &str = "enabled must be a boolean";
+/// `description` that is not a string.
+pub const DESCRIPTION_NOT_STRING: &str = "description must be a string";
+/// `timeout` that is not a positive number.
+pub const BAD_TIMEOUT: &str = "timeout must be a positive number of seconds";
+/// An exposure value that is not one of the five (`key`: `exposure` or `toolExposure.<tool>`).
+pub fn bad_exposure(key: &str) -> String {
+    format!("{key} must be one of \"codemode\", \"codemode-deferred\", \"deferred\", \"direct\", \"hidden\"")
+}
+/// `toolExposure` that is not an object.
+pub const TOOL_EXPOSURE_NOT_MAP: &str = "toolExposure must map tool names to exposures";
+/// `type: "sse"`.
+pub const LEGACY_SSE: &str = "legacy SSE transport is not supported; use the streamable HTTP URL";
+/// A `url` that is not http or https.
+pub const BAD_URL: &str = "url must be an http or https URL";
+/// `args` that is not an array of strings.
+pub const ARGS_NOT_STRINGS: &str = "args must be an array of strings";
+/// `cwd` that is not a string.
+pub const CWD_NOT_STRING: &str = "cwd must be a string";
+/// `env` or `headers` that is not a map of strings.
+pub fn not_string_map(what: &str) -> String {
+    format!("{what} must map names to strings")
+}
+/// An entry with neither a command nor a URL.
+pub fn no_transport(name: &str) -> String {
+    format!("server \"{name}\" needs either \"command\" (stdio) or \"url\" (streamable HTTP)")
+}
+
+// ---- `!command` values of env and headers ----------------------------------------
+
+/// `sh` could not be started for a `!command` value.
+pub fn command_not_run(cmd: &str, error: &str) -> String {
+    format!("cannot run \"!{cmd}\": {error}")
+}
+/// A `!command` value whose command failed (`status`: as the exit status shows).
+pub fn command_failed(cmd: &str, status: &str) -> String {
+    format!("\"!{cmd}\" failed ({status})")
+}
+/// A `!command` value whose command printed too much.
+pub fn command_output_too_long(cmd: &str) -> String {
+    format!("\"!{cmd}\" printed more than {COMMAND_OUTPUT_MAX_BYTES} bytes")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

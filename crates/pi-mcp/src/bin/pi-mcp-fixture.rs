@@ -66,7 +66,11 @@ fn answer(mode: &str, msg: &Value) -> Option<Value> {
         "resources/list" | "resources/templates/list" | "resources/read" if mode == "resources" => {
             match resources(method, &msg["params"]) {
                 Ok(r) => r,
-                Err(e) => return Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": e}})),
+                Err(e) => {
+                    return Some(
+                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": e.to_string()}}),
+                    );
+                }
             }
         }
         "resources/list" if mode == "listfail" => {
@@ -79,8 +83,19 @@ fn answer(mode: &str, msg: &Value) -> Option<Value> {
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
+/// A resource request the fixture refuses; `Display` is the JSON-RPC error's message.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    /// A listing cursor the fixture did not hand out.
+    #[error("bad cursor {0}")]
+    BadCursor(String),
+    /// A URI the fixture does not have.
+    #[error("Resource {0} not found")]
+    NotFound(String),
+}
+
 /// The `resources` mode's answers (keys in an order of their own, as servers write them).
-fn resources(method: &str, params: &Value) -> Result<Value, String> {
+fn resources(method: &str, params: &Value) -> Result<Value, Refusal> {
     Ok(match (method, params["cursor"].as_str(), params["uri"].as_str()) {
         ("resources/list", None, _) => json!({"resources": [
             {"uri": "fx://a.txt", "mimeType": "text/plain", "name": "a", "icons": [{"src": "fx://icon"}]},
@@ -90,7 +105,7 @@ fn resources(method: &str, params: &Value) -> Result<Value, String> {
             {"name": "c", "uri": "fx://c.png", "mimeType": "image/png"},
             {"uri": "ui://app", "name": "app"}
         ]}),
-        ("resources/list", Some(c), _) => return Err(format!("bad cursor {c}")),
+        ("resources/list", Some(c), _) => return Err(Refusal::BadCursor(c.to_string())),
         ("resources/templates/list", _, _) => {
             json!({"resourceTemplates": [{"name": "t", "uriTemplate": "fx://t/{id}"}]})
         }
@@ -104,7 +119,7 @@ fn resources(method: &str, params: &Value) -> Result<Value, String> {
         (_, _, Some("fx://c.png")) => {
             json!({"contents": [{"uri": "fx://c.png", "mimeType": "image/png", "blob": "iVBORw0KGgo="}]})
         }
-        (_, _, uri) => return Err(format!("Resource {} not found", uri.unwrap_or(""))),
+        (_, _, uri) => return Err(Refusal::NotFound(uri.unwrap_or("").to_string())),
     })
 }
 

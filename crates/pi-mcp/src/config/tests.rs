@@ -54,9 +54,9 @@ fn user_and_trusted_project_merge_with_overrides_and_problems_named() {
     assert_eq!(a.file, user_file(&agent));
     let b = trusted.servers.iter().find(|s| s.name == "b").unwrap();
     assert!(matches!(&b.transport, Transport::Stdio { command, .. } if command == "project-b"), "replaced");
-    assert!(trusted.problems.iter().any(|p| p.key == "p" && p.message.contains("auth.provider")));
+    assert!(trusted.problems.iter().any(|p| p.key == "p" && p.error == ConfigError::ProjectAuthProvider));
     let n = trusted.problems.iter().find(|p| p.key == "n").unwrap();
-    assert!(n.message.contains("toolExposure.x") && n.file == project_file(&cwd), "{n}");
+    assert!(n.error == ConfigError::BadExposure("toolExposure.x".into()) && n.file == project_file(&cwd), "{n}");
 }
 
 #[test]
@@ -64,10 +64,12 @@ fn broken_files_are_reported_not_fatal() {
     let tmp = tempfile::tempdir().unwrap();
     write(&user_file(tmp.path()), "{nope");
     let c = load(tmp.path(), tmp.path(), false, None);
-    assert!(c.servers.is_empty() && c.problems.len() == 1 && c.problems[0].message.contains("invalid JSON"));
+    assert!(
+        c.servers.is_empty() && c.problems.len() == 1 && c.problems[0].error.to_string().starts_with("invalid JSON: ")
+    );
     write(&user_file(tmp.path()), r#"{"mcpServers": [], "autoEnableCodemode": false}"#);
     let c = load(tmp.path(), tmp.path(), false, None);
-    assert!(!c.auto_enable_codemode && c.problems[0].message.contains("must be an object"));
+    assert!(!c.auto_enable_codemode && c.problems[0].error == ConfigError::ServersNotObject);
     let none = load(&tmp.path().join("missing"), tmp.path(), true, None);
     assert!(none.servers.is_empty() && none.problems.is_empty() && none.auto_enable_codemode);
 }

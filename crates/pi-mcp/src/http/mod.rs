@@ -31,7 +31,7 @@ pub(crate) async fn connect(
 ) -> Result<(RunningService<RoleClient, Handler>, Option<u32>), ClientError> {
     let mut custom = HashMap::new();
     for (k, v) in headers {
-        let value = subst::value(server, &format!("header \"{k}\""), v).map_err(ClientError::Connect)?;
+        let value = subst::value(server, &format!("header \"{k}\""), v)?;
         let name =
             HeaderName::try_from(k.as_str()).map_err(|e| ClientError::Connect(format!("header \"{k}\": {e}")))?;
         let value = HeaderValue::try_from(value).map_err(|e| ClientError::Connect(format!("header \"{k}\": {e}")))?;

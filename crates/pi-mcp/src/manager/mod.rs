@@ -18,11 +18,24 @@ pub use server::Server;
 use shared::{Shared, lock};
 pub use terms::{Admit, AdmitFn, Registrar, Status};
 
+use crate::ClientError;
+
 use crate::config::{ConfigProblem, McpConfig};
 use crate::exposure::ServerExposure;
 use crate::logfile::LogFile;
 use crate::resources::Servers;
 use crate::text;
+
+/// Why `/mcp reconnect` could not connect a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ReconnectError {
+    /// No server of this name is configured.
+    #[error("{}", text::no_server_named(.0))]
+    NoServer(String),
+    /// The server did not connect.
+    #[error(transparent)]
+    Connect(#[from] ClientError),
+}
 
 /// The servers of a session.
 pub struct McpManager {
@@ -157,14 +170,14 @@ impl McpManager {
     }
 
     /// Reconnect `name` (`/mcp reconnect`).
-    pub async fn reconnect(&self, name: &str) -> Result<Status, String> {
+    pub async fn reconnect(&self, name: &str) -> Result<Status, ReconnectError> {
         let s =
-            self.servers.iter().find(|s| s.name() == name).ok_or_else(|| format!("No MCP server named \"{name}\"."))?;
+            self.servers.iter().find(|s| s.name() == name).ok_or_else(|| ReconnectError::NoServer(name.to_string()))?;
         let old = s.conn.lock().await.take();
         if let Some(c) = old {
             c.stop().await;
         }
-        s.connection().await.map_err(|e| e.to_string())?;
+        s.connection().await?;
         Ok(s.status())
     }
 

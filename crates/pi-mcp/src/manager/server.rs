@@ -182,9 +182,9 @@ impl Server {
     }
 
     /// One resource request (see [`Connection::resources`]); a dropped connection reconnects first.
-    pub(crate) async fn resources(&self, kind: crate::resources::Kind, params: Value) -> Result<Value, String> {
-        let conn = self.connection().await.map_err(|e| e.to_string())?;
-        conn.resources(kind, params).await.map_err(|e| e.to_string())
+    pub(crate) async fn resources(&self, kind: crate::resources::Kind, params: Value) -> Result<Value, ClientError> {
+        let conn = self.connection().await?;
+        conn.resources(kind, params).await
     }
 
     /// Wait until the current connection attempt settled (or `timeout`).

@@ -7,6 +7,7 @@
 //! model text and images (binary contents saved to files) and scripts
 //! `{server, uri, contents}`.
 
+mod error;
 pub mod spec;
 
 use std::sync::{Arc, Weak};
@@ -16,10 +17,12 @@ use pi_agent::{AgentTool, ExecutionMode, Exposure, Invocation, ToolDef};
 use pi_tools::{Annotations, ToolResult};
 use serde_json::{Map, Value, json};
 
+use crate::ClientError;
 use crate::exposure::ServerExposure;
 use crate::manager::Server;
 use crate::result::{self, Origin};
 use crate::text;
+use error::ResourceError;
 pub use spec::Kind;
 
 /// The servers the resource tools may reach (set once by the manager).
@@ -59,16 +62,16 @@ impl ResourceTool {
     }
 
     /// The named server, or the model-facing error naming the ones with resources.
-    fn server(&self, name: &str) -> Result<Arc<Server>, String> {
+    fn server(&self, name: &str) -> Result<Arc<Server>, ResourceError> {
         let servers = self.with_resources();
         if let Some(s) = servers.iter().find(|s| s.name() == name) {
             return Ok(s.clone());
         }
-        let names: Vec<&str> = servers.iter().map(|s| s.name()).collect();
-        Err(text::no_resources(name, &names))
+        let with_resources = servers.iter().map(|s| s.name().to_string()).collect();
+        Err(ResourceError::NoResources { server: name.to_string(), with_resources })
     }
 
-    async fn list(&self, args: &Value) -> Result<Value, String> {
+    async fn list(&self, args: &Value) -> Result<Value, ResourceError> {
         let key = self.kind.items_key();
         match arg(args, "server") {
             Some(name) => {
@@ -90,7 +93,7 @@ impl ResourceTool {
                 for (s, r) in servers.iter().zip(results) {
                     match r {
                         Ok(items) => all.extend(items),
-                        Err(e) => errors.push(json!({"server": s.name(), "error": e})),
+                        Err(e) => errors.push(json!({"server": s.name(), "error": e.to_string()})),
                     }
                 }
                 let mut out = Map::new();
@@ -103,9 +106,9 @@ impl ResourceTool {
         }
     }
 
-    async fn read(&self, args: &Value) -> Result<(Value, Value), String> {
-        let name = arg(args, "server").ok_or_else(|| text::must_be_provided("server"))?;
-        let uri = arg(args, "uri").ok_or_else(|| text::must_be_provided("uri"))?;
+    async fn read(&self, args: &Value) -> Result<(Value, Value), ResourceError> {
+        let name = arg(args, "server").ok_or(ResourceError::Missing("server"))?;
+        let uri = arg(args, "uri").ok_or(ResourceError::Missing("uri"))?;
         let server = self.server(name)?;
         let raw = server.resources(Kind::Read, json!({"uri": uri})).await?;
         let contents = raw.get("contents").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -155,7 +158,7 @@ fn items(raw: &Value, key: &str, server: &str) -> Vec<Value> {
 }
 
 /// Every page of one server's list.
-async fn list_all(server: &Server, kind: Kind) -> Result<Vec<Value>, String> {
+async fn list_all(server: &Server, kind: Kind) -> Result<Vec<Value>, ClientError> {
     let key = kind.items_key();
     let (mut out, mut cursor, mut seen) = (Vec::new(), None::<String>, Vec::<String>::new());
     for _ in 0..text::MAX_RESOURCE_PAGES {
@@ -191,11 +194,11 @@ impl AgentTool for ResourceTool {
             let (shown, structured) = match self.kind {
                 Kind::List | Kind::Templates => match self.list(&inv.args).await {
                     Ok(v) => (json!({"content": [{"type": "text", "text": v.to_string()}]}), v),
-                    Err(e) => return ToolResult::error(e),
+                    Err(e) => return ToolResult::error(e.to_string()),
                 },
                 Kind::Read => match self.read(&inv.args).await {
                     Ok(pair) => pair,
-                    Err(e) => return ToolResult::error(e),
+                    Err(e) => return ToolResult::error(e.to_string()),
                 },
             };
             let mut out = result::convert(&shown, origin);
