@@ -19,7 +19,7 @@ pub(crate) fn prepare(text: String, images: Vec<ContentBlock>) -> (String, Vec<C
                         hints.extend(p.hints);
                         ready.push(ContentBlock::image(p.data, p.mime_type));
                     }
-                    Err(note) => hints.push(note),
+                    Err(note) => hints.push(note.to_string()),
                 }
             }
             other => ready.push(other),

@@ -175,7 +175,7 @@ async fn call(a: &ToolArgs, cwd: PathBuf) -> Result<Finished, ExitCode> {
     if dispatcher.registry.get(&a.name).is_none() {
         return Err(invalid(&pi_tools::UnknownToolName(a.name.clone()).to_string()));
     }
-    let parsed = args::parse_raw(&a.name, &a.raw).map_err(|m| invalid(&m))?;
+    let parsed = args::parse_raw(&a.name, &a.raw).map_err(|e| invalid(&e.to_string()))?;
     let req = CallRequest { id: CALL_ID.into(), name: a.name.clone(), args: RawArgs::Json(parsed), parent: None };
     let finished = dispatcher.call(req, Caller::Model, &tool_context(a, cwd)).await;
     for l in &loaded.scripts {

@@ -13,6 +13,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::InvalidArguments;
 use crate::text::args as msg;
 
 pub use crate::schema::Issue;
@@ -40,11 +41,15 @@ impl std::error::Error for ValidationError {}
 
 /// Parse the raw argument text of a tool call. Failure gives the reference's
 /// `Invalid arguments for tool "<name>": …` message.
-pub fn parse_raw(tool: &str, raw: &str) -> Result<Value, String> {
+pub fn parse_raw(tool: &str, raw: &str) -> Result<Value, InvalidArguments> {
     if raw.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    serde_json::from_str(raw).map_err(|e| msg::invalid_arguments(tool, &e.to_string(), raw))
+    serde_json::from_str(raw).map_err(|source| InvalidArguments {
+        tool: tool.to_string(),
+        raw: raw.to_string(),
+        source,
+    })
 }
 
 /// The `edit` tool's compatibility shim, run before validation: `edits` given
@@ -186,7 +191,7 @@ mod tests {
 
     #[test]
     fn raw_json_parse_failure() {
-        let e = parse_raw("read", "{bad json").unwrap_err();
+        let e = parse_raw("read", "{bad json").unwrap_err().to_string();
         assert!(e.starts_with("Invalid arguments for tool \"read\": "), "{e}");
         assert!(e.ends_with("\n\nReceived arguments:\n{bad json"), "{e}");
         assert_eq!(parse_raw("read", "").unwrap(), json!({}));

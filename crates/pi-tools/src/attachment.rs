@@ -3,6 +3,7 @@
 //! converted to PNG, resized to the inline limits), so a prompt carries the
 //! same picture a `read` of the file would.
 
+use crate::ImageOmitted;
 use crate::tools::read::picture;
 
 /// An image file made ready to attach to a prompt.
@@ -20,14 +21,14 @@ pub struct PreparedImage {
 /// the note saying why it is left out
 /// (`[Image omitted: could not be resized below the inline image size limit.]`, …).
 /// `None` for anything else (text).
-pub fn prepare_image(bytes: Vec<u8>) -> Option<Result<PreparedImage, String>> {
+pub fn prepare_image(bytes: Vec<u8>) -> Option<Result<PreparedImage, ImageOmitted>> {
     let head = &bytes[..bytes.len().min(picture::HEAD_BYTES)];
     let kind = picture::detect(head)?;
-    Some(
-        picture::prepare(bytes, kind)
-            .map(|p| PreparedImage { data: p.data, mime_type: p.mime.to_string(), hints: p.hints })
-            .map_err(str::to_string),
-    )
+    Some(picture::prepare(bytes, kind).map(|p| PreparedImage {
+        data: p.data,
+        mime_type: p.mime.to_string(),
+        hints: p.hints,
+    }))
 }
 
 /// An image a client sent with a prompt (base64 `data`, its declared
@@ -35,7 +36,7 @@ pub fn prepare_image(bytes: Vec<u8>) -> Option<Result<PreparedImage, String>> {
 /// declared PNG, JPEG, GIF or WebP decoded and shrunk to the inline limits,
 /// any other format converted to PNG. The error is the note that takes the
 /// image's place in the prompt's text.
-pub fn prepare_prompt_image(data: &str, mime_type: &str) -> Result<PreparedImage, String> {
+pub fn prepare_prompt_image(data: &str, mime_type: &str) -> Result<PreparedImage, ImageOmitted> {
     use base64::Engine;
     // Lenient, as the reference decodes: what is not base64 decodes to nothing usable.
     let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim()).unwrap_or_default();
@@ -44,8 +45,8 @@ pub fn prepare_prompt_image(data: &str, mime_type: &str) -> Result<PreparedImage
         matches!(base.as_str(), "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp");
     match prepare_image(bytes) {
         Some(prepared) => prepared,
-        None if declared_inline => Err(crate::text::read::IMAGE_OMITTED_TOO_LARGE.to_string()),
-        None => Err(crate::text::read::IMAGE_OMITTED_UNCONVERTIBLE.to_string()),
+        None if declared_inline => Err(ImageOmitted::TooLarge),
+        None => Err(ImageOmitted::Unconvertible),
     }
 }
 
@@ -65,7 +66,10 @@ mod tests {
         assert!(p.hints.is_empty());
         assert!(prepare_image(b"hello\n".to_vec()).is_none());
         let broken = prepare_image(b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDRbroken".to_vec()).unwrap();
-        assert_eq!(broken.unwrap_err(), "[Image omitted: could not be resized below the inline image size limit.]");
+        assert_eq!(
+            broken.unwrap_err().to_string(),
+            "[Image omitted: could not be resized below the inline image size limit.]"
+        );
     }
 
     #[test]
@@ -74,11 +78,11 @@ mod tests {
         let p = prepare_prompt_image(tiny, "image/png").unwrap();
         assert_eq!((p.data.as_str(), p.mime_type.as_str()), (tiny, "image/png"));
         assert_eq!(
-            prepare_prompt_image("bm90IGFuIGltYWdl", "image/png").unwrap_err(),
+            prepare_prompt_image("bm90IGFuIGltYWdl", "image/png").unwrap_err().to_string(),
             "[Image omitted: could not be resized below the inline image size limit.]"
         );
         assert_eq!(
-            prepare_prompt_image("bm90IGFuIGltYWdl", "image/tiff").unwrap_err(),
+            prepare_prompt_image("bm90IGFuIGltYWdl", "image/tiff").unwrap_err().to_string(),
             "[Image omitted: could not be converted to a supported inline image format.]"
         );
         assert!(prepare_prompt_image("%%%", "image/png").is_err());

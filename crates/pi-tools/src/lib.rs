@@ -46,7 +46,7 @@ mod tools;
 pub mod truncate;
 
 pub use context::{OutputFn, SessionEnv, ToolContext, UpdateFn};
-pub use error::ToolError;
+pub use error::{ImageOmitted, InvalidArguments, NulInPath, ToolError};
 pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use queue::{FileMutationGuard, FileMutationQueue};
 pub use result::{Content, ToolResult};

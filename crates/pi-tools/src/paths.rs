@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::NulInPath;
 use crate::text::common as msg;
 
 /// Unicode space characters that become an ASCII space in paths.
@@ -96,10 +97,10 @@ fn am_pm_variant(s: &str) -> Option<String> {
 }
 
 /// The error Node gives for a path with a NUL byte (no file can have one).
-pub fn check_no_nul(path: &Path) -> Result<(), String> {
+pub fn check_no_nul(path: &Path) -> Result<(), NulInPath> {
     let shown = path.to_string_lossy();
     if shown.contains('\0') {
-        return Err(msg::path_with_null_bytes(&shown));
+        return Err(NulInPath { path: shown.into_owned() });
     }
     Ok(())
 }

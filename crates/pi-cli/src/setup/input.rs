@@ -62,7 +62,7 @@ fn attach_files(cwd: &Path, files: &[String]) -> Result<(String, Vec<pi_ai::Cont
                     images.push(pi_ai::ContentBlock::image(p.data, p.mime_type));
                     p.hints.join("\n")
                 }
-                Err(note) => note,
+                Err(note) => note.to_string(),
             };
             out.push_str(&format!("<file name=\"{}\">{note}</file>\n", path.display()));
             continue;

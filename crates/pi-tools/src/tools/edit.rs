@@ -22,6 +22,7 @@ use crate::{ToolContext, ToolError, ToolResult, paths};
 mod apply;
 mod diff;
 mod endings;
+mod error;
 mod fuzzy;
 mod myers;
 #[cfg(test)]
@@ -50,7 +51,7 @@ pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
         return Err(ToolError::msg(msg::EMPTY_EDITS));
     }
     let abs = paths::resolve(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
-    paths::check_no_nul(&abs).map_err(ToolError::msg)?;
+    paths::check_no_nul(&abs)?;
     // The sandbox's rule, the same one its commands are held to.
     ctx.sandbox.check_write(&ctx.cwd, &abs).map_err(|r| ToolError::msg(r.to_string()))?;
     let abort = ctx.abort.clone();
@@ -90,7 +91,7 @@ fn edit_file(
     let mut source = endings::Source::decode(bytes);
     let edits: Vec<EditText> = args.edits.into_iter().map(|e| EditText { old: e.old_text, new: e.new_text }).collect();
     let count = edits.len();
-    let applied = apply::apply_edits(source.lf(), &edits, path).map_err(ToolError::msg)?;
+    let applied = apply::apply_edits(source.lf(), &edits, path).map_err(|e| ToolError::msg(e.to_string()))?;
     let d = diff::edit_diff(path, source.lf(), &applied.reps);
     // Memory: the original and the new text at most, never more copies (the
     // diff builds only the new side of the regions it shows).

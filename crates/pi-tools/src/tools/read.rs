@@ -117,7 +117,7 @@ fn read_head(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 fn read_blocking(abs: &Path, args: &ReadArgs, abort: &CancellationToken) -> Result<ToolResult, ToolError> {
-    crate::paths::check_no_nul(abs).map_err(ToolError::msg)?;
+    crate::paths::check_no_nul(abs)?;
     rustix::fs::access(abs, rustix::fs::Access::READ_OK)
         .map_err(|e| ToolError::msg(node_errno_error(e, "access", Some(abs))))?;
     let mut file = open_for_read(abs).map_err(|e| ToolError::msg(node_error(&e, "open", Some(abs))))?;

@@ -24,7 +24,7 @@ struct WriteArgs {
 pub async fn run(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: WriteArgs = super::parse(args)?;
     let abs = paths::resolve(&ctx.cwd, &args.path).map_err(ToolError::msg)?;
-    paths::check_no_nul(&abs).map_err(ToolError::msg)?;
+    paths::check_no_nul(&abs)?;
     // The sandbox's rule, the same one its commands are held to.
     ctx.sandbox.check_write(&ctx.cwd, &abs).map_err(|r| ToolError::msg(r.to_string()))?;
     let abort = ctx.abort.clone();

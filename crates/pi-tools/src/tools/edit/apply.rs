@@ -6,8 +6,8 @@
 //! all edits are matched there, and each replacement then covers the whole
 //! lines it touches, so every other line keeps its bytes.
 
+use super::error::EditError;
 use super::fuzzy;
-use crate::text::edit as msg;
 
 /// One edit as the model sent it.
 #[derive(Debug, Clone)]
@@ -93,11 +93,12 @@ struct Match {
 }
 
 /// Match every edit and compute the replacements; `Err` is the model-visible message.
-pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Result<Applied, String> {
+pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Result<Applied, EditError> {
     let multi = edits.len() > 1;
     let label = |i: usize| multi.then_some(i);
+    let path = || path.to_string();
     if let Some(i) = edits.iter().position(|e| e.old.is_empty()) {
-        return Err(msg::empty_old_text(path, label(i)));
+        return Err(EditError::EmptyOldText { path: path(), index: label(i) });
     }
     let edits: Vec<EditText> = edits.iter().map(|e| EditText { old: to_lf(&e.old), new: to_lf(&e.new) }).collect();
     let fuzzy_content = fuzzy::normalize(content);
@@ -113,10 +114,10 @@ pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Resu
                 fuzzy_content.find(&fuzzy_old[i]).map(|at| (at, fuzzy_old[i].len()))
             }
         };
-        let Some((start, len)) = found else { return Err(msg::not_found(path, label(i))) };
+        let Some((start, len)) = found else { return Err(EditError::NotFound { path: path(), index: label(i) }) };
         let count = fuzzy::count(&fuzzy_content, &fuzzy_old[i]);
         if count > 1 {
-            return Err(msg::not_unique(path, label(i), count));
+            return Err(EditError::NotUnique { path: path(), index: label(i), count });
         }
         matches.push(Match { edit: i, start, len });
     }
@@ -130,7 +131,9 @@ pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Resu
                 Some(at) => Some((at, raw.len())),
                 None => fuzzy_content.find(needle.as_str()).map(|at| (at, needle.len())),
             };
-            let Some((start, len)) = found else { return Err(msg::not_found(path, label(m.edit))) };
+            let Some((start, len)) = found else {
+                return Err(EditError::NotFound { path: path(), index: label(m.edit) });
+            };
             m.start = start;
             m.len = len;
         }
@@ -138,14 +141,14 @@ pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Resu
     matches.sort_by_key(|m| m.start);
     for pair in matches.windows(2) {
         if pair[0].start + pair[0].len > pair[1].start {
-            return Err(msg::overlap(path, pair[0].edit, pair[1].edit));
+            return Err(EditError::Overlap { path: path(), first: pair[0].edit, second: pair[1].edit });
         }
     }
     let char_reps: Vec<Rep> =
         matches.iter().map(|m| Rep { start: m.start, end: m.start + m.len, text: edits[m.edit].new.clone() }).collect();
     let reps = if any_fuzzy { whole_line_reps(content, &fuzzy_content, &char_reps)? } else { char_reps };
     if splice_eq(content, &reps) {
-        return Err(msg::no_changes(path, multi));
+        return Err(EditError::NoChanges { path: path(), multi });
     }
     Ok(Applied { reps })
 }
@@ -153,11 +156,11 @@ pub(super) fn apply_edits(content: &str, edits: &[EditText], path: &str) -> Resu
 /// Turn replacements in fuzzy space into replacements of whole lines of the
 /// original: the lines each one touches (merged when two share a line) are
 /// taken from the edited fuzzy text, all other lines stay as they are.
-fn whole_line_reps(content: &str, fuzzy_content: &str, reps: &[Rep]) -> Result<Vec<Rep>, String> {
+fn whole_line_reps(content: &str, fuzzy_content: &str, reps: &[Rep]) -> Result<Vec<Rep>, EditError> {
     let f_starts = line_starts(fuzzy_content);
     let o_starts = line_starts(content);
     if f_starts.len() != o_starts.len() {
-        return Err(msg::LINE_COUNT_MISMATCH.to_string());
+        return Err(EditError::LineCountMismatch);
     }
     let lines = f_starts.len();
     let line_of = |pos: usize| f_starts.partition_point(|&s| s <= pos).saturating_sub(1);
@@ -167,7 +170,7 @@ fn whole_line_reps(content: &str, fuzzy_content: &str, reps: &[Rep]) -> Result<V
     let mut spans: Vec<(usize, usize, Vec<&Rep>)> = Vec::new();
     for r in reps {
         if lines == 0 || r.start >= fuzzy_content.len() {
-            return Err(msg::RANGE_OUTSIDE.to_string());
+            return Err(EditError::RangeOutside);
         }
         let first = line_of(r.start);
         let last = if r.end > r.start { line_of(r.end - 1) } else { first };
@@ -196,11 +199,12 @@ fn whole_line_reps(content: &str, fuzzy_content: &str, reps: &[Rep]) -> Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::edit as msg;
 
     fn run(content: &str, edits: &[(&str, &str)]) -> Result<String, String> {
         let edits: Vec<EditText> =
             edits.iter().map(|(o, n)| EditText { old: o.to_string(), new: n.to_string() }).collect();
-        apply_edits(content, &edits, "f.txt").map(|a| splice(content, &a.reps))
+        apply_edits(content, &edits, "f.txt").map(|a| splice(content, &a.reps)).map_err(|e| e.to_string())
     }
 
     #[test]

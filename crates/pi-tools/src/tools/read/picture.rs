@@ -22,6 +22,7 @@ use image::codecs::jpeg::JpegEncoder;
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader};
 
+use crate::ImageOmitted;
 use crate::jsnum::js_to_fixed_2;
 use crate::limits::{
     READ_IMAGE_DOWNSCALE_STEP, READ_IMAGE_JPEG_QUALITIES, READ_IMAGE_MAX_BASE64_BYTES, READ_IMAGE_MAX_DIMENSION,
@@ -251,10 +252,10 @@ pub(crate) struct Prepared {
 
 /// Decode, turn upright, convert and shrink `bytes` as the reference's
 /// image processing does; the error is the note saying why it is left out.
-pub(crate) fn prepare(bytes: Vec<u8>, kind: Kind) -> Result<Prepared, &'static str> {
+pub(crate) fn prepare(bytes: Vec<u8>, kind: Kind) -> Result<Prepared, ImageOmitted> {
     let (data, mime, img) = if kind == Kind::Bmp {
         let Some(png) = decode_upright(&bytes, kind).and_then(|img| encode_png(&img)) else {
-            return Err(msg::IMAGE_OMITTED_UNCONVERTIBLE);
+            return Err(ImageOmitted::Unconvertible);
         };
         let img = decode_upright(&png, Kind::Png);
         (png, PNG_MIME, img)
@@ -262,13 +263,13 @@ pub(crate) fn prepare(bytes: Vec<u8>, kind: Kind) -> Result<Prepared, &'static s
         let img = decode_upright(&bytes, kind);
         (bytes, kind.mime(), img)
     };
-    let img = img.ok_or(msg::IMAGE_OMITTED_TOO_LARGE)?;
+    let img = img.ok_or(ImageOmitted::TooLarge)?;
     let (w, h) = (img.width(), img.height());
     let within = w <= READ_IMAGE_MAX_DIMENSION && h <= READ_IMAGE_MAX_DIMENSION && fits(&data);
     let (data, mime, resized_note) = if within {
         (data, mime, None)
     } else {
-        let (out, out_mime, dw, dh) = shrink(&img).ok_or(msg::IMAGE_OMITTED_TOO_LARGE)?;
+        let (out, out_mime, dw, dh) = shrink(&img).ok_or(ImageOmitted::TooLarge)?;
         let factor = js_to_fixed_2(f64::from(w) / f64::from(dw));
         (out, out_mime, Some(msg::image_resized(w, h, dw, dh, &factor)))
     };
@@ -291,7 +292,7 @@ pub(super) fn process(bytes: Vec<u8>, kind: Kind) -> Processed {
             }
             Processed { text, image: Some((p.data, p.mime)) }
         }
-        Err(note) => Processed::omitted(kind, note),
+        Err(note) => Processed::omitted(kind, &note.to_string()),
     }
 }
 
