@@ -46,6 +46,7 @@ mod strip;
 pub mod text;
 mod theme;
 mod tool;
+mod tool_meta;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -66,7 +67,8 @@ pub use theme::set_theme;
 use engine::protocol::{CallMsg, Entry, Hook};
 use engine::{CallEnv, Engine, EngineConfig};
 use interceptor::ExtInterceptor;
-use tool::{ExtTool, ToolMeta};
+use tool::ExtTool;
+use tool_meta::ToolMeta;
 
 /// A load failure. Its `Display` is what pi prints before exiting with code 1:
 /// `Failed to load extension "<path>": <error>`.

@@ -1,81 +1,18 @@
-//! A tool an extension registered (`pi.registerTool`) as an [`AgentTool`].
+//! A tool an extension registered (`pi.registerTool`) as an [`AgentTool`],
+//! made by the extension's handle ([`ExtHandle`]).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::future::BoxFuture;
-use pi_agent::{AgentTool, ExecutionMode, Exposure, Invocation, Loadout, LoadoutChanges, Namespace, Reach, ToolDef};
-use pi_tools::{Annotations, ToolResult};
+use pi_agent::{AgentTool, Invocation, Loadout, LoadoutChanges, Reach, ToolDef};
+use pi_tools::ToolResult;
 use serde_json::{Value, json};
 
 use crate::convert;
-use crate::engine::protocol::{Entry, Hook};
+use crate::engine::protocol::{Entry, ExtHandle, Hook};
 use crate::engine::{CallEnv, Engine};
-
-/// What `registerTool` told the host about a tool (the code stays in JavaScript).
-#[derive(Debug, Clone)]
-pub(crate) struct ToolMeta {
-    pub def: ToolDef,
-    pub has_prepare: bool,
-    /// The definition has `reachesTools`.
-    pub has_reaches: bool,
-    /// The definition has `prepareLoadout`.
-    pub has_loadout: bool,
-    /// The JSON it came from.
-    pub raw: Value,
-}
-
-impl ToolMeta {
-    pub(crate) fn from_json(v: &Value, _source: &str) -> ToolMeta {
-        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-        let exposure = match v.get("exposure").and_then(Value::as_str) {
-            Some("model-only") => Exposure::ModelOnly,
-            Some("codemode") => Exposure::Codemode,
-            Some("deferred") => Exposure::Deferred,
-            Some("hidden") => Exposure::Hidden,
-            _ => Exposure::Direct,
-        };
-        let annotations = v.get("annotations").map(annotations).unwrap_or_default();
-        let def = ToolDef {
-            constrained_sampling: v.get("constrainedSampling").and_then(pi_agent::ConstrainedSampling::from_json),
-            name: s("name").unwrap_or_default(),
-            description: s("description").unwrap_or_default(),
-            parameters: v.get("parameters").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}})),
-            prompt_snippet: s("promptSnippet"),
-            prompt_guidelines: v
-                .get("promptGuidelines")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
-                .unwrap_or_default(),
-            annotations,
-            exposure,
-            default_active: v.get("defaultActive").and_then(Value::as_bool) != Some(false),
-            execution_mode: match v.get("executionMode").and_then(Value::as_str) {
-                Some("sequential") => ExecutionMode::Sequential,
-                _ => ExecutionMode::Parallel,
-            },
-            namespace: v.get("namespace").and_then(|n| serde_json::from_value::<Namespace>(n.clone()).ok()),
-        };
-        let flag = |k: &str| v.get(k).and_then(Value::as_bool) == Some(true);
-        ToolMeta {
-            def,
-            has_prepare: flag("hasPrepareArguments"),
-            has_reaches: flag("hasReachesTools"),
-            has_loadout: flag("hasPrepareLoadout"),
-            raw: v.clone(),
-        }
-    }
-}
-
-fn annotations(v: &Value) -> Annotations {
-    let b = |k: &str| v.get(k).and_then(Value::as_bool);
-    Annotations {
-        read_only_hint: b("readOnlyHint"),
-        destructive_hint: b("destructiveHint"),
-        idempotent_hint: b("idempotentHint"),
-        open_world_hint: b("openWorldHint"),
-    }
-}
+use crate::tool_meta::ToolMeta;
 
 /// An extension's tool: its definition, run by the extension's engine.
 pub(crate) struct ExtTool {
@@ -86,6 +23,16 @@ pub(crate) struct ExtTool {
 impl ExtTool {
     pub(crate) fn new(engine: Arc<Engine>, meta: ToolMeta) -> Self {
         ExtTool { engine, meta }
+    }
+}
+
+impl ExtHandle for Engine {
+    fn thread(&self) -> usize {
+        self.thread
+    }
+
+    fn tool(self: Arc<Self>, meta: ToolMeta) -> Arc<dyn AgentTool> {
+        Arc::new(ExtTool::new(self, meta))
     }
 }
 

@@ -4,7 +4,6 @@
 
 use std::collections::HashSet;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rquickjs::{CatchResultExt, CaughtError, Ctx, Function, Module, Object};
@@ -17,7 +16,7 @@ use crate::bytecode::{Cached, eval_script};
 use crate::convert;
 use crate::report::{describe_caught, stderr_line};
 use crate::text;
-use crate::tool::{ExtTool, ToolMeta};
+use crate::tool_meta::ToolMeta;
 
 /// What the glue's `load` reports when the module's default export is not a function.
 const NOT_A_FACTORY: &str = "\u{0}not-a-factory";
@@ -217,8 +216,8 @@ fn register_tool(state: &State, raw: &Value) {
     }
     if state.loaded.get() {
         let api = state.tools_api.borrow().clone();
-        match (api, state.handle.borrow().upgrade()) {
-            (Some(api), Some(engine)) => api.register_tool(Arc::new(ExtTool::new(engine, meta))),
+        match (api, state.handle()) {
+            (Some(api), Some(engine)) => api.register_tool(engine.tool(meta)),
             _ => state.pending_tools.borrow_mut().push(meta),
         }
     }
@@ -315,7 +314,7 @@ fn host_sync(state: &State, request: HostSync) -> Value {
         HostSync::NewComponent => json!(super::component::new_id()),
         HostSync::Theme => crate::theme::current(),
         HostSync::Place { slot, id } => {
-            let thread = state.handle.borrow().upgrade().map(|e| e.thread);
+            let thread = state.handle().map(|e| e.thread());
             if let (Some(ui), Some(thread)) = (&state.cfg.ui, thread) {
                 let component = id.map(|id| {
                     Box::new(super::component::JsComponent::new(state.tx.clone(), thread, id))

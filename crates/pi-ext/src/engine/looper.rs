@@ -14,15 +14,14 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime};
 use serde_json::Value;
 
-use super::Engine;
 use super::config::{EngineConfig, Shared};
 use super::host::{install_realm, load_module, start_extension};
-use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, ExtId, ExtSender, Msg};
+use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, ExtHandle, ExtId, ExtSender, Msg};
 use crate::api::ToolsApi;
 use crate::memory::HeapState;
 use crate::report::{describe_caught, stderr_line};
 use crate::text;
-use crate::tool::{ExtTool, ToolMeta};
+use crate::tool_meta::ToolMeta;
 
 /// How far away "no deadline" is for the interrupt handler.
 const NO_DEADLINE: Duration = Duration::from_secs(3600);
@@ -81,7 +80,8 @@ pub(crate) struct State {
     /// Tools registered after load, before the session's tools were bound.
     pub pending_tools: RefCell<Vec<ToolMeta>>,
     pub tools_api: RefCell<Option<Arc<dyn ToolsApi>>>,
-    pub handle: RefCell<Weak<Engine>>,
+    /// The extension's handle, once it is known.
+    pub handle: RefCell<Option<Weak<dyn ExtHandle>>>,
     /// The factory finished.
     pub loaded: Cell<bool>,
     /// What the handle reads (events with handlers, commands, the session).
@@ -99,6 +99,11 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// The extension's handle, while it lives.
+    pub(crate) fn handle(&self) -> Option<Arc<dyn ExtHandle>> {
+        self.handle.borrow().as_ref().and_then(Weak::upgrade)
+    }
+
     /// Handle `msg` about this extension after the current one.
     pub(crate) fn defer(&self, msg: Msg) {
         if let Some(realm) = self.realm.upgrade() {
@@ -393,7 +398,7 @@ impl Looper<'_> {
             tools: RefCell::new(Vec::new()),
             pending_tools: RefCell::new(Vec::new()),
             tools_api: RefCell::new(None),
-            handle: RefCell::new(Weak::new()),
+            handle: RefCell::new(None),
             loaded: Cell::new(false),
             shared,
             poisoned: RefCell::new(None),
@@ -454,15 +459,15 @@ impl Looper<'_> {
         let ext = state.id;
         match msg {
             Msg::Start(..) | Msg::Sealed | Msg::Shutdown => {}
-            Msg::Handle(w) => *state.handle.borrow_mut() = w,
+            Msg::Handle(w) => *state.handle.borrow_mut() = Some(w),
             Msg::Forget { id } => {
                 state.calls.borrow_mut().remove(&id);
             }
             Msg::Bind(api, done) => {
                 let pending: Vec<ToolMeta> = state.pending_tools.borrow_mut().drain(..).collect();
-                if let Some(engine) = state.handle.borrow().upgrade() {
+                if let Some(engine) = state.handle() {
                     for meta in pending {
-                        api.register_tool(Arc::new(ExtTool::new(engine.clone(), meta)));
+                        api.register_tool(engine.clone().tool(meta));
                     }
                 }
                 *state.tools_api.borrow_mut() = Some(api);

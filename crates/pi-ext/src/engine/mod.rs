@@ -55,7 +55,7 @@ impl Drop for SpanEnd {
 pub(crate) struct Engine {
     tx: ExtSender,
     /// The engine thread's id.
-    thread: usize,
+    pub(crate) thread: usize,
     pub(crate) path: String,
     cwd: PathBuf,
     pub(crate) ui: Option<Arc<dyn UiBridge>>,
@@ -99,7 +99,8 @@ impl Engine {
             next_call: AtomicU64::new(1),
         });
         tx.send(Msg::Start(Box::new(cfg), load_tx, shared)).map_err(|_| crate::text::ENGINE_STOPPED.to_string())?;
-        let _ = tx.send(Msg::Handle(Arc::downgrade(&engine)));
+        let handle: std::sync::Weak<Engine> = Arc::downgrade(&engine);
+        let _ = tx.send(Msg::Handle(handle));
         prompt_span::register(&engine);
         Ok((engine, load_rx))
     }

@@ -4,14 +4,16 @@
 //! and [`HostSync`], answered at once), and how a call fails ([`EngineError`]).
 //! JSON crosses the boundary only as the payloads of these messages.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use pi_agent::AgentTool;
 use serde_json::Value;
 
 use super::config::{EngineConfig, Shared};
 use crate::api::{CommandOp, SessionCall, ToolsApi, UiRequest};
 use crate::text;
+use crate::tool_meta::ToolMeta;
 
 /// Why an engine call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -525,6 +527,16 @@ impl ExtSender {
     }
 }
 
+/// The extension's handle as its engine thread holds it (weakly: the
+/// handle's owners decide when the extension stops). The tools the
+/// extension registers after its load are made with it.
+pub(crate) trait ExtHandle: Send + Sync {
+    /// The engine thread's id.
+    fn thread(&self) -> usize;
+    /// Tool `meta`, run by this extension.
+    fn tool(self: Arc<Self>, meta: ToolMeta) -> Arc<dyn AgentTool>;
+}
+
 /// What the engine thread is asked to do, about one extension.
 pub(crate) enum Msg {
     /// Load an extension: its settings, where the load call's outcome goes,
@@ -533,7 +545,7 @@ pub(crate) enum Msg {
     /// No extension will be started any more: the thread ends when the last one stops.
     Sealed,
     /// The engine's own handle (for tools registered later).
-    Handle(std::sync::Weak<super::Engine>),
+    Handle(Weak<dyn ExtHandle>),
     /// Start a call.
     Invoke {
         /// The call's id.
