@@ -16,7 +16,7 @@ use pi_agent::{AbortHandle, AgentEvent, AgentMessage, AgentOnly, EventSink, Inbo
 use pi_ext::{LoadedExtensions, SessionCall};
 use serde_json::{Value, json};
 
-use crate::text;
+use crate::ext_error::ExtCallError;
 
 /// What extensions asked for that the front end does once the command or
 /// prompt at hand has ended.
@@ -393,10 +393,10 @@ impl ExtSession {
     }
 
     /// Append an entry now and announce it (`entry_appended`).
-    pub(crate) fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, String> {
+    pub(crate) fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, ExtCallError> {
         let entry = {
-            let mut s = self.session.lock().map_err(|e| e.to_string())?;
-            let id = s.append(kind, fields).map_err(|e| e.to_string())?;
+            let mut s = self.session.lock()?;
+            let id = s.append(kind, fields)?;
             s.get(&id).map(|e| e.value())
         };
         // Only an extension's own entry (`custom`) is announced, as the
@@ -407,7 +407,7 @@ impl ExtSession {
         Ok(None)
     }
 
-    pub(crate) fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, String> {
+    pub(crate) fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, ExtCallError> {
         self.queue_custom(message);
         let deliver = options["deliverAs"].as_str();
         if options["triggerTurn"].as_bool() == Some(true) && deliver != Some("nextTurn") && !self.busy.get() {
@@ -434,7 +434,7 @@ impl ExtSession {
         }
     }
 
-    pub(crate) fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, String> {
+    pub(crate) fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, ExtCallError> {
         let message = match content {
             Value::String(s) => s.clone(),
             Value::Array(blocks) => {
@@ -447,7 +447,7 @@ impl ExtSession {
             let queue = match options["deliverAs"].as_str() {
                 Some("steer") => &self.steering,
                 Some("followUp") => &self.follow_ups,
-                _ => return Err(text::EXT_USER_MESSAGE_WHILE_STREAMING.into()),
+                _ => return Err(ExtCallError::WhileStreaming),
             };
             if let Ok(mut q) = queue.lock() {
                 q.push_back(message);

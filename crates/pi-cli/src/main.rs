@@ -12,6 +12,7 @@ mod docs;
 mod expand;
 mod export;
 mod ext_commands;
+mod ext_error;
 mod ext_input;
 mod ext_models;
 mod ext_reload;

@@ -11,28 +11,28 @@ use pi_agent::{AgentEvent, Queue};
 use pi_ext::{CommandOp, SessionApi, SessionCall};
 use serde_json::{Value, json};
 
+use crate::ext_error::ExtCallError;
 use crate::ext_session::ExtSession;
-use crate::text;
 
 impl ExtSession {
     /// Replace the session's contents with `next` (the agent takes them
     /// once the command ends).
-    fn replace(&self, next: Session) -> Result<Value, String> {
-        let mut s = self.session.lock().map_err(|e| e.to_string())?;
+    fn replace(&self, next: Session) -> Result<Value, ExtCallError> {
+        let mut s = self.session.lock()?;
         *s = next;
         drop(s);
         self.with_pending(|p| p.resync = true);
         Ok(json!({"cancelled": false}))
     }
 
-    fn command_op(&self, op: CommandOp) -> Result<Value, String> {
+    fn command_op(&self, op: CommandOp) -> Result<Value, ExtCallError> {
         if self.busy.get() && !matches!(op, CommandOp::WaitForIdle | CommandOp::Reload | CommandOp::Complete { .. }) {
-            return Err(text::EXT_SESSION_BUSY.into());
+            return Err(ExtCallError::Busy);
         }
         let (dir, cwd) = (self.session_dir.as_deref(), self.cwd.as_path());
         let current = || {
-            let s = self.session.lock().map_err(|e| e.to_string())?;
-            Ok::<_, String>((s.path().map(|p| p.to_string_lossy().into_owned()), s.entries().is_empty()))
+            let s = self.session.lock()?;
+            Ok::<_, ExtCallError>((s.path().map(|p| p.to_string_lossy().into_owned()), s.entries().is_empty()))
         };
         match op {
             // Model calls are answered by `command` before this.
@@ -42,40 +42,40 @@ impl ExtSession {
                 Ok(Value::Null)
             }
             CommandOp::NewSession { parent } => {
-                let mut s = Session::create(dir, cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
-                let (model, level) = self.current.lock().map(|c| c.clone()).map_err(|e| e.to_string())?;
-                let _ = s.append("model_change", json!({"provider": model.provider, "modelId": model.id}));
-                let _ = s.append("thinking_level_change", json!({"thinkingLevel": level}));
+                let mut s = Session::create(dir, cwd, None, parent.as_deref())?;
+                let (model, level) = self.current.lock().map(|c| c.clone())?;
+                s.append("model_change", json!({"provider": model.provider, "modelId": model.id}))?;
+                s.append("thinking_level_change", json!({"thinkingLevel": level}))?;
                 self.replace(s)
             }
             CommandOp::SwitchSession(path) => {
-                let s = Session::open(std::path::Path::new(&path)).map_err(|e| e.to_string())?;
+                let s = Session::open(std::path::Path::new(&path))?;
                 self.replace(s)
             }
             CommandOp::Fork { entry_id, at } => {
                 let (parent, empty) = current()?;
                 if empty {
-                    return Err(text::RPC_NOTHING_TO_COPY.into());
+                    return Err(ExtCallError::NothingToCopy);
                 }
-                let mut copy = Session::create(dir, cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
+                let mut copy = Session::create(dir, cwd, None, parent.as_deref())?;
                 {
-                    let s = self.session.lock().map_err(|e| e.to_string())?;
+                    let s = self.session.lock()?;
                     if s.get(&entry_id).is_none() {
-                        return Err(text::ext_entry_not_found(&entry_id));
+                        return Err(ExtCallError::EntryNotFound(entry_id));
                     }
                     let done = if at {
                         copy.copy_branch_through(&s, &entry_id)
                     } else {
                         copy.copy_branch_before(&s, &entry_id)
                     };
-                    done.map_err(|e| e.to_string())?;
+                    done?;
                 }
                 self.replace(copy)
             }
             CommandOp::NavigateTree(target) => {
                 let (_, new_leaf) = crate::tree_events::prepare(self, &target)?;
-                let mut s = self.session.lock().map_err(|e| e.to_string())?;
-                s.set_leaf(new_leaf.as_deref()).map_err(|e| e.to_string())?;
+                let mut s = self.session.lock()?;
+                s.set_leaf(new_leaf.as_deref())?;
                 drop(s);
                 self.with_pending(|p| p.resync = true);
                 Ok(json!({"cancelled": false}))
@@ -84,8 +84,9 @@ impl ExtSession {
     }
 }
 
-impl SessionApi for ExtSession {
-    fn call(&self, call: SessionCall) -> Result<Option<Value>, String> {
+impl ExtSession {
+    /// What `call` answers.
+    fn answer(&self, call: SessionCall) -> Result<Option<Value>, ExtCallError> {
         match call {
             SessionCall::AppendEntry { custom_type, data } => {
                 let mut fields = json!({"customType": custom_type});
@@ -95,8 +96,8 @@ impl SessionApi for ExtSession {
                 self.append("custom", fields)
             }
             SessionCall::AppendMessage(message) => {
-                let mut s = self.session.lock().map_err(|e| e.to_string())?;
-                s.append_message(&message).map_err(|e| e.to_string())?;
+                let mut s = self.session.lock()?;
+                s.append_message(&message)?;
                 Ok(None)
             }
             SessionCall::SetLabel { id, label } => self.append("label", json!({"targetId": id, "label": label})),
@@ -148,7 +149,8 @@ impl SessionApi for ExtSession {
         }
     }
 
-    fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, String>> {
+    /// What `command` answers.
+    fn run_command_op(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, ExtCallError>> {
         // A replacement: the extensions are asked first (one may cancel).
         let replacement = match &op {
             CommandOp::NewSession { .. } => Some(crate::session_events::Replacement::New),
@@ -200,5 +202,19 @@ impl SessionApi for ExtSession {
         }
         let answer = self.command_op(op);
         Box::pin(async move { answer })
+    }
+}
+
+impl SessionApi for ExtSession {
+    // String error: the message is what the extension's JavaScript receives
+    // as the thrown error (pi-ext's `SessionApi` contract).
+    fn call(&self, call: SessionCall) -> Result<Option<Value>, String> {
+        self.answer(call).map_err(|e| e.to_string())
+    }
+
+    // String error: as `call`.
+    fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, String>> {
+        let answer = self.run_command_op(op);
+        Box::pin(async move { answer.await.map_err(|e| e.to_string()) })
     }
 }

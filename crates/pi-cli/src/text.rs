@@ -341,6 +341,9 @@ pub const EXT_USER_MESSAGE_WHILE_STREAMING: &str =
 /// A command handler replacing the session while a run goes on.
 pub const EXT_SESSION_BUSY: &str = "The agent is busy; wait for it first (ctx.waitForIdle())";
 
+/// An extension's call found the session unusable: a task failed while holding it.
+pub const EXT_SESSION_UNAVAILABLE: &str = "The session is unavailable: a task failed while holding it";
+
 /// A command handler naming an entry the session does not have (as the reference).
 pub fn ext_entry_not_found(id: &str) -> String {
     format!("Entry {id} not found")

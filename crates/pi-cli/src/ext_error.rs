@@ -1,0 +1,35 @@
+//! Why an extension's call on the session failed. Its `Display` is the
+//! message the extension's JavaScript receives as the thrown error (the
+//! reference's words where it has them), so it crosses into pi-ext as text
+//! only at [`pi_ext::SessionApi`]'s boundary.
+
+use crate::text;
+
+/// An extension's session call or command could not be done.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ExtCallError {
+    /// A task failed while holding the session (it is left as it was).
+    #[error("{}", text::EXT_SESSION_UNAVAILABLE)]
+    Unavailable,
+    /// Reading or writing the session file failed.
+    #[error(transparent)]
+    Session(#[from] pi_agent::session::SessionError),
+    /// A command that needs an idle agent came during a run.
+    #[error("{}", text::EXT_SESSION_BUSY)]
+    Busy,
+    /// `sendUserMessage` during a run without `deliverAs`.
+    #[error("{}", text::EXT_USER_MESSAGE_WHILE_STREAMING)]
+    WhileStreaming,
+    /// `fork` of an empty session.
+    #[error("{}", text::RPC_NOTHING_TO_COPY)]
+    NothingToCopy,
+    /// No entry has this id.
+    #[error("{}", text::ext_entry_not_found(.0))]
+    EntryNotFound(String),
+}
+
+impl<T> From<std::sync::PoisonError<T>> for ExtCallError {
+    fn from(_: std::sync::PoisonError<T>) -> Self {
+        ExtCallError::Unavailable
+    }
+}
