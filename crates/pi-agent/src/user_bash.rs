@@ -24,7 +24,7 @@ pub async fn run_user_bash(
     ctx: &ToolContext,
     on_output: Option<OutputFn>,
     on_error: &(dyn Fn(&str, &str) + Send + Sync),
-) -> Result<UserCommandResult, String> {
+) -> Result<UserCommandResult, pi_tools::ToolError> {
     let mut handler_ctx = ctx.clone();
     if let Some(f) = on_output.clone() {
         handler_ctx.on_update = Some(Arc::new(move |partial: &pi_tools::ToolResult| f(&partial.text_content())));
@@ -38,7 +38,7 @@ pub async fn run_user_bash(
             return Ok(result);
         }
     }
-    pi_tools::run_user_command(&ev.command, ctx, on_output).await.map_err(|e| e.to_string())
+    pi_tools::run_user_command(&ev.command, ctx, on_output).await
 }
 
 impl BashExecutionMessage {

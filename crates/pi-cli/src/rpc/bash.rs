@@ -91,7 +91,7 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
             }
             Err(e) => {
                 response["success"] = json!(false);
-                response["error"] = json!(e);
+                response["error"] = json!(e.to_string());
                 print_line(&response);
             }
         }
