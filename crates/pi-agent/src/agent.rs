@@ -300,7 +300,7 @@ impl Agent {
 
     /// The credentials of the next request: from the credential source when
     /// there is one, else the key as it is.
-    pub async fn request_auth(&self) -> Result<crate::RequestAuth, String> {
+    pub async fn request_auth(&self) -> Result<crate::RequestAuth, crate::CredentialError> {
         match &self.credentials {
             Some(source) => source(&self.model, self.api_key.as_deref()).await,
             None => Ok(crate::RequestAuth { api_key: self.api_key.clone(), headers: Default::default() }),
@@ -317,13 +317,13 @@ impl Agent {
         let auth = self.request_auth().await;
         let (api_key, headers) = match auth {
             Ok(a) => (a.api_key, a.headers),
-            Err(message) => {
+            Err(e) => {
                 let failed = AssistantMessage {
                     api: self.model.api.clone(),
                     provider: self.model.provider.clone(),
                     model: self.model.id.clone(),
                     stop_reason: StopReason::Error,
-                    error_message: Some(message),
+                    error_message: Some(e.to_string()),
                     timestamp: now_ms(),
                     ..Default::default()
                 };

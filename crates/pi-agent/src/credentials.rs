@@ -21,4 +21,22 @@ pub struct RequestAuth {
 /// agent holds; an error (a refresh that failed, an unreadable file) fails
 /// the request with that message.
 pub type CredentialSource =
-    Arc<dyn Fn(&Model, Option<&str>) -> BoxFuture<'static, Result<RequestAuth, String>> + Send + Sync>;
+    Arc<dyn Fn(&Model, Option<&str>) -> BoxFuture<'static, Result<RequestAuth, CredentialError>> + Send + Sync>;
+
+/// Why a request's credentials could not be had. Its `Display` is the
+/// failure's own message: the request fails with it.
+#[derive(Debug, thiserror::Error)]
+#[error("{source}")]
+pub struct CredentialError {
+    /// The provider whose credentials were asked for.
+    pub provider: String,
+    /// What failed, as the front end's source reports it.
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl CredentialError {
+    /// The credentials of `provider` failed with `source`.
+    pub fn new(provider: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        CredentialError { provider: provider.into(), source: source.into() }
+    }
+}

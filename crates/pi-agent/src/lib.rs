@@ -42,7 +42,7 @@ pub use abort::{AbortHandle, RunTicket};
 pub use agent::{
     Agent, EventSink, Inbox, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
 };
-pub use credentials::{CredentialSource, RequestAuth};
+pub use credentials::{CredentialError, CredentialSource, RequestAuth};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
 pub use hooks::{Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};

@@ -87,14 +87,18 @@ pub fn compaction_failed(manual: bool, message: &str) -> String {
 }
 
 /// The summary request failed.
-pub fn summarization_failed(error: &str) -> String {
+pub fn summarization_failed(error: impl std::fmt::Display) -> String {
     format!("Summarization failed: {error}")
 }
 
 /// The summary request for a split span's start failed.
-pub fn turn_prefix_summarization_failed(error: &str) -> String {
+pub fn turn_prefix_summarization_failed(error: impl std::fmt::Display) -> String {
     format!("Turn prefix summarization failed: {error}")
 }
+
+/// The session could not be read for a compaction: a thread panicked while
+/// it held the session (the standard library's words for a poisoned lock).
+pub const SESSION_LOCK_POISONED: &str = "poisoned lock: another task failed inside";
 
 /// A compaction of a branch with nothing before the kept part (as the reference).
 pub const NOTHING_TO_COMPACT: &str = "Nothing to compact (session too small)";

@@ -273,7 +273,7 @@ pub(crate) async fn settle(
             ext.busy.set(true);
             let reason = pi_agent::compaction::CompactionReason::Manual;
             if let Err(message) = agent.compact(reason, instructions.as_deref(), false).await {
-                let event = json!({"reason": reason.as_str(), "errorMessage": message, "aborted": false,
+                let event = json!({"reason": reason.as_str(), "errorMessage": message.to_string(), "aborted": false,
                     "willRetry": false, "fromExtension": false});
                 ext.notify("session_compact_failed", event).await;
             }

@@ -6,6 +6,7 @@
 //! the entries kept. Extensions may cancel a compaction or supply the summary
 //! (`session_before_compact`).
 
+mod error;
 mod estimate;
 mod overflow;
 mod prepare;
@@ -13,6 +14,7 @@ mod run;
 
 use serde_json::Value;
 
+pub use error::{CompactionError, SummaryError};
 pub use estimate::{context_tokens, estimate, estimated_so_far, held_context_tokens, session_context_tokens};
 pub use overflow::is_context_overflow;
 pub use prepare::{Preparation, prepare, serialize};

@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{
-    CompactionHook, CompactionOutcome, CompactionReason, Preparation, context_tokens, estimate, held_context_tokens,
-    prepare, serialize,
+    CompactionError, CompactionHook, CompactionOutcome, CompactionReason, Preparation, SummaryError, context_tokens,
+    estimate, held_context_tokens, prepare, serialize,
 };
 use crate::agent::Agent;
 use crate::events::AgentEvent;
@@ -37,7 +37,7 @@ impl Agent {
         reason: CompactionReason,
         instructions: Option<&str>,
         will_retry: bool,
-    ) -> Result<CompactionOutcome, String> {
+    ) -> Result<CompactionOutcome, CompactionError> {
         if reason == CompactionReason::Manual {
             // A compaction of its own, not part of a run: an earlier run's
             // abort must not cancel it (`abort` still can, while it runs).
@@ -53,17 +53,17 @@ impl Agent {
                 will_retry,
                 error_message: None,
             },
-            Err((aborted, message)) => AgentEvent::CompactionEnd {
+            Err(e) => AgentEvent::CompactionEnd {
                 reason: reason.as_str().into(),
                 result: None,
-                aborted: *aborted,
+                aborted: e.is_cancelled(),
                 will_retry,
-                error_message: (!aborted)
-                    .then(|| crate::text::compaction_failed(reason == CompactionReason::Manual, message)),
+                error_message: (!e.is_cancelled())
+                    .then(|| crate::text::compaction_failed(reason == CompactionReason::Manual, &e.to_string())),
             },
         };
         self.emit(end);
-        outcome.map_err(|(_, m)| m)
+        outcome
     }
 
     async fn run_compaction(
@@ -71,16 +71,16 @@ impl Agent {
         reason: CompactionReason,
         instructions: Option<&str>,
         will_retry: bool,
-    ) -> Result<CompactionOutcome, (bool, String)> {
+    ) -> Result<CompactionOutcome, CompactionError> {
         let keep = self.compaction.keep_recent_tokens;
         let (prep, branch) = {
-            let s = self.session.lock().map_err(|e| (false, e.to_string()))?;
+            let s = self.session.lock().map_err(|_| CompactionError::SessionPoisoned)?;
             let prep = match prepare(&s, keep) {
                 Some(p) => p,
                 None if s.branch().last().is_some_and(|e| e.kind() == "compaction") => {
-                    return Err((false, crate::text::ALREADY_COMPACTED.into()));
+                    return Err(CompactionError::AlreadyCompacted);
                 }
-                None => return Err((false, crate::text::NOTHING_TO_COMPACT.into())),
+                None => return Err(CompactionError::NothingToCompact),
             };
             // Built only when a source listens (a long session's branch is big).
             let listening = self.dispatcher.interceptors.iter().any(|h| h.listens("session_before_compact"));
@@ -110,7 +110,7 @@ impl Agent {
         let mut supplied: Option<Value> = None;
         for h in self.dispatcher.interceptors.clone() {
             match h.on_before_compact(&event).await {
-                Ok(Some(CompactionHook::Cancel)) => return Err((true, crate::text::COMPACTION_CANCELLED.into())),
+                Ok(Some(CompactionHook::Cancel)) => return Err(CompactionError::Cancelled),
                 Ok(Some(CompactionHook::Supply(c))) => {
                     supplied = Some(c);
                     break;
@@ -131,7 +131,7 @@ impl Agent {
                 true,
             ),
             None => {
-                let (text, usage) = self.summarize(&prep, instructions).await.map_err(|e| (false, e))?;
+                let (text, usage) = self.summarize(&prep, instructions).await?;
                 let details = json!({"readFiles": prep.read_files, "modifiedFiles": prep.modified_files});
                 (with_file_lists(&text, &prep), serde_json::to_value(usage).ok(), details, false)
             }
@@ -149,7 +149,7 @@ impl Agent {
             entry["systemMessage"] = serde_json::to_value(AgentOnly::System(sys)).unwrap_or_default();
         }
         let saved = {
-            let mut s = self.session.lock().map_err(|e| (false, e.to_string()))?;
+            let mut s = self.session.lock().map_err(|_| CompactionError::SessionPoisoned)?;
             let saved = match s.append("compaction", entry) {
                 Ok(id) => s.get(&id).map(|e| e.value()),
                 Err(e) => {
@@ -184,23 +184,23 @@ impl Agent {
         &self,
         prep: &Preparation,
         instructions: Option<&str>,
-    ) -> Result<(String, pi_ai::Usage), String> {
+    ) -> Result<(String, pi_ai::Usage), CompactionError> {
         let focus = instructions.filter(|i| !i.trim().is_empty()).map(crate::text::summary_focus).unwrap_or_default();
         let history = if prep.is_split_turn && prep.to_summarize.is_empty() {
             None
         } else {
             let conversation = serialize(&crate::messages::to_llm(&prep.to_summarize));
             let request = crate::text::summary_request(&conversation, prep.previous_summary.as_deref()) + &focus;
-            Some(self.ask_for_summary(request).await.map_err(|e| crate::text::summarization_failed(&e))?)
+            Some(self.ask_for_summary(request).await.map_err(CompactionError::Summary)?)
         };
         if !prep.is_split_turn {
-            return history.ok_or_else(|| crate::text::NOTHING_TO_COMPACT.to_string());
+            return history.ok_or(CompactionError::NothingToCompact);
         }
         let conversation = serialize(&crate::messages::to_llm(&prep.turn_prefix));
         let (prefix, prefix_usage) = self
             .ask_for_summary(crate::text::turn_prefix_request(&conversation) + &focus)
             .await
-            .map_err(|e| crate::text::turn_prefix_summarization_failed(&e))?;
+            .map_err(CompactionError::TurnPrefixSummary)?;
         let (history_text, usage) = match history {
             Some((text, usage)) => (text, usage.combine(&prefix_usage)),
             None => {
@@ -211,7 +211,7 @@ impl Agent {
     }
 
     /// One summary request to the session's model: its text and usage.
-    async fn ask_for_summary(&self, request: String) -> Result<(String, pi_ai::Usage), String> {
+    async fn ask_for_summary(&self, request: String) -> Result<(String, pi_ai::Usage), SummaryError> {
         let context = pi_ai::Context {
             system_prompt: Some(crate::text::SUMMARY_SYSTEM_PROMPT.to_string()),
             messages: vec![pi_ai::Message::User(pi_ai::UserMessage::text(request))],
@@ -232,19 +232,15 @@ impl Agent {
             match ev {
                 pi_ai::AssistantMessageEvent::Done { message, .. } => {
                     let text = crate::events::text_of(&message);
-                    return if text.trim().is_empty() {
-                        Err(crate::text::EMPTY_SUMMARY.into())
-                    } else {
-                        Ok((text, message.usage))
-                    };
+                    return if text.trim().is_empty() { Err(SummaryError::Empty) } else { Ok((text, message.usage)) };
                 }
                 pi_ai::AssistantMessageEvent::Error { error, .. } => {
-                    return Err(error.error_message.unwrap_or_else(|| crate::text::STREAM_ENDED_EARLY.into()));
+                    return Err(error.error_message.map_or(SummaryError::StreamEnded, SummaryError::Failed));
                 }
                 _ => {}
             }
         }
-        Err(crate::text::STREAM_ENDED_EARLY.into())
+        Err(SummaryError::StreamEnded)
     }
 }
 

@@ -384,7 +384,11 @@ impl Server {
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
                     let reason = pi_agent::compaction::CompactionReason::Manual;
-                    let answer = g.compact(reason, custom_instructions.as_deref(), false).await.map(|o| Some(o.0));
+                    let answer = g
+                        .compact(reason, custom_instructions.as_deref(), false)
+                        .await
+                        .map(|o| Some(o.0))
+                        .map_err(|e| e.to_string());
                     respond(&id, &kind, answer);
                 });
             }
