@@ -145,6 +145,8 @@ pub trait Interceptor: Send + Sync {
     /// Where the handlers come from (for error reports).
     fn source(&self) -> &str;
     /// Before a call runs. `Err(message)` blocks the call with that message.
+    // String error: the handler's own words (an extension's thrown message),
+    // which the model reads as the call's result, as they are.
     fn on_tool_call<'a>(
         &'a self,
         _ev: &'a mut ToolCallEvent,
@@ -159,12 +161,14 @@ pub trait Interceptor: Send + Sync {
         false
     }
     /// After a call ran. `Err(message)` is reported and the result kept.
+    // String error: an extension's thrown message, reported as it is.
     fn on_tool_result<'a>(&'a self, _ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
         Box::pin(async { Ok(None) })
     }
     /// Before a compaction (`session_before_compact`, the event as JSON):
     /// cancel it or supply the compaction. `Err` is reported, the next
     /// handler asked.
+    // String error: an extension's thrown message, reported as it is.
     fn on_before_compact<'a>(&'a self, _event: &'a Value) -> BoxFuture<'a, Result<Option<CompactionHook>, String>> {
         Box::pin(async { Ok(None) })
     }
