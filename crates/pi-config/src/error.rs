@@ -1,4 +1,4 @@
-//! The one error type of this crate.
+//! The crate's errors: a configuration file, a skill or template file.
 
 use std::path::PathBuf;
 
@@ -37,4 +37,22 @@ pub enum ConfigError {
         /// What went wrong.
         message: String,
     },
+}
+
+/// A skill or prompt-template file could not be used; `Display` is the
+/// diagnostic's text.
+#[derive(Debug, thiserror::Error)]
+pub enum ResourceError {
+    /// The file does not exist (or is not a regular file).
+    #[error("{}", crate::text::RESOURCE_FILE_MISSING)]
+    Missing,
+    /// The file could not be read.
+    #[error("{0}")]
+    Unreadable(std::io::Error),
+    /// The frontmatter is not valid YAML.
+    #[error("{0}")]
+    Yaml(yaml_rust2::ScanError),
+    /// The frontmatter holds more than one YAML document.
+    #[error("{}", crate::text::FRONTMATTER_MULTIPLE_DOCUMENTS)]
+    MultipleDocuments,
 }

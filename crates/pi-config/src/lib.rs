@@ -34,7 +34,7 @@ pub use auth::{AuthError, AuthStore, Credential};
 pub use catalog::{CatalogModel, CatalogProvider, builtin_provider, builtin_providers, default_models};
 pub use compat::{CompatLayer, MaxTokensField, ModelCompat};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, load_context_files};
-pub use error::ConfigError;
+pub use error::{ConfigError, ResourceError};
 pub use models::{ModelCost, ModelEntry, ThinkingLevelMap, UNKNOWN_MODEL, builtin_models, load_models};
 pub use models_file::ModelsFile;
 pub use settings::{Diagnostic, RetryConfig, Settings, SettingsError};

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::AuthError;
+use super::error::EntryError;
 
 /// The `type` of an API-key entry.
 const TYPE_API_KEY: &str = "api_key";
@@ -88,13 +89,13 @@ impl Credential {
     }
 
     /// Read one entry; `Ok(None)` for a `type` this version does not know.
-    fn from_json(entry: &Value) -> Result<Option<Self>, String> {
-        let Some(obj) = entry.as_object() else { return Err("expected an object".into()) };
-        let text = |name: &str| -> Result<String, String> {
+    fn from_json(entry: &Value) -> Result<Option<Self>, EntryError> {
+        let Some(obj) = entry.as_object() else { return Err(EntryError::NotObject) };
+        let text = |name: &'static str| -> Result<String, EntryError> {
             match obj.get(name) {
                 Some(Value::String(s)) => Ok(s.clone()),
-                Some(_) => Err(format!("\"{name}\" must be a string")),
-                None => Err(format!("\"{name}\" is missing")),
+                Some(_) => Err(EntryError::NotString(name.to_string())),
+                None => Err(EntryError::Missing(name)),
             }
         };
         let rest = |known: &[&str]| -> Map<String, Value> {
@@ -108,10 +109,10 @@ impl Credential {
                         .iter()
                         .map(|(k, v)| match v {
                             Value::String(s) => Ok((k.clone(), s.clone())),
-                            _ => Err(format!("\"env.{k}\" must be a string")),
+                            _ => Err(EntryError::NotString(format!("env.{k}"))),
                         })
                         .collect::<Result<_, _>>()?,
-                    Some(_) => return Err("\"env\" must be an object".into()),
+                    Some(_) => return Err(EntryError::EnvNotObject),
                 };
                 Ok(Some(Self::ApiKey(ApiKeyCredential {
                     // A provider configured by `env` alone (llama.cpp) stores no key.
@@ -123,8 +124,8 @@ impl Credential {
             Some(TYPE_OAUTH) => {
                 let expires = match obj.get("expires") {
                     Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)).unwrap_or(0),
-                    Some(_) => return Err("\"expires\" must be a number".into()),
-                    None => return Err("\"expires\" is missing".into()),
+                    Some(_) => return Err(EntryError::ExpiresNotNumber),
+                    None => return Err(EntryError::Missing("expires")),
                 };
                 Ok(Some(Self::OAuth(OAuthCredential {
                     access: text("access")?,
@@ -134,7 +135,7 @@ impl Credential {
                 })))
             }
             Some(_) => Ok(None),
-            None => Err("\"type\" must be \"api_key\" or \"oauth\"".into()),
+            None => Err(EntryError::NoType),
         }
     }
 }
@@ -174,9 +175,9 @@ impl AuthFile {
     /// an error naming the provider, an entry of an unknown type is `None`.
     pub fn get(&self, provider: &str) -> Result<Option<Credential>, AuthError> {
         let Some(entry) = self.entries.get(provider) else { return Ok(None) };
-        Credential::from_json(entry).map_err(|message| AuthError::Invalid {
+        Credential::from_json(entry).map_err(|why| AuthError::Invalid {
             path: self.path.clone(),
-            message: format!("the entry for \"{provider}\": {message}"),
+            message: format!("the entry for \"{provider}\": {why}"),
         })
     }
 

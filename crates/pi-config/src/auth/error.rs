@@ -37,3 +37,27 @@ pub enum AuthError {
         path: PathBuf,
     },
 }
+
+/// What is wrong with one entry of `auth.json` (completes
+/// [`AuthError::Invalid`]'s `the entry for "<provider>": …`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum EntryError {
+    /// The entry is not a JSON object.
+    #[error("expected an object")]
+    NotObject,
+    /// A field (`key`, `env.NAME`, …) that is not a string.
+    #[error("\"{0}\" must be a string")]
+    NotString(String),
+    /// A required field is absent.
+    #[error("\"{0}\" is missing")]
+    Missing(&'static str),
+    /// `env` is not an object.
+    #[error("\"env\" must be an object")]
+    EnvNotObject,
+    /// `expires` is not a number.
+    #[error("\"expires\" must be a number")]
+    ExpiresNotNumber,
+    /// No `type`, or not a string.
+    #[error("\"type\" must be \"api_key\" or \"oauth\"")]
+    NoType,
+}

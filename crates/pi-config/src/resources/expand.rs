@@ -141,7 +141,7 @@ pub fn expand_skill_command(input: &str, skills: &[Skill]) -> Result<Option<Stri
     let Some(skill) = skills.iter().find(|s| s.name == name) else { return Ok(None) };
     let body = read_resource(&skill.file_path)
         .and_then(|c| frontmatter::parse(&c).map(|f| f.body))
-        .map_err(|e| (skill.file_path.clone(), e))?;
+        .map_err(|e| (skill.file_path.clone(), e.to_string()))?;
     let block = text::skill_block(&skill.name, &skill.file_path, &skill.base_dir, body.trim());
     Ok(Some(if args.is_empty() { block } else { format!("{block}\n\n{args}") }))
 }

@@ -5,7 +5,7 @@
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::text;
+use crate::ResourceError;
 
 /// A parsed resource file.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,15 +53,15 @@ fn split(content: &str) -> (Option<String>, String) {
     (Some(yaml), body)
 }
 
-/// Parse a resource file's frontmatter; `Err` carries the YAML error's text.
-pub fn parse(content: &str) -> Result<Frontmatter, String> {
+/// Parse a resource file's frontmatter; `Err` carries the YAML error.
+pub fn parse(content: &str) -> Result<Frontmatter, ResourceError> {
     let (yaml, body) = split(content);
     let Some(yaml) = yaml.filter(|y| !y.is_empty()) else {
         return Ok(Frontmatter { fields: Vec::new(), body });
     };
-    let docs = YamlLoader::load_from_str(&yaml).map_err(|e| e.to_string())?;
+    let docs = YamlLoader::load_from_str(&yaml).map_err(ResourceError::Yaml)?;
     if docs.len() > 1 {
-        return Err(text::FRONTMATTER_MULTIPLE_DOCUMENTS.to_string());
+        return Err(ResourceError::MultipleDocuments);
     }
     let fields = match docs.into_iter().next() {
         Some(Yaml::Hash(h)) => h

@@ -20,6 +20,8 @@ mod walk;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::error::ResourceError;
+
 pub use discover::{ResourceOptions, Resources, load_resources};
 pub use expand::{
     SKILL_COMMAND_PREFIX, expand_prompt_template, expand_skill_command, parse_command_args, substitute_args,
@@ -133,10 +135,10 @@ impl ResourceDiagnostic {
 
 /// A resource file's text through the safe reader (a regular file within
 /// the size limit); the error's text otherwise.
-fn read_resource(path: &Path) -> Result<String, String> {
+fn read_resource(path: &Path) -> Result<String, ResourceError> {
     match crate::files::read_config_text(path) {
         Ok(Some(text)) => Ok(text),
-        Ok(None) => Err(crate::text::RESOURCE_FILE_MISSING.to_string()),
-        Err(e) => Err(e.to_string()),
+        Ok(None) => Err(ResourceError::Missing),
+        Err(e) => Err(ResourceError::Unreadable(e)),
     }
 }

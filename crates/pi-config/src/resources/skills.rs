@@ -71,13 +71,13 @@ pub fn load_skill_file(path: &Path) -> (Option<Skill>, Vec<ResourceDiagnostic>) 
     let mut diags = Vec::new();
     let content = match read_resource(path) {
         Ok(c) => c,
-        Err(message) => return (None, vec![ResourceDiagnostic::warning(message, path)]),
+        Err(e) => return (None, vec![ResourceDiagnostic::warning(e.to_string(), path)]),
     };
     let fm = match frontmatter::parse(&content) {
         Ok(f) => f,
-        Err(message) => {
+        Err(e) => {
             if declared {
-                diags.push(ResourceDiagnostic::warning(message, path));
+                diags.push(ResourceDiagnostic::warning(e.to_string(), path));
             }
             return (None, diags);
         }

@@ -51,11 +51,11 @@ fn first_line_description(body: &str) -> String {
 pub fn load_template_file(path: &Path) -> (Option<PromptTemplate>, Vec<ResourceDiagnostic>) {
     let content = match read_resource(path) {
         Ok(c) => c,
-        Err(message) => return (None, vec![ResourceDiagnostic::warning(message, path)]),
+        Err(e) => return (None, vec![ResourceDiagnostic::warning(e.to_string(), path)]),
     };
     let fm = match frontmatter::parse(&content) {
         Ok(f) => f,
-        Err(message) => return (None, vec![ResourceDiagnostic::warning(message, path)]),
+        Err(e) => return (None, vec![ResourceDiagnostic::warning(e.to_string(), path)]),
     };
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let name = file_name.strip_suffix(".md").unwrap_or(&file_name).to_string();

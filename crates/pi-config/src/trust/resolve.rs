@@ -140,6 +140,8 @@ pub struct TrustAnswer {
 
 /// The signature of a `project_trust` handler: given the canonical folder,
 /// an answer, or an error text (reported, then the next handler is asked).
+// String error: the handler is an extension's, and its error is the text of
+// the exception it threw, which is only ever reported.
 pub type TrustHandlerFn<'a> = Box<dyn FnMut(&Path) -> Result<TrustAnswer, String> + 'a>;
 
 /// A `project_trust` handler of an extension loaded before trust (user-level,
