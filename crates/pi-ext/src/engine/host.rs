@@ -55,7 +55,7 @@ pub(super) fn install_realm<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>, cwd: &std::p
     js(ctx, parts.set("makeExtension", make))?;
     let glue: Function = js(ctx, eval_script(ctx, &REALM))?;
     js(ctx, glue.call::<_, ()>((host, config.clone(), parts)))?;
-    js(ctx, crate::node::install(ctx, realm))?;
+    js(ctx, crate::node::install(ctx, realm.clone()))?;
     js(ctx, crate::node::cjs::install(ctx))?;
     let globals: Function = js(ctx, eval_script(ctx, &NODE_GLOBALS))?;
     js(ctx, globals.call::<_, ()>((config.clone(),)))?;

@@ -16,9 +16,12 @@ use serde_json::Value;
 
 use super::config::{EngineConfig, Shared};
 use super::host::{install_realm, load_module, start_extension};
-use super::protocol::{CallMsg, CallSink, ChildEvent, EngineError, ExtHandle, ExtId, ExtSender, Msg};
+use super::protocol::{CallMsg, CallSink, EngineError, ExtHandle, ExtId, ExtSender, Msg};
 use crate::api::ToolsApi;
 use crate::memory::HeapState;
+use crate::node::NodeHost;
+use crate::node::child::{ChildEvent, Running, SpawnSpec};
+use crate::node::error::NodeError;
 use crate::report::{describe_caught, stderr_line};
 use crate::text;
 use crate::tool_meta::ToolMeta;
@@ -48,18 +51,39 @@ impl Realm {
         self.exts.borrow().get(&self.current.get()).cloned()
     }
 
-    /// A blocking host call returned: the time limit counts from now.
-    pub(crate) fn restart_clock(&self) {
+    /// A new child process id.
+    fn next_child(&self) -> u64 {
+        let id = self.next_child.get() + 1;
+        self.next_child.set(id);
+        id
+    }
+}
+
+impl NodeHost for Realm {
+    fn restart_clock(&self) {
         if let Some(s) = self.current_state() {
             self.deadline.set(Instant::now() + s.cfg.limits.time);
         }
     }
 
-    /// A new child process id.
-    pub(crate) fn next_child(&self) -> u64 {
-        let id = self.next_child.get() + 1;
-        self.next_child.set(id);
-        id
+    fn spawn_child(&self, spec: &SpawnSpec) -> Option<Result<(u64, u32), NodeError>> {
+        let s = self.current_state()?;
+        let id = self.next_child();
+        let tx = s.tx.clone();
+        let started = crate::node::child::spawn(spec, move |event| tx.send(Msg::Child { id, event }).is_ok());
+        Some(started.map(|running| {
+            let pid = running.pid;
+            s.children.borrow_mut().insert(id, running);
+            (id, pid)
+        }))
+    }
+
+    fn with_child(&self, id: u64, f: &mut dyn FnMut(&mut Running)) {
+        for s in self.exts.borrow().values() {
+            if let Some(c) = s.children.borrow_mut().get_mut(&id) {
+                return f(c);
+            }
+        }
     }
 }
 
@@ -91,7 +115,7 @@ pub(crate) struct State {
     /// The engine's channel, for messages about this extension.
     pub tx: ExtSender,
     /// Child processes still running (`node:child_process`); dropping one kills it.
-    pub children: RefCell<HashMap<u64, crate::node::child::Running>>,
+    pub children: RefCell<HashMap<u64, Running>>,
     /// The realm (its queue of deferred messages).
     realm: std::rc::Weak<Realm>,
     /// The module compiled ahead, until the load takes it.
@@ -336,7 +360,7 @@ impl Looper<'_> {
     /// The child is kept until its exit and both stream ends were told (a
     /// factory waiting for its output is waiting on something).
     fn child_event(&self, state: &Rc<State>, id: u64, event: ChildEvent) {
-        let update = |f: &dyn Fn(&mut crate::node::child::Running)| {
+        let update = |f: &dyn Fn(&mut Running)| {
             let mut children = state.children.borrow_mut();
             if let Some(c) = children.get_mut(&id) {
                 f(c);

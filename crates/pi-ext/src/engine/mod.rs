@@ -36,7 +36,6 @@ use tokio::sync::mpsc as tmpsc;
 use crate::api::{Limits, UiBridge, UiResponse};
 use crate::convert;
 pub(crate) use config::{EngineConfig, Shared};
-pub(crate) use looper::Realm;
 use protocol::{CallMsg, EngineError, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
 pub(crate) use realm::EngineThread;
 

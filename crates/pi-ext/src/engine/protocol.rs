@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::config::{EngineConfig, Shared};
 use crate::api::{CommandOp, SessionCall, ToolsApi, UiRequest};
+use crate::node::child::ChildEvent;
 use crate::text;
 use crate::tool_meta::ToolMeta;
 
@@ -651,28 +652,4 @@ mod tests {
         assert_eq!(EngineError::Stopped { path: "/x.ts".into() }.to_string(), text::stopped("/x.ts"));
         assert_eq!(EngineError::Aborted.to_string(), pi_tools::ToolError::Aborted.to_string());
     }
-}
-
-/// Output, end of output and exit of a child process (`node:child_process`).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ChildEvent {
-    /// Bytes on stdout (1) or stderr (2).
-    Data {
-        /// 1 or 2.
-        stream: u8,
-        /// The bytes.
-        bytes: Vec<u8>,
-    },
-    /// The stream ended.
-    End {
-        /// 1 or 2.
-        stream: u8,
-    },
-    /// The process ended: its exit code, or the signal that killed it.
-    Exit {
-        /// The exit code.
-        code: Option<i64>,
-        /// The signal's name.
-        signal: Option<String>,
-    },
 }

@@ -16,8 +16,31 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::error::NodeError;
-use crate::engine::protocol::{ChildEvent, ExtSender, Msg};
 use crate::text::node as t;
+
+/// Output, end of output and exit of a child process (`node:child_process`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ChildEvent {
+    /// Bytes on stdout (1) or stderr (2).
+    Data {
+        /// 1 or 2.
+        stream: u8,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// The stream ended.
+    End {
+        /// 1 or 2.
+        stream: u8,
+    },
+    /// The process ended: its exit code, or the signal that killed it.
+    Exit {
+        /// The exit code.
+        code: Option<i64>,
+        /// The signal's name.
+        signal: Option<String>,
+    },
+}
 
 /// What the glue asks to run (`shell` already turned into `sh -c`).
 #[derive(Debug, Deserialize)]
@@ -226,9 +249,13 @@ pub(crate) fn spawn_sync(spec: &SpawnSpec, input: Option<Vec<u8>>) -> Value {
     v
 }
 
-/// Start `spec` (the async forms): its output, end of streams and exit
-/// come to the engine's loop as [`Msg::Child`] with `id`.
-pub(crate) fn spawn(id: u64, spec: &SpawnSpec, tx: &ExtSender) -> Result<Running, NodeError> {
+/// Start `spec` (the async forms): its output, end of streams and exit are
+/// handed to `report` (from other threads), until it answers false (no one
+/// listens any more).
+pub(crate) fn spawn<F>(spec: &SpawnSpec, report: F) -> Result<Running, NodeError>
+where
+    F: Fn(ChildEvent) -> bool + Clone + Send + 'static,
+{
     let (mut child, lifeline) = start(spec)?;
     let pid = child.id();
     let streams: [(u8, Option<Box<dyn Read + Send>>); 2] = [
@@ -236,10 +263,10 @@ pub(crate) fn spawn(id: u64, spec: &SpawnSpec, tx: &ExtSender) -> Result<Running
         (2, child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>)),
     ];
     for (stream, reader) in streams {
-        let tx = tx.clone();
+        let report = report.clone();
         match reader {
             None => {
-                let _ = tx.send(Msg::Child { id, event: ChildEvent::End { stream } });
+                report(ChildEvent::End { stream });
             }
             Some(mut r) => {
                 std::thread::spawn(move || {
@@ -249,28 +276,24 @@ pub(crate) fn spawn(id: u64, spec: &SpawnSpec, tx: &ExtSender) -> Result<Running
                             Ok(0) | Err(_) => break,
                             Ok(n) => {
                                 let bytes = buf[..n].to_vec();
-                                if tx.send(Msg::Child { id, event: ChildEvent::Data { stream, bytes } }).is_err() {
+                                if !report(ChildEvent::Data { stream, bytes }) {
                                     break;
                                 }
                             }
                         }
                     }
-                    let _ = tx.send(Msg::Child { id, event: ChildEvent::End { stream } });
+                    report(ChildEvent::End { stream });
                 });
             }
         }
     }
     let stdin = child.stdin.take();
-    let tx = tx.clone();
     std::thread::spawn(move || {
         let (code, signal) = match child.wait() {
             Ok(s) => status_json(s),
             Err(_) => (Value::Null, Value::Null),
         };
-        let _ = tx.send(Msg::Child {
-            id,
-            event: ChildEvent::Exit { code: code.as_i64(), signal: signal.as_str().map(str::to_string) },
-        });
+        report(ChildEvent::Exit { code: code.as_i64(), signal: signal.as_str().map(str::to_string) });
     });
     Ok(Running { pid, stdin, _lifeline: lifeline, exited: false, open_streams: 2 })
 }
@@ -313,12 +336,15 @@ mod tests {
     #[test]
     fn async_reports_output_and_exit_and_dropping_kills() {
         let (raw, rx) = std::sync::mpsc::channel();
-        let tx = ExtSender::new(raw, 3);
-        let running = spawn(7, &spec(json!({"file": "sh", "args": ["-c", "echo hi; exit 4"]})), &tx).unwrap();
+        let to = |id: u64| {
+            let raw = raw.clone();
+            move |event| raw.send((id, event)).is_ok()
+        };
+        let running = spawn(&spec(json!({"file": "sh", "args": ["-c", "echo hi; exit 4"]})), to(7)).unwrap();
         let mut got = Vec::new();
         while got.len() < 4 {
             match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
-                (3, Msg::Child { id: 7, event }) => got.push(event),
+                (7, event) => got.push(event),
                 _ => panic!("unexpected message"),
             }
         }
@@ -327,17 +353,17 @@ mod tests {
         let mut running = running;
         running.exited = true;
         drop(running);
-        let never = spawn(8, &spec(json!({"file": "sleep", "args": ["1000"]})), &tx).unwrap();
+        let never = spawn(&spec(json!({"file": "sleep", "args": ["1000"]})), to(8)).unwrap();
         drop(never);
         let exit = loop {
             match rx.recv_timeout(Duration::from_secs(30)).unwrap() {
-                (3, Msg::Child { id: 8, event: ChildEvent::Exit { code, signal } }) => break (code, signal),
+                (8, ChildEvent::Exit { code, signal }) => break (code, signal),
                 _ => continue,
             }
         };
         assert_eq!(exit, (None, Some("SIGKILL".to_string())));
         assert_eq!(
-            spawn(9, &spec(json!({"file": "/no/such"})), &tx).err().map(|e| e.code.clone()),
+            spawn(&spec(json!({"file": "/no/such"})), to(9)).err().map(|e| e.code.clone()),
             Some("ENOENT".into())
         );
     }

@@ -22,7 +22,6 @@ use std::rc::Rc;
 use rquickjs::{Ctx, Function, Object, TypedArray, Value as JsValue};
 use serde_json::{Value, json};
 
-use crate::engine::Realm;
 use error::NodeError;
 
 /// Bytes as a byte string (one char per byte).
@@ -78,9 +77,22 @@ fn parse(json: &str) -> Value {
     serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
+/// What the Node built-ins need of the engine they run in: its clock, and
+/// the child processes of its extensions.
+pub(crate) trait NodeHost {
+    /// Waiting on a command ended: the running turn's time limit counts from now.
+    fn restart_clock(&self);
+    /// Start `spec` as a child of the extension whose turn runs: its id and
+    /// pid, or why it did not start; `None` when no extension's turn runs.
+    fn spawn_child(&self, spec: &child::SpawnSpec) -> Option<Result<(u64, u32), NodeError>>;
+    /// Run `f` on child process `id`, whichever extension started it (not
+    /// at all when there is none).
+    fn with_child(&self, id: u64, f: &mut dyn FnMut(&mut child::Running));
+}
+
 /// Install the `__pi_node` host object the glue's Node modules use (once per
 /// engine; child processes belong to the extension whose turn starts them).
-pub(crate) fn install<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Result<()> {
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, host: Rc<dyn NodeHost>) -> rquickjs::Result<()> {
     let node = Object::new(ctx.clone())?;
     node.set(
         "fs",
@@ -134,7 +146,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Resul
             },
         )?,
     )?;
-    let r = realm.clone();
+    let r = host.clone();
     node.set(
         "spawnSync",
         Function::new(
@@ -148,44 +160,41 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Resul
             },
         )?,
     )?;
-    let r = realm.clone();
+    let r = host.clone();
     node.set(
         "spawn",
         Function::new(ctx.clone(), move |ctx: Ctx<'js>, spec: String| -> rquickjs::Result<String> {
             let spec: child::SpawnSpec = serde_json::from_str(&spec).map_err(|e| invalid(&ctx, &e.to_string()))?;
-            let Some(s) = r.current_state() else { return Err(invalid(&ctx, crate::text::node::NO_EXTENSION)) };
-            let id = r.next_child();
-            match child::spawn(id, &spec, &s.tx) {
-                Ok(running) => {
-                    let pid = running.pid;
-                    s.children.borrow_mut().insert(id, running);
-                    Ok(json!({"id": id, "pid": pid}).to_string())
-                }
-                Err(e) => Ok(json!({"error": error_json(&e)}).to_string()),
+            match r.spawn_child(&spec) {
+                None => Err(invalid(&ctx, crate::text::node::NO_EXTENSION)),
+                Some(Ok((id, pid))) => Ok(json!({"id": id, "pid": pid}).to_string()),
+                Some(Err(e)) => Ok(json!({"error": error_json(&e)}).to_string()),
             }
         })?,
     )?;
-    let r = realm.clone();
+    let r = host.clone();
     node.set(
         "childWrite",
         Function::new(ctx.clone(), move |id: f64, data: String| -> bool {
             use std::io::Write;
-            with_child(&r, id, |c| c.stdin.as_mut().is_some_and(|stdin| stdin.write_all(&from_latin1(&data)).is_ok()))
-                .unwrap_or(false)
+            with_child(r.as_ref(), id, |c| {
+                c.stdin.as_mut().is_some_and(|stdin| stdin.write_all(&from_latin1(&data)).is_ok())
+            })
+            .unwrap_or(false)
         })?,
     )?;
-    let r = realm.clone();
+    let r = host.clone();
     node.set(
         "childEnd",
         Function::new(ctx.clone(), move |id: f64| {
-            with_child(&r, id, |c| c.stdin = None);
+            with_child(r.as_ref(), id, |c| c.stdin = None);
         })?,
     )?;
-    let r = realm.clone();
+    let r = host;
     node.set(
         "childKill",
         Function::new(ctx.clone(), move |id: f64, signal: String| -> bool {
-            let pid = with_child(&r, id, |c| c.pid);
+            let pid = with_child(r.as_ref(), id, |c| c.pid);
             pid.is_some_and(|p| child::kill_group(p, &signal))
         })?,
     )?;
@@ -195,14 +204,11 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Resul
 }
 
 /// Run `f` on child process `id`, whichever extension started it.
-fn with_child<R>(realm: &Realm, id: f64, f: impl FnOnce(&mut child::Running) -> R) -> Option<R> {
-    let exts = realm.exts.borrow();
-    for s in exts.values() {
-        if let Some(c) = s.children.borrow_mut().get_mut(&(id as u64)) {
-            return Some(f(c));
-        }
-    }
-    None
+fn with_child<R>(host: &dyn NodeHost, id: f64, f: impl FnOnce(&mut child::Running) -> R) -> Option<R> {
+    let mut f = Some(f);
+    let mut out = None;
+    host.with_child(id as u64, &mut |c| out = f.take().map(|f| f(c)));
+    out
 }
 
 fn invalid(ctx: &Ctx<'_>, message: &str) -> rquickjs::Error {
