@@ -70,6 +70,8 @@ impl Interceptor for Approval {
         true
     }
 
+    // String error: the signature of pi-agent's `Interceptor` (this policy
+    // never fails; it blocks with a decision).
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,

@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 mod approval;
+mod error;
 mod permission_gate;
 mod protected_paths;
 pub mod text;
@@ -45,6 +46,7 @@ pub use pi_agent::Interceptor;
 use pi_tools::Annotations;
 
 pub use approval::{Approval, needs_approval};
+pub use error::PolicyFailed;
 pub use permission_gate::{PermissionGate, is_dangerous_command};
 pub use protected_paths::{ProtectedPaths, canonicalize_lenient, is_protected};
 

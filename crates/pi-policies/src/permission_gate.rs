@@ -71,6 +71,8 @@ impl Interceptor for PermissionGate {
         true
     }
 
+    // String error: the signature of pi-agent's `Interceptor` (this policy
+    // never fails; it blocks with a decision).
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,

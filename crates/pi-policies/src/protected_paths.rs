@@ -23,7 +23,7 @@ use futures::future::BoxFuture;
 use pi_agent::{Interceptor, ToolCallDecision, ToolCallEvent};
 
 use crate::text;
-use crate::{Approver, NotifyKind};
+use crate::{Approver, NotifyKind, PolicyFailed};
 
 /// Folders nothing may be written into.
 const PROTECTED_FOLDERS: &[&str] = &[".git", "node_modules"];
@@ -144,7 +144,7 @@ impl ProtectedPaths {
         ProtectedPaths { cwd, ui }
     }
 
-    async fn decide(&self, ev: &ToolCallEvent) -> Result<Option<ToolCallDecision>, String> {
+    async fn decide(&self, ev: &ToolCallEvent) -> Result<Option<ToolCallDecision>, PolicyFailed> {
         if !GUARDED_TOOLS.contains(&ev.tool_name.as_str()) {
             return Ok(None);
         }
@@ -156,7 +156,7 @@ impl ProtectedPaths {
             Ok(rt) => rt
                 .spawn_blocking(move || protects(&cwd, &input))
                 .await
-                .map_err(|e| text::policy_failed(Self::NAME, &e.to_string()))?,
+                .map_err(|source| PolicyFailed { policy: Self::NAME, source })?,
             Err(_) => protects(&cwd, &input),
         };
         if !protected {
@@ -178,11 +178,13 @@ impl Interceptor for ProtectedPaths {
         true
     }
 
+    // String error: the signature of pi-agent's `Interceptor`, whose error
+    // text blocks the call as the model reads it.
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,
     ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
-        Box::pin(self.decide(ev))
+        Box::pin(async move { self.decide(ev).await.map_err(|e| e.to_string()) })
     }
 }
 
