@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::protocol::{ExtSender, Hook, Msg};
-use super::realm;
+use super::state;
 use crate::api::ExtComponent;
 
 /// The longest a UI waits for an extension to draw or take a key.
@@ -41,7 +41,7 @@ impl JsComponent {
 
     /// Ask the component to do `op` and wait for its answer.
     fn ask(&self, op: &str, extra: Value) -> Option<Value> {
-        if realm::ON_REALM.with(|r| r.get()) == self.thread {
+        if state::ON_REALM.with(|r| r.get()) == self.thread {
             return None;
         }
         let mut payload = json!({"id": self.id, "op": op});

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Ctx, Function, Module, Object};
 use serde_json::{Value, json};
 
-use super::looper::{Realm, State};
-use super::protocol::{CallMsg, EngineError, HostOp, HostSync, Msg};
+use super::protocol::{CallMsg, EngineError, ExtId, HostOp, HostSync, Msg};
+use super::state::{Realm, State};
 use crate::api::NotifyLevel;
 use crate::bytecode::{Cached, eval_script};
 use crate::convert;
@@ -351,6 +351,14 @@ fn session_call(state: &State, call: crate::api::SessionCall) -> Value {
     }
 }
 
+/// The extension `ext`'s internal function `name` (bootstrap.js's `internal`).
+pub(super) fn internal<'js>(ctx: &Ctx<'js>, ext: ExtId, name: &str) -> rquickjs::Result<Function<'js>> {
+    let realm: Object = ctx.globals().get("__pi_realm")?;
+    let exts: Object = realm.get("exts")?;
+    let internal: Object = exts.get(ext)?;
+    internal.get(name)
+}
+
 /// Declare and evaluate the extension's module, then call its factory (call 0).
 pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     let failed = |e: CaughtError<'_>| text::load_failed(&describe_caught(e));
@@ -370,7 +378,7 @@ pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
             .map_err(failed)?;
         if let Some(namespace) = cached.into_object() {
             state.compiled.borrow_mut().take();
-            let load = super::looper::internal(ctx, state.id, "load").catch(ctx).map_err(failed)?;
+            let load = internal(ctx, state.id, "load").catch(ctx).map_err(failed)?;
             load.call::<_, ()>((0.0, rquickjs::Undefined, namespace)).catch(ctx).map_err(failed)?;
             return Ok(());
         }
@@ -398,7 +406,7 @@ pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
         .call::<_, rquickjs::Value>((rquickjs::function::This(modules), state.path.as_str(), namespace.clone()))
         .catch(ctx)
         .map_err(failed)?;
-    let load = super::looper::internal(ctx, state.id, "load").catch(ctx).map_err(failed)?;
+    let load = internal(ctx, state.id, "load").catch(ctx).map_err(failed)?;
     load.call::<_, ()>((0.0, promise, namespace)).catch(ctx).map_err(failed)?;
     Ok(())
 }

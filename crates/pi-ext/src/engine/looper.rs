@@ -1,140 +1,30 @@
-//! The engine thread: the extensions' states and the event loop they share.
+//! The engine thread: its runtime and the event loop its extensions share.
 //! Each message enters JavaScript for one *turn* of one extension under its
 //! time limit, then the pending promise jobs run; a turn that runs too long
 //! or exhausts the heap stops that extension for good (every call of it then
 //! fails with the reason) while the others go on.
 
-use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::mpsc;
-use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime};
 use serde_json::Value;
 
 use super::config::{EngineConfig, Shared};
-use super::host::{install_realm, load_module, start_extension};
-use super::protocol::{CallMsg, CallSink, EngineError, ExtHandle, ExtId, ExtSender, Msg};
-use crate::api::ToolsApi;
-use crate::memory::HeapState;
-use crate::node::NodeHost;
-use crate::node::child::{ChildEvent, Running, SpawnSpec};
-use crate::node::error::NodeError;
+use super::host::{install_realm, internal, load_module, start_extension};
+use super::protocol::{CallMsg, CallSink, EngineError, ExtId, Msg};
+use super::state::{ON_REALM, Realm, State};
+use crate::memory::{HeapState, LimitedAllocator};
+use crate::modules::{PiLoader, PiResolver};
+use crate::node::child::{ChildEvent, Running};
 use crate::report::{describe_caught, stderr_line};
 use crate::text;
 use crate::tool_meta::ToolMeta;
 
 /// How far away "no deadline" is for the interrupt handler.
 const NO_DEADLINE: Duration = Duration::from_secs(3600);
-
-/// What the extensions of one engine share on its thread.
-pub(crate) struct Realm {
-    /// The loaded extensions, by id.
-    pub exts: RefCell<BTreeMap<ExtId, Rc<State>>>,
-    /// The extension whose turn is running (0: none).
-    pub current: Cell<ExtId>,
-    /// Messages to handle before reading the channel again.
-    pub deferred: RefCell<VecDeque<(ExtId, Msg)>>,
-    /// When the current turn's JavaScript must have paused.
-    pub deadline: Rc<Cell<Instant>>,
-    /// The last child process id (ids are the realm's: the glue's table is shared).
-    next_child: Cell<u64>,
-    /// The channel's sending side (for work finishing on other threads).
-    pub tx: mpsc::Sender<(ExtId, Msg)>,
-}
-
-impl Realm {
-    /// The extension whose turn is running.
-    pub(crate) fn current_state(&self) -> Option<Rc<State>> {
-        self.exts.borrow().get(&self.current.get()).cloned()
-    }
-
-    /// A new child process id.
-    fn next_child(&self) -> u64 {
-        let id = self.next_child.get() + 1;
-        self.next_child.set(id);
-        id
-    }
-}
-
-impl NodeHost for Realm {
-    fn restart_clock(&self) {
-        if let Some(s) = self.current_state() {
-            self.deadline.set(Instant::now() + s.cfg.limits.time);
-        }
-    }
-
-    fn spawn_child(&self, spec: &SpawnSpec) -> Option<Result<(u64, u32), NodeError>> {
-        let s = self.current_state()?;
-        let id = self.next_child();
-        let tx = s.tx.clone();
-        let started = crate::node::child::spawn(spec, move |event| tx.send(Msg::Child { id, event }).is_ok());
-        Some(started.map(|running| {
-            let pid = running.pid;
-            s.children.borrow_mut().insert(id, running);
-            (id, pid)
-        }))
-    }
-
-    fn with_child(&self, id: u64, f: &mut dyn FnMut(&mut Running)) {
-        for s in self.exts.borrow().values() {
-            if let Some(c) = s.children.borrow_mut().get_mut(&id) {
-                return f(c);
-            }
-        }
-    }
-}
-
-/// What the engine thread keeps of one extension between turns.
-pub(crate) struct State {
-    /// The extension's id in the engine.
-    pub id: ExtId,
-    pub path: String,
-    pub cfg: EngineConfig,
-    /// Running calls and where their messages go (id 0: the load).
-    pub calls: RefCell<HashMap<u64, CallSink>>,
-    /// Outcomes reported during the current turn, delivered when it ends well.
-    pub outbox: RefCell<Vec<(u64, Result<Value, EngineError>)>>,
-    /// The extension's timers (ids are the realm's) and when they are due.
-    pub timers: RefCell<HashMap<u64, Instant>>,
-    /// The tools registered so far.
-    pub tools: RefCell<Vec<ToolMeta>>,
-    /// Tools registered after load, before the session's tools were bound.
-    pub pending_tools: RefCell<Vec<ToolMeta>>,
-    pub tools_api: RefCell<Option<Arc<dyn ToolsApi>>>,
-    /// The extension's handle, once it is known.
-    pub handle: RefCell<Option<Weak<dyn ExtHandle>>>,
-    /// The factory finished.
-    pub loaded: Cell<bool>,
-    /// What the handle reads (events with handlers, commands, the session).
-    pub shared: Shared,
-    /// Why the extension stopped, once it has.
-    pub poisoned: RefCell<Option<EngineError>>,
-    /// The engine's channel, for messages about this extension.
-    pub tx: ExtSender,
-    /// Child processes still running (`node:child_process`); dropping one kills it.
-    pub children: RefCell<HashMap<u64, Running>>,
-    /// The realm (its queue of deferred messages).
-    realm: std::rc::Weak<Realm>,
-    /// The module compiled ahead, until the load takes it.
-    pub compiled: RefCell<Option<crate::compile::Compiled>>,
-}
-
-impl State {
-    /// The extension's handle, while it lives.
-    pub(crate) fn handle(&self) -> Option<Arc<dyn ExtHandle>> {
-        self.handle.borrow().as_ref().and_then(Weak::upgrade)
-    }
-
-    /// Handle `msg` about this extension after the current one.
-    pub(crate) fn defer(&self, msg: Msg) {
-        if let Some(realm) = self.realm.upgrade() {
-            realm.deferred.borrow_mut().push_back((self.id, msg));
-        }
-    }
-}
 
 /// The thread's body: build the runtime and the shared glue, then serve
 /// messages until the last extension stopped after [`Msg::Sealed`].
@@ -145,17 +35,10 @@ pub(super) fn run_thread(
     rx: mpsc::Receiver<(ExtId, Msg)>,
     tx: mpsc::Sender<(ExtId, Msg)>,
 ) {
-    super::realm::ON_REALM.with(|r| r.set(realm_id));
+    ON_REALM.with(|r| r.set(realm_id));
     let heap = HeapState::default();
-    let realm = Rc::new(Realm {
-        exts: RefCell::new(BTreeMap::new()),
-        current: Cell::new(0),
-        deferred: RefCell::new(VecDeque::new()),
-        deadline: Rc::new(Cell::new(Instant::now() + NO_DEADLINE)),
-        next_child: Cell::new(0),
-        tx,
-    });
-    let built = super::realm::build_runtime(limits.memory, heap.clone(), realm.deadline.clone());
+    let realm = Rc::new(Realm::new(Instant::now() + NO_DEADLINE, tx));
+    let built = build_runtime(limits.memory, heap.clone(), realm.deadline.clone());
     let (rt, context, interrupted) = match built {
         Ok(b) => b,
         Err(e) => return refuse_all(rx, &e),
@@ -204,14 +87,6 @@ struct Looper<'r> {
     interrupted: Rc<Cell<bool>>,
     heap: HeapState,
     sealed: Cell<bool>,
-}
-
-/// The extension `ext`'s internal function `name` (bootstrap.js's `internal`).
-pub(super) fn internal<'js>(ctx: &Ctx<'js>, ext: ExtId, name: &str) -> rquickjs::Result<Function<'js>> {
-    let realm: Object = ctx.globals().get("__pi_realm")?;
-    let exts: Object = realm.get("exts")?;
-    let internal: Object = exts.get(ext)?;
-    internal.get(name)
 }
 
 /// Call the realm's function `name` with `args`, one line for a throw.
@@ -409,27 +284,8 @@ impl Looper<'_> {
     }
 
     /// Load extension `ext`: its glue, its module, its factory (call 0).
-    fn start(&self, ext: ExtId, mut cfg: EngineConfig, load: CallSink, shared: Shared) {
-        let compiled = RefCell::new(cfg.compiled.take());
-        let state = Rc::new(State {
-            compiled,
-            id: ext,
-            path: cfg.path.to_string_lossy().into_owned(),
-            cfg,
-            calls: RefCell::new(HashMap::from([(0, load)])),
-            outbox: RefCell::new(Vec::new()),
-            timers: RefCell::new(HashMap::new()),
-            tools: RefCell::new(Vec::new()),
-            pending_tools: RefCell::new(Vec::new()),
-            tools_api: RefCell::new(None),
-            handle: RefCell::new(None),
-            loaded: Cell::new(false),
-            shared,
-            poisoned: RefCell::new(None),
-            tx: ExtSender::new(self.realm.tx.clone(), ext),
-            children: RefCell::new(HashMap::new()),
-            realm: Rc::downgrade(&self.realm),
-        });
+    fn start(&self, ext: ExtId, cfg: EngineConfig, load: CallSink, shared: Shared) {
+        let state = Rc::new(State::new(&self.realm, ext, cfg, load, shared));
         self.realm.exts.borrow_mut().insert(ext, state.clone());
         let started = self.turn(&state, |ctx| start_extension(ctx, &state));
         if let Err(e) = started {
@@ -538,6 +394,31 @@ impl Looper<'_> {
             }
         }
     }
+}
+
+/// The runtime (heap limit, stack limit, interrupt handler, module loader)
+/// and its context; the flag the interrupt handler sets when it stops a turn.
+pub(super) fn build_runtime(
+    memory: usize,
+    heap: HeapState,
+    deadline: Rc<Cell<Instant>>,
+) -> Result<(Runtime, Context, Rc<Cell<bool>>), String> {
+    let rt = Runtime::new_with_alloc(LimitedAllocator::new(memory, heap)).map_err(|e| e.to_string())?;
+    rt.set_max_stack_size(crate::api::JS_STACK);
+    let interrupted = Rc::new(Cell::new(false));
+    {
+        let interrupted = interrupted.clone();
+        rt.set_interrupt_handler(Some(Box::new(move || {
+            let over = Instant::now() > deadline.get();
+            if over {
+                interrupted.set(true);
+            }
+            over
+        })));
+    }
+    rt.set_loader(PiResolver, PiLoader);
+    let context = Context::full(&rt).map_err(|e| e.to_string())?;
+    Ok((rt, context, interrupted))
 }
 
 fn finish_call(state: &State, id: u64, result: Result<Value, EngineError>) {

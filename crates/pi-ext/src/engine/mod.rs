@@ -20,6 +20,7 @@ mod looper;
 mod prompt_span;
 pub(crate) mod protocol;
 pub(crate) mod realm;
+mod state;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -335,7 +336,7 @@ impl Engine {
         payload: Value,
         wait: Duration,
     ) -> Result<Value, EngineError> {
-        if realm::ON_REALM.with(|r| r.get()) == self.thread {
+        if state::ON_REALM.with(|r| r.get()) == self.thread {
             return Err(EngineError::NoAnswer);
         }
         let (tx, rx) = mpsc::channel();

@@ -1,27 +1,16 @@
-//! An engine: one QuickJS runtime and context on one thread, shared by the
-//! extensions loaded together (as the reference's extensions share one
-//! Node.js process). pi's glue, the Node globals and pi's built-in modules
-//! are set up once per engine instead of once per extension, which is what
-//! made starting many extensions slow and heavy.
+//! An engine: one QuickJS runtime and context on one thread
+//! ([`super::looper`]), shared by the extensions loaded together (as the
+//! reference's extensions share one Node.js process), and the handle that
+//! starts it. pi's glue, the Node globals and pi's built-in modules are set
+//! up once per engine instead of once per extension, which is what made
+//! starting many extensions slow and heavy.
 
-use std::cell::Cell;
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
-
-use rquickjs::{Context, Runtime};
 
 use super::protocol::{ExtId, ExtSender, Msg};
 use crate::api::Limits;
-use crate::memory::{HeapState, LimitedAllocator};
-use crate::modules::{PiLoader, PiResolver};
-
-thread_local! {
-    /// The engine whose thread this is (0: not an engine thread).
-    pub(crate) static ON_REALM: Cell<usize> = const { Cell::new(0) };
-}
 
 /// Engine ids, for telling an engine's own thread apart.
 static NEXT_REALM: AtomicUsize = AtomicUsize::new(1);
@@ -62,29 +51,4 @@ impl Drop for EngineThread {
     fn drop(&mut self) {
         let _ = self.tx.send((0, Msg::Sealed));
     }
-}
-
-/// The runtime (heap limit, stack limit, interrupt handler, module loader)
-/// and its context; the flag the interrupt handler sets when it stops a turn.
-pub(super) fn build_runtime(
-    memory: usize,
-    heap: HeapState,
-    deadline: Rc<Cell<Instant>>,
-) -> Result<(Runtime, Context, Rc<Cell<bool>>), String> {
-    let rt = Runtime::new_with_alloc(LimitedAllocator::new(memory, heap)).map_err(|e| e.to_string())?;
-    rt.set_max_stack_size(crate::api::JS_STACK);
-    let interrupted = Rc::new(Cell::new(false));
-    {
-        let interrupted = interrupted.clone();
-        rt.set_interrupt_handler(Some(Box::new(move || {
-            let over = Instant::now() > deadline.get();
-            if over {
-                interrupted.set(true);
-            }
-            over
-        })));
-    }
-    rt.set_loader(PiResolver, PiLoader);
-    let context = Context::full(&rt).map_err(|e| e.to_string())?;
-    Ok((rt, context, interrupted))
 }
