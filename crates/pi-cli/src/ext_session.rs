@@ -16,7 +16,7 @@ use pi_agent::{AbortHandle, AgentEvent, AgentMessage, AgentOnly, EventSink, Inbo
 use pi_ext::{LoadedExtensions, SessionCall};
 use serde_json::{Value, json};
 
-use crate::ext_error::ExtCallError;
+use crate::session_error::SessionCallError;
 
 /// What extensions asked for that the front end does once the command or
 /// prompt at hand has ended.
@@ -393,7 +393,7 @@ impl ExtSession {
     }
 
     /// Append an entry now and announce it (`entry_appended`).
-    pub(crate) fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, ExtCallError> {
+    pub(crate) fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, SessionCallError> {
         let entry = {
             let mut s = self.session.lock()?;
             let id = s.append(kind, fields)?;
@@ -407,7 +407,7 @@ impl ExtSession {
         Ok(None)
     }
 
-    pub(crate) fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, ExtCallError> {
+    pub(crate) fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, SessionCallError> {
         self.queue_custom(message);
         let deliver = options["deliverAs"].as_str();
         if options["triggerTurn"].as_bool() == Some(true) && deliver != Some("nextTurn") && !self.busy.get() {
@@ -434,7 +434,11 @@ impl ExtSession {
         }
     }
 
-    pub(crate) fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, ExtCallError> {
+    pub(crate) fn send_user_message(
+        &self,
+        content: &Value,
+        options: &Value,
+    ) -> Result<Option<Value>, SessionCallError> {
         let message = match content {
             Value::String(s) => s.clone(),
             Value::Array(blocks) => {
@@ -447,7 +451,7 @@ impl ExtSession {
             let queue = match options["deliverAs"].as_str() {
                 Some("steer") => &self.steering,
                 Some("followUp") => &self.follow_ups,
-                _ => return Err(ExtCallError::WhileStreaming),
+                _ => return Err(SessionCallError::WhileStreaming),
             };
             if let Ok(mut q) = queue.lock() {
                 q.push_back(message);

@@ -41,11 +41,11 @@ pub fn discover(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Load script extensions (not `builtin:` specs) with the host options of the run.
-pub async fn load_scripts(paths: &[PathBuf], opts: HostOptions) -> Result<Option<LoadedExtensions>, String> {
+pub async fn load_scripts(paths: &[PathBuf], opts: HostOptions) -> Result<Option<LoadedExtensions>, pi_ext::ExtError> {
     if paths.is_empty() {
         return Ok(None);
     }
-    ExtensionHost::load(paths, opts).await.map(Some).map_err(|e| e.to_string())
+    ExtensionHost::load(paths, opts).await.map(Some)
 }
 
 /// `resources_discover` of every loaded group with `reason` (`startup`,
@@ -68,13 +68,13 @@ pub async fn discover_resources(
 }
 
 /// Build the interceptors of the built-in extensions `names` (`builtin:<name>`:
-/// the shipped policies; the tool built-ins are [`builtin_tools`]); `Err` is
-/// the start-up error message.
+/// the shipped policies; the tool built-ins are [`builtin_tools`]); `Err`
+/// stops start-up, naming the unknown built-in.
 pub fn load_builtins(
     names: &[String],
     cwd: &std::path::Path,
     ui: Option<Arc<dyn Approver>>,
-) -> Result<Vec<Arc<dyn Interceptor>>, String> {
+) -> Result<Vec<Arc<dyn Interceptor>>, crate::setup::Stop> {
     let mut out = Vec::new();
     for name in names {
         let mut opts = PolicyOptions::new(cwd);
@@ -89,7 +89,10 @@ pub fn load_builtins(
             None if name == pi_mcp::BUILTIN => {}
             // builtin:llama.cpp adds a provider and /llama (crate::llama).
             None if name == crate::llama::BUILTIN => {}
-            None => return Err(text::extension_load_failed(&format!("builtin:{name}"), &text::unknown_builtin(name))),
+            None => {
+                let message = text::extension_load_failed(&format!("builtin:{name}"), &text::unknown_builtin(name));
+                return Err(crate::setup::Stop::Error(message));
+            }
         }
     }
     Ok(out)

@@ -11,13 +11,13 @@ use pi_agent::{AgentEvent, Queue};
 use pi_ext::{CommandOp, SessionApi, SessionCall};
 use serde_json::{Value, json};
 
-use crate::ext_error::ExtCallError;
 use crate::ext_session::ExtSession;
+use crate::session_error::SessionCallError;
 
 impl ExtSession {
     /// Replace the session's contents with `next` (the agent takes them
     /// once the command ends).
-    fn replace(&self, next: Session) -> Result<Value, ExtCallError> {
+    fn replace(&self, next: Session) -> Result<Value, SessionCallError> {
         let mut s = self.session.lock()?;
         *s = next;
         drop(s);
@@ -25,14 +25,14 @@ impl ExtSession {
         Ok(json!({"cancelled": false}))
     }
 
-    fn command_op(&self, op: CommandOp) -> Result<Value, ExtCallError> {
+    fn command_op(&self, op: CommandOp) -> Result<Value, SessionCallError> {
         if self.busy.get() && !matches!(op, CommandOp::WaitForIdle | CommandOp::Reload | CommandOp::Complete { .. }) {
-            return Err(ExtCallError::Busy);
+            return Err(SessionCallError::Busy);
         }
         let (dir, cwd) = (self.session_dir.as_deref(), self.cwd.as_path());
         let current = || {
             let s = self.session.lock()?;
-            Ok::<_, ExtCallError>((s.path().map(|p| p.to_string_lossy().into_owned()), s.entries().is_empty()))
+            Ok::<_, SessionCallError>((s.path().map(|p| p.to_string_lossy().into_owned()), s.entries().is_empty()))
         };
         match op {
             // Model calls are answered by `command` before this.
@@ -55,13 +55,13 @@ impl ExtSession {
             CommandOp::Fork { entry_id, at } => {
                 let (parent, empty) = current()?;
                 if empty {
-                    return Err(ExtCallError::NothingToCopy);
+                    return Err(SessionCallError::NothingToCopy);
                 }
                 let mut copy = Session::create(dir, cwd, None, parent.as_deref())?;
                 {
                     let s = self.session.lock()?;
                     if s.get(&entry_id).is_none() {
-                        return Err(ExtCallError::EntryNotFound(entry_id));
+                        return Err(SessionCallError::EntryNotFound(entry_id));
                     }
                     let done = if at {
                         copy.copy_branch_through(&s, &entry_id)
@@ -86,7 +86,7 @@ impl ExtSession {
 
 impl ExtSession {
     /// What `call` answers.
-    fn answer(&self, call: SessionCall) -> Result<Option<Value>, ExtCallError> {
+    fn answer(&self, call: SessionCall) -> Result<Option<Value>, SessionCallError> {
         match call {
             SessionCall::AppendEntry { custom_type, data } => {
                 let mut fields = json!({"customType": custom_type});
@@ -150,7 +150,7 @@ impl ExtSession {
     }
 
     /// What `command` answers.
-    fn run_command_op(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, ExtCallError>> {
+    fn run_command_op(&self, op: CommandOp) -> BoxFuture<'static, Result<Value, SessionCallError>> {
         // A replacement: the extensions are asked first (one may cancel).
         let replacement = match &op {
             CommandOp::NewSession { .. } => Some(crate::session_events::Replacement::New),

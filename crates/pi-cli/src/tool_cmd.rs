@@ -154,7 +154,7 @@ async fn dispatcher(cwd: &std::path::Path, extensions: &[String]) -> Result<(Dis
     let mut registry = registry(&loaded);
     registry.refresh_loadout().await;
     let mut dispatcher = Dispatcher::new(registry);
-    dispatcher.interceptors = crate::extensions::load_builtins(&loaded.builtins, cwd, None).map_err(Stop::Error)?;
+    dispatcher.interceptors = crate::extensions::load_builtins(&loaded.builtins, cwd, None)?;
     dispatcher.interceptors.extend(loaded.scripts.iter().flat_map(|l| l.interceptors.iter().cloned()));
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {

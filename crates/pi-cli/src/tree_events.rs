@@ -6,13 +6,13 @@
 
 use serde_json::{Value, json};
 
-use crate::ext_error::ExtCallError;
 use crate::ext_session::ExtSession;
+use crate::session_error::SessionCallError;
 
 /// The move's `preparation`, and the leaf it goes to; `Err`: no such entry.
-pub(crate) fn prepare(ext: &ExtSession, target: &str) -> Result<(Value, Option<String>), ExtCallError> {
+pub(crate) fn prepare(ext: &ExtSession, target: &str) -> Result<(Value, Option<String>), SessionCallError> {
     let s = ext.session.lock()?;
-    let Some(entry) = s.get(target) else { return Err(ExtCallError::EntryNotFound(target.to_string())) };
+    let Some(entry) = s.get(target) else { return Err(SessionCallError::EntryNotFound(target.to_string())) };
     let value = entry.value();
     let to_user = value["type"] == "message" && value["message"]["role"] == "user";
     let new_leaf = if to_user { entry.parent_id().map(str::to_string) } else { Some(target.to_string()) };

@@ -109,7 +109,7 @@ fn interceptors(env: &Env, loaded: &Loaded) -> Result<Vec<Arc<dyn Interceptor>>,
         super::Front::Rpc(link) => Some(Arc::new(crate::rpc::ui::RpcApprover(link.ui()))),
         super::Front::Plain => None,
     };
-    let mut out = crate::extensions::load_builtins(&loaded.builtins, &env.cwd, approver).map_err(Stop::Error)?;
+    let mut out = crate::extensions::load_builtins(&loaded.builtins, &env.cwd, approver)?;
     out.extend(loaded.scripts.iter().flat_map(|l| l.interceptors.iter().cloned()));
     Ok(out)
 }

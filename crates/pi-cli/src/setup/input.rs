@@ -34,7 +34,7 @@ pub(crate) fn piped_stdin() -> Option<String> {
 
 /// Build the messages from `piped`, the `@file` arguments and the message arguments.
 pub(crate) fn collect(cwd: &Path, piped: Option<String>, files: &[String], messages: &[String]) -> Result<Input, Stop> {
-    let (files, first_images) = attach_files(cwd, files).map_err(Stop::Error)?;
+    let (files, first_images) = attach_files(cwd, files)?;
     let mut rest = messages.iter().cloned();
     let first: String = [piped, Some(files), rest.next()].into_iter().flatten().collect();
     let messages = Some(first).filter(|m| !m.is_empty()).into_iter().chain(rest).collect();
@@ -46,16 +46,17 @@ pub(crate) fn collect(cwd: &Path, piped: Option<String>, files: &[String], messa
 /// `read` recognises one) is attached after the text, its tag holding only
 /// the processing notes (or why it was left out); a missing file or one that
 /// cannot be read is an error.
-fn attach_files(cwd: &Path, files: &[String]) -> Result<(String, Vec<pi_ai::ContentBlock>), String> {
+fn attach_files(cwd: &Path, files: &[String]) -> Result<(String, Vec<pi_ai::ContentBlock>), Stop> {
     let mut out = String::new();
     let mut images = Vec::new();
     for f in files {
-        let path = pi_tools::paths::resolve_read_path(cwd, f).map_err(|e| text::attach_failed(Path::new(f), e))?;
-        let meta = std::fs::metadata(&path).map_err(|_| text::file_not_found(&path))?;
+        let path = pi_tools::paths::resolve_read_path(cwd, f)
+            .map_err(|e| Stop::Error(text::attach_failed(Path::new(f), e)))?;
+        let meta = std::fs::metadata(&path).map_err(|_| Stop::Error(text::file_not_found(&path)))?;
         if meta.len() == 0 {
             continue;
         }
-        let content = std::fs::read(&path).map_err(|e| text::attach_failed(&path, &e.to_string()))?;
+        let content = std::fs::read(&path).map_err(|e| Stop::Error(text::attach_failed(&path, &e.to_string())))?;
         if let Some(image) = pi_tools::attachment::prepare_image(content.clone()) {
             let note = match image {
                 Ok(p) => {

@@ -162,7 +162,7 @@ pub(crate) async fn load_extensions(
 ) -> Result<Option<Arc<pi_ext::LoadedExtensions>>, Stop> {
     match crate::extensions::load_scripts(paths, opts).await {
         Ok(l) => Ok(l.map(Arc::new)),
-        Err(e) => Err(Stop::Error(text::with_extensions_hint(&e))),
+        Err(e) => Err(Stop::Error(text::with_extensions_hint(&e.to_string()))),
     }
 }
 

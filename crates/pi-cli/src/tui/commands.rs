@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::text;
 use super::worker::Host;
+use crate::session_error::SessionCallError;
 
 /// Commands of the reference that other parts of pi will provide.
 const NOT_YET: &[&str] = &["tree", "import", "share", "bug", "scoped-models", "changelog"];
@@ -105,7 +106,7 @@ impl Host {
         let DialogAnswer::Value(key) = ui.dialog(ask(crate::text::LLAMA_KEY_TITLE, None)).await else { return };
         let update = match crate::llama::login(&url, &key, &self.ui.agent_dir).await {
             Ok(message) => Update::Notice(Level::Info, message),
-            Err(e) => Update::Notice(Level::Error, e),
+            Err(e) => Update::Notice(Level::Error, e.to_string()),
         };
         let _ = self.up.send(update);
     }
@@ -190,7 +191,7 @@ impl Host {
         let previous = crate::session_events::current_file(&self.agent);
         let copied = match self.agent.session().lock() {
             Ok(current) => self.copy_session(&current, None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.into()),
         };
         let ok = copied.is_ok();
         self.switched(copied, Some(String::new()), text::CLONED);
@@ -219,7 +220,7 @@ impl Host {
         let previous = crate::session_events::current_file(&self.agent);
         let copied = match self.agent.session().lock() {
             Ok(current) => self.copy_session(&current, Some(&entry)),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.into()),
         };
         let ok = copied.is_ok();
         self.switched(copied, Some(prompt), text::FORKED);
@@ -247,7 +248,7 @@ impl Host {
             return;
         }
         let previous = crate::session_events::current_file(&self.agent);
-        let opened = Session::open(Path::new(&file)).map_err(|e| e.to_string());
+        let opened = Session::open(Path::new(&file)).map_err(SessionCallError::from);
         let ok = opened.is_ok();
         let there = opened.as_ref().ok().and_then(|s| crate::reload::stored_folder(s, &self.agent.tool_ctx().cwd));
         self.switched(opened, None, text::RESUMED);
@@ -266,21 +267,19 @@ impl Host {
 
     /// A new session (in this folder's session folder) with `current`'s
     /// branch, or its part before `before`.
-    fn copy_session(&self, current: &Session, before: Option<&str>) -> Result<Session, String> {
+    fn copy_session(&self, current: &Session, before: Option<&str>) -> Result<Session, SessionCallError> {
         let parent = current.path().map(|p| p.to_string_lossy().into_owned());
         let dir = self.ui.session_dir.clone();
-        let mut copy =
-            Session::create(dir.as_deref(), &self.ui.cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;
+        let mut copy = Session::create(dir.as_deref(), &self.ui.cwd, None, parent.as_deref())?;
         match before {
             Some(entry) => copy.copy_branch_before(current, entry),
             None => copy.copy_branch_of(current),
-        }
-        .map_err(|e| e.to_string())?;
+        }?;
         Ok(copy)
     }
 
     /// Take the copied session: the transcript shows it, `done` is said.
-    fn switched(&mut self, copied: Result<Session, String>, editor: Option<String>, done: &str) {
+    fn switched(&mut self, copied: Result<Session, SessionCallError>, editor: Option<String>, done: &str) {
         match copied {
             Ok(session) => {
                 self.agent.adopt_session(session, false);
@@ -291,7 +290,7 @@ impl Host {
                 let _ = self.up.send(Update::Notice(Level::Info, done.to_string()));
             }
             Err(e) => {
-                let _ = self.up.send(Update::Notice(Level::Error, pi_tui::text::error_line(&e)));
+                let _ = self.up.send(Update::Notice(Level::Error, pi_tui::text::error_line(&e.to_string())));
             }
         }
     }
@@ -303,9 +302,10 @@ impl Host {
         let cwd = self.agent.tool_ctx().cwd.clone();
         let result = match self.agent.session().lock() {
             Ok(s) if out.as_deref().is_some_and(|o| o.ends_with(".jsonl")) => {
-                export_jsonl(&s, &cwd, out.as_deref().unwrap_or_default())
+                export_jsonl(&s, &cwd, out.as_deref().unwrap_or_default()).map_err(|e| e.to_string())
             }
-            Ok(s) => crate::export::export(&s, self.agent.system_prompt(), out.as_deref().map(Path::new), &cwd),
+            Ok(s) => crate::export::export(&s, self.agent.system_prompt(), out.as_deref().map(Path::new), &cwd)
+                .map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
         let notice = match result {
@@ -384,7 +384,7 @@ fn path_argument(args: &str) -> Option<String> {
 
 /// Write the active branch as JSONL (a fresh header, then the branch's
 /// entries chained by parent) to `out`, relative to `cwd`.
-fn export_jsonl(session: &Session, cwd: &Path, out: &str) -> Result<PathBuf, String> {
+fn export_jsonl(session: &Session, cwd: &Path, out: &str) -> std::io::Result<PathBuf> {
     let path = cwd.join(out);
     let mut header = session.header().clone();
     header["timestamp"] = Value::String(pi_agent::session::iso_now());
@@ -397,9 +397,9 @@ fn export_jsonl(session: &Session, cwd: &Path, out: &str) -> Result<PathBuf, Str
         lines.push(e.to_string());
     }
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&path, format!("{}\n", lines.join("\n"))).map_err(|e| e.to_string())?;
+    std::fs::write(&path, format!("{}\n", lines.join("\n")))?;
     Ok(path)
 }
 

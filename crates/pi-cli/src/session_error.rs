@@ -1,13 +1,13 @@
-//! Why an extension's call on the session failed. Its `Display` is the
-//! message the extension's JavaScript receives as the thrown error (the
-//! reference's words where it has them), so it crosses into pi-ext as text
-//! only at [`pi_ext::SessionApi`]'s boundary.
+//! Why a call on the session failed: an extension's (its `Display` is the
+//! message the extension's JavaScript receives as the thrown error, the
+//! reference's words where it has them; it becomes text only at
+//! [`pi_ext::SessionApi`]'s boundary) or a terminal-UI command's.
 
 use crate::text;
 
-/// An extension's session call or command could not be done.
+/// A session call or command could not be done.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ExtCallError {
+pub(crate) enum SessionCallError {
     /// A task failed while holding the session (it is left as it was).
     #[error("{}", text::EXT_SESSION_UNAVAILABLE)]
     Unavailable,
@@ -28,8 +28,8 @@ pub(crate) enum ExtCallError {
     EntryNotFound(String),
 }
 
-impl<T> From<std::sync::PoisonError<T>> for ExtCallError {
+impl<T> From<std::sync::PoisonError<T>> for SessionCallError {
     fn from(_: std::sync::PoisonError<T>) -> Self {
-        ExtCallError::Unavailable
+        SessionCallError::Unavailable
     }
 }
