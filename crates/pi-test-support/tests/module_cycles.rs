@@ -20,7 +20,7 @@ const LIMIT: usize = 4;
 
 /// Each crate's largest circle today, where it is above [`LIMIT`]: it may
 /// shrink (lower the figure then), never grow.
-const CEILINGS: &[(&str, usize)] = &[("pi-ext", 13)];
+const CEILINGS: &[(&str, usize)] = &[];
 
 type Module = Vec<String>;
 
