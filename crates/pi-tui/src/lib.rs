@@ -12,6 +12,7 @@ pub mod commands;
 pub mod complete;
 pub mod dialog;
 pub mod editor;
+mod error;
 pub mod footer;
 pub mod highlight;
 pub mod host;
@@ -28,4 +29,5 @@ pub mod theme;
 pub mod transcript;
 
 pub use app::{App, Options, ScreenMode};
+pub use error::{EditorError, InvalidKey};
 pub use runner::run;

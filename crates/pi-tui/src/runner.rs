@@ -153,7 +153,7 @@ fn effect(app: &mut App, term: &mut Term, ctl: &input::InputControl, e: Effect) 
             ctl.resume();
             match result {
                 Ok(t) => app.set_prompt(&t),
-                Err(e) => app.notify(Level::Error, &crate::text::error_line(&e)),
+                Err(e) => app.notify(Level::Error, &crate::text::error_line(&e.to_string())),
             }
         }
     }

@@ -8,6 +8,8 @@ mod encode;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::InvalidKey;
+
 pub use bindings::{Action, Keybindings};
 pub use encode::key_data;
 
@@ -75,7 +77,7 @@ impl KeyId {
     }
 
     /// Parse `modifier+…+key` (case-insensitive names; `+` itself as the last part).
-    pub fn parse(s: &str) -> Result<KeyId, String> {
+    pub fn parse(s: &str) -> Result<KeyId, InvalidKey> {
         let lower = s.trim().to_lowercase();
         let (mods, key) = match lower.strip_suffix("++") {
             Some(m) => (m, "+"),
@@ -85,14 +87,15 @@ impl KeyId {
                 None => ("", lower.as_str()),
             },
         };
-        let mut id = KeyId::plain(parse_key(key).ok_or_else(|| crate::text::invalid_key(s))?);
+        let invalid = || InvalidKey { key: s.to_string() };
+        let mut id = KeyId::plain(parse_key(key).ok_or_else(invalid)?);
         for m in mods.split('+').filter(|m| !m.is_empty()) {
             match m {
                 "ctrl" | "control" => id.ctrl = true,
                 "shift" => id.shift = true,
                 "alt" | "meta" | "option" => id.alt = true,
                 "super" | "cmd" | "command" => id.super_ = true,
-                _ => return Err(crate::text::invalid_key(s)),
+                _ => return Err(invalid()),
             }
         }
         Ok(id)

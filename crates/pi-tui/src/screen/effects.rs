@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::EditorError;
+
 /// Longest a clipboard tool may take.
 pub const CLIPBOARD_TIMEOUT: Duration = Duration::from_secs(2);
 /// Most bytes read from the clipboard.
@@ -21,16 +23,16 @@ fn editor_command() -> String {
 
 /// Edit `text` in an external editor (the terminal is the editor's while it
 /// runs); the new text, or an error message.
-pub fn external_editor(text: &str) -> Result<String, String> {
+pub fn external_editor(text: &str) -> Result<String, EditorError> {
     let dir = std::env::temp_dir();
     let path = dir.join(format!("pi-prompt-{}.md", std::process::id()));
-    std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    let cmd = editor_command();
-    let status = Command::new("sh").arg("-c").arg(format!("{cmd} \"$1\"")).arg("sh").arg(&path).status();
+    std::fs::write(&path, text).map_err(EditorError::File)?;
+    let command = editor_command();
+    let status = Command::new("sh").arg("-c").arg(format!("{command} \"$1\"")).arg("sh").arg(&path).status();
     let result = match status {
-        Ok(s) if s.success() => std::fs::read_to_string(&path).map_err(|e| e.to_string()),
-        Ok(s) => Err(crate::text::editor_failed(&cmd, &s.to_string())),
-        Err(e) => Err(crate::text::editor_failed(&cmd, &e.to_string())),
+        Ok(s) if s.success() => std::fs::read_to_string(&path).map_err(EditorError::File),
+        Ok(status) => Err(EditorError::Failed { command, status }),
+        Err(source) => Err(EditorError::NotStarted { command, source }),
     };
     let _ = std::fs::remove_file(&path);
     result.map(|t| t.trim_end_matches('\n').to_string())

@@ -3,6 +3,8 @@
 //! turned into what the terminal can show (truecolor or the nearest of the
 //! 256-colour palette).
 
+pub use super::error::ColourError;
+
 /// A colour as a theme file gives it, resolved.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value {
@@ -16,18 +18,18 @@ pub enum Value {
 
 /// Parse a literal colour (not a variable reference); `None` when `s` is not
 /// a colour literal (it may then be a variable name).
-pub fn parse_literal(s: &str) -> Option<Result<Value, String>> {
+pub fn parse_literal(s: &str) -> Option<Result<Value, ColourError>> {
     let t = s.trim();
     if t.is_empty() {
         return Some(Ok(Value::Default));
     }
     if let Some(hex) = t.strip_prefix('#') {
-        return Some(parse_hex(hex).ok_or_else(|| format!("invalid hex colour \"{s}\"")));
+        return Some(parse_hex(hex).ok_or_else(|| ColourError::Hex(s.to_string())));
     }
     for (prefix, f) in [("okhsl(", okhsl as fn(f64, f64, f64) -> Value), ("oklch(", oklch)] {
         if let Some(body) = t.strip_prefix(prefix) {
             return Some(
-                parse_triple(body).map(|(a, b, c)| f(a, b, c)).ok_or_else(|| format!("invalid colour \"{s}\"")),
+                parse_triple(body).map(|(a, b, c)| f(a, b, c)).ok_or_else(|| ColourError::Function(s.to_string())),
             );
         }
     }
@@ -35,8 +37,8 @@ pub fn parse_literal(s: &str) -> Option<Result<Value, String>> {
 }
 
 /// A JSON number used as a colour: a palette index 0–255.
-pub fn parse_index(n: &serde_json::Number) -> Result<Value, String> {
-    n.as_u64().filter(|v| *v <= 255).map(|v| Value::Index(v as u8)).ok_or_else(|| format!("invalid colour index {n}"))
+pub fn parse_index(n: &serde_json::Number) -> Result<Value, ColourError> {
+    n.as_u64().filter(|v| *v <= 255).map(|v| Value::Index(v as u8)).ok_or_else(|| ColourError::Index(n.clone()))
 }
 
 fn parse_hex(h: &str) -> Option<Value> {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value as Json};
 
 use super::color::{self, Value};
+use super::error::{ColourProblem, ThemeError};
 use super::tokens::{EXPORT_KEYS, Token};
 use super::{Appearance, Theme};
 use crate::text;
@@ -21,23 +22,23 @@ const MAX_VAR_DEPTH: usize = 32;
 /// Top-level keys a theme file may have.
 const THEME_KEYS: &[&str] = &["$schema", "name", "appearance", "vars", "colors", "export"];
 
-fn object<'a>(v: &'a Json, what: &str) -> Result<&'a Map<String, Json>, String> {
-    v.as_object().ok_or_else(|| text::theme_expected_object(what))
+fn object<'a>(v: &'a Json, what: &'static str) -> Result<&'a Map<String, Json>, ThemeError> {
+    v.as_object().ok_or(ThemeError::NotObject(what))
 }
 
 /// Resolve one colour entry, following variables.
-fn resolve(v: &Json, vars: &Map<String, Json>, depth: usize) -> Result<Value, String> {
+fn resolve(v: &Json, vars: &Map<String, Json>, depth: usize) -> Result<Value, ColourProblem> {
     match v {
-        Json::Number(n) => color::parse_index(n),
+        Json::Number(n) => color::parse_index(n).map_err(ColourProblem::Invalid),
         Json::String(s) => match color::parse_literal(s) {
-            Some(r) => r,
-            None if depth >= MAX_VAR_DEPTH => Err(text::theme_variable_loop(s)),
+            Some(r) => r.map_err(ColourProblem::Invalid),
+            None if depth >= MAX_VAR_DEPTH => Err(ColourProblem::Loop(s.clone())),
             None => match vars.get(s.trim()) {
                 Some(next) => resolve(next, vars, depth + 1),
-                None => Err(text::theme_unknown_variable(s)),
+                None => Err(ColourProblem::UnknownVariable(s.clone())),
             },
         },
-        _ => Err(text::THEME_BAD_COLOUR_TYPE.to_string()),
+        _ => Err(ColourProblem::BadType),
     }
 }
 
@@ -52,40 +53,41 @@ fn luminance(v: Value) -> Option<f64> {
 }
 
 /// Parse and check a theme file; `Err` says why it is invalid.
-pub(crate) fn parse_theme(json: &str, truecolor: bool) -> Result<Theme, String> {
-    let root: Json = serde_json::from_str(json).map_err(|e| e.to_string())?;
+pub(crate) fn parse_theme(json: &str, truecolor: bool) -> Result<Theme, ThemeError> {
+    let root: Json = serde_json::from_str(json).map_err(ThemeError::Json)?;
     let root = object(&root, "theme")?;
     if let Some(k) = root.keys().find(|k| !THEME_KEYS.contains(&k.as_str())) {
-        return Err(text::theme_unknown_property(k));
+        return Err(ThemeError::UnknownProperty(k.clone()));
     }
-    let name = root.get("name").and_then(Json::as_str).ok_or(text::THEME_NAME_REQUIRED)?;
+    let name = root.get("name").and_then(Json::as_str).ok_or(ThemeError::NameRequired)?;
     if name.is_empty() || name.contains('/') || name == text::SYSTEM_THEME {
-        return Err(text::theme_bad_name(name));
+        return Err(ThemeError::BadName(name.to_string()));
     }
     let empty = Map::new();
     let vars = match root.get("vars") {
         Some(v) => object(v, "vars")?,
         None => &empty,
     };
-    let colors = object(root.get("colors").ok_or(text::THEME_COLORS_REQUIRED)?, "colors")?;
+    let colors = object(root.get("colors").ok_or(ThemeError::ColorsRequired)?, "colors")?;
     if let Some(k) = colors.keys().find(|k| Token::from_name(k).is_none()) {
-        return Err(text::theme_unknown_colour(k));
+        return Err(ThemeError::UnknownColour(k.clone()));
     }
     if let Some(export) = root.get("export") {
         let export = object(export, "export")?;
         if let Some(k) = export.keys().find(|k| !EXPORT_KEYS.contains(&k.as_str())) {
-            return Err(text::theme_unknown_property(&format!("export.{k}")));
+            return Err(ThemeError::UnknownProperty(format!("export.{k}")));
         }
         for (k, v) in export {
-            resolve(v, vars, 0).map_err(|e| format!("export.{k}: {e}"))?;
+            resolve(v, vars, 0).map_err(|why| ThemeError::Colour { key: format!("export.{k}"), why })?;
         }
     }
     let mut values: HashMap<Token, Value> = HashMap::new();
     for t in Token::ALL {
         if let Some(v) = colors.get(t.name()) {
-            values.insert(*t, resolve(v, vars, 0).map_err(|e| format!("{}: {e}", t.name()))?);
+            let resolved = resolve(v, vars, 0).map_err(|why| ThemeError::Colour { key: t.name().to_string(), why })?;
+            values.insert(*t, resolved);
         } else if t.fallback().is_none() {
-            return Err(text::theme_missing_colour(t.name()));
+            return Err(ThemeError::MissingColour(t.name()));
         }
     }
     let ordered: Vec<Value> = Token::ALL
@@ -95,7 +97,7 @@ pub(crate) fn parse_theme(json: &str, truecolor: bool) -> Result<Theme, String> 
     let appearance = match root.get("appearance").and_then(Json::as_str) {
         Some("light") => Appearance::Light,
         Some("dark") => Appearance::Dark,
-        Some(other) => return Err(text::theme_bad_appearance(other)),
+        Some(other) => return Err(ThemeError::BadAppearance(other.to_string())),
         None => match values.get(&Token::Text).copied().and_then(luminance) {
             Some(l) if l < 0.5 => Appearance::Light,
             _ => Appearance::Dark,
@@ -164,7 +166,7 @@ impl ThemeCatalog {
                 self.diagnostics.push(text::theme_collision(&t.name, path));
             }
             Ok(t) => self.entries.push((t.name.clone(), Source::File(body))),
-            Err(e) => self.diagnostics.push(text::theme_invalid(path, &e)),
+            Err(e) => self.diagnostics.push(text::theme_invalid(path, &e.to_string())),
         }
     }
 
@@ -243,7 +245,7 @@ mod tests {
 
     #[test]
     fn strictness() {
-        let err = |s: &str| parse_theme(s, true).unwrap_err();
+        let err = |s: &str| parse_theme(s, true).unwrap_err().to_string();
         assert!(err(&minimal(r#", "extra": 1"#)).contains("extra"));
         assert!(err(r#"{"name": "a/b", "colors": {}}"#).contains("a/b"));
         assert!(err(r#"{"name": "system", "colors": {}}"#).contains("system"));

@@ -8,6 +8,7 @@
 //! name or `""` for the terminal default.
 
 pub mod color;
+mod error;
 mod load;
 mod tokens;
 
