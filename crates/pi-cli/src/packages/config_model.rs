@@ -10,9 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_config::Settings;
 use pi_config::packages::{self, PackageSource};
 use pi_config::settings::Scope;
+use pi_config::{Settings, SettingsError};
 use serde_json::{Value, json};
 
 /// The kinds of a package's resources, as settings name them, and as shown.
@@ -164,7 +164,12 @@ pub(crate) fn project_mark(settings: &Settings, item: &Item, agent_dir: &Path, c
 }
 
 /// Cycle `item`'s project entry: inherited, unload (`-`), load (`+`), inherited.
-pub(crate) fn cycle_project(settings: &mut Settings, item: &Item, agent_dir: &Path, cwd: &Path) -> Result<(), String> {
+pub(crate) fn cycle_project(
+    settings: &mut Settings,
+    item: &Item,
+    agent_dir: &Path,
+    cwd: &Path,
+) -> Result<(), SettingsError> {
     let next = match project_mark(settings, item, agent_dir, cwd) {
         None => Some('-'),
         Some(false) => Some('+'),
@@ -178,7 +183,7 @@ pub(crate) fn cycle_project(settings: &mut Settings, item: &Item, agent_dir: &Pa
         let list = settings.layer(Scope::Project).get("extensions").and_then(Value::as_array).cloned();
         let mut list = list.unwrap_or_default();
         apply(&mut list);
-        return settings.write_project(&["extensions"], Some(Value::Array(list))).map_err(|e| e.to_string());
+        return settings.write_project(&["extensions"], Some(Value::Array(list)));
     };
     let mut place = project_place(settings, item, agent_dir, cwd);
     let at = match place.entry {
@@ -204,17 +209,17 @@ pub(crate) fn cycle_project(settings: &mut Settings, item: &Item, agent_dir: &Pa
     let mut list = entry[item.kind].as_array().cloned().unwrap_or_default();
     apply(&mut list);
     entry[item.kind] = Value::Array(list);
-    settings.write_project(&["packages"], Some(Value::Array(place.packages))).map_err(|e| e.to_string())
+    settings.write_project(&["packages"], Some(Value::Array(place.packages)))
 }
 
 /// Switch `item` to `on` in the user settings.
-pub(crate) fn set(settings: &mut Settings, item: &Item, on: bool) -> Result<(), String> {
+pub(crate) fn set(settings: &mut Settings, item: &Item, on: bool) -> Result<(), SettingsError> {
     let mark = if on { '+' } else { '-' };
     let Some(source) = &item.source else {
         let layer = settings.layer(Scope::User);
         let mut list = layer.get("extensions").and_then(Value::as_array).cloned().unwrap_or_default();
         remark(&mut list, &item.pattern, mark);
-        return settings.write_user(&["extensions"], Some(Value::Array(list))).map_err(|e| e.to_string());
+        return settings.write_user(&["extensions"], Some(Value::Array(list)));
     };
     let mut list = settings.layer(Scope::User).get("packages").and_then(Value::as_array).cloned().unwrap_or_default();
     let Some(entry) = list.iter_mut().find(|v| v.as_str().or_else(|| v["source"].as_str()) == Some(source.as_str()))
@@ -227,7 +232,7 @@ pub(crate) fn set(settings: &mut Settings, item: &Item, on: bool) -> Result<(), 
     let mut kind_list = entry[item.kind].as_array().cloned().unwrap_or_default();
     remark(&mut kind_list, &item.pattern, mark);
     entry[item.kind] = Value::Array(kind_list);
-    settings.write_user(&["packages"], Some(Value::Array(list))).map_err(|e| e.to_string())
+    settings.write_user(&["packages"], Some(Value::Array(list)))
 }
 
 #[cfg(test)]

@@ -66,7 +66,7 @@ impl ConfigDialog {
         } else {
             config_model::set(&mut self.settings, &item, !item.enabled)
         };
-        self.error = result.err();
+        self.error = result.err().map(|e| e.to_string());
         self.groups = config_model::groups(&self.settings, &self.agent_dir, &self.cwd);
     }
 

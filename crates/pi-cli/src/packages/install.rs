@@ -13,6 +13,7 @@ use pi_config::Settings;
 use pi_config::packages::{self, PackageSource};
 use pi_config::settings::Scope;
 
+use super::error::PackageError;
 use super::text;
 
 /// Runs the package commands for one agent dir and working folder.
@@ -56,64 +57,64 @@ impl Installer {
         c
     }
 
-    fn run(&self, program: &str, args: &[String], dir: Option<&Path>) -> Result<(), String> {
-        let status = self.command(program, args, dir).status().map_err(|e| text::command_not_started(program, &e))?;
-        if status.success() { Ok(()) } else { Err(text::command_failed(program, args, status.code())) }
+    fn run(&self, program: &str, args: &[String], dir: Option<&Path>) -> Result<(), PackageError> {
+        let status = self.command(program, args, dir).status().map_err(|e| not_started(program, e))?;
+        if status.success() { Ok(()) } else { Err(failed(program, args.to_vec(), status.code())) }
     }
 
-    fn capture(&self, program: &str, args: &[&str], dir: &Path) -> Result<String, String> {
+    fn capture(&self, program: &str, args: &[&str], dir: &Path) -> Result<String, PackageError> {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let out = self
             .command(program, &args, Some(dir))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .output()
-            .map_err(|e| text::command_not_started(program, &e))?;
+            .map_err(|e| not_started(program, e))?;
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
         } else {
-            Err(text::command_failed(program, &args, out.status.code()))
+            Err(failed(program, args, out.status.code()))
         }
     }
 
-    fn npm(&self, args: Vec<String>, dir: Option<&Path>) -> Result<(), String> {
-        let (program, pre) = self.npm.split_first().ok_or(text::INVALID_NPM_COMMAND)?;
+    fn npm(&self, args: Vec<String>, dir: Option<&Path>) -> Result<(), PackageError> {
+        let (program, pre) = self.npm.split_first().ok_or(PackageError::InvalidNpmCommand)?;
         if program.is_empty() {
-            return Err(text::INVALID_NPM_COMMAND.to_string());
+            return Err(PackageError::InvalidNpmCommand);
         }
         let mut all = pre.to_vec();
         all.extend(args);
         self.run(program, &all, dir)
     }
 
-    fn git(&self, args: &[&str], dir: Option<&Path>) -> Result<(), String> {
+    fn git(&self, args: &[&str], dir: Option<&Path>) -> Result<(), PackageError> {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         self.run("git", &args, dir)
     }
 
     /// Install `source` for `scope` (a local source is only checked).
-    pub(crate) fn install(&self, source: &PackageSource, scope: Scope) -> Result<(), String> {
+    pub(crate) fn install(&self, source: &PackageSource, scope: Scope) -> Result<(), PackageError> {
         match source {
             PackageSource::Npm { spec, .. } => self.npm_install(std::slice::from_ref(spec), scope),
             PackageSource::Git { .. } => self.git_install(source, scope),
             PackageSource::Local { path } => {
                 let resolved = packages::resolve_path(path, &self.cwd);
-                if resolved.exists() { Ok(()) } else { Err(text::path_missing(&resolved)) }
+                if resolved.exists() { Ok(()) } else { Err(PackageError::PathMissing(resolved)) }
             }
         }
     }
 
-    fn npm_install(&self, specs: &[String], scope: Scope) -> Result<(), String> {
+    fn npm_install(&self, specs: &[String], scope: Scope) -> Result<(), PackageError> {
         let root = packages::npm_root(scope, &self.agent_dir, &self.cwd);
         self.npm_install_at(specs, &root)
     }
 
     /// `npm install spec` into the npm folder `root` (a temporary package's).
-    pub(crate) fn npm_install_into(&self, spec: &str, root: &Path) -> Result<(), String> {
+    pub(crate) fn npm_install_into(&self, spec: &str, root: &Path) -> Result<(), PackageError> {
         self.npm_install_at(&[spec.to_string()], root)
     }
 
-    fn npm_install_at(&self, specs: &[String], root: &Path) -> Result<(), String> {
+    fn npm_install_at(&self, specs: &[String], root: &Path) -> Result<(), PackageError> {
         let root = root.to_path_buf();
         ensure_npm_project(&root)?;
         let root = std::fs::canonicalize(&root).unwrap_or(root);
@@ -124,7 +125,7 @@ impl Installer {
         self.npm(args, None)
     }
 
-    fn npm_dependencies(&self, dir: &Path) -> Result<(), String> {
+    fn npm_dependencies(&self, dir: &Path) -> Result<(), PackageError> {
         if !dir.join("package.json").exists() {
             return Ok(());
         }
@@ -132,7 +133,7 @@ impl Installer {
         self.npm(args.to_vec(), Some(dir))
     }
 
-    fn git_install(&self, source: &PackageSource, scope: Scope) -> Result<(), String> {
+    fn git_install(&self, source: &PackageSource, scope: Scope) -> Result<(), PackageError> {
         let target = packages::install_path(source, scope, &self.agent_dir, &self.cwd);
         if target.exists() {
             return self.git_update(source, scope).map(|_| ());
@@ -143,7 +144,7 @@ impl Installer {
 
     /// A temporary git package at `target`: cloned, or fetched and reset to
     /// its ref (or its branch's newest commit).
-    pub(crate) fn git_install_into(&self, source: &PackageSource, target: &Path) -> Result<(), String> {
+    pub(crate) fn git_install_into(&self, source: &PackageSource, target: &Path) -> Result<(), PackageError> {
         if target.exists() {
             return self.git_refresh(source, target).map(|_| ());
         }
@@ -151,12 +152,12 @@ impl Installer {
         self.git_clone(source, target, &root)
     }
 
-    fn git_clone(&self, source: &PackageSource, target: &Path, root: &Path) -> Result<(), String> {
+    fn git_clone(&self, source: &PackageSource, target: &Path, root: &Path) -> Result<(), PackageError> {
         let PackageSource::Git { repo, git_ref, .. } = source else { return Ok(()) };
         let target = target.to_path_buf();
         ensure_gitignore(root)?;
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| text::write_failed(parent, &e))?;
+            std::fs::create_dir_all(parent).map_err(|e| write_failed(parent, e))?;
         }
         let target_text = target.display().to_string();
         let result = self.git(&["clone", repo, &target_text], None).and_then(|()| {
@@ -174,7 +175,7 @@ impl Installer {
 
     /// Bring a git package to its ref or its branch's newest commit; the
     /// commits before and after.
-    pub(crate) fn git_update(&self, source: &PackageSource, scope: Scope) -> Result<Change, String> {
+    pub(crate) fn git_update(&self, source: &PackageSource, scope: Scope) -> Result<Change, PackageError> {
         let dir = packages::install_path(source, scope, &self.agent_dir, &self.cwd);
         if !dir.exists() {
             self.git_install(source, scope)?;
@@ -185,7 +186,7 @@ impl Installer {
 
     /// Fetch the clone at `dir` and reset it to its ref (or its branch's
     /// newest commit); the commits before and after.
-    fn git_refresh(&self, source: &PackageSource, dir: &Path) -> Result<Change, String> {
+    fn git_refresh(&self, source: &PackageSource, dir: &Path) -> Result<Change, PackageError> {
         let PackageSource::Git { git_ref, .. } = source else { return Ok((None, None)) };
         let dir = dir.to_path_buf();
         let from = self.head(&dir);
@@ -217,7 +218,7 @@ impl Installer {
     }
 
     /// Reinstall an npm package that is not pinned; its versions before and after.
-    pub(crate) fn npm_update(&self, source: &PackageSource, scope: Scope) -> Result<Change, String> {
+    pub(crate) fn npm_update(&self, source: &PackageSource, scope: Scope) -> Result<Change, PackageError> {
         let PackageSource::Npm { spec, name, version } = source else { return Ok((None, None)) };
         let dir = packages::install_path(source, scope, &self.agent_dir, &self.cwd);
         let from = installed_version(&dir);
@@ -226,7 +227,7 @@ impl Installer {
     }
 
     /// Remove what pi installed for `source` (nothing for a local source).
-    pub(crate) fn remove(&self, source: &PackageSource, scope: Scope) -> Result<(), String> {
+    pub(crate) fn remove(&self, source: &PackageSource, scope: Scope) -> Result<(), PackageError> {
         match source {
             PackageSource::Npm { name, .. } => {
                 let root = packages::npm_root(scope, &self.agent_dir, &self.cwd);
@@ -257,21 +258,33 @@ pub(crate) fn installed_version(dir: &Path) -> Option<String> {
     v.get("version")?.as_str().map(String::from)
 }
 
-fn write_new(path: &Path, content: &str) -> Result<(), String> {
+fn write_new(path: &Path, content: &str) -> Result<(), PackageError> {
     if path.exists() {
         return Ok(());
     }
-    std::fs::write(path, content).map_err(|e| text::write_failed(path, &e))
+    std::fs::write(path, content).map_err(|e| write_failed(path, e))
 }
 
-fn ensure_gitignore(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| text::write_failed(dir, &e))?;
+fn ensure_gitignore(dir: &Path) -> Result<(), PackageError> {
+    std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, e))?;
     write_new(&dir.join(".gitignore"), text::INSTALL_GITIGNORE)
 }
 
-fn ensure_npm_project(root: &Path) -> Result<(), String> {
+fn ensure_npm_project(root: &Path) -> Result<(), PackageError> {
     ensure_gitignore(root)?;
     write_new(&root.join("package.json"), text::NPM_PROJECT_JSON)
+}
+
+fn not_started(program: &str, source: std::io::Error) -> PackageError {
+    PackageError::NotStarted { program: program.to_string(), source }
+}
+
+fn failed(program: &str, args: Vec<String>, code: Option<i32>) -> PackageError {
+    PackageError::CommandFailed { program: program.to_string(), args, code }
+}
+
+fn write_failed(path: &Path, source: std::io::Error) -> PackageError {
+    PackageError::Write { path: path.to_path_buf(), source }
 }
 
 /// What `npm install` gets to update a package: its spec, or `name@latest`

@@ -13,6 +13,7 @@ mod args;
 pub(crate) mod config_cmd;
 mod config_model;
 mod config_ui;
+mod error;
 pub(crate) mod install;
 mod settings_edit;
 pub(crate) mod temporary;
@@ -27,6 +28,7 @@ use pi_config::trust::{TrustInput, TrustStore};
 use pi_config::{Settings, resolve_trust};
 
 use args::{Command, PackageArgs, UpdateTarget};
+use error::PackageError;
 use install::Installer;
 
 /// Handle `pi install|remove|uninstall|update|list …`; `None` when `args`
@@ -62,7 +64,7 @@ fn run(a: &PackageArgs) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
     let mut settings = match load_settings(a, &agent_dir, &cwd) {
         Ok(s) => s,
-        Err(e) => return fail(&[&text::error_line(&e)]),
+        Err(e) => return fail(&[&text::error_line(&e.to_string())]),
     };
     if a.local && !settings.project_trusted() {
         return fail(&[text::PROJECT_NOT_TRUSTED]);
@@ -78,7 +80,7 @@ fn run(a: &PackageArgs) -> ExitCode {
         }
         Command::Update => update_cmd(&installer, &settings, a),
     };
-    result.unwrap_or_else(|e| fail(&[&text::error_line(&e)]))
+    result.unwrap_or_else(|e| fail(&[&text::error_line(&e.to_string())]))
 }
 
 fn help(command: Command) -> &'static str {
@@ -91,19 +93,19 @@ fn help(command: Command) -> &'static str {
 }
 
 /// The settings with the project layer when the project is trusted.
-fn load_settings(a: &PackageArgs, agent_dir: &Path, cwd: &Path) -> Result<Settings, String> {
+fn load_settings(a: &PackageArgs, agent_dir: &Path, cwd: &Path) -> Result<Settings, PackageError> {
     let (mut settings, diagnostics) = Settings::load(agent_dir, cwd, false);
     for d in diagnostics {
         eprintln!("Warning: {d}");
     }
     let store = TrustStore::new(agent_dir);
     let trusted = if a.command == Command::Update {
-        a.approve.unwrap_or(store.get(cwd).map_err(|e| e.to_string())? == Some(true))
+        a.approve.unwrap_or(store.get(cwd)? == Some(true))
     } else {
         let mut input = TrustInput::new(cwd, store);
         input.cli_override = a.approve;
         input.default_trust = settings.default_project_trust();
-        resolve_trust(input).map_err(|e| e.to_string())?.trusted
+        resolve_trust(input)?.trusted
     };
     if trusted {
         for d in settings.trust_project() {
@@ -113,7 +115,7 @@ fn load_settings(a: &PackageArgs, agent_dir: &Path, cwd: &Path) -> Result<Settin
     Ok(settings)
 }
 
-fn install_cmd(i: &Installer, settings: &mut Settings, source: &str, scope: Scope) -> Result<ExitCode, String> {
+fn install_cmd(i: &Installer, settings: &mut Settings, source: &str, scope: Scope) -> Result<ExitCode, PackageError> {
     println!("{}", text::installing(source));
     i.install(&PackageSource::parse(source), scope)?;
     settings_edit::add(settings, source, scope, &i.cwd)?;
@@ -121,7 +123,7 @@ fn install_cmd(i: &Installer, settings: &mut Settings, source: &str, scope: Scop
     Ok(ExitCode::SUCCESS)
 }
 
-fn remove_cmd(i: &Installer, settings: &mut Settings, source: &str, scope: Scope) -> Result<ExitCode, String> {
+fn remove_cmd(i: &Installer, settings: &mut Settings, source: &str, scope: Scope) -> Result<ExitCode, PackageError> {
     println!("{}", text::removing(source));
     i.remove(&PackageSource::parse(source), scope)?;
     if settings_edit::remove(settings, source, scope, &i.cwd)? {
@@ -161,7 +163,7 @@ fn list_cmd(settings: &Settings, agent_dir: &Path, cwd: &Path) {
     }
 }
 
-fn update_cmd(i: &Installer, settings: &Settings, a: &PackageArgs) -> Result<ExitCode, String> {
+fn update_cmd(i: &Installer, settings: &Settings, a: &PackageArgs) -> Result<ExitCode, PackageError> {
     if a.skipped_note {
         println!("{}", text::EXTENSIONS_SKIPPED);
     }
@@ -183,7 +185,7 @@ fn update_cmd(i: &Installer, settings: &Settings, a: &PackageArgs) -> Result<Exi
     if let Some(s) = &only
         && chosen.is_empty()
     {
-        return Err(settings_edit::no_match_message(s, &all));
+        return Err(settings_edit::no_match(s, &all));
     }
     if std::env::var("PI_OFFLINE").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes")) {
         println!("{}", text::OFFLINE_SKIPPED);
@@ -246,7 +248,7 @@ pub(crate) fn install_missing(settings: &Settings, agent_dir: &Path, cwd: &Path,
     for e in packages::missing(settings, agent_dir, cwd).into_iter().filter(|e| e.scope == scope) {
         eprintln!("{}", text::installing(&e.source));
         if let Err(m) = installer.install(&PackageSource::parse(&e.source), e.scope) {
-            warnings.push(text::install_warning(&e.source, e.scope == Scope::Project, &m));
+            warnings.push(text::install_warning(&e.source, e.scope == Scope::Project, &m.to_string()));
         }
     }
     warnings

@@ -6,12 +6,12 @@
 
 use std::path::Path;
 
-use pi_config::Settings;
 use pi_config::packages::{self, PackageEntry, PackageSource};
 use pi_config::settings::Scope;
+use pi_config::{Settings, SettingsError};
 use serde_json::Value;
 
-use super::text;
+use super::error::PackageError;
 
 fn current(settings: &Settings, scope: Scope) -> Vec<Value> {
     settings.layer(scope).get("packages").and_then(Value::as_array).cloned().unwrap_or_default()
@@ -36,17 +36,16 @@ fn same_package(existing: &Value, source: &str, base: &Path, cwd: &Path) -> bool
     source_of(existing).is_some_and(|s| packages::identity(s, base) == packages::identity(source, cwd))
 }
 
-fn write(settings: &mut Settings, scope: Scope, list: Vec<Value>) -> Result<(), String> {
+fn write(settings: &mut Settings, scope: Scope, list: Vec<Value>) -> Result<(), SettingsError> {
     let value = Some(Value::Array(list));
     match scope {
         Scope::User => settings.write_user(&["packages"], value),
         Scope::Project => settings.write_project(&["packages"], value),
     }
-    .map_err(|e| e.to_string())
 }
 
 /// Add `source` to the `packages` of `scope` (or update its entry).
-pub(crate) fn add(settings: &mut Settings, source: &str, scope: Scope, cwd: &Path) -> Result<(), String> {
+pub(crate) fn add(settings: &mut Settings, source: &str, scope: Scope, cwd: &Path) -> Result<(), SettingsError> {
     let base = packages::base_dir(scope, settings.agent_dir(), cwd);
     let mut list = current(settings, scope);
     let written = normalized(source, &base, cwd);
@@ -64,7 +63,7 @@ pub(crate) fn add(settings: &mut Settings, source: &str, scope: Scope, cwd: &Pat
 }
 
 /// Drop `source`'s entries from the `packages` of `scope`; whether any was there.
-pub(crate) fn remove(settings: &mut Settings, source: &str, scope: Scope, cwd: &Path) -> Result<bool, String> {
+pub(crate) fn remove(settings: &mut Settings, source: &str, scope: Scope, cwd: &Path) -> Result<bool, SettingsError> {
     let base = packages::base_dir(scope, settings.agent_dir(), cwd);
     let list = current(settings, scope);
     let kept: Vec<Value> = list.iter().filter(|e| !same_package(e, source, &base, cwd)).cloned().collect();
@@ -77,7 +76,7 @@ pub(crate) fn remove(settings: &mut Settings, source: &str, scope: Scope, cwd: &
 
 /// `No matching package found for <source>`, with the configured source it
 /// probably means (an npm name without `npm:`, a git `host/path` without `git:`).
-pub(crate) fn no_match_message(source: &str, configured: &[PackageEntry]) -> String {
+pub(crate) fn no_match(source: &str, configured: &[PackageEntry]) -> PackageError {
     let typed = source.trim();
     let suggestion = configured.iter().find_map(|e| match PackageSource::parse(&e.source) {
         PackageSource::Npm { name, spec, .. } if typed == name || typed == spec => Some(e.source.clone()),
@@ -88,10 +87,7 @@ pub(crate) fn no_match_message(source: &str, configured: &[PackageEntry]) -> Str
         }
         _ => None,
     });
-    match suggestion {
-        Some(s) => text::no_matching_package_suggestion(source, &s),
-        None => text::no_matching_package(source),
-    }
+    PackageError::NoMatch { package: source.to_string(), suggestion }
 }
 
 #[cfg(test)]
@@ -121,7 +117,7 @@ mod tests {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(agent.join("settings.json")).unwrap()).unwrap();
         assert_eq!(doc["packages"], serde_json::json!(["npm:x@2"]));
         let entries = packages::entries(&s, Scope::User);
-        assert_eq!(no_match_message("x", &entries), "No matching package found for x. Did you mean npm:x@2?");
-        assert_eq!(no_match_message("z", &entries), "No matching package found for z");
+        assert_eq!(no_match("x", &entries).to_string(), "No matching package found for x. Did you mean npm:x@2?");
+        assert_eq!(no_match("z", &entries).to_string(), "No matching package found for z");
     }
 }

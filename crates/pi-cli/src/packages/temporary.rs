@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use pi_config::packages::{self, PackageSource};
 use sha2::{Digest, Sha256};
 
+use super::error::PackageError;
 use super::install::Installer;
-use super::text;
 
 /// The folder temporary packages live under.
 fn temp_root(agent_dir: &Path) -> PathBuf {
@@ -48,12 +48,13 @@ pub(crate) fn is_remote(spec: &str) -> bool {
 }
 
 /// Install or refresh the temporary package `spec` (see the module); its
-/// folder, or the warning saying why it cannot load.
-pub(crate) fn prepare(spec: &str, installer: &Installer, offline: bool) -> Result<PathBuf, String> {
+/// folder, or why it cannot load (shown as a warning).
+pub(crate) fn prepare(spec: &str, installer: &Installer, offline: bool) -> Result<PathBuf, PackageError> {
     let source = PackageSource::parse(spec);
     let Some(dir) = install_path(&source, &installer.agent_dir) else {
-        return Err(text::path_missing(Path::new(spec)));
+        return Err(PackageError::PathMissing(PathBuf::from(spec)));
     };
+    let failed = |cause| PackageError::Temporary { spec: spec.to_string(), cause: Box::new(cause) };
     let root = temp_root(&installer.agent_dir);
     if std::fs::create_dir_all(&root).is_ok() {
         // The reference keeps this folder to its user.
@@ -64,7 +65,7 @@ pub(crate) fn prepare(spec: &str, installer: &Installer, offline: bool) -> Resul
     // An exact npm version is not checked again (a git ref is: fetched and reset).
     let pinned = matches!(source, PackageSource::Npm { .. }) && source.pinned();
     if offline || (cached && pinned) {
-        return if cached { Ok(dir) } else { Err(text::temporary_warning(spec, text::OFFLINE_NOT_CACHED)) };
+        return if cached { Ok(dir) } else { Err(failed(PackageError::NotCached)) };
     }
     let refreshed = match &source {
         PackageSource::Npm { spec: npm_spec, name, version } => {
@@ -77,7 +78,7 @@ pub(crate) fn prepare(spec: &str, installer: &Installer, offline: bool) -> Resul
         Ok(()) => Ok(dir),
         // A failed check loads the cached copy.
         Err(_) if cached => Ok(dir),
-        Err(message) => Err(text::temporary_warning(spec, &message)),
+        Err(cause) => Err(failed(cause)),
     }
 }
 

@@ -132,7 +132,7 @@ impl ExtensionPlan {
         installer.quiet = true;
         match crate::packages::temporary::prepare(spec, &installer, offline) {
             Ok(dir) => self.push_scripts(crate::packages::temporary::extensions(&dir), false),
-            Err(warning) => self.warnings.push(warning),
+            Err(warning) => self.warnings.push(warning.to_string()),
         }
     }
 

@@ -167,7 +167,7 @@ impl Host {
             }
             Err(e) => {
                 self.send(Update::BashDone { exit_code: None, cancelled: false, full_output_path: None });
-                self.notice(Level::Error, pi_tui::text::error_line(&e));
+                self.notice(Level::Error, pi_tui::text::error_line(&e.to_string()));
             }
         }
     }
