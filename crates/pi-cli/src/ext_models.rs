@@ -60,7 +60,7 @@ fn prepare(
     let ai = crate::model_select::ai_model(entry);
     let api_key = match crate::model_select::api_key_for(entry, None) {
         Ok(k) => k,
-        Err(e) => return Err(Box::new((ai, e))),
+        Err(e) => return Err(Box::new((ai, e.to_string()))),
     };
     let messages = match serde_json::from_value::<Vec<Message>>(context.get("messages").cloned().unwrap_or_default()) {
         Ok(m) => m,

@@ -12,6 +12,27 @@ use serde_json::Value;
 
 use crate::text;
 
+/// Why `--model` (with `--provider`) names no model; shown after `Error: `.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// `--provider` names no configured provider.
+    #[error("{}", text::unknown_provider(.0))]
+    UnknownProvider(String),
+    /// The pattern matches models of several providers.
+    #[error("{}", text::ambiguous_model(.pattern, .candidates, .why))]
+    Ambiguous {
+        /// The pattern as given.
+        pattern: String,
+        /// The matching models.
+        candidates: Vec<String>,
+        /// Why credentials did not choose between them.
+        why: &'static str,
+    },
+    /// The pattern names no model, nor a known provider.
+    #[error("{}", text::model_not_found(.0))]
+    NotFound(String),
+}
+
 /// The chosen model, its key and thinking level.
 #[derive(Debug, Clone)]
 pub struct Chosen {
@@ -26,7 +47,7 @@ pub struct Chosen {
 /// The key for a model: `--api-key`, then the credential stored in
 /// `auth.json`, then `models.json`'s `apiKey`, then the provider's key
 /// variables (see [`crate::auth::resolve`]).
-pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, String> {
+pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, crate::auth::ResolveError> {
     crate::auth::api_key_for(entry, cli_key)
 }
 
@@ -267,18 +288,18 @@ fn split_provider<'a>(pool: &[&ModelEntry], pattern: &'a str) -> Option<(String,
 /// on that provider (the provider's first model with the id replaced, and a
 /// warning). `cli_thinking` is `--thinking`: with it, a `:<level>` suffix
 /// stays part of a custom id; `cli_key`: `--api-key` was given (credentials
-/// then do not choose between providers). The error is the message after `Error: `.
+/// then do not choose between providers). The error shows as the message after `Error: `.
 pub fn resolve(
     models: &[ModelEntry],
     pattern: &str,
     provider: Option<&str>,
     cli_thinking: Option<&str>,
     cli_key: bool,
-) -> Result<Resolved, String> {
+) -> Result<Resolved, ModelError> {
     let provider = match provider {
         Some(p) => match models.iter().find(|m| m.provider.eq_ignore_ascii_case(p)) {
             Some(m) => Some(m.provider.clone()),
-            None => return Err(text::unknown_provider(p)),
+            None => return Err(ModelError::UnknownProvider(p.to_string())),
         },
         None => None,
     };
@@ -286,7 +307,9 @@ pub fn resolve(
     let (pat, thinking) = split_thinking(pattern);
     match lookup(&pool, pat, &AuthCache { cli_key, ..Default::default() }) {
         Lookup::Found(m) => return Ok(Resolved { entry: m.clone(), thinking, warning: None }),
-        Lookup::Ambiguous(names, why) => return Err(text::ambiguous_model(pattern, &names, why)),
+        Lookup::Ambiguous(candidates, why) => {
+            return Err(ModelError::Ambiguous { pattern: pattern.to_string(), candidates, why });
+        }
         Lookup::Nothing => {}
     }
     let split = split_provider(&pool, pattern.trim());
@@ -294,7 +317,7 @@ pub fn resolve(
         Some(_) => pool.first().copied(),
         None => split.as_ref().and_then(|(p, _)| pool.iter().find(|m| &m.provider == p).copied()),
     };
-    let Some(anchor) = anchor else { return Err(text::model_not_found(pattern)) };
+    let Some(anchor) = anchor else { return Err(ModelError::NotFound(pattern.to_string())) };
     let model_text = split.map(|(_, rest)| rest).unwrap_or(pattern.trim());
     let (id, thinking) = match cli_thinking {
         Some(_) => (model_text, None),

@@ -68,18 +68,23 @@ fn exact_matches_prefer_the_provider_with_a_key() {
     assert_eq!(resolve(&models, "a/m-1", None, None, false).unwrap().entry.provider, "c");
     models[2].api_key = None;
     models[1].api_key = None;
-    assert!(resolve(&models, "M-1", None, None, false).unwrap_err().contains("No matching provider is authenticated"));
+    assert!(
+        resolve(&models, "M-1", None, None, false)
+            .unwrap_err()
+            .to_string()
+            .contains("No matching provider is authenticated")
+    );
     models[0].api_key = Some("k".into());
     models[1].api_key = Some("k".into());
     assert_eq!(
-        resolve(&models, "m-1", None, None, false).unwrap_err(),
+        resolve(&models, "m-1", None, None, false).unwrap_err().to_string(),
         "Model \"m-1\" is ambiguous across providers: a/m-1, b/m-1. More than one matching provider is authenticated. Use --provider or provider/model."
     );
     assert_eq!(resolve(&models, "a/m-1", None, None, false).unwrap().entry.provider, "a", "a keyed provider/id wins");
     // With --api-key, keys do not choose; the message names the whole pattern.
     models[0].api_key = None;
     assert_eq!(
-        resolve(&models, "m-1:high", None, None, true).unwrap_err(),
+        resolve(&models, "m-1:high", None, None, true).unwrap_err().to_string(),
         "Model \"m-1:high\" is ambiguous across providers: a/m-1, b/m-1. --api-key does not choose a provider. Use --provider or provider/model."
     );
     assert_eq!(resolve(&models, "a/m-1", None, None, true).unwrap().entry.provider, "a");
@@ -132,11 +137,11 @@ fn a_known_provider_with_an_unknown_id_is_a_custom_model() {
     assert_eq!((r.entry.provider.as_str(), r.entry.id.as_str()), ("other", "nope"));
     assert!(resolve(&models, "mock-1", None, None, false).unwrap().warning.is_none());
     assert_eq!(
-        resolve(&models, "nosuch/x", None, None, false).unwrap_err(),
+        resolve(&models, "nosuch/x", None, None, false).unwrap_err().to_string(),
         "Model \"nosuch/x\" not found. Use --list-models to see available models."
     );
     assert_eq!(
-        resolve(&models, "x", Some("nosuch"), None, false).unwrap_err(),
+        resolve(&models, "x", Some("nosuch"), None, false).unwrap_err().to_string(),
         "Unknown provider \"nosuch\". Use --list-models to see available providers/models."
     );
 }

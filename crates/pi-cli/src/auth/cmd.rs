@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use pi_config::ModelEntry;
 use serde_json::{Map, Value};
 
+use super::error::ResolveError;
 use super::resolve::{self, Resolved, Source};
 use super::{login, providers, refresh, text};
 
@@ -126,7 +127,7 @@ impl Query {
     }
 
     /// The model entry and provider the request names.
-    fn target(&self, models: &[ModelEntry]) -> Result<(Option<ModelEntry>, String), String> {
+    fn target(&self, models: &[ModelEntry]) -> Result<(Option<ModelEntry>, String), crate::model_select::ModelError> {
         if let Some(pattern) = &self.model {
             let r = crate::model_select::resolve(models, pattern, self.provider.as_deref(), None, false)?;
             let provider = r.entry.provider.clone();
@@ -156,12 +157,12 @@ impl Query {
         }
     }
 
-    fn resolved(entry: Option<&ModelEntry>, provider: &str) -> Result<Option<Resolved>, String> {
+    fn resolved(entry: Option<&ModelEntry>, provider: &str) -> Result<Option<Resolved>, ResolveError> {
         let store = resolve::store();
-        let file = store.read().map_err(|e| e.to_string())?;
+        let file = store.read()?;
         match entry {
             Some(e) => resolve::resolve(e, None, &file),
-            None => resolve::from_store(&file, provider).map_err(|e| e.to_string()),
+            None => Ok(resolve::from_store(&file, provider)?),
         }
     }
 

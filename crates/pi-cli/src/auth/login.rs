@@ -17,6 +17,7 @@ use pi_config::Credential;
 use pi_config::auth::ApiKeyCredential;
 use tokio::sync::mpsc;
 
+use super::error::LoginError;
 use super::providers::{self, Method};
 use super::{refresh, resolve, text};
 
@@ -51,12 +52,13 @@ pub async fn main(args: &[String]) -> ExitCode {
     let outcome = match method {
         Method::ApiKey => read_key(&name, &mut lines)
             .await
-            .map(|key| Credential::ApiKey(ApiKeyCredential { key, ..Default::default() })),
-        oauth => match tokio::time::timeout(LOGIN_TIMEOUT, sign_in(oauth, &provider, no_browser, &mut lines)).await {
-            Ok(Ok(tokens)) => Ok(Credential::OAuth(refresh::credential_of(&provider, tokens, None))),
-            Ok(Err(e)) => Err(text::login_failed(&name, &e)),
-            Err(_) => Err(text::login_failed(&name, text::LOGIN_TIMED_OUT)),
-        },
+            .map(|key| Credential::ApiKey(ApiKeyCredential { key, ..Default::default() }))
+            .map_err(|e| e.to_string()),
+        oauth => tokio::time::timeout(LOGIN_TIMEOUT, sign_in(oauth, &provider, no_browser, &mut lines))
+            .await
+            .unwrap_or(Err(LoginError::TimedOut))
+            .map(|tokens| Credential::OAuth(refresh::credential_of(&provider, tokens, None)))
+            .map_err(|e| text::login_failed(&name, &e.to_string())),
     };
     let credential = match outcome {
         Ok(c) => c,
@@ -121,14 +123,14 @@ impl Drop for NoEcho {
     }
 }
 
-async fn read_key(name: &str, lines: &mut mpsc::UnboundedReceiver<String>) -> Result<String, String> {
+async fn read_key(name: &str, lines: &mut mpsc::UnboundedReceiver<String>) -> Result<String, LoginError> {
     prompt(&text::enter_key(name));
     let quiet = std::io::stdin().is_terminal().then(NoEcho::new);
     let line = lines.recv().await;
     drop(quiet);
     match line.map(|l| l.trim().to_string()) {
         Some(k) if !k.is_empty() => Ok(k),
-        _ => Err(text::EMPTY_KEY.into()),
+        _ => Err(LoginError::EmptyKey),
     }
 }
 
@@ -137,14 +139,14 @@ async fn sign_in(
     provider: &str,
     no_browser: bool,
     lines: &mut mpsc::UnboundedReceiver<String>,
-) -> Result<Tokens, String> {
+) -> Result<Tokens, LoginError> {
     match (method, no_browser) {
         (Method::Anthropic, false) => anthropic_browser(provider, lines).await,
         (Method::Anthropic, true) => anthropic_paste(lines).await,
         (Method::Codex, false) => codex_browser(provider, lines).await,
         (Method::Codex, true) => codex_device().await,
         (Method::Copilot, _) => copilot_device(lines).await,
-        (Method::ApiKey, _) => Err(text::EMPTY_KEY.into()),
+        (Method::ApiKey, _) => Err(LoginError::EmptyKey),
     }
 }
 
@@ -160,16 +162,16 @@ async fn code_from(
     callback: &Callback,
     state: &str,
     lines: &mut mpsc::UnboundedReceiver<String>,
-) -> Result<(String, String), String> {
+) -> Result<(String, String), LoginError> {
     let mut stdin_open = true;
     loop {
         tokio::select! {
-            code = callback.code(state) => return code.map(|c| (c, state.to_string())).map_err(|e| e.to_string()),
+            code = callback.code(state) => return Ok((code?, state.to_string())),
             line = lines.recv(), if stdin_open => match line {
                 None => stdin_open = false,
                 Some(l) => match anthropic::parse_pasted(&l) {
                     Some((code, s)) if s.as_deref().is_none_or(|s| s == state) => return Ok((code, state.to_string())),
-                    Some(_) => return Err(text::STATE_MISMATCH.into()),
+                    Some(_) => return Err(LoginError::StateMismatch),
                     None => {}
                 },
             },
@@ -177,10 +179,10 @@ async fn code_from(
     }
 }
 
-async fn anthropic_browser(provider: &str, lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, String> {
+async fn anthropic_browser(provider: &str, lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, LoginError> {
     let pkce = Pkce::new();
     let (port, path) = endpoints::ANTHROPIC_CALLBACK;
-    let callback = Callback::bind(port, path).await.map_err(|e| text::callback_failed(port, &e.to_string()))?;
+    let callback = Callback::bind(port, path).await.map_err(|source| LoginError::Callback { port, source })?;
     let redirect = callback.redirect_uri();
     show_url(&anthropic::authorize_url(&pkce, &redirect), text::BROWSER_HINT);
     println!("{}", text::other_method("Copy code login (headless)", provider));
@@ -188,57 +190,57 @@ async fn anthropic_browser(provider: &str, lines: &mut mpsc::UnboundedReceiver<S
     let (code, state) = code_from(&callback, &pkce.verifier, lines).await?;
     println!();
     println!("{}", text::EXCHANGING);
-    anthropic::exchange_code(&code, &state, &pkce, &redirect).await.map_err(|e| e.to_string())
+    anthropic::exchange_code(&code, &state, &pkce, &redirect).await.map_err(LoginError::from)
 }
 
-async fn anthropic_paste(lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, String> {
+async fn anthropic_paste(lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, LoginError> {
     println!("Select Anthropic login method: Copy code login (headless)");
     let pkce = Pkce::new();
     let redirect = endpoints::ANTHROPIC_MANUAL_REDIRECT_URI;
     show_url(&anthropic::authorize_url(&pkce, redirect), text::PASTE_HINT);
     prompt(text::PASTE_PROMPT);
-    let line = lines.recv().await.ok_or(text::NO_CODE)?;
-    let (code, state) = anthropic::parse_pasted(&line).ok_or(text::NO_CODE)?;
+    let line = lines.recv().await.ok_or(LoginError::NoCode)?;
+    let (code, state) = anthropic::parse_pasted(&line).ok_or(LoginError::NoCode)?;
     if state.as_deref().is_some_and(|s| s != pkce.verifier) {
-        return Err(text::STATE_MISMATCH.into());
+        return Err(LoginError::StateMismatch);
     }
     println!("{}", text::EXCHANGING);
     anthropic::exchange_code(&code, state.as_deref().unwrap_or(&pkce.verifier), &pkce, redirect)
         .await
-        .map_err(|e| e.to_string())
+        .map_err(LoginError::from)
 }
 
-async fn codex_browser(provider: &str, lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, String> {
+async fn codex_browser(provider: &str, lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, LoginError> {
     let pkce = Pkce::new();
     let state = codex::new_state();
     let (port, path) = endpoints::CODEX_CALLBACK;
-    let callback = Callback::bind(port, path).await.map_err(|e| text::callback_failed(port, &e.to_string()))?;
+    let callback = Callback::bind(port, path).await.map_err(|source| LoginError::Callback { port, source })?;
     let redirect = callback.redirect_uri();
     show_url(&codex::authorize_url(&pkce, &state, &redirect), text::CODEX_BROWSER_HINT);
     println!("{}", text::other_method("Device code login (headless)", provider));
     prompt(text::BROWSER_PROMPT);
     let (code, _) = code_from(&callback, &state, lines).await?;
     println!();
-    codex::exchange_code(&code, &pkce, &redirect).await.map_err(|e| e.to_string())
+    codex::exchange_code(&code, &pkce, &redirect).await.map_err(LoginError::from)
 }
 
-async fn codex_device() -> Result<Tokens, String> {
+async fn codex_device() -> Result<Tokens, LoginError> {
     println!("Select OpenAI Codex login method: Device code login (headless)");
-    let device = codex::device_start().await.map_err(|e| e.to_string())?;
+    let device = codex::device_start().await?;
     println!("{}", text::device_code(&device.page, &device.user_code));
     println!("{}", text::WAITING);
-    codex::device_wait(&device).await.map_err(|e| e.to_string())
+    codex::device_wait(&device).await.map_err(LoginError::from)
 }
 
-async fn copilot_device(lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, String> {
+async fn copilot_device(lines: &mut mpsc::UnboundedReceiver<String>) -> Result<Tokens, LoginError> {
     prompt(text::GITHUB_HOST_PROMPT);
     let host = lines.recv().await.unwrap_or_default();
     if !host.trim().is_empty() {
-        return Err(text::ENTERPRISE_UNSUPPORTED.into());
+        return Err(LoginError::EnterpriseUnsupported);
     }
-    let device = copilot::start().await.map_err(|e| e.to_string())?;
+    let device = copilot::start().await?;
     println!("{}", text::device_code(&device.verification_uri, &device.user_code));
     println!("{}", text::WAITING);
-    let github_token = copilot::wait(&device).await.map_err(|e| e.to_string())?;
-    copilot::copilot_token(&github_token).await.map_err(|e| e.to_string())
+    let github_token = copilot::wait(&device).await?;
+    copilot::copilot_token(&github_token).await.map_err(LoginError::from)
 }

@@ -4,6 +4,7 @@
 //! The file itself is `pi_config::auth`.
 
 pub mod cmd;
+pub mod error;
 pub mod login;
 pub mod providers;
 pub mod refresh;
@@ -11,5 +12,6 @@ pub mod resolve;
 pub mod source;
 pub mod text;
 
+pub use error::{LoginError, ResolveError};
 pub use resolve::{api_key_for, stored};
 pub use source::credential_source;

@@ -8,17 +8,17 @@ use pi_config::auth::OAuthCredential;
 use pi_config::{AuthStore, Credential};
 use serde_json::{Map, Value};
 
-use super::text;
+use super::error::{RefreshError, ResolveError};
 
 /// New tokens for `provider`'s refresh token.
-async fn refresh_tokens(provider: &str, refresh: &str) -> Result<Tokens, String> {
+async fn refresh_tokens(provider: &str, refresh: &str) -> Result<Tokens, RefreshError> {
     let result = match provider {
         "anthropic" => oauth::anthropic::refresh(refresh).await,
         "openai-codex" => oauth::codex::refresh(refresh).await,
         "github-copilot" => oauth::copilot::copilot_token(refresh).await,
-        _ => return Err(text::cannot_refresh(provider)),
+        _ => return Err(RefreshError::Unsupported(provider.to_string())),
     };
-    result.map_err(|e| e.to_string())
+    Ok(result?)
 }
 
 /// The stored credential for new tokens: the provider's fields, as the
@@ -36,27 +36,24 @@ pub fn credential_of(provider: &str, tokens: Tokens, old: Option<&OAuthCredentia
 
 /// `provider`'s stored OAuth login, refreshed first when it expires within
 /// `min_valid_ms` (at least the refresh margin).
-/// `Ok(None)`: no OAuth login is stored. Errors are the messages to show.
+/// `Ok(None)`: no OAuth login is stored.
 pub async fn fresh_oauth(
     store: &AuthStore,
     provider: &str,
     min_valid_ms: i64,
-) -> Result<Option<OAuthCredential>, String> {
+) -> Result<Option<OAuthCredential>, ResolveError> {
     let margin = min_valid_ms.max(oauth::REFRESH_MARGIN_MS);
     let stale = |o: &OAuthCredential| oauth::now_ms().saturating_add(margin) >= o.expires;
     // A quick look without the lock: most requests find a valid token.
-    match store.read().map_err(|e| e.to_string())?.get(provider).map_err(|e| e.to_string())? {
+    match store.read()?.get(provider)? {
         Some(Credential::OAuth(o)) if !stale(&o) => return Ok(Some(o)),
         Some(Credential::OAuth(_)) => {}
         _ => return Ok(None),
     }
     let locker = store.clone();
-    let lock = tokio::task::spawn_blocking(move || locker.lock())
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
-    let mut file = lock.read().map_err(|e| e.to_string())?;
-    let old = match file.get(provider).map_err(|e| e.to_string())? {
+    let lock = tokio::task::spawn_blocking(move || locker.lock()).await??;
+    let mut file = lock.read()?;
+    let old = match file.get(provider)? {
         Some(Credential::OAuth(o)) => o,
         _ => return Ok(None),
     };
@@ -64,10 +61,11 @@ pub async fn fresh_oauth(
     if !stale(&old) {
         return Ok(Some(old));
     }
-    let tokens =
-        refresh_tokens(provider, &old.refresh).await.map_err(|cause| text::refresh_failed(provider, &cause))?;
+    let tokens = refresh_tokens(provider, &old.refresh)
+        .await
+        .map_err(|cause| ResolveError::Refresh { provider: provider.to_string(), cause })?;
     let fresh = credential_of(provider, tokens, Some(&old));
     file.set(provider, &Credential::OAuth(fresh.clone()));
-    lock.write(&file).map_err(|e| e.to_string())?;
+    lock.write(&file)?;
     Ok(Some(fresh))
 }

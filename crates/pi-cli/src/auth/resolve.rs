@@ -14,6 +14,8 @@ use std::time::SystemTime;
 use pi_config::auth::{ApiKeyCredential, AuthFile};
 use pi_config::{AuthError, AuthStore, Credential, ModelEntry, resolve_value};
 
+use super::error::ResolveError;
+
 /// Anthropic's bearer-token variable (sent as `Authorization: Bearer`).
 pub const ANTHROPIC_AUTH_TOKEN: &str = "ANTHROPIC_AUTH_TOKEN";
 /// Anthropic's variable for a subscription token used as the key.
@@ -127,7 +129,7 @@ pub fn from_store(file: &AuthFile, provider: &str) -> Result<Option<Resolved>, A
 
 /// The credential for a request to `entry` (no network: a stored OAuth
 /// token is taken as it is). `Ok(None)`: none is configured.
-pub fn resolve(entry: &ModelEntry, cli_key: Option<&str>, file: &AuthFile) -> Result<Option<Resolved>, String> {
+pub fn resolve(entry: &ModelEntry, cli_key: Option<&str>, file: &AuthFile) -> Result<Option<Resolved>, ResolveError> {
     if let Some(k) = cli_key {
         return Ok(Some(Resolved::key(k.to_string(), Source::Cli)));
     }
@@ -136,13 +138,11 @@ pub fn resolve(entry: &ModelEntry, cli_key: Option<&str>, file: &AuthFile) -> Re
         // credentials (its key variables are not consulted either).
         return Ok(None);
     }
-    if let Some(r) = from_store(file, &entry.provider).map_err(|e| e.to_string())? {
+    if let Some(r) = from_store(file, &entry.provider)? {
         return Ok(Some(r));
     }
     if let Some(raw) = &entry.api_key {
-        return resolve_value("apiKey", raw)
-            .map(|k| Some(Resolved::key(k, Source::ModelsJson)))
-            .map_err(|e| e.to_string());
+        return Ok(Some(Resolved::key(resolve_value("apiKey", raw)?, Source::ModelsJson)));
     }
     Ok(from_env(entry))
 }
@@ -191,8 +191,8 @@ pub fn stored(provider: &str) -> Option<bool> {
 
 /// The key for a model, as [`resolve`] finds it with the current
 /// `auth.json` (the key alone; see [`Resolved`] for bearer headers).
-pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, String> {
-    let file = snapshot(&store()).map_err(|e| e.to_string())?;
+pub fn api_key_for(entry: &ModelEntry, cli_key: Option<&str>) -> Result<Option<String>, ResolveError> {
+    let file = snapshot(&store())?;
     Ok(resolve(entry, cli_key, &file)?.and_then(|r| r.secret()))
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use pi_agent::{CredentialSource, RequestAuth};
 use pi_config::ModelEntry;
 
+use super::error::ResolveError;
 use super::{refresh, resolve};
 
 /// The credentials of one request to `provider` (`entry` is its configured
@@ -16,15 +17,15 @@ pub async fn request_auth(
     entry: Option<&ModelEntry>,
     provider: &str,
     current: Option<String>,
-) -> Result<RequestAuth, String> {
+) -> Result<RequestAuth, ResolveError> {
     let store = resolve::store();
     if let Some(o) = refresh::fresh_oauth(&store, provider, 0).await? {
         return Ok(RequestAuth { api_key: Some(o.access), headers: Default::default() });
     }
-    let file = resolve::snapshot(&store).map_err(|e| e.to_string())?;
+    let file = resolve::snapshot(&store)?;
     let found = match entry {
         Some(e) => resolve::resolve(e, None, &file)?,
-        None => resolve::from_store(&file, provider).map_err(|e| e.to_string())?,
+        None => resolve::from_store(&file, provider)?,
     };
     Ok(match found {
         Some(r) => RequestAuth { api_key: r.api_key, headers: r.headers },
@@ -49,7 +50,7 @@ pub fn credential_source(models: Arc<[ModelEntry]>, cli_key: Option<String>) -> 
                 .iter()
                 .find(|m| m.provider == provider && m.id == id)
                 .or_else(|| models.iter().find(|m| m.provider == provider));
-            request_auth(entry, &provider, current).await
+            request_auth(entry, &provider, current).await.map_err(|e| pi_agent::CredentialError::new(provider, e))
         })
     })
 }

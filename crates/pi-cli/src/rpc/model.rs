@@ -118,7 +118,11 @@ impl Server {
                 let previous = model_json(agent.model());
                 let previous_key = (agent.model().provider.clone(), agent.model().id.clone());
                 if let Some((e, _)) = &target {
-                    agent.set_api_key(model_select::api_key_for(e, None)?.or(agent.api_key().map(String::from)));
+                    agent.set_api_key(
+                        model_select::api_key_for(e, None)
+                            .map_err(|e| e.to_string())?
+                            .or(agent.api_key().map(String::from)),
+                    );
                     agent.set_model(model_select::ai_model(e));
                     agent.tool_ctx_mut().session.provider = Some(e.provider.clone());
                     agent.tool_ctx_mut().session.model = Some(e.id.clone());

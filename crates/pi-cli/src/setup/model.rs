@@ -33,7 +33,7 @@ pub(crate) fn from_cli(args: &CliArgs, models: &[ModelEntry], diagnostics: &mut 
                 Some((r.entry, r.thinking))
             }
             Err(e) => {
-                diagnostics.push(Diagnostic::Error(e));
+                diagnostics.push(Diagnostic::Error(e.to_string()));
                 None
             }
         }
@@ -69,7 +69,7 @@ pub(crate) fn choose(args: &CliArgs, settings: &Settings, models: &[ModelEntry],
     // Without a key the session still starts; a prompt is refused.
     let api_key = match model_select::api_key_for(&entry, args.api_key.as_deref()) {
         Ok(k) => k,
-        Err(e) => return Err(Stop::Error(e)),
+        Err(e) => return Err(Stop::Error(e.to_string())),
     };
     let requested = args
         .thinking

@@ -11,6 +11,7 @@ use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle};
 use pi_tui::transcript::Level;
 
 use super::worker::Host;
+use crate::auth::LoginError;
 use crate::auth::providers::{self, Method};
 use crate::auth::{refresh, resolve, text};
 
@@ -72,15 +73,13 @@ impl Host {
         };
         let store = resolve::store();
         let saved = credential.and_then(|c| {
-            store
-                .update(|f| f.set(&provider, &c))
-                .map(|()| matches!(c, Credential::OAuth(_)))
-                .map_err(|e| e.to_string())
+            store.update(|f| f.set(&provider, &c))?;
+            Ok(matches!(c, Credential::OAuth(_)))
         });
         match saved {
             Ok(true) => self.say(Level::Info, text::logged_in(&name, store.path())),
             Ok(false) => self.say(Level::Info, text::saved_key(&name, store.path())),
-            Err(e) => self.say(Level::Error, pi_tui::text::error_line(&text::login_failed(&name, &e))),
+            Err(e) => self.say(Level::Error, pi_tui::text::error_line(&text::login_failed(&name, &e.to_string()))),
         }
     }
 
@@ -93,71 +92,71 @@ impl Host {
         let _ = self.up.send(pi_tui::host::Update::Notice(level, message));
     }
 
-    async fn sign_in(&self, method: Method, how: &str) -> Result<Tokens, String> {
+    async fn sign_in(&self, method: Method, how: &str) -> Result<Tokens, LoginError> {
         match (method, how) {
             (Method::Anthropic, PASTE) => {
                 let pkce = Pkce::new();
                 let redirect = endpoints::ANTHROPIC_MANUAL_REDIRECT_URI;
                 self.say(Level::Info, format!("{}\n  {}", text::OPEN_URL, anthropic::authorize_url(&pkce, redirect)));
-                let line = self.input(text::PASTE_PROMPT).await.ok_or(text::NO_CODE)?;
-                let (code, state) = anthropic::parse_pasted(&line).ok_or(text::NO_CODE)?;
+                let line = self.input(text::PASTE_PROMPT).await.ok_or(LoginError::NoCode)?;
+                let (code, state) = anthropic::parse_pasted(&line).ok_or(LoginError::NoCode)?;
                 let state = state.unwrap_or_else(|| pkce.verifier.clone());
-                anthropic::exchange_code(&code, &state, &pkce, redirect).await.map_err(|e| e.to_string())
+                anthropic::exchange_code(&code, &state, &pkce, redirect).await.map_err(LoginError::from)
             }
             (Method::Anthropic, _) => {
                 let pkce = Pkce::new();
                 let (port, path) = endpoints::ANTHROPIC_CALLBACK;
-                let cb = Callback::bind(port, path).await.map_err(|e| text::callback_failed(port, &e.to_string()))?;
+                let cb = Callback::bind(port, path).await.map_err(|source| LoginError::Callback { port, source })?;
                 let redirect = cb.redirect_uri();
                 self.say(Level::Info, format!("{}\n  {}", text::OPEN_URL, anthropic::authorize_url(&pkce, &redirect)));
                 let code = self.callback_or_paste(&cb, &pkce.verifier).await?;
-                anthropic::exchange_code(&code, &pkce.verifier, &pkce, &redirect).await.map_err(|e| e.to_string())
+                anthropic::exchange_code(&code, &pkce.verifier, &pkce, &redirect).await.map_err(LoginError::from)
             }
             (Method::Codex, DEVICE) => {
-                let device = codex::device_start().await.map_err(|e| e.to_string())?;
+                let device = codex::device_start().await?;
                 self.say(Level::Info, text::device_code(&device.page, &device.user_code));
                 self.say(Level::Info, text::WAITING.to_string());
-                codex::device_wait(&device).await.map_err(|e| e.to_string())
+                codex::device_wait(&device).await.map_err(LoginError::from)
             }
             (Method::Codex, _) => {
                 let (pkce, state) = (Pkce::new(), codex::new_state());
                 let (port, path) = endpoints::CODEX_CALLBACK;
-                let cb = Callback::bind(port, path).await.map_err(|e| text::callback_failed(port, &e.to_string()))?;
+                let cb = Callback::bind(port, path).await.map_err(|source| LoginError::Callback { port, source })?;
                 let redirect = cb.redirect_uri();
                 self.say(
                     Level::Info,
                     format!("{}\n  {}", text::OPEN_URL, codex::authorize_url(&pkce, &state, &redirect)),
                 );
                 let code = self.callback_or_paste(&cb, &state).await?;
-                codex::exchange_code(&code, &pkce, &redirect).await.map_err(|e| e.to_string())
+                codex::exchange_code(&code, &pkce, &redirect).await.map_err(LoginError::from)
             }
             (Method::Copilot, _) => {
-                let device = copilot::start().await.map_err(|e| e.to_string())?;
+                let device = copilot::start().await?;
                 self.say(Level::Info, text::device_code(&device.verification_uri, &device.user_code));
                 self.say(Level::Info, text::WAITING.to_string());
-                let github = copilot::wait(&device).await.map_err(|e| e.to_string())?;
-                copilot::copilot_token(&github).await.map_err(|e| e.to_string())
+                let github = copilot::wait(&device).await?;
+                copilot::copilot_token(&github).await.map_err(LoginError::from)
             }
-            (Method::ApiKey, _) => Err(text::EMPTY_KEY.into()),
+            (Method::ApiKey, _) => Err(LoginError::EmptyKey),
         }
     }
 
     /// The code from the browser's callback, or from the redirect URL or
     /// `code#state` pasted in the dialog (whichever comes first).
-    async fn callback_or_paste(&self, cb: &Callback, state: &str) -> Result<String, String> {
+    async fn callback_or_paste(&self, cb: &Callback, state: &str) -> Result<String, LoginError> {
         let login = tokio::time::timeout(crate::auth::login::LOGIN_TIMEOUT, async {
             tokio::select! {
-                code = cb.code(state) => code.map_err(|e| e.to_string()),
+                code = cb.code(state) => Ok(code?),
                 pasted = self.input(text::BROWSER_PROMPT) => {
-                    let (code, s) = pasted.as_deref().and_then(anthropic::parse_pasted).ok_or(text::NO_CODE)?;
+                    let (code, s) = pasted.as_deref().and_then(anthropic::parse_pasted).ok_or(LoginError::NoCode)?;
                     if s.as_deref().is_some_and(|s| s != state) {
-                        return Err(text::STATE_MISMATCH.to_string());
+                        return Err(LoginError::StateMismatch);
                     }
                     Ok(code)
                 }
             }
         });
-        login.await.unwrap_or_else(|_| Err(text::LOGIN_TIMED_OUT.into()))
+        login.await.unwrap_or(Err(LoginError::TimedOut))
     }
 
     /// `/logout [provider]`.

@@ -180,7 +180,7 @@ impl Host {
         let key = match crate::model_select::api_key_for(&entry, self.ui.api_key.as_deref()) {
             Ok(k) => k,
             Err(e) => {
-                self.notice(Level::Error, pi_tui::text::error_line(&e));
+                self.notice(Level::Error, pi_tui::text::error_line(&e.to_string()));
                 return;
             }
         };
