@@ -6,10 +6,27 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use pi_agent::session::Session;
+use pi_agent::session::{Session, SessionError};
 use serde_json::Value;
 
 use crate::text;
+
+/// Why a session could not be exported; shown after `Error: `.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ExportError {
+    /// The session has no file (it is kept in memory).
+    #[error("{}", text::RPC_EXPORT_IN_MEMORY)]
+    InMemory,
+    /// `--export` names a file that does not exist.
+    #[error("{}", text::export_file_not_found(.0))]
+    NotFound(PathBuf),
+    /// The session file could not be read.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The page could not be written.
+    #[error(transparent)]
+    Write(#[from] std::io::Error),
+}
 
 /// Escape text for HTML.
 fn esc(s: &str) -> String {
@@ -149,14 +166,14 @@ pub(crate) fn export(
     system_prompt: &str,
     output: Option<&Path>,
     cwd: &Path,
-) -> Result<PathBuf, String> {
-    let file = session.path().ok_or_else(|| text::RPC_EXPORT_IN_MEMORY.to_string())?;
+) -> Result<PathBuf, ExportError> {
+    let file = session.path().ok_or(ExportError::InMemory)?;
     let path = match output {
         Some(p) if p.is_absolute() => p.to_path_buf(),
         Some(p) => cwd.join(p),
         None => cwd.join(default_name(file)),
     };
-    std::fs::write(&path, html(session, system_prompt)).map_err(|e| e.to_string())?;
+    std::fs::write(&path, html(session, system_prompt))?;
     Ok(path)
 }
 
@@ -167,11 +184,11 @@ pub(crate) fn from_file(input: &str, output: Option<&str>) -> std::process::Exit
     let cwd = std::env::current_dir().unwrap_or_default();
     let input = cwd.join(pi_config::expand_tilde(input));
     let result = if input.symlink_metadata().is_err() {
-        Err(text::export_file_not_found(&input))
+        Err(ExportError::NotFound(input))
     } else {
-        Session::open_read_only(&input).map_err(|e| e.to_string()).and_then(|s| {
+        Session::open_read_only(&input).map_err(ExportError::from).and_then(|s| {
             let name = output.map(pi_config::expand_tilde).unwrap_or_else(|| default_name(&input));
-            std::fs::write(cwd.join(&name), html(&s, "")).map(|()| name).map_err(|e| e.to_string())
+            std::fs::write(cwd.join(&name), html(&s, "")).map(|()| name).map_err(ExportError::from)
         })
     };
     match result {
@@ -212,6 +229,6 @@ mod tests {
         let written = export(&s, "SYS", None, dir.path()).unwrap();
         assert!(written.file_name().unwrap().to_string_lossy().starts_with("pi-session-"));
         let mem = Session::in_memory();
-        assert_eq!(export(&mem, "", None, dir.path()).unwrap_err(), text::RPC_EXPORT_IN_MEMORY);
+        assert_eq!(export(&mem, "", None, dir.path()).unwrap_err().to_string(), text::RPC_EXPORT_IN_MEMORY);
     }
 }

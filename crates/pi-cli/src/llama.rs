@@ -112,12 +112,23 @@ pub fn rpc_command() -> serde_json::Value {
     })
 }
 
+/// Why `/login llama.cpp` failed; shown as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum LlamaLoginError {
+    /// The router did not answer its model list.
+    #[error(transparent)]
+    Router(#[from] RouterError),
+    /// The credential could not be saved in `auth.json`.
+    #[error(transparent)]
+    Store(#[from] pi_config::AuthError),
+}
+
 /// `/login llama.cpp` with the typed URL (empty: `LLAMA_BASE_URL`, else
 /// the default) and key (empty: none): the router must answer its model
 /// list, then the credential is stored in `auth.json` as the reference
 /// stores it (`env.LLAMA_BASE_URL`, `key` only when given) and the model
 /// list refreshed. The notice to show, or the error.
-pub async fn login(typed_url: &str, typed_key: &str, agent_dir: &Path) -> Result<String, String> {
+pub async fn login(typed_url: &str, typed_key: &str, agent_dir: &Path) -> Result<String, LlamaLoginError> {
     let server = match typed_url.trim() {
         "" => env(config::BASE_URL_VAR).unwrap_or_else(|| config::DEFAULT_SERVER_URL.to_string()),
         url => url.to_string(),
@@ -126,14 +137,14 @@ pub async fn login(typed_url: &str, typed_key: &str, agent_dir: &Path) -> Result
     let key = typed_key.trim().to_string();
     let r =
         Router { server: server.clone(), key: if key.is_empty() { config::DEFAULT_KEY.into() } else { key.clone() } };
-    refresh(&r, agent_dir).await.map_err(|e| e.to_string())?;
+    refresh(&r, agent_dir).await?;
     let credential = Credential::ApiKey(pi_config::auth::ApiKeyCredential {
         key,
         env: [(config::BASE_URL_VAR.to_string(), server.clone())].into(),
         ..Default::default()
     });
     let store = crate::auth::resolve::store();
-    store.update(|f| f.set(config::PROVIDER, &credential)).map_err(|e| e.to_string())?;
+    store.update(|f| f.set(config::PROVIDER, &credential))?;
     Ok(text::llama_saved(&server, store.path()))
 }
 

@@ -13,6 +13,75 @@ use serde_json::{Map, Value, json};
 
 use crate::text;
 
+/// Why `pi mcp add|remove|login|logout` failed; shown as it is.
+#[derive(Debug, thiserror::Error)]
+enum McpCmdError {
+    /// The command line is not `add <server> …` or `remove <server>`.
+    #[error("{}", text::MCP_USAGE)]
+    Usage,
+    /// An option that needs a value came last.
+    #[error("{}", text::mcp_missing_value(.0))]
+    MissingValue(String),
+    /// `--env`/`--header` without `KEY=VALUE`.
+    #[error("{}", text::mcp_bad_pair(.flag, .value))]
+    BadPair {
+        /// The option.
+        flag: String,
+        /// What was given.
+        value: String,
+    },
+    /// An option `add` does not know.
+    #[error("{}", text::mcp_unknown_option(.0))]
+    UnknownOption(String),
+    /// A second name before `--`.
+    #[error("{}", text::mcp_unexpected(.0))]
+    Unexpected(String),
+    /// Neither or both of a command and `--url`.
+    #[error("{}", text::MCP_ADD_NEEDS_ONE)]
+    NeedsOne,
+    /// The entry `pi_mcp` would refuse (its message).
+    #[error("{0}")]
+    Invalid(String),
+    /// `mcp.json` (or its folder) could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `mcp.json` is not JSON.
+    #[error("{}: invalid JSON: {source}", .path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// `mcp.json` holds something other than an object.
+    #[error("{}: the file must hold a JSON object", .0.display())]
+    NotObject(PathBuf),
+    /// `mcp.json`'s `mcpServers` is not an object.
+    #[error("{}: mcpServers must be an object", .0.display())]
+    ServersNotObject(PathBuf),
+    /// The edited file could not be written out as JSON.
+    #[error(transparent)]
+    Serialize(serde_json::Error),
+    /// `remove` names no server of the file.
+    #[error("{}", text::mcp_no_server(.scope, .name, .path))]
+    NoServer {
+        /// `global` or `project`.
+        scope: &'static str,
+        /// The server's name.
+        name: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// `pi mcp login|logout`.
+    #[error("{}", text::MCP_OAUTH_UNSUPPORTED)]
+    OAuthUnsupported,
+}
+
 /// Which file a command edits.
 fn target(local: bool) -> (PathBuf, &'static str) {
     if local {
@@ -24,26 +93,26 @@ fn target(local: bool) -> (PathBuf, &'static str) {
 }
 
 /// The file as a JSON object (empty when missing); `Err` when unreadable or not an object.
-fn read_object(path: &Path) -> Result<Map<String, Value>, String> {
+fn read_object(path: &Path) -> Result<Map<String, Value>, McpCmdError> {
     let raw = match std::fs::read_to_string(path) {
         Ok(r) => r,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Err(source) => return Err(McpCmdError::Io { path: path.to_path_buf(), source }),
     };
     match serde_json::from_str::<Value>(&raw) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(format!("{}: the file must hold a JSON object", path.display())),
-        Err(e) => Err(format!("{}: invalid JSON: {e}", path.display())),
+        Ok(_) => Err(McpCmdError::NotObject(path.to_path_buf())),
+        Err(source) => Err(McpCmdError::Json { path: path.to_path_buf(), source }),
     }
 }
 
-fn write_object(path: &Path, obj: &Map<String, Value>) -> Result<(), String> {
+fn write_object(path: &Path, obj: &Map<String, Value>) -> Result<(), McpCmdError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| McpCmdError::Io { path: dir.to_path_buf(), source })?;
     }
-    let mut body = serde_json::to_string_pretty(obj).map_err(|e| e.to_string())?;
+    let mut body = serde_json::to_string_pretty(obj).map_err(McpCmdError::Serialize)?;
     body.push('\n');
-    std::fs::write(path, body).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, body).map_err(|source| McpCmdError::Io { path: path.to_path_buf(), source })
 }
 
 fn key_value(s: &str) -> Option<(String, String)> {
@@ -64,11 +133,11 @@ struct AddArgs {
     command: Vec<String>,
 }
 
-fn parse_add(argv: &[String]) -> Result<AddArgs, String> {
+fn parse_add(argv: &[String]) -> Result<AddArgs, McpCmdError> {
     let mut a = AddArgs::default();
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
-        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| text::mcp_missing_value(flag));
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| McpCmdError::MissingValue(flag.to_string()));
         match arg.as_str() {
             "-l" | "--local" => a.local = true,
             "--url" => a.url = Some(value(arg)?),
@@ -77,7 +146,8 @@ fn parse_add(argv: &[String]) -> Result<AddArgs, String> {
             "--description" => a.description = Some(value(arg)?),
             "--env" | "--header" => {
                 let v = value(arg)?;
-                let (k, val) = key_value(&v).ok_or_else(|| text::mcp_bad_pair(arg, &v))?;
+                let (k, val) =
+                    key_value(&v).ok_or_else(|| McpCmdError::BadPair { flag: arg.clone(), value: v.clone() })?;
                 let map = if arg == "--env" { &mut a.env } else { &mut a.headers };
                 map.insert(k, Value::String(val));
             }
@@ -89,15 +159,15 @@ fn parse_add(argv: &[String]) -> Result<AddArgs, String> {
                 a.command = it.by_ref().cloned().collect();
                 break;
             }
-            s if s.starts_with('-') => return Err(text::mcp_unknown_option(s)),
+            s if s.starts_with('-') => return Err(McpCmdError::UnknownOption(s.to_string())),
             s if a.name.is_none() => a.name = Some(s.to_string()),
-            s => return Err(text::mcp_unexpected(s)),
+            s => return Err(McpCmdError::Unexpected(s.to_string())),
         }
     }
     Ok(a)
 }
 
-fn entry(a: &AddArgs) -> Result<Value, String> {
+fn entry(a: &AddArgs) -> Result<Value, McpCmdError> {
     let mut e = Map::new();
     match (&a.url, a.command.split_first()) {
         (Some(url), None) => {
@@ -118,7 +188,7 @@ fn entry(a: &AddArgs) -> Result<Value, String> {
                 e.insert("cwd".into(), json!(c));
             }
         }
-        _ => return Err(text::MCP_ADD_NEEDS_ONE.into()),
+        _ => return Err(McpCmdError::NeedsOne),
     }
     if let Some(x) = &a.exposure {
         e.insert("exposure".into(), json!(x));
@@ -129,16 +199,16 @@ fn entry(a: &AddArgs) -> Result<Value, String> {
     Ok(Value::Object(e))
 }
 
-fn add(argv: &[String]) -> Result<(), String> {
+fn add(argv: &[String]) -> Result<(), McpCmdError> {
     let a = parse_add(argv)?;
-    let name = a.name.clone().ok_or(text::MCP_USAGE)?;
+    let name = a.name.clone().ok_or(McpCmdError::Usage)?;
     let value = entry(&a)?;
-    pi_mcp::config::check_entry(&name, &value)?;
+    pi_mcp::config::check_entry(&name, &value).map_err(McpCmdError::Invalid)?;
     let (path, scope) = target(a.local);
     let mut obj = read_object(&path)?;
     let servers = obj.entry("mcpServers").or_insert_with(|| Value::Object(Map::new()));
     let Some(servers) = servers.as_object_mut() else {
-        return Err(format!("{}: mcpServers must be an object", path.display()));
+        return Err(McpCmdError::ServersNotObject(path));
     };
     servers.insert(name.clone(), value);
     write_object(&path, &obj)?;
@@ -146,15 +216,15 @@ fn add(argv: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn remove(argv: &[String]) -> Result<(), String> {
+fn remove(argv: &[String]) -> Result<(), McpCmdError> {
     let local = argv.iter().any(|a| a == "-l" || a == "--local");
     let names: Vec<&String> = argv.iter().filter(|a| !a.starts_with('-')).collect();
-    let [name] = names.as_slice() else { return Err(text::MCP_USAGE.into()) };
+    let [name] = names.as_slice() else { return Err(McpCmdError::Usage) };
     let (path, scope) = target(local);
     let mut obj = read_object(&path)?;
     let removed = obj.get_mut("mcpServers").and_then(Value::as_object_mut).and_then(|m| m.shift_remove(name.as_str()));
     if removed.is_none() {
-        return Err(text::mcp_no_server(scope, name, &path));
+        return Err(McpCmdError::NoServer { scope, name: name.to_string(), path });
     }
     write_object(&path, &obj)?;
     println!("{}", text::mcp_removed(scope, name, &path));
@@ -230,7 +300,7 @@ pub fn main(argv: &[String]) -> ExitCode {
         Some("add") => add(&argv[1..]),
         Some("remove") => remove(&argv[1..]),
         Some("list") => return list(),
-        Some("login" | "logout") => Err(text::MCP_OAUTH_UNSUPPORTED.into()),
+        Some("login" | "logout") => Err(McpCmdError::OAuthUnsupported),
         _ => {
             println!("{}", text::MCP_USAGE);
             return ExitCode::SUCCESS;

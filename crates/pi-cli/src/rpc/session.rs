@@ -62,7 +62,8 @@ impl Server {
                 let out = output_path.map(PathBuf::from);
                 self.with_agent(id, k, move |agent, _| {
                     let s = agent.session().lock().map_err(|e| e.to_string())?;
-                    let path = crate::export::export(&s, agent.system_prompt(), out.as_deref(), &cwd)?;
+                    let path = crate::export::export(&s, agent.system_prompt(), out.as_deref(), &cwd)
+                        .map_err(|e| e.to_string())?;
                     Ok(Some(json!({"path": path.to_string_lossy()})))
                 });
             }
