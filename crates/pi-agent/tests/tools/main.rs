@@ -8,4 +8,6 @@
 
 mod support;
 
+mod edit;
 mod read;
+mod write;

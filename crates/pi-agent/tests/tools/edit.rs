@@ -1,13 +1,15 @@
-//! `pi tool edit …` end to end, with the exact texts, details and file bytes
-//! the reference (Pi 1.6.0) produces: exact and fuzzy matching against the
-//! original, uniqueness, overlaps, all-or-nothing, BOM and line endings, the
-//! legacy argument forms, errors, and the diff/patch in `details`.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+//! `edit` through the one dispatch path, called as `pi tool edit …` calls
+//! it, with the exact texts, details and file bytes the reference (Pi 1.6.0)
+//! produces: exact and fuzzy matching against the original, uniqueness,
+//! overlaps, all-or-nothing, BOM and line endings, the legacy argument forms,
+//! errors, and the diff/patch in `details`.
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
+
+use crate::support;
 
 struct Out {
     json: Value,
@@ -21,11 +23,7 @@ impl Out {
 }
 
 fn run(args: Value, cwd: &Path) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_pi"))
-        .args(["tool", "edit", &args.to_string(), "--cwd"])
-        .arg(cwd)
-        .output()
-        .unwrap();
+    let out = support::pi_tool("edit", &args.to_string(), cwd);
     let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
     });
@@ -505,11 +503,7 @@ fn legacy_and_stringified_arguments() {
 #[test]
 fn invalid_edits_are_an_invalid_call() {
     let d = with_file(b"a\n");
-    let out = Command::new(env!("CARGO_BIN_EXE_pi"))
-        .args(["tool", "edit", r#"{"path":"f.txt","edits":"notjson"}"#, "--cwd"])
-        .arg(d.path())
-        .output()
-        .unwrap();
+    let out = support::pi_tool("edit", r#"{"path":"f.txt","edits":"notjson"}"#, d.path());
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -1,19 +1,17 @@
-//! `pi tool write …` end to end, with the exact texts the reference (Pi 1.6.0)
-//! produces: success text, parent folders, overwrite, Node-style errors.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+//! `write` through the one dispatch path, called as `pi tool write …` calls
+//! it, with the exact texts the reference (Pi 1.6.0) produces: success text,
+//! parent folders, overwrite, Node-style errors.
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::support;
+
 /// Run `pi tool write ARGS --cwd DIR`; returns the printed JSON and the exit code.
 fn write_tool(args: Value, cwd: &Path) -> (Value, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pi"))
-        .args(["tool", "write", &args.to_string(), "--cwd"])
-        .arg(cwd)
-        .output()
-        .unwrap();
+    let out = support::pi_tool("write", &args.to_string(), cwd);
     let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
     });
@@ -167,11 +165,7 @@ fn rustix_euid_is_root() -> bool {
 #[test]
 fn missing_arguments_are_an_invalid_call() {
     let d = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_pi"))
-        .args(["tool", "write", r#"{"path":"a.txt"}"#, "--cwd"])
-        .arg(d.path())
-        .output()
-        .unwrap();
+    let out = support::pi_tool("write", r#"{"path":"a.txt"}"#, d.path());
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
