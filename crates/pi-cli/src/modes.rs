@@ -51,7 +51,9 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
                     crate::setup::Front::Tui(link) => link,
                     _ => crate::tui::Link::default(),
                 };
-                runtime.block_on(crate::tui::run(agent, input.messages, reload, models, ui, notice, ext, link))
+                let initial = input.messages;
+                let start = crate::tui::Start { agent, initial, reload, models, ui, notice, ext, link };
+                runtime.block_on(crate::tui::run(start))
             } else {
                 let Input { messages, first_images } = input;
                 let text = mode == Mode::Text;

@@ -115,17 +115,29 @@ fn options(
     }
 }
 
+/// What the interactive mode runs with.
+pub(crate) struct Start<'a> {
+    /// The agent, its history loaded.
+    pub agent: Agent,
+    /// Messages given on the command line, sent first.
+    pub initial: Vec<String>,
+    /// What `/reload` rebuilds from.
+    pub reload: ReloadState,
+    /// Every configured model.
+    pub models: Arc<[ModelEntry]>,
+    /// What the UI needs from the command line and the settings.
+    pub ui: UiSettings,
+    /// The untrusted project's notice, if any.
+    pub notice: Option<&'a str>,
+    /// The extensions' side of the session.
+    pub ext: Arc<crate::ext_session::ExtSession>,
+    /// The UI's shared state, made in setup.
+    pub link: Link,
+}
+
 /// Run the interactive mode until the user quits.
-pub(crate) async fn run(
-    agent: Agent,
-    initial: Vec<String>,
-    reload: ReloadState,
-    models: Arc<[ModelEntry]>,
-    mut ui: UiSettings,
-    notice: Option<&str>,
-    ext: Arc<crate::ext_session::ExtSession>,
-    link: Link,
-) -> ExitCode {
+pub(crate) async fn run(start: Start<'_>) -> ExitCode {
+    let Start { agent, initial, reload, models, mut ui, notice, ext, link } = start;
     // The extensions' commands come first in `/` completion (as the reference lists them).
     let mut commands = crate::ext_commands::ui_commands(&ext.scripts());
     commands.append(&mut ui.commands);
