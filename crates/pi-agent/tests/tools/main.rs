@@ -9,5 +9,9 @@
 mod support;
 
 mod edit;
+mod find;
+mod grep;
+mod ls;
 mod read;
+mod search_compare;
 mod write;

@@ -83,14 +83,6 @@ pub fn ok_text(tool: &str, args: Value, cwd: &Path) -> String {
     out.text().to_string()
 }
 
-/// A failed call's text, checked to be an error result (exit 1).
-pub fn err_text(tool: &str, args: Value, cwd: &Path) -> String {
-    let out = run_raw(&mut pi(), tool, &args, cwd);
-    assert!(out.is_error(), "expected an error: {}", out.json);
-    assert_eq!(out.code, 1);
-    out.text().to_string()
-}
-
 /// Whether the tests run as root (read from /proc: no libc dependency here).
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")

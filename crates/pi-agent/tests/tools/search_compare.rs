@@ -1,4 +1,5 @@
-//! `pi tool grep`/`find` against the real `rg` and `fd` on generated trees:
+//! `grep`/`find` (called as `pi tool` calls them, through the one dispatch
+//! path) against the real `rg` and `fd` on generated trees:
 //! the same (path, line) matches and the same paths as the reference's
 //! invocations give (`rg --json --line-number --color=never --hidden …` run
 //! inside the search folder; `fd --glob --color=never --hidden
@@ -11,7 +12,6 @@
 //! find cases need fd ≥ 8.7; rg 13 stops parent rules at a nested repository
 //! even with `--no-require-git` (rg 14+ does not), so the outside-a-repo tree
 //! holds no nested repository.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
+
+use crate::support;
 
 fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -127,11 +129,7 @@ fn tree(root: &Path, repo: bool) {
 }
 
 fn pi(tool: &str, dir: &Path, args: Value) -> (String, bool) {
-    let o = Command::new(env!("CARGO_BIN_EXE_pi"))
-        .args(["tool", tool, &args.to_string(), "--cwd"])
-        .arg(dir)
-        .output()
-        .expect("run pi");
+    let o = support::pi_tool(tool, &args.to_string(), dir);
     let v: Value = serde_json::from_slice(&o.stdout).expect("pi prints JSON");
     let text = v["content"][0]["text"].as_str().unwrap_or_default().to_string();
     (text, v["isError"].as_bool().unwrap_or(false))
