@@ -8,6 +8,7 @@
 
 mod support;
 
+mod bash;
 mod edit;
 mod find;
 mod grep;
