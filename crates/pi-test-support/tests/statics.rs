@@ -32,7 +32,7 @@ enum Kind {
 use Kind::*;
 
 /// At most this many statics of kinds [`Kind::Os`] and [`Kind::State`].
-const CEILING: usize = 16;
+const CEILING: usize = 15;
 
 /// Every static outside tests: `(file under crates/, name, kind, why)`.
 const STATICS: &[(&str, &str, Kind, &str)] = &[
@@ -93,8 +93,7 @@ const STATICS: &[(&str, &str, Kind, &str)] = &[
     ("pi-tools/src/tools/bash/session.rs", "STARTING", State, "one session start at a time"),
     ("pi-tools/src/tools/bash/session.rs", "NEXT_ID", Counter, "session ids"),
     ("pi-tools/src/tools/bash/supervisor.rs", "SUPERVISOR", Cache, "the supervisor binary's path, set once at start"),
-    ("pi-tui/src/standalone.rs", "TERMINAL", Os, "one dialog on the process's terminal at a time"),
-    ("pi-tui/src/screen/mod.rs", "ACTIVE", Os, "the terminal to restore from the panic hook"),
+    ("pi-tui/src/terminal.rs", "TERMINAL", Os, "the one terminal: one dialog at a time, restored by the panic hook"),
 ];
 
 fn crates() -> PathBuf {

@@ -24,6 +24,7 @@ mod runner;
 pub mod sanitize;
 pub mod screen;
 pub mod standalone;
+mod terminal;
 pub mod text;
 pub mod theme;
 pub mod transcript;

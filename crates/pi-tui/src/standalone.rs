@@ -3,7 +3,6 @@
 //! and erased once answered.
 
 use std::io::{self, Write};
-use std::sync::Mutex;
 
 use ratatui::crossterm::event::{self, DisableBracketedPaste, EnableBracketedPaste, Event, KeyEventKind};
 use ratatui::crossterm::terminal::{self, disable_raw_mode, enable_raw_mode};
@@ -15,9 +14,6 @@ use crate::keys::Keybindings;
 use crate::lines::styled;
 use crate::screen::inline::Inline;
 use crate::theme::{Theme, Token};
-
-/// One dialog at a time on the terminal.
-static TERMINAL: Mutex<()> = Mutex::new(());
 
 fn frame(dialog: &mut dyn Dialog, width: usize, theme: &Theme, keys: &Keybindings) -> Vec<Line<'static>> {
     let ctx = DialogCtx { theme, keys };
@@ -31,7 +27,8 @@ fn frame(dialog: &mut dyn Dialog, width: usize, theme: &Theme, keys: &Keybinding
 /// Show `dialog` on the terminal until answered; `Cancel` when the terminal
 /// cannot be used or input ends.
 pub fn run_dialog(dialog: &mut dyn Dialog, theme: &Theme, keys: &Keybindings) -> Answer {
-    let _guard = TERMINAL.lock().unwrap_or_else(|e| e.into_inner());
+    // One dialog at a time on the terminal.
+    let _guard = crate::terminal::lock();
     match show(dialog, theme, keys) {
         Ok(a) => a,
         Err(_) => Answer::Cancel,
@@ -40,7 +37,7 @@ pub fn run_dialog(dialog: &mut dyn Dialog, theme: &Theme, keys: &Keybindings) ->
 
 fn show(dialog: &mut dyn Dialog, theme: &Theme, keys: &Keybindings) -> io::Result<Answer> {
     enable_raw_mode()?;
-    crate::screen::set_active(true);
+    crate::terminal::set_active(true);
     let mut out = io::stdout();
     execute!(out, EnableBracketedPaste, cursor::Hide)?;
     let (w, h) = terminal::size()?;
@@ -70,6 +67,6 @@ fn show(dialog: &mut dyn Dialog, theme: &Theme, keys: &Keybindings) -> io::Resul
     inline.draw(&mut out, &[], &[])?;
     execute!(out, DisableBracketedPaste, cursor::Show)?;
     disable_raw_mode()?;
-    crate::screen::set_active(false);
+    crate::terminal::set_active(false);
     result
 }

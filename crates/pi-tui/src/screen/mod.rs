@@ -21,6 +21,7 @@ use ratatui::crossterm::terminal::{
 use ratatui::crossterm::{cursor, execute, queue};
 
 use crate::app::{App, ScreenMode};
+use crate::terminal::set_active;
 use inline::Inline;
 
 /// Mouse reporting (button presses and the wheel, SGR encoding), fullscreen only.
@@ -28,16 +29,9 @@ const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1006h";
 /// Mouse reporting off.
 const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
 
-/// Whether the UI holds the terminal now.
-static ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 /// Whether the UI holds the terminal (raw mode, maybe the alternate screen).
 pub fn active() -> bool {
-    ACTIVE.load(std::sync::atomic::Ordering::SeqCst)
-}
-
-pub(crate) fn set_active(on: bool) {
-    ACTIVE.store(on, std::sync::atomic::Ordering::SeqCst);
+    crate::terminal::active()
 }
 
 /// Put the terminal back as the shell expects it (best effort, idempotent).
