@@ -33,7 +33,7 @@ impl Resolver for PiResolver {
         }
         match resolve::resolve_path(base, name, Mode::Import) {
             Ok(p) => Ok(p.to_string_lossy().into_owned()),
-            Err(message) => Err(Error::new_resolving_message(base, name, message)),
+            Err(e) => Err(Error::new_resolving_message(base, name, e.to_string())),
         }
     }
 }
@@ -58,7 +58,7 @@ impl Loader for PiLoader {
             let js = crate::node::cjs::facade(ctx, name, &source, format)?;
             return Module::declare(ctx.clone(), name, js);
         }
-        let js = strip::to_javascript(path, &source).map_err(|e| Error::new_loading_message(name, e))?;
+        let js = strip::to_javascript(path, &source).map_err(|e| Error::new_loading_message(name, e.to_string()))?;
         let module = Module::declare(ctx.clone(), name, js)?;
         set_meta(&module, path)?;
         Ok(module)

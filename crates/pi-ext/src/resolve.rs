@@ -281,8 +281,56 @@ fn has_module_syntax(source: &str) -> bool {
         })
 }
 
-/// The file `name` imported (or required) from `base` names, or the message saying why none.
-pub(crate) fn resolve_path(base: &str, name: &str, mode: Mode) -> std::result::Result<PathBuf, String> {
+/// Why an import or `require()` finds no file it can load. Its `Display`
+/// is the message the importer gets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ResolveError {
+    /// No `node_modules/<package>` up the folders from the importer.
+    #[error("{}", text::package_not_found(.package, .importer))]
+    PackageNotFound {
+        /// The package.
+        package: String,
+        /// The importing file.
+        importer: String,
+    },
+    /// The package's `exports` do not offer the subpath.
+    #[error("{}", text::not_exported(.package, .subpath, .importer))]
+    NotExported {
+        /// The package.
+        package: String,
+        /// The subpath (`./x`).
+        subpath: String,
+        /// The importing file.
+        importer: String,
+    },
+    /// A `#name` no `imports` field maps.
+    #[error("{}", text::import_not_defined(.spec, .importer))]
+    ImportNotDefined {
+        /// The specifier.
+        spec: String,
+        /// The importing file.
+        importer: String,
+    },
+    /// The specifier (or a package's entry) names no file.
+    #[error("{}", text::module_not_found(.name, .importer))]
+    ModuleNotFound {
+        /// The specifier as written.
+        name: String,
+        /// The importing file.
+        importer: String,
+    },
+    /// The file is a native addon (`.node`), machine code the engine cannot run.
+    #[error("{}", text::native_addon(&.path.to_string_lossy(), .importer))]
+    NativeAddon {
+        /// The addon.
+        path: PathBuf,
+        /// The importing file.
+        importer: String,
+    },
+}
+
+/// The file `name` imported (or required) from `base` names, or why none.
+pub(crate) fn resolve_path(base: &str, name: &str, mode: Mode) -> Result<PathBuf, ResolveError> {
     let importer = Path::new(base);
     let found =
         if name.starts_with("./") || name.starts_with("../") || name.starts_with('/') || name == "." || name == ".." {
@@ -293,15 +341,18 @@ pub(crate) fn resolve_path(base: &str, name: &str, mode: Mode) -> std::result::R
         } else {
             resolve_package(importer, name, mode)
         };
+    let importer = base.to_string();
     let found = found.map_err(|e| match e {
-        NotFound::Package(package) => text::package_not_found(&package, base),
-        NotFound::NotExported { package, subpath } => text::not_exported(&package, &subpath, base),
-        NotFound::Import(spec) => text::import_not_defined(&spec, base),
-        NotFound::Module(_) => text::module_not_found(name, base),
+        NotFound::Package(package) => ResolveError::PackageNotFound { package, importer: importer.clone() },
+        NotFound::NotExported { package, subpath } => {
+            ResolveError::NotExported { package, subpath, importer: importer.clone() }
+        }
+        NotFound::Import(spec) => ResolveError::ImportNotDefined { spec, importer: importer.clone() },
+        NotFound::Module(_) => ResolveError::ModuleNotFound { name: name.to_string(), importer: importer.clone() },
     })?;
     // A native addon is machine code for Node: say so, rather than parse it.
     if found.extension().is_some_and(|e| e == "node") {
-        return Err(text::native_addon(&found.to_string_lossy(), base));
+        return Err(ResolveError::NativeAddon { path: found, importer });
     }
     Ok(found)
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::error::NodeError;
 use crate::bytecode::{Cached, eval_script};
-use crate::resolve::{self, Format, Mode};
+use crate::resolve::{self, Format, Mode, ResolveError};
 use crate::text;
 
 /// The glue: the module cache, `require`, `module`, `createRequire`.
@@ -24,7 +24,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
         "resolve",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, from: String, spec: String| -> rquickjs::Result<String> {
             resolve_for_require(&from, &spec)
-                .map_err(|m| super::throw(&ctx, &NodeError::invalid(text::MODULE_NOT_FOUND, m)))
+                .map_err(|e| super::throw(&ctx, &NodeError::invalid(text::MODULE_NOT_FOUND, e.to_string())))
         })?,
     )?;
     host.set(
@@ -51,7 +51,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
 
 /// What `require(spec)` from the file `from` loads, as JSON:
 /// `{"builtin": name}` or `{"path": file, "format": "cjs" | "esm" | "json"}`.
-fn resolve_for_require(from: &str, spec: &str) -> Result<String, String> {
+fn resolve_for_require(from: &str, spec: &str) -> Result<String, ResolveError> {
     if let Some(b) = crate::builtins::builtin(spec) {
         return Ok(json!({ "builtin": b }).to_string());
     }
@@ -65,7 +65,7 @@ fn resolve_for_require(from: &str, spec: &str) -> Result<String, String> {
 fn compile<'js>(ctx: &Ctx<'js>, path: &str) -> rquickjs::Result<Function<'js>> {
     let p = Path::new(path);
     let source = std::fs::read_to_string(p).map_err(|e| Error::new_loading_message(path, e.to_string()))?;
-    let js = crate::strip::to_javascript(p, &source).map_err(|e| Error::new_loading_message(path, e))?;
+    let js = crate::strip::to_javascript(p, &source).map_err(|e| Error::new_loading_message(path, e.to_string()))?;
     let body = match js.strip_prefix("#!") {
         Some(rest) => rest.find('\n').map_or("", |i| &rest[i..]),
         None => js.as_str(),
