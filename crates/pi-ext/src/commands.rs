@@ -259,7 +259,7 @@ pub struct BeforeAgentStart {
 pub(crate) fn handler_errors(
     path: &str,
     event: &str,
-    outcome: &Result<Value, crate::engine::protocol::EngineError>,
+    outcome: &Result<Value, crate::engine::error::EngineError>,
 ) -> Vec<ExtensionError> {
     let report = |error: String| ExtensionError { path: path.to_string(), event: event.into(), error };
     match outcome {

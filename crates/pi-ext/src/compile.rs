@@ -11,13 +11,13 @@ use std::path::PathBuf;
 use rquickjs::{CatchResultExt, Context, Module, Runtime, WriteOptions};
 use tokio::sync::mpsc;
 
-use crate::text;
+use crate::engine::error::LoadError;
 
 /// At most this many compiling threads.
 pub(crate) const WORKERS: usize = 2;
 
 /// A compiled extension file: its module's bytecode, or the load error.
-pub(crate) type Compiled = Result<Box<[u8]>, String>;
+pub(crate) type Compiled = Result<Box<[u8]>, LoadError>;
 
 /// Compile `paths` on worker threads; the receiver gets `(index, outcome)`
 /// for each, in whatever order they finish.
@@ -57,10 +57,10 @@ fn compile_all(paths: &[(usize, PathBuf)], tx: &mpsc::UnboundedSender<(usize, Co
 
 /// One file: the bytecode of its module (its source kept, for `toString()`).
 fn compile(ctx: &rquickjs::Ctx<'_>, path: &std::path::Path) -> Compiled {
-    let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
-    let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
+    let source = std::fs::read_to_string(path)?;
+    let js = crate::strip::to_javascript(path, &source)?;
     let name = path.to_string_lossy().into_owned();
-    let failed = |e| text::load_failed(&crate::report::describe_caught(e));
+    let failed = |e| LoadError::Js(crate::report::describe_caught(e));
     let module = Module::declare(ctx.clone(), name, js).catch(ctx).map_err(failed)?;
     let bytes = module.write(WriteOptions::default()).catch(ctx).map_err(failed)?;
     Ok(bytes.into_boxed_slice())
@@ -85,9 +85,9 @@ mod tests {
             got[i] = Some(out);
         }
         assert!(got[0].as_ref().unwrap().as_ref().is_ok_and(|b| !b.is_empty()));
-        let bad = got[1].as_ref().unwrap().as_ref().unwrap_err();
+        let bad = got[1].as_ref().unwrap().as_ref().unwrap_err().to_string();
         assert!(bad.starts_with("Failed to load extension: SyntaxError"), "{bad}");
-        let missing = got[2].as_ref().unwrap().as_ref().unwrap_err();
+        let missing = got[2].as_ref().unwrap().as_ref().unwrap_err().to_string();
         assert!(missing.starts_with("Failed to load extension: "), "{missing}");
     }
 }

@@ -188,7 +188,7 @@ impl ExtensionHost {
             Some(t) => t,
             None => Arc::new(
                 engine::EngineThread::spawn(opts.limits, opts.cwd.clone())
-                    .map_err(|e| ExtError { path: String::new(), message: text::load_failed(&e) })?,
+                    .map_err(|e| ExtError { path: String::new(), message: text::load_failed(&e.to_string()) })?,
             ),
         };
         // The files compile on worker threads meanwhile; each starts in the
@@ -216,7 +216,7 @@ impl ExtensionHost {
             };
             let shown = path.to_string_lossy().into_owned();
             let (engine, rx) = Engine::start(&thread, cfg)
-                .map_err(|e| ExtError { path: shown.clone(), message: text::load_failed(&e) })?;
+                .map_err(|e| ExtError { path: shown.clone(), message: text::load_failed(&e.to_string()) })?;
             started.push((shown, engine, rx));
         }
         let mut extensions = Vec::new();

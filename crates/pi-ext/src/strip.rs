@@ -2,7 +2,7 @@
 //! removed; enums, namespaces and parameter properties are lowered (oxc).
 //! Nothing else is transformed: the engine runs modern JavaScript.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use oxc::allocator::Allocator;
 use oxc::codegen::Codegen;
@@ -12,14 +12,29 @@ use oxc::semantic::SemanticBuilder;
 use oxc::span::SourceType;
 use oxc::transformer::{TransformOptions, Transformer};
 
+use crate::text;
+
+/// TypeScript that did not parse (or transform): the parser's message and
+/// where. Its `Display` reads `ParseError: <message>\n <path>:<line>:<column>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", text::parse_error(.message, &.path.display().to_string(), *.place))]
+pub(crate) struct StripError {
+    /// What the parser said.
+    pub message: String,
+    /// The file.
+    pub path: PathBuf,
+    /// Its line and column (from 1), when the parser named a place.
+    pub place: Option<(usize, usize)>,
+}
+
 /// Whether `path` names a TypeScript file.
 pub(crate) fn is_typescript(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("ts" | "mts" | "cts" | "tsx"))
 }
 
 /// `source` as JavaScript. TypeScript is stripped; JavaScript is checked by
-/// the engine itself. Errors read `ParseError: <message>\n <path>:<line>:<column>`.
-pub(crate) fn to_javascript(path: &Path, source: &str) -> Result<String, String> {
+/// the engine itself.
+pub(crate) fn to_javascript(path: &Path, source: &str) -> Result<String, StripError> {
     if !is_typescript(path) {
         return Ok(source.to_string());
     }
@@ -44,7 +59,7 @@ pub(crate) fn to_javascript(path: &Path, source: &str) -> Result<String, String>
     Ok(Codegen::new().build(&program).code)
 }
 
-fn describe(path: &Path, source: &str, d: &OxcDiagnostic) -> String {
+fn describe(path: &Path, source: &str, d: &OxcDiagnostic) -> StripError {
     let place = d.labels.first().map(|l| {
         let offset = (l.offset() as usize).min(source.len());
         let before = &source[..floor_char_boundary(source, offset)];
@@ -52,10 +67,7 @@ fn describe(path: &Path, source: &str, d: &OxcDiagnostic) -> String {
         let column = before.rsplit('\n').next().map(|s| s.chars().count()).unwrap_or(0) + 1;
         (line, column)
     });
-    match place {
-        Some((line, column)) => format!("ParseError: {}\n {}:{line}:{column}", d.message, path.display()),
-        None => format!("ParseError: {}\n {}", d.message, path.display()),
-    }
+    StripError { message: d.message.to_string(), path: path.to_path_buf(), place }
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -96,7 +108,8 @@ export default function (pi: ExtensionAPI): void {
     #[test]
     fn syntax_errors_name_the_place() {
         let err = to_javascript(Path::new("/x/bad.ts"), "export default function(pi: any) {\n  const x = ;\n}\n")
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("ParseError: "), "{err}");
         assert!(err.ends_with(" /x/bad.ts:2:13"), "{err}");
     }

@@ -17,6 +17,15 @@ pub fn load_failed(error: &str) -> String {
     format!("Failed to load extension: {error}")
 }
 
+/// TypeScript that did not parse: `ParseError: <message>` and, on the next
+/// line, ` <path>:<line>:<column>` (the place when the parser named one).
+pub fn parse_error(message: &str, path: &str, place: Option<(usize, usize)>) -> String {
+    match place {
+        Some((line, column)) => format!("ParseError: {message}\n {path}:{line}:{column}"),
+        None => format!("ParseError: {message}\n {path}"),
+    }
+}
+
 /// A folder given as an extension has no entry point.
 pub fn no_entry_point(path: &str) -> String {
     format!("Extension folder has no index.ts, index.js or package.json \"pi.extensions\" entry: {path}")

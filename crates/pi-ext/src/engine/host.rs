@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Ctx, Function, Module, Object};
 use serde_json::{Value, json};
 
-use super::protocol::{CallMsg, EngineError, ExtId, HostOp, HostSync, Msg};
+use super::error::{EngineError, LoadError};
+use super::protocol::{CallMsg, ExtId, HostOp, HostSync, Msg};
 use super::state::{Realm, State};
 use crate::api::NotifyLevel;
 use crate::bytecode::{Cached, eval_script};
 use crate::convert;
 use crate::report::{describe_caught, stderr_line};
-use crate::text;
 use crate::tool_meta::ToolMeta;
 
 /// What the glue's `load` reports when the module's default export is not a function.
@@ -36,13 +36,14 @@ static INTL: Cached = Cached::new("pi:intl.js", include_str!("../js/intl.js"));
 /// The getters that define the web classes and `Intl` on first use.
 static LAZY_GLOBALS: Cached = Cached::new("pi:lazy-globals.js", include_str!("../js/lazy-globals.js"));
 
-fn js<T>(ctx: &Ctx<'_>, r: rquickjs::Result<T>) -> Result<T, String> {
-    r.catch(ctx).map_err(describe_caught)
+/// `r`, a throw caught as the load error it makes.
+fn js<T>(ctx: &Ctx<'_>, r: rquickjs::Result<T>) -> Result<T, LoadError> {
+    r.catch(ctx).map_err(|e| LoadError::Js(describe_caught(e)))
 }
 
 /// Set up the realm the engine's extensions share: the realm glue with its
 /// host functions, the Node built-ins' host object and globals. Once per engine.
-pub(super) fn install_realm<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>, cwd: &std::path::Path) -> Result<(), String> {
+pub(super) fn install_realm<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>, cwd: &std::path::Path) -> Result<(), LoadError> {
     let host = js(ctx, realm_host(ctx, realm))?;
     let config = js(ctx, Object::new(ctx.clone()))?;
     let cwd = cwd.to_string_lossy().into_owned();
@@ -109,7 +110,7 @@ fn realm_host<'js>(ctx: &Ctx<'js>, realm: &Rc<Realm>) -> rquickjs::Result<Object
 }
 
 /// Create the extension's glue (its `pi` object and the functions Rust calls).
-pub(super) fn start_extension(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), String> {
+pub(super) fn start_extension(ctx: &Ctx<'_>, state: &Rc<State>) -> Result<(), LoadError> {
     let host = js(ctx, host_object(ctx, state))?;
     let config = js(ctx, Object::new(ctx.clone()))?;
     let cwd = state.cfg.cwd.to_string_lossy().into_owned();
@@ -196,10 +197,10 @@ fn finish_load(state: &State, ok: bool, payload: String) -> Result<Value, Engine
         state.loaded.set(true);
         return Ok(Value::Array(state.tools.borrow().iter().map(|m| m.raw.clone()).collect()));
     }
-    Err(EngineError::Js(if payload == NOT_A_FACTORY {
-        text::not_a_factory(&state.path)
+    Err(EngineError::Load(if payload == NOT_A_FACTORY {
+        LoadError::NotAFactory { path: state.path.clone() }
     } else {
-        text::load_failed(&payload)
+        LoadError::Js(payload)
     }))
 }
 
@@ -360,8 +361,8 @@ pub(super) fn internal<'js>(ctx: &Ctx<'js>, ext: ExtId, name: &str) -> rquickjs:
 }
 
 /// Declare and evaluate the extension's module, then call its factory (call 0).
-pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
-    let failed = |e: CaughtError<'_>| text::load_failed(&describe_caught(e));
+pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), LoadError> {
+    let failed = |e: CaughtError<'_>| LoadError::Js(describe_caught(e));
     let path = &state.cfg.path;
     let modules: rquickjs::Object = ctx
         .globals()
@@ -394,8 +395,8 @@ pub(super) fn load_module(ctx: &Ctx<'_>, state: &State) -> Result<(), String> {
     let declared = match declared {
         Some(m) => m,
         None => {
-            let source = std::fs::read_to_string(path).map_err(|e| text::load_failed(&e.to_string()))?;
-            let js = crate::strip::to_javascript(path, &source).map_err(|e| text::load_failed(&e))?;
+            let source = std::fs::read_to_string(path)?;
+            let js = crate::strip::to_javascript(path, &source)?;
             Module::declare(ctx.clone(), state.path.clone(), js).catch(ctx).map_err(failed)?
         }
     };

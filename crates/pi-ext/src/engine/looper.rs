@@ -13,8 +13,9 @@ use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runt
 use serde_json::Value;
 
 use super::config::{EngineConfig, Shared};
+use super::error::{EngineError, LoadError};
 use super::host::{install_realm, internal, load_module, start_extension};
-use super::protocol::{CallMsg, CallSink, EngineError, ExtId, Msg};
+use super::protocol::{CallMsg, CallSink, ExtId, Msg};
 use super::state::{ON_REALM, Realm, State};
 use crate::memory::{HeapState, LimitedAllocator};
 use crate::modules::{PiLoader, PiResolver};
@@ -41,7 +42,7 @@ pub(super) fn run_thread(
     let built = build_runtime(limits.memory, heap.clone(), realm.deadline.clone());
     let (rt, context, interrupted) = match built {
         Ok(b) => b,
-        Err(e) => return refuse_all(rx, &e),
+        Err(e) => return refuse_all(rx, &LoadError::Runtime(std::sync::Arc::new(e))),
     };
     let looper =
         Looper { rt: &rt, context: &context, realm: realm.clone(), interrupted, heap, sealed: Cell::new(false) };
@@ -57,20 +58,20 @@ pub(super) fn run_thread(
 }
 
 /// The runtime could not be built: every load fails with `why`.
-fn refuse_all(rx: mpsc::Receiver<(ExtId, Msg)>, why: &str) {
+fn refuse_all(rx: mpsc::Receiver<(ExtId, Msg)>, why: &LoadError) {
     let mut live = 0usize;
     let mut sealed = false;
     while let Ok((_, msg)) = rx.recv() {
         match msg {
             Msg::Start(_, load, _) => {
                 live += 1;
-                let _ = load.send(CallMsg::Done(Err(EngineError::Js(text::load_failed(why)))));
+                let _ = load.send(CallMsg::Done(Err(why.clone().into())));
             }
             Msg::Shutdown => live = live.saturating_sub(1),
             Msg::Sealed => sealed = true,
             Msg::Hook { reply, .. } => reply(Err(EngineError::NoAnswer)),
             Msg::Invoke { sink, .. } => {
-                let _ = sink.send(CallMsg::Done(Err(EngineError::Js(text::load_failed(why)))));
+                let _ = sink.send(CallMsg::Done(Err(why.clone().into())));
             }
             _ => {}
         }
@@ -90,7 +91,7 @@ struct Looper<'r> {
 }
 
 /// Call the realm's function `name` with `args`, one line for a throw.
-fn call_realm<'js, A, R>(ctx: &Ctx<'js>, name: &str, args: A) -> Result<R, String>
+fn call_realm<'js, A, R>(ctx: &Ctx<'js>, name: &str, args: A) -> Result<R, EngineError>
 where
     A: rquickjs::function::IntoArgs<'js>,
     R: rquickjs::FromJs<'js>,
@@ -101,21 +102,21 @@ where
         f.call::<A, R>(args)
     })()
     .catch(ctx)
-    .map_err(describe_caught)
+    .map_err(thrown)
 }
 
 /// Call extension `ext`'s internal function `name` with `args`, one line for a throw.
-fn call_internal<'js, A, R>(ctx: &Ctx<'js>, ext: ExtId, name: &str, args: A) -> Result<R, String>
+fn call_internal<'js, A, R>(ctx: &Ctx<'js>, ext: ExtId, name: &str, args: A) -> Result<R, EngineError>
 where
     A: rquickjs::function::IntoArgs<'js>,
     R: rquickjs::FromJs<'js>,
 {
-    internal(ctx, ext, name).and_then(|f| f.call::<A, R>(args)).catch(ctx).map_err(describe_caught)
+    internal(ctx, ext, name).and_then(|f| f.call::<A, R>(args)).catch(ctx).map_err(thrown)
 }
 
 impl Looper<'_> {
     /// One turn of `state`'s extension: run `f`, then the pending jobs, under its time limit.
-    fn turn<R>(&self, state: &Rc<State>, f: impl FnOnce(&Ctx<'_>) -> Result<R, String>) -> Result<R, EngineError> {
+    fn turn<R>(&self, state: &Rc<State>, f: impl FnOnce(&Ctx<'_>) -> Result<R, EngineError>) -> Result<R, EngineError> {
         if let Some(p) = state.poisoned.borrow().clone() {
             return Err(p);
         }
@@ -143,7 +144,7 @@ impl Looper<'_> {
             return Err(reason);
         }
         self.deliver();
-        out.map_err(EngineError::Js)
+        out
     }
 
     /// Hand the outcomes reported during the turn to their calls (any extension's).
@@ -221,7 +222,7 @@ impl Looper<'_> {
         let states: Vec<Rc<State>> = self.realm.exts.borrow().values().cloned().collect();
         for s in states {
             if s.calls.borrow().contains_key(&0) && s.timers.borrow().is_empty() && s.children.borrow().is_empty() {
-                finish_call(&s, 0, Err(EngineError::Js(text::load_failed(text::FACTORY_STALLED))));
+                finish_call(&s, 0, Err(LoadError::Stalled.into()));
             }
         }
     }
@@ -258,9 +259,9 @@ impl Looper<'_> {
             }
         };
         let _ = self.turn(state, |ctx| {
-            let node: Object = ctx.globals().get("__pi_node").catch(ctx).map_err(describe_caught)?;
-            let f: Function = node.get("childEvent").catch(ctx).map_err(describe_caught)?;
-            f.call::<_, ()>((id as f64, kind, payload.as_str())).catch(ctx).map_err(describe_caught)
+            let node: Object = ctx.globals().get("__pi_node").catch(ctx).map_err(thrown)?;
+            let f: Function = node.get("childEvent").catch(ctx).map_err(thrown)?;
+            f.call::<_, ()>((id as f64, kind, payload.as_str())).catch(ctx).map_err(thrown)
         });
     }
 
@@ -287,14 +288,10 @@ impl Looper<'_> {
     fn start(&self, ext: ExtId, cfg: EngineConfig, load: CallSink, shared: Shared) {
         let state = Rc::new(State::new(&self.realm, ext, cfg, load, shared));
         self.realm.exts.borrow_mut().insert(ext, state.clone());
-        let started = self.turn(&state, |ctx| start_extension(ctx, &state));
+        let started = self.turn(&state, |ctx| Ok(start_extension(ctx, &state)?));
         if let Err(e) = started {
-            let e = match e {
-                EngineError::Js(m) => EngineError::Js(text::load_failed(&m)),
-                other => other,
-            };
             finish_call(&state, 0, Err(e));
-        } else if let Err(e) = self.turn(&state, |ctx| load_module(ctx, &state)) {
+        } else if let Err(e) = self.turn(&state, |ctx| Ok(load_module(ctx, &state)?)) {
             finish_call(&state, 0, Err(e));
         }
     }
@@ -370,7 +367,7 @@ impl Looper<'_> {
             Msg::Complete { op, result } => {
                 let (ok, text) = match result {
                     Ok(answer) => (true, answer.to_glue()),
-                    Err(e) => (false, e),
+                    Err(e) => (false, e.to_string()),
                 };
                 let _ = self
                     .turn(state, |ctx| call_internal::<_, ()>(ctx, ext, "complete", (op as f64, ok, text.as_str())));
@@ -402,8 +399,8 @@ pub(super) fn build_runtime(
     memory: usize,
     heap: HeapState,
     deadline: Rc<Cell<Instant>>,
-) -> Result<(Runtime, Context, Rc<Cell<bool>>), String> {
-    let rt = Runtime::new_with_alloc(LimitedAllocator::new(memory, heap)).map_err(|e| e.to_string())?;
+) -> rquickjs::Result<(Runtime, Context, Rc<Cell<bool>>)> {
+    let rt = Runtime::new_with_alloc(LimitedAllocator::new(memory, heap))?;
     rt.set_max_stack_size(crate::api::JS_STACK);
     let interrupted = Rc::new(Cell::new(false));
     {
@@ -417,8 +414,13 @@ pub(super) fn build_runtime(
         })));
     }
     rt.set_loader(PiResolver, PiLoader);
-    let context = Context::full(&rt).map_err(|e| e.to_string())?;
+    let context = Context::full(&rt)?;
     Ok((rt, context, interrupted))
+}
+
+/// A caught throw as the error of the call whose turn it ended.
+fn thrown(e: CaughtError<'_>) -> EngineError {
+    EngineError::Js(describe_caught(e))
 }
 
 fn finish_call(state: &State, id: u64, result: Result<Value, EngineError>) {

@@ -15,6 +15,7 @@
 
 pub(crate) mod component;
 mod config;
+pub(crate) mod error;
 mod host;
 mod looper;
 mod prompt_span;
@@ -37,7 +38,8 @@ use tokio::sync::mpsc as tmpsc;
 use crate::api::{Limits, UiBridge, UiResponse};
 use crate::convert;
 pub(crate) use config::{EngineConfig, Shared};
-use protocol::{CallMsg, EngineError, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
+use error::{EngineError, OpError};
+use protocol::{CallMsg, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
 pub(crate) use realm::EngineThread;
 
 /// Ends the open prompt span when dropped (the dialog answered, timed out
@@ -83,7 +85,7 @@ impl Engine {
     pub(crate) fn start(
         thread: &EngineThread,
         cfg: EngineConfig,
-    ) -> Result<(Arc<Engine>, tmpsc::UnboundedReceiver<CallMsg>), String> {
+    ) -> Result<(Arc<Engine>, tmpsc::UnboundedReceiver<CallMsg>), EngineError> {
         let (load_tx, load_rx) = tmpsc::unbounded_channel();
         let shared = Shared::default();
         let path = cfg.path.to_string_lossy().into_owned();
@@ -98,7 +100,7 @@ impl Engine {
             shared: shared.clone(),
             next_call: AtomicU64::new(1),
         });
-        tx.send(Msg::Start(Box::new(cfg), load_tx, shared)).map_err(|_| crate::text::ENGINE_STOPPED.to_string())?;
+        tx.send(Msg::Start(Box::new(cfg), load_tx, shared)).map_err(|_| EngineError::NoAnswer)?;
         let handle: std::sync::Weak<Engine> = Arc::downgrade(&engine);
         let _ = tx.send(Msg::Handle(handle));
         prompt_span::register(&engine);
@@ -253,7 +255,7 @@ impl Engine {
                 })
             }
             HostOp::ExecuteTool { name, args, updates } => {
-                let Some(nested) = env.nested else { return Err(crate::text::CALL_ENDED.into()) };
+                let Some(nested) = env.nested else { return Err(OpError::CallEnded) };
                 let on_update: Option<pi_tools::UpdateFn> = if updates {
                     let tx = self.tx.clone();
                     Some(Arc::new(move |partial: &ToolResult| {
@@ -266,7 +268,7 @@ impl Engine {
                 Ok(OpAnswer::Json(convert::outcome_json(&outcome)))
             }
             HostOp::Builtin { name, args, cwd, env: overrides } => {
-                let tool: pi_tools::ToolName = name.parse().map_err(|e: pi_tools::UnknownToolName| e.to_string())?;
+                let tool: pi_tools::ToolName = name.parse()?;
                 let mut ctx = match env.tool_ctx {
                     Some(c) => c.clone(),
                     None => ToolContext::new(self.cwd.clone()),
@@ -277,24 +279,26 @@ impl Engine {
                 ctx.session.env_overrides.extend(overrides);
                 match pi_tools::execute_validated(tool, args, &ctx).await {
                     // A failed command rejects with its text, as the reference's tools throw.
-                    Ok(result) if result.is_error => Err(result
-                        .content
-                        .iter()
-                        .filter_map(|c| match c {
-                            pi_tools::Content::Text { text } => Some(text.as_str()),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n")),
+                    Ok(result) if result.is_error => Err(OpError::ToolFailed(
+                        result
+                            .content
+                            .iter()
+                            .filter_map(|c| match c {
+                                pi_tools::Content::Text { text } => Some(text.as_str()),
+                                _ => None,
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    )),
                     Ok(result) => Ok(OpAnswer::Json(convert::result_json(&result))),
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(e.into()),
                 }
             }
             HostOp::Command(op) => match self.session() {
-                Some(api) => api.command(op).await.map(OpAnswer::Json),
-                None => Err(crate::text::NO_SESSION.to_string()),
+                Some(api) => api.command(op).await.map(OpAnswer::Json).map_err(OpError::Session),
+                None => Err(OpError::NoSession),
             },
-            HostOp::Unknown(kind) => Err(crate::text::unknown_host_operation(&kind)),
+            HostOp::Unknown(kind) => Err(OpError::Unknown(kind)),
         }
     }
 

@@ -1,56 +1,19 @@
 //! The messages between the Rust side of an extension and its engine
 //! thread, as typed values: what Rust asks JavaScript to run ([`Call`],
 //! [`Hook`]), what JavaScript asks the host for ([`HostOp`], answered later,
-//! and [`HostSync`], answered at once), and how a call fails ([`EngineError`]).
+//! and [`HostSync`], answered at once). How they fail is in [`super::error`].
 //! JSON crosses the boundary only as the payloads of these messages.
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use pi_agent::AgentTool;
 use serde_json::Value;
 
 use super::config::{EngineConfig, Shared};
+use super::error::{EngineError, OpError};
 use crate::api::{CommandOp, SessionCall, ToolsApi, UiRequest};
 use crate::node::child::ChildEvent;
-use crate::text;
 use crate::tool_meta::ToolMeta;
-
-/// Why an engine call failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum EngineError {
-    /// The engine is not running (stopped after a limit, or shut down).
-    #[error("{}", text::stopped(.path))]
-    Stopped {
-        /// The extension.
-        path: String,
-    },
-    /// JavaScript ran longer than the limit without pausing; the extension is stopped.
-    #[error("{}", text::time_limit(.path, *.limit))]
-    TimeLimit {
-        /// The extension.
-        path: String,
-        /// The limit.
-        limit: Duration,
-    },
-    /// The heap reached its limit; the extension is stopped.
-    #[error("{}", text::out_of_memory(.path, *.limit))]
-    OutOfMemory {
-        /// The extension.
-        path: String,
-        /// The limit in bytes.
-        limit: usize,
-    },
-    /// The call's abort signal fired and its JavaScript did not finish in time.
-    #[error("{}", pi_tools::ToolError::Aborted)]
-    Aborted,
-    /// A synchronous hook got no answer in time (the extension is busy or stopped).
-    #[error("{}", text::ENGINE_STOPPED)]
-    NoAnswer,
-    /// The JavaScript failed: its error, as one line.
-    #[error("{0}")]
-    Js(String),
-}
 
 /// What a call runs in the extension's JavaScript, answered by [`CallMsg::Done`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,7 +203,7 @@ impl HostOp {
         match self {
             HostOp::Dialog(UiRequest::Confirm { .. }) => Ok(OpAnswer::Json(Value::Bool(false))),
             HostOp::Dialog(_) | HostOp::Custom { .. } => Ok(OpAnswer::Undefined),
-            _ => Err(text::CALL_ENDED.to_string()),
+            _ => Err(OpError::CallEnded),
         }
     }
 }
@@ -325,9 +288,9 @@ impl OpAnswer {
     }
 }
 
-/// A host operation's outcome: the answer, or the message JavaScript's
-/// promise is rejected with.
-pub(crate) type OpResult = Result<OpAnswer, String>;
+/// A host operation's outcome: the answer, or why JavaScript's promise is
+/// rejected.
+pub(crate) type OpResult = Result<OpAnswer, OpError>;
 
 /// What JavaScript asks the host synchronously (answered within the turn).
 #[derive(Debug, Clone, PartialEq)]
@@ -621,7 +584,7 @@ mod tests {
         assert_eq!(HostOp::parse("input", "{}").after_call_ended(), Ok(OpAnswer::Undefined));
         let exec = HostOp::parse("executeTool", r#"{"name":"read","updates":true}"#);
         assert_eq!(exec, HostOp::ExecuteTool { name: "read".into(), args: serde_json::json!({}), updates: true });
-        assert_eq!(exec.after_call_ended(), Err(text::CALL_ENDED.to_string()));
+        assert_eq!(exec.after_call_ended(), Err(OpError::CallEnded));
         assert_eq!(HostOp::parse("nope", "not json"), HostOp::Unknown("nope".into()));
     }
 
@@ -643,13 +606,5 @@ mod tests {
             HostOp::Command(CommandOp::Fork { entry_id: "e1".into(), at: true })
         );
         assert_eq!(HostOp::parse("command", r#"{"method":"fork"}"#), HostOp::Unknown("command:fork".into()));
-    }
-
-    #[test]
-    fn errors_read_as_the_host_messages() {
-        let e = EngineError::TimeLimit { path: "/x.ts".into(), limit: Duration::from_secs(10) };
-        assert_eq!(e.to_string(), text::time_limit("/x.ts", Duration::from_secs(10)));
-        assert_eq!(EngineError::Stopped { path: "/x.ts".into() }.to_string(), text::stopped("/x.ts"));
-        assert_eq!(EngineError::Aborted.to_string(), pi_tools::ToolError::Aborted.to_string());
     }
 }

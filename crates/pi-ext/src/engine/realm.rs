@@ -28,15 +28,14 @@ pub(crate) struct EngineThread {
 impl EngineThread {
     /// Start the thread, with the heap limit of `limits` for all its
     /// extensions together; `cwd` is `process.cwd()`.
-    pub(crate) fn spawn(limits: Limits, cwd: PathBuf) -> Result<EngineThread, String> {
+    pub(crate) fn spawn(limits: Limits, cwd: PathBuf) -> std::io::Result<EngineThread> {
         let (tx, rx) = mpsc::channel();
         let id = NEXT_REALM.fetch_add(1, Ordering::Relaxed);
         let thread_tx = tx.clone();
         std::thread::Builder::new()
             .name("pi-ext".into())
             .stack_size(crate::api::ENGINE_THREAD_STACK)
-            .spawn(move || super::looper::run_thread(id, limits, cwd, rx, thread_tx))
-            .map_err(|e| e.to_string())?;
+            .spawn(move || super::looper::run_thread(id, limits, cwd, rx, thread_tx))?;
         Ok(EngineThread { tx, next_ext: AtomicU32::new(1), id })
     }
 

@@ -12,7 +12,8 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::config::{EngineConfig, Shared};
-use super::protocol::{CallSink, EngineError, ExtHandle, ExtId, ExtSender, Msg};
+use super::error::EngineError;
+use super::protocol::{CallSink, ExtHandle, ExtId, ExtSender, Msg};
 use crate::api::ToolsApi;
 use crate::compile::Compiled;
 use crate::node::NodeHost;
