@@ -77,16 +77,26 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The servers, least recently used first.
-static SERVERS: Mutex<Vec<(SessionKey, Arc<Server>)>> = Mutex::new(Vec::new());
-static FAILED: Mutex<Vec<SessionKey>> = Mutex::new(Vec::new());
-/// Held while a server starts, so two first commands do not start two.
-static STARTING: Mutex<()> = Mutex::new(());
+/// The session servers this process keeps.
+struct Sessions {
+    /// The servers, least recently used first.
+    servers: Mutex<Vec<(SessionKey, Arc<Server>)>>,
+    /// Keys whose server could not start.
+    failed: Mutex<Vec<SessionKey>>,
+    /// Held while a server starts, so two first commands do not start two.
+    starting: Mutex<()>,
+}
+
+/// A static because pi's exit and its signal handler end every server
+/// ([`end_all`], through `kill_running_commands`) without a context to
+/// find them in.
+static SESSIONS: Sessions =
+    Sessions { servers: Mutex::new(Vec::new()), failed: Mutex::new(Vec::new()), starting: Mutex::new(()) };
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// The usable server for `key`, if one runs.
 fn lookup(key: &SessionKey) -> Option<Arc<Server>> {
-    let mut servers = lock(&SERVERS);
+    let mut servers = lock(&SESSIONS.servers);
     servers.retain(|(k, s)| k != key || s.usable());
     let i = servers.iter().position(|(k, _)| k == key)?;
     let entry = servers.remove(i);
@@ -98,17 +108,17 @@ fn lookup(key: &SessionKey) -> Option<Arc<Server>> {
 /// The server for `plan`, started when there is none; `None` when none can
 /// start (the command then gets a sandbox of its own).
 fn acquire(plan: &SessionPlan) -> Option<Arc<Server>> {
-    let _one = lock(&STARTING);
+    let _one = lock(&SESSIONS.starting);
     if let Some(s) = lookup(&plan.key) {
         return Some(s);
     }
-    if lock(&FAILED).contains(&plan.key) {
+    if lock(&SESSIONS.failed).contains(&plan.key) {
         return None;
     }
     match start(plan) {
         Ok(server) => {
             let server = Arc::new(server);
-            let mut servers = lock(&SERVERS);
+            let mut servers = lock(&SESSIONS.servers);
             servers.push((plan.key.clone(), Arc::clone(&server)));
             while servers.len() > MAX_SESSIONS {
                 servers.remove(0);
@@ -116,7 +126,7 @@ fn acquire(plan: &SessionPlan) -> Option<Arc<Server>> {
             Some(server)
         }
         Err(_) => {
-            let mut failed = lock(&FAILED);
+            let mut failed = lock(&SESSIONS.failed);
             if failed.len() >= MAX_FAILED_KEYS {
                 failed.remove(0);
             }
@@ -232,7 +242,7 @@ pub(crate) async fn run(plan: &SessionPlan) -> Option<Running> {
 /// End every session sandbox: kill the servers (and so every command in
 /// them) and remove the mount points they made. For pi's exit.
 pub(crate) fn end_all() {
-    let servers: Vec<(SessionKey, Arc<Server>)> = std::mem::take(&mut *lock(&SERVERS));
+    let servers: Vec<(SessionKey, Arc<Server>)> = std::mem::take(&mut *lock(&SESSIONS.servers));
     for (_, s) in servers {
         s.kill_server();
         drop(lock(&s.guard).take());
