@@ -412,8 +412,11 @@ pub enum CommandOp {
 pub trait SessionApi: Send + Sync {
     /// Answer a read or make a change: `Ok(None)` is `undefined` in
     /// JavaScript, `Err` is thrown there.
+    // String error: the message is what the extension's JavaScript is
+    // thrown, as pi words it.
     fn call(&self, call: SessionCall) -> Result<Option<serde_json::Value>, String>;
     /// Perform a command handler's session operation; `Err` rejects its promise.
+    // String error: the message the promise is rejected with, as pi words it.
     fn command(&self, op: CommandOp) -> BoxFuture<'static, Result<serde_json::Value, String>>;
 }
 

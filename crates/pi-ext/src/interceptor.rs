@@ -24,6 +24,8 @@ impl Interceptor for ExtInterceptor {
         &self.engine.path
     }
 
+    // String error: pi-agent's Interceptor contract (the handler's own
+    // words block the call; the model reads them as they are).
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,
@@ -62,6 +64,8 @@ impl Interceptor for ExtInterceptor {
         })
     }
 
+    // String error: pi-agent's Interceptor contract (a handler's thrown
+    // message, reported as it is).
     fn on_tool_result<'a>(&'a self, ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
         Box::pin(async move {
             if !self.engine.handles("tool_result") {
@@ -129,6 +133,8 @@ impl Interceptor for ExtInterceptor {
         })
     }
 
+    // String error: pi-agent's Interceptor contract (a handler's thrown
+    // message, reported as it is).
     fn on_before_compact<'a>(
         &'a self,
         event: &'a Value,

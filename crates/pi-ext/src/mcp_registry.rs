@@ -8,6 +8,8 @@ use std::sync::{Arc, RwLock};
 use serde_json::Value;
 
 /// Checks one registration: `Err` with what is wrong.
+// String error: the front end's words, which `pi.registerMcpServer` hands
+// to the extension's JavaScript as they are.
 pub type McpCheck = dyn Fn(&str, &Value) -> Result<(), String> + Send + Sync;
 
 static CHECK: RwLock<Option<Arc<McpCheck>>> = RwLock::new(None);
