@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A command ready to start: everything that decides what runs, where, with
 /// which environment.
@@ -52,19 +52,23 @@ impl Prepared {
 
 /// Mount points the sandbox had to create inside a writable root (for a
 /// protected name that did not exist), with the number of running commands
-/// that use each: the last one to end removes it, if it is still an empty
-/// folder.
-static MOUNT_POINTS: Mutex<Option<HashMap<PathBuf, usize>>> = Mutex::new(None);
+/// (and session sandboxes) that use each: the last one to end removes it, if
+/// it is still an empty folder. One per [`crate::Sandbox`], shared by its
+/// clones and the guards of the commands it prepared.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MountPoints(Arc<Mutex<HashMap<PathBuf, usize>>>);
 
-fn mount_points() -> MutexGuard<'static, Option<HashMap<PathBuf, usize>>> {
-    MOUNT_POINTS.lock().unwrap_or_else(|e| e.into_inner())
-}
+impl MountPoints {
+    fn counts(&self) -> MutexGuard<'_, HashMap<PathBuf, usize>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
-/// Whether `path` is a mount point a running sandbox of this process made
-/// and nothing has been put in.
-pub(crate) fn is_own_mount_point(path: &Path) -> bool {
-    let ours = mount_points().as_ref().is_some_and(|m| m.get(path).is_some_and(|n| *n > 0));
-    ours && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
+    /// Whether `path` is a mount point a running sandbox made and nothing
+    /// has been put in.
+    pub(crate) fn is_own(&self, path: &Path) -> bool {
+        let ours = self.counts().get(path).is_some_and(|n| *n > 0);
+        ours && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
+    }
 }
 
 /// Cleans up after a sandboxed command: empty mount points it made, a
@@ -72,14 +76,21 @@ pub(crate) fn is_own_mount_point(path: &Path) -> bool {
 #[derive(Debug, Default)]
 pub struct Guard {
     mount_points: Vec<PathBuf>,
+    /// Where `mount_points` are counted (set with the first of them).
+    counts: Option<MountPoints>,
     private_temp: Option<PathBuf>,
 }
 
 impl Guard {
-    /// Remember `path`, a mount point the sandbox will create, for removal.
-    pub(crate) fn add_mount_point(&mut self, path: PathBuf) {
-        *mount_points().get_or_insert_with(HashMap::new).entry(path.clone()).or_insert(0) += 1;
-        self.mount_points.push(path);
+    /// A guard for `paths`, mount points the sandbox will create, counted in
+    /// `counts` until it is dropped.
+    pub(crate) fn for_mount_points(counts: &MountPoints, paths: Vec<PathBuf>) -> Guard {
+        let mut map = counts.counts();
+        for p in &paths {
+            *map.entry(p.clone()).or_insert(0) += 1;
+        }
+        drop(map);
+        Guard { mount_points: paths, counts: Some(counts.clone()), private_temp: None }
     }
 
     /// Remove `path` (a private temp folder) and everything in it afterwards.
@@ -90,18 +101,18 @@ impl Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        let mut map = mount_points();
-        for p in self.mount_points.drain(..) {
-            let Some(counts) = map.as_mut() else { break };
-            let Some(n) = counts.get_mut(&p) else { continue };
-            *n -= 1;
-            if *n == 0 {
-                counts.remove(&p);
-                // Only an empty folder goes (anything else is left alone).
-                let _ = std::fs::remove_dir(&p);
+        if let Some(counts) = self.counts.take() {
+            let mut map = counts.counts();
+            for p in self.mount_points.drain(..) {
+                let Some(n) = map.get_mut(&p) else { continue };
+                *n -= 1;
+                if *n == 0 {
+                    map.remove(&p);
+                    // Only an empty folder goes (anything else is left alone).
+                    let _ = std::fs::remove_dir(&p);
+                }
             }
         }
-        drop(map);
         if let Some(t) = self.private_temp.take() {
             let _ = std::fs::remove_dir_all(t);
         }
@@ -116,17 +127,18 @@ mod tests {
     fn the_last_user_of_a_mount_point_removes_it_when_empty() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join(".pi");
-        let (mut a, mut b) = (Guard::default(), Guard::default());
-        a.add_mount_point(p.clone());
-        b.add_mount_point(p.clone());
+        let counts = MountPoints::default();
+        let a = Guard::for_mount_points(&counts, vec![p.clone()]);
+        let b = Guard::for_mount_points(&counts, vec![p.clone()]);
         std::fs::create_dir(&p).unwrap();
+        assert!(counts.is_own(&p));
         drop(a);
         assert!(p.is_dir(), "still used by b");
         drop(b);
         assert!(!p.exists());
-        let mut c = Guard::default();
-        c.add_mount_point(p.clone());
+        let c = Guard::for_mount_points(&counts, vec![p.clone()]);
         std::fs::create_dir_all(p.join("kept")).unwrap();
+        assert!(!counts.is_own(&p), "no longer empty");
         drop(c);
         assert!(p.join("kept").is_dir(), "a folder with something in it stays");
     }

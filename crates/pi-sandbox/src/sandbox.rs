@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::command::MountPoints;
 use crate::view::{Places, View};
 use crate::{Command, Mode, Plan, Policy, Prepared, Reason, Refusal, SandboxError, env, text};
 
@@ -10,14 +11,26 @@ pub const MODE_VAR: &str = "PI_SANDBOX";
 /// Environment variable set to `1` in a sandboxed command without network.
 pub const NETWORK_DISABLED_VAR: &str = "PI_SANDBOX_NETWORK_DISABLED";
 
-/// A policy and the places it speaks of (home, agent dir). Cheap to clone;
-/// `Sandbox::default()` is mode `off`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A policy and the places it speaks of (home, agent dir). Cheap to clone
+/// (clones share the mount points its commands made); `Sandbox::default()`
+/// is mode `off`.
+#[derive(Debug, Clone, Default)]
 pub struct Sandbox {
     policy: Policy,
     home: Option<PathBuf>,
     agent_dir: Option<PathBuf>,
+    /// Mount points made by commands it prepared that still run.
+    mount_points: MountPoints,
 }
+
+/// Two sandboxes are equal when their rules are (whatever runs in them).
+impl PartialEq for Sandbox {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.policy, &self.home, &self.agent_dir) == (&other.policy, &other.home, &other.agent_dir)
+    }
+}
+
+impl Eq for Sandbox {}
 
 impl Sandbox {
     /// Mode `off`: commands run as they are, every write is allowed.
@@ -28,7 +41,7 @@ impl Sandbox {
     /// `policy` with the home folder (for the default hidden stores) and the
     /// agent dir (hidden too).
     pub fn new(policy: Policy, home: Option<PathBuf>, agent_dir: Option<PathBuf>) -> Self {
-        Sandbox { policy, home, agent_dir }
+        Sandbox { policy, home, agent_dir, mount_points: MountPoints::default() }
     }
 
     /// The policy.
@@ -43,7 +56,13 @@ impl Sandbox {
 
     fn view(&self, cwd: &Path, tmpdir: Option<&Path>) -> View {
         let temps = crate::view::temp_dirs(tmpdir);
-        let places = Places { cwd, home: self.home.as_deref(), agent_dir: self.agent_dir.as_deref(), temps: &temps };
+        let places = Places {
+            cwd,
+            home: self.home.as_deref(),
+            agent_dir: self.agent_dir.as_deref(),
+            temps: &temps,
+            mount_points: &self.mount_points,
+        };
         View::new(&self.policy, places)
     }
 

@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::command::MountPoints;
 use crate::{Command, Guard, Prepared};
 
 /// How a sandboxed command is to run.
@@ -40,6 +41,8 @@ pub struct SessionPlan {
     /// stdin must be the server's end of [`crate::channel`]'s pair.
     pub server: Command,
     mount_points: Vec<PathBuf>,
+    /// Where the sandbox that planned it counts its mount points.
+    counts: MountPoints,
 }
 
 fn stamp(p: &Path) -> Option<(u64, u64)> {
@@ -47,7 +50,7 @@ fn stamp(p: &Path) -> Option<(u64, u64)> {
 }
 
 impl SessionPlan {
-    pub(crate) fn new(command: Command, server: Command, mount_points: Vec<PathBuf>) -> Self {
+    pub(crate) fn new(command: Command, server: Command, mount_points: Vec<PathBuf>, counts: MountPoints) -> Self {
         let stamps = server
             .args
             .iter()
@@ -56,17 +59,13 @@ impl SessionPlan {
             .map(stamp)
             .collect();
         let key = SessionKey { args: server.args.clone(), stamps };
-        SessionPlan { key, command, server, mount_points }
+        SessionPlan { key, command, server, mount_points, counts }
     }
 
     /// Cleans up after the sandbox (its mount points); keep it for as long
     /// as the server lives.
     pub fn guard(&self) -> Guard {
-        let mut g = Guard::default();
-        for p in &self.mount_points {
-            g.add_mount_point(p.clone());
-        }
-        g
+        Guard::for_mount_points(&self.counts, self.mount_points.clone())
     }
 
     /// The mount points bubblewrap made, as they are now (take it once the

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::command::MountPoints;
 use crate::error::{Refusal, Rule};
 use crate::paths::{canonical, is_within, resolve};
 use crate::{Mode, PROTECTED_NAMES, Policy};
@@ -96,6 +97,8 @@ pub(crate) struct View {
     pub hidden_configured: Vec<PathBuf>,
     /// Paths under a hidden store shown read-only after all (the agent's `bin`).
     pub exposed: Vec<PathBuf>,
+    /// The mount points the sandbox's running commands made.
+    pub mount_points: MountPoints,
 }
 
 fn push_unique(v: &mut Vec<PathBuf>, p: PathBuf) {
@@ -112,6 +115,8 @@ pub(crate) struct Places<'a> {
     pub agent_dir: Option<&'a Path>,
     /// The temp folders (`/tmp` and `TMPDIR`).
     pub temps: &'a [PathBuf],
+    /// The mount points the sandbox's running commands made.
+    pub mount_points: &'a MountPoints,
 }
 
 /// The temp folders of an environment whose `TMPDIR` is `tmpdir`.
@@ -141,7 +146,7 @@ impl View {
                 }
             }
         }
-        let protected = protected_of(&roots, &policy.allow_write);
+        let protected = protected_of(&roots, &policy.allow_write, at.mount_points);
         let (hidden_configured, hidden, exposed) = hidden_of(policy, at);
         View {
             mode: policy.mode,
@@ -153,6 +158,7 @@ impl View {
             hidden,
             hidden_configured,
             exposed,
+            mount_points: at.mount_points.clone(),
         }
     }
 
@@ -192,7 +198,7 @@ impl View {
     }
 }
 
-fn protected_of(roots: &[PathBuf], allowed: &[String]) -> Vec<Protected> {
+fn protected_of(roots: &[PathBuf], allowed: &[String], mount_points: &MountPoints) -> Vec<Protected> {
     let mut out = Vec::new();
     for root in roots {
         for name in PROTECTED_NAMES {
@@ -207,7 +213,7 @@ fn protected_of(roots: &[PathBuf], allowed: &[String]) -> Vec<Protected> {
                     Err(_) => (Kind::Missing, None),
                     // A mount point a sandbox of this pi made (still empty)
                     // is as missing as it was when that sandbox started.
-                    Ok(t) if t.is_dir() && crate::command::is_own_mount_point(&path) => (Kind::Missing, None),
+                    Ok(t) if t.is_dir() && mount_points.is_own(&path) => (Kind::Missing, None),
                     Ok(t) if t.is_dir() => (Kind::Dir, Some(t)),
                     Ok(t) => (Kind::File, Some(t)),
                 },
@@ -280,7 +286,13 @@ mod tests {
         let agent = f.home.join(".pi/agent");
         View::new(
             policy,
-            Places { cwd: &f.cwd, home: Some(&f.home), agent_dir: Some(&agent), temps: &[f.root.join("tmp")] },
+            Places {
+                cwd: &f.cwd,
+                home: Some(&f.home),
+                agent_dir: Some(&agent),
+                temps: &[f.root.join("tmp")],
+                mount_points: &MountPoints::default(),
+            },
         )
     }
 

@@ -32,7 +32,7 @@ enum Kind {
 use Kind::*;
 
 /// At most this many statics of kinds [`Kind::Os`] and [`Kind::State`].
-const CEILING: usize = 13;
+const CEILING: usize = 12;
 
 /// Every static outside tests: `(file under crates/, name, kind, why)`.
 const STATICS: &[(&str, &str, Kind, &str)] = &[
@@ -82,7 +82,6 @@ const STATICS: &[(&str, &str, Kind, &str)] = &[
     ("pi-mcp/src/client.rs", "NEXT", Counter, "JSON-RPC request ids"),
     ("pi-mcp/src/process.rs", "LIVE", Os, "servers' process groups, ended on exit and signals"),
     ("pi-policies/src/permission_gate.rs", "DANGEROUS", Cache, "compiled regexes"),
-    ("pi-sandbox/src/command.rs", "MOUNT_POINTS", State, "mount points in shared folders, counted across commands"),
     ("pi-sandbox/src/linux/mod.rs", "HELPER", Cache, "the helper binary's path, set once at start"),
     ("pi-sandbox/src/linux/mod.rs", "MECHANISM", Cache, "the probe's answer"),
     ("pi-test-support/src/eventstream.rs", "TABLE", Cache, "CRC table"),

@@ -167,10 +167,7 @@ pub(super) fn wrap(
     visible: &[PathBuf],
 ) -> Result<Prepared, Reason> {
     let layout = layout(view, helper, landlock_off, visible)?;
-    let mut guard = Guard::default();
-    for p in layout.mount_points {
-        guard.add_mount_point(p);
-    }
+    let guard = Guard::for_mount_points(&view.mount_points, layout.mount_points);
     let mut args = layout.args;
     args.push("--".into());
     args.push(helper.into());

@@ -114,7 +114,7 @@ pub(crate) fn plan(view: &View, command: Command, visible: &[PathBuf]) -> Result
     args.push(HELPER_ARG.into());
     args.extend(layout.spec.serve_args(&layout.private_temps));
     let server = Command { program: bwrap, args, cwd: view.cwd.clone(), env: Vec::new() };
-    Ok(crate::Plan::Session(crate::SessionPlan::new(command, server, layout.mount_points)))
+    Ok(crate::Plan::Session(crate::SessionPlan::new(command, server, layout.mount_points, view.mount_points.clone())))
 }
 
 /// `[HELPER_ARG, rules…, "--", program, args…]`.
