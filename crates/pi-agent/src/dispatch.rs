@@ -326,7 +326,7 @@ impl Dispatcher {
         let (rewriters, judges): (Vec<_>, Vec<_>) = self.interceptors.iter().partition(|h| !h.judges_final_input());
         for h in rewriters.into_iter().chain(judges) {
             match h.on_tool_call(&mut ev).await {
-                Err(message) => return Err(self.refuse(&req, Refusal::Blocked, message, false)),
+                Err(e) => return Err(self.refuse(&req, Refusal::Blocked, e.message, false)),
                 Ok(Some(d)) if d.block => {
                     let reason = d.reason.unwrap_or_else(|| text::BLOCKED.to_string());
                     return Err(self.refuse(&req, Refusal::Blocked, reason, d.terminate));
@@ -449,7 +449,7 @@ impl Dispatcher {
                     Err(error) => self.emit(ToolEvent::HandlerError {
                         source: h.source().to_string(),
                         event: "tool_result".into(),
-                        error,
+                        error: error.message,
                     }),
                 }
             }

@@ -140,17 +140,45 @@ pub struct Observed {
     pub errors: Vec<String>,
 }
 
+/// A handler or hook from outside the agent failed: an extension's threw,
+/// a shipped policy could not decide. Its `Display` is the handler's own
+/// message, which the model (a blocked call's result) or the error report
+/// shows as it is: free-form text from the handler, carried as it came.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HandlerError {
+    /// The handler's own words.
+    pub message: String,
+}
+
+impl HandlerError {
+    /// A failure with the handler's `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        HandlerError { message: message.into() }
+    }
+}
+
+impl From<String> for HandlerError {
+    fn from(message: String) -> Self {
+        HandlerError { message }
+    }
+}
+
+impl From<&str> for HandlerError {
+    fn from(message: &str) -> Self {
+        HandlerError::new(message)
+    }
+}
+
 /// A set of handlers from one source (an extension, a shipped policy).
 pub trait Interceptor: Send + Sync {
     /// Where the handlers come from (for error reports).
     fn source(&self) -> &str;
-    /// Before a call runs. `Err(message)` blocks the call with that message.
-    // String error: the handler's own words (an extension's thrown message),
-    // which the model reads as the call's result, as they are.
+    /// Before a call runs. `Err` blocks the call with the handler's message.
     fn on_tool_call<'a>(
         &'a self,
         _ev: &'a mut ToolCallEvent,
-    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, HandlerError>> {
         Box::pin(async { Ok(None) })
     }
     /// Whether these handlers judge a call as it will run: their
@@ -160,16 +188,20 @@ pub trait Interceptor: Send + Sync {
     fn judges_final_input(&self) -> bool {
         false
     }
-    /// After a call ran. `Err(message)` is reported and the result kept.
-    // String error: an extension's thrown message, reported as it is.
-    fn on_tool_result<'a>(&'a self, _ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
+    /// After a call ran. `Err` is reported and the result kept.
+    fn on_tool_result<'a>(
+        &'a self,
+        _ev: &'a ToolResultEvent,
+    ) -> BoxFuture<'a, Result<Option<ResultPatch>, HandlerError>> {
         Box::pin(async { Ok(None) })
     }
     /// Before a compaction (`session_before_compact`, the event as JSON):
     /// cancel it or supply the compaction. `Err` is reported, the next
     /// handler asked.
-    // String error: an extension's thrown message, reported as it is.
-    fn on_before_compact<'a>(&'a self, _event: &'a Value) -> BoxFuture<'a, Result<Option<CompactionHook>, String>> {
+    fn on_before_compact<'a>(
+        &'a self,
+        _event: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<CompactionHook>, HandlerError>> {
         Box::pin(async { Ok(None) })
     }
     /// After a compaction (`session_compact`).

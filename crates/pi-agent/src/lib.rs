@@ -45,7 +45,7 @@ pub use agent::{
 pub use credentials::{CredentialError, CredentialSource, RequestAuth};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};
-pub use hooks::{Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
+pub use hooks::{HandlerError, Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use live::{LiveSettings, ModelChoice, QUEUE_ALL, QUEUE_ONE_AT_A_TIME, ThinkingChoice};
 pub use loadout::LoadoutError;
 pub use messages::LlmRef;

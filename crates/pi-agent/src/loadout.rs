@@ -38,7 +38,7 @@ pub(crate) async fn apply_hooks(loadout: &Loadout) -> Applied {
                 applied.descriptions.extend(changes.descriptions);
                 applied.hidden.extend(changes.hidden_declarations);
             }
-            Err(error) => applied.errors.push(LoadoutError { source: tool.source_info_path(), error }),
+            Err(e) => applied.errors.push(LoadoutError { source: tool.source_info_path(), error: e.message }),
         }
     }
     applied

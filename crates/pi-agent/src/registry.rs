@@ -224,10 +224,14 @@ mod tests {
     /// A tool with a fixed exposure and an optional loadout hook.
     struct Probe {
         def: ToolDef,
-        hook: Option<Result<LoadoutChanges, String>>,
+        hook: Option<Result<LoadoutChanges, crate::HandlerError>>,
     }
 
-    fn probe(name: &str, exposure: Exposure, hook: Option<Result<LoadoutChanges, String>>) -> Arc<dyn AgentTool> {
+    fn probe(
+        name: &str,
+        exposure: Exposure,
+        hook: Option<Result<LoadoutChanges, crate::HandlerError>>,
+    ) -> Arc<dyn AgentTool> {
         Arc::new(Probe {
             def: ToolDef {
                 constrained_sampling: None,
@@ -256,7 +260,10 @@ mod tests {
         fn has_prepare_loadout(&self) -> bool {
             self.hook.is_some()
         }
-        fn prepare_loadout<'a>(&'a self, loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
+        fn prepare_loadout<'a>(
+            &'a self,
+            loadout: &'a Loadout,
+        ) -> BoxFuture<'a, Result<LoadoutChanges, crate::HandlerError>> {
             assert!(loadout.declared.iter().any(|t| t.def().name == self.def.name));
             Box::pin(std::future::ready(self.hook.clone().unwrap_or_else(|| Ok(Default::default()))))
         }

@@ -156,8 +156,10 @@ pub trait AgentTool: Send + Sync {
     /// Adjust the declarations while this tool is active (requirement X7):
     /// replacement descriptions and declarations to leave out of requests.
     /// An error is reported as an extension error (event `prepare_loadout`) and ignored.
-    // String error: the hook's own message (an extension's thrown error), reported as it is.
-    fn prepare_loadout<'a>(&'a self, _loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
+    fn prepare_loadout<'a>(
+        &'a self,
+        _loadout: &'a Loadout,
+    ) -> BoxFuture<'a, Result<LoadoutChanges, crate::hooks::HandlerError>> {
         Box::pin(std::future::ready(Ok(Default::default())))
     }
 }

@@ -182,8 +182,7 @@ async fn prepare_loadout_hides_declarations_that_stay_callable() {
 
 #[tokio::test]
 async fn a_failing_prepare_loadout_is_reported_and_ignored() {
-    let bad =
-        stub("bad").source("/ext/bad.ts").loadout(|_| Box::pin(async { Err("loadout exploded".to_string()) })).build();
+    let bad = stub("bad").source("/ext/bad.ts").loadout(|_| Box::pin(async { Err("loadout exploded".into()) })).build();
     let d = dispatcher(vec![stub("echo").build(), bad], vec![]);
     let (mut a, faux, events) = agent("changes-loadout-error", d);
     faux.set_responses(vec![says("done")]);

@@ -14,6 +14,7 @@ use pi_ext::{ExtensionError, InputOutcome};
 use serde_json::{Value, json};
 
 use crate::ext_session::ExtSession;
+use crate::model_select::NoApiKey;
 use crate::reload::ReloadState;
 use crate::text;
 
@@ -132,7 +133,7 @@ pub(crate) async fn submit(
     ext: &ExtSession,
     first: Incoming,
     mut reload: Option<&mut ReloadState>,
-) -> Result<Option<AssistantMessage>, String> {
+) -> Result<Option<AssistantMessage>, NoApiKey> {
     let mut queue = VecDeque::from([first]);
     let mut last = None;
     while let Some(m) = queue.pop_front() {
@@ -150,7 +151,7 @@ pub(crate) async fn submit(
                 Err(error) if m.source == EXTENSION_SOURCE => ext.report(vec![ExtensionError {
                     path: text::RUNTIME_EXTENSION_PATH.to_string(),
                     event: text::SEND_USER_MESSAGE_EVENT.to_string(),
-                    error,
+                    error: error.to_string(),
                 }]),
                 Err(error) => return Err(error),
             },
@@ -168,7 +169,7 @@ pub(crate) async fn prompt(
     text: &str,
     images: Vec<ContentBlock>,
     expand: bool,
-) -> Result<Option<AssistantMessage>, String> {
+) -> Result<Option<AssistantMessage>, NoApiKey> {
     prompt_then(agent, ext, text, images, expand, || {}).await
 }
 
@@ -183,7 +184,7 @@ pub(crate) async fn prompt_then(
     images: Vec<ContentBlock>,
     expand: bool,
     started: impl FnOnce(),
-) -> Result<Option<AssistantMessage>, String> {
+) -> Result<Option<AssistantMessage>, NoApiKey> {
     if let Some(why) = crate::model_select::refusal(agent.model(), agent.api_key()) {
         return Err(why);
     }

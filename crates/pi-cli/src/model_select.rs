@@ -93,14 +93,23 @@ pub fn ambient_credentials(entry: &ModelEntry) -> bool {
     entry.api == pi_ai::api::BEDROCK_CONVERSE_STREAM && pi_ai::aws_credentials_available()
 }
 
+/// A prompt refused before anything is sent: the model's provider has no
+/// credentials at all (the reference's words).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", text::no_api_key_found(.provider))]
+pub struct NoApiKey {
+    /// The provider without credentials.
+    pub provider: String,
+}
+
 /// Why a prompt may not start with `model` and its resolved `api_key`: the
 /// provider has no credentials at all (the reference's check before a run,
 /// after the `input` handlers and template expansion). `None`: it may.
-pub fn refusal(model: &pi_ai::Model, api_key: Option<&str>) -> Option<String> {
+pub fn refusal(model: &pi_ai::Model, api_key: Option<&str>) -> Option<NoApiKey> {
     let unknown = model.provider == pi_config::UNKNOWN_MODEL;
     let ambient = model.api == pi_ai::api::BEDROCK_CONVERSE_STREAM && pi_ai::aws_credentials_available();
     let ok = api_key.is_some() || ambient || (!unknown && provider_has_auth(&model.provider));
-    (!ok).then(|| text::no_api_key_found(&model.provider))
+    (!ok).then(|| NoApiKey { provider: model.provider.clone() })
 }
 
 /// Models whose key is available.

@@ -24,12 +24,10 @@ impl Interceptor for ExtInterceptor {
         &self.engine.path
     }
 
-    // String error: pi-agent's Interceptor contract (the handler's own
-    // words block the call; the model reads them as they are).
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,
-    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, pi_agent::HandlerError>> {
         Box::pin(async move {
             if !self.engine.handles("tool_call") {
                 return Ok(None);
@@ -48,7 +46,7 @@ impl Interceptor for ExtInterceptor {
                 .await
                 .map_err(|e| e.to_string())?;
             if let Some(error) = out.get("error").and_then(Value::as_str) {
-                return Err(error.to_string());
+                return Err(error.into());
             }
             if let Some(input) = out.get("input") {
                 ev.input = input.clone();
@@ -64,9 +62,10 @@ impl Interceptor for ExtInterceptor {
         })
     }
 
-    // String error: pi-agent's Interceptor contract (a handler's thrown
-    // message, reported as it is).
-    fn on_tool_result<'a>(&'a self, ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
+    fn on_tool_result<'a>(
+        &'a self,
+        ev: &'a ToolResultEvent,
+    ) -> BoxFuture<'a, Result<Option<ResultPatch>, pi_agent::HandlerError>> {
         Box::pin(async move {
             if !self.engine.handles("tool_result") {
                 return Ok(None);
@@ -133,12 +132,10 @@ impl Interceptor for ExtInterceptor {
         })
     }
 
-    // String error: pi-agent's Interceptor contract (a handler's thrown
-    // message, reported as it is).
     fn on_before_compact<'a>(
         &'a self,
         event: &'a Value,
-    ) -> BoxFuture<'a, Result<Option<pi_agent::compaction::CompactionHook>, String>> {
+    ) -> BoxFuture<'a, Result<Option<pi_agent::compaction::CompactionHook>, pi_agent::HandlerError>> {
         Box::pin(async move {
             if !self.engine.handles("session_before_compact") {
                 return Ok(None);
@@ -149,7 +146,7 @@ impl Interceptor for ExtInterceptor {
                 .await
                 .map_err(|e| e.to_string())?;
             if let Some(e) = out.get("errors").and_then(Value::as_array).and_then(|a| a.first()) {
-                return Err(e.as_str().unwrap_or_default().to_string());
+                return Err(e.as_str().unwrap_or_default().into());
             }
             if out.get("cancel").and_then(Value::as_bool) == Some(true) {
                 return Ok(Some(pi_agent::compaction::CompactionHook::Cancel));

@@ -87,9 +87,10 @@ impl AgentTool for ExtTool {
         self.meta.has_loadout
     }
 
-    // String error: pi-agent's AgentTool contract (the hook's thrown
-    // message, reported as an extension error).
-    fn prepare_loadout<'a>(&'a self, loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
+    fn prepare_loadout<'a>(
+        &'a self,
+        loadout: &'a Loadout,
+    ) -> BoxFuture<'a, Result<LoadoutChanges, pi_agent::HandlerError>> {
         Box::pin(async move {
             let v = self
                 .engine

@@ -25,11 +25,10 @@ impl Interceptor for Gate {
         "builtin:mcp"
     }
 
-    // String error: the signature of pi_agent's Interceptor::on_tool_call (this one never fails).
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,
-    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, pi_agent::HandlerError>> {
         Box::pin(async move {
             let reach = if SEARCHES.contains(&ev.tool_name.as_str()) {
                 Some(Reach::All)

@@ -70,12 +70,10 @@ impl Interceptor for Approval {
         true
     }
 
-    // String error: the signature of pi-agent's `Interceptor` (this policy
-    // never fails; it blocks with a decision).
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,
-    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, pi_agent::HandlerError>> {
         Box::pin(async move { Ok(self.decide(ev).await) })
     }
 }

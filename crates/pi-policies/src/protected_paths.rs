@@ -178,13 +178,11 @@ impl Interceptor for ProtectedPaths {
         true
     }
 
-    // String error: the signature of pi-agent's `Interceptor`, whose error
-    // text blocks the call as the model reads it.
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,
-    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
-        Box::pin(async move { self.decide(ev).await.map_err(|e| e.to_string()) })
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, pi_agent::HandlerError>> {
+        Box::pin(async move { self.decide(ev).await.map_err(|e| pi_agent::HandlerError::new(e.to_string())) })
     }
 }
 

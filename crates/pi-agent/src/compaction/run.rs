@@ -119,7 +119,7 @@ impl Agent {
                 Err(error) => self.emit(AgentEvent::ExtensionError {
                     extension_path: h.source().to_string(),
                     event: "session_before_compact".into(),
-                    error,
+                    error: error.message,
                 }),
             }
         }

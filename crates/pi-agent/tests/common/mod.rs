@@ -40,7 +40,8 @@ impl Log {
 pub type ExecFn = Arc<dyn for<'a> Fn(Invocation<'a>) -> BoxFuture<'a, ToolResult> + Send + Sync>;
 
 /// What a stub tool's `prepareLoadout` hook does.
-pub type LoadoutFn = Arc<dyn for<'a> Fn(&'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> + Send + Sync>;
+pub type LoadoutFn =
+    Arc<dyn for<'a> Fn(&'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, pi_agent::HandlerError>> + Send + Sync>;
 
 /// A tool whose definition is data and whose behaviour is a closure.
 pub struct Stub {
@@ -119,7 +120,10 @@ impl StubBuilder {
     }
     pub fn loadout(
         mut self,
-        f: impl for<'a> Fn(&'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> + Send + Sync + 'static,
+        f: impl for<'a> Fn(&'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, pi_agent::HandlerError>>
+        + Send
+        + Sync
+        + 'static,
     ) -> Self {
         self.loadout = Some(Arc::new(f));
         self
@@ -154,7 +158,10 @@ impl AgentTool for Stub {
     fn has_prepare_loadout(&self) -> bool {
         self.loadout.is_some()
     }
-    fn prepare_loadout<'a>(&'a self, loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
+    fn prepare_loadout<'a>(
+        &'a self,
+        loadout: &'a Loadout,
+    ) -> BoxFuture<'a, Result<LoadoutChanges, pi_agent::HandlerError>> {
         match &self.loadout {
             Some(f) => f(loadout),
             None => Box::pin(async { Ok(LoadoutChanges::default()) }),
@@ -174,8 +181,8 @@ pub fn logged(name: &str, log: &Log) -> StubBuilder {
 
 // ------------------------------------------------------------------ interceptors
 
-type CallFn = Box<dyn Fn(&mut ToolCallEvent) -> Result<Option<ToolCallDecision>, String> + Send + Sync>;
-type ResultFn = Box<dyn Fn(&ToolResultEvent) -> Result<Option<ResultPatch>, String> + Send + Sync>;
+type CallFn = Box<dyn Fn(&mut ToolCallEvent) -> Result<Option<ToolCallDecision>, pi_agent::HandlerError> + Send + Sync>;
+type ResultFn = Box<dyn Fn(&ToolResultEvent) -> Result<Option<ResultPatch>, pi_agent::HandlerError> + Send + Sync>;
 
 /// An interceptor whose `tool_call` and `tool_result` handlers are closures.
 pub struct Hook {
@@ -190,14 +197,14 @@ impl Hook {
     }
     pub fn on_call(
         mut self,
-        f: impl Fn(&mut ToolCallEvent) -> Result<Option<ToolCallDecision>, String> + Send + Sync + 'static,
+        f: impl Fn(&mut ToolCallEvent) -> Result<Option<ToolCallDecision>, pi_agent::HandlerError> + Send + Sync + 'static,
     ) -> Self {
         self.on_call = Some(Box::new(f));
         self
     }
     pub fn on_result(
         mut self,
-        f: impl Fn(&ToolResultEvent) -> Result<Option<ResultPatch>, String> + Send + Sync + 'static,
+        f: impl Fn(&ToolResultEvent) -> Result<Option<ResultPatch>, pi_agent::HandlerError> + Send + Sync + 'static,
     ) -> Self {
         self.on_result = Some(Box::new(f));
         self
@@ -214,14 +221,17 @@ impl Interceptor for Hook {
     fn on_tool_call<'a>(
         &'a self,
         ev: &'a mut ToolCallEvent,
-    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, String>> {
+    ) -> BoxFuture<'a, Result<Option<ToolCallDecision>, pi_agent::HandlerError>> {
         let out = match &self.on_call {
             Some(f) => f(ev),
             None => Ok(None),
         };
         Box::pin(async move { out })
     }
-    fn on_tool_result<'a>(&'a self, ev: &'a ToolResultEvent) -> BoxFuture<'a, Result<Option<ResultPatch>, String>> {
+    fn on_tool_result<'a>(
+        &'a self,
+        ev: &'a ToolResultEvent,
+    ) -> BoxFuture<'a, Result<Option<ResultPatch>, pi_agent::HandlerError>> {
         let out = match &self.on_result {
             Some(f) => f(ev),
             None => Ok(None),

@@ -94,6 +94,7 @@ pub(crate) fn response_head(id: &Option<Value>, command: &str) -> Value {
 }
 
 /// What a command answers: `Ok(None)` has no `data`.
+// String error: the response's `error` text, the RPC contract (the reference's words).
 pub(crate) type Answer = Result<Option<Value>, String>;
 
 pub(crate) fn respond(id: &Option<Value>, command: &str, result: Answer) {

@@ -64,6 +64,7 @@ impl Server {
     pub(super) fn model_command(&self, id: Option<Value>, cmd: Command) {
         let kind = cmd.kind().to_string();
         let (model, thinking) = self.current.lock().map(|c| c.clone()).unwrap_or_default();
+        // String error: the response's `error` text (the reference's words).
         let target: Result<Option<(pi_config::ModelEntry, bool)>, String> = match &cmd {
             Command::SetModel { provider, model_id } => {
                 match self.setup.models.iter().find(|m| &m.provider == provider && &m.id == model_id) {

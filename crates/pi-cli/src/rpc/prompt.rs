@@ -113,7 +113,7 @@ impl Server {
                 if let Err(why) = crate::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await {
                     // Refused before it started: the answer says why, as the reference's.
                     drop(accepted.take());
-                    respond(&id, &kind, Err(why));
+                    respond(&id, &kind, Err(why.to_string()));
                 }
             }
             drop(accepted);

@@ -82,7 +82,7 @@ impl Host {
                     let submitted =
                         crate::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload));
                     if let Err(why) = submitted.await {
-                        self.notice(Level::Error, why);
+                        self.notice(Level::Error, why.to_string());
                     }
                 }
                 Request::Bash { command, exclude } => self.bash(&command, exclude, &mut rx).await,
