@@ -63,5 +63,6 @@ pub(crate) fn options(from: &Settings, store: pi_agent::SharedSession, models: &
         store,
         models: Arc::new(catalogue(models)),
         docs_path: docs_path(),
+        runtimes: pi_codemode::Runtimes::new(),
     }
 }

@@ -35,6 +35,7 @@ pub use declare::{sample as tool_declaration_sample, schema_to_type};
 pub use describe::Mode;
 pub use identifier::to_identifier;
 pub use models::{ChatSource, Models};
+pub use run::Runtimes;
 pub use search::{SearchDocument, document, rank, tokenize};
 pub use source::{Script, ScriptOptions, SourceError, parse as parse_source};
 pub use tool::{Codemode, CodemodeOptions, Settings};

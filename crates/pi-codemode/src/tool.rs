@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::describe::{self, Mode};
 use crate::models::Models;
-use crate::run;
+use crate::run::{self, Runtimes};
 use crate::text::{self, DEFAULT_INLINE_BUDGET};
 
 /// `codemode.mode` and `codemode.inlineBudget`, shared with whoever reloads
@@ -62,6 +62,8 @@ pub struct CodemodeOptions {
     pub models: Arc<Models>,
     /// The script reference (`docs/codemode.md`) named in the description.
     pub docs_path: String,
+    /// How many scripts may run at once, for every tool built from these options.
+    pub runtimes: Runtimes,
 }
 
 /// The `codemode` tool.
@@ -124,8 +126,10 @@ impl AgentTool for Codemode {
         true
     }
 
-    // String error: the signature of pi_agent's AgentTool::prepare_loadout (this one never fails).
-    fn prepare_loadout<'a>(&'a self, loadout: &'a Loadout) -> BoxFuture<'a, Result<LoadoutChanges, String>> {
+    fn prepare_loadout<'a>(
+        &'a self,
+        loadout: &'a Loadout,
+    ) -> BoxFuture<'a, Result<LoadoutChanges, pi_agent::HandlerError>> {
         let (mode, budget) = self.options.settings.get();
         let budget = budget.unwrap_or(DEFAULT_INLINE_BUDGET);
         Box::pin(std::future::ready(Ok(describe::prepare(loadout, mode, budget, &self.options.docs_path))))
@@ -137,6 +141,7 @@ impl AgentTool for Codemode {
                 store: &self.options.store,
                 models: &self.options.models,
                 docs_path: &self.options.docs_path,
+                runtimes: &self.options.runtimes,
             };
             run::execute(&env, inv).await
         })
@@ -154,6 +159,7 @@ mod tests {
             store: std::sync::Arc::new(std::sync::Mutex::new(pi_agent::session::Session::in_memory())),
             models: Default::default(),
             docs_path: String::new(),
+            runtimes: Runtimes::default(),
         });
         assert_eq!(t.reaches_tools(&json!({"code": "await searchTools('x')"})), Some(Reach::All));
         assert_eq!(

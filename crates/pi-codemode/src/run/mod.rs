@@ -39,11 +39,14 @@ use error::{AdmitError, CallError};
 use globals::Globals;
 use vm::{FromVm, Item, Launch, Settle};
 
+pub use admission::Runtimes;
+
 /// What a script's run needs besides the call.
 pub(crate) struct Env<'a> {
     pub store: &'a pi_agent::SharedSession,
     pub models: &'a Models,
     pub docs_path: &'a str,
+    pub runtimes: &'a Runtimes,
 }
 
 /// How the script ended.
@@ -127,7 +130,7 @@ pub(crate) async fn execute(env: &Env<'_>, inv: Invocation<'_>) -> ToolResult {
         calls: &calls,
         model_calls: Default::default(),
     };
-    let slot = match admission::admit(&inv.ctx.abort, script.options.timeout_ms).await {
+    let slot = match admission::admit(env.runtimes, &inv.ctx.abort, script.options.timeout_ms).await {
         Ok(slot) => slot,
         Err(error) => return not_started(&error, &calls, started),
     };

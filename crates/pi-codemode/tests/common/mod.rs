@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use pi_agent::{AgentTool, BuiltinTool, CallRequest, Caller, Dispatcher, RawArgs, Registry, SharedSession};
-use pi_codemode::{Codemode, CodemodeOptions, Mode, Models, Settings};
+use pi_codemode::{Codemode, CodemodeOptions, Mode, Models, Runtimes, Settings};
 use pi_tools::{ToolContext, ToolName, ToolResult};
 use serde_json::{Value, json};
 
@@ -27,6 +27,7 @@ pub fn options(store: &SharedSession) -> CodemodeOptions {
             chat_source: None,
         }),
         docs_path: "/docs/codemode.md".into(),
+        runtimes: Runtimes::new(),
     }
 }
 
