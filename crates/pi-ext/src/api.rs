@@ -81,6 +81,9 @@ pub struct HostOptions {
     pub project_trusted: bool,
     /// Time and memory limits per extension.
     pub limits: Limits,
+    /// The run's theme (`ctx.ui.theme`): one handle for every load of the
+    /// run, set by the front end.
+    pub theme: crate::ExtTheme,
 }
 
 /// A dialog an extension asks for (`ctx.ui.select/confirm/input/editor`). It

@@ -62,7 +62,7 @@ pub use api::{
 };
 pub use commands::{BeforeAgentStart, RunOpening, command_names, run_before_agent_start, run_input};
 pub use mcp_registry::{McpCheck, set_mcp_check};
-pub use theme::set_theme;
+pub use theme::ExtTheme;
 
 use engine::protocol::{CallMsg, Entry, Hook};
 use engine::{CallEnv, Engine, EngineConfig};
@@ -211,6 +211,7 @@ impl ExtensionHost {
                 project_trusted: opts.project_trusted,
                 ui: opts.ui.clone(),
                 limits: opts.limits,
+                theme: opts.theme.clone(),
                 compiled: ready[i].take(),
                 reuse_module,
             };

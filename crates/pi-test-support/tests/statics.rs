@@ -32,7 +32,7 @@ enum Kind {
 use Kind::*;
 
 /// At most this many statics of kinds [`Kind::Os`] and [`Kind::State`].
-const CEILING: usize = 11;
+const CEILING: usize = 10;
 
 /// Every static outside tests: `(file under crates/, name, kind, why)`.
 const STATICS: &[(&str, &str, Kind, &str)] = &[
@@ -63,7 +63,6 @@ const STATICS: &[(&str, &str, Kind, &str)] = &[
     ("pi-config/src/trust/fsio.rs", "TEMP_COUNTER", Counter, "temporary file names"),
     ("pi-ext/src/builtins.rs", "BUILTINS", Const, "embedded modules (bytecode compiled once)"),
     ("pi-ext/src/mcp_registry.rs", "CHECK", State, "the front end's check of registered MCP servers"),
-    ("pi-ext/src/theme.rs", "THEME", State, "the theme extensions style text with"),
     ("pi-ext/src/node/cjs.rs", "CJS", Const, "embedded script"),
     ("pi-ext/src/engine/component.rs", "NEXT_ID", Counter, "component ids"),
     ("pi-ext/src/engine/host.rs", "REALM", Const, "embedded script"),
@@ -74,7 +73,7 @@ const STATICS: &[(&str, &str, Kind, &str)] = &[
     ("pi-ext/src/engine/host.rs", "INTL", Const, "embedded script"),
     ("pi-ext/src/engine/host.rs", "LAZY_GLOBALS", Const, "embedded script"),
     ("pi-ext/src/engine/prompt_span.rs", "SPANS", State, "open dialog spans heard by every engine"),
-    ("pi-ext/src/engine/realm.rs", "ON_REALM", Os, "thread-local: which engine owns this thread"),
+    ("pi-ext/src/engine/state.rs", "ON_REALM", Os, "thread-local: which engine owns this thread"),
     ("pi-ext/src/engine/realm.rs", "NEXT_REALM", Counter, "engine ids"),
     ("pi-ext/src/js/surface/list.rs", "SURFACES", Const, "embedded modules"),
     ("pi-mcp/src/client.rs", "NEXT", Counter, "JSON-RPC request ids"),

@@ -43,6 +43,9 @@ pub(crate) struct Env {
     pub interactive: bool,
     /// The front end's shared state the run is built with.
     pub front: Front,
+    /// The theme the run's extensions style text with (one handle for
+    /// every load of them, set by the front end).
+    pub ext_theme: pi_ext::ExtTheme,
 }
 
 /// The front end's shared state a run is built with: what the agent's
@@ -87,6 +90,7 @@ impl Env {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
             interactive,
             front: Front::of(args.mode, interactive),
+            ext_theme: Default::default(),
         }
     }
 
@@ -109,6 +113,7 @@ impl Env {
             ui,
             project_trusted: trusted,
             limits: Default::default(),
+            theme: self.ext_theme.clone(),
         }
     }
 }
@@ -259,7 +264,7 @@ fn start_in(
     let mode = args.mode;
     let mut settings = load_settings(&env, report);
     let mut ui = crate::tui::UiSettings::new(args, &settings, env.agent_dir.clone(), env.cwd.clone());
-    crate::tui::look::set_extension_theme(&ui);
+    crate::tui::look::set_extension_theme(&ui, &env.ext_theme);
     if let Front::Tui(link) = &env.front {
         // The trust question and extensions' dialogs may come before the UI runs.
         link.set_early(&ui);
@@ -402,7 +407,13 @@ fn start_in(
 /// Shared by the stages' tests: an agent dir and a working folder under `root`.
 #[cfg(test)]
 pub(crate) fn test_env(root: &std::path::Path) -> Env {
-    Env { agent_dir: root.join("agent"), cwd: root.join("proj"), interactive: false, front: Front::Plain }
+    Env {
+        agent_dir: root.join("agent"),
+        cwd: root.join("proj"),
+        interactive: false,
+        front: Front::Plain,
+        ext_theme: Default::default(),
+    }
 }
 
 #[cfg(test)]

@@ -67,7 +67,13 @@ mod tests {
         let cwd = tmp.join("proj");
         std::fs::create_dir_all(cwd.join(".pi")).unwrap();
         std::fs::write(cwd.join(".pi/settings.json"), r#"{"sessionDir": "x", "defaultTools": ["read"]}"#).unwrap();
-        Env { agent_dir: tmp.join("agent"), cwd, interactive: false, front: Default::default() }
+        Env {
+            agent_dir: tmp.join("agent"),
+            cwd,
+            interactive: false,
+            front: Default::default(),
+            ext_theme: Default::default(),
+        }
     }
 
     fn run(env: &Env, approve: Option<bool>) -> (Result<TrustOutcome, Stop>, Settings, Vec<String>) {

@@ -104,11 +104,12 @@ impl UiSettings {
     }
 }
 
-/// Give extensions (`ctx.ui.theme`) the theme this run uses, in every mode
-/// (the reference styles their text with it in print and RPC modes too).
-pub(crate) fn set_extension_theme(ui: &UiSettings) {
+/// Give extensions (`ctx.ui.theme`, through `to`, the run's handle) the
+/// theme this run uses, in every mode (the reference styles their text with
+/// it in print and RPC modes too).
+pub(crate) fn set_extension_theme(ui: &UiSettings, to: &pi_ext::ExtTheme) {
     let (theme, _, _) = ui.theme(&ui.catalog());
-    pi_ext::set_theme(theme.ansi_table(), truecolor_from_env());
+    to.set(theme.ansi_table(), truecolor_from_env());
 }
 
 /// The keys, with the warnings of `keybindings.json`.

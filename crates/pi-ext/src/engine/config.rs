@@ -20,6 +20,8 @@ pub(crate) struct EngineConfig {
     pub project_trusted: bool,
     pub ui: Option<Arc<dyn UiBridge>>,
     pub limits: Limits,
+    /// The run's theme (`ctx.ui.theme`).
+    pub theme: crate::ExtTheme,
     /// The module compiled ahead (`None`: the engine compiles the file).
     pub compiled: Option<Compiled>,
     /// Run the factory of the module this realm already evaluated for this

@@ -313,7 +313,7 @@ fn host_sync(state: &State, request: HostSync) -> Value {
             json!({"text": text, "wasTruncated": cut})
         }
         HostSync::NewComponent => json!(super::component::new_id()),
-        HostSync::Theme => crate::theme::current(),
+        HostSync::Theme => state.cfg.theme.current(),
         HostSync::Place { slot, id } => {
             let thread = state.handle().map(|e| e.thread());
             if let (Some(ui), Some(thread)) = (&state.cfg.ui, thread) {
