@@ -7,8 +7,8 @@ use std::sync::Arc;
 use pi_ai::Model;
 use pi_tools::ToolContext;
 
-use crate::agent::{Agent, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession};
-use crate::{AgentMessage, Dispatcher, PromptSections, RetrySettings, RunTicket};
+use crate::agent::{Agent, InputExpander, Queue, SharedSession};
+use crate::{AgentMessage, Dispatcher, PromptSections, RunTicket};
 
 impl Agent {
     /// The conversation so far (agent-only messages included).
@@ -20,11 +20,6 @@ impl Agent {
     /// (a user's `!command` run while a run held the agent).
     pub fn push_recorded(&mut self, message: AgentMessage) {
         self.messages.push(message);
-    }
-
-    /// Replace the conversation (a resumed session's history).
-    pub fn set_messages(&mut self, messages: Vec<AgentMessage>) {
-        self.messages = messages;
     }
 
     /// The system prompt sent with every request.
@@ -83,11 +78,6 @@ impl Agent {
         self.api_key = key;
     }
 
-    /// Resolve the key again before each request (refreshing OAuth tokens).
-    pub fn set_credentials(&mut self, credentials: Option<crate::CredentialSource>) {
-        self.credentials = credentials;
-    }
-
     /// The thinking level, when the model reasons (`None`: off).
     pub fn thinking(&self) -> Option<&str> {
         self.thinking.as_deref()
@@ -98,19 +88,9 @@ impl Agent {
         self.thinking = level;
     }
 
-    /// How failed requests are retried.
-    pub fn set_retry(&mut self, retry: RetrySettings) {
-        self.retry = retry;
-    }
-
     /// The `compaction` settings.
     pub fn compaction_settings(&self) -> &crate::compaction::CompactionSettings {
         &self.compaction
-    }
-
-    /// Set the `compaction` settings.
-    pub fn set_compaction_settings(&mut self, settings: crate::compaction::CompactionSettings) {
-        self.compaction = settings;
     }
 
     /// The tools and their handlers.
@@ -154,12 +134,6 @@ impl Agent {
         &self.session
     }
 
-    /// Record into this session from now on (its conversation is not
-    /// taken: see [`Agent::adopt_session`] for that).
-    pub fn set_session(&mut self, session: SharedSession) {
-        self.session = session;
-    }
-
     /// Settings a controller changes while a run holds the agent.
     pub fn live(&self) -> &crate::live::LiveSettings {
         &self.live
@@ -173,26 +147,6 @@ impl Agent {
     /// The system prompt as extensions read it (`ctx.getSystemPrompt()`).
     pub fn prompt_view(&self) -> &Arc<std::sync::Mutex<String>> {
         &self.prompt_view
-    }
-
-    /// Rebuild the system prompt when the tool set changed.
-    pub fn set_prompt_builder(&mut self, builder: Option<PromptBuilder>) {
-        self.prompt_builder = builder;
-    }
-
-    /// Be told about every message [`Agent::record`] adds.
-    pub fn set_on_record(&mut self, f: Option<RecordFn>) {
-        self.on_record = f;
-    }
-
-    /// Be told when the session file cannot be written.
-    pub fn set_on_session_error(&mut self, f: Option<SessionErrorFn>) {
-        self.on_session_error = f;
-    }
-
-    /// Be told when a run has settled, before `agent_settled` handlers run.
-    pub fn set_on_settled(&mut self, f: Option<Arc<dyn Fn() + Send + Sync>>) {
-        self.on_settled = f;
     }
 
     /// Expand user messages before they are sent (`/skill:name`, templates).

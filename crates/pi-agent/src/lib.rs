@@ -12,6 +12,7 @@ mod access;
 mod adopt;
 mod agent;
 mod boundary;
+mod builder;
 pub mod compaction;
 mod context_system;
 mod convert;
@@ -42,6 +43,7 @@ pub use abort::{AbortHandle, RunTicket};
 pub use agent::{
     Agent, EventSink, Inbox, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
 };
+pub use builder::AgentBuilder;
 pub use credentials::{CredentialError, CredentialSource, RequestAuth};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
 pub use events::{AgentEvent, EventToolResult};

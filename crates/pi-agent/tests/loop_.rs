@@ -12,7 +12,9 @@ mod common;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use common::{Hook, Log, PATIENCE, agent, calls, ctx, declared, dispatcher, logged, says, stub, tool_results};
+use common::{
+    Hook, Log, PATIENCE, agent, agent_with, calls, ctx, declared, dispatcher, logged, says, stub, tool_results,
+};
 use pi_agent::{AbortHandle, Agent, AgentEvent, AgentMessage, BashExecutionMessage, ToolCallDecision};
 use pi_ai::{ContentBlock, Message, StopReason, faux};
 use pi_tools::ToolResult;
@@ -315,12 +317,11 @@ fn ran(command: &str, output: &str, excluded: bool) -> AgentMessage {
 
 #[tokio::test]
 async fn a_recorded_user_command_reaches_the_next_request_unless_excluded() {
-    let (mut a, faux, _events) = agent("loop-record", dispatcher(vec![], vec![]));
     let told = Log::default();
     let t = told.clone();
-    a.set_on_record(Some(Arc::new(move |m: &AgentMessage| {
-        t.push(serde_json::to_value(m).unwrap()["command"].to_string())
-    })));
+    let (mut a, faux, _events) = agent_with("loop-record", dispatcher(vec![], vec![]), |b| {
+        b.on_record(Arc::new(move |m: &AgentMessage| t.push(serde_json::to_value(m).unwrap()["command"].to_string())))
+    });
     a.record(ran("make", "built\n", false));
     a.record(ran("cat secrets", "hunter2", true));
     faux.set_responses(vec![says("seen")]);

@@ -12,7 +12,7 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use common::{agent, calls, ctx, declared, dispatcher, req, says, stub, tool_results};
+use common::{agent, agent_with, calls, ctx, declared, dispatcher, req, says, stub, tool_results};
 use pi_agent::{AgentEvent, AgentTool, Caller, Exposure, LoadoutChanges, PromptBuilder, Refusal, ToolChanges};
 use pi_tools::ToolResult;
 use serde_json::json;
@@ -56,8 +56,7 @@ async fn registrations_and_active_set_changes_apply_before_the_next_request() {
     });
     d.registry.register(tool);
     let (build, runs) = listing_prompt();
-    let (mut a, faux, _events) = agent("changes-apply", d);
-    a.set_prompt_builder(Some(build));
+    let (mut a, faux, _events) = agent_with("changes-apply", d, |b| b.prompt_builder(build));
     faux.set_responses(vec![
         calls(&[("c1", "setup", json!({}))]),
         calls(&[("c2", "late", json!({"x": 1}))]),
@@ -158,8 +157,7 @@ async fn prepare_loadout_hides_declarations_that_stay_callable() {
     let tool = setup(&d.tool_changes, |c| c.set_active(&names(&["echo", "setup", "orch"])));
     d.registry.register(tool);
     let (build, _runs) = listing_prompt();
-    let (mut a, faux, _events) = agent("changes-loadout", d);
-    a.set_prompt_builder(Some(build));
+    let (mut a, faux, _events) = agent_with("changes-loadout", d, |b| b.prompt_builder(build));
     faux.set_responses(vec![
         calls(&[("c1", "setup", json!({}))]),
         calls(&[("c2", "echo", json!({"still": "callable"}))]),

@@ -350,11 +350,20 @@ impl AgentEvents {
 /// An agent over the faux provider `provider` (a name no other test uses)
 /// with `dispatcher`, system prompt `system`, recording its events.
 pub fn agent(provider: &str, dispatcher: Dispatcher) -> (Agent, FauxProvider, AgentEvents) {
+    agent_with(provider, dispatcher, |b| b)
+}
+
+/// [`agent`], with what `configure` gives the builder (callbacks, settings).
+pub fn agent_with(
+    provider: &str,
+    dispatcher: Dispatcher,
+    configure: impl FnOnce(pi_agent::AgentBuilder) -> pi_agent::AgentBuilder,
+) -> (Agent, FauxProvider, AgentEvents) {
     let faux = faux::register(provider);
     let events = AgentEvents::default();
     let e = events.clone();
     let sink: pi_agent::EventSink = Arc::new(move |ev: &AgentEvent| e.0.lock().unwrap().push(ev.clone()));
-    let agent = Agent::new(faux.model(), "system".into(), dispatcher, ctx(), sink);
+    let agent = configure(Agent::builder(faux.model(), "system".into(), dispatcher, ctx(), sink)).build();
     (agent, faux, events)
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use pi_agent::{Agent, AgentEvent, AgentTool, Dispatcher, EventSink, Interceptor, Registry};
+use pi_agent::{Agent, AgentBuilder, AgentEvent, AgentTool, Dispatcher, EventSink, Interceptor, Registry};
 use pi_config::Settings;
 use pi_tools::{SessionEnv, ToolContext};
 
@@ -232,9 +232,10 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
     let events = sink(mode, &env.front);
     let level = chosen.thinking.clone().unwrap_or_else(|| "off".into());
-    let mut agent = Agent::new(model.clone(), system_prompt.text(), dispatcher, tool_ctx, events.clone());
-    agent.set_session(session);
-    agent.publish_system_prompt();
+    let mut builder =
+        Agent::builder(model.clone(), system_prompt.text(), dispatcher, tool_ctx, events.clone()).session(session);
+    builder.agent().publish_system_prompt();
+    let agent = builder.agent();
     let ext = ExtSession::new(SessionParts {
         session: agent.session().clone(),
         sink: events.clone(),
@@ -255,9 +256,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     ext.set_resource_commands(reload.commands());
     // agent_settled handlers find pi idle: what they send runs after them.
     let busy = ext.busy.clone();
-    agent.set_on_settled(Some(Arc::new(move || busy.set(false))));
+    builder = builder.on_settled(Arc::new(move || busy.set(false)));
     ext.bind(&loaded.scripts);
-    start_extensions(&agent, loaded, mode, &events, report).await;
+    start_extensions(builder.agent(), loaded, mode, &events, report).await;
     let mut base_tools = pi_agent::BuiltinTool::all();
     base_tools.extend(builtin_tools.iter().cloned());
     reload.extensions = Some(Arc::new(crate::ext_reload::ExtPlan {
@@ -265,7 +266,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         trusted,
         flag_values: loaded.flag_values.clone(),
         base_tools,
-        tool_changes: agent.dispatcher().tool_changes.clone(),
+        tool_changes: builder.agent().dispatcher().tool_changes.clone(),
         ext: ext.clone(),
     }));
     if let Some(plan) = &reload.extensions {
@@ -290,27 +291,28 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         reload.prompt.skills = prompt.skills.clone();
         reload.resources = fresh.clone();
         ext.set_resource_commands(reload.commands());
-        let system_prompt = prompt.build(&agent.dispatcher().registry);
-        agent.set_system_prompt(system_prompt.text());
+        let system_prompt = prompt.build(&builder.agent().dispatcher().registry);
+        builder.agent_mut().set_system_prompt(system_prompt.text());
         (fresh, prompt, system_prompt)
     };
-    agent.publish_system_prompt();
-    agent.set_system_sections(Some(system_prompt));
-    agent.set_expand_input(Some(crate::expand::expander(resources)));
-    agent.set_on_session_error(Some(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}"))));
-    agent.set_prompt_builder(Some(Arc::new(move |registry: &Registry| prompt.build(registry))));
+    builder.agent().publish_system_prompt();
+    builder.agent_mut().set_system_sections(Some(system_prompt));
+    builder.agent_mut().set_expand_input(Some(crate::expand::expander(resources)));
+    builder = builder
+        .on_session_error(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")))
+        .prompt_builder(Arc::new(move |registry: &Registry| prompt.build(registry)));
     if let Some(m) = &mcp {
         // The first prompt waits (a while) only for servers with direct
         // tools; the tools listed meanwhile then come in the servers' order
         // (as the reference's), not in the order the servers answered.
         m.wait_direct().await;
-        super::mcp::bind(m, &agent.dispatcher().tool_changes);
+        super::mcp::bind(m, &builder.agent().dispatcher().tool_changes);
     }
-    agent.set_api_key(chosen.api_key);
-    agent.set_credentials(Some(crate::auth::credential_source(models.clone(), args.api_key.clone())));
-    agent.set_thinking(chosen.thinking.filter(|t| t != "off"));
-    agent.set_messages(history);
-    apply_compaction_and_retry(&mut agent, settings, &chosen_provider, &chosen_model);
+    builder.agent_mut().set_api_key(chosen.api_key);
+    builder.agent_mut().set_thinking(chosen.thinking.filter(|t| t != "off"));
+    let builder =
+        builder.credentials(crate::auth::credential_source(models.clone(), args.api_key.clone())).messages(history);
+    let agent = with_compaction_and_retry(builder, settings, &chosen_provider, &chosen_model).build();
     Ok(Prepared { agent, reload, header, ext })
 }
 
@@ -334,22 +336,19 @@ async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &E
 }
 
 /// The compaction and retry settings of the chosen model.
-fn apply_compaction_and_retry(agent: &mut Agent, settings: &Settings, provider: &str, model: &str) {
+fn with_compaction_and_retry(builder: AgentBuilder, settings: &Settings, provider: &str, model: &str) -> AgentBuilder {
     let (enabled, reserve_tokens, keep_recent_tokens) = settings.compaction(provider, model);
-    agent.set_compaction_settings(pi_agent::compaction::CompactionSettings {
-        enabled,
-        reserve_tokens,
-        keep_recent_tokens,
-    });
-    agent.live().set_auto_compaction(enabled);
+    builder.agent().live().set_auto_compaction(enabled);
     let retry = settings.retry();
     // The live switch decides (RPC set_auto_retry may turn it on or off).
-    agent.live().set_auto_retry(retry.enabled);
-    agent.set_retry(pi_agent::RetrySettings {
-        enabled: true,
-        max_retries: retry.max_retries,
-        base_delay_ms: retry.base_delay_ms,
-        max_delay_ms: retry.max_delay_ms,
-        max_retry_delay_ms: settings.provider_max_retry_delay_ms(),
-    });
+    builder.agent().live().set_auto_retry(retry.enabled);
+    builder.compaction(pi_agent::compaction::CompactionSettings { enabled, reserve_tokens, keep_recent_tokens }).retry(
+        pi_agent::RetrySettings {
+            enabled: true,
+            max_retries: retry.max_retries,
+            base_delay_ms: retry.base_delay_ms,
+            max_delay_ms: retry.max_delay_ms,
+            max_retry_delay_ms: settings.provider_max_retry_delay_ms(),
+        },
+    )
 }
