@@ -88,7 +88,6 @@ fn run_agent(args: &cli_args::CliArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return setup::Stop::Error(e.to_string()).finish(&mut report),
     };
-    setup::mcp::check_registrations();
     let code = match setup::start(args, &runtime, &mut report) {
         Ok(Some(started)) => modes::run(started, &runtime),
         Ok(None) => ExitCode::SUCCESS,

@@ -41,7 +41,7 @@ enum McpCmdError {
     NeedsOne,
     /// The entry `pi_mcp` would refuse (its message).
     #[error("{0}")]
-    Invalid(String),
+    Invalid(pi_mcp::ConfigError),
     /// `mcp.json` (or its folder) could not be read or written.
     #[error("{}: {source}", .path.display())]
     Io {

@@ -84,6 +84,9 @@ pub struct HostOptions {
     /// The run's theme (`ctx.ui.theme`): one handle for every load of the
     /// run, set by the front end.
     pub theme: crate::ExtTheme,
+    /// The check of the MCP servers extensions register
+    /// (`pi.registerMcpServer`); without one every registration is kept.
+    pub mcp_check: Option<Arc<crate::McpCheck>>,
 }
 
 /// A dialog an extension asks for (`ctx.ui.select/confirm/input/editor`). It

@@ -61,7 +61,7 @@ pub use api::{
     UiResponse,
 };
 pub use commands::{BeforeAgentStart, RunOpening, command_names, run_before_agent_start, run_input};
-pub use mcp_registry::{McpCheck, set_mcp_check};
+pub use mcp_registry::McpCheck;
 pub use theme::ExtTheme;
 
 use engine::protocol::{CallMsg, Entry, Hook};
@@ -212,6 +212,7 @@ impl ExtensionHost {
                 ui: opts.ui.clone(),
                 limits: opts.limits,
                 theme: opts.theme.clone(),
+                mcp_check: opts.mcp_check.clone(),
                 compiled: ready[i].take(),
                 reuse_module,
             };

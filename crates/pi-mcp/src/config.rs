@@ -314,11 +314,8 @@ pub fn add_registered(config: &mut McpConfig, name: &str, value: &Value, source:
 }
 
 /// Check one `mcpServers` entry as `pi mcp add` writes it.
-// String error: this is the check pi-ext's `McpCheck` callback type
-// (`Fn(&str, &Value) -> Result<(), String>`) is set to, and `pi mcp add`
-// returns its message as its own string error.
-pub fn check_entry(name: &str, value: &Value) -> Result<(), String> {
-    validate(name, value, Path::new(""), Path::new("."), None).map(|_| ()).map_err(|e| e.to_string())
+pub fn check_entry(name: &str, value: &Value) -> Result<(), ConfigError> {
+    validate(name, value, Path::new(""), Path::new("."), None).map(|_| ())
 }
 
 /// `~/x` under the home folder, a relative path under the session folder.

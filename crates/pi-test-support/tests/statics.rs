@@ -32,7 +32,7 @@ enum Kind {
 use Kind::*;
 
 /// At most this many statics of kinds [`Kind::Os`] and [`Kind::State`].
-const CEILING: usize = 10;
+const CEILING: usize = 9;
 
 /// Every static outside tests: `(file under crates/, name, kind, why)`.
 const STATICS: &[(&str, &str, Kind, &str)] = &[
@@ -62,7 +62,6 @@ const STATICS: &[(&str, &str, Kind, &str)] = &[
     ("pi-config/src/resources/expand.rs", "PLACEHOLDER", Cache, "compiled regex"),
     ("pi-config/src/trust/fsio.rs", "TEMP_COUNTER", Counter, "temporary file names"),
     ("pi-ext/src/builtins.rs", "BUILTINS", Const, "embedded modules (bytecode compiled once)"),
-    ("pi-ext/src/mcp_registry.rs", "CHECK", State, "the front end's check of registered MCP servers"),
     ("pi-ext/src/node/cjs.rs", "CJS", Const, "embedded script"),
     ("pi-ext/src/engine/component.rs", "NEXT_ID", Counter, "component ids"),
     ("pi-ext/src/engine/host.rs", "REALM", Const, "embedded script"),

@@ -33,10 +33,10 @@ fn home() -> Option<PathBuf> {
     std::env::var_os("HOME").map(PathBuf::from)
 }
 
-/// Check what extensions register (`pi.registerMcpServer`) as `mcp.json`
-/// entries are checked.
-pub(crate) fn check_registrations() {
-    pi_ext::set_mcp_check(Arc::new(|name: &str, value: &serde_json::Value| pi_mcp::config::check_entry(name, value)));
+/// The check of what extensions register (`pi.registerMcpServer`): as
+/// `mcp.json` entries are checked.
+pub(crate) fn registration_check() -> Arc<pi_ext::McpCheck> {
+    Arc::new(|name: &str, value: &serde_json::Value| Ok(pi_mcp::config::check_entry(name, value)?))
 }
 
 /// Read the configuration of the run.

@@ -114,6 +114,7 @@ impl Env {
             project_trusted: trusted,
             limits: Default::default(),
             theme: self.ext_theme.clone(),
+            mcp_check: Some(mcp::registration_check()),
         }
     }
 }

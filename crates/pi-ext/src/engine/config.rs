@@ -22,6 +22,8 @@ pub(crate) struct EngineConfig {
     pub limits: Limits,
     /// The run's theme (`ctx.ui.theme`).
     pub theme: crate::ExtTheme,
+    /// The front end's check of registered MCP servers.
+    pub mcp_check: Option<Arc<crate::McpCheck>>,
     /// The module compiled ahead (`None`: the engine compiles the file).
     pub compiled: Option<Compiled>,
     /// Run the factory of the module this realm already evaluated for this

@@ -246,7 +246,8 @@ fn host_sync(state: &State, request: HostSync) -> Value {
         }
         HostSync::Commands(list) => publish(&state.shared.commands, list),
         HostSync::RegisterMcpServer { name, config } => {
-            crate::mcp_registry::problem(&name, &config).map_or(Value::Null, Value::String)
+            crate::mcp_registry::problem(state.cfg.mcp_check.as_deref(), &name, &config)
+                .map_or(Value::Null, Value::String)
         }
         HostSync::McpServers(list) => publish(&state.shared.mcp_servers, list),
         HostSync::ToolRenderers(list) => publish(&state.shared.tool_renderers, list),
