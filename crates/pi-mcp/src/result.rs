@@ -4,6 +4,7 @@
 //! full text in a `pi-mcp-*.log` file, then the images. Scripts get the whole
 //! result (minus `_meta`) untruncated, as the structured value.
 
+use pi_tools::output_file::OutputFiles;
 use pi_tools::{Content, ToolResult};
 use serde_json::Value;
 
@@ -56,7 +57,7 @@ fn resource_link(b: &Value, origin: Origin<'_>) -> String {
     text::resource_link(str_of(b, "uri").unwrap_or(""), title, &details, &description, &read)
 }
 
-fn binary_resource(r: &Value) -> Option<Content> {
+fn binary_resource(r: &Value, files: &OutputFiles) -> Option<Content> {
     let uri = str_of(r, "uri").unwrap_or("");
     let mime = str_of(r, "mimeType");
     let data = decode(str_of(r, "blob").unwrap_or("")).unwrap_or_default();
@@ -64,7 +65,7 @@ fn binary_resource(r: &Value) -> Option<Content> {
         return Some(Content::Text { text: String::from_utf8_lossy(&data).into_owned() });
     }
     let kind = format!("{}, {}", mime.unwrap_or("unknown type"), pi_tools::truncate::format_size(data.len()));
-    let text = match pi_tools::output_file::write_new("pi-mcp", &extension_of(uri), &data) {
+    let text = match files.write_new("pi-mcp", &extension_of(uri), &data) {
         Ok(p) => text::binary_resource_saved(uri, &kind, &p.to_string_lossy()),
         Err(e) => text::binary_resource_unsaved(uri, &kind, &e.to_string()),
     };
@@ -72,7 +73,7 @@ fn binary_resource(r: &Value) -> Option<Content> {
 }
 
 /// One content block as model content (`None`: nothing to show).
-fn block(b: &Value, origin: Origin<'_>) -> Option<Content> {
+fn block(b: &Value, origin: Origin<'_>, files: &OutputFiles) -> Option<Content> {
     let text = |t: String| Some(Content::Text { text: t });
     match str_of(b, "type")? {
         "text" => text(str_of(b, "text").unwrap_or("").to_string()),
@@ -93,7 +94,7 @@ fn block(b: &Value, origin: Origin<'_>) -> Option<Content> {
                     mime_type: mime.to_string(),
                 });
             }
-            binary_resource(r)
+            binary_resource(r, files)
         }
         // Audio and unknown blocks: their JSON, so nothing is silently lost.
         _ => text(b.to_string()),
@@ -135,11 +136,12 @@ pub fn script_value(raw: &Value) -> Value {
     v
 }
 
-/// Convert a `CallToolResult` (as JSON) into the tool result.
-pub fn convert(raw: &Value, origin: Origin<'_>) -> ToolResult {
+/// Convert a `CallToolResult` (as JSON) into the tool result; files it
+/// saves are remembered in `files`.
+pub fn convert(raw: &Value, origin: Origin<'_>, files: &OutputFiles) -> ToolResult {
     let is_error = raw.get("isError").and_then(Value::as_bool).unwrap_or(false);
     let blocks = raw.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
-    let mut content: Vec<Content> = blocks.iter().filter_map(|b| block(b, origin)).collect();
+    let mut content: Vec<Content> = blocks.iter().filter_map(|b| block(b, origin, files)).collect();
     if blocks.is_empty()
         && let Some(structured) = raw.get("structuredContent")
     {
@@ -152,7 +154,7 @@ pub fn convert(raw: &Value, origin: Origin<'_>) -> ToolResult {
     let combined = joined.join("\n");
     let mut details = None;
     if let Some((middle, lines)) = truncate_middle(&combined, text::MCP_OUTPUT_MAX_BYTES) {
-        let (saved, path) = match pi_tools::output_file::write_new("pi-mcp", ".log", combined.as_bytes()) {
+        let (saved, path) = match files.write_new("pi-mcp", ".log", combined.as_bytes()) {
             Ok(p) => {
                 let p = p.to_string_lossy().into_owned();
                 (text::full_output(&p), Some(p))

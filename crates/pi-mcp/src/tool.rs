@@ -138,7 +138,7 @@ impl AgentTool for McpTool {
             let origin =
                 Origin { server: self.server.name(), tool: &self.remote, resources: self.server.offers_read() };
             match self.server.call(&self.remote, inv.args, &inv.ctx.abort).await {
-                Ok(raw) => result::convert(&raw, origin),
+                Ok(raw) => result::convert(&raw, origin, &inv.ctx.output_files),
                 // The reference shows an HTTP failure as it is.
                 Err(crate::ClientError::Http(why)) => ToolResult::error(why),
                 Err(e) => ToolResult::error(text::call_failed(origin.server, origin.tool, &e.to_string())),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::ToolResult;
+use crate::output_file::OutputFiles;
 use crate::queue::FileMutationQueue;
 
 /// Receives partial results while a tool runs (bash streaming).
@@ -56,6 +57,8 @@ pub struct ToolContext {
     pub mutation_queue: FileMutationQueue,
     /// The sandbox commands run in and `write`/`edit` obey (mode `off` by default).
     pub sandbox: Arc<pi_sandbox::Sandbox>,
+    /// The full-output files tools made; clones of the context share them.
+    pub output_files: OutputFiles,
 }
 
 impl ToolContext {
@@ -68,6 +71,7 @@ impl ToolContext {
             session: SessionEnv::default(),
             mutation_queue: FileMutationQueue::new(),
             sandbox: Arc::new(pi_sandbox::Sandbox::off()),
+            output_files: OutputFiles::new(),
         }
     }
 }

@@ -8,42 +8,53 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// How many random names are tried before giving up.
 const ATTEMPTS: usize = 16;
 
-/// The output files this process made, newest last (at most
+/// The output files a session's tools made, newest last (at most
 /// [`pi_sandbox::limits::MAX_VISIBLE_OUTPUT_FILES`]): a read-only sandbox,
-/// whose temp is private, shows them to later commands.
-static RECENT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// whose temp is private, shows them to later commands. Carried by
+/// [`crate::ToolContext`]; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct OutputFiles(Arc<Mutex<Vec<PathBuf>>>);
 
-/// The output files of this process's earlier commands, newest last.
-pub(crate) fn recent() -> Vec<PathBuf> {
-    RECENT.lock().unwrap_or_else(|e| e.into_inner()).clone()
-}
-
-/// Create a new output file `<prefix>-<16 hex><extension>` (`pi-bash`,
-/// `.log`) in `dir`. The file is open for reading and writing.
-pub fn create(dir: &Path, prefix: &str, extension: &str) -> io::Result<(File, PathBuf)> {
-    let (file, path) = create_with_names(dir, prefix, extension, random_hex)?;
-    let mut recent = RECENT.lock().unwrap_or_else(|e| e.into_inner());
-    if recent.len() >= pi_sandbox::limits::MAX_VISIBLE_OUTPUT_FILES {
-        recent.remove(0);
+impl OutputFiles {
+    /// No files yet.
+    pub fn new() -> Self {
+        OutputFiles::default()
     }
-    recent.push(path.clone());
-    Ok((file, path))
+
+    /// The output files of earlier commands and tools, newest last.
+    pub fn recent(&self) -> Vec<PathBuf> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Create a new output file `<prefix>-<16 hex><extension>` (`pi-bash`,
+    /// `.log`) in `dir`, and remember it. The file is open for reading and
+    /// writing.
+    pub fn create(&self, dir: &Path, prefix: &str, extension: &str) -> io::Result<(File, PathBuf)> {
+        let (file, path) = create_with_names(dir, prefix, extension, random_hex)?;
+        let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if recent.len() >= pi_sandbox::limits::MAX_VISIBLE_OUTPUT_FILES {
+            recent.remove(0);
+        }
+        recent.push(path.clone());
+        Ok((file, path))
+    }
+
+    /// Write `data` to a new output file in the OS temp dir, and remember
+    /// it; returns its path.
+    pub fn write_new(&self, prefix: &str, extension: &str, data: &[u8]) -> io::Result<PathBuf> {
+        use std::io::Write;
+        let (mut file, path) = self.create(&std::env::temp_dir(), prefix, extension)?;
+        file.write_all(data)?;
+        Ok(path)
+    }
 }
 
-/// Write `data` to a new output file in the OS temp dir; returns its path.
-pub fn write_new(prefix: &str, extension: &str, data: &[u8]) -> io::Result<PathBuf> {
-    use std::io::Write;
-    let (mut file, path) = create(&std::env::temp_dir(), prefix, extension)?;
-    file.write_all(data)?;
-    Ok(path)
-}
-
-/// [`create`] with the random part of the name supplied by `next_name`
+/// [`OutputFiles::create`] with the random part of the name supplied by `next_name`
 /// (tests use it to aim at a planted path). Names that exist are skipped.
 pub(crate) fn create_with_names(
     dir: &Path,
@@ -91,7 +102,8 @@ mod tests {
     #[test]
     fn names_are_prefix_16_hex_log_and_mode_0600() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut f, path) = create(dir.path(), "pi-bash", ".log").unwrap();
+        let files = OutputFiles::new();
+        let (mut f, path) = files.create(dir.path(), "pi-bash", ".log").unwrap();
         let name = path.file_name().unwrap().to_str().unwrap();
         let hex = name.strip_prefix("pi-bash-").unwrap().strip_suffix(".log").unwrap();
         assert_eq!(hex.len(), 16);
@@ -102,8 +114,9 @@ mod tests {
         let mut s = String::new();
         f.read_to_string(&mut s).unwrap();
         assert_eq!(s, "abc");
-        let (_, other) = create(dir.path(), "pi-bash", ".log").unwrap();
+        let (_, other) = files.create(dir.path(), "pi-bash", ".log").unwrap();
         assert_ne!(path, other);
+        assert_eq!(files.clone().recent(), [path, other], "clones share the list");
     }
 
     #[test]
@@ -140,7 +153,7 @@ mod tests {
         std::fs::write(dir.path().join("pi-bash-x.log"), "").unwrap();
         let e = create_with_names(dir.path(), "pi-bash", ".log", || Ok("x".to_string())).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
-        let e = create(&dir.path().join("missing-dir"), "pi-bash", ".log").unwrap_err();
+        let e = OutputFiles::new().create(&dir.path().join("missing-dir"), "pi-bash", ".log").unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
     }
 }

@@ -24,6 +24,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 use pi_agent::{AgentTool, Invocation};
+use pi_tools::output_file::OutputFiles;
 use pi_tools::{Content, ToolResult};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -136,7 +137,7 @@ pub(crate) async fn execute(env: &Env<'_>, inv: Invocation<'_>) -> ToolResult {
     };
     let run = Run { inv: &inv, callable: &callable, calls: &calls, globals: &globals, publish: &publish };
     let (ending, output) = run.script(&script, env.store, slot).await;
-    finish(env, &script, ending, output, &calls, started)
+    finish(env, &script, ending, output, &calls, started, &inv.ctx.output_files)
 }
 
 /// The result of a script that got no runtime.
@@ -157,6 +158,7 @@ fn finish(
     items: Vec<Item>,
     calls: &Calls,
     started: Instant,
+    files: &OutputFiles,
 ) -> ToolResult {
     calls.cancel_running();
     let mut items = items;
@@ -180,8 +182,8 @@ fn finish(
         blocks.push(output::Block::Text(format!("{}{e}\n\n{}", text::SCRIPT_ERROR, calls.summary())));
     }
     let max_tokens = script.options.max_output_tokens.unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS);
-    let (blocks, full_output_path) = output::budget(output::join(blocks), max_tokens);
-    let blocks = output::join(output::save_images(blocks));
+    let (blocks, full_output_path) = output::budget(output::join(blocks), max_tokens, files);
+    let blocks = output::join(output::save_images(blocks, files));
     let wall = format!("{:.1}", started.elapsed().as_secs_f64());
     let mut content = vec![Content::Text { text: text::result_header(ok, &wall) }];
     content.extend(output::content(blocks));

@@ -6,6 +6,7 @@
 
 use base64::Engine as _;
 use pi_tools::Content;
+use pi_tools::output_file::OutputFiles;
 
 use super::vm::Item;
 use crate::js;
@@ -74,7 +75,7 @@ pub(crate) fn join(blocks: Vec<Block>) -> Vec<Block> {
 }
 
 /// The blocks within `max_tokens`; the path of the full text when it was cut.
-pub(crate) fn budget(blocks: Vec<Block>, max_tokens: u64) -> (Vec<Block>, Option<String>) {
+pub(crate) fn budget(blocks: Vec<Block>, max_tokens: u64, files: &OutputFiles) -> (Vec<Block>, Option<String>) {
     let texts: Vec<&str> = blocks
         .iter()
         .filter_map(|b| match b {
@@ -97,8 +98,7 @@ pub(crate) fn budget(blocks: Vec<Block>, max_tokens: u64) -> (Vec<Block>, Option
     out.push_str(head);
     out.push_str(&text::tokens_truncated(removed.div_ceil(CHARS_PER_TOKEN)));
     out.push_str(tail);
-    let spilled =
-        pi_tools::output_file::write_new(text::OUTPUT_FILE_PREFIX, text::OUTPUT_FILE_EXTENSION, combined.as_bytes());
+    let spilled = files.write_new(text::OUTPUT_FILE_PREFIX, text::OUTPUT_FILE_EXTENSION, combined.as_bytes());
     let path = match spilled {
         Ok(p) => {
             let p = p.to_string_lossy().into_owned();
@@ -125,7 +125,7 @@ fn extension(mime: &str) -> &'static str {
 }
 
 /// Save each image (once per distinct image) and put its label before it.
-pub(crate) fn save_images(blocks: Vec<Block>) -> Vec<Block> {
+pub(crate) fn save_images(blocks: Vec<Block>, files: &OutputFiles) -> Vec<Block> {
     let mut labels: Vec<(String, String)> = Vec::new();
     let mut out = Vec::with_capacity(blocks.len());
     for b in blocks {
@@ -138,7 +138,7 @@ pub(crate) fn save_images(blocks: Vec<Block>) -> Vec<Block> {
             None => {
                 let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap_or_default();
                 let kind = format!("{mime}, {}", pi_tools::truncate::format_size(bytes.len()));
-                let saved = pi_tools::output_file::write_new(text::OUTPUT_FILE_PREFIX, extension(mime), &bytes);
+                let saved = files.write_new(text::OUTPUT_FILE_PREFIX, extension(mime), &bytes);
                 let l = match saved {
                     Ok(p) => text::image_saved(&p.to_string_lossy(), &kind),
                     Err(e) => text::image_not_saved(&kind, &e.to_string()),
@@ -192,13 +192,13 @@ mod tests {
 
     #[test]
     fn budget_keeps_start_and_end() {
-        let (blocks, path) = budget(vec![Block::Text("0123456789".repeat(10))], 5);
+        let (blocks, path) = budget(vec![Block::Text("0123456789".repeat(10))], 5, &OutputFiles::new());
         let Block::Text(s) = &blocks[0] else { panic!() };
         assert!(s.starts_with("Warning: truncated output (original token count: 25)\nTotal output lines: 1\n\n0123456789…20 tokens truncated…0123456789\n\n[Full output: "), "{s}");
         let path = path.unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "0123456789".repeat(10));
         let _ = std::fs::remove_file(path);
-        let (kept, none) = budget(vec![Block::Text("short".into())], 5);
+        let (kept, none) = budget(vec![Block::Text("short".into())], 5, &OutputFiles::new());
         assert_eq!((kept, none), (vec![Block::Text("short".into())], None));
     }
 }

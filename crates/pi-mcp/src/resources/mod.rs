@@ -201,7 +201,7 @@ impl AgentTool for ResourceTool {
                     Err(e) => return ToolResult::error(e.to_string()),
                 },
             };
-            let mut out = result::convert(&shown, origin);
+            let mut out = result::convert(&shown, origin, &inv.ctx.output_files);
             out.structured = Some(structured);
             out
         })

@@ -5,13 +5,14 @@ const O: Origin<'static> = Origin { server: "s", tool: "t", resources: true };
 
 #[test]
 fn small_results_pass_and_errors_get_a_text() {
-    let r = convert(&json!({"content": [{"type": "text", "text": "hi"}], "_meta": {"x": 1}}), O);
+    let r = convert(&json!({"content": [{"type": "text", "text": "hi"}], "_meta": {"x": 1}}), O, &OutputFiles::new());
     assert_eq!(r.text_content(), "hi");
     assert!(!r.is_error);
     assert_eq!(r.structured, Some(json!({"content": [{"type": "text", "text": "hi"}]})));
-    let e = convert(&json!({"content": [], "isError": true}), O);
+    let e = convert(&json!({"content": [], "isError": true}), O, &OutputFiles::new());
     assert!(e.is_error && e.text_content() == "MCP tool s/t returned an error");
-    let own = convert(&json!({"content": [{"type": "text", "text": "bad input"}], "isError": true}), O);
+    let own =
+        convert(&json!({"content": [{"type": "text", "text": "bad input"}], "isError": true}), O, &OutputFiles::new());
     assert_eq!(own.text_content(), "bad input", "the server's own text");
 }
 
@@ -20,7 +21,7 @@ fn big_results_are_cut_in_the_middle_with_the_full_text_saved() {
     let big: String = (0..3000).map(|i| format!("line {i} ééé\n")).collect();
     let raw =
         json!({"content": [{"type": "text", "text": big}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}]});
-    let r = convert(&raw, O);
+    let r = convert(&raw, O, &OutputFiles::new());
     assert_eq!(r.content.len(), 2, "one text block, then the images");
     let t = r.text_content();
     assert!(
@@ -48,7 +49,7 @@ fn resource_links_and_embedded_resources() {
         {"type": "resource_link", "uri": "file:///a", "name": "a", "mimeType": "text/plain", "size": 3, "description": "A file"},
         {"type": "resource", "resource": {"uri": "file:///b", "text": "inline"}},
     ]});
-    let r = convert(&raw, O);
+    let r = convert(&raw, O, &OutputFiles::new());
     assert_eq!(
         r.text_content(),
         "[Resource file:///a \"a\" (text/plain, 3B): A file. Read it with read_mcp_resource (server \"s\")]\ninline"

@@ -78,7 +78,7 @@ impl Launch {
             let _ = plan;
             let original = self.original.take().ok_or_else(|| ToolError::msg(text::NO_COMMAND))?;
             let prepared =
-                ctx.sandbox.wrap(original, &crate::output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))?;
+                ctx.sandbox.wrap(original, &ctx.output_files.recent()).map_err(|e| ToolError::msg(e.to_string()))?;
             self.plan = pi_sandbox::Plan::Direct(prepared);
         }
         let pi_sandbox::Plan::Direct(prepared) = &self.plan else {
@@ -111,7 +111,7 @@ fn command_spec(kind: ShellKind, command: String, ctx: &ToolContext) -> Result<L
     }
     let spec = process::build_command(&shell, &command, &ctx.cwd, &ctx.session);
     let original = ctx.sandbox.mode().is_sandboxed().then(|| spec.clone());
-    let plan = ctx.sandbox.plan(spec, &crate::output_file::recent()).map_err(|e| ToolError::msg(e.to_string()))?;
+    let plan = ctx.sandbox.plan(spec, &ctx.output_files.recent()).map_err(|e| ToolError::msg(e.to_string()))?;
     Ok(Launch { plan, original })
 }
 
@@ -271,8 +271,10 @@ async fn execute(
             f(piece);
         }
     });
-    let acc =
-        Arc::new(Mutex::new(Accumulator::new(kind.output_prefix(), std::env::temp_dir()).with_output(Some(listener))));
+    let acc = Arc::new(Mutex::new(
+        Accumulator::new(kind.output_prefix(), std::env::temp_dir(), ctx.output_files.clone())
+            .with_output(Some(listener)),
+    ));
     let stop = Arc::new(pump::StopSignal::default());
     let (done_tx, mut done_rx) = oneshot::channel::<()>();
     {

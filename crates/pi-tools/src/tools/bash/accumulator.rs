@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 use crate::limits::{BASH_STRUCTURED_MAX_BYTES, BASH_TAIL_WINDOW, MAX_BYTES, MAX_LINES};
-use crate::output_file;
+use crate::output_file::OutputFiles;
 use crate::text::bash as text;
 use crate::truncate::{Limits, Truncation, tail_bytes, truncate_tail};
 
@@ -154,6 +154,8 @@ pub(crate) struct StructuredOutput {
 pub(crate) struct Accumulator {
     prefix: &'static str,
     temp_dir: PathBuf,
+    /// Where the output file, once made, is remembered.
+    files: OutputFiles,
     decoder: Utf8Stream,
     /// The last decoded bytes (between one and two [`BASH_TAIL_WINDOW`]s once trimmed).
     window: String,
@@ -175,11 +177,12 @@ pub(crate) struct Accumulator {
 
 impl Accumulator {
     /// An empty accumulator whose output file, when needed, is
-    /// `<temp_dir>/<prefix>-<16 hex>.log`.
-    pub(crate) fn new(prefix: &'static str, temp_dir: PathBuf) -> Self {
+    /// `<temp_dir>/<prefix>-<16 hex>.log`, remembered in `files`.
+    pub(crate) fn new(prefix: &'static str, temp_dir: PathBuf, files: OutputFiles) -> Self {
         Accumulator {
             prefix,
             temp_dir,
+            files,
             decoder: Utf8Stream::default(),
             window: String::new(),
             total_bytes: 0,
@@ -295,7 +298,7 @@ impl Accumulator {
         if !matches!(self.file, FileState::None) || !self.over_limit() {
             return;
         }
-        self.file = match output_file::create(&self.temp_dir, self.prefix, ".log") {
+        self.file = match self.files.create(&self.temp_dir, self.prefix, ".log") {
             Ok((mut f, path)) => match f.write_all(&self.raw_prefix) {
                 Ok(()) => {
                     self.raw_prefix = Vec::new();
@@ -429,7 +432,7 @@ mod tests {
     }
 
     fn acc(dir: &Path) -> Accumulator {
-        Accumulator::new("pi-bash", dir.to_path_buf())
+        Accumulator::new("pi-bash", dir.to_path_buf(), OutputFiles::new())
     }
 
     #[test]
@@ -575,7 +578,7 @@ mod tests {
 
     #[test]
     fn without_a_file_the_output_is_still_shown() {
-        let mut a = Accumulator::new("pi-bash", PathBuf::from("/nonexistent/dir"));
+        let mut a = Accumulator::new("pi-bash", PathBuf::from("/nonexistent/dir"), OutputFiles::new());
         let data: String = (1..=3000).map(|i| format!("{i}\n")).collect();
         feed(&mut a, data.as_bytes(), 1000);
         let s = a.shown();

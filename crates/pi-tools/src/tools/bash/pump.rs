@@ -217,7 +217,8 @@ mod tests {
         let stop = StopSignal::default();
         stop.shell_exited(Instant::now() - Duration::from_secs(5));
         let dir = tempfile::tempdir().unwrap();
-        let acc = Mutex::new(Accumulator::new("pi-bash", dir.path().to_path_buf()));
+        let acc =
+            Mutex::new(Accumulator::new("pi-bash", dir.path().to_path_buf(), crate::output_file::OutputFiles::new()));
         pump([out_r, err_r], &acc, &stop);
         assert_eq!(lock(&acc).shown().text, "a b\nwarn\n");
     }
