@@ -87,6 +87,10 @@ pub struct HostOptions {
     /// The check of the MCP servers extensions register
     /// (`pi.registerMcpServer`); without one every registration is kept.
     pub mcp_check: Option<Arc<crate::McpCheck>>,
+    /// The extensions that hear one another's dialogs (`ui_prompt_start`,
+    /// `ui_prompt_end`): those loaded with clones of one handle, so every
+    /// load of a run gets the run's.
+    pub prompt_spans: crate::PromptSpans,
 }
 
 /// A dialog an extension asks for (`ctx.ui.select/confirm/input/editor`). It

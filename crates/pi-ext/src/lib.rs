@@ -61,6 +61,7 @@ pub use api::{
     UiResponse,
 };
 pub use commands::{BeforeAgentStart, RunOpening, command_names, run_before_agent_start, run_input};
+pub use engine::prompt_span::PromptSpans;
 pub use mcp_registry::McpCheck;
 pub use theme::ExtTheme;
 
@@ -213,6 +214,7 @@ impl ExtensionHost {
                 limits: opts.limits,
                 theme: opts.theme.clone(),
                 mcp_check: opts.mcp_check.clone(),
+                prompt_spans: opts.prompt_spans.clone(),
                 compiled: ready[i].take(),
                 reuse_module,
             };

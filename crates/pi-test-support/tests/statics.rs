@@ -32,7 +32,7 @@ enum Kind {
 use Kind::*;
 
 /// At most this many statics of kinds [`Kind::Os`] and [`Kind::State`].
-const CEILING: usize = 8;
+const CEILING: usize = 7;
 
 /// Every static outside tests: `(file under crates/, name, kind, why)`.
 const STATICS: &[(&str, &str, Kind, &str)] = &[
@@ -71,7 +71,6 @@ const STATICS: &[(&str, &str, Kind, &str)] = &[
     ("pi-ext/src/engine/host.rs", "WEB", Const, "embedded script"),
     ("pi-ext/src/engine/host.rs", "INTL", Const, "embedded script"),
     ("pi-ext/src/engine/host.rs", "LAZY_GLOBALS", Const, "embedded script"),
-    ("pi-ext/src/engine/prompt_span.rs", "SPANS", State, "open dialog spans heard by every engine"),
     ("pi-ext/src/engine/state.rs", "ON_REALM", Os, "thread-local: which engine owns this thread"),
     ("pi-ext/src/engine/realm.rs", "NEXT_REALM", Counter, "engine ids"),
     ("pi-ext/src/js/surface/list.rs", "SURFACES", Const, "embedded modules"),

@@ -46,6 +46,9 @@ pub(crate) struct Env {
     /// The theme the run's extensions style text with (one handle for
     /// every load of them, set by the front end).
     pub ext_theme: pi_ext::ExtTheme,
+    /// The run's extensions hear one another's dialogs through this (one
+    /// handle for every load of them).
+    pub prompt_spans: pi_ext::PromptSpans,
 }
 
 /// The front end's shared state a run is built with: what the agent's
@@ -91,6 +94,7 @@ impl Env {
             interactive,
             front: Front::of(args.mode, interactive),
             ext_theme: Default::default(),
+            prompt_spans: Default::default(),
         }
     }
 
@@ -115,6 +119,7 @@ impl Env {
             limits: Default::default(),
             theme: self.ext_theme.clone(),
             mcp_check: Some(mcp::registration_check()),
+            prompt_spans: self.prompt_spans.clone(),
         }
     }
 }
@@ -414,6 +419,7 @@ pub(crate) fn test_env(root: &std::path::Path) -> Env {
         interactive: false,
         front: Front::Plain,
         ext_theme: Default::default(),
+        prompt_spans: Default::default(),
     }
 }
 

@@ -73,6 +73,7 @@ mod tests {
             interactive: false,
             front: Default::default(),
             ext_theme: Default::default(),
+            prompt_spans: Default::default(),
         }
     }
 

@@ -24,6 +24,8 @@ pub(crate) struct EngineConfig {
     pub theme: crate::ExtTheme,
     /// The front end's check of registered MCP servers.
     pub mcp_check: Option<Arc<crate::McpCheck>>,
+    /// The run's prompt spans (`ui_prompt_start`/`ui_prompt_end`).
+    pub prompt_spans: super::prompt_span::PromptSpans,
     /// The module compiled ahead (`None`: the engine compiles the file).
     pub compiled: Option<Compiled>,
     /// Run the factory of the module this realm already evaluated for this

@@ -18,7 +18,7 @@ mod config;
 pub(crate) mod error;
 mod host;
 mod looper;
-mod prompt_span;
+pub(crate) mod prompt_span;
 pub(crate) mod protocol;
 pub(crate) mod realm;
 mod state;
@@ -39,16 +39,17 @@ use crate::api::{Limits, UiBridge, UiResponse};
 use crate::convert;
 pub(crate) use config::{EngineConfig, Shared};
 use error::{EngineError, OpError};
+use prompt_span::PromptSpans;
 use protocol::{CallMsg, Entry, ExtSender, Hook, HostOp, Msg, OpAnswer, OpResult};
 pub(crate) use realm::EngineThread;
 
 /// Ends the open prompt span when dropped (the dialog answered, timed out
 /// or was given up).
-struct SpanEnd;
+struct SpanEnd<'a>(&'a PromptSpans);
 
-impl Drop for SpanEnd {
+impl Drop for SpanEnd<'_> {
     fn drop(&mut self) {
-        prompt_span::end();
+        self.0.end();
     }
 }
 
@@ -62,6 +63,8 @@ pub(crate) struct Engine {
     cwd: PathBuf,
     pub(crate) ui: Option<Arc<dyn UiBridge>>,
     pub(crate) limits: Limits,
+    /// The run's prompt spans, which this extension hears and opens.
+    spans: PromptSpans,
     shared: Shared,
     next_call: AtomicU64,
 }
@@ -97,13 +100,14 @@ impl Engine {
             cwd: cfg.cwd.clone(),
             ui: cfg.ui.clone(),
             limits: cfg.limits,
+            spans: cfg.prompt_spans.clone(),
             shared: shared.clone(),
             next_call: AtomicU64::new(1),
         });
         tx.send(Msg::Start(Box::new(cfg), load_tx, shared)).map_err(|_| EngineError::NoAnswer)?;
         let handle: std::sync::Weak<Engine> = Arc::downgrade(&engine);
         let _ = tx.send(Msg::Handle(handle));
-        prompt_span::register(&engine);
+        engine.spans.register(&engine);
         Ok((engine, load_rx))
     }
 
@@ -217,8 +221,8 @@ impl Engine {
                 let Some(ui) = &self.ui else { return Ok(OpAnswer::Undefined) };
                 let component = component::JsComponent::new(self.tx.clone(), self.thread, id);
                 let shown = ui.custom(id, Box::new(component));
-                prompt_span::begin(prompt_span::CUSTOM, "");
-                let _span = SpanEnd;
+                self.spans.begin(prompt_span::CUSTOM, "");
+                let _span = SpanEnd(&self.spans);
                 match shown.await {
                     Value::Null => Ok(OpAnswer::Undefined),
                     v => Ok(OpAnswer::Json(v)),
@@ -236,8 +240,8 @@ impl Engine {
                     None => UiResponse::Cancelled,
                     Some(ui) => {
                         let (kind, title) = request.kind_and_title();
-                        prompt_span::begin(kind, &title);
-                        let _span = SpanEnd;
+                        self.spans.begin(kind, &title);
+                        let _span = SpanEnd(&self.spans);
                         let fut = ui.dialog(request);
                         match timeout {
                             Some(ms) => tokio::time::timeout(Duration::from_millis(ms), fut)

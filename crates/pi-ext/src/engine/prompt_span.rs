@@ -1,7 +1,11 @@
 //! `ui_prompt_start` and `ui_prompt_end`: around a dialog or component an
-//! extension shows, every extension of the process that listens hears that
-//! pi waits for the user (not awaited, as the reference). Nested or
+//! extension shows, every extension of the run that listens hears that pi
+//! waits for the user (not awaited, as the reference). Nested or
 //! overlapping prompts make one span: the outer one's start and end.
+//!
+//! The engines of a run hear each other's spans through one
+//! [`PromptSpans`] handle, which every load of the run's extensions is
+//! given ([`crate::HostOptions::prompt_spans`]).
 
 use std::sync::{Arc, Mutex, Weak};
 
@@ -10,22 +14,26 @@ use serde_json::json;
 use super::Engine;
 use super::protocol::Entry;
 
-/// The engines of the process (dead ones are dropped as they are met), and
+/// The engines that hear one another's prompt spans (those loaded with
+/// clones of one handle: a run's), and the span open among them. A new
+/// handle starts a new group.
+#[derive(Clone, Default)]
+pub struct PromptSpans(Arc<Mutex<Spans>>);
+
+impl std::fmt::Debug for PromptSpans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let open = self.0.lock().map(|s| s.open).unwrap_or(0);
+        f.debug_struct("PromptSpans").field("open", &open).finish_non_exhaustive()
+    }
+}
+
+/// The engines of the group (dead ones are dropped as they are met), and
 /// the open span: how many prompts are open, and the first one's kind and title.
+#[derive(Default)]
 struct Spans {
     engines: Vec<Weak<Engine>>,
     open: usize,
     first: Option<(String, String)>,
-}
-
-static SPANS: Mutex<Spans> = Mutex::new(Spans { engines: Vec::new(), open: 0, first: None });
-
-/// Let `engine` hear prompt spans.
-pub(crate) fn register(engine: &Arc<Engine>) {
-    if let Ok(mut s) = SPANS.lock() {
-        s.engines.retain(|e| e.strong_count() > 0);
-        s.engines.push(Arc::downgrade(engine));
-    }
 }
 
 /// The kind of a custom component's prompt (it has no title).
@@ -41,23 +49,33 @@ fn tell(engines: &[Weak<Engine>], event: &str, kind: &str, title: &str) {
     }
 }
 
-/// A prompt of `kind` (`select`, `confirm`, `input`, `editor`, `custom`) opens.
-pub(crate) fn begin(kind: &str, title: &str) {
-    let Ok(mut s) = SPANS.lock() else { return };
-    s.open += 1;
-    if s.open == 1 {
-        s.first = Some((kind.to_string(), title.to_string()));
-        tell(&s.engines, "ui_prompt_start", kind, title);
+impl PromptSpans {
+    /// Let `engine` hear the group's prompt spans.
+    pub(crate) fn register(&self, engine: &Arc<Engine>) {
+        if let Ok(mut s) = self.0.lock() {
+            s.engines.retain(|e| e.strong_count() > 0);
+            s.engines.push(Arc::downgrade(engine));
+        }
     }
-}
 
-/// A prompt closes (the span ends with the last one).
-pub(crate) fn end() {
-    let Ok(mut s) = SPANS.lock() else { return };
-    s.open = s.open.saturating_sub(1);
-    if s.open == 0
-        && let Some((kind, title)) = s.first.take()
-    {
-        tell(&s.engines, "ui_prompt_end", &kind, &title);
+    /// A prompt of `kind` (`select`, `confirm`, `input`, `editor`, `custom`) opens.
+    pub(crate) fn begin(&self, kind: &str, title: &str) {
+        let Ok(mut s) = self.0.lock() else { return };
+        s.open += 1;
+        if s.open == 1 {
+            s.first = Some((kind.to_string(), title.to_string()));
+            tell(&s.engines, "ui_prompt_start", kind, title);
+        }
+    }
+
+    /// A prompt closes (the span ends with the last one).
+    pub(crate) fn end(&self) {
+        let Ok(mut s) = self.0.lock() else { return };
+        s.open = s.open.saturating_sub(1);
+        if s.open == 0
+            && let Some((kind, title)) = s.first.take()
+        {
+            tell(&s.engines, "ui_prompt_end", &kind, &title);
+        }
     }
 }
