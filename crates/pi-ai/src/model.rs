@@ -86,6 +86,12 @@ pub struct Model {
     /// unsupported, an unmapped level sends the API's default value.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub thinking_level_map: BTreeMap<String, Option<String>>,
+    /// For `api: "faux"`: the scripted provider that serves the model
+    /// ([`crate::faux::FauxProvider::model`] sets it), so the test that
+    /// queues responses and the request that takes them reach one queue
+    /// without a registry. Never in `models.json`.
+    #[serde(skip)]
+    pub faux: Option<crate::faux::FauxProvider>,
 }
 
 impl Model {

@@ -84,15 +84,26 @@ async fn abort_while_pacing() {
 }
 
 #[tokio::test]
-async fn unknown_provider_and_unknown_api_are_errors_not_panics() {
+async fn a_faux_model_without_its_provider_and_unknown_api_are_errors_not_panics() {
     let mut m = faux::register("faux-x").model();
-    m.provider = "never-registered".into();
+    m.faux = None;
     let r = complete(&m, &ctx(), StreamOptions::default()).await;
     assert_eq!(r.error_message.as_deref(), Some("No more faux responses queued"));
     m.api = "bogus".into();
     let r = complete(&m, &ctx(), StreamOptions::default()).await;
     assert_eq!(r.stop_reason, StopReason::Error);
     assert!(r.error_message.unwrap().starts_with("Unsupported API \"bogus\""));
+}
+
+#[tokio::test]
+async fn each_provider_has_its_own_queue_whatever_its_name() {
+    let (a, b) = (faux::register("faux-same"), faux::register("faux-same"));
+    a.set_responses(vec![faux::assistant_message(vec![faux::text("from a")])]);
+    b.set_responses(vec![faux::assistant_message(vec![faux::text("from b")])]);
+    assert_eq!(complete(&b.model(), &ctx(), StreamOptions::default()).await.text(), "from b");
+    assert_eq!(complete(&a.model(), &ctx(), StreamOptions::default()).await.text(), "from a");
+    assert_ne!(a.model(), b.model());
+    assert_eq!(a.model(), a.clone().model());
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! A scripted in-process provider for tests (api `faux`).
 //!
-//! Register a provider name, queue assistant messages (or functions that make
-//! one from the request), and point a [`Model`] with `api: "faux"` and that
-//! provider at it. Each request takes the next response from the queue and
+//! Make a provider, queue assistant messages (or functions that make one
+//! from the request), and send requests with its [`FauxProvider::model`],
+//! which carries the provider (a model with `api: "faux"` and no provider
+//! has nothing queued). Each request takes the next response from the queue and
 //! streams it like a real provider would (text and thinking in small chunks,
 //! tool-call arguments as JSON text). An empty queue ends the stream with the
 //! error `No more faux responses queued`.
@@ -18,8 +19,8 @@
 //! # }
 //! ```
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -56,28 +57,35 @@ struct FauxState {
     tokens_per_second: Option<f64>,
 }
 
-fn registry() -> &'static Mutex<HashMap<String, Arc<Mutex<FauxState>>>> {
-    static R: OnceLock<Mutex<HashMap<String, Arc<Mutex<FauxState>>>>> = OnceLock::new();
-    R.get_or_init(Default::default)
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A handle on a registered faux provider.
+/// A handle on a faux provider: clones share its queue.
 #[derive(Clone)]
 pub struct FauxProvider {
     name: String,
     state: Arc<Mutex<FauxState>>,
 }
 
-/// Register (or reset) the faux provider `name` and return its handle. Use a
-/// distinct name per test: the registry is process-wide.
+impl std::fmt::Debug for FauxProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FauxProvider").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// The same provider (one queue).
+impl PartialEq for FauxProvider {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.state, &other.state)
+    }
+}
+
+/// A new faux provider named `name` (its models' `provider`), with nothing
+/// queued. Its models carry it, so each provider has its own queue whatever
+/// its name.
 pub fn register(name: &str) -> FauxProvider {
-    let state = Arc::new(Mutex::new(FauxState::default()));
-    lock(registry()).insert(name.to_string(), state.clone());
-    FauxProvider { name: name.to_string(), state }
+    FauxProvider { name: name.to_string(), state: Arc::new(Mutex::new(FauxState::default())) }
 }
 
 impl FauxProvider {
@@ -94,6 +102,7 @@ impl FauxProvider {
             input: vec!["text".into(), "image".into()],
             context_window: 128_000,
             max_tokens: 16_384,
+            faux: Some(self.clone()),
             ..Default::default()
         }
     }
@@ -204,19 +213,18 @@ async fn pace(tps: Option<f64>, piece: &str) {
     }
 }
 
-/// Serve one request from the provider's queue.
+/// Serve one request from the queue of the model's provider.
 pub(crate) async fn run(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
     em: &mut Emitter,
 ) -> Result<StopReason, ProviderError> {
-    let state = lock(registry()).get(&model.provider).cloned();
-    let Some(state) = state else {
+    let Some(provider) = &model.faux else {
         return Err(ProviderError::failed(text::NO_FAUX_RESPONSES));
     };
     let (next, tps) = {
-        let mut s = lock(&state);
+        let mut s = lock(&provider.state);
         s.contexts.push(context.clone());
         (s.queue.pop_front(), s.tokens_per_second)
     };
