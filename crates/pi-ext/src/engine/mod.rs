@@ -383,3 +383,13 @@ impl Drop for Forget<'_> {
         let _ = self.engine.tx.send(Msg::Forget { id: self.id });
     }
 }
+
+impl prompt_span::Listener for Engine {
+    fn handles(&self, event: &str) -> bool {
+        Engine::handles(self, event)
+    }
+
+    fn post_event(&self, event: &str, payload: Value) {
+        self.post(Entry::Event(event.to_string()), payload);
+    }
+}

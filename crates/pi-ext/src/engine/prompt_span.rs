@@ -9,10 +9,15 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::Engine;
-use super::protocol::Entry;
+/// One that hears prompt spans: an engine, whose extensions may listen.
+pub(crate) trait Listener: Send + Sync {
+    /// Whether a handler listens to `event`.
+    fn handles(&self, event: &str) -> bool;
+    /// Hand it event `event` with `payload` (not awaited).
+    fn post_event(&self, event: &str, payload: Value);
+}
 
 /// The engines that hear one another's prompt spans (those loaded with
 /// clones of one handle: a run's), and the span open among them. A new
@@ -31,7 +36,7 @@ impl std::fmt::Debug for PromptSpans {
 /// the open span: how many prompts are open, and the first one's kind and title.
 #[derive(Default)]
 struct Spans {
-    engines: Vec<Weak<Engine>>,
+    engines: Vec<Weak<dyn Listener>>,
     open: usize,
     first: Option<(String, String)>,
 }
@@ -39,22 +44,24 @@ struct Spans {
 /// The kind of a custom component's prompt (it has no title).
 pub(crate) const CUSTOM: &str = "custom";
 
-fn tell(engines: &[Weak<Engine>], event: &str, kind: &str, title: &str) {
+fn tell(engines: &[Weak<dyn Listener>], event: &str, kind: &str, title: &str) {
     let mut payload = json!({"type": event, "reason": "ui_prompt", "kind": kind, "title": title});
     if kind == CUSTOM {
         payload.as_object_mut().map(|p| p.remove("title"));
     }
     for e in engines.iter().filter_map(Weak::upgrade).filter(|e| e.handles(event)) {
-        e.post(Entry::Event(event.to_string()), payload.clone());
+        e.post_event(event, payload.clone());
     }
 }
 
 impl PromptSpans {
     /// Let `engine` hear the group's prompt spans.
-    pub(crate) fn register(&self, engine: &Arc<Engine>) {
+    pub(crate) fn register<L: Listener + 'static>(&self, engine: &Arc<L>) {
+        let weak: Weak<L> = Arc::downgrade(engine);
+        let weak: Weak<dyn Listener> = weak;
         if let Ok(mut s) = self.0.lock() {
             s.engines.retain(|e| e.strong_count() > 0);
-            s.engines.push(Arc::downgrade(engine));
+            s.engines.push(weak);
         }
     }
 
