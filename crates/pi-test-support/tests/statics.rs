@@ -145,14 +145,12 @@ fn static_name(line: &str) -> Option<String> {
 
 #[test]
 fn every_static_is_accounted_for() {
-    let listed: BTreeSet<(String, String)> = STATICS.iter().map(|(f, n, _, _)| (f.to_string(), n.to_string())).collect();
+    let listed: BTreeSet<(String, String)> =
+        STATICS.iter().map(|(f, n, _, _)| (f.to_string(), n.to_string())).collect();
     let found = found();
     let unlisted: Vec<_> = found.difference(&listed).collect();
     let gone: Vec<_> = listed.difference(&found).collect();
-    assert!(
-        unlisted.is_empty(),
-        "statics not in STATICS (say what each holds and why it is a static): {unlisted:?}"
-    );
+    assert!(unlisted.is_empty(), "statics not in STATICS (say what each holds and why it is a static): {unlisted:?}");
     assert!(gone.is_empty(), "STATICS lists statics that no longer exist (remove them): {gone:?}");
 }
 
