@@ -22,7 +22,8 @@ pub(crate) struct Process {
 }
 
 /// The process groups of the servers started and not yet stopped (all of
-/// this process's: a signal that ends pi stops them all).
+/// this process's: a signal that ends pi stops them all). A static because
+/// the signal handler that stops them gets no context argument.
 static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 fn live() -> std::sync::MutexGuard<'static, Vec<u32>> {

@@ -12,7 +12,9 @@ use pi_tui::host::Update;
 use pi_tui::transcript::Level;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// The real standard error while it is captured.
+/// The real standard error while it is captured. A static because file
+/// descriptor 2 is the process's, and the panic hook that puts it back gets
+/// no context argument.
 static SAVED: Mutex<Option<OwnedFd>> = Mutex::new(None);
 /// Longest captured line kept.
 const MAX_LINE_BYTES: usize = 4096;

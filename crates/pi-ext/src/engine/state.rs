@@ -22,7 +22,9 @@ use crate::node::error::NodeError;
 use crate::tool_meta::ToolMeta;
 
 thread_local! {
-    /// The engine whose thread this is (0: not an engine thread).
+    /// The engine whose thread this is (0: not an engine thread). Thread-local
+    /// because the JavaScript engine calls back into Rust without a context
+    /// that says which engine's thread it runs on.
     pub(crate) static ON_REALM: Cell<usize> = const { Cell::new(0) };
 }
 

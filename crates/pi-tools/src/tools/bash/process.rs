@@ -118,6 +118,7 @@ pub(crate) fn command_env(
 }
 
 /// Process groups of commands that are still running, for [`kill_running_commands`].
+/// A static because the signal handler that kills them gets no context argument.
 static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 fn live_groups() -> MutexGuard<'static, Vec<i32>> {
