@@ -91,3 +91,82 @@ fn a_too_large_answer_fails_the_call_at_once_naming_the_limit() {
     // Generating and reading 20 MB (a debug build) is most of this.
     assert!(took < Duration::from_secs(5), "answered after {took:?}");
 }
+
+/// The names of the fixture's tools the first request declared.
+fn declared_names(server: &MockServer) -> Vec<String> {
+    let body = &server.requests()[0].body;
+    let tools = body["tools"].as_array().cloned().unwrap_or_default();
+    tools
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .filter(|n| n.starts_with("mcp__many__"))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_slow_direct_server_delays_only_its_own_tools_once_its_list_is_known() {
+    let three = ["mcp__many__tool_0", "mcp__many__tool_1", "mcp__many__tool_2"];
+    // First session: the server answers at once; its list is kept in the agent dir.
+    let first = MockServer::start(vec![Turn::text("ok")]);
+    let scratch = with_server(&first, "ok", 3);
+    let (_, child) = first_request_after(&first, &scratch);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(declared_names(&first), three);
+    assert!(scratch.agent_dir().join("mcp-tools-cache.json").is_file(), "the list is kept");
+    // Second session: the server answers 4 s late. The first request does
+    // not wait for it and declares its tools from the kept list; the call
+    // to one waits for the server and gets its answer.
+    let second = MockServer::start(vec![Turn::tool("mcp__many__tool_1", json!({})), Turn::text("done")]);
+    second.write_models_json(&scratch.agent_dir(), "openai-completions");
+    let t = Instant::now();
+    let child = scratch
+        .pi(env!("CARGO_BIN_EXE_pi"))
+        .env("MANY_TOOLS_DELAY_MS", "4000")
+        .args(["-p", "--offline", "--no-session", "--model", "mock/mock-1", "hi"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(second.wait_for_requests(1, Duration::from_secs(60)), "no request");
+    let first_request = t.elapsed();
+    assert!(first_request < Duration::from_secs(3), "the first request waited for the slow server: {first_request:?}");
+    assert_eq!(declared_names(&second), three, "declared from the kept list");
+    assert!(second.wait_for_requests(2, Duration::from_secs(60)), "no answer to the call");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(t.elapsed() >= Duration::from_secs(4), "the call waited for the server");
+    let messages = second.requests()[1].body["messages"].clone();
+    let result = messages.as_array().unwrap().iter().rev().find(|m| m["role"] == "tool").cloned().unwrap();
+    assert!(result["content"].to_string().contains("called tool_1"), "{result}");
+}
+
+#[test]
+fn a_kept_list_is_withdrawn_when_its_server_cannot_start() {
+    let first = MockServer::start(vec![Turn::text("ok")]);
+    let scratch = with_server(&first, "ok", 2);
+    let (_, child) = first_request_after(&first, &scratch);
+    assert!(child.wait_with_output().unwrap().status.success());
+    // The same entry, but the server now exits at once: the kept tools may
+    // be offered before that is known, never after.
+    let second = MockServer::start(vec![Turn::tool("mcp__many__tool_0", json!({})), Turn::text("done")]);
+    second.write_models_json(&scratch.agent_dir(), "openai-completions");
+    let out = scratch
+        .pi(env!("CARGO_BIN_EXE_pi"))
+        .env("MANY_TOOLS_EXIT", "1")
+        .args(["-p", "--offline", "--no-session", "--model", "mock/mock-1", "hi"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let requests = second.requests();
+    assert_eq!(requests.len(), 2);
+    let later = requests[1].body["tools"].to_string();
+    assert!(!later.contains("mcp__many__"), "withdrawn once the server failed: {later}");
+    let result = requests[1].body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "tool").cloned();
+    assert!(
+        !result.unwrap()["content"].to_string().contains("called tool_0"),
+        "the call cannot have reached the server"
+    );
+}

@@ -41,7 +41,7 @@ pub use config::{ConfigError, ConfigProblem, McpConfig, ServerConfig, Transport}
 pub use exposure::ServerExposure;
 pub use gate::Gate;
 pub use logfile::LogFile;
-pub use manager::{Admit, AdmitFn, McpManager, ReconnectError, Registrar, Server, Status};
+pub use manager::{Admit, AdmitFn, CACHE_FILE, McpManager, ReconnectError, Registrar, Server, Status};
 pub use process::stop_all_now as stop_all_servers_now;
 pub use resources::ResourceTool;
 pub use subst::SubstError;

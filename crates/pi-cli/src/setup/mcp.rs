@@ -68,7 +68,9 @@ pub(crate) fn manager(
         let activate = selection.allowlist().is_none_or(|list| any_matches(list, name));
         Admit::Register { activate }
     });
-    Some(Arc::new(McpManager::new(config, LogFile(Some(env.agent_dir.join("mcp.log"))), admit)))
+    let manager = McpManager::new(config, LogFile(Some(env.agent_dir.join("mcp.log"))), admit)
+        .with_tool_cache(env.agent_dir.join(pi_mcp::CACHE_FILE));
+    Some(Arc::new(manager))
 }
 
 /// Send the servers' tools to the agent's tool set.

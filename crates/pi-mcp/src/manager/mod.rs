@@ -4,6 +4,7 @@
 //! reconnects on the next call, and `tools/list_changed` adds and withdraws
 //! tools.
 
+mod cache;
 mod server;
 mod shared;
 mod terms;
@@ -14,6 +15,7 @@ use std::time::Duration;
 use pi_agent::AgentTool;
 use tokio::sync::watch;
 
+pub use cache::CACHE_FILE;
 pub use server::Server;
 use shared::{Shared, lock};
 pub use terms::{Admit, AdmitFn, Registrar, Status};
@@ -62,6 +64,7 @@ impl McpManager {
             servers: Servers::default(),
             groups: Default::default(),
             resource_tools: Mutex::new((None, Vec::new())),
+            cache: OnceLock::new(),
         });
         let servers = config
             .servers
@@ -77,6 +80,7 @@ impl McpManager {
                     tools: Mutex::new(Vec::new()),
                     instructions: Mutex::new(None),
                     resources: std::sync::atomic::AtomicBool::new(false),
+                    cached: Mutex::new(None),
                 })
             })
             .collect::<Vec<_>>();
@@ -84,9 +88,20 @@ impl McpManager {
         McpManager { servers, shared, config }
     }
 
-    /// Connect every enabled server in the background (needs a Tokio runtime).
+    /// Keep the last answer of each server with `direct` tools in `file`
+    /// ([`CACHE_FILE`] in the agent dir), and start from it: see
+    /// `manager/cache.rs`. Call before [`McpManager::start`].
+    pub fn with_tool_cache(self, file: std::path::PathBuf) -> Self {
+        let _ = self.shared.cache.set(cache::ToolCache::new(file));
+        self
+    }
+
+    /// Connect every enabled server in the background (needs a Tokio
+    /// runtime); a server with `direct` tools whose last answer is cached
+    /// offers those tools at once.
     pub fn start(&self) {
         for s in self.servers.iter().filter(|s| s.config.enabled) {
+            s.install_cached();
             let s = s.clone();
             s.settled.send_replace(false);
             tokio::spawn(async move {
@@ -141,9 +156,10 @@ impl McpManager {
         futures::future::join_all(waits).await;
     }
 
-    /// Wait (up to 10 s) for the servers with `direct` tools, before the first prompt.
+    /// Wait (up to 10 s) for the servers with `direct` tools, before the
+    /// first prompt; a server whose tools came from the cache is not waited for.
     pub async fn wait_direct(&self) {
-        self.wait(|s| s.has(ServerExposure::Direct), text::DIRECT_WAIT).await;
+        self.wait(|s| s.has(ServerExposure::Direct) && !s.offered_from_cache(), text::DIRECT_WAIT).await;
     }
 
     /// Whether codemode (`.0`) and tool_search (`.1`) should be switched on.

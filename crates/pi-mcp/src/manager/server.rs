@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::cache::{Answer, ToolCache};
 use super::shared::{Shared, lock};
 use super::terms::{Admit, Status};
 use crate::client::{self, ClientError, Connection};
@@ -31,6 +32,8 @@ pub struct Server {
     pub(super) instructions: Mutex<Option<String>>,
     /// Whether the server offered resources when it last connected.
     pub(super) resources: std::sync::atomic::AtomicBool,
+    /// The cached answer its tools came from, until it answers itself.
+    pub(super) cached: Mutex<Option<Answer>>,
 }
 
 impl Server {
@@ -95,13 +98,31 @@ impl Server {
                 let c = Arc::new(c);
                 *lock(&self.instructions) = c.instructions.clone();
                 self.resources.store(c.resources, std::sync::atomic::Ordering::SeqCst);
-                let n = self.install(&c.tools);
+                let answer = Answer { tools: c.tools.clone(), resources: c.resources };
+                let cached = lock(&self.cached).take();
+                // The cached tools stand when the server lists the same ones.
+                let n = match &cached {
+                    Some(kept) if kept.tools == c.tools => lock(&self.tools).len(),
+                    _ => self.install(&c.tools),
+                };
+                if self.has(ServerExposure::Direct)
+                    && cached.as_ref() != Some(&answer)
+                    && let Some(cache) = self.shared.cache.get()
+                {
+                    cache.save(&ToolCache::key(&self.config), &answer);
+                }
                 self.set_status(Status::Connected(n));
                 *slot = Some(c.clone());
                 self.shared.update_resource_tools();
                 Ok(c)
             }
             Err(e) => {
+                // Tools offered from the cache go with a server that cannot connect.
+                if lock(&self.cached).take().is_some() {
+                    self.install(&[]);
+                    self.resources.store(false, std::sync::atomic::Ordering::SeqCst);
+                    self.shared.update_resource_tools();
+                }
                 self.shared.log.append(&self.config.name, &e.to_string());
                 self.set_status(Status::Failed(e.to_string()));
                 Err(e)
@@ -109,6 +130,25 @@ impl Server {
         };
         self.settled.send_replace(true);
         out
+    }
+
+    /// Offer the tools of the server's cached answer, if it has `direct`
+    /// tools and one is kept (before it connects).
+    pub(super) fn install_cached(&self) {
+        if !self.has(ServerExposure::Direct) {
+            return;
+        }
+        let Some(cache) = self.shared.cache.get() else { return };
+        let Some(answer) = cache.load(&ToolCache::key(&self.config)) else { return };
+        self.resources.store(answer.resources, std::sync::atomic::Ordering::SeqCst);
+        self.install(&answer.tools);
+        *lock(&self.cached) = Some(answer);
+        self.shared.update_resource_tools();
+    }
+
+    /// Whether its tools come from the cache (it has not answered yet).
+    pub(super) fn offered_from_cache(&self) -> bool {
+        lock(&self.cached).is_some()
     }
 
     /// After `tools/list_changed`: list again and register the difference.

@@ -29,6 +29,8 @@ pub(super) struct Shared {
     pub(super) groups: crate::process::Groups,
     /// The resource tools as last registered (exposure, tools).
     pub(super) resource_tools: Mutex<ResourceTools>,
+    /// Where `direct` servers' last answers are kept (unset: nowhere).
+    pub(super) cache: OnceLock<super::cache::ToolCache>,
 }
 
 impl Shared {
