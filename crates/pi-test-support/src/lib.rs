@@ -491,7 +491,7 @@ async fn handle(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         return;
     };
     let zstd = headers.iter().any(|(k, v)| k == "content-encoding" && v.trim().eq_ignore_ascii_case("zstd"));
-    let body = if zstd { zstd::stream::decode_all(body.as_slice()).unwrap_or(body) } else { body };
+    let body = if zstd { decode_zstd(&body).unwrap_or(body) } else { body };
     let raw_body = String::from_utf8_lossy(&body).into_owned();
     if copilot::is_exchange(&method, &path) {
         let (code, answer) = {
@@ -986,4 +986,12 @@ mod tests {
         assert_eq!(reqs[0].body, json!({"model": "m"}));
         assert_eq!(reqs[2].path, "/v1/messages");
     }
+}
+
+/// A zstd frame's contents (`None` when it is not one).
+fn decode_zstd(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    ruzstd::decoding::StreamingDecoder::new(body).ok()?.read_to_end(&mut out).ok()?;
+    Some(out)
 }

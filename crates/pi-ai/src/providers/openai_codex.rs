@@ -30,8 +30,8 @@ const OPENAI_BETA: &str = "responses=experimental";
 const ORIGINATOR: &str = "pi";
 /// The backend refuses `max_output_tokens` below this.
 const MIN_OUTPUT_TOKENS: u64 = 16;
-/// The zstd level of request bodies.
-const ZSTD_LEVEL: i32 = 3;
+/// The zstd level of request bodies (about zstd's level 1).
+const ZSTD_LEVEL: ruzstd::encoding::CompressionLevel = ruzstd::encoding::CompressionLevel::Fastest;
 /// The text verbosity asked for.
 const TEXT_VERBOSITY: &str = "low";
 
@@ -129,12 +129,10 @@ pub(crate) fn prepare(
 }
 
 /// The body zstd-compressed (`content-encoding: zstd`), as the Codex
-/// clients send it; left as it is when it cannot be compressed.
+/// clients send it.
 fn compressed(mut request: Prepared) -> Prepared {
-    if let Ok(bytes) = zstd::bulk::compress(&request.body, ZSTD_LEVEL)
-        && let Ok(encoding) = http::headers([("content-encoding", "zstd")])
-    {
-        request.body = bytes;
+    if let Ok(encoding) = http::headers([("content-encoding", "zstd")]) {
+        request.body = ruzstd::encoding::compress_to_vec(request.body.as_slice(), ZSTD_LEVEL);
         request.headers.extend(encoding);
     }
     request
