@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::message_line::message_in_line;
+use super::stored::LineReader;
 use super::{Entry, Session};
 use crate::messages::{AgentMessage, AgentOnly, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
 
@@ -56,18 +58,17 @@ fn message_of_value(e: &Value) -> Option<AgentMessage> {
     }
 }
 
-/// A `message` entry read straight from its line.
-#[derive(Deserialize)]
-struct MessageLine {
-    message: AgentMessage,
-}
-
 /// The context message an entry stands for, if any (messages are read from
 /// their line without an intermediate value).
 pub(crate) fn message_of(e: &Entry) -> Option<AgentMessage> {
+    message_in(e, &e.line())
+}
+
+/// [`message_of`] for an entry whose line is `line`.
+fn message_in(e: &Entry, line: &str) -> Option<AgentMessage> {
     match e.kind() {
-        "message" => e.parse::<MessageLine>().ok().map(|l| l.message),
-        "custom_message" | "branch_summary" => message_of_value(&e.value()),
+        "message" => message_in_line(line),
+        "custom_message" | "branch_summary" => message_of_value(&serde_json::from_str(line).unwrap_or(Value::Null)),
         _ => None,
     }
 }
@@ -91,6 +92,8 @@ fn replaced(mut m: Value, replacement: &Value) -> Value {
 struct Gather {
     out: SessionContext,
     edits: HashMap<String, Value>,
+    /// Reads the branch's lines from the file a window at a time.
+    lines: LineReader,
 }
 
 impl Gather {
@@ -108,7 +111,7 @@ impl Gather {
                 }
                 message_of_value(&v)
             }
-            None => message_of(e),
+            None => message_in(e, &e.line_with(&mut self.lines)),
         };
         if let Some(m) = message.filter(|m| !(no_system && is_system(m))) {
             self.out.messages.push(m);
@@ -139,7 +142,7 @@ impl Session {
             None => path.len(),
             Some(at) => path.len() - at + 2 + kept_from(&path, at).map_or(0, |from| at - from),
         };
-        let mut g = Gather { out: SessionContext::default(), edits: HashMap::new() };
+        let mut g = Gather { out: SessionContext::default(), edits: HashMap::new(), lines: LineReader::default() };
         g.out.messages.reserve_exact(room + super::SESSION_GROWTH_ROOM);
         g.out.entry_ids.reserve_exact(room);
         for e in &path {

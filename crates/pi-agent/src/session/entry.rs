@@ -12,15 +12,17 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::stored::{FilePlace, StoredLine};
+use super::short::ShortText;
+use super::stored::{FilePlace, LineReader, StoredLine};
 
-/// A session entry (the header excluded).
+/// A session entry (the header excluded). It holds nothing apart but its
+/// line, when that is not left in the file: the ids and the type are inline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     line: StoredLine,
-    id: Box<str>,
-    parent: Option<Box<str>>,
-    kind: Box<str>,
+    id: ShortText,
+    parent: Option<ShortText>,
+    kind: ShortText,
 }
 
 /// The fields read when a line is loaded; the rest of the line is only
@@ -35,8 +37,8 @@ struct Head {
     kind: Option<Value>,
 }
 
-fn text_of(v: Option<&Value>) -> Option<Box<str>> {
-    v.and_then(Value::as_str).map(Box::from)
+fn text_of(v: Option<&Value>) -> Option<ShortText> {
+    v.and_then(Value::as_str).map(ShortText::new)
 }
 
 /// Why a line is not an entry.
@@ -90,28 +92,34 @@ impl Entry {
 
     /// Its id (empty when the line has none: see [`Entry::has_id`]).
     pub fn id(&self) -> &str {
-        &self.id
+        self.id.as_str()
     }
 
     /// Whether the line has a string id (version 1 files do not).
     pub(crate) fn has_id(&self) -> bool {
-        !self.id.is_empty()
+        !self.id().is_empty()
     }
 
     /// Its parent's id (`None` for a root).
     pub fn parent_id(&self) -> Option<&str> {
-        self.parent.as_deref()
+        self.parent.as_ref().map(ShortText::as_str)
     }
 
     /// Its `type` (`message`, `compaction`, `label`, …).
     pub fn kind(&self) -> &str {
-        &self.kind
+        self.kind.as_str()
     }
 
     /// The line of JSON, as read or written (no newline).
     /// (Empty when a line left in its file can no longer be read there.)
     pub fn line(&self) -> Cow<'_, str> {
-        self.line.text(&self.id).unwrap_or(Cow::Borrowed(""))
+        self.line.text(self.id()).unwrap_or(Cow::Borrowed(""))
+    }
+
+    /// [`Entry::line`] through `reader`, which reads lines left in the file a
+    /// window at a time (for walking many entries in file order).
+    pub(crate) fn line_with<'a>(&'a self, reader: &'a mut LineReader) -> Cow<'a, str> {
+        reader.text(&self.line, self.id()).unwrap_or(Cow::Borrowed(""))
     }
 
     /// The whole entry as a JSON value (parsed now).

@@ -12,10 +12,12 @@
 mod context;
 mod entry;
 mod files;
+mod index;
+mod message_line;
+mod short;
 mod stored;
 mod tree;
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -100,7 +102,7 @@ fn short_id() -> String {
 pub struct Session {
     header: Value,
     entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    index: index::IdIndex,
     leaf: Option<String>,
     path: Option<PathBuf>,
     file: Option<File>,
@@ -126,7 +128,7 @@ impl Session {
         let mut s = Session {
             header,
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: index::IdIndex::default(),
             leaf: None,
             path: None,
             file: None,
@@ -167,7 +169,7 @@ impl Session {
         Session {
             header: json!({"type": "session", "version": SESSION_VERSION, "id": uuid::Uuid::now_v7().to_string(), "timestamp": iso_now(), "cwd": ""}),
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: index::IdIndex::default(),
             leaf: None,
             path: None,
             file: None,
@@ -223,7 +225,7 @@ impl Session {
         let mut s = Session {
             header,
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: index::IdIndex::default(),
             leaf: None,
             path: Some(path.to_path_buf()),
             file: None,
@@ -273,8 +275,8 @@ impl Session {
     /// Add an entry in memory; it becomes the leaf.
     fn push_entry(&mut self, e: Entry) {
         let id = e.id().to_string();
-        self.index.insert(id.clone(), self.entries.len());
         self.entries.push(e);
+        self.index.insert(&self.entries, self.entries.len() - 1);
         self.leaf = Some(id);
     }
 
@@ -315,7 +317,7 @@ impl Session {
 
     /// An entry by id.
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.index.get(id).map(|&i| &self.entries[i])
+        self.index.get(id, &self.entries).and_then(|i| self.entries.get(i))
     }
 
     /// The current position.
@@ -327,7 +329,7 @@ impl Session {
     /// the next entry becomes its child.
     pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), SessionError> {
         if let Some(id) = id
-            && !self.index.contains_key(id)
+            && !self.index.contains(id, &self.entries)
         {
             return Err(SessionError::NoEntry(id.to_string()));
         }
@@ -341,7 +343,7 @@ impl Session {
     pub fn append(&mut self, kind: &str, fields: Value) -> Result<String, SessionError> {
         let id = loop {
             let id = short_id();
-            if !self.index.contains_key(&id) {
+            if !self.index.contains(&id, &self.entries) {
                 break id;
             }
         };

@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 /// Lines loaded from a file at least this long are read back from it when
@@ -47,14 +48,82 @@ impl StoredLine {
         match self {
             StoredLine::Text(t) => Some(Cow::Borrowed(t)),
             StoredLine::InFile { place, len } => {
-                use std::os::unix::fs::FileExt;
                 let mut buf = vec![0u8; *len as usize];
                 place.file.read_exact_at(&mut buf, place.at).ok()?;
                 let text = String::from_utf8(buf).ok()?;
-                let whole = text.starts_with('{') && text.ends_with('}');
-                (whole && (id.is_empty() || text.contains(&format!("\"{id}\"")))).then_some(Cow::Owned(text))
+                is_line_of(&text, id).then_some(Cow::Owned(text))
             }
         }
+    }
+}
+
+/// Whether `text`, read where an entry's line was, still is that line: a
+/// whole object holding the entry's `id` (any line, when `id` is empty).
+fn is_line_of(text: &str, id: &str) -> bool {
+    let whole = text.starts_with('{') && text.ends_with('}');
+    whole && (id.is_empty() || text.match_indices(id).any(|(at, _)| quoted(text, at, id.len())))
+}
+
+/// Whether the `len` bytes at `at` of `text` are between quotes.
+fn quoted(text: &str, at: usize, len: usize) -> bool {
+    let b = text.as_bytes();
+    at > 0 && b.get(at - 1) == Some(&b'"') && b.get(at + len) == Some(&b'"')
+}
+
+/// The bytes read at once when lines are read one after another.
+const WINDOW_BYTES: usize = 1 << 20;
+
+/// Reads the lines of entries one after another (the active branch, as the
+/// context is built) a window of the file at a time, instead of one read
+/// each.
+#[derive(Default)]
+pub(crate) struct LineReader {
+    /// The file the window is of.
+    file: Option<Arc<File>>,
+    /// Where the window starts in it.
+    at: u64,
+    /// The window.
+    buf: Vec<u8>,
+}
+
+impl LineReader {
+    /// The text of `line` (see [`StoredLine::text`]).
+    pub(crate) fn text<'a>(&'a mut self, line: &'a StoredLine, id: &str) -> Option<Cow<'a, str>> {
+        let StoredLine::InFile { place, len } = line else { return line.text(id) };
+        let len = *len as usize;
+        let same_file = self.file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &place.file));
+        let start = place.at.checked_sub(self.at).and_then(|d| usize::try_from(d).ok());
+        let inside = match start {
+            Some(s) if same_file => s.checked_add(len).is_some_and(|end| end <= self.buf.len()),
+            _ => false,
+        };
+        if !inside {
+            self.fill(place, len)?;
+        }
+        let start = usize::try_from(place.at - self.at).ok()?;
+        let text = std::str::from_utf8(self.buf.get(start..start + len)?).ok()?;
+        is_line_of(text, id).then_some(Cow::Borrowed(text))
+    }
+
+    /// Read the window at `place` (at least `len` bytes of it).
+    fn fill(&mut self, place: &FilePlace, len: usize) -> Option<()> {
+        self.file = None;
+        self.buf.clear();
+        self.buf.resize(len.max(WINDOW_BYTES), 0);
+        let mut got = 0;
+        while got < self.buf.len() {
+            match place.file.read_at(&mut self.buf[got..], place.at + got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        self.buf.truncate(got);
+        (got >= len).then_some(())?;
+        self.file = Some(place.file.clone());
+        self.at = place.at;
+        Some(())
     }
 }
 
@@ -100,5 +169,28 @@ mod tests {
         let other = format!(r#"{{"id":"a1","text":"{}"}}"#, "y".repeat(300));
         std::fs::write(f.path(), format!("  {other}\n")).unwrap();
         assert!(s.text("a1").is_none(), "shifted: no longer a whole object");
+    }
+
+    #[test]
+    fn lines_read_a_window_at_a_time_are_the_lines_read_one_by_one() {
+        let lines: Vec<String> =
+            (0..3000).map(|i| format!(r#"{{"id":"{i:08x}","text":"{}"}}"#, "é".repeat(150 + i % 7))).collect();
+        let (_f, file) = file_with(&format!("{}\n", lines.join("\n")));
+        let (_g, other) = file_with(&format!("{}\n", lines[5]));
+        let mut at = 0;
+        let mut stored = Vec::new();
+        for l in &lines {
+            stored.push(StoredLine::new(l.clone(), Some(FilePlace { file: file.clone(), at })));
+            at += l.len() as u64 + 1;
+        }
+        let mut reader = LineReader::default();
+        for (i, s) in stored.iter().enumerate().chain([(7, &stored[7])]) {
+            let id = format!("{i:08x}");
+            assert_eq!(reader.text(s, &id).as_deref(), Some(lines[i].as_str()));
+        }
+        let there = StoredLine::new(lines[5].clone(), Some(FilePlace { file: other, at: 0 }));
+        assert_eq!(reader.text(&there, "00000005").as_deref(), Some(lines[5].as_str()), "another file");
+        assert!(reader.text(&stored[9], "00000008").is_none(), "another entry's line");
+        assert_eq!(reader.text(&StoredLine::Text("{}".into()), "").as_deref(), Some("{}"));
     }
 }

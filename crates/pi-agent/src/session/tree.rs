@@ -58,7 +58,7 @@ impl Session {
         let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut roots = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            match e.parent_id().filter(|p| self.index.contains_key(*p)) {
+            match e.parent_id().filter(|p| self.index.contains(p, &self.entries)) {
                 Some(p) => children.entry(p).or_default().push(i),
                 None => roots.push(i),
             }
