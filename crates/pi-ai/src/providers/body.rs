@@ -1,22 +1,31 @@
 //! Request bodies written straight to bytes: the top-level object key by key
-//! and the conversation one message at a time, so a long conversation is
-//! never held as a JSON value tree beside its bytes. The output is what
+//! and the conversation one message at a time, each message field by field,
+//! so a long conversation is never held as a JSON value tree beside its
+//! bytes and writing a message allocates nothing. The output is what
 //! `serde_json::to_vec` gives for the same object (compact, keys in the
 //! order written), so requests stay byte for byte the same.
+
+use std::io::Write;
 
 use serde::Serialize;
 
 use crate::error::ProviderError;
 use crate::text;
 
-/// A JSON object being written.
+/// A JSON object being written (a request body's top level).
 pub(crate) struct ObjectWriter {
     out: Vec<u8>,
     empty: bool,
 }
 
-/// A JSON array being written inside an [`ObjectWriter`].
+/// A JSON array being written inside an object.
 pub(crate) struct ArrayWriter<'a> {
+    out: &'a mut Vec<u8>,
+    empty: bool,
+}
+
+/// A JSON object being written inside an array or an object.
+pub(crate) struct FieldWriter<'a> {
     out: &'a mut Vec<u8>,
     empty: bool,
 }
@@ -26,26 +35,79 @@ fn failed(_: serde_json::Error) -> ProviderError {
     ProviderError::failed(text::BODY_NOT_WRITTEN)
 }
 
+/// The hex digits of a `\u00XX` escape, as serde_json writes them.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Append `bytes` (UTF-8) as the inside of a JSON string, escaped as
+/// serde_json escapes: `"` and `\`, the short forms of backspace, form feed,
+/// newline, carriage return and tab, `\u00XX` for the other control
+/// characters, everything else as it is.
+fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if short.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+}
+
+/// Writes what it is given escaped as the inside of a JSON string: a value
+/// serialised through it lands as the JSON text of that value, quoted.
+struct Escaping<'a>(&'a mut Vec<u8>);
+
+impl Write for Escaping<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        escape_into(self.0, buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Append `s` as a JSON string.
+fn string_into(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    escape_into(out, s.as_bytes());
+    out.push(b'"');
+}
+
 impl ObjectWriter {
     /// A new object.
     pub(crate) fn new() -> Self {
         ObjectWriter { out: vec![b'{'], empty: true }
     }
 
-    fn key(&mut self, key: &str) -> Result<(), ProviderError> {
-        if !self.empty {
-            self.out.push(b',');
-        }
-        self.empty = false;
-        serde_json::to_writer(&mut self.out, key).map_err(failed)?;
-        self.out.push(b':');
-        Ok(())
+    /// The fields written so far, to write more with `write`.
+    fn with<R>(&mut self, write: impl FnOnce(&mut FieldWriter<'_>) -> R) -> R {
+        let mut fields = FieldWriter { out: &mut self.out, empty: self.empty };
+        let r = write(&mut fields);
+        self.empty = fields.empty;
+        r
     }
 
     /// Write `key: value`.
     pub(crate) fn field(&mut self, key: &str, value: &impl Serialize) -> Result<(), ProviderError> {
-        self.key(key)?;
-        serde_json::to_writer(&mut self.out, value).map_err(failed)
+        self.with(|f| f.field(key, value))
     }
 
     /// Write `key: [...]`, the items given by `fill`.
@@ -54,12 +116,7 @@ impl ObjectWriter {
         key: &str,
         fill: impl FnOnce(&mut ArrayWriter<'_>) -> Result<(), ProviderError>,
     ) -> Result<(), ProviderError> {
-        self.key(key)?;
-        self.out.push(b'[');
-        let mut items = ArrayWriter { out: &mut self.out, empty: true };
-        fill(&mut items)?;
-        self.out.push(b']');
-        Ok(())
+        self.with(|f| f.array(key, fill))
     }
 
     /// The object's bytes.
@@ -69,14 +126,114 @@ impl ObjectWriter {
     }
 }
 
-impl ArrayWriter<'_> {
-    /// Write one item.
-    pub(crate) fn push(&mut self, item: &impl Serialize) -> Result<(), ProviderError> {
+impl FieldWriter<'_> {
+    fn key(&mut self, key: &str) {
         if !self.empty {
             self.out.push(b',');
         }
         self.empty = false;
+        string_into(self.out, key);
+        self.out.push(b':');
+    }
+
+    /// Write `key: value`.
+    pub(crate) fn field(&mut self, key: &str, value: &impl Serialize) -> Result<(), ProviderError> {
+        self.key(key);
+        serde_json::to_writer(&mut *self.out, value).map_err(failed)
+    }
+
+    /// Write `key: "s"`.
+    pub(crate) fn str(&mut self, key: &str, s: &str) {
+        self.key(key);
+        string_into(self.out, s);
+    }
+
+    /// Write `key: null`.
+    pub(crate) fn null(&mut self, key: &str) {
+        self.key(key);
+        self.out.extend_from_slice(b"null");
+    }
+
+    /// Write `key: "..."`, the string being `pieces` one after another
+    /// (joined without copying them together first).
+    pub(crate) fn joined<'s>(&mut self, key: &str, pieces: impl IntoIterator<Item = &'s str>) {
+        self.key(key);
+        self.out.push(b'"');
+        for p in pieces {
+            escape_into(self.out, p.as_bytes());
+        }
+        self.out.push(b'"');
+    }
+
+    /// Write `key: "<value as JSON text>"`: what `value.to_string()` would
+    /// give for a `serde_json::Value`, as a string, without the text being
+    /// held apart first.
+    pub(crate) fn json_text(&mut self, key: &str, value: &impl Serialize) -> Result<(), ProviderError> {
+        self.key(key);
+        self.out.push(b'"');
+        serde_json::to_writer(Escaping(&mut *self.out), value).map_err(failed)?;
+        self.out.push(b'"');
+        Ok(())
+    }
+
+    /// Write `key: [...]`, the items given by `fill`.
+    pub(crate) fn array(
+        &mut self,
+        key: &str,
+        fill: impl FnOnce(&mut ArrayWriter<'_>) -> Result<(), ProviderError>,
+    ) -> Result<(), ProviderError> {
+        self.key(key);
+        self.out.push(b'[');
+        let mut items = ArrayWriter { out: &mut *self.out, empty: true };
+        fill(&mut items)?;
+        self.out.push(b']');
+        Ok(())
+    }
+
+    /// Write `key: {...}`, the fields given by `fill`.
+    pub(crate) fn object(
+        &mut self,
+        key: &str,
+        fill: impl FnOnce(&mut FieldWriter<'_>) -> Result<(), ProviderError>,
+    ) -> Result<(), ProviderError> {
+        self.key(key);
+        write_object(self.out, fill)
+    }
+}
+
+/// Write `{...}`, the fields given by `fill`.
+fn write_object(
+    out: &mut Vec<u8>,
+    fill: impl FnOnce(&mut FieldWriter<'_>) -> Result<(), ProviderError>,
+) -> Result<(), ProviderError> {
+    out.push(b'{');
+    let mut fields = FieldWriter { out: &mut *out, empty: true };
+    fill(&mut fields)?;
+    out.push(b'}');
+    Ok(())
+}
+
+impl ArrayWriter<'_> {
+    fn comma(&mut self) {
+        if !self.empty {
+            self.out.push(b',');
+        }
+        self.empty = false;
+    }
+
+    /// Write one item.
+    pub(crate) fn push(&mut self, item: &impl Serialize) -> Result<(), ProviderError> {
+        self.comma();
         serde_json::to_writer(&mut *self.out, item).map_err(failed)
+    }
+
+    /// Write one item, an object whose fields `fill` writes.
+    pub(crate) fn object(
+        &mut self,
+        fill: impl FnOnce(&mut FieldWriter<'_>) -> Result<(), ProviderError>,
+    ) -> Result<(), ProviderError> {
+        self.comma();
+        write_object(self.out, fill)
     }
 }
 
@@ -128,6 +285,58 @@ mod tests {
             "stream": true,
         });
         assert_eq!(o.finish(), serde_json::to_vec(&expected).unwrap());
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let every_control: String = (0u8..0x20).map(char::from).collect();
+        for s in [every_control.as_str(), "\"\\/\u{7f}é\u{2028}😀", "", "plain"] {
+            let mut out = Vec::new();
+            string_into(&mut out, s);
+            assert_eq!(out, serde_json::to_vec(s).unwrap(), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_string_is_escaped_as_serde_json_escapes_it(s in "(?s).{0,40}", t in "[\\x00-\\x7f]{0,40}") {
+            for s in [&s, &t] {
+                let mut out = Vec::new();
+                string_into(&mut out, s);
+                proptest::prop_assert_eq!(out, serde_json::to_vec(s).unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn nested_fields_write_what_serde_json_writes() {
+        let args = json!({"path": "a\"b\n", "n": [1, 2.5, null], "z": {"q": "\u{1}"}});
+        let mut o = ObjectWriter::new();
+        o.array("messages", |a| {
+            a.object(|m| {
+                m.str("role", "assistant");
+                m.null("content");
+                m.joined("reasoning", ["th\"", "", "ink\t"]);
+                m.array("tool_calls", |calls| {
+                    calls.object(|c| {
+                        c.str("id", "c1");
+                        c.object("function", |f| {
+                            f.field("name", &"ls")?;
+                            f.json_text("arguments", &args)
+                        })
+                    })
+                })
+            })?;
+            a.object(|_| Ok(()))
+        })
+        .unwrap();
+        let expected = json!({"messages": [
+            {"role": "assistant", "content": null, "reasoning": "th\"ink\t", "tool_calls": [
+                {"id": "c1", "function": {"name": "ls", "arguments": args.to_string()}}
+            ]},
+            {}
+        ]});
+        assert_eq!(String::from_utf8(o.finish()).unwrap(), serde_json::to_string(&expected).unwrap());
     }
 
     #[test]

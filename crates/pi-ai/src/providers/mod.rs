@@ -6,6 +6,7 @@ pub(crate) mod anthropic_wire;
 pub(crate) mod azure;
 pub(crate) mod bedrock;
 mod body;
+mod completions_messages;
 mod completions_thinking;
 pub mod faux;
 pub(crate) mod github_copilot;
@@ -16,6 +17,10 @@ pub(crate) mod mistral_stream;
 pub(crate) mod openai_codex;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
+mod responses_input;
+#[cfg(test)]
+mod rich_conversation;
+mod tool_text;
 
 use std::collections::HashSet;
 
@@ -27,7 +32,7 @@ use crate::model::{Model, StreamOptions};
 use crate::text;
 use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, ToolResultMessage};
 
-pub(crate) use body::{ArrayWriter, ObjectWriter};
+pub(crate) use body::{ArrayWriter, FieldWriter, ObjectWriter};
 
 /// A request ready to send: written before the provider task starts, so the
 /// conversation is borrowed for the body and never copied into the task.
@@ -137,7 +142,9 @@ pub(crate) fn tool_result_parts(r: &ToolResultMessage, images_ok: bool) -> (Stri
 }
 
 /// On the OpenAI wire an empty or whitespace-only tool result is sent as
-/// [`text::NO_TOOL_OUTPUT`].
+/// [`text::NO_TOOL_OUTPUT`] (the writers' oracle in tests; they ask
+/// [`tool_text::ToolText::is_blank`]).
+#[cfg(test)]
 pub(crate) fn non_empty_tool_text(s: String) -> String {
     if s.trim().is_empty() { text::NO_TOOL_OUTPUT.to_string() } else { s }
 }

@@ -2,23 +2,18 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use super::completions_messages::{REASONING_FIELDS, Shape, write_messages};
 use super::completions_thinking::{extra_fields, thinking_fields};
-use super::{
-    ArrayWriter, ObjectWriter, Prepared, call_id, data_url, final_reason, max_tokens, messages_to_send,
-    non_empty_tool_text, open_stream, tool_result_parts,
-};
+use super::{ObjectWriter, Prepared, final_reason, max_tokens, open_stream};
 use crate::emitter::{BlockKind, Emitter};
 use crate::error::ProviderError;
 use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{MaxTokensField, Model, StreamOptions};
 use crate::text;
-use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, Usage, UserContent};
-
-/// The delta fields that carry reasoning text, in the order they are looked at.
-const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
+use crate::types::{ContentBlock, ContextRef, Message, StopReason, Usage};
 
 /// Providers (by name) and base-URL fragments of servers that reject `store`.
 const NO_STORE_PROVIDERS: [&str; 13] = [
@@ -82,10 +77,6 @@ const DEEPSEEK_HOST: &str = "deepseek.com";
 const OPENAI_PROVIDER: &str = "openai";
 /// OpenAI's own API host (the `developer` role by default).
 const OPENAI_HOST: &str = "api.openai.com";
-/// The role of the system prompt.
-const SYSTEM_ROLE: &str = "system";
-/// The role of a reasoning model's system prompt where the server takes it.
-const DEVELOPER_ROLE: &str = "developer";
 
 /// The `compat` switches of a model, with unset ones detected as the
 /// reference does from the provider name and base URL.
@@ -132,7 +123,8 @@ pub(crate) fn request_body(
     let thinking_on = model.reasoning && options.thinking_level().is_some();
     let mut body = ObjectWriter::new();
     body.field("model", &model.id)?;
-    body.array("messages", |out| write_messages(model, compat, context, thinking_on, out))?;
+    let shape = Shape { model, developer_role: compat.developer_role, thinking_on };
+    body.array("messages", |out| write_messages(&shape, context, out))?;
     body.field("stream", &true)?;
     if model.base_url.contains(OPENAI_HOST)
         && let Some(sid) = &options.session_id
@@ -180,162 +172,6 @@ fn has_tool_history(context: &ContextRef<'_>) -> bool {
         Message::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall { .. })),
         Message::User(_) => false,
     })
-}
-
-/// The `messages` array: the system prompt, then the conversation.
-fn write_messages(
-    model: &Model,
-    compat: Compat,
-    context: &ContextRef<'_>,
-    thinking_on: bool,
-    out: &mut ArrayWriter<'_>,
-) -> Result<(), ProviderError> {
-    let switches = &model.compat.completions;
-    let images_ok = model.supports_images();
-    if let Some(sp) = context.system_prompt {
-        let role = if model.reasoning && compat.developer_role { DEVELOPER_ROLE } else { SYSTEM_ROLE };
-        out.push(&json!({"role": role, "content": sp}))?;
-    }
-    let sent = messages_to_send(context);
-    let mut pending_images: Vec<Value> = Vec::new();
-    for (n, m) in sent.iter().enumerate() {
-        match m {
-            Message::User(u) => {
-                let content = match &u.content {
-                    UserContent::Text(t) => Value::String(t.clone()),
-                    UserContent::Blocks(blocks) => {
-                        let parts: Vec<Value> = super::user_blocks(blocks, images_ok)
-                            .iter()
-                            .filter_map(|b| match b {
-                                // Empty text blocks are left out, and a user
-                                // message left with nothing is not sent (as the reference).
-                                ContentBlock::Text { text } if !text.is_empty() => {
-                                    Some(json!({"type": "text", "text": text}))
-                                }
-                                ContentBlock::Image { data, mime_type } if images_ok => {
-                                    Some(json!({"type": "image_url", "image_url": {"url": data_url(data, mime_type)}}))
-                                }
-                                _ => None,
-                            })
-                            .collect();
-                        if parts.is_empty() {
-                            continue;
-                        }
-                        Value::Array(parts)
-                    }
-                };
-                let after_results = n > 0 && matches!(sent.get(n - 1), Some(Message::ToolResult(_)));
-                if after_results && switches.requires_assistant_after_tool_result == Some(true) {
-                    out.push(&json!({"role": "assistant", "content": text::AFTER_TOOL_RESULTS}))?;
-                }
-                out.push(&json!({"role": "user", "content": content}))?;
-            }
-            Message::Assistant(a) => {
-                if let Some(msg) = assistant_message(model, a, thinking_on) {
-                    out.push(&msg)?;
-                }
-            }
-            Message::ToolResult(r) => {
-                let (text, images) = tool_result_parts(r, images_ok);
-                let mut result = json!({
-                    "role": "tool",
-                    "content": non_empty_tool_text(text),
-                    "tool_call_id": call_id(&r.tool_call_id),
-                });
-                if switches.requires_tool_result_name == Some(true) {
-                    result["name"] = r.tool_name.as_str().into();
-                }
-                out.push(&result)?;
-                for (data, mime) in images {
-                    pending_images.push(json!({"type": "image_url", "image_url": {"url": data_url(&data, &mime)}}));
-                }
-                let next_is_result = matches!(sent.get(n + 1), Some(Message::ToolResult(_)));
-                if !next_is_result && !pending_images.is_empty() {
-                    let mut parts = vec![json!({"type": "text", "text": text::TOOL_IMAGES_ATTACHED})];
-                    parts.append(&mut pending_images);
-                    out.push(&json!({"role": "user", "content": parts}))?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// An assistant message as sent (`None`: nothing to send).
-fn assistant_message(model: &Model, a: &AssistantMessage, thinking_on: bool) -> Option<Value> {
-    let switches = &model.compat.completions;
-    let thinking_as_text = switches.requires_thinking_as_text == Some(true);
-    let text: String = a
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let calls: Vec<Value> = a
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
-                "id": call_id(id),
-                "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()},
-            })),
-            _ => None,
-        })
-        .collect();
-    // Thinking sent as text: every thinking and text block as a text part, in order.
-    let parts: Vec<Value> = if thinking_as_text {
-        a.content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Thinking { thinking: t, .. } | ContentBlock::Text { text: t } if !t.is_empty() => {
-                    Some(json!({"type": "text", "text": t}))
-                }
-                _ => None,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if text.is_empty() && calls.is_empty() && parts.is_empty() {
-        return None;
-    }
-    let mut msg = Map::new();
-    msg.insert("role".into(), "assistant".into());
-    let content = if !parts.is_empty() {
-        Value::Array(parts)
-    } else if !text.is_empty() {
-        Value::String(text)
-    } else if switches.requires_non_null_assistant_content == Some(true) {
-        Value::String(String::new())
-    } else {
-        Value::Null
-    };
-    msg.insert("content".into(), content);
-    if a.api == model.api && !thinking_as_text {
-        let mut reasoning: HashMap<&str, String> = HashMap::new();
-        for b in &a.content {
-            if let ContentBlock::Thinking { thinking, signature: Some(field) } = b
-                && REASONING_FIELDS.contains(&field.as_str())
-            {
-                reasoning.entry(field).or_default().push_str(thinking);
-            }
-        }
-        for field in REASONING_FIELDS {
-            if let Some(t) = reasoning.remove(field) {
-                msg.insert(field.into(), Value::String(t));
-            }
-        }
-    }
-    if thinking_on && switches.requires_reasoning_content_on_assistant_messages == Some(true) {
-        msg.entry(REASONING_FIELDS[0]).or_insert_with(|| Value::String(String::new()));
-    }
-    if !calls.is_empty() {
-        msg.insert("tool_calls".into(), Value::Array(calls));
-    }
-    Some(Value::Object(msg))
 }
 
 /// The request: URL, headers and body.

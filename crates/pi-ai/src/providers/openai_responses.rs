@@ -2,19 +2,17 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::{
-    ArrayWriter, ObjectWriter, Prepared, call_id, data_url, final_reason, max_tokens, messages_to_send,
-    non_empty_tool_text, open_stream, openai_effort, tool_result_parts,
-};
+pub(crate) use super::responses_input::write_input;
+use super::{ArrayWriter, ObjectWriter, Prepared, final_reason, max_tokens, open_stream, openai_effort};
 use crate::emitter::Emitter;
 use crate::error::ProviderError;
 use crate::failure::FailureKind;
 use crate::http::{self, SseStream};
 use crate::model::{Model, StreamOptions};
 use crate::text;
-use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, Usage, UserContent};
+use crate::types::{ContextRef, StopReason, Usage};
 
 /// The request body, written straight to bytes (the conversation one item
 /// at a time; see [`ObjectWriter`]).
@@ -64,103 +62,6 @@ pub(crate) fn write_tools(
             tool.extend(f);
         }
         out.push(&Value::Object(tool))?;
-    }
-    Ok(())
-}
-
-/// The `input` array: the system prompt, then the conversation as items.
-pub(crate) fn write_input(
-    model: &Model,
-    context: &ContextRef<'_>,
-    out: &mut ArrayWriter<'_>,
-) -> Result<(), ProviderError> {
-    let images_ok = model.supports_images();
-    if let Some(sp) = context.system_prompt {
-        let role = if model.reasoning { "developer" } else { "system" };
-        out.push(&json!({"role": role, "content": sp}))?;
-    }
-    for m in messages_to_send(context) {
-        match m {
-            Message::User(u) => {
-                let parts: Vec<Value> = match &u.content {
-                    UserContent::Text(t) => vec![json!({"type": "input_text", "text": t})],
-                    UserContent::Blocks(b) => super::user_blocks(b, images_ok)
-                        .iter()
-                        .filter_map(|b| match b {
-                            ContentBlock::Text { text } => Some(json!({"type": "input_text", "text": text})),
-                            ContentBlock::Image { data, mime_type } if images_ok => Some(json!({
-                                "type": "input_image", "detail": "auto",
-                                "image_url": data_url(data, mime_type),
-                            })),
-                            _ => None,
-                        })
-                        .collect(),
-                };
-                if !parts.is_empty() {
-                    out.push(&json!({"role": "user", "content": parts}))?;
-                }
-            }
-            Message::Assistant(a) => write_assistant(model, a, out)?,
-            Message::ToolResult(r) => {
-                let (text, images) = tool_result_parts(r, images_ok);
-                let output =
-                    if images.is_empty() {
-                        Value::String(non_empty_tool_text(text))
-                    } else {
-                        let mut parts = Vec::new();
-                        if !text.is_empty() {
-                            parts.push(json!({"type": "input_text", "text": text}));
-                        }
-                        parts.extend(images.iter().map(
-                            |(d, m)| json!({"type": "input_image", "detail": "auto", "image_url": data_url(d, m)}),
-                        ));
-                        Value::Array(parts)
-                    };
-                out.push(&json!({
-                    "type": "function_call_output",
-                    "call_id": call_id(&r.tool_call_id),
-                    "output": output,
-                }))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// An assistant message's items: reasoning, text and function calls.
-fn write_assistant(model: &Model, a: &AssistantMessage, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
-    let same_api = a.api == model.api;
-    for b in &a.content {
-        match b {
-            ContentBlock::Thinking { signature: Some(sig), .. } if same_api => {
-                if let Ok(item) = serde_json::from_str::<Value>(sig)
-                    && item.get("type").and_then(Value::as_str) == Some("reasoning")
-                {
-                    out.push(&item)?;
-                }
-            }
-            ContentBlock::Text { text } if !text.is_empty() => out.push(&json!({
-                "type": "message",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-                "status": "completed",
-            }))?,
-            ContentBlock::ToolCall { id, name, arguments, .. } => {
-                let mut item = Map::new();
-                item.insert("type".into(), "function_call".into());
-                if let Some((_, item_id)) = id.split_once('|')
-                    && same_api
-                    && !item_id.is_empty()
-                {
-                    item.insert("id".into(), item_id.into());
-                }
-                item.insert("call_id".into(), call_id(id).into());
-                item.insert("name".into(), name.clone().into());
-                item.insert("arguments".into(), arguments.to_string().into());
-                out.push(&Value::Object(item))?;
-            }
-            _ => {}
-        }
     }
     Ok(())
 }
@@ -386,7 +287,7 @@ fn parse_usage(u: &Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{Context, ToolResultMessage, UserMessage};
+    use crate::types::{AssistantMessage, ContentBlock, Context, Message, ToolResultMessage, UserMessage};
     use tokio::sync::mpsc;
 
     /// The body as a JSON value (its bytes parsed back).
