@@ -12,8 +12,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::short::ShortText;
 use super::stored::{FilePlace, LineReader, StoredLine};
+use compact_str::CompactString as ShortText;
 
 /// A session entry (the header excluded). It holds nothing apart but its
 /// line, when that is not left in the file: the ids and the type are inline.

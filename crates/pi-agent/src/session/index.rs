@@ -1,46 +1,37 @@
-//! Entries by id: an open-addressing table of positions in the session's
-//! list of entries, the ids themselves read from the entries (a map from id
-//! strings would hold every id a second time, in an allocation of its own).
+//! Entries by id: a table of positions in the session's list of entries
+//! (hashbrown's `HashTable`), the ids themselves read from the entries: a
+//! map from id strings would hold every id a second time, in an allocation
+//! of its own. Ids are hashed with std's randomly keyed hasher, so a session
+//! file crafted to collide cannot make lookups quadratic.
+
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry as Slot;
 
 use super::Entry;
 
 /// Where each id is in the entries (the latest entry with an id wins).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct IdIndex {
-    /// Position + 1 of an entry, 0 for a free slot; the length is a power of
-    /// two at least twice the number of ids.
-    slots: Vec<u32>,
-    /// Ids held.
-    len: usize,
+    /// Positions of entries, found by their ids' hashes.
+    table: HashTable<u32>,
+    hasher: RandomState,
 }
 
-/// FNV-1a: ids are short, and none is chosen to collide.
-fn hash(id: &str) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in id.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+impl std::fmt::Debug for IdIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdIndex").field("ids", &self.table.len()).finish()
     }
-    (h ^ (h >> 32)) as usize
 }
 
 impl IdIndex {
-    /// The slot `id` is in, or the free slot it would go in.
-    fn slot(&self, id: &str, entries: &[Entry]) -> Option<usize> {
-        let mask = self.slots.len().checked_sub(1)?;
-        let mut at = hash(id) & mask;
-        loop {
-            match self.slots[at] {
-                0 => return Some(at),
-                n if entries.get(n as usize - 1).is_some_and(|e| e.id() == id) => return Some(at),
-                _ => at = (at + 1) & mask,
-            }
-        }
-    }
-
     /// The position of the entry with `id`.
     pub(crate) fn get(&self, id: &str, entries: &[Entry]) -> Option<usize> {
-        let at = self.slot(id, entries)?;
-        self.slots[at].checked_sub(1).map(|n| n as usize)
+        let hash = self.hasher.hash_one(id);
+        let found = self.table.find(hash, |&n| entries.get(n as usize).is_some_and(|e| e.id() == id))?;
+        Some(*found as usize)
     }
 
     /// Whether an entry has `id`.
@@ -50,25 +41,16 @@ impl IdIndex {
 
     /// Index `entries[at]` (the last one pushed) under its id.
     pub(crate) fn insert(&mut self, entries: &[Entry], at: usize) {
-        let Ok(n) = u32::try_from(at + 1) else { return };
-        if (self.len + 1) * 2 > self.slots.len() {
-            self.grow(entries, at);
-        }
-        let Some(e) = entries.get(at) else { return };
-        if let Some(slot) = self.slot(e.id(), entries) {
-            if self.slots[slot] == 0 {
-                self.len += 1;
+        let (Ok(n), Some(e)) = (u32::try_from(at), entries.get(at)) else { return };
+        let hasher = &self.hasher;
+        let rehash = |&p: &u32| entries.get(p as usize).map_or(0, |e| hasher.hash_one(e.id()));
+        let id = e.id();
+        let hash = hasher.hash_one(id);
+        match self.table.entry(hash, |&p| entries.get(p as usize).is_some_and(|o| o.id() == id), rehash) {
+            Slot::Occupied(mut o) => *o.get_mut() = n,
+            Slot::Vacant(v) => {
+                v.insert(n);
             }
-            self.slots[slot] = n;
-        }
-    }
-
-    /// Twice the room, the entries before `upto` indexed again in order.
-    fn grow(&mut self, entries: &[Entry], upto: usize) {
-        let room = (self.slots.len() * 2).max(64);
-        *self = IdIndex { slots: vec![0; room], len: 0 };
-        for i in 0..upto.min(entries.len()) {
-            self.insert(entries, i);
         }
     }
 }

@@ -14,7 +14,6 @@ mod entry;
 mod files;
 mod index;
 mod message_line;
-mod short;
 mod stored;
 mod tree;
 
