@@ -933,6 +933,14 @@ fn credential_var(name: &str) -> bool {
     name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
+/// A zstd frame's contents (`None` when it is not one).
+fn decode_zstd(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    ruzstd::decoding::StreamingDecoder::new(body).ok()?.read_to_end(&mut out).ok()?;
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -986,12 +994,4 @@ mod tests {
         assert_eq!(reqs[0].body, json!({"model": "m"}));
         assert_eq!(reqs[2].path, "/v1/messages");
     }
-}
-
-/// A zstd frame's contents (`None` when it is not one).
-fn decode_zstd(body: &[u8]) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    ruzstd::decoding::StreamingDecoder::new(body).ok()?.read_to_end(&mut out).ok()?;
-    Some(out)
 }
