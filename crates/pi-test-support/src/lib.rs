@@ -47,6 +47,7 @@ mod json_lines;
 pub mod mistral;
 pub mod oauth;
 mod scratch;
+pub mod sources;
 pub use copilot::{TOKEN_PATH as COPILOT_TOKEN_PATH, TokenAnswer};
 pub use json_lines::{read_until, user_texts};
 pub use scratch::Scratch;

@@ -93,31 +93,10 @@ fn crates() -> PathBuf {
 /// `(file under crates/, name)` of every static in non-test code.
 fn found() -> BTreeSet<(String, String)> {
     let mut out = BTreeSet::new();
-    let mut stack = vec![crates()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                // Only sources: a crate's `tests/`, `benches/` and build output are not searched.
-                if !matches!(name.as_str(), "tests" | "benches" | "target" | "snapshots") {
-                    stack.push(path);
-                }
-                continue;
-            }
-            if !name.ends_with(".rs") || name.ends_with("tests.rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(crates()).unwrap().to_string_lossy().replace('\\', "/");
-            if !rel.contains("/src/") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-            for line in code.lines() {
-                if let Some(name) = static_name(line) {
-                    out.insert((rel.clone(), name));
-                }
+    for (rel, code) in pi_test_support::sources::non_test_sources(&crates()) {
+        for line in code.lines() {
+            if let Some(name) = static_name(line) {
+                out.insert((rel.clone(), name));
             }
         }
     }

@@ -22,37 +22,17 @@ fn crates() -> PathBuf {
 /// `// String error:` comment is within reach above it)`.
 fn occurrences() -> Vec<(String, usize, bool)> {
     let mut out = Vec::new();
-    let mut stack = vec![crates()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                if !matches!(name.as_str(), "tests" | "benches" | "examples" | "target" | "snapshots") {
-                    stack.push(path);
-                }
+    for (rel, code) in pi_test_support::sources::non_test_sources(&crates()) {
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let n = string_results(line);
+            if n == 0 {
                 continue;
             }
-            if !name.ends_with(".rs") || name.ends_with("tests.rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(crates()).unwrap().to_string_lossy().replace('\\', "/");
-            if !rel.contains("/src/") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-            let lines: Vec<&str> = code.lines().collect();
-            for (i, line) in lines.iter().enumerate() {
-                let n = string_results(line);
-                if n == 0 {
-                    continue;
-                }
-                let from = i.saturating_sub(COMMENT_REACH);
-                let said = lines[from..i].iter().any(|l| l.trim_start().starts_with("// String error:"));
-                for _ in 0..n {
-                    out.push((rel.clone(), i + 1, said));
-                }
+            let from = i.saturating_sub(COMMENT_REACH);
+            let said = lines[from..i].iter().any(|l| l.trim_start().starts_with("// String error:"));
+            for _ in 0..n {
+                out.push((rel.clone(), i + 1, said));
             }
         }
     }
