@@ -277,57 +277,7 @@ fn start_in(
     }
     // `--offline`, as `PI_OFFLINE`: no installs at start-up.
     let offline = args.offline || crate::packages::offline_env();
-    let user = pi_config::settings::Scope::User;
-    for w in
-        if offline { Vec::new() } else { crate::packages::install_missing(&settings, &env.agent_dir, &env.cwd, user) }
-    {
-        report.warn(w);
-    }
-    let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, &settings, &env.agent_dir, offline);
-    for w in std::mem::take(&mut plan.warnings) {
-        report.warn(w);
-    }
-    let before = runtime.block_on(load_extensions(&plan.before_trust, env.host_options(mode, false)))?;
-    let trust = trust::resolve(&env, args.approve, &mut settings, before.as_ref(), runtime.handle(), report)?;
-    if trust.trusted && !offline {
-        let scope = pi_config::settings::Scope::Project;
-        for w in crate::packages::install_missing(&settings, &env.agent_dir, &env.cwd, scope) {
-            report.warn(w);
-        }
-    }
-    let project_scripts = plan.trust_project(&settings, &env.cwd, trust.trusted);
-    let after = runtime.block_on(load_extensions(&project_scripts, env.host_options(mode, true)))?;
-    if let Some(later) = &after {
-        let earlier: Vec<Arc<pi_ext::LoadedExtensions>> = before.iter().cloned().collect();
-        pi_ext::check_conflicts(&earlier, later)
-            .map_err(|e| Stop::Error(text::with_extensions_hint(&e.to_string())))?;
-    }
-    let groups = vec![
-        (plan.before_trust.clone(), env.host_options(mode, false)),
-        (project_scripts.clone(), env.host_options(mode, true)),
-    ];
-    let mut loaded = Loaded {
-        scripts: before.into_iter().chain(after).collect(),
-        builtins: plan.builtins.clone(),
-        groups,
-        flag_values: Default::default(),
-    };
-    // The packages' extension files this run loads: once, for the warnings
-    // below and the commands' `sourceInfo`.
-    let loaded_paths: Vec<&PathBuf> = loaded.groups.iter().flat_map(|(paths, _)| paths).collect();
-    let mut packaged = pi_config::packages::resolve(&settings, &env.agent_dir, &env.cwd).extensions;
-    packaged.retain(|r| loaded_paths.contains(&&r.path));
-    // As the reference orders them: the replaced built-ins, then the packages' dependencies.
-    for w in runtime.block_on(replaced::omit_replaced(&mut loaded)) {
-        report.warn(w);
-    }
-    for w in replaced::host_dependency_warnings(&packaged) {
-        report.warn(w);
-    }
-    for l in &loaded.scripts {
-        // ctx.isProjectTrusted() answers the final decision, also for extensions loaded before it.
-        runtime.block_on(l.set_project_trusted(trust.trusted));
-    }
+    let (mut loaded, trust, packaged) = extensions_stage(args, runtime, &env, &mut settings, offline, report)?;
     let resources = resources::load(&env, args, &settings, trust.trusted, report);
     let mut models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
     let llama_on = crate::llama::enabled(&loaded.builtins);
@@ -408,6 +358,74 @@ fn start_in(
         resources,
         front,
     }))
+}
+
+/// Stage: the extensions, in trust order: packages installed (unless
+/// offline), the user's and the command line's extensions loaded, the
+/// project's trust resolved (they may decide it), the project's packages and
+/// extensions loaded when trusted, conflicts refused, replaced built-ins
+/// omitted. Returns them, the trust decision and the packages' extension
+/// files this run loads.
+fn extensions_stage(
+    args: &CliArgs,
+    runtime: &tokio::runtime::Runtime,
+    env: &Env,
+    settings: &mut Settings,
+    offline: bool,
+    report: &mut Report,
+) -> Result<(Loaded, pi_config::trust::TrustOutcome, Vec<pi_config::packages::PackageResource>), Stop> {
+    let user = pi_config::settings::Scope::User;
+    for w in
+        if offline { Vec::new() } else { crate::packages::install_missing(settings, &env.agent_dir, &env.cwd, user) }
+    {
+        report.warn(w);
+    }
+    let mut plan = plan::ExtensionPlan::new(&args.extensions, args.no_extensions, settings, &env.agent_dir, offline);
+    for w in std::mem::take(&mut plan.warnings) {
+        report.warn(w);
+    }
+    let before = runtime.block_on(load_extensions(&plan.before_trust, env.host_options(args.mode, false)))?;
+    let trust = trust::resolve(env, args.approve, settings, before.as_ref(), runtime.handle(), report)?;
+    if trust.trusted && !offline {
+        let scope = pi_config::settings::Scope::Project;
+        for w in crate::packages::install_missing(settings, &env.agent_dir, &env.cwd, scope) {
+            report.warn(w);
+        }
+    }
+    let project_scripts = plan.trust_project(settings, &env.cwd, trust.trusted);
+    let after = runtime.block_on(load_extensions(&project_scripts, env.host_options(args.mode, true)))?;
+    if let Some(later) = &after {
+        let earlier: Vec<Arc<pi_ext::LoadedExtensions>> = before.iter().cloned().collect();
+        pi_ext::check_conflicts(&earlier, later)
+            .map_err(|e| Stop::Error(text::with_extensions_hint(&e.to_string())))?;
+    }
+    let groups = vec![
+        (plan.before_trust.clone(), env.host_options(args.mode, false)),
+        (project_scripts.clone(), env.host_options(args.mode, true)),
+    ];
+    let mut loaded = Loaded {
+        scripts: before.into_iter().chain(after).collect(),
+        builtins: plan.builtins.clone(),
+        groups,
+        flag_values: Default::default(),
+    };
+    // The packages' extension files this run loads: once, for the warnings
+    // below and the commands' `sourceInfo`.
+    let loaded_paths: Vec<&PathBuf> = loaded.groups.iter().flat_map(|(paths, _)| paths).collect();
+    let mut packaged = pi_config::packages::resolve(settings, &env.agent_dir, &env.cwd).extensions;
+    packaged.retain(|r| loaded_paths.contains(&&r.path));
+    // As the reference orders them: the replaced built-ins, then the packages' dependencies.
+    for w in runtime.block_on(replaced::omit_replaced(&mut loaded)) {
+        report.warn(w);
+    }
+    for w in replaced::host_dependency_warnings(&packaged) {
+        report.warn(w);
+    }
+    for l in &loaded.scripts {
+        // ctx.isProjectTrusted() answers the final decision, also for extensions loaded before it.
+        runtime.block_on(l.set_project_trusted(trust.trusted));
+    }
+    Ok((loaded, trust, packaged))
 }
 
 /// Shared by the stages' tests: an agent dir and a working folder under `root`.
