@@ -60,9 +60,15 @@ impl ToolCache {
         Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// Every kept answer, by key (read once at start for all the servers).
+    pub(super) fn load_all(&self) -> BTreeMap<String, Answer> {
+        self.file.as_deref().map(|f| read(f).servers).unwrap_or_default()
+    }
+
     /// The last answer of the server `key` names, if one is kept.
-    pub(super) fn load(&self, key: &str) -> Option<Answer> {
-        read(self.file.as_deref()?).servers.remove(key)
+    #[cfg(test)]
+    fn load(&self, key: &str) -> Option<Answer> {
+        self.load_all().remove(key)
     }
 
     /// Keep `answer` as the server's last (nothing when it is already kept).

@@ -100,8 +100,9 @@ impl McpManager {
     /// runtime); a server with `direct` tools whose last answer is cached
     /// offers those tools at once.
     pub fn start(&self) {
+        let mut kept = self.shared.cache.get().map(cache::ToolCache::load_all).unwrap_or_default();
         for s in self.servers.iter().filter(|s| s.config.enabled) {
-            s.install_cached();
+            s.install_cached(&mut kept);
             let s = s.clone();
             s.settled.send_replace(false);
             tokio::spawn(async move {

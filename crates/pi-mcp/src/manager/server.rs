@@ -132,14 +132,13 @@ impl Server {
         out
     }
 
-    /// Offer the tools of the server's cached answer, if it has `direct`
-    /// tools and one is kept (before it connects).
-    pub(super) fn install_cached(&self) {
+    /// Offer the tools of the server's answer among the `kept` ones, if it
+    /// has `direct` tools and one is kept (before it connects).
+    pub(super) fn install_cached(&self, kept: &mut std::collections::BTreeMap<String, Answer>) {
         if !self.has(ServerExposure::Direct) {
             return;
         }
-        let Some(cache) = self.shared.cache.get() else { return };
-        let Some(answer) = cache.load(&ToolCache::key(&self.config)) else { return };
+        let Some(answer) = kept.remove(&ToolCache::key(&self.config)) else { return };
         self.resources.store(answer.resources, std::sync::atomic::Ordering::SeqCst);
         self.install(&answer.tools);
         *lock(&self.cached) = Some(answer);
