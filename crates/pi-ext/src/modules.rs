@@ -8,7 +8,7 @@ use std::path::Path;
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
-use rquickjs::{Ctx, Error, Module, Result};
+use rquickjs::{Constructor, Ctx, Error, Module, Result, Value};
 
 use crate::resolve::{self, Format, Mode};
 use crate::{builtins, bytecode, strip, text};
@@ -19,7 +19,7 @@ pub(crate) struct PiResolver;
 impl Resolver for PiResolver {
     fn resolve<'js>(
         &mut self,
-        _ctx: &Ctx<'js>,
+        ctx: &Ctx<'js>,
         base: &str,
         name: &str,
         _attributes: Option<ImportAttributes<'js>>,
@@ -29,11 +29,11 @@ impl Resolver for PiResolver {
         }
         let bare = name.strip_prefix("node:").unwrap_or(name);
         if name.starts_with("node:") || builtins::is_node_builtin(bare) {
-            return Err(Error::new_resolving_message(base, name, text::node_builtin(name)));
+            return Err(throw_whole(ctx, Error::new_resolving_message(base, name, text::node_builtin(name))));
         }
         match resolve::resolve_path(base, name, Mode::Import) {
             Ok(p) => Ok(p.to_string_lossy().into_owned()),
-            Err(e) => Err(Error::new_resolving_message(base, name, e.to_string())),
+            Err(e) => Err(throw_whole(ctx, Error::new_resolving_message(base, name, e.to_string()))),
         }
     }
 }
@@ -52,16 +52,30 @@ impl Loader for PiLoader {
             return bytecode::declare_module(ctx, code);
         }
         let path = Path::new(name);
-        let source = std::fs::read_to_string(path).map_err(|e| Error::new_loading_message(name, e.to_string()))?;
+        let source = std::fs::read_to_string(path)
+            .map_err(|e| throw_whole(ctx, Error::new_loading_message(name, e.to_string())))?;
         let format = resolve::format_of(path, &source);
         if format != Format::Esm {
             let js = crate::node::cjs::facade(ctx, name, &source, format)?;
             return Module::declare(ctx.clone(), name, js);
         }
-        let js = strip::to_javascript(path, &source).map_err(|e| Error::new_loading_message(name, e.to_string()))?;
+        let js = strip::to_javascript(path, &source)
+            .map_err(|e| throw_whole(ctx, Error::new_loading_message(name, e.to_string())))?;
         let module = Module::declare(ctx.clone(), name, js)?;
         set_meta(&module, path)?;
         Ok(module)
+    }
+}
+
+/// Throw a resolving or loading error as a `ReferenceError` holding its
+/// whole message. The engine's own throw formats messages into 256 bytes,
+/// which cut what matters (the module and the importer) once paths are long.
+pub(crate) fn throw_whole(ctx: &Ctx<'_>, e: Error) -> Error {
+    let message = e.to_string();
+    let error = ctx.globals().get::<_, Constructor>("ReferenceError").and_then(|c| c.construct::<_, Value>((message,)));
+    match error {
+        Ok(error) => ctx.throw(error),
+        Err(_) => e,
     }
 }
 

@@ -689,6 +689,14 @@ async fn load_failures_name_the_extension() {
     assert!(e.message.contains("Cannot find package 'zod'"), "{}", e.message);
     let e = load_error(d, "rel.ts", "import { x } from \"./nothere\";\nexport default function () { x; }").await;
     assert!(e.message.contains("Cannot find module './nothere'"), "{}", e.message);
+    // Long paths: the message is whole (the engine's own throw cuts at 256 bytes).
+    let deep = d.join("a-folder-with-a-long-name-".repeat(6));
+    std::fs::create_dir_all(&deep).unwrap();
+    let e = load_error(&deep, "deep.ts", "import x from \"node:nosuch\";\nexport default function () { x; }").await;
+    let importer = deep.join("deep.ts").display().to_string();
+    assert!(e.message.len() > 300, "{}", e.message);
+    assert!(e.message.contains(&format!("from '{importer}'")), "{}", e.message);
+    assert!(e.message.contains("Node.js built-in module 'node:nosuch' is not available"), "{}", e.message);
     let e = load_error(d, "toplevel.ts", "throw new TypeError(\"top\");\nexport default function () {}").await;
     assert_eq!(e.message, "Failed to load extension: top");
     let e = load_error(d, "hang.ts", "export default async function () { await new Promise(() => {}); }").await;

@@ -64,8 +64,9 @@ fn resolve_for_require(from: &str, spec: &str) -> Result<String, ResolveError> {
 /// A CommonJS file as the function Node wraps it in, compiled with its path as the file name.
 fn compile<'js>(ctx: &Ctx<'js>, path: &str) -> rquickjs::Result<Function<'js>> {
     let p = Path::new(path);
-    let source = std::fs::read_to_string(p).map_err(|e| Error::new_loading_message(path, e.to_string()))?;
-    let js = crate::strip::to_javascript(p, &source).map_err(|e| Error::new_loading_message(path, e.to_string()))?;
+    let failed = |e: String| crate::modules::throw_whole(ctx, Error::new_loading_message(path, e));
+    let source = std::fs::read_to_string(p).map_err(|e| failed(e.to_string()))?;
+    let js = crate::strip::to_javascript(p, &source).map_err(|e| failed(e.to_string()))?;
     let body = match js.strip_prefix("#!") {
         Some(rest) => rest.find('\n').map_or("", |i| &rest[i..]),
         None => js.as_str(),
@@ -81,8 +82,10 @@ fn compile<'js>(ctx: &Ctx<'js>, path: &str) -> rquickjs::Result<Function<'js>> {
 pub(crate) fn facade(ctx: &Ctx<'_>, path: &str, source: &str, format: Format) -> rquickjs::Result<String> {
     if format == Format::Json {
         let text = source.strip_prefix('\u{feff}').unwrap_or(source);
-        serde_json::from_str::<serde_json::Value>(text)
-            .map_err(|e| Error::new_loading_message(path, text::bad_json(path, &e.to_string())))?;
+        serde_json::from_str::<serde_json::Value>(text).map_err(|e| {
+            let e = Error::new_loading_message(path, text::bad_json(path, &e.to_string()));
+            crate::modules::throw_whole(ctx, e)
+        })?;
         return Ok(format!("export default {text}\n;"));
     }
     let Ok(cjs) = ctx.globals().get::<_, Object>("__pi_cjs") else {
