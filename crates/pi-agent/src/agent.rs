@@ -663,12 +663,22 @@ impl Agent {
 
     /// `agent_end` with the run's messages (from `first_new`); `will_retry`
     /// when a retry follows.
-    async fn end_run(&self, first_new: usize, will_retry: bool) {
+    ///
+    /// The event borrows the run's messages for as long as the front end
+    /// reads it (they are moved out and back, not copied: a long run's
+    /// messages are most of the conversation).
+    async fn end_run(&mut self, first_new: usize, will_retry: bool) {
         if self.dispatcher.listening("agent_end") {
             let messages = serde_json::to_value(&self.messages[first_new..]).unwrap_or_default();
             self.notify("agent_end", || serde_json::json!({"messages": messages})).await;
         }
-        self.emit(AgentEvent::AgentEnd { messages: self.messages[first_new..].to_vec(), will_retry });
+        let first_new = first_new.min(self.messages.len());
+        let ev = AgentEvent::AgentEnd { messages: self.messages.split_off(first_new), will_retry };
+        // Not held like message events: `emit` would keep it.
+        (self.sink)(&ev);
+        if let AgentEvent::AgentEnd { messages, .. } = ev {
+            self.messages.extend(messages);
+        }
     }
 
     /// Run the calls of `assistant` (refused when the answer was cut by the

@@ -51,19 +51,28 @@ pub fn event_value(ev: &AgentEvent) -> Value {
 /// whole conversation, which as a [`Value`] tree would take several times
 /// the line's size.
 pub fn event_line(ev: &AgentEvent) -> String {
-    let adds_call_identity = matches!(
-        ev,
-        AgentEvent::MessageUpdate { assistant_message_event: AssistantMessageEvent::ToolcallStart { .. }, .. }
-    );
-    if adds_call_identity {
+    if adds_call_identity(ev) {
         return serde_json::to_string(&event_value(ev)).unwrap_or_default();
     }
     serde_json::to_string(ev).unwrap_or_default()
 }
 
-/// Print one event as its JSON line.
+/// Whether an event's line has fields its value alone does not give.
+fn adds_call_identity(ev: &AgentEvent) -> bool {
+    matches!(ev, AgentEvent::MessageUpdate { assistant_message_event: AssistantMessageEvent::ToolcallStart { .. }, .. })
+}
+
+/// Print one event as its JSON line: written to stdout as it is
+/// serialised, through a buffer, so a run's `agent_end` (the whole
+/// conversation) is never held as one string.
 pub fn print_event(ev: &AgentEvent) {
-    print_raw_line(&event_line(ev));
+    if adds_call_identity(ev) {
+        return print_raw_line(&event_line(ev));
+    }
+    let mut out = std::io::BufWriter::with_capacity(crate::text::EVENT_WRITE_BUFFER, std::io::stdout().lock());
+    let _ = serde_json::to_writer(&mut out, ev);
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
 }
 
 /// A sink printing every event.

@@ -229,6 +229,10 @@ pub const NO_MESSAGES: &str = "(no messages)";
 /// Characters of a session's name or first message in `--resume`'s plain listing.
 pub const RESUME_LIST_WIDTH: usize = 80;
 
+/// Bytes gathered before each write while an event's JSON line is
+/// serialised to stdout (JSON mode).
+pub const EVENT_WRITE_BUFFER: usize = 64 * 1024;
+
 /// One session in `--resume`'s listing without a terminal.
 pub fn resume_list_row(shown: &str, messages: usize, age: &str, path: &str) -> String {
     format!("{shown}\t{messages} {age}\t{path}")
