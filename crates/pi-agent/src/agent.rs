@@ -672,13 +672,33 @@ impl Agent {
             let messages = serde_json::to_value(&self.messages[first_new..]).unwrap_or_default();
             self.notify("agent_end", || serde_json::json!({"messages": messages})).await;
         }
-        let first_new = first_new.min(self.messages.len());
-        let ev = AgentEvent::AgentEnd { messages: self.messages.split_off(first_new), will_retry };
+        let mut all = std::mem::take(&mut self.messages);
+        let first_new = first_new.min(all.len());
+        // The smaller side is set aside (one run in a long session, or the
+        // few messages before a long run); the other keeps its allocation.
+        let head_aside = first_new <= all.len() - first_new;
+        let (run, aside) = if head_aside {
+            let head: Vec<AgentMessage> = all.drain(..first_new).collect();
+            (all, head)
+        } else {
+            let run = all.split_off(first_new);
+            (run, all)
+        };
+        let ev = AgentEvent::AgentEnd { messages: run, will_retry };
         // Not held like message events: `emit` would keep it.
         (self.sink)(&ev);
-        if let AgentEvent::AgentEnd { messages, .. } = ev {
-            self.messages.extend(messages);
-        }
+        let mut run = match ev {
+            AgentEvent::AgentEnd { messages, .. } => messages,
+            _ => Vec::new(),
+        };
+        self.messages = if head_aside {
+            run.splice(0..0, aside);
+            run
+        } else {
+            let mut head = aside;
+            head.append(&mut run);
+            head
+        };
     }
 
     /// Run the calls of `assistant` (refused when the answer was cut by the

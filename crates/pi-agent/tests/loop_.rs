@@ -133,6 +133,50 @@ async fn events_come_in_the_documented_order() {
     assert!(matches!(all.last(), Some(AgentEvent::AgentSettled { aborted: false })));
 }
 
+/// Each run's `agent_end` holds that run's messages only, and the
+/// conversation is whole and in order afterwards, whether the run is longer
+/// than what came before it or shorter (the event borrows the messages).
+#[tokio::test]
+async fn agent_end_holds_the_run_and_leaves_the_conversation_whole() {
+    let log = Log::default();
+    let d = dispatcher(vec![logged("echo", &log).build()], vec![]);
+    let (mut a, faux, events) = agent("loop-agent-end", d);
+    faux.set_responses(vec![
+        says("first"),
+        calls(&[("c1", "echo", json!({"x": 1}))]),
+        calls(&[("c2", "echo", json!({"x": 2}))]),
+        says("second"),
+        says("third"),
+    ]);
+    for prompt in ["one", "two", "three"] {
+        a.prompt(prompt).await.unwrap();
+    }
+    let ends: Vec<Vec<String>> = events
+        .all()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::AgentEnd { messages, .. } => Some(roles(messages)),
+            _ => None,
+        })
+        .collect();
+    let short = ["user", "assistant"].map(String::from).to_vec();
+    let long = ["user", "assistant", "toolResult", "assistant", "toolResult", "assistant"].map(String::from).to_vec();
+    assert_eq!(ends, [short.clone(), long.clone(), short.clone()]);
+    assert_eq!(roles(a.messages()), [short.clone(), long, short].concat());
+    let texts: Vec<String> = a
+        .messages()
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap())
+        .filter(|v| v["role"] == "user" || v["role"] == "assistant" && v["stopReason"] == "stop")
+        .map(|v| v["content"].to_string())
+        .collect();
+    let expected = ["one", "first", "two", "second", "three", "third"];
+    assert_eq!(texts.len(), expected.len(), "{texts:?}");
+    for (text, word) in texts.iter().zip(expected) {
+        assert!(text.contains(word), "{texts:?}");
+    }
+}
+
 // ------------------------------------------------------------------ terminate
 
 /// A tool whose result asks the run to end.

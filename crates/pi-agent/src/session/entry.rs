@@ -90,6 +90,17 @@ impl Entry {
         }
     }
 
+    /// Its line, now also written at `place` (see [`StoredLine::leave_in_file`]).
+    pub(crate) fn leave_in_file(&mut self, place: FilePlace) {
+        self.line.leave_in_file(place);
+    }
+
+    /// Whether its line is read back from the file rather than held.
+    #[cfg(test)]
+    pub(crate) fn is_in_file(&self) -> bool {
+        matches!(self.line, StoredLine::InFile { .. })
+    }
+
     /// Its id (empty when the line has none: see [`Entry::has_id`]).
     pub fn id(&self) -> &str {
         self.id.as_str()

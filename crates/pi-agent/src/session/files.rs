@@ -20,10 +20,10 @@ pub fn session_dir(sessions_root: &Path, cwd: &Path) -> PathBuf {
     sessions_root.join(encode_cwd(cwd))
 }
 
-/// Create `path` exclusively with mode 0600.
+/// Create `path` exclusively with mode 0600, for appending and reading.
 pub(super) fn open_private(path: &Path) -> Result<File, SessionError> {
     let mut o = std::fs::OpenOptions::new();
-    o.create_new(true).append(true);
+    o.create_new(true).append(true).read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;

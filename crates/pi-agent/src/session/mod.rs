@@ -20,6 +20,7 @@ mod tree;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -104,7 +105,9 @@ pub struct Session {
     index: index::IdIndex,
     leaf: Option<String>,
     path: Option<PathBuf>,
-    file: Option<File>,
+    /// The file, open for appending and reading (long lines written to it
+    /// are read back from it: see [`stored`]).
+    file: Option<Arc<File>>,
     /// Lines of a loaded file that could not be read: (line number, why).
     pub bad_lines: Vec<(usize, String)>,
 }
@@ -137,11 +140,11 @@ impl Session {
             let io = |source| SessionError::Io { path: dir.to_path_buf(), source };
             pi_config::files::create_private_dir(dir).map_err(io)?;
             let path = dir.join(format!("{}_{}.jsonl", ts.replace([':', '.'], "-"), id));
-            let mut file = files::open_private(&path)?;
+            let file = files::open_private(&path)?;
             let line = format!("{}\n", s.header);
-            file.write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })?;
+            (&file).write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })?;
             s.path = Some(path);
-            s.file = Some(file);
+            s.file = Some(Arc::new(file));
         }
         Ok(s)
     }
@@ -155,11 +158,12 @@ impl Session {
             pi_config::files::create_private_dir(dir)
                 .map_err(|source| SessionError::Io { path: dir.to_path_buf(), source })?;
         }
-        let mut file = files::open_private(path)?;
-        file.write_all(format!("{}\n", s.header).as_bytes())
+        let file = files::open_private(path)?;
+        (&file)
+            .write_all(format!("{}\n", s.header).as_bytes())
             .map_err(|source| SessionError::Io { path: path.to_path_buf(), source })?;
         s.path = Some(path.to_path_buf());
-        s.file = Some(file);
+        s.file = Some(Arc::new(file));
         Ok(s)
     }
 
@@ -181,7 +185,7 @@ impl Session {
     /// is the last entry, and new entries are appended to the file.
     pub fn open(path: &Path) -> Result<Session, SessionError> {
         let mut s = Session::open_read_only(path)?;
-        s.file = Some(files::open_for_append(path)?);
+        s.file = Some(Arc::new(files::open_for_append(path)?));
         Ok(s)
     }
 
@@ -361,10 +365,13 @@ impl Session {
         entry.insert("parentId".into(), json!(self.leaf));
         entry.insert("timestamp".into(), json!(iso_now()));
         entry.append(&mut extra);
-        let Some(entry) = Entry::from_value(&Value::Object(entry)) else { return Ok(id) };
+        let Some(mut entry) = Entry::from_value(&Value::Object(entry)) else { return Ok(id) };
         let written = self.write_line(&entry);
+        if let Ok(Some(place)) = &written {
+            entry.leave_in_file(place.clone());
+        }
         self.push_entry(entry);
-        written.map(|()| id)
+        written.map(|_| id)
     }
 
     /// Append a `message` entry.
@@ -372,12 +379,24 @@ impl Session {
         self.append("message", json!({"message": message}))
     }
 
-    fn write_line(&mut self, e: &Entry) -> Result<(), SessionError> {
-        let (Some(file), Some(path)) = (self.file.as_mut(), self.path.as_ref()) else { return Ok(()) };
-        let mut line = String::with_capacity(e.line().len() + 1);
-        line.push_str(&e.line());
+    /// Append `e`'s line to the file (nothing without one). Where the line
+    /// landed, when nothing else wrote to the file meanwhile: a session
+    /// holds one copy of a long conversation (the agent's), not two.
+    fn write_line(&mut self, e: &Entry) -> Result<Option<stored::FilePlace>, SessionError> {
+        let (Some(file), Some(path)) = (self.file.as_ref(), self.path.as_ref()) else { return Ok(None) };
+        let text = e.line();
+        let mut line = String::with_capacity(text.len() + 1);
+        line.push_str(&text);
         line.push('\n');
-        file.write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })
+        let before = file.metadata().map(|m| m.len()).ok();
+        (&**file).write_all(line.as_bytes()).map_err(|source| SessionError::Io { path: path.clone(), source })?;
+        let after = file.metadata().map(|m| m.len()).ok();
+        Ok(match (before, after) {
+            (Some(at), Some(after)) if after == at + line.len() as u64 => {
+                Some(stored::FilePlace { file: file.clone(), at })
+            }
+            _ => None,
+        })
     }
 
     /// Stop writing to the file (after a failed write); the session goes on in memory.
@@ -448,9 +467,13 @@ impl Session {
     fn copy_entries(&mut self, entries: Vec<&Entry>) -> Result<(), SessionError> {
         let mut result = Ok(());
         for e in entries {
-            let e = e.clone();
+            let mut e = e.clone();
             if result.is_ok() {
-                result = self.write_line(&e);
+                match self.write_line(&e) {
+                    Ok(Some(place)) => e.leave_in_file(place),
+                    Ok(None) => {}
+                    Err(err) => result = Err(err),
+                }
             }
             self.push_entry(e);
         }

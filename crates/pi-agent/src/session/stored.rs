@@ -41,6 +41,19 @@ impl StoredLine {
         }
     }
 
+    /// This line, now also written at `place`: left there when it is long
+    /// (a line left in another file, copied here, is read from here).
+    pub(crate) fn leave_in_file(&mut self, place: FilePlace) {
+        let len = match self {
+            StoredLine::Text(t) if t.len() >= STORED_IN_FILE_MIN_BYTES => u32::try_from(t.len()).ok(),
+            StoredLine::InFile { len, .. } => Some(*len),
+            StoredLine::Text(_) => None,
+        };
+        if let Some(len) = len {
+            *self = StoredLine::InFile { place, len };
+        }
+    }
+
     /// The line's text; `None` when it can no longer be read from its file
     /// or is no longer the same line there (`id` is the entry's id, which a
     /// line holds).

@@ -226,3 +226,40 @@ fn long_lines_left_in_the_file_read_back_whole_and_appends_do_not_disturb_them()
     std::fs::write(&path, file.replacen("\"m0\"", "\"x0\"", 1)).unwrap();
     assert_eq!(again.get("m0").unwrap().value(), Value::Null);
 }
+
+/// Long lines written by this run are read back from the file (one copy of
+/// the conversation in memory), byte for byte, after another writer
+/// appended to the file too, in a copy made from them, and after the file
+/// was removed (the session keeps it open).
+#[test]
+fn long_lines_written_are_left_in_the_file_and_read_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::create(Some(dir.path()), Path::new("/p"), None, None).unwrap();
+    let long = "dolor sït ✓ ".repeat(40);
+    let short_id = s.append_message(&user("short")).unwrap();
+    let first = s.append_message(&user(&format!("1 {long}"))).unwrap();
+    let path = s.path().unwrap().to_path_buf();
+    // Another writer appends a line of its own.
+    std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"type\":\"other\"}\n").unwrap();
+    let second = s.append_message(&user(&format!("2 {long}"))).unwrap();
+    assert!(!s.get(&short_id).unwrap().is_in_file(), "short lines are held");
+    for (id, n) in [(&first, 1), (&second, 2)] {
+        let e = s.get(id).unwrap();
+        assert!(e.is_in_file(), "entry {n} is left in the file");
+        assert_eq!(e.field("message")["content"][0]["text"], format!("{n} {long}"));
+    }
+    assert_eq!(texts(&s.context()), ["user:short".to_string(), format!("user:1 {long}"), format!("user:2 {long}")]);
+    // A copy (fork) reads its lines from its own file.
+    let mut copy = Session::create(Some(&dir.path().join("forks")), Path::new("/p"), None, None).unwrap();
+    copy.copy_branch_of(&s).unwrap();
+    let copied = copy.get(&second).unwrap();
+    assert!(copied.is_in_file());
+    assert_eq!(copied.line(), s.get(&second).unwrap().line());
+    let copy_file = std::fs::read_to_string(copy.path().unwrap()).unwrap();
+    assert!(copy_file.contains(&*copied.line()));
+    // The files removed: the open sessions still read their lines.
+    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(copy.path().unwrap()).unwrap();
+    assert_eq!(s.get(&first).unwrap().field("message")["content"][0]["text"], format!("1 {long}"));
+    assert_eq!(copy.get(&second).unwrap().field("message")["content"][0]["text"], format!("2 {long}"));
+}
