@@ -637,6 +637,9 @@ impl Agent {
                 break;
             }
             let (results, result_entries, terminate) = self.run_calls(&assistant, calls).await;
+            if let Some(guard) = &self.tool_ctx.change_guard {
+                guard.turn_ended(&self.tool_ctx, answer_entry.as_deref()).await;
+            }
             let ended = if token.is_cancelled() { "aborted" } else { "completed" };
             let proposal =
                 self.notify_turn_end(turn_index, &assistant, &results, answer_entry, result_entries, ended).await;

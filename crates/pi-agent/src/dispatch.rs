@@ -405,6 +405,12 @@ impl Dispatcher {
             nested: Some(nested),
             terminate: Some(&wants_end),
         };
+        // A call that may change files: the checkpoint first (B11).
+        if let Some(guard) = &ctx.change_guard
+            && tool.def().annotations.read_only_hint != Some(true)
+        {
+            guard.before_change(&ctx).await;
+        }
         // A tool that panics (a bug in it) fails this call with a short
         // error; the session goes on.
         let mut result = match std::panic::AssertUnwindSafe(tool.execute(inv)).catch_unwind().await {

@@ -110,3 +110,12 @@ mod tests {
         assert_eq!(f.metadata().unwrap().permissions().mode() & 0o777, PRIVATE_FILE_MODE);
     }
 }
+
+/// A working folder as one folder name (`--<cwd without leading separator,
+/// with / \\ : replaced by ->--`): sessions and checkpoints keep each
+/// working folder's own under it.
+pub fn encode_cwd(cwd: &Path) -> String {
+    let s = cwd.to_string_lossy();
+    let s = s.trim_start_matches(['/', '\\']);
+    format!("--{}--", s.replace(['/', '\\', ':'], "-"))
+}

@@ -42,6 +42,21 @@ pub struct SessionEnv {
     pub env_overrides: Vec<(String, Option<String>)>,
 }
 
+/// A future a [`ChangeGuard`] returns.
+pub type GuardFuture<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>>;
+
+/// Told before a call that may change files runs, and when the turn that
+/// made such calls ends (checkpoints: `pi-checkpoints`). It never blocks a
+/// call: a guard that fails says so and lets the call run.
+pub trait ChangeGuard: Send + Sync {
+    /// Before a call whose tool is not read-only runs (once a turn is
+    /// enough: the guard keeps track).
+    fn before_change<'a>(&'a self, ctx: &'a ToolContext) -> GuardFuture<'a>;
+    /// A turn ended; `entry` is the session entry of its answer (the
+    /// assistant message whose calls ran).
+    fn turn_ended<'a>(&'a self, ctx: &'a ToolContext, entry: Option<&'a str>) -> GuardFuture<'a>;
+}
+
 /// Everything a handler may use besides its arguments.
 #[derive(Clone)]
 pub struct ToolContext {
@@ -59,6 +74,8 @@ pub struct ToolContext {
     pub sandbox: Arc<pi_sandbox::Sandbox>,
     /// The full-output files tools made; clones of the context share them.
     pub output_files: OutputFiles,
+    /// Told before calls that may change files (checkpoints), when set.
+    pub change_guard: Option<Arc<dyn ChangeGuard>>,
 }
 
 impl ToolContext {
@@ -72,6 +89,7 @@ impl ToolContext {
             mutation_queue: FileMutationQueue::new(),
             sandbox: Arc::new(pi_sandbox::Sandbox::off()),
             output_files: OutputFiles::new(),
+            change_guard: None,
         }
     }
 }

@@ -45,7 +45,7 @@ pub mod text;
 mod tools;
 pub mod truncate;
 
-pub use context::{OutputFn, SessionEnv, ToolContext, UpdateFn};
+pub use context::{ChangeGuard, GuardFuture, OutputFn, SessionEnv, ToolContext, UpdateFn};
 pub use error::{ImageOmitted, InvalidArguments, NulInPath, ToolError};
 pub use name::{CODING_TOOLS, READ_ONLY_TOOLS, ToolName, UnknownToolName};
 pub use queue::{FileMutationGuard, FileMutationQueue};

@@ -8,12 +8,7 @@ use serde_json::Value;
 
 use super::SessionError;
 
-/// `--<cwd without leading separator, with / \ : replaced by ->--`.
-pub fn encode_cwd(cwd: &Path) -> String {
-    let s = cwd.to_string_lossy();
-    let s = s.trim_start_matches(['/', '\\']);
-    format!("--{}--", s.replace(['/', '\\', ':'], "-"))
-}
+pub use pi_config::files::encode_cwd;
 
 /// The folder holding `cwd`'s sessions under `sessions_root`.
 pub fn session_dir(sessions_root: &Path, cwd: &Path) -> PathBuf {

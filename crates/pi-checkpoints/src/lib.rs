@@ -1,0 +1,77 @@
+//! Checkpoints of the working folder (beyond B11): before each turn that
+//! may change files (a call whose tool is not read-only: `write`, `edit`,
+//! `bash`, extension and MCP tools, codemode's nested calls), the folder is
+//! kept as a snapshot in a shadow git store under the agent dir
+//! (`checkpoints/<folder>`), and again when the turn ends. `/undo` and
+//! `pi checkpoints restore` bring back what a turn changed, refusing when a
+//! file changed since the turn (the user's edit is never overwritten
+//! silently); every restore first keeps what is there as a snapshot.
+//!
+//! The store never touches the project's own `.git`: git runs with the
+//! store as `GIT_DIR`, each session with its own index and ref, no user or
+//! system configuration, no hooks. `.gitignore` files (and the project's
+//! `.git/info/exclude`) are respected; files over the size cap and files
+//! that cannot be read are left out and named as not restorable.
+//!
+//! ```no_run
+//! use pi_checkpoints::{Kind, Record, Store};
+//! let store = Store::open("/home/me/.pi/agent".as_ref(), "/home/me/project".as_ref(), 10)?;
+//! let before = store.snapshot(Record::new(Kind::Before, "session-id"))?;
+//! // … the agent's turn changes files …
+//! let after = store.snapshot(Record::new(Kind::After, "session-id"))?;
+//! store.restore("session-id", &before, &after.id, false)?;
+//! # Ok::<(), pi_checkpoints::CheckpointError>(())
+//! ```
+#![deny(missing_docs)]
+
+mod git;
+mod guard;
+mod store;
+pub mod text;
+
+pub use guard::{Checkpoints, Notify};
+pub use store::{Kind, Record, Restored, Skipped, Snapshot, Store, Turn};
+
+/// Why a checkpoint or a restore failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// `git` could not be run.
+    #[error("git could not be run: {0}")]
+    NoGit(String),
+    /// A git command failed.
+    #[error("git {0} failed: {1}")]
+    Git(String, String),
+    /// A file or folder could not be used.
+    #[error("{0}: {1}")]
+    Io(String, #[source] std::io::Error),
+    /// No checkpoint with this id.
+    #[error("{}", text::no_checkpoint(.0))]
+    NotFound(String),
+    /// Files changed since the turn; nothing was written.
+    #[error("{}", text::changed_since(.0))]
+    ChangedSince(Vec<String>),
+    /// Nothing to undo.
+    #[error("{}", text::NOTHING_TO_UNDO)]
+    NothingToUndo,
+}
+
+impl Record {
+    /// A record of `kind` for `session`, stamped now.
+    pub fn new(kind: Kind, session: &str) -> Record {
+        Record { kind, session: session.to_string(), entry: None, of: None, time: store::now_ms(), skipped: Vec::new() }
+    }
+}
+
+/// Undo the session's last turn that changed files and is not undone yet:
+/// its files as they were before it (see [`Store::restore`]).
+pub fn undo(store: &Store, session: &str, force: bool) -> Result<(Turn, Restored), CheckpointError> {
+    let turns = store.turns(session)?;
+    let turn = turns.into_iter().rev().find(|t| !t.undone).ok_or(CheckpointError::NothingToUndo)?;
+    let after = match &turn.after {
+        Some(a) => a.id.clone(),
+        // pi stopped during the turn: what is there now is its end.
+        None => store.snapshot(Record { of: Some(turn.before.id.clone()), ..Record::new(Kind::After, session) })?.id,
+    };
+    let restored = store.restore(session, &turn.before, &after, force)?;
+    Ok((turn, restored))
+}

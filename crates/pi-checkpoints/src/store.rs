@@ -1,0 +1,431 @@
+//! The shadow store of one working folder: snapshots of the folder as git
+//! trees, each a commit on its session's own ref (`refs/pi/<session>`, with
+//! the session's own index, so concurrent sessions never mix), and restores
+//! that bring back what a turn changed.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::git::{Git, init_store, nul_items};
+use crate::{CheckpointError, text};
+
+/// What a checkpoint records besides the files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// What the snapshot is.
+    pub kind: Kind,
+    /// The session it belongs to.
+    pub session: String,
+    /// The session entry it concerns (a turn's answer), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// The checkpoint a `before` snapshot's turn ended with (`after`), or the
+    /// checkpoint a restore went back to (`restore`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<String>,
+    /// Milliseconds since the epoch.
+    pub time: i64,
+    /// Files left out, and why (not restorable).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skipped>,
+}
+
+/// The kinds of snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Kind {
+    /// Before a turn that may change files.
+    Before,
+    /// After that turn (`of`: its `before`).
+    After,
+    /// The files as they were just before a restore (undo of the undo), or
+    /// when a restore was refused.
+    Restore,
+    /// The files just after a restore (`of`: the checkpoint restored).
+    Restored,
+}
+
+/// A file a snapshot left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Its path in the working folder.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// One snapshot: its id (a commit of the store) and its record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// The commit.
+    pub id: String,
+    /// What it records.
+    pub record: Record,
+}
+
+/// A turn that changed files: the snapshots before and after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// Before the turn: the checkpoint restores go back to.
+    pub before: Snapshot,
+    /// After it (`None` while it runs, or when pi stopped during it).
+    pub after: Option<Snapshot>,
+    /// Whether a later restore went back to `before` already.
+    pub undone: bool,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Restored {
+    /// Files written back.
+    pub written: Vec<String>,
+    /// Files removed (they did not exist at the checkpoint).
+    pub removed: Vec<String>,
+    /// Files the checkpoint could not hold (too large, unreadable).
+    pub not_restorable: Vec<String>,
+    /// The snapshot of what was there before the restore.
+    pub previous: Option<String>,
+}
+
+impl Restored {
+    /// Every path the restore changed.
+    pub fn changed(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.written.iter().chain(&self.removed).cloned().collect();
+        all.sort();
+        all
+    }
+}
+
+/// The shadow store of one working folder.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+    work: PathBuf,
+    max_file_bytes: u64,
+    max_file_mb: u64,
+}
+
+impl Store {
+    /// The store of `work` under `<agent_dir>/checkpoints`, created when
+    /// missing; files larger than `max_file_mb` are left out of snapshots.
+    pub fn open(agent_dir: &Path, work: &Path, max_file_mb: u64) -> Result<Store, CheckpointError> {
+        let work = work.canonicalize().map_err(|e| CheckpointError::Io(work.display().to_string(), e))?;
+        let dir = agent_dir.join(text::STORE_FOLDER).join(pi_config::files::encode_cwd(&work));
+        init_store(&dir)?;
+        Ok(Store { dir, work, max_file_bytes: max_file_mb.saturating_mul(1024 * 1024), max_file_mb })
+    }
+
+    /// The store's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The working folder.
+    pub fn work(&self) -> &Path {
+        &self.work
+    }
+
+    fn git(&self, session: &str) -> Git {
+        Git {
+            dir: self.dir.clone(),
+            work: self.work.clone(),
+            index: self.dir.join("pi-index").join(safe_name(session)),
+        }
+    }
+
+    fn reference(session: &str) -> String {
+        format!("refs/pi/{}", safe_name(session))
+    }
+
+    /// Take a snapshot of the working folder for `record.session`.
+    pub fn snapshot(&self, mut record: Record) -> Result<Snapshot, CheckpointError> {
+        let git = self.git(&record.session);
+        if let Some(parent) = git.index.parent() {
+            pi_config::files::create_private_dir(parent)
+                .map_err(|e| CheckpointError::Io(parent.display().to_string(), e))?;
+            if !git.index.exists() {
+                seed_index(parent, &git.index);
+            }
+        }
+        record.skipped = self.stage(&git)?;
+        let tree = git.text(&["write-tree"])?;
+        let message = format!("{}\n\n{}\n", text::COMMIT_TITLE, serde_json::to_string(&record).unwrap_or_default());
+        let reference = Self::reference(&record.session);
+        let parent = git.text(&["rev-parse", "--verify", "--quiet", &reference]).ok().filter(|p| !p.is_empty());
+        let mut args = vec!["commit-tree", tree.as_str(), "-F", "-"];
+        if let Some(p) = &parent {
+            args.extend(["-p", p.as_str()]);
+        }
+        let id = String::from_utf8_lossy(&git.run(&args, Some(message.as_bytes()))?).trim().to_string();
+        git.run(&["update-ref", &reference, &id], None)?;
+        Ok(Snapshot { id, record })
+    }
+
+    /// Bring the session's index up to the working folder: new, changed and
+    /// removed files, leaving out what cannot or should not be copied.
+    fn stage(&self, git: &Git) -> Result<Vec<Skipped>, CheckpointError> {
+        let untracked = nul_items(&git.run(&["ls-files", "-z", "--others", "--exclude-standard"], None)?);
+        let changed = nul_items(&git.run(&["ls-files", "-z", "--modified"], None)?);
+        let mut update = Vec::new();
+        let mut drop = Vec::new();
+        let mut skipped = Vec::new();
+        let tracked: HashSet<&String> = changed.iter().collect();
+        for path in untracked.iter().chain(changed.iter()) {
+            if path.ends_with('/') {
+                skipped.push(Skipped {
+                    path: path.trim_end_matches('/').to_string(),
+                    reason: text::NESTED_REPOSITORY.into(),
+                });
+                continue;
+            }
+            let full = self.work.join(path);
+            let reason = match std::fs::symlink_metadata(&full) {
+                Err(_) => None, // removed: `--remove` drops it
+                Ok(m) if m.is_file() && m.len() > self.max_file_bytes => Some(text::too_large(self.max_file_mb)),
+                Ok(m) if m.is_file() && std::fs::File::open(&full).is_err() => Some(text::UNREADABLE.to_string()),
+                Ok(_) => None,
+            };
+            match reason {
+                Some(reason) => {
+                    if tracked.contains(path) {
+                        drop.push(path.as_str());
+                    }
+                    skipped.push(Skipped { path: path.clone(), reason });
+                }
+                None => update.push(path.as_str()),
+            }
+        }
+        if !update.is_empty() {
+            git.run(&["update-index", "-z", "--add", "--remove", "--stdin"], Some(&nul_joined(&update)))?;
+        }
+        if !drop.is_empty() {
+            git.run(&["update-index", "-z", "--force-remove", "--stdin"], Some(&nul_joined(&drop)))?;
+        }
+        // Files left out earlier and unchanged since are still left out.
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        skipped.dedup_by(|a, b| a.path == b.path);
+        Ok(skipped)
+    }
+
+    /// The session's snapshots, oldest first.
+    pub fn history(&self, session: &str) -> Result<Vec<Snapshot>, CheckpointError> {
+        let git = self.git(session);
+        let reference = Self::reference(session);
+        if git.text(&["rev-parse", "--verify", "--quiet", &reference]).is_err() {
+            return Ok(Vec::new());
+        }
+        let out = git.run(&["log", "--first-parent", "--reverse", "--format=%H%x1f%B%x1e", &reference], None)?;
+        Ok(String::from_utf8_lossy(&out)
+            .split('\u{1e}')
+            .filter_map(|item| {
+                let (id, body) = item.trim().split_once('\u{1f}')?;
+                let json = body.lines().find(|l| l.starts_with('{'))?;
+                Some(Snapshot { id: id.to_string(), record: serde_json::from_str(json).ok()? })
+            })
+            .collect())
+    }
+
+    /// The session's turns that changed files (or may have), oldest first.
+    pub fn turns(&self, session: &str) -> Result<Vec<Turn>, CheckpointError> {
+        let history = self.history(session)?;
+        let restored_to: HashSet<&str> =
+            history.iter().filter(|s| s.record.kind == Kind::Restored).filter_map(|s| s.record.of.as_deref()).collect();
+        let afters: HashMap<&str, &Snapshot> = history
+            .iter()
+            .filter(|s| s.record.kind == Kind::After)
+            .filter_map(|s| Some((s.record.of.as_deref()?, s)))
+            .collect();
+        Ok(history
+            .iter()
+            .filter(|s| s.record.kind == Kind::Before)
+            .map(|b| Turn {
+                before: b.clone(),
+                after: afters.get(b.id.as_str()).map(|a| (*a).clone()),
+                undone: restored_to.contains(b.id.as_str()),
+            })
+            .collect())
+    }
+
+    /// Every session's snapshot with this id (or unique id prefix).
+    pub fn find(&self, id: &str) -> Result<Snapshot, CheckpointError> {
+        if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(CheckpointError::NotFound(id.to_string()));
+        }
+        let git = self.git("find");
+        let full = git
+            .text(&["rev-parse", "--verify", "--quiet", &format!("{id}^{{commit}}")])
+            .map_err(|_| CheckpointError::NotFound(id.to_string()))?;
+        let body = git.text(&["log", "-1", "--format=%B", &full])?;
+        let json =
+            body.lines().find(|l| l.starts_with('{')).ok_or_else(|| CheckpointError::NotFound(id.to_string()))?;
+        let record = serde_json::from_str(json).map_err(|_| CheckpointError::NotFound(id.to_string()))?;
+        Ok(Snapshot { id: full, record })
+    }
+
+    /// Paths that differ between two snapshots.
+    pub fn changes(&self, from: &str, to: &str) -> Result<Vec<String>, CheckpointError> {
+        let git = self.git("diff");
+        Ok(nul_items(&git.run(&["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], None)?))
+    }
+
+    /// Bring the files `turn_after` changed since `before` back to `before`,
+    /// for `session`. Refused (nothing written) when one of them changed
+    /// since `turn_after` unless `force`. What is there first becomes a
+    /// snapshot of kind `restore`.
+    pub fn restore(
+        &self,
+        session: &str,
+        before: &Snapshot,
+        turn_after: &str,
+        force: bool,
+    ) -> Result<Restored, CheckpointError> {
+        let now = self.snapshot(Record::new(Kind::Restore, session))?;
+        let paths = self.changes(&before.id, turn_after)?;
+        let touched: HashSet<String> = self.changes(turn_after, &now.id)?.into_iter().collect();
+        let conflicts: Vec<String> = paths.iter().filter(|p| touched.contains(*p)).cloned().collect();
+        if !conflicts.is_empty() && !force {
+            return Err(CheckpointError::ChangedSince(conflicts));
+        }
+        let tree = self.tree(&before.id)?;
+        let mut done = Restored { previous: Some(now.id.clone()), ..Restored::default() };
+        for path in &paths {
+            match tree.get(path.as_str()) {
+                Some((mode, blob)) => {
+                    self.write_back(path, mode, blob)?;
+                    done.written.push(path.clone());
+                }
+                None => {
+                    self.remove(path, &tree)?;
+                    done.removed.push(path.clone());
+                }
+            }
+        }
+        let skipped: HashSet<&str> = before.record.skipped.iter().map(|s| s.path.as_str()).collect();
+        done.not_restorable = skipped.iter().filter(|p| !self.work.join(p).exists()).map(|p| p.to_string()).collect();
+        done.not_restorable.sort();
+        self.snapshot(Record { of: Some(before.id.clone()), ..Record::new(Kind::Restored, session) })?;
+        Ok(done)
+    }
+
+    /// `path → (mode, blob)` of a snapshot's files.
+    fn tree(&self, id: &str) -> Result<HashMap<String, (String, String)>, CheckpointError> {
+        let git = self.git("tree");
+        let out = git.run(&["ls-tree", "-r", "-z", "--full-tree", id], None)?;
+        Ok(out
+            .split(|b| *b == 0)
+            .filter_map(|item| {
+                let item = String::from_utf8_lossy(item);
+                let (meta, path) = item.split_once('\t')?;
+                let mut parts = meta.split(' ');
+                let (mode, _kind, blob) = (parts.next()?, parts.next()?, parts.next()?);
+                Some((path.to_string(), (mode.to_string(), blob.to_string())))
+            })
+            .collect())
+    }
+
+    /// Write `path` back as the blob `blob` with git mode `mode`.
+    fn write_back(&self, path: &str, mode: &str, blob: &str) -> Result<(), CheckpointError> {
+        let git = self.git("blob");
+        let data = git.run(&["cat-file", "blob", blob], None)?;
+        let full = self.work.join(path);
+        let io = |e| CheckpointError::Io(path.to_string(), e);
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        let old = std::fs::symlink_metadata(&full).ok();
+        if old.as_ref().is_some_and(|m| m.is_dir()) {
+            return Err(CheckpointError::Io(path.to_string(), std::io::Error::other("a folder is there now")));
+        }
+        if mode == "120000" {
+            if old.is_some() {
+                std::fs::remove_file(&full).map_err(io)?;
+            }
+            let target = String::from_utf8_lossy(&data).into_owned();
+            return std::os::unix::fs::symlink(target, &full).map_err(io);
+        }
+        if mode == "160000" {
+            return Ok(());
+        }
+        // Written beside it and renamed over it: never half a file.
+        let tmp =
+            full.with_file_name(format!(".{}.pi-restore", full.file_name().and_then(|n| n.to_str()).unwrap_or("file")));
+        std::fs::write(&tmp, &data).map_err(io)?;
+        let keep = old.filter(|m| m.is_file()).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
+        let exec = mode == "100755";
+        let perms = match keep {
+            Some(m) if exec => m | ((m & 0o444) >> 2),
+            Some(m) => m & !0o111,
+            None if exec => 0o755,
+            None => 0o644,
+        };
+        std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(perms)).map_err(io)?;
+        std::fs::rename(&tmp, &full).map_err(io)
+    }
+
+    /// Remove `path` (not in the snapshot `tree`) and the folders it leaves
+    /// empty that the snapshot does not have.
+    fn remove(&self, path: &str, tree: &HashMap<String, (String, String)>) -> Result<(), CheckpointError> {
+        let full = self.work.join(path);
+        match std::fs::symlink_metadata(&full) {
+            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(_) => std::fs::remove_file(&full).map_err(|e| CheckpointError::Io(path.to_string(), e))?,
+            Err(_) => return Ok(()),
+        }
+        let folders: HashSet<&str> = tree.keys().flat_map(|p| ancestors(p)).collect();
+        let mut dir = Path::new(path).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            let name = d.to_string_lossy();
+            if folders.contains(name.as_ref()) || std::fs::remove_dir(self.work.join(d)).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+        Ok(())
+    }
+}
+
+/// A new session's index starts as a copy of the most recent one, so its
+/// first snapshot hashes only what changed since (git checks every entry
+/// against the files; a stale copy costs time, never correctness).
+fn seed_index(folder: &Path, index: &Path) {
+    let newest = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().to_string_lossy().ends_with(".lock"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max_by_key(|(t, _)| *t);
+    if let Some((_, from)) = newest {
+        let _ = std::fs::copy(from, index);
+    }
+}
+
+/// The folders above `path` (`a/b/c` → `a/b`, `a`).
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    path.match_indices('/').map(move |(i, _)| &path[..i])
+}
+
+/// Items joined with NUL bytes, as `--stdin -z` reads them.
+fn nul_joined(items: &[&str]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for item in items {
+        out.extend_from_slice(item.as_bytes());
+        out.push(0);
+    }
+    out
+}
+
+/// A session id as a file and ref name (anything but `[A-Za-z0-9._-]` becomes `_`).
+fn safe_name(session: &str) -> String {
+    let s: String =
+        session.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') { c } else { '_' }).collect();
+    if s.is_empty() { "_".into() } else { s }
+}
+
+/// Milliseconds since the epoch.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}

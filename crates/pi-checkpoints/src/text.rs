@@ -1,0 +1,78 @@
+//! Every message and limit of checkpoints, in one place.
+
+/// The `git` program checkpoints run (found on `PATH`).
+pub const GIT: &str = "git";
+
+/// Files larger than this are not copied into a checkpoint (recorded as not
+/// restorable), unless `checkpoints.maxSizeMb` says otherwise.
+pub const DEFAULT_MAX_FILE_MB: u64 = 10;
+
+/// Checkpoints older than this many days are pruned, unless
+/// `checkpoints.keepDays` says otherwise.
+pub const DEFAULT_KEEP_DAYS: u64 = 14;
+
+/// The folder of the agent dir holding every project's checkpoint store.
+pub const STORE_FOLDER: &str = "checkpoints";
+
+/// The first line of every checkpoint's commit message.
+pub const COMMIT_TITLE: &str = "pi checkpoint";
+
+/// Why a file is not in a checkpoint: larger than the cap.
+pub fn too_large(max_mb: u64) -> String {
+    format!("larger than {max_mb} MB (checkpoints.maxSizeMb)")
+}
+
+/// Why a file is not in a checkpoint: it could not be read.
+pub const UNREADABLE: &str = "not readable";
+
+/// Why a folder is not in a checkpoint: a git repository of its own.
+pub const NESTED_REPOSITORY: &str = "a git repository of its own";
+
+/// Checkpoints are off because git cannot be run.
+pub fn no_git(why: &str) -> String {
+    format!("Checkpoints are off: git could not be run ({why}). Install git to be able to undo the agent's changes.")
+}
+
+/// A checkpoint could not be taken; the call runs anyway.
+pub fn checkpoint_failed(why: &str) -> String {
+    format!("Checkpoint failed ({why}); this turn's changes cannot be undone.")
+}
+
+/// `/undo` with nothing to undo.
+pub const NOTHING_TO_UNDO: &str = "Nothing to undo: the agent has changed no files in this session.";
+
+/// A restore refused because files changed after the agent's turn.
+pub fn changed_since(paths: &[String]) -> String {
+    format!(
+        "Not restored: {} changed after the agent's turn: {}. Save or restore your own changes first, or restore anyway with `pi checkpoints restore <id> --force` (what is there now is kept as a checkpoint).",
+        if paths.len() == 1 { "this file" } else { "these files" },
+        paths.join(", ")
+    )
+}
+
+/// A restore that wrote and deleted files.
+pub fn restored(changed: usize, checkpoint: &str) -> String {
+    let files = if changed == 1 { "1 file" } else { "changed files" };
+    let count = if changed == 1 { String::new() } else { format!(" ({changed})") };
+    format!(
+        "Restored {files}{count} as they were at checkpoint {checkpoint}; what was there is kept as a checkpoint too."
+    )
+}
+
+/// Files a restore could not bring back.
+pub fn not_restorable(paths: &[String]) -> String {
+    format!("Not restorable (not in the checkpoint): {}", paths.join(", "))
+}
+
+/// No checkpoint with this id.
+pub fn no_checkpoint(id: &str) -> String {
+    format!("No checkpoint {id} in this project (see `pi checkpoints list`).")
+}
+
+/// The note the conversation gets after `/undo`.
+pub fn conversation_note(checkpoint: &str, paths: &[String]) -> String {
+    format!(
+        "The user restored the files as they were before the agent's last changing turn (checkpoint {checkpoint}): {}. The files no longer hold those changes.",
+        paths.join(", ")
+    )
+}
