@@ -210,6 +210,30 @@ impl Store {
         Ok(skipped)
     }
 
+    /// The sessions with snapshots here, most recent first.
+    pub fn sessions(&self) -> Result<Vec<String>, CheckpointError> {
+        let git = self.git("sessions");
+        let out =
+            git.run(&["for-each-ref", "--sort=-committerdate", "--format=%(refname:strip=2)", "refs/pi/"], None)?;
+        Ok(String::from_utf8_lossy(&out).lines().filter(|l| !l.is_empty()).map(str::to_string).collect())
+    }
+
+    /// Bring back the files as they were at the `before` snapshot `id`,
+    /// undoing every change its session's turns made since (rewind).
+    pub fn rewind(&self, id: &str, force: bool) -> Result<Restored, CheckpointError> {
+        let before = self.find(id)?;
+        if before.record.kind != Kind::Before {
+            return Err(CheckpointError::NotFound(id.to_string()));
+        }
+        let session = before.record.session.clone();
+        let last = self.history(&session)?.into_iter().rev().find(|s| s.record.kind == Kind::After);
+        let last = match last {
+            Some(s) => s.id,
+            None => self.snapshot(Record { of: Some(before.id.clone()), ..Record::new(Kind::After, &session) })?.id,
+        };
+        self.restore(&session, &before, &last, force)
+    }
+
     /// The session's snapshots, oldest first.
     pub fn history(&self, session: &str) -> Result<Vec<Snapshot>, CheckpointError> {
         let git = self.git(session);

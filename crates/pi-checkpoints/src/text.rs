@@ -76,3 +76,18 @@ pub fn conversation_note(checkpoint: &str, paths: &[String]) -> String {
         paths.join(", ")
     )
 }
+
+/// The title of `/undo`'s question when files changed since the turn.
+pub const UNDO_CONFIRM_TITLE: &str = "Restore files changed since the agent's turn?";
+
+/// `/undo`'s question when files changed since the turn.
+pub fn changed_since_question(paths: &[String]) -> String {
+    format!(
+        "{} changed after the agent's turn: {}. Restoring overwrites that change (it is kept as a checkpoint).",
+        if paths.len() == 1 { "This file" } else { "These files" },
+        paths.join(", ")
+    )
+}
+
+/// `/undo` answered no.
+pub const UNDO_KEPT: &str = "Nothing restored.";

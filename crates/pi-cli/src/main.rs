@@ -6,6 +6,7 @@
 //! terminal the mode is the terminal UI ([`tui`]).
 
 mod auth;
+mod checkpoints_cmd;
 mod cli_args;
 mod codemode;
 mod docs;
@@ -129,6 +130,7 @@ fn dispatch(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("tool") => tool_cmd::main(&args[1..]),
         Some("trust") => trust_cmd::main(&args[1..]),
+        Some("checkpoints") => checkpoints_cmd::main(&args[1..]),
         Some("auth") => auth::cmd::main(&args[1..]),
         Some("mcp") => mcp_cmd::main(&args[1..]),
         Some("config") => packages::config_cmd::main(&args[1..]),

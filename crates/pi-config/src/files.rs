@@ -69,6 +69,15 @@ pub fn make_private(file: &File) -> io::Result<()> {
     file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))
 }
 
+/// A working folder as one folder name (`--<cwd without leading separator,
+/// with / \\ : replaced by ->--`): sessions and checkpoints keep each
+/// working folder's own under it.
+pub fn encode_cwd(cwd: &Path) -> String {
+    let s = cwd.to_string_lossy();
+    let s = s.trim_start_matches(['/', '\\']);
+    format!("--{}--", s.replace(['/', '\\', ':'], "-"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,13 +118,4 @@ mod tests {
         make_private(&f).unwrap();
         assert_eq!(f.metadata().unwrap().permissions().mode() & 0o777, PRIVATE_FILE_MODE);
     }
-}
-
-/// A working folder as one folder name (`--<cwd without leading separator,
-/// with / \\ : replaced by ->--`): sessions and checkpoints keep each
-/// working folder's own under it.
-pub fn encode_cwd(cwd: &Path) -> String {
-    let s = cwd.to_string_lossy();
-    let s = s.trim_start_matches(['/', '\\']);
-    format!("--{}--", s.replace(['/', '\\', ':'], "-"))
 }

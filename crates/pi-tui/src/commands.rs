@@ -73,6 +73,7 @@ const BUILTIN: &[(&str, Option<&str>, &str, Target)] = &[
     ("logout", None, "Sign out of a provider", Target::Host),
     ("new", None, "Start a new session", Target::Host),
     ("compact", Some("<instructions>"), "Compact the conversation", Target::Host),
+    ("undo", None, "Restore the files as they were before the agent's last changing turn", Target::Host),
     ("resume", None, "Resume another session", Target::Host),
     ("reload", None, "Reload settings, keybindings, themes, extensions and context files", Target::Host),
     ("quit", None, "Quit pi", Target::Ui(UiCommand::Quit)),

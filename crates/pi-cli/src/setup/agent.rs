@@ -98,7 +98,30 @@ fn tool_context(env: &Env, args: &CliArgs, settings: &Settings, chosen: &Chosen,
         offline: args.offline,
         env_overrides: Vec::new(),
     };
+    ctx.change_guard = checkpoints(env, settings);
     ctx
+}
+
+/// Checkpoints before the turns that may change files (B11), unless the
+/// settings switch them off (`checkpoints.enabled`; a project's settings
+/// count only when it is trusted). Failures are told once: as a notice in
+/// the terminal UI, on stderr otherwise.
+fn checkpoints(env: &Env, settings: &Settings) -> Option<Arc<dyn pi_tools::ChangeGuard>> {
+    if settings.get_bool(&["checkpoints", "enabled"]) == Some(false) {
+        return None;
+    }
+    let max_mb = settings
+        .get(&["checkpoints", "maxSizeMb"])
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(pi_checkpoints::text::DEFAULT_MAX_FILE_MB);
+    let notify: pi_checkpoints::Notify = match &env.front {
+        super::Front::Tui(link) => {
+            let link = link.clone();
+            Arc::new(move |message: String| link.warn(message))
+        }
+        _ => Arc::new(|message: String| eprintln!("Warning: {message}")),
+    };
+    Some(Arc::new(pi_checkpoints::Checkpoints::new(env.agent_dir.clone(), max_mb, notify)))
 }
 
 /// The handlers of the run: the shipped policies named by the plan, then

@@ -28,6 +28,7 @@ impl Host {
             "session" => self.session_info(),
             "name" => self.name(args).await,
             "compact" => self.compact(args).await,
+            "undo" => self.undo(args).await,
             "export" => self.export(args),
             "fork" => self.fork().await,
             "clone" => self.clone_session().await,

@@ -75,6 +75,14 @@ impl Link {
         })
     }
 
+    /// A warning in the transcript (nowhere while the UI does not run).
+    pub(crate) fn warn(&self, message: String) {
+        let events = self.0.running.lock().ok().and_then(|r| r.as_ref().map(|r| r.events.clone()));
+        if let Some(tx) = events {
+            let _ = tx.send(Update::Notice(pi_tui::transcript::Level::Warning, message));
+        }
+    }
+
     /// `f` over the components shown now, by id.
     pub(super) fn with_shown<R>(&self, f: impl FnOnce(&mut HashMap<u64, Slot>) -> R) -> Option<R> {
         self.0.shown.lock().ok().map(|mut g| f(&mut g))

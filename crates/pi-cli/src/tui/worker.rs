@@ -60,7 +60,7 @@ impl Host {
         let _ = self.up.send(u);
     }
 
-    fn notice(&self, level: Level, text: impl Into<String>) {
+    pub(super) fn notice(&self, level: Level, text: impl Into<String>) {
         self.send(Update::Notice(level, text.into()));
     }
 

@@ -1,0 +1,180 @@
+//! End-to-end checkpoints (B11): the real `pi` runs a turn of `write`,
+//! `edit` and `bash` (`sed -i`, `rm`, `mv`, `mkdir`, `chmod`, `ln`) against
+//! the mock model, and `pi checkpoints undo` brings every file back byte for
+//! byte, leaving the project's own `.git` as it was; a file changed by the
+//! user since the turn is refused by name; read-only turns make no
+//! checkpoint; the off switch holds.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use pi_test_support::{MockServer, Scratch, ToolCallSpec, Turn};
+use serde_json::{Value, json};
+
+/// Everything under `dir` but `.git`: path → mode and contents, or link target.
+fn state(dir: &Path) -> BTreeMap<String, String> {
+    fn go(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            let m = std::fs::symlink_metadata(&path).unwrap();
+            if rel == ".git" {
+                continue;
+            } else if m.file_type().is_symlink() {
+                out.insert(rel, format!("-> {}", std::fs::read_link(&path).unwrap().display()));
+            } else if m.is_dir() {
+                out.insert(format!("{rel}/"), String::new());
+                go(root, &path, out);
+            } else {
+                let body = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                out.insert(rel, format!("{:o} {body}", m.permissions().mode() & 0o777));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    go(dir, dir, &mut out);
+    out
+}
+
+/// Every file under `.git` with its bytes.
+fn dot_git(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn go(dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                go(&path, out);
+            } else {
+                out.insert(path.display().to_string(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    go(&dir.join(".git"), &mut out);
+    out
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A project under git (a commit, a stash) with files the turn will change.
+fn project(work: &Path) {
+    for (name, text) in [("a.txt", "alpha\n"), ("b.txt", "x marks\n"), ("c.txt", "removed\n"), ("d.txt", "moved\n")] {
+        std::fs::write(work.join(name), text).unwrap();
+    }
+    std::fs::write(work.join("script.sh"), "echo hi\n").unwrap();
+    git(work, &["init", "-q"]);
+    git(work, &["add", "."]);
+    git(work, &["commit", "-qm", "start"]);
+    std::fs::write(work.join("a.txt"), "stashed\n").unwrap();
+    git(work, &["stash", "-q"]);
+}
+
+/// The turn: a write, an edit and one bash command changing many things.
+fn changing_turn() -> Vec<Turn> {
+    vec![
+        Turn::tools(vec![
+            ToolCallSpec::new("write", json!({"path": "new/file.txt", "content": "new\n"})),
+            ToolCallSpec::new("edit", json!({"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "ALPHA"}]})),
+            ToolCallSpec::new(
+                "bash",
+                json!({"command": "sed -i s/x/y/ b.txt && rm c.txt && mv d.txt e.txt && mkdir -p made/dir && chmod +x script.sh && ln -s a.txt link"}),
+            ),
+        ]),
+        Turn::text("done"),
+    ]
+}
+
+fn pi(scratch: &Scratch, args: &[&str]) -> Output {
+    scratch.pi(env!("CARGO_BIN_EXE_pi")).args(args).output().unwrap()
+}
+
+fn run_turn(scratch: &Scratch) {
+    let out = pi(scratch, &["-p", "--offline", "--model", "mock/mock-1", "change things"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn list(scratch: &Scratch) -> Vec<Value> {
+    let out = pi(scratch, &["checkpoints", "list", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+}
+
+#[test]
+fn a_turn_of_writes_edits_and_commands_is_undone_byte_for_byte() {
+    let server = MockServer::start(changing_turn());
+    let scratch = Scratch::new(&server);
+    project(&scratch.work);
+    let before = state(&scratch.work);
+    let git_before = dot_git(&scratch.work);
+    run_turn(&scratch);
+    assert_ne!(state(&scratch.work), before, "the turn changed files");
+    let turns = list(&scratch);
+    assert_eq!(turns.len(), 1, "{turns:?}");
+    let files: Vec<&str> = turns[0]["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    for f in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "link", "new/file.txt", "script.sh"] {
+        assert!(files.contains(&f), "{f} in {files:?}");
+    }
+    let out = pi(&scratch, &["checkpoints", "undo"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Restored "), "{}", String::from_utf8_lossy(&out.stdout));
+    let mut after = state(&scratch.work);
+    // Git keeps no empty folders: the one the command made stays, empty.
+    assert_eq!(after.remove("made/"), Some(String::new()));
+    assert_eq!(after.remove("made/dir/"), Some(String::new()));
+    assert_eq!(after, before);
+    assert_eq!(dot_git(&scratch.work), git_before, "the project's .git is untouched");
+    // Nothing left to undo.
+    let again = pi(&scratch, &["checkpoints", "undo"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("Nothing to undo"));
+}
+
+#[test]
+fn a_file_the_user_changed_since_is_named_and_not_overwritten() {
+    let server = MockServer::start(changing_turn());
+    let scratch = Scratch::new(&server);
+    project(&scratch.work);
+    run_turn(&scratch);
+    std::fs::write(scratch.work.join("a.txt"), "the user's edit\n").unwrap();
+    let now = state(&scratch.work);
+    let out = pi(&scratch, &["checkpoints", "undo"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Not restored: this file changed after the agent's turn: a.txt"), "{err}");
+    assert_eq!(state(&scratch.work), now, "nothing written");
+    let id = list(&scratch)[0]["id"].as_str().unwrap().to_string();
+    let forced = pi(&scratch, &["checkpoints", "restore", &id[..12], "--force"]);
+    assert!(forced.status.success(), "{}", String::from_utf8_lossy(&forced.stderr));
+    assert_eq!(std::fs::read_to_string(scratch.work.join("a.txt")).unwrap(), "alpha\n");
+}
+
+#[test]
+fn read_only_turns_make_no_checkpoint_and_the_off_switch_holds() {
+    let server = MockServer::start(vec![Turn::tool("read", json!({"path": "a.txt"})), Turn::text("read it")]);
+    let scratch = Scratch::new(&server);
+    project(&scratch.work);
+    run_turn(&scratch);
+    assert!(list(&scratch).is_empty());
+
+    let server = MockServer::start(changing_turn());
+    let scratch = Scratch::new(&server);
+    project(&scratch.work);
+    std::fs::write(scratch.agent_dir().join("settings.json"), r#"{"checkpoints": {"enabled": false}}"#).unwrap();
+    run_turn(&scratch);
+    assert!(list(&scratch).is_empty());
+    let bad = pi(&scratch, &["checkpoints", "restore", "--nope"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let unknown = pi(&scratch, &["checkpoints", "restore", "deadbeef"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("No checkpoint deadbeef"));
+}
