@@ -42,6 +42,7 @@ impl Checkpoints {
             *told = true;
             (self.notify)(match e {
                 CheckpointError::NoGit(why) => text::no_git(why),
+                CheckpointError::TooBroad(_) => e.to_string(),
                 other => text::checkpoint_failed(&other.to_string()),
             });
         }

@@ -50,6 +50,9 @@ pub enum CheckpointError {
     /// Files changed since the turn; nothing was written.
     #[error("{}", text::changed_since(.0))]
     ChangedSince(Vec<String>),
+    /// The folder is the home or the root folder: too broad to keep.
+    #[error("{}", text::too_broad(.0))]
+    TooBroad(String),
     /// Nothing to undo.
     #[error("{}", text::NOTHING_TO_UNDO)]
     NothingToUndo,

@@ -113,8 +113,23 @@ impl Store {
     /// missing; files larger than `max_file_mb` are left out of snapshots.
     pub fn open(agent_dir: &Path, work: &Path, max_file_mb: u64) -> Result<Store, CheckpointError> {
         let work = work.canonicalize().map_err(|e| CheckpointError::Io(work.display().to_string(), e))?;
-        let dir = agent_dir.join(text::STORE_FOLDER).join(pi_config::files::encode_cwd(&work));
+        let home = std::env::var_os("HOME").map(PathBuf::from).and_then(|h| h.canonicalize().ok());
+        if work.parent().is_none() || home.as_deref() == Some(work.as_path()) {
+            return Err(CheckpointError::TooBroad(work.display().to_string()));
+        }
+        let root = agent_dir.join(text::STORE_FOLDER);
+        let dir = root.join(pi_config::files::encode_cwd(&work));
         init_store(&dir)?;
+        // A store inside the folder it keeps is never kept in itself.
+        let root = root.canonicalize().unwrap_or(root);
+        if let Ok(inside) = root.strip_prefix(&work) {
+            let line = format!("/{}/\n", inside.display());
+            let exclude = dir.join("info").join("exclude");
+            if std::fs::read_to_string(&exclude).ok().as_deref() != Some(line.as_str()) {
+                let _ = std::fs::create_dir_all(dir.join("info"));
+                std::fs::write(&exclude, line).map_err(|e| CheckpointError::Io(exclude.display().to_string(), e))?;
+            }
+        }
         Ok(Store { dir, work, max_file_bytes: max_file_mb.saturating_mul(1024 * 1024), max_file_mb })
     }
 

@@ -91,3 +91,10 @@ pub fn changed_since_question(paths: &[String]) -> String {
 
 /// `/undo` answered no.
 pub const UNDO_KEPT: &str = "Nothing restored.";
+
+/// Checkpoints are not kept for the home or the root folder.
+pub fn too_broad(folder: &str) -> String {
+    format!(
+        "Checkpoints are off in {folder}: it is the home or the root folder (start pi in a project folder to undo its changes)."
+    )
+}

@@ -220,3 +220,20 @@ fn unknown_ids_and_sessions_are_answered_plainly() {
     let e = store.find("--help").unwrap_err();
     assert!(matches!(e, CheckpointError::NotFound(_)), "{e}");
 }
+
+#[test]
+fn a_store_inside_the_folder_is_not_kept_and_home_is_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, "a.txt", "alpha\n");
+    let agent = w.join(".pi/agent");
+    let store = Store::open(&agent, w, 10).unwrap();
+    let first = store.snapshot(Record::new(Kind::Before, "s1")).unwrap();
+    let second = store.snapshot(Record::new(Kind::Before, "s1")).unwrap();
+    assert!(store.changes(&first.id, &second.id).unwrap().is_empty(), "the store's own files are not in it");
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap();
+    if home.canonicalize().is_ok() {
+        assert!(matches!(Store::open(&agent, &home, 10), Err(CheckpointError::TooBroad(_))));
+    }
+    assert!(matches!(Store::open(&agent, Path::new("/"), 10), Err(CheckpointError::TooBroad(_))));
+}
