@@ -182,8 +182,21 @@ impl Store {
     /// Bring the session's index up to the working folder: new, changed and
     /// removed files, leaving out what cannot or should not be copied.
     fn stage(&self, git: &Git) -> Result<Vec<Skipped>, CheckpointError> {
-        let untracked = nul_items(&git.run(&["ls-files", "-z", "--others", "--exclude-standard"], None)?);
-        let changed = nul_items(&git.run(&["ls-files", "-z", "--modified"], None)?);
+        // One walk of the folder: what changed against the index, and what
+        // is new (git keeps its untracked cache and stat data up to date).
+        let status = git.run(
+            &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"],
+            None,
+        )?;
+        let (mut untracked, mut changed) = (Vec::new(), Vec::new());
+        for item in nul_items(&status) {
+            let (code, path) = (item.get(..2).unwrap_or_default(), item.get(3..).unwrap_or_default().to_string());
+            match code {
+                "??" => untracked.push(path),
+                _ if code.ends_with(['M', 'D', 'T']) => changed.push(path),
+                _ => {}
+            }
+        }
         let mut update = Vec::new();
         let mut drop = Vec::new();
         let mut skipped = Vec::new();
