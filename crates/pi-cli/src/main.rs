@@ -45,6 +45,7 @@ mod tool_cmd;
 mod tree_events;
 mod trust_cmd;
 mod tui;
+mod undo;
 
 use std::process::ExitCode;
 

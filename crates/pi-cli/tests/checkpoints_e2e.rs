@@ -3,7 +3,8 @@
 //! the mock model, and `pi checkpoints undo` brings every file back byte for
 //! byte, leaving the project's own `.git` as it was; a file changed by the
 //! user since the turn is refused by name; read-only turns make no
-//! checkpoint; the off switch holds.
+//! checkpoint; the off switch holds; RPC's `undo` restores and notes it in
+//! the conversation.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::collections::BTreeMap;
@@ -11,7 +12,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod rpc_driver;
+
 use pi_test_support::{MockServer, Scratch, ToolCallSpec, Turn};
+use rpc_driver::Rpc;
 use serde_json::{Value, json};
 
 /// Everything under `dir` but `.git`: path → mode and contents, or link target.
@@ -177,4 +181,36 @@ fn read_only_turns_make_no_checkpoint_and_the_off_switch_holds() {
     let unknown = pi(&scratch, &["checkpoints", "restore", "deadbeef"]);
     assert_eq!(unknown.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("No checkpoint deadbeef"));
+}
+
+#[test]
+fn rpc_undo_restores_the_turn_and_notes_it_in_the_conversation() {
+    let server = MockServer::start(changing_turn());
+    let scratch = Scratch::new(&server);
+    project(&scratch.work);
+    let before = state(&scratch.work);
+    let mut rpc = Rpc::start(&scratch, &[]);
+    let within = std::time::Duration::from_secs(30);
+    let nothing = rpc.ask(json!({"type": "undo"}), within).unwrap();
+    assert_eq!(nothing["success"], false);
+    assert!(nothing["error"].as_str().unwrap().starts_with("Nothing to undo"), "{nothing}");
+    rpc.ask(json!({"type": "prompt", "message": "change things"}), within).unwrap();
+    rpc.find(within, |e| e["type"] == "agent_end").expect("the run ends");
+    let bad = rpc.ask(json!({"type": "undo", "force": "yes"}), within).unwrap();
+    assert_eq!(bad["success"], false, "{bad}");
+    let undone = rpc.ask(json!({"type": "undo"}), within).unwrap();
+    assert_eq!(undone["success"], true, "{undone}");
+    let restored: Vec<&str> =
+        undone["data"]["restored"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    assert!(restored.contains(&"a.txt") && restored.contains(&"new/file.txt"), "{undone}");
+    let mut after = state(&scratch.work);
+    after.remove("made/");
+    after.remove("made/dir/");
+    assert_eq!(after, before);
+    let messages = rpc.ask(json!({"type": "get_messages"}), within).unwrap();
+    let last = messages["data"]["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "custom", "{last}");
+    assert_eq!(last["customType"], "checkpoint-restore");
+    assert!(last["content"].as_str().unwrap().contains("a.txt"), "{last}");
+    rpc.close_and_wait(within);
 }

@@ -187,6 +187,12 @@ pub enum Command {
     GetMessages,
     /// The slash commands: extensions', templates, skills.
     GetCommands,
+    /// Restore the files as they were before the agent's last changing
+    /// turn (pi only, B11: checkpoints).
+    Undo {
+        /// Restore files changed since the turn too.
+        force: bool,
+    },
     /// The answer to an extension's dialog (never answered itself).
     ExtensionUiResponse {
         /// The dialog's request id.
@@ -288,6 +294,7 @@ impl Command {
             "set_session_name" => Command::SetSessionName { name: a.string("name")? },
             "get_messages" => Command::GetMessages,
             "get_commands" => Command::GetCommands,
+            "undo" => Command::Undo { force: a.opt_bool("force")?.unwrap_or(false) },
             "extension_ui_response" => Command::ExtensionUiResponse {
                 id: object.get("id").and_then(Value::as_str).map(String::from),
                 answer: ui_answer(object),
@@ -349,6 +356,7 @@ command_names! {
     SetSessionName => "set_session_name",
     GetMessages => "get_messages",
     GetCommands => "get_commands",
+    Undo => "undo",
     ExtensionUiResponse => "extension_ui_response",
 }
 

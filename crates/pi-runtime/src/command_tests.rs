@@ -44,6 +44,9 @@ fn arguments_arrive_typed() {
         Command::SetFollowUpMode { mode: QueueMode::OneAtATime }
     );
     assert_eq!(parse(json!({"type": "get_entries"})).unwrap(), Command::GetEntries { since: None });
+    assert_eq!(parse(json!({"type": "undo"})).unwrap(), Command::Undo { force: false });
+    assert_eq!(parse(json!({"type": "undo", "force": true})).unwrap(), Command::Undo { force: true });
+    assert!(parse(json!({"type": "undo", "force": "yes"})).is_err());
     assert_eq!(
         parse(json!({"type": "compact", "customInstructions": null})).unwrap(),
         Command::Compact { custom_instructions: None }

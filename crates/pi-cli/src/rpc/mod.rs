@@ -393,6 +393,15 @@ impl Server {
                     respond(&id, &kind, answer);
                 });
             }
+            Command::Undo { force } => {
+                let agent = self.agent.clone();
+                tokio::spawn(async move {
+                    let mut g = agent.lock().await;
+                    let answer =
+                        crate::undo::undo(&mut g, force).await.map(|d| Some(d.json())).map_err(|e| e.to_string());
+                    respond(&id, &kind, answer);
+                });
+            }
             Command::Bash { command, exclude_from_context } => {
                 bash::start(&self.bash, &self.commands, id, command, exclude_from_context);
             }
