@@ -56,6 +56,9 @@ pub enum CheckpointError {
     /// Nothing to undo.
     #[error("{}", text::NOTHING_TO_UNDO)]
     NothingToUndo,
+    /// An extension cancelled the restore (`session_before_restore`).
+    #[error("{}", text::RESTORE_CANCELLED)]
+    Cancelled,
 }
 
 impl Record {
@@ -65,9 +68,20 @@ impl Record {
     }
 }
 
-/// Undo the session's last turn that changed files and is not undone yet:
-/// its files as they were before it (see [`Store::restore`]).
-pub fn undo(store: &Store, session: &str, force: bool) -> Result<(Turn, Restored), CheckpointError> {
+/// What an undo would restore: the session's last turn that changed files
+/// and is not undone yet, and the files it changed.
+#[derive(Debug, Clone)]
+pub struct UndoPlan {
+    /// The turn.
+    pub turn: Turn,
+    /// The snapshot its changes are read against (its `after`).
+    pub after: String,
+    /// The files it changed.
+    pub files: Vec<String>,
+}
+
+/// [`UndoPlan`] for `session` (nothing is written).
+pub fn plan_undo(store: &Store, session: &str) -> Result<UndoPlan, CheckpointError> {
     let turns = store.turns(session)?;
     let turn = turns.into_iter().rev().find(|t| !t.undone).ok_or(CheckpointError::NothingToUndo)?;
     let after = match &turn.after {
@@ -75,6 +89,14 @@ pub fn undo(store: &Store, session: &str, force: bool) -> Result<(Turn, Restored
         // pi stopped during the turn: what is there now is its end.
         None => store.snapshot(Record { of: Some(turn.before.id.clone()), ..Record::new(Kind::After, session) })?.id,
     };
-    let restored = store.restore(session, &turn.before, &after, force)?;
-    Ok((turn, restored))
+    let files = store.changes(&turn.before.id, &after)?;
+    Ok(UndoPlan { turn, after, files })
+}
+
+/// Undo the session's last turn that changed files and is not undone yet:
+/// its files as they were before it (see [`Store::restore`]).
+pub fn undo(store: &Store, session: &str, force: bool) -> Result<(Turn, Restored), CheckpointError> {
+    let plan = plan_undo(store, session)?;
+    let restored = store.restore(session, &plan.turn.before, &plan.after, force)?;
+    Ok((plan.turn, restored))
 }

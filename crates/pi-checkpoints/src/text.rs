@@ -98,3 +98,6 @@ pub fn too_broad(folder: &str) -> String {
         "Checkpoints are off in {folder}: it is the home or the root folder (start pi in a project folder to undo its changes)."
     )
 }
+
+/// A restore an extension cancelled (`session_before_restore`).
+pub const RESTORE_CANCELLED: &str = "Restore cancelled by an extension.";

@@ -214,3 +214,81 @@ fn rpc_undo_restores_the_turn_and_notes_it_in_the_conversation() {
     assert!(last["content"].as_str().unwrap().contains("a.txt"), "{last}");
     rpc.close_and_wait(within);
 }
+
+#[test]
+fn two_sessions_in_one_folder_keep_their_own_checkpoints() {
+    let turn = |path: &str| {
+        vec![
+            Turn::tool("write", json!({"path": path, "content": format!("{path} from its session\n")})),
+            Turn::text("done"),
+        ]
+    };
+    let first = MockServer::start(turn("one.txt"));
+    let second = MockServer::start(turn("two.txt"));
+    let scratch = Scratch::new(&first);
+    project(&scratch.work);
+    // One session's turn, then another's in the same folder.
+    let one = pi(&scratch, &["-p", "--offline", "--model", "mock/mock-1", "one"]);
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    second.write_models_json(&scratch.agent_dir(), "openai-completions");
+    let two = pi(&scratch, &["-p", "--offline", "--model", "mock/mock-1", "two"]);
+    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
+    let turns = list(&scratch);
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    let session_of = |file: &str| {
+        turns.iter().find(|t| t["files"] == json!([file])).unwrap_or_else(|| panic!("{file}: {turns:?}"))["session"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (s1, s2) = (session_of("one.txt"), session_of("two.txt"));
+    assert_ne!(s1, s2);
+    let out = pi(&scratch, &["checkpoints", "undo", "--session", &s1]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!scratch.work.join("one.txt").exists(), "the first session's file is undone");
+    assert!(scratch.work.join("two.txt").exists(), "the second session's file stays");
+}
+
+#[test]
+fn extensions_may_cancel_a_restore_and_hear_of_it() {
+    let server = MockServer::start(changing_turn());
+    let scratch = Scratch::new(&server);
+    project(&scratch.work);
+    let heard = scratch.tmp.join("heard.json");
+    let ext = scratch.tmp.join("restore.ts");
+    std::fs::write(
+        &ext,
+        format!(
+            r#"import {{ writeFileSync }} from "node:fs";
+let asked = 0;
+export default function (pi: any) {{
+  pi.on("session_before_restore", (e: any) => {{
+    asked += 1;
+    if (asked === 1) return {{ cancel: true }};
+  }});
+  pi.on("session_restore", (e: any) => {{ writeFileSync({heard:?}, JSON.stringify(e)); }});
+}}
+"#,
+            heard = heard.display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut rpc = Rpc::start(&scratch, &["-e", ext.to_str().unwrap()]);
+    let within = std::time::Duration::from_secs(30);
+    rpc.ask(json!({"type": "prompt", "message": "change things"}), within).unwrap();
+    rpc.find(within, |e| e["type"] == "agent_end").expect("the run ends");
+    let changed = state(&scratch.work);
+    let cancelled = rpc.ask(json!({"type": "undo"}), within).unwrap();
+    assert_eq!(cancelled["success"], false, "{cancelled}");
+    assert_eq!(cancelled["error"], "Restore cancelled by an extension.");
+    assert_eq!(state(&scratch.work), changed, "nothing restored");
+    assert!(!heard.exists());
+    let undone = rpc.ask(json!({"type": "undo"}), within).unwrap();
+    assert_eq!(undone["success"], true, "{undone}");
+    let told: Value = serde_json::from_str(&std::fs::read_to_string(&heard).unwrap()).unwrap();
+    assert_eq!(told["type"], "session_restore");
+    assert_eq!(told["reason"], "undo");
+    assert_eq!(told["checkpoint"], undone["data"]["checkpoint"]);
+    assert!(told["restored"].as_array().unwrap().contains(&json!("a.txt")), "{told}");
+    rpc.close_and_wait(within);
+}

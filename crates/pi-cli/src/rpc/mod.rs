@@ -394,11 +394,11 @@ impl Server {
                 });
             }
             Command::Undo { force } => {
-                let agent = self.agent.clone();
+                let (agent, ext) = (self.agent.clone(), self.setup.ext.clone());
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
                     let answer =
-                        crate::undo::undo(&mut g, force).await.map(|d| Some(d.json())).map_err(|e| e.to_string());
+                        crate::undo::undo(&mut g, &ext, force).await.map(|d| Some(d.json())).map_err(|e| e.to_string());
                     respond(&id, &kind, answer);
                 });
             }

@@ -12,7 +12,7 @@ impl Host {
     pub(super) async fn undo(&mut self, args: &str) {
         let mut force = args.trim() == "--force";
         loop {
-            match crate::undo::undo(&mut self.agent, force).await {
+            match crate::undo::undo(&mut self.agent, &self.ext, force).await {
                 Err(CheckpointError::ChangedSince(paths)) if !force => {
                     let request = DialogRequest::Confirm {
                         title: cp_text::UNDO_CONFIRM_TITLE.to_string(),

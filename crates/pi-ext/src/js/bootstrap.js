@@ -844,7 +844,7 @@
       else if (kind === "before_agent_start") run = () => runBeforeAgentStart(callId, p);
       else if (kind === "context" || kind === "context_with_system") run = () => runChain(callId, kind, p, "messages");
       else if (kind === "resources_discover") run = () => runDiscover(callId, p);
-      else if (kind === "session_before_switch" || kind === "session_before_fork") run = () => runGate(callId, kind, p);
+      else if (kind === "session_before_switch" || kind === "session_before_fork" || kind === "session_before_restore") run = () => runGate(callId, kind, p);
       else if (kind === "session_before_tree") run = () => runGate(callId, kind, Object.assign(p, { signal: neverAborted }));
       else if (kind === "message_end") run = () => runChain(callId, kind, p, "message");
       else if (kind === "before_provider_request" || kind === "before_provider_headers") run = () => runProvider(callId, kind, p);
