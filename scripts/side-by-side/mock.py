@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scratch mock OpenAI chat-completions SSE server. Usage: mock.py PORT SCRIPT.json LOG.jsonl
 SCRIPT: list of turns; turn = {"text": str} or {"tools": [{"name":..., "args": obj-or-str, "id"?}]};
-"stall": true sends the first event, then waits for the client to go away"""
+"stall": true sends the first event, then waits for the client to go away;
+"delayMs": N answers after N milliseconds (a model's latency)"""
 import json, sys, http.server
 port, script_path, log_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 turns = json.load(open(script_path))
@@ -37,6 +38,9 @@ class H(http.server.BaseHTTPRequestHandler):
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": fin}]})
         chunks.append({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
         out = b"".join(b"data: " + json.dumps(dict(id="c", object="chat.completion.chunk", created=0, model="mock-1", **c)).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+        if turn.get("delayMs"):
+            import time
+            time.sleep(turn["delayMs"] / 1000)
         if turn.get("stall"):
             # The first event, then nothing until the client goes away (an abort).
             import time

@@ -562,6 +562,9 @@ impl Agent {
             first_turn = false;
             self.notify("turn_start", || serde_json::json!({"turnIndex": turn_index, "timestamp": now_ms()})).await;
             self.emit(AgentEvent::TurnStart);
+            if let Some(guard) = &self.tool_ctx.change_guard {
+                guard.turn_started(&self.tool_ctx);
+            }
             self.apply_choices();
             self.apply_tool_changes().await;
             let added_from = self.messages.len();
@@ -671,6 +674,9 @@ impl Agent {
     /// reads it (they are moved out and back, not copied: a long run's
     /// messages are most of the conversation).
     async fn end_run(&mut self, first_new: usize, will_retry: bool) {
+        if let Some(guard) = &self.tool_ctx.change_guard {
+            guard.settle().await;
+        }
         if self.dispatcher.listening("agent_end") {
             let messages = serde_json::to_value(&self.messages[first_new..]).unwrap_or_default();
             self.notify("agent_end", || serde_json::json!({"messages": messages})).await;

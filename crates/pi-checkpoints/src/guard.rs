@@ -1,14 +1,21 @@
-//! The [`ChangeGuard`] the dispatcher tells before a call that may change
-//! files: a `before` snapshot once per turn, an `after` snapshot when the
-//! turn ends. A checkpoint that fails is reported once and never stops the
-//! call.
+//! The [`ChangeGuard`] the agent and the dispatcher tell about turns and
+//! calls: each turn's folder is staged in the background while the model
+//! answers (the costly walk off the turn's path), becomes the `before`
+//! checkpoint at the turn's first call that may change files, and the
+//! `after` snapshot is taken in the background when the turn ends (the next
+//! turn's calls wait for it; the run's end waits for it). A checkpoint that
+//! fails is reported once and never stops a call.
+//!
+//! Changes made to the folder between the turn's start and its first
+//! changing call (by the user, while the model answers) count as the turn's.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pi_tools::{ChangeGuard, GuardFuture, ToolContext};
 
-use crate::store::{Kind, Record, Store, now_ms};
+use crate::store::{Kind, Record, Staged, Store};
 use crate::{CheckpointError, text};
 
 /// Where failures are told (once per session: the turn goes on).
@@ -16,26 +23,58 @@ pub type Notify = Arc<dyn Fn(String) + Send + Sync>;
 
 /// Checkpoints for the turns of a session.
 pub struct Checkpoints {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     agent_dir: PathBuf,
     max_file_mb: u64,
     notify: Notify,
-    state: tokio::sync::Mutex<State>,
+    state: Arc<tokio::sync::Mutex<State>>,
+    /// Turns started so far: a staged folder counts only for its own turn.
+    turns: AtomicU64,
+    /// The `after` snapshot being taken in the background.
+    after: Mutex<Option<tokio::task::JoinHandle<()>>>,
     told: Mutex<bool>,
 }
 
 #[derive(Default)]
 struct State {
     store: Option<Store>,
-    /// The `before` snapshot of the turn running now.
+    /// The `before` checkpoint of the turn running now: (session, id).
     open: Option<(String, String)>,
+    /// The folder staged at a turn's start.
+    ready: Option<Ready>,
+}
+
+struct Ready {
+    turn: u64,
+    session: String,
+    cwd: PathBuf,
+    staged: Staged,
+}
+
+fn session_of(ctx: &ToolContext) -> String {
+    ctx.session.session_id.clone().unwrap_or_else(|| "no-session".into())
 }
 
 impl Checkpoints {
     /// Checkpoints kept under `agent_dir`, files over `max_file_mb` left out.
     pub fn new(agent_dir: PathBuf, max_file_mb: u64, notify: Notify) -> Self {
-        Checkpoints { agent_dir, max_file_mb, notify, state: Default::default(), told: Mutex::new(false) }
+        let inner = Inner {
+            agent_dir,
+            max_file_mb,
+            notify,
+            state: Default::default(),
+            turns: AtomicU64::new(0),
+            after: Mutex::new(None),
+            told: Mutex::new(false),
+        };
+        Checkpoints { inner: Arc::new(inner) }
     }
+}
 
+impl Inner {
     fn tell(&self, e: &CheckpointError) {
         let Ok(mut told) = self.told.lock() else { return };
         if !*told {
@@ -48,62 +87,100 @@ impl Checkpoints {
         }
     }
 
+    /// The store of `ctx`'s folder (opened once, again after a change of folder).
+    async fn store(&self, state: &mut State, ctx: &ToolContext) -> Result<Store, CheckpointError> {
+        let cwd = ctx.cwd.canonicalize().unwrap_or_else(|_| ctx.cwd.clone());
+        if let Some(s) = state.store.as_ref().filter(|s| s.work() == cwd) {
+            return Ok(s.clone());
+        }
+        let (dir, cwd, mb) = (self.agent_dir.clone(), ctx.cwd.clone(), self.max_file_mb);
+        let s = blocking(move || Store::open(&dir, &cwd, mb)).await?;
+        state.store = Some(s.clone());
+        Ok(s)
+    }
+
+    /// At a turn's start: stage the folder for the turn's `before`.
+    async fn stage(&self, ctx: ToolContext, turn: u64) -> Result<(), CheckpointError> {
+        let mut state = self.state.lock().await;
+        if state.open.is_some() || self.turns.load(Ordering::SeqCst) != turn {
+            return Ok(());
+        }
+        let store = self.store(&mut state, &ctx).await?;
+        let session = session_of(&ctx);
+        let for_session = session.clone();
+        let staged = blocking(move || store.stage_tree(&for_session)).await?;
+        state.ready = Some(Ready { turn, session, cwd: ctx.cwd.clone(), staged });
+        Ok(())
+    }
+
+    /// Before a call that may change files: the turn's `before` checkpoint.
     async fn before(&self, ctx: &ToolContext) -> Result<(), CheckpointError> {
         let mut state = self.state.lock().await;
         if state.open.is_some() {
             return Ok(());
         }
-        let session = ctx.session.session_id.clone().unwrap_or_else(|| "no-session".into());
-        let store = match &state.store {
-            Some(s) if s.work() == ctx.cwd.canonicalize().unwrap_or_else(|_| ctx.cwd.clone()) => s.clone(),
-            _ => {
-                let (dir, cwd, mb) = (self.agent_dir.clone(), ctx.cwd.clone(), self.max_file_mb);
-                let s = blocking(move || Store::open(&dir, &cwd, mb)).await?;
-                state.store = Some(s.clone());
-                s
-            }
+        let store = self.store(&mut state, ctx).await?;
+        let session = session_of(ctx);
+        let turn = self.turns.load(Ordering::SeqCst);
+        let ready = state.ready.take().filter(|r| r.turn == turn && r.session == session && r.cwd == ctx.cwd);
+        let record = Record::new(Kind::Before, &session);
+        let snap = match ready {
+            Some(r) => blocking(move || store.commit(record, r.staged)).await?,
+            None => blocking(move || store.snapshot(record)).await?,
         };
-        let record = Record {
-            kind: Kind::Before,
-            session: session.clone(),
-            entry: None,
-            of: None,
-            time: now_ms(),
-            skipped: vec![],
-        };
-        let snap = blocking(move || store.snapshot(record)).await?;
         state.open = Some((session, snap.id));
         Ok(())
-    }
-
-    async fn after(&self, entry: Option<&str>) -> Result<(), CheckpointError> {
-        let mut state = self.state.lock().await;
-        let (Some((session, before)), Some(store)) = (state.open.take(), state.store.clone()) else { return Ok(()) };
-        let record = Record {
-            kind: Kind::After,
-            session,
-            entry: entry.map(str::to_string),
-            of: Some(before),
-            time: now_ms(),
-            skipped: vec![],
-        };
-        blocking(move || store.snapshot(record)).await.map(|_| ())
     }
 }
 
 impl ChangeGuard for Checkpoints {
+    fn turn_started(&self, ctx: &ToolContext) {
+        let turn = self.inner.turns.fetch_add(1, Ordering::SeqCst) + 1;
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let (inner, ctx) = (self.inner.clone(), ctx.clone());
+        runtime.spawn(async move {
+            if let Err(e) = inner.stage(ctx, turn).await {
+                inner.tell(&e);
+            }
+        });
+    }
+
     fn before_change<'a>(&'a self, ctx: &'a ToolContext) -> GuardFuture<'a> {
         Box::pin(async move {
-            if let Err(e) = self.before(ctx).await {
-                self.tell(&e);
+            if let Err(e) = self.inner.before(ctx).await {
+                self.inner.tell(&e);
             }
         })
     }
 
     fn turn_ended<'a>(&'a self, _ctx: &'a ToolContext, entry: Option<&'a str>) -> GuardFuture<'a> {
+        let entry = entry.map(str::to_string);
         Box::pin(async move {
-            if let Err(e) = self.after(entry).await {
-                self.tell(&e);
+            let mut state = self.inner.state.clone().lock_owned().await;
+            let (Some((session, before)), Some(store)) = (state.open.take(), state.store.clone()) else { return };
+            let inner = self.inner.clone();
+            let record = Record { entry, of: Some(before), ..Record::new(Kind::After, &session) };
+            // In the background, holding the state: the next turn's calls wait for it.
+            let task = tokio::spawn(async move {
+                let taken = blocking(move || store.snapshot(record)).await;
+                drop(state);
+                if let Err(e) = taken {
+                    inner.tell(&e);
+                }
+            });
+            if let Ok(mut after) = self.inner.after.lock() {
+                *after = Some(task);
+            }
+        })
+    }
+
+    /// Waits for the last turn's `after` snapshot; a folder still being
+    /// staged for a turn that made no change is not waited for.
+    fn settle<'a>(&'a self) -> GuardFuture<'a> {
+        Box::pin(async move {
+            let task = self.inner.after.lock().ok().and_then(|mut a| a.take());
+            if let Some(task) = task {
+                let _ = task.await;
             }
         })
     }

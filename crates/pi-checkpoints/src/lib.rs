@@ -30,7 +30,7 @@ mod store;
 pub mod text;
 
 pub use guard::{Checkpoints, Notify};
-pub use store::{Kind, Record, Restored, Skipped, Snapshot, Store, Turn};
+pub use store::{Kind, Record, Restored, Skipped, Snapshot, Staged, Store, Turn};
 
 /// Why a checkpoint or a restore failed.
 #[derive(Debug, thiserror::Error)]

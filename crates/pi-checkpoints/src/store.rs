@@ -66,6 +66,15 @@ pub struct Snapshot {
     pub record: Record,
 }
 
+/// The working folder staged as a tree, before it becomes a checkpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Staged {
+    /// The tree.
+    pub tree: String,
+    /// Files left out, and why.
+    pub skipped: Vec<Skipped>,
+}
+
 /// A turn that changed files: the snapshots before and after it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
@@ -156,8 +165,15 @@ impl Store {
     }
 
     /// Take a snapshot of the working folder for `record.session`.
-    pub fn snapshot(&self, mut record: Record) -> Result<Snapshot, CheckpointError> {
-        let git = self.git(&record.session);
+    pub fn snapshot(&self, record: Record) -> Result<Snapshot, CheckpointError> {
+        let staged = self.stage_tree(&record.session)?;
+        self.commit(record, staged)
+    }
+
+    /// The working folder as a tree in the store, not yet a checkpoint
+    /// (the costly half of a snapshot: one walk of the folder).
+    pub fn stage_tree(&self, session: &str) -> Result<Staged, CheckpointError> {
+        let git = self.git(session);
         if let Some(parent) = git.index.parent() {
             pi_config::files::create_private_dir(parent)
                 .map_err(|e| CheckpointError::Io(parent.display().to_string(), e))?;
@@ -165,12 +181,20 @@ impl Store {
                 seed_index(parent, &git.index);
             }
         }
-        record.skipped = self.stage(&git)?;
+        wait_for_lock(&git.index);
+        let skipped = self.stage(&git)?;
         let tree = git.text(&["write-tree"])?;
+        Ok(Staged { tree, skipped })
+    }
+
+    /// Make `staged` a checkpoint of `record.session` (the cheap half).
+    pub fn commit(&self, mut record: Record, staged: Staged) -> Result<Snapshot, CheckpointError> {
+        let git = self.git(&record.session);
+        record.skipped = staged.skipped;
         let message = format!("{}\n\n{}\n", text::COMMIT_TITLE, serde_json::to_string(&record).unwrap_or_default());
         let reference = Self::reference(&record.session);
         let parent = git.text(&["rev-parse", "--verify", "--quiet", &reference]).ok().filter(|p| !p.is_empty());
-        let mut args = vec!["commit-tree", tree.as_str(), "-F", "-"];
+        let mut args = vec!["commit-tree", staged.tree.as_str(), "-F", "-"];
         if let Some(p) = &parent {
             args.extend(["-p", p.as_str()]);
         }
@@ -436,6 +460,17 @@ impl Store {
             dir = d.parent();
         }
         Ok(())
+    }
+}
+
+/// Wait (a little) while another git of this session holds its index: a
+/// folder staged for a turn that changed nothing may still be finishing
+/// when pi has ended (`pi -p`, then `pi checkpoints undo`).
+fn wait_for_lock(index: &Path) {
+    let lock = index.with_extension("lock");
+    let deadline = std::time::Instant::now() + text::INDEX_LOCK_WAIT;
+    while lock.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

@@ -14,6 +14,9 @@ pub const DEFAULT_KEEP_DAYS: u64 = 14;
 /// The folder of the agent dir holding every project's checkpoint store.
 pub const STORE_FOLDER: &str = "checkpoints";
 
+/// How long a snapshot waits for another git holding the session's index.
+pub const INDEX_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The first line of every checkpoint's commit message.
 pub const COMMIT_TITLE: &str = "pi checkpoint";
 

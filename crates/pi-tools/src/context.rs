@@ -49,12 +49,20 @@ pub type GuardFuture<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()
 /// made such calls ends (checkpoints: `pi-checkpoints`). It never blocks a
 /// call: a guard that fails says so and lets the call run.
 pub trait ChangeGuard: Send + Sync {
+    /// A turn starts (its request is about to be made): the guard may
+    /// prepare in the background. Never waits.
+    fn turn_started(&self, _ctx: &ToolContext) {}
     /// Before a call whose tool is not read-only runs (once a turn is
     /// enough: the guard keeps track).
     fn before_change<'a>(&'a self, ctx: &'a ToolContext) -> GuardFuture<'a>;
     /// A turn ended; `entry` is the session entry of its answer (the
     /// assistant message whose calls ran).
     fn turn_ended<'a>(&'a self, ctx: &'a ToolContext, entry: Option<&'a str>) -> GuardFuture<'a>;
+    /// The run ends: what the guard still does in the background is done
+    /// when this returns.
+    fn settle<'a>(&'a self) -> GuardFuture<'a> {
+        Box::pin(async {})
+    }
 }
 
 /// Everything a handler may use besides its arguments.

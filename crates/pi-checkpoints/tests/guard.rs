@@ -1,0 +1,92 @@
+//! The guard as the agent drives it: the folder staged at a turn's start
+//! becomes the turn's `before` checkpoint, a staged folder from an earlier
+//! turn is never used (a change the user made since would count as the
+//! turn's), the `after` snapshot is there once the run settles, and a guard
+//! that cannot keep checkpoints says so once and lets the calls run.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use pi_checkpoints::{Checkpoints, Kind, Store};
+use pi_tools::{ChangeGuard, ToolContext};
+
+fn ctx(work: &Path, session: &str) -> ToolContext {
+    let mut c = ToolContext::new(work);
+    c.session.session_id = Some(session.to_string());
+    c
+}
+
+fn guard(agent: &Path) -> (Checkpoints, Arc<Mutex<Vec<String>>>) {
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let sink = told.clone();
+    (Checkpoints::new(agent.to_path_buf(), 10, Arc::new(move |m: String| sink.lock().unwrap().push(m))), told)
+}
+
+/// Let the turn's background staging run.
+async fn staged(_g: &Checkpoints) {
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_staged_at_its_start_is_checkpointed_and_undone() {
+    let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
+    let (g, told) = guard(agent.path());
+    let c = ctx(work.path(), "s1");
+    g.turn_started(&c);
+    staged(&g).await;
+    g.before_change(&c).await;
+    std::fs::write(work.path().join("a.txt"), "changed\n").unwrap();
+    std::fs::write(work.path().join("b.txt"), "new\n").unwrap();
+    g.before_change(&c).await; // a second call of the turn: no second checkpoint
+    g.turn_ended(&c, Some("entry1")).await;
+    g.settle().await;
+    let store = Store::open(agent.path(), work.path(), 10).unwrap();
+    let history = store.history("s1").unwrap();
+    let kinds: Vec<Kind> = history.iter().map(|s| s.record.kind).collect();
+    assert_eq!(kinds, [Kind::Before, Kind::After]);
+    assert_eq!(history[1].record.entry.as_deref(), Some("entry1"));
+    assert_eq!(store.changes(&history[0].id, &history[1].id).unwrap(), ["a.txt", "b.txt"]);
+    pi_checkpoints::undo(&store, "s1", false).unwrap();
+    assert_eq!(std::fs::read_to_string(work.path().join("a.txt")).unwrap(), "alpha\n");
+    assert!(!work.path().join("b.txt").exists());
+    assert!(told.lock().unwrap().is_empty(), "{:?}", told.lock().unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_staged_for_an_earlier_turn_is_not_this_turns_before() {
+    let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
+    let (g, _) = guard(agent.path());
+    let c = ctx(work.path(), "s1");
+    g.turn_started(&c); // a read-only turn: staged, never used
+    staged(&g).await;
+    g.turn_ended(&c, None).await;
+    std::fs::write(work.path().join("mine.txt"), "the user's\n").unwrap();
+    g.turn_started(&c);
+    g.before_change(&c).await; // at once: its own turn's staging or a snapshot of its own
+    std::fs::write(work.path().join("a.txt"), "changed\n").unwrap();
+    g.turn_ended(&c, None).await;
+    g.settle().await;
+    let store = Store::open(agent.path(), work.path(), 10).unwrap();
+    let history = store.history("s1").unwrap();
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert_eq!(store.changes(&history[0].id, &history[1].id).unwrap(), ["a.txt"], "the user's file is not the turn's");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guard_that_cannot_keep_checkpoints_says_so_once() {
+    let agent = tempfile::tempdir().unwrap();
+    let (g, told) = guard(agent.path());
+    let c = ctx(Path::new("/"), "s1");
+    for _ in 0..3 {
+        g.turn_started(&c);
+        g.before_change(&c).await;
+        g.turn_ended(&c, None).await;
+    }
+    g.settle().await;
+    let told = told.lock().unwrap();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].contains("Checkpoints are off in /"), "{told:?}");
+}
