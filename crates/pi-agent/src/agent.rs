@@ -563,7 +563,9 @@ impl Agent {
             self.notify("turn_start", || serde_json::json!({"turnIndex": turn_index, "timestamp": now_ms()})).await;
             self.emit(AgentEvent::TurnStart);
             if let Some(guard) = &self.tool_ctx.change_guard {
-                guard.turn_started(&self.tool_ctx);
+                let tools = self.dispatcher.registry.active_tools();
+                let may_change = tools.iter().any(|t| t.def().annotations.read_only_hint != Some(true));
+                guard.turn_started(&self.tool_ctx, may_change);
             }
             self.apply_choices();
             self.apply_tool_changes().await;

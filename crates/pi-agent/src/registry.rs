@@ -118,7 +118,7 @@ impl Registry {
         &self.active
     }
 
-    fn active_tools(&self) -> Vec<Arc<dyn AgentTool>> {
+    pub(crate) fn active_tools(&self) -> Vec<Arc<dyn AgentTool>> {
         self.active.iter().filter_map(|n| self.get(n).cloned()).collect()
     }
 

@@ -134,8 +134,11 @@ impl Inner {
 }
 
 impl ChangeGuard for Checkpoints {
-    fn turn_started(&self, ctx: &ToolContext) {
+    fn turn_started(&self, ctx: &ToolContext, may_change: bool) {
         let turn = self.inner.turns.fetch_add(1, Ordering::SeqCst) + 1;
+        if !may_change {
+            return;
+        }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let (inner, ctx) = (self.inner.clone(), ctx.clone());
         runtime.spawn(async move {

@@ -34,7 +34,7 @@ async fn a_turn_staged_at_its_start_is_checkpointed_and_undone() {
     std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
     let (g, told) = guard(agent.path());
     let c = ctx(work.path(), "s1");
-    g.turn_started(&c);
+    g.turn_started(&c, true);
     staged(&g).await;
     g.before_change(&c).await;
     std::fs::write(work.path().join("a.txt"), "changed\n").unwrap();
@@ -60,11 +60,11 @@ async fn a_folder_staged_for_an_earlier_turn_is_not_this_turns_before() {
     std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
     let (g, _) = guard(agent.path());
     let c = ctx(work.path(), "s1");
-    g.turn_started(&c); // a read-only turn: staged, never used
+    g.turn_started(&c, true); // a turn that changes nothing: staged, never used
     staged(&g).await;
     g.turn_ended(&c, None).await;
     std::fs::write(work.path().join("mine.txt"), "the user's\n").unwrap();
-    g.turn_started(&c);
+    g.turn_started(&c, true);
     g.before_change(&c).await; // at once: its own turn's staging or a snapshot of its own
     std::fs::write(work.path().join("a.txt"), "changed\n").unwrap();
     g.turn_ended(&c, None).await;
@@ -81,7 +81,7 @@ async fn a_guard_that_cannot_keep_checkpoints_says_so_once() {
     let (g, told) = guard(agent.path());
     let c = ctx(Path::new("/"), "s1");
     for _ in 0..3 {
-        g.turn_started(&c);
+        g.turn_started(&c, true);
         g.before_change(&c).await;
         g.turn_ended(&c, None).await;
     }
@@ -89,4 +89,18 @@ async fn a_guard_that_cannot_keep_checkpoints_says_so_once() {
     let told = told.lock().unwrap();
     assert_eq!(told.len(), 1, "{told:?}");
     assert!(told[0].contains("Checkpoints are off in /"), "{told:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turns_that_cannot_change_files_stage_nothing() {
+    let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
+    let (g, _) = guard(agent.path());
+    let c = ctx(work.path(), "s1");
+    for _ in 0..3 {
+        g.turn_started(&c, false);
+        g.turn_ended(&c, None).await;
+    }
+    staged(&g).await;
+    assert!(!agent.path().join("checkpoints").exists(), "no store was even opened");
 }

@@ -50,8 +50,9 @@ pub type GuardFuture<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()
 /// call: a guard that fails says so and lets the call run.
 pub trait ChangeGuard: Send + Sync {
     /// A turn starts (its request is about to be made): the guard may
-    /// prepare in the background. Never waits.
-    fn turn_started(&self, _ctx: &ToolContext) {}
+    /// prepare in the background (`may_change`: a tool the model can call
+    /// is not read-only). Never waits.
+    fn turn_started(&self, _ctx: &ToolContext, _may_change: bool) {}
     /// Before a call whose tool is not read-only runs (once a turn is
     /// enough: the guard keeps track).
     fn before_change<'a>(&'a self, ctx: &'a ToolContext) -> GuardFuture<'a>;
