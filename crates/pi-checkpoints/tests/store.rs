@@ -5,67 +5,11 @@
 //! keep their own checkpoints, and files that cannot be kept are named.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
-use std::process::Command;
 
 use pi_checkpoints::{CheckpointError, Kind, Record, Store, undo};
-
-/// Everything under `dir` (`.git` apart): path → contents, mode or link target.
-fn state(dir: &Path) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
-
-fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        let path = e.path();
-        let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        if rel == ".git" {
-            continue;
-        }
-        let m = std::fs::symlink_metadata(&path).unwrap();
-        if m.file_type().is_symlink() {
-            out.insert(rel, format!("link -> {}", std::fs::read_link(&path).unwrap().display()));
-        } else if m.is_dir() {
-            out.insert(format!("{rel}/"), String::new());
-            walk(root, &path, out);
-        } else {
-            let mode = m.permissions().mode() & 0o777;
-            out.insert(rel, format!("{mode:o} {}", String::from_utf8_lossy(&std::fs::read(&path).unwrap())));
-        }
-    }
-}
-
-/// Every file of a `.git` folder with its bytes.
-fn git_folder(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn go(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let path = e.unwrap().path();
-            if path.is_dir() {
-                go(root, &path, out);
-            } else {
-                out.insert(path.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    go(dir, &dir.join(".git"), &mut out);
-    out
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(ok.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&ok.stderr));
-}
+use pi_test_support::folders::{dot_git as git_folder, git, tree_state as state};
 
 fn write(dir: &Path, path: &str, text: &str) {
     let p = dir.join(path);

@@ -7,68 +7,15 @@
 //! the conversation.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod rpc_driver;
 
+use pi_test_support::folders::{dot_git, git, tree_state as state};
 use pi_test_support::{MockServer, Scratch, ToolCallSpec, Turn};
 use rpc_driver::Rpc;
 use serde_json::{Value, json};
-
-/// Everything under `dir` but `.git`: path → mode and contents, or link target.
-fn state(dir: &Path) -> BTreeMap<String, String> {
-    fn go(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let path = e.unwrap().path();
-            let rel = path.strip_prefix(root).unwrap().display().to_string();
-            let m = std::fs::symlink_metadata(&path).unwrap();
-            if rel == ".git" {
-                continue;
-            } else if m.file_type().is_symlink() {
-                out.insert(rel, format!("-> {}", std::fs::read_link(&path).unwrap().display()));
-            } else if m.is_dir() {
-                out.insert(format!("{rel}/"), String::new());
-                go(root, &path, out);
-            } else {
-                let body = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-                out.insert(rel, format!("{:o} {body}", m.permissions().mode() & 0o777));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    go(dir, dir, &mut out);
-    out
-}
-
-/// Every file under `.git` with its bytes.
-fn dot_git(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn go(dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let path = e.unwrap().path();
-            if path.is_dir() {
-                go(&path, out);
-            } else {
-                out.insert(path.display().to_string(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    go(&dir.join(".git"), &mut out);
-    out
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
 
 /// A project under git (a commit, a stash) with files the turn will change.
 fn project(work: &Path) {

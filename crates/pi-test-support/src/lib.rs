@@ -41,6 +41,7 @@
 
 mod copilot;
 pub mod eventstream;
+pub mod folders;
 pub mod gemini;
 mod h2;
 mod json_lines;
