@@ -27,6 +27,7 @@ if [ -z "${PI:-}" ]; then
   (cd "$here" && cargo build --release -q -p pi-cli)
   PI="$here/target/release/pi"
 fi
+PI=$(realpath "$PI")
 work=$(mktemp -d /tmp/pi-bench-loop.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" && for i in $(seq 1 20); do touch "$work/proj/file$i.txt"; done
