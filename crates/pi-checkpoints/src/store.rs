@@ -286,6 +286,28 @@ impl Store {
         self.restore(&session, &before, &last, force)
     }
 
+    /// Drop the checkpoints of sessions whose last one is older than
+    /// `keep_days` (their refs and indexes), then let git remove what no
+    /// checkpoint holds any more. The sessions dropped.
+    pub fn prune(&self, keep_days: u64) -> Result<Vec<String>, CheckpointError> {
+        let git = self.git("prune");
+        let out = git.run(&["for-each-ref", "--format=%(refname:strip=2) %(committerdate:unix)", "refs/pi/"], None)?;
+        let cutoff = now_ms() / 1000 - i64::try_from(keep_days.saturating_mul(86_400)).unwrap_or(i64::MAX);
+        let mut dropped = Vec::new();
+        for line in String::from_utf8_lossy(&out).lines() {
+            let Some((session, time)) = line.rsplit_once(' ') else { continue };
+            if time.parse::<i64>().is_ok_and(|t| t < cutoff) {
+                git.run(&["update-ref", "-d", &Self::reference(session)], None)?;
+                let _ = std::fs::remove_file(self.git(session).index);
+                dropped.push(session.to_string());
+            }
+        }
+        if !dropped.is_empty() {
+            git.run(&["gc", "--prune=now", "--quiet"], None)?;
+        }
+        Ok(dropped)
+    }
+
     /// The session's snapshots, oldest first.
     pub fn history(&self, session: &str) -> Result<Vec<Snapshot>, CheckpointError> {
         let git = self.git(session);

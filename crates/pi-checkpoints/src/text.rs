@@ -104,3 +104,10 @@ pub fn too_broad(folder: &str) -> String {
 
 /// A restore an extension cancelled (`session_before_restore`).
 pub const RESTORE_CANCELLED: &str = "Restore cancelled by an extension.";
+
+/// `pi checkpoints prune`'s answer.
+pub fn pruned(sessions: usize, days: u64) -> String {
+    let what =
+        if sessions == 1 { "1 session's checkpoints".to_string() } else { format!("{sessions} sessions' checkpoints") };
+    format!("Dropped {what} older than {days} days.")
+}

@@ -181,3 +181,18 @@ fn a_store_inside_the_folder_is_not_kept_and_home_is_refused() {
     }
     assert!(matches!(Store::open(&agent, Path::new("/"), 10), Err(CheckpointError::TooBroad(_))));
 }
+
+#[test]
+fn pruning_drops_only_sessions_older_than_the_limit() {
+    let (agent, work) = project();
+    let store = Store::open(agent.path(), work.path(), 10).unwrap();
+    store.snapshot(Record::new(Kind::Before, "old")).unwrap();
+    store.snapshot(Record::new(Kind::Before, "recent")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    store.snapshot(Record::new(Kind::Before, "recent")).unwrap();
+    assert!(store.prune(1).unwrap().is_empty(), "nothing is a day old");
+    assert_eq!(store.prune(0).unwrap(), ["old"]);
+    assert!(store.history("old").unwrap().is_empty());
+    assert_eq!(store.history("recent").unwrap().len(), 2);
+    assert_eq!(store.sessions().unwrap(), ["recent"]);
+}

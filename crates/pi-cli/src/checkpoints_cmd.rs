@@ -15,6 +15,7 @@ const USAGE: &str =
        pi checkpoints undo [--session ID] [--force]
                                                 Undo the last changing turn of a session (default: the latest)
        pi checkpoints restore ID [--force]      Bring back the files as they were at checkpoint ID
+       pi checkpoints prune [--days N]          Drop sessions' checkpoints older than N days (default: checkpoints.keepDays, 14)
 --force restores files changed since the turn too (what is there is kept as a checkpoint).";
 
 const EXIT_FAILED: u8 = 1;
@@ -24,15 +25,18 @@ const EXIT_USAGE: u8 = 2;
 pub fn main(args: &[String]) -> ExitCode {
     let force = args.iter().any(|a| a == "--force");
     let json_out = args.iter().any(|a| a == "--json");
-    let session = args.iter().position(|a| a == "--session").and_then(|i| args.get(i + 1)).cloned();
+    let value_of = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let session = value_of("--session");
+    let days = value_of("--days").map(|d| d.parse::<u64>().map_err(|_| ()));
     let words: Vec<&str> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--session"))
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !matches!(args[i - 1].as_str(), "--session" | "--days")))
         .map(|(_, a)| a.as_str())
         .collect();
-    if let Some(bad) =
-        args.iter().find(|a| a.starts_with("--") && !matches!(a.as_str(), "--force" | "--json" | "--session"))
+    if let Some(bad) = args
+        .iter()
+        .find(|a| a.starts_with("--") && !matches!(a.as_str(), "--force" | "--json" | "--session" | "--days"))
     {
         eprintln!("Unknown option {bad}\n{USAGE}");
         return ExitCode::from(EXIT_USAGE);
@@ -46,6 +50,14 @@ pub fn main(args: &[String]) -> ExitCode {
         ["show", id] => show(&store, id),
         ["undo"] => undo(&store, session, force),
         ["restore", id] => store.rewind(id, force).map(|r| report(&r, id)),
+        ["prune"] => match days {
+            Some(Ok(days)) => prune(&store, days),
+            Some(Err(())) => {
+                eprintln!("--days takes a number of days\n{USAGE}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+            None => prune(&store, keep_days()),
+        },
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(EXIT_USAGE);
@@ -122,6 +134,22 @@ fn show(store: &Store, id: &str) -> Result<(), CheckpointError> {
     for s in &before.record.skipped {
         println!("not restorable: {} ({})", s.path, s.reason);
     }
+    Ok(())
+}
+
+/// `checkpoints.keepDays` from the settings (this folder's project layer
+/// only when trusted, as at start-up), or the default.
+fn keep_days() -> u64 {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    // Only a saved "trusted" counts: the project's settings are not read otherwise.
+    let trusted = pi_config::trust::TrustStore::new(&pi_config::agent_dir()).get(&cwd).ok().flatten() == Some(true);
+    let (settings, _) = pi_config::Settings::load(&pi_config::agent_dir(), &cwd, trusted);
+    settings.get(&["checkpoints", "keepDays"]).and_then(serde_json::Value::as_u64).unwrap_or(cp_text::DEFAULT_KEEP_DAYS)
+}
+
+fn prune(store: &Store, days: u64) -> Result<(), CheckpointError> {
+    let dropped = store.prune(days)?;
+    println!("{}", cp_text::pruned(dropped.len(), days));
     Ok(())
 }
 

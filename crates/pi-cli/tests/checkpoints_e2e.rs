@@ -125,6 +125,11 @@ fn read_only_turns_make_no_checkpoint_and_the_off_switch_holds() {
     assert!(list(&scratch).is_empty());
     let bad = pi(&scratch, &["checkpoints", "restore", "--nope"]);
     assert_eq!(bad.status.code(), Some(2));
+    let bad_days = pi(&scratch, &["checkpoints", "prune", "--days", "soon"]);
+    assert_eq!(bad_days.status.code(), Some(2));
+    let pruned = pi(&scratch, &["checkpoints", "prune"]);
+    assert!(pruned.status.success(), "{}", String::from_utf8_lossy(&pruned.stderr));
+    assert_eq!(String::from_utf8_lossy(&pruned.stdout), "Dropped 0 sessions' checkpoints older than 14 days.\n");
     let unknown = pi(&scratch, &["checkpoints", "restore", "deadbeef"]);
     assert_eq!(unknown.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("No checkpoint deadbeef"));
