@@ -152,7 +152,7 @@ impl Store {
         &self.work
     }
 
-    fn git(&self, session: &str) -> Git {
+    pub(crate) fn git(&self, session: &str) -> Git {
         Git {
             dir: self.dir.clone(),
             work: self.work.clone(),
@@ -270,22 +270,6 @@ impl Store {
         Ok(String::from_utf8_lossy(&out).lines().filter(|l| !l.is_empty()).map(str::to_string).collect())
     }
 
-    /// Bring back the files as they were at the `before` snapshot `id`,
-    /// undoing every change its session's turns made since (rewind).
-    pub fn rewind(&self, id: &str, force: bool) -> Result<Restored, CheckpointError> {
-        let before = self.find(id)?;
-        if before.record.kind != Kind::Before {
-            return Err(CheckpointError::NotFound(id.to_string()));
-        }
-        let session = before.record.session.clone();
-        let last = self.history(&session)?.into_iter().rev().find(|s| s.record.kind == Kind::After);
-        let last = match last {
-            Some(s) => s.id,
-            None => self.snapshot(Record { of: Some(before.id.clone()), ..Record::new(Kind::After, &session) })?.id,
-        };
-        self.restore(&session, &before, &last, force)
-    }
-
     /// Drop the checkpoints of sessions whose last one is older than
     /// `keep_days` (their refs and indexes), then let git remove what no
     /// checkpoint holds any more. The sessions dropped.
@@ -368,121 +352,6 @@ impl Store {
         let git = self.git("diff");
         Ok(nul_items(&git.run(&["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], None)?))
     }
-
-    /// Bring the files `turn_after` changed since `before` back to `before`,
-    /// for `session`. Refused (nothing written) when one of them changed
-    /// since `turn_after` unless `force`. What is there first becomes a
-    /// snapshot of kind `restore`.
-    pub fn restore(
-        &self,
-        session: &str,
-        before: &Snapshot,
-        turn_after: &str,
-        force: bool,
-    ) -> Result<Restored, CheckpointError> {
-        let now = self.snapshot(Record::new(Kind::Restore, session))?;
-        let paths = self.changes(&before.id, turn_after)?;
-        let touched: HashSet<String> = self.changes(turn_after, &now.id)?.into_iter().collect();
-        let conflicts: Vec<String> = paths.iter().filter(|p| touched.contains(*p)).cloned().collect();
-        if !conflicts.is_empty() && !force {
-            return Err(CheckpointError::ChangedSince(conflicts));
-        }
-        let tree = self.tree(&before.id)?;
-        let mut done = Restored { previous: Some(now.id.clone()), ..Restored::default() };
-        for path in &paths {
-            match tree.get(path.as_str()) {
-                Some((mode, blob)) => {
-                    self.write_back(path, mode, blob)?;
-                    done.written.push(path.clone());
-                }
-                None => {
-                    self.remove(path, &tree)?;
-                    done.removed.push(path.clone());
-                }
-            }
-        }
-        let skipped: HashSet<&str> = before.record.skipped.iter().map(|s| s.path.as_str()).collect();
-        done.not_restorable = skipped.iter().filter(|p| !self.work.join(p).exists()).map(|p| p.to_string()).collect();
-        done.not_restorable.sort();
-        self.snapshot(Record { of: Some(before.id.clone()), ..Record::new(Kind::Restored, session) })?;
-        Ok(done)
-    }
-
-    /// `path → (mode, blob)` of a snapshot's files.
-    fn tree(&self, id: &str) -> Result<HashMap<String, (String, String)>, CheckpointError> {
-        let git = self.git("tree");
-        let out = git.run(&["ls-tree", "-r", "-z", "--full-tree", id], None)?;
-        Ok(out
-            .split(|b| *b == 0)
-            .filter_map(|item| {
-                let item = String::from_utf8_lossy(item);
-                let (meta, path) = item.split_once('\t')?;
-                let mut parts = meta.split(' ');
-                let (mode, _kind, blob) = (parts.next()?, parts.next()?, parts.next()?);
-                Some((path.to_string(), (mode.to_string(), blob.to_string())))
-            })
-            .collect())
-    }
-
-    /// Write `path` back as the blob `blob` with git mode `mode`.
-    fn write_back(&self, path: &str, mode: &str, blob: &str) -> Result<(), CheckpointError> {
-        let git = self.git("blob");
-        let data = git.run(&["cat-file", "blob", blob], None)?;
-        let full = self.work.join(path);
-        let io = |e| CheckpointError::Io(path.to_string(), e);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).map_err(io)?;
-        }
-        let old = std::fs::symlink_metadata(&full).ok();
-        if old.as_ref().is_some_and(|m| m.is_dir()) {
-            return Err(CheckpointError::Io(path.to_string(), std::io::Error::other("a folder is there now")));
-        }
-        if mode == "120000" {
-            if old.is_some() {
-                std::fs::remove_file(&full).map_err(io)?;
-            }
-            let target = String::from_utf8_lossy(&data).into_owned();
-            return std::os::unix::fs::symlink(target, &full).map_err(io);
-        }
-        if mode == "160000" {
-            return Ok(());
-        }
-        // Written beside it and renamed over it: never half a file.
-        let tmp =
-            full.with_file_name(format!(".{}.pi-restore", full.file_name().and_then(|n| n.to_str()).unwrap_or("file")));
-        std::fs::write(&tmp, &data).map_err(io)?;
-        let keep = old.filter(|m| m.is_file()).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
-        let exec = mode == "100755";
-        let perms = match keep {
-            Some(m) if exec => m | ((m & 0o444) >> 2),
-            Some(m) => m & !0o111,
-            None if exec => 0o755,
-            None => 0o644,
-        };
-        std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(perms)).map_err(io)?;
-        std::fs::rename(&tmp, &full).map_err(io)
-    }
-
-    /// Remove `path` (not in the snapshot `tree`) and the folders it leaves
-    /// empty that the snapshot does not have.
-    fn remove(&self, path: &str, tree: &HashMap<String, (String, String)>) -> Result<(), CheckpointError> {
-        let full = self.work.join(path);
-        match std::fs::symlink_metadata(&full) {
-            Ok(m) if m.is_dir() => return Ok(()),
-            Ok(_) => std::fs::remove_file(&full).map_err(|e| CheckpointError::Io(path.to_string(), e))?,
-            Err(_) => return Ok(()),
-        }
-        let folders: HashSet<&str> = tree.keys().flat_map(|p| ancestors(p)).collect();
-        let mut dir = Path::new(path).parent();
-        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-            let name = d.to_string_lossy();
-            if folders.contains(name.as_ref()) || std::fs::remove_dir(self.work.join(d)).is_err() {
-                break;
-            }
-            dir = d.parent();
-        }
-        Ok(())
-    }
 }
 
 /// Wait (a little) while another git of this session holds its index: a
@@ -510,11 +379,6 @@ fn seed_index(folder: &Path, index: &Path) {
     if let Some((_, from)) = newest {
         let _ = std::fs::copy(from, index);
     }
-}
-
-/// The folders above `path` (`a/b/c` → `a/b`, `a`).
-fn ancestors(path: &str) -> impl Iterator<Item = &str> {
-    path.match_indices('/').map(move |(i, _)| &path[..i])
 }
 
 /// Items joined with NUL bytes, as `--stdin -z` reads them.
