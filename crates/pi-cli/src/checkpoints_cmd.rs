@@ -23,6 +23,10 @@ const EXIT_USAGE: u8 = 2;
 
 /// Run the subcommand.
 pub fn main(args: &[String]) -> ExitCode {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let force = args.iter().any(|a| a == "--force");
     let json_out = args.iter().any(|a| a == "--json");
     let value_of = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();

@@ -19,6 +19,7 @@ Commands:
   pi config [-l]                 Choose which resources of the packages load
   pi auth <command>              Log in or out, and see which providers are ready
   pi mcp <command>               Add, remove and list MCP servers
+  pi checkpoints <command>       List, undo and restore the agent's changes to this folder
   pi <command> --help            The help of one command
 
 ";

@@ -125,6 +125,9 @@ fn read_only_turns_make_no_checkpoint_and_the_off_switch_holds() {
     assert!(list(&scratch).is_empty());
     let bad = pi(&scratch, &["checkpoints", "restore", "--nope"]);
     assert_eq!(bad.status.code(), Some(2));
+    let help = pi(&scratch, &["checkpoints", "--help"]);
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).starts_with("Usage: pi checkpoints list"));
     let bad_days = pi(&scratch, &["checkpoints", "prune", "--days", "soon"]);
     assert_eq!(bad_days.status.code(), Some(2));
     let pruned = pi(&scratch, &["checkpoints", "prune"]);
