@@ -44,18 +44,25 @@ impl Store {
             return Err(CheckpointError::ChangedSince(conflicts));
         }
         let tree = self.tree(&before.id)?;
+        let (back, gone): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| tree.contains_key(p.as_str()));
+        let ids: Vec<&str> = back.iter().filter_map(|p| tree.get(p.as_str())).map(|(_, blob)| blob.as_str()).collect();
+        // Files with the same contents share a blob: each is written from it.
+        let contents = self.blobs(&ids)?;
         let mut done = Restored { previous: Some(now.id.clone()), ..Restored::default() };
-        for path in &paths {
-            match tree.get(path.as_str()) {
-                Some((mode, blob)) => {
-                    self.write_back(path, mode, blob)?;
-                    done.written.push(path.clone());
-                }
-                None => {
-                    self.remove(path, &tree)?;
-                    done.removed.push(path.clone());
-                }
+        for path in back {
+            if let Some((mode, blob)) = tree.get(path.as_str()) {
+                let data =
+                    contents.get(blob.as_str()).ok_or_else(|| CheckpointError::Git("cat-file".into(), blob.clone()))?;
+                self.write_back(path, mode, data)?;
+                done.written.push(path.clone());
             }
+        }
+        // The checkpoint's folders: a removal never takes one of them away.
+        let folders: HashSet<&str> =
+            if gone.is_empty() { HashSet::new() } else { tree.keys().flat_map(|p| ancestors(p)).collect() };
+        for path in gone {
+            self.remove(path, &folders)?;
+            done.removed.push(path.clone());
         }
         let skipped: HashSet<&str> = before.record.skipped.iter().map(|s| s.path.as_str()).collect();
         done.not_restorable = skipped.iter().filter(|p| !self.work().join(p).exists()).map(|p| p.to_string()).collect();
@@ -80,10 +87,35 @@ impl Store {
             .collect())
     }
 
-    /// Write `path` back as the blob `blob` with git mode `mode`.
-    fn write_back(&self, path: &str, mode: &str, blob: &str) -> Result<(), CheckpointError> {
-        let git = self.git("blob");
-        let data = git.run(&["cat-file", "blob", blob], None)?;
+    /// The contents of the blobs `ids`, read by one `git cat-file --batch`.
+    fn blobs(&self, ids: &[&str]) -> Result<HashMap<String, Vec<u8>>, CheckpointError> {
+        let mut out = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let input: String = ids.iter().map(|id| format!("{id}\n")).collect();
+        let batch = self.git("blob").run(&["cat-file", "--batch"], Some(input.as_bytes()))?;
+        // `<id> <type> <size>\n<contents>\n` for each.
+        let mut rest = batch.as_slice();
+        while let Some(eol) = rest.iter().position(|b| *b == b'\n') {
+            let head = String::from_utf8_lossy(&rest[..eol]).into_owned();
+            let mut fields = head.split(' ');
+            let (Some(id), Some(_kind), Some(Ok(size))) =
+                (fields.next(), fields.next(), fields.next().map(str::parse::<usize>))
+            else {
+                return Err(CheckpointError::Git("cat-file".into(), head));
+            };
+            let body = rest
+                .get(eol + 1..eol + 1 + size)
+                .ok_or_else(|| CheckpointError::Git("cat-file".into(), head.clone()))?;
+            out.insert(id.to_string(), body.to_vec());
+            rest = rest.get(eol + 2 + size..).unwrap_or_default();
+        }
+        Ok(out)
+    }
+
+    /// Write `path` back as `data` with git mode `mode`.
+    fn write_back(&self, path: &str, mode: &str, data: &[u8]) -> Result<(), CheckpointError> {
         let full = self.work().join(path);
         let io = |e| CheckpointError::Io(path.to_string(), e);
         if let Some(parent) = full.parent() {
@@ -97,7 +129,7 @@ impl Store {
             if old.is_some() {
                 std::fs::remove_file(&full).map_err(io)?;
             }
-            let target = String::from_utf8_lossy(&data).into_owned();
+            let target = String::from_utf8_lossy(data).into_owned();
             return std::os::unix::fs::symlink(target, &full).map_err(io);
         }
         if mode == "160000" {
@@ -106,7 +138,7 @@ impl Store {
         // Written beside it and renamed over it: never half a file.
         let tmp =
             full.with_file_name(format!(".{}.pi-restore", full.file_name().and_then(|n| n.to_str()).unwrap_or("file")));
-        std::fs::write(&tmp, &data).map_err(io)?;
+        std::fs::write(&tmp, data).map_err(io)?;
         let keep = old.filter(|m| m.is_file()).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
         let exec = mode == "100755";
         let perms = match keep {
@@ -119,16 +151,15 @@ impl Store {
         std::fs::rename(&tmp, &full).map_err(io)
     }
 
-    /// Remove `path` (not in the snapshot `tree`) and the folders it leaves
-    /// empty that the snapshot does not have.
-    fn remove(&self, path: &str, tree: &HashMap<String, (String, String)>) -> Result<(), CheckpointError> {
+    /// Remove `path` (not in the snapshot) and the folders it leaves empty
+    /// that are not among the snapshot's `folders`.
+    fn remove(&self, path: &str, folders: &HashSet<&str>) -> Result<(), CheckpointError> {
         let full = self.work().join(path);
         match std::fs::symlink_metadata(&full) {
             Ok(m) if m.is_dir() => return Ok(()),
             Ok(_) => std::fs::remove_file(&full).map_err(|e| CheckpointError::Io(path.to_string(), e))?,
             Err(_) => return Ok(()),
         }
-        let folders: HashSet<&str> = tree.keys().flat_map(|p| ancestors(p)).collect();
         let mut dir = Path::new(path).parent();
         while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
             let name = d.to_string_lossy();

@@ -287,7 +287,9 @@ impl Store {
             }
         }
         if !dropped.is_empty() {
-            git.run(&["gc", "--prune=now", "--quiet"], None)?;
+            // Objects younger than the limit stay: a running session may
+            // have staged a tree it has not made a checkpoint of yet.
+            git.run(&["gc", &format!("--prune={keep_days}.days.ago"), "--quiet"], None)?;
         }
         Ok(dropped)
     }

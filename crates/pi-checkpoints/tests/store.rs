@@ -31,6 +31,8 @@ fn project() -> (tempfile::TempDir, tempfile::TempDir) {
     symlink("a.txt", w.join("link")).unwrap();
     write(w, "src/lib.rs", "fn main() {}\n");
     write(w, "gone.txt", "to be removed\n");
+    write(w, "same-1.txt", "twins\n");
+    write(w, "same-2.txt", "twins\n");
     write(w, ".gitignore", "target/\n");
     write(w, "target/out.bin", "built\n");
     git(w, &["init", "-q"]);
@@ -53,6 +55,8 @@ fn turn(w: &Path) {
     std::fs::remove_file(w.join("link")).unwrap();
     symlink("src/lib.rs", w.join("link")).unwrap();
     write(w, "private.txt", "mine, changed\n");
+    write(w, "same-1.txt", "no longer twins\n");
+    write(w, "same-2.txt", "\n");
     write(w, "target/out.bin", "rebuilt\n");
 }
 
