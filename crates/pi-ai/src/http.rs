@@ -191,7 +191,11 @@ pub(crate) fn request_headers<'a>(
 }
 
 /// POST `body` (JSON) and return the event stream of a 2xx answer.
-pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: Vec<u8>) -> Result<SseStream, SendError> {
+pub(crate) async fn post_sse(
+    url: &str,
+    headers: HeaderMap,
+    body: crate::providers::RequestBody,
+) -> Result<SseStream, SendError> {
     let client = client().map_err(SendError::Other)?;
     // A client that names its own `accept` (as the OpenAI SDK's do) keeps it.
     let accept = if headers.contains_key("accept") { None } else { Some("text/event-stream") };
@@ -199,7 +203,7 @@ pub(crate) async fn post_sse(url: &str, headers: HeaderMap, body: Vec<u8>) -> Re
     if let Some(accept) = accept {
         builder = builder.header("accept", accept);
     }
-    let resp = builder.body(body).send().await.map_err(|e| SendError::Other(transport_error(&e, url)))?;
+    let resp = builder.body(body.into_http()).send().await.map_err(|e| SendError::Other(transport_error(&e, url)))?;
     let status = resp.status();
     if !status.is_success() {
         let retry_after = retry_after(resp.headers(), SystemTime::now());

@@ -10,6 +10,11 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(600);
 pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 /// The most characters of an error body shown (like the reference).
 pub const MAX_ERROR_BODY_CHARS: usize = 4000;
+/// The size of each chunk a request body is written in (see
+/// `providers::request_body`): large enough that a body of tens of megabytes
+/// is a few hundred chunks, small enough that the last chunk's unused room
+/// does not matter.
+pub const REQUEST_BODY_CHUNK_BYTES: usize = 128 * 1024;
 /// The largest server-sent event read (its unfinished line plus the data
 /// gathered so far, 256 MiB); past it the stream fails instead of growing
 /// without end. (The reference's engine cannot hold a string much over

@@ -389,3 +389,31 @@ async fn thinking_streams_for_each_api() {
         assert_eq!(msg.text(), "answer");
     }
 }
+
+/// A body far larger than one write chunk (a long session's request) arrives
+/// whole, with a `content-length` that is its exact size (some servers and
+/// proxies refuse chunked uploads), for each API.
+#[tokio::test]
+async fn a_long_conversation_arrives_whole_with_its_length() {
+    // Multi-byte characters and characters JSON escapes, cut anywhere by the chunks.
+    let piece = "é\"\n\u{1}😀 plain text ".repeat(4_000);
+    let mut ctx = context();
+    for i in 0..30 {
+        ctx.messages.push(Message::User(UserMessage::text(format!("{i}:{piece}"))));
+    }
+    for api in APIS {
+        let server = MockServer::start(vec![Turn::text("ok")]);
+        let evs = events(&model(&server, api), &ctx, options()).await;
+        assert_eq!(last(&evs).stop_reason, StopReason::Stop, "{api}");
+        let r = &server.requests()[0];
+        let length: usize = r.header("content-length").expect("content-length sent").parse().unwrap();
+        assert_eq!(length, r.raw_body.len(), "{api}");
+        assert!(length > 3_000_000, "{api}: {length} bytes, many chunks");
+        assert!(r.header("transfer-encoding").is_none(), "{api}");
+        let text = r.raw_body.as_str();
+        for i in 0..30 {
+            assert!(text.contains(&format!("{i}:")), "{api}: message {i} is in the body");
+        }
+        assert!(!r.body.is_null(), "{api}: the body is one JSON document");
+    }
+}

@@ -37,7 +37,7 @@ pub(crate) fn request_body(
     model: &Model,
     context: &ContextRef<'_>,
     options: &StreamOptions,
-) -> Result<Vec<u8>, ProviderError> {
+) -> Result<super::RequestBody, ProviderError> {
     let max = max_tokens(model, options);
     let oauth = wire::uses_oauth(options);
     let thinking = Thinking::of(model, options, max);
@@ -441,7 +441,7 @@ mod tests {
 
     /// The body as a JSON value (its bytes parsed back).
     fn request_body(model: &Model, ctx: &Context, options: &StreamOptions) -> Value {
-        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap()).unwrap()
+        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap().to_vec()).unwrap()
     }
 
     fn model() -> Model {

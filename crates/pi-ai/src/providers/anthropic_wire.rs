@@ -307,7 +307,7 @@ mod tests {
         let p = super::super::anthropic::prepare(m, &ctx.view(), &options).unwrap();
         let headers =
             p.headers.iter().map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap().to_string())).collect();
-        (p.url, headers, serde_json::from_slice(&p.body).unwrap())
+        (p.url, headers, serde_json::from_slice(&p.body.to_vec()).unwrap())
     }
 
     fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {

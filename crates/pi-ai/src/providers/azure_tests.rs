@@ -69,7 +69,7 @@ fn deployments_and_headers() {
     let env = AzureEnv { deployment_map: Some("other=x, gpt-4o-mini = my-dep ,bad".into()), ..Default::default() };
     let options = StreamOptions { api_key: Some("k".into()), session_id: Some("sid".into()), ..Default::default() };
     let p = prepare_with(&model("http://h"), &ctx().view(), &options, &env).unwrap();
-    let body: Value = serde_json::from_slice(&p.body).unwrap();
+    let body: Value = serde_json::from_slice(&p.body.to_vec()).unwrap();
     assert_eq!(body["model"], "my-dep");
     assert_eq!(body["prompt_cache_key"], "sid");
     assert_eq!(p.headers.get("api-key").unwrap(), "k");

@@ -9,24 +9,25 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use super::request_body::{ChunkWriter, RequestBody};
 use crate::error::ProviderError;
 use crate::text;
 
 /// A JSON object being written (a request body's top level).
 pub(crate) struct ObjectWriter {
-    out: Vec<u8>,
+    out: ChunkWriter,
     empty: bool,
 }
 
 /// A JSON array being written inside an object.
 pub(crate) struct ArrayWriter<'a> {
-    out: &'a mut Vec<u8>,
+    out: &'a mut ChunkWriter,
     empty: bool,
 }
 
 /// A JSON object being written inside an array or an object.
 pub(crate) struct FieldWriter<'a> {
-    out: &'a mut Vec<u8>,
+    out: &'a mut ChunkWriter,
     empty: bool,
 }
 
@@ -42,7 +43,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// serde_json escapes: `"` and `\`, the short forms of backspace, form feed,
 /// newline, carriage return and tab, `\u00XX` for the other control
 /// characters, everything else as it is.
-fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
+fn escape_into(out: &mut ChunkWriter, bytes: &[u8]) {
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let short: &[u8] = match b {
@@ -71,7 +72,7 @@ fn escape_into(out: &mut Vec<u8>, bytes: &[u8]) {
 
 /// Writes what it is given escaped as the inside of a JSON string: a value
 /// serialised through it lands as the JSON text of that value, quoted.
-struct Escaping<'a>(&'a mut Vec<u8>);
+struct Escaping<'a>(&'a mut ChunkWriter);
 
 impl Write for Escaping<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -85,7 +86,7 @@ impl Write for Escaping<'_> {
 }
 
 /// Append `s` as a JSON string.
-fn string_into(out: &mut Vec<u8>, s: &str) {
+fn string_into(out: &mut ChunkWriter, s: &str) {
     out.push(b'"');
     escape_into(out, s.as_bytes());
     out.push(b'"');
@@ -94,7 +95,9 @@ fn string_into(out: &mut Vec<u8>, s: &str) {
 impl ObjectWriter {
     /// A new object.
     pub(crate) fn new() -> Self {
-        ObjectWriter { out: vec![b'{'], empty: true }
+        let mut out = ChunkWriter::new();
+        out.push(b'{');
+        ObjectWriter { out, empty: true }
     }
 
     /// The fields written so far, to write more with `write`.
@@ -120,9 +123,9 @@ impl ObjectWriter {
     }
 
     /// The object's bytes.
-    pub(crate) fn finish(mut self) -> Vec<u8> {
+    pub(crate) fn finish(mut self) -> RequestBody {
         self.out.push(b'}');
-        self.out
+        self.out.finish()
     }
 }
 
@@ -203,7 +206,7 @@ impl FieldWriter<'_> {
 
 /// Write `{...}`, the fields given by `fill`.
 fn write_object(
-    out: &mut Vec<u8>,
+    out: &mut ChunkWriter,
     fill: impl FnOnce(&mut FieldWriter<'_>) -> Result<(), ProviderError>,
 ) -> Result<(), ProviderError> {
     out.push(b'{');
@@ -284,16 +287,16 @@ mod tests {
             "none": [],
             "stream": true,
         });
-        assert_eq!(o.finish(), serde_json::to_vec(&expected).unwrap());
+        assert_eq!(o.finish().to_vec(), serde_json::to_vec(&expected).unwrap());
     }
 
     #[test]
     fn strings_are_escaped_as_serde_json_escapes_them() {
         let every_control: String = (0u8..0x20).map(char::from).collect();
         for s in [every_control.as_str(), "\"\\/\u{7f}é\u{2028}😀", "", "plain"] {
-            let mut out = Vec::new();
+            let mut out = ChunkWriter::new();
             string_into(&mut out, s);
-            assert_eq!(out, serde_json::to_vec(s).unwrap(), "{s:?}");
+            assert_eq!(out.finish().to_vec(), serde_json::to_vec(s).unwrap(), "{s:?}");
         }
     }
 
@@ -301,9 +304,9 @@ mod tests {
         #[test]
         fn any_string_is_escaped_as_serde_json_escapes_it(s in "(?s).{0,40}", t in "[\\x00-\\x7f]{0,40}") {
             for s in [&s, &t] {
-                let mut out = Vec::new();
+                let mut out = ChunkWriter::new();
                 string_into(&mut out, s);
-                proptest::prop_assert_eq!(out, serde_json::to_vec(s).unwrap());
+                proptest::prop_assert_eq!(out.finish().to_vec(), serde_json::to_vec(s).unwrap());
             }
         }
     }
@@ -336,12 +339,12 @@ mod tests {
             ]},
             {}
         ]});
-        assert_eq!(String::from_utf8(o.finish()).unwrap(), serde_json::to_string(&expected).unwrap());
+        assert_eq!(String::from_utf8(o.finish().to_vec()).unwrap(), serde_json::to_string(&expected).unwrap());
     }
 
     #[test]
     fn an_empty_object_is_an_object() {
-        assert_eq!(ObjectWriter::new().finish(), b"{}");
+        assert_eq!(ObjectWriter::new().finish().to_vec(), b"{}");
     }
 
     #[test]

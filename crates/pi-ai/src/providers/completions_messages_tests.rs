@@ -188,7 +188,8 @@ fn written_messages_are_the_former_values_byte_for_byte() {
             new.array("messages", |out| write_messages(&shape, &context, out)).unwrap();
             let mut old = ObjectWriter::new();
             old.array("messages", |out| value_messages(&shape, &context).iter().try_for_each(|v| out.push(v))).unwrap();
-            let (new, old) = (String::from_utf8(new.finish()).unwrap(), String::from_utf8(old.finish()).unwrap());
+            let (new, old) =
+                (String::from_utf8(new.finish().to_vec()).unwrap(), String::from_utf8(old.finish().to_vec()).unwrap());
             assert_eq!(new, old, "{:?} developer_role {developer_role} thinking_on {thinking_on}", model.compat);
         }
     }

@@ -380,7 +380,7 @@ mod message_switches {
             ..Default::default()
         };
         let bytes = super::super::openai_completions::request_body(m, &ctx.view(), &options).unwrap();
-        serde_json::from_slice(&bytes).unwrap()
+        serde_json::from_slice(&bytes.to_vec()).unwrap()
     }
 
     fn model() -> Model {

@@ -68,7 +68,7 @@ mod tests {
     use crate::types::{AssistantMessage, Context, ToolResultMessage, UserMessage};
 
     fn prepared() -> Prepared {
-        Prepared { url: String::new(), headers: http::headers([("x-api-key", "k")]).unwrap(), body: vec![] }
+        Prepared { url: String::new(), headers: http::headers([("x-api-key", "k")]).unwrap(), body: Vec::new().into() }
     }
 
     fn header(p: &Prepared, name: &str) -> Option<String> {

@@ -79,7 +79,7 @@ pub(crate) fn request_body(
     model: &Model,
     context: &ContextRef<'_>,
     options: &StreamOptions,
-) -> Result<Vec<u8>, ProviderError> {
+) -> Result<super::RequestBody, ProviderError> {
     let mut body = ObjectWriter::new();
     body.field("model", &model.id)?;
     body.field("stream", &true)?;

@@ -14,7 +14,7 @@ fn model() -> Model {
 }
 
 fn body(model: &Model, ctx: &Context, options: &StreamOptions) -> Value {
-    serde_json::from_slice(&request_body(model, &ctx.view(), options).unwrap()).unwrap()
+    serde_json::from_slice(&request_body(model, &ctx.view(), options).unwrap().to_vec()).unwrap()
 }
 
 fn result(id: &str, text: &str, is_error: bool) -> Message {

@@ -17,6 +17,7 @@ pub(crate) mod mistral_stream;
 pub(crate) mod openai_codex;
 pub(crate) mod openai_completions;
 pub(crate) mod openai_responses;
+mod request_body;
 mod responses_input;
 #[cfg(test)]
 mod rich_conversation;
@@ -33,6 +34,7 @@ use crate::text;
 use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, ToolResultMessage};
 
 pub(crate) use body::{ArrayWriter, FieldWriter, ObjectWriter};
+pub(crate) use request_body::RequestBody;
 
 /// A request ready to send: written before the provider task starts, so the
 /// conversation is borrowed for the body and never copied into the task.
@@ -42,7 +44,7 @@ pub(crate) struct Prepared {
     /// Its headers.
     pub headers: reqwest::header::HeaderMap,
     /// The JSON body.
-    pub body: Vec<u8>,
+    pub body: RequestBody,
 }
 
 /// The output-token limit of a request.
@@ -203,9 +205,10 @@ pub(crate) async fn before_send(
         }
     }
     if let Some(h) = hooks.at(crate::hooks::point::PAYLOAD) {
-        let payload: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or(serde_json::Value::Null);
+        let payload: serde_json::Value =
+            serde_json::from_slice(&request.body.to_vec()).unwrap_or(serde_json::Value::Null);
         if let Some(replaced) = h.payload(payload).await {
-            request.body = serde_json::to_vec(&replaced).map_err(|e| ProviderError::failed(e.to_string()))?;
+            request.body = serde_json::to_vec(&replaced).map_err(|e| ProviderError::failed(e.to_string()))?.into();
         }
     }
     Ok(request)

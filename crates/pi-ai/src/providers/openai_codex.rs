@@ -72,7 +72,7 @@ pub(crate) fn request_body(
     model: &Model,
     context: &ContextRef<'_>,
     options: &StreamOptions,
-) -> Result<Vec<u8>, ProviderError> {
+) -> Result<super::RequestBody, ProviderError> {
     let mut body = ObjectWriter::new();
     body.field("model", &model.id)?;
     body.field("store", &false)?;
@@ -132,7 +132,7 @@ pub(crate) fn prepare(
 /// clients send it.
 fn compressed(mut request: Prepared) -> Prepared {
     if let Ok(encoding) = http::headers([("content-encoding", "zstd")]) {
-        request.body = ruzstd::encoding::compress_to_vec(request.body.as_slice(), ZSTD_LEVEL);
+        request.body = ruzstd::encoding::compress_to_vec(request.body.to_vec().as_slice(), ZSTD_LEVEL).into();
         request.headers.extend(encoding);
     }
     request

@@ -118,7 +118,7 @@ pub(crate) fn request_body(
     model: &Model,
     context: &ContextRef<'_>,
     options: &StreamOptions,
-) -> Result<Vec<u8>, ProviderError> {
+) -> Result<super::RequestBody, ProviderError> {
     let compat = Compat::of(model);
     let thinking_on = model.reasoning && options.thinking_level().is_some();
     let mut body = ObjectWriter::new();
@@ -329,7 +329,7 @@ mod tests {
 
     /// The body as a JSON value (its bytes parsed back).
     fn request_body(model: &Model, ctx: &Context, options: &StreamOptions) -> Value {
-        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap()).unwrap()
+        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap().to_vec()).unwrap()
     }
 
     fn model() -> Model {

@@ -20,7 +20,7 @@ pub(crate) fn request_body(
     model: &Model,
     context: &ContextRef<'_>,
     options: &StreamOptions,
-) -> Result<Vec<u8>, ProviderError> {
+) -> Result<super::RequestBody, ProviderError> {
     let mut body = ObjectWriter::new();
     body.field("model", &model.id)?;
     body.array("input", |out| write_input(model, context, out))?;
@@ -292,7 +292,7 @@ mod tests {
 
     /// The body as a JSON value (its bytes parsed back).
     fn request_body(model: &Model, ctx: &Context, options: &StreamOptions) -> Value {
-        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap()).unwrap()
+        serde_json::from_slice(&super::request_body(model, &ctx.view(), options).unwrap().to_vec()).unwrap()
     }
 
     fn model() -> Model {

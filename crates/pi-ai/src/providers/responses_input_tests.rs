@@ -114,7 +114,8 @@ fn written_input_is_the_former_values_byte_for_byte() {
             new.array("input", |out| write_input(&model, &context, out)).unwrap();
             let mut old = ObjectWriter::new();
             old.array("input", |out| value_input(&model, &context).iter().try_for_each(|v| out.push(v))).unwrap();
-            let (new, old) = (String::from_utf8(new.finish()).unwrap(), String::from_utf8(old.finish()).unwrap());
+            let (new, old) =
+                (String::from_utf8(new.finish().to_vec()).unwrap(), String::from_utf8(old.finish().to_vec()).unwrap());
             assert_eq!(new, old, "reasoning {reasoning} images {images}");
         }
     }

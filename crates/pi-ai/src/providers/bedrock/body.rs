@@ -112,7 +112,7 @@ pub(crate) fn request_body(
     model: &Model,
     context: &ContextRef<'_>,
     options: &StreamOptions,
-) -> Result<Vec<u8>, ProviderError> {
+) -> Result<crate::providers::RequestBody, ProviderError> {
     let max = max_tokens(model, options);
     let cache = takes_cache_points(model);
     let mut body = ObjectWriter::new();

@@ -115,7 +115,7 @@ async fn authorize(request: &mut Prepared, options: &StreamOptions) -> Result<()
     };
     let len = request.body.len().to_string();
     request.headers.extend(http::headers([("content-length", len.as_str())])?);
-    sign::sign_request(&keys, &region, &request.url, &mut request.headers, &request.body, SystemTime::now())
+    sign::sign_request(&keys, &region, &request.url, &mut request.headers, &request.body.to_vec(), SystemTime::now())
 }
 
 /// Send a prepared request, streaming the answer into `em`.
@@ -125,7 +125,7 @@ pub(crate) async fn send(
     em: &mut Emitter,
 ) -> Result<StopReason, ProviderError> {
     authorize(&mut request, options).await?;
-    let resp = http::post_raw(&request.url, request.headers, request.body, true).await?;
+    let resp = http::post_raw(&request.url, request.headers, request.body.to_vec(), true).await?;
     let status = resp.status().as_u16();
     if !resp.status().is_success() {
         let retry_after = http::retry_after(resp.headers(), SystemTime::now());

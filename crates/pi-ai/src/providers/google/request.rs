@@ -24,7 +24,7 @@ pub(crate) fn request_body(
     model: &Model,
     context: &ContextRef<'_>,
     options: &StreamOptions,
-) -> Result<Vec<u8>, ProviderError> {
+) -> Result<crate::providers::RequestBody, ProviderError> {
     let thinking = thinking::thinking_config(model, options)?;
     let mut body = ObjectWriter::new();
     body.array("contents", |out| write_contents(model, context, out))?;

@@ -205,7 +205,7 @@ fn conversation(model: &Model) -> Context {
 
 fn body(model: &Model, ctx: &Context, level: Option<&str>) -> Value {
     let options = StreamOptions { reasoning: level.map(String::from), ..Default::default() };
-    serde_json::from_slice(&request::request_body(model, &ctx.view(), &options).unwrap()).unwrap()
+    serde_json::from_slice(&request::request_body(model, &ctx.view(), &options).unwrap().to_vec()).unwrap()
 }
 
 /// The body the reference sent for the same conversation (gemini-2.5-flash, medium).
