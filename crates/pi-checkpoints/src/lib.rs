@@ -94,6 +94,31 @@ pub fn plan_undo(store: &Store, session: &str) -> Result<UndoPlan, CheckpointErr
     Ok(UndoPlan { turn, after, files })
 }
 
+/// What a rewind of the conversation to before `entries` would restore: the
+/// session's earliest turn whose answer is one of `entries` (the part of the
+/// conversation being left), read against the session's latest snapshot, so
+/// every change made since that turn goes (`None`: no such turn changed
+/// files).
+pub fn plan_rewind(
+    store: &Store,
+    session: &str,
+    entries: &std::collections::HashSet<String>,
+) -> Result<Option<UndoPlan>, CheckpointError> {
+    let turns = store.turns(session)?;
+    let first = turns
+        .iter()
+        .position(|t| t.after.as_ref().and_then(|a| a.record.entry.as_ref()).is_some_and(|e| entries.contains(e)));
+    let Some(first) = first else { return Ok(None) };
+    let turn = turns[first].clone();
+    let latest = store.history(session)?.into_iter().rev().find(|s| s.record.kind != Kind::Before);
+    let after = match latest {
+        Some(s) => s.id,
+        None => store.snapshot(Record { of: Some(turn.before.id.clone()), ..Record::new(Kind::After, session) })?.id,
+    };
+    let files = store.changes(&turn.before.id, &after)?;
+    Ok(Some(UndoPlan { turn, after, files }))
+}
+
 /// Undo the session's last turn that changed files and is not undone yet:
 /// its files as they were before it (see [`Store::restore`]).
 pub fn undo(store: &Store, session: &str, force: bool) -> Result<(Turn, Restored), CheckpointError> {

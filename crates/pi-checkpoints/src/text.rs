@@ -111,3 +111,12 @@ pub fn pruned(sessions: usize, days: u64) -> String {
         if sessions == 1 { "1 session's checkpoints".to_string() } else { format!("{sessions} sessions' checkpoints") };
     format!("Dropped {what} older than {days} days.")
 }
+
+/// `/tree`'s question when the part of the conversation left behind changed files.
+pub const REWIND_FILES_TITLE: &str = "Restore the files too?";
+
+/// The explanation under [`REWIND_FILES_TITLE`].
+pub const REWIND_FILES_MESSAGE: &str = "The agent changed files after this point. Yes: the files go back to how they were here (a checkpoint keeps what is there now).";
+
+/// `/tree` kept the files as they are.
+pub const FILES_KEPT: &str = "Files left as they are.";

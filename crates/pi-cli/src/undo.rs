@@ -40,20 +40,74 @@ impl Undone {
 /// asked first (`session_before_restore`, which may cancel) and told after
 /// (`session_restore`).
 pub(crate) async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Result<Undone, CheckpointError> {
-    let ctx = agent.tool_ctx();
-    let cwd = ctx.cwd.clone();
-    let session = ctx.session.session_id.clone().unwrap_or_default();
-    let agent_dir = ctx.session.agent_dir.clone().unwrap_or_else(pi_config::agent_dir);
+    let (store, session) = open_store(agent);
     let (store, plan) = {
         let session = session.clone();
         blocking(move || {
-            let store = Store::open(&agent_dir, &cwd, cp_text::DEFAULT_MAX_FILE_MB)?;
+            let store = store()?;
             let plan = pi_checkpoints::plan_undo(&store, &session)?;
             Ok((store, plan))
         })
         .await?
     };
-    let asked = serde_json::json!({"reason": "undo", "checkpoint": plan.turn.before.id, "files": plan.files});
+    apply(agent, ext, "undo", store, session, plan, force).await
+}
+
+/// Bring the files back to before the earliest turn whose answer is one of
+/// `entries` (the part of the conversation a `/tree` move leaves), as
+/// [`undo`] does; `Ok(None)` when none of those turns changed files.
+pub(crate) async fn rewind(
+    agent: &mut Agent,
+    ext: &ExtSession,
+    entries: std::collections::HashSet<String>,
+    force: bool,
+) -> Result<Option<Undone>, CheckpointError> {
+    let (store, session) = open_store(agent);
+    let (store, plan) = {
+        let session = session.clone();
+        blocking(move || {
+            let store = store()?;
+            let plan = pi_checkpoints::plan_rewind(&store, &session, &entries)?;
+            Ok((store, plan))
+        })
+        .await?
+    };
+    match plan {
+        Some(plan) => apply(agent, ext, "rewind", store, session, plan, force).await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Which turns of this session's checkpoints changed files, by the session
+/// entry of their answer (for showing where files can be rewound).
+pub(crate) async fn changing_entries(agent: &Agent) -> std::collections::HashSet<String> {
+    let (store, session) = open_store(agent);
+    let turns = blocking(move || store()?.turns(&session)).await.unwrap_or_default();
+    turns.into_iter().filter_map(|t| t.after.and_then(|a| a.record.entry)).collect()
+}
+
+/// Opens the folder's checkpoint store (run it off the async threads), and
+/// the session's id.
+fn open_store(agent: &Agent) -> (impl FnOnce() -> Result<Store, CheckpointError> + Send + 'static, String) {
+    let ctx = agent.tool_ctx();
+    let session = ctx.session.session_id.clone().unwrap_or_default();
+    let agent_dir = ctx.session.agent_dir.clone().unwrap_or_else(pi_config::agent_dir);
+    let cwd = ctx.cwd.clone();
+    (move || Store::open(&agent_dir, &cwd, cp_text::DEFAULT_MAX_FILE_MB), session)
+}
+
+/// Carry out `plan`: ask the extensions, restore, note it in the
+/// conversation, tell the extensions (`reason`: `undo` or `rewind`).
+async fn apply(
+    agent: &mut Agent,
+    ext: &ExtSession,
+    reason: &str,
+    store: Store,
+    session: String,
+    plan: pi_checkpoints::UndoPlan,
+    force: bool,
+) -> Result<Undone, CheckpointError> {
+    let asked = serde_json::json!({"reason": reason, "checkpoint": plan.turn.before.id, "files": plan.files});
     for l in ext.scripts() {
         let (cancel, errors) = l.gate("session_before_restore", asked.clone()).await;
         ext.report(errors);
@@ -74,7 +128,7 @@ pub(crate) async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Re
     };
     agent.record(AgentMessage::Agent(AgentOnly::Custom(note)));
     let mut told = done.json();
-    told["reason"] = serde_json::json!("undo");
+    told["reason"] = serde_json::json!(reason);
     ext.notify("session_restore", told).await;
     Ok(done)
 }

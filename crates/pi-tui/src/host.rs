@@ -187,6 +187,18 @@ pub enum DialogRequest {
         /// Text to start with.
         prefill: Option<String>,
     },
+    /// One of `labels` (a list that can be filtered by typing), starting
+    /// at `start`; the answer is the matching entry of `values` (`/tree`).
+    Choose {
+        /// The question.
+        title: String,
+        /// What each row shows.
+        labels: Vec<String>,
+        /// What each row answers.
+        values: Vec<String>,
+        /// The row selected first.
+        start: usize,
+    },
     /// One of the sessions (`/resume`): the session picker; the answer is
     /// the chosen session's file.
     Sessions {

@@ -1,5 +1,5 @@
 //! The slash commands the host runs: `/reload`, `/new`, `/session`,
-//! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/resume`, `/mcp`,
+//! `/name`, `/compact`, `/export`, `/fork`, `/clone`, `/resume`, `/tree`, `/mcp`,
 //! `/login`, `/logout` (in `login`), `/llama`;
 //! the session-tree commands answer that they are not in this build yet.
 
@@ -18,7 +18,7 @@ use super::worker::Host;
 use crate::session_error::SessionCallError;
 
 /// Commands of the reference that other parts of pi will provide.
-const NOT_YET: &[&str] = &["tree", "import", "share", "bug", "scoped-models", "changelog"];
+const NOT_YET: &[&str] = &["import", "share", "bug", "scoped-models", "changelog"];
 
 impl Host {
     pub(crate) async fn command(&mut self, name: &str, args: &str) {
@@ -29,6 +29,7 @@ impl Host {
             "name" => self.name(args).await,
             "compact" => self.compact(args).await,
             "undo" => self.undo(args).await,
+            "tree" => self.tree().await,
             "export" => self.export(args),
             "fork" => self.fork().await,
             "clone" => self.clone_session().await,

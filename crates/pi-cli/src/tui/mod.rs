@@ -11,6 +11,7 @@ pub(crate) mod look;
 pub(crate) mod router;
 mod stderr;
 mod text;
+mod tree;
 mod undo;
 mod worker;
 

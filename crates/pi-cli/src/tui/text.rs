@@ -96,3 +96,17 @@ pub fn session_info(i: &SessionInfo<'_>) -> String {
     }
     s
 }
+/// The title of `/tree`'s list.
+pub const TREE_TITLE: &str = "Session Tree\nSelect an entry to continue the conversation from it (type to filter)";
+/// Appended to the row of the current point in `/tree`.
+pub const TREE_CURRENT_MARK: &str = "  ← current";
+/// A compaction's row in `/tree`.
+pub const TREE_COMPACTION: &str = "[compaction]";
+/// A branch summary's row in `/tree`.
+pub const TREE_BRANCH_SUMMARY: &str = "[branch summary]";
+/// `/tree` with nothing in the session.
+pub const TREE_EMPTY: &str = "No entries in session";
+/// `/tree` cancelled by an extension.
+pub const TREE_CANCELLED: &str = "Navigation cancelled";
+/// `/tree` done.
+pub const TREE_MOVED: &str = "Navigated to selected point";

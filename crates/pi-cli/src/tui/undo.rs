@@ -24,16 +24,18 @@ impl Host {
                     }
                 }
                 Err(e) => return self.notice(Level::Warning, e.to_string()),
-                Ok(done) => {
-                    let changed = done.restored.changed();
-                    let restored = cp_text::restored(changed.len(), done.short());
-                    self.notice(Level::Info, format!("{restored}\n  {}", changed.join("\n  ")));
-                    if !done.restored.not_restorable.is_empty() {
-                        self.notice(Level::Warning, cp_text::not_restorable(&done.restored.not_restorable));
-                    }
-                    return;
-                }
+                Ok(done) => return self.restored_notice(&done),
             }
+        }
+    }
+
+    /// What a restore did, as notices.
+    pub(super) fn restored_notice(&mut self, done: &crate::undo::Undone) {
+        let changed = done.restored.changed();
+        let restored = cp_text::restored(changed.len(), done.short());
+        self.notice(Level::Info, format!("{restored}\n  {}", changed.join("\n  ")));
+        if !done.restored.not_restorable.is_empty() {
+            self.notice(Level::Warning, cp_text::not_restorable(&done.restored.not_restorable));
         }
     }
 }

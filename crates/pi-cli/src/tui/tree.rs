@@ -1,0 +1,320 @@
+//! `/tree` in the terminal UI: the session's entries as a tree (branches
+//! indented where the conversation forked, the current point marked), one
+//! chosen, and the conversation moved there as the reference moves it
+//! (`session_before_tree` may cancel; a user message's text comes back into
+//! the editor). With checkpoints on, when the part of the conversation left
+//! behind changed files, the user is asked whether the files go back too
+//! (B11: files and conversation rewound together).
+
+use std::collections::{HashMap, HashSet};
+
+use pi_agent::session::{Entry, Session};
+use pi_checkpoints::{CheckpointError, text as cp_text};
+use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle, Update};
+use pi_tui::transcript::Level;
+use serde_json::Value;
+
+use super::text;
+use super::worker::Host;
+
+/// Most characters of an entry shown in its row.
+const ROW_TEXT_CHARS: usize = 100;
+
+/// One row of the tree: the entry it stands for and what it shows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Row {
+    /// The entry's id.
+    pub id: String,
+    /// The row's text (indentation, branch mark, summary).
+    pub label: String,
+}
+
+/// The rows of `session`'s tree, in order (each branch under the entry it
+/// forked from, oldest first), and the row of the current point.
+pub(crate) fn rows(session: &Session) -> (Vec<Row>, usize) {
+    let entries = session.entries();
+    let mut children: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        let parent = e.parent_id().filter(|p| session.get(p).is_some());
+        children.entry(parent).or_default().push(i);
+    }
+    let on_branch: HashSet<&str> = session.branch_to(session.leaf_id()).iter().map(|e| e.id()).collect();
+    let (mut rows, mut current) = (Vec::new(), 0);
+    // Depth-first without recursion (a conversation is as deep as it is long):
+    // (entry, indentation, mark of its first row).
+    let mut stack: Vec<(usize, usize, &str)> =
+        children.get(&None).map(|r| siblings(r, 0)).unwrap_or_default().into_iter().rev().collect();
+    while let Some((i, depth, mark)) = stack.pop() {
+        let e = &entries[i];
+        let mut mark = mark;
+        if let Some(summary) = summary(e) {
+            if on_branch.contains(e.id()) {
+                current = rows.len();
+            }
+            let label = format!("{}{mark}{summary}", "  ".repeat(depth));
+            rows.push(Row { id: e.id().to_string(), label });
+            mark = "";
+        }
+        if let Some(kids) = children.get(&Some(e.id())) {
+            let next = if kids.len() > 1 { siblings(kids, depth + 1) } else { vec![(kids[0], depth, mark)] };
+            stack.extend(next.into_iter().rev());
+        }
+    }
+    if let Some(row) = rows.get_mut(current) {
+        row.label.push_str(text::TREE_CURRENT_MARK);
+    }
+    unique(&mut rows);
+    (rows, current)
+}
+
+/// Children of a fork, each marked as a branch.
+fn siblings(kids: &[usize], depth: usize) -> Vec<(usize, usize, &'static str)> {
+    let last = kids.len().saturating_sub(1);
+    let branch = kids.len() > 1;
+    kids.iter()
+        .enumerate()
+        .map(|(n, &k)| {
+            (
+                k,
+                depth,
+                if !branch {
+                    ""
+                } else if n == last {
+                    "└─ "
+                } else {
+                    "├─ "
+                },
+            )
+        })
+        .collect()
+}
+
+/// Rows that read the same get a number, so each can be told apart.
+fn unique(rows: &mut [Row]) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for row in rows {
+        let n = seen.entry(row.label.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            row.label = format!("{} #{n}", row.label);
+        }
+    }
+}
+
+/// What an entry's row says; `None` for entries the tree does not show
+/// (labels, settings changes, extension data).
+fn summary(e: &Entry) -> Option<String> {
+    let line = match e.kind() {
+        "message" => {
+            let m = e.field("message");
+            match m["role"].as_str().unwrap_or_default() {
+                "user" => format!("user: {}", content_text(&m["content"])),
+                "assistant" => {
+                    let said = content_text(&m["content"]);
+                    let calls: Vec<&str> = m["content"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|b| b["type"] == "toolCall")
+                        .filter_map(|b| b["name"].as_str())
+                        .collect();
+                    match (said.is_empty(), calls.is_empty()) {
+                        (_, true) => format!("assistant: {said}"),
+                        (true, false) => format!("assistant: → {}", calls.join(", ")),
+                        (false, false) => format!("assistant: {said} → {}", calls.join(", ")),
+                    }
+                }
+                "toolResult" => format!("[{}]", m["toolName"].as_str().unwrap_or("tool")),
+                "bashExecution" => format!("! {}", m["command"].as_str().unwrap_or_default()),
+                "custom" => format!("[{}]", m["customType"].as_str().unwrap_or("custom")),
+                _ => return None,
+            }
+        }
+        "compaction" => text::TREE_COMPACTION.to_string(),
+        "branch_summary" => text::TREE_BRANCH_SUMMARY.to_string(),
+        "custom_message" => format!("[{}]", e.field("customType").as_str().unwrap_or("custom")),
+        _ => return None,
+    };
+    let one: String = pi_tui::sanitize::clean_line(&line.split_whitespace().collect::<Vec<_>>().join(" "));
+    Some(match one.char_indices().nth(ROW_TEXT_CHARS) {
+        Some((cut, _)) => format!("{}…", &one[..cut]),
+        None => one,
+    })
+}
+
+/// The text of a message's content (a string, or its text blocks joined).
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+impl Host {
+    /// `/tree`: choose an entry of the session tree and continue from it.
+    pub(super) async fn tree(&mut self) {
+        let (rows, current) = match self.agent.session().lock() {
+            Ok(s) => rows(&s),
+            Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
+        };
+        if rows.is_empty() {
+            return self.notice(Level::Info, text::TREE_EMPTY.to_string());
+        }
+        let request = DialogRequest::Choose {
+            title: text::TREE_TITLE.to_string(),
+            labels: rows.iter().map(|r| r.label.clone()).collect(),
+            values: rows.iter().map(|r| r.id.clone()).collect(),
+            start: current,
+        };
+        let DialogAnswer::Value(target) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
+        self.go_to(&target).await;
+    }
+
+    /// Move the conversation to `target` (the reference's navigation), then
+    /// offer to bring the files back to match.
+    async fn go_to(&mut self, target: &str) {
+        let prepared = crate::tree_events::prepare(&self.ext, target);
+        let (preparation, new_leaf) = match prepared {
+            Ok(p) => p,
+            Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
+        };
+        if crate::tree_events::cancelled(&self.ext, &preparation).await {
+            return self.notice(Level::Info, text::TREE_CANCELLED.to_string());
+        }
+        let editor = {
+            let moved = self.agent.session().lock().map_err(|e| e.to_string()).and_then(|mut s| {
+                let editor = user_text(&s, target);
+                s.set_leaf(new_leaf.as_deref()).map_err(|e| e.to_string())?;
+                Ok(editor)
+            });
+            match moved {
+                Ok(editor) => editor,
+                Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e)),
+            }
+        };
+        self.agent.resync_session();
+        crate::tree_events::moved(&self.ext, &preparation["oldLeafId"], new_leaf.as_deref()).await;
+        let left: HashSet<String> = preparation["entriesToSummarize"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["id"].as_str().map(str::to_string))
+            .collect();
+        self.show_conversation(editor);
+        if self.agent.tool_ctx().change_guard.is_some() && !left.is_empty() {
+            self.offer_rewind(left).await;
+        }
+    }
+
+    /// Show the conversation as it now is, with `editor` in the editor.
+    fn show_conversation(&mut self, editor: Option<String>) {
+        let history = self.agent.messages().to_vec();
+        let _ = self.up.send(Update::Session { history, editor });
+        self.notice(Level::Info, text::TREE_MOVED.to_string());
+    }
+
+    /// When turns of the conversation just left changed files: ask, then
+    /// bring the files back to before the first of them.
+    async fn offer_rewind(&mut self, left: HashSet<String>) {
+        let changing = crate::undo::changing_entries(&self.agent).await;
+        if left.is_disjoint(&changing) {
+            return;
+        }
+        let request = DialogRequest::Confirm {
+            title: cp_text::REWIND_FILES_TITLE.to_string(),
+            message: cp_text::REWIND_FILES_MESSAGE.to_string(),
+        };
+        if UiHandle::new(self.up.clone()).dialog(request).await != DialogAnswer::Confirmed(true) {
+            return self.notice(Level::Info, cp_text::FILES_KEPT.to_string());
+        }
+        let mut force = false;
+        loop {
+            match crate::undo::rewind(&mut self.agent, &self.ext, left.clone(), force).await {
+                Err(CheckpointError::ChangedSince(paths)) if !force => {
+                    let request = DialogRequest::Confirm {
+                        title: cp_text::UNDO_CONFIRM_TITLE.to_string(),
+                        message: cp_text::changed_since_question(&paths),
+                    };
+                    match UiHandle::new(self.up.clone()).dialog(request).await {
+                        DialogAnswer::Confirmed(true) => force = true,
+                        _ => return self.notice(Level::Info, cp_text::UNDO_KEPT),
+                    }
+                }
+                Err(e) => return self.notice(Level::Warning, e.to_string()),
+                Ok(None) => return,
+                Ok(Some(done)) => return self.restored_notice(&done),
+            }
+        }
+    }
+}
+
+/// The text of `id` when it is a user message (it goes back into the editor).
+fn user_text(s: &Session, id: &str) -> Option<String> {
+    let e = s.get(id)?;
+    let m = e.field("message");
+    (e.kind() == "message" && m["role"] == "user").then(|| content_text(&m["content"]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn say(s: &mut Session, role: &str, text: &str) -> String {
+        s.append_message(&json!({"role": role, "content": [{"type": "text", "text": text}], "timestamp": 0})).unwrap()
+    }
+
+    #[test]
+    fn branches_are_indented_under_their_fork_and_the_current_point_is_marked() {
+        let mut s = Session::in_memory();
+        say(&mut s, "user", "first\nquestion");
+        let b = say(&mut s, "assistant", "answer");
+        let c = say(&mut s, "user", "try one");
+        s.set_leaf(Some(&b)).unwrap();
+        say(&mut s, "user", "try two");
+        say(&mut s, "assistant", "done");
+        s.append("label", json!({"targetId": b, "label": "x"})).unwrap();
+        s.set_leaf(Some(&c)).unwrap();
+        let (rows, current) = rows(&s);
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "user: first question",
+                "assistant: answer",
+                &format!("  ├─ user: try one{}", text::TREE_CURRENT_MARK),
+                "  └─ user: try two",
+                "  assistant: done",
+            ]
+        );
+        assert_eq!((rows[current].id.as_str(), current), (c.as_str(), 2));
+    }
+
+    #[test]
+    fn a_long_conversation_is_walked_without_recursion_and_rows_stay_apart() {
+        let mut s = Session::in_memory();
+        for i in 0..20_000 {
+            say(&mut s, if i % 2 == 0 { "user" } else { "assistant" }, "same");
+        }
+        let (rows, current) = rows(&s);
+        assert_eq!(rows.len(), 20_000);
+        assert_eq!(current, 19_999);
+        let distinct: HashSet<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(distinct.len(), rows.len(), "every row can be told apart");
+    }
+
+    #[test]
+    fn terminal_controls_in_a_message_do_not_reach_the_row() {
+        let mut s = Session::in_memory();
+        say(&mut s, "user", "hi \u{1b}[2Jthere \u{7}");
+        let (rows, _) = rows(&s);
+        assert!(!rows[0].label.contains('\u{1b}') && !rows[0].label.contains('\u{7}'), "{:?}", rows[0].label);
+        assert!(rows[0].label.starts_with("user: hi"), "{:?}", rows[0].label);
+    }
+}

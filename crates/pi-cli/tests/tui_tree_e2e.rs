@@ -1,0 +1,53 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+//! `/tree` in the terminal UI, under tmux against the mock model: the
+//! session's entries are listed with the current point marked; choosing an
+//! earlier user message moves the conversation there (its text back in the
+//! editor) and, because the agent changed files after it, asks whether the
+//! files go back too (B11: files and conversation rewound together).
+
+mod tui_support;
+
+use pi_test_support::Turn;
+use serde_json::json;
+use tui_support::{Scene, have_tmux, idle};
+
+#[test]
+fn tree_moves_the_conversation_and_brings_the_files_back_when_asked() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![
+        Turn::text("hello there"),
+        Turn::tool("write", json!({"path": "a.txt", "content": "written by the agent\n"})),
+        Turn::text("all written"),
+    ]);
+    s.write("a.txt", "original\n");
+    let t = s.start(110, 30, "");
+    t.type_text("say hello");
+    t.keys(&["Enter"]);
+    t.wait("the first turn", |sc| sc.contains("hello there") && idle(sc));
+    t.type_text("change a.txt");
+    t.keys(&["Enter"]);
+    t.wait("the second turn", |sc| sc.contains("all written") && idle(sc));
+    assert_eq!(std::fs::read_to_string(s.work().join("a.txt")).unwrap(), "written by the agent\n");
+
+    t.type_text("/tree");
+    t.keys(&["Enter"]);
+    let listed = t.wait_for("Session Tree");
+    assert!(listed.contains("user: say hello") && listed.contains("user: change a.txt"), "{listed}");
+    assert!(listed.contains("← current"), "{listed}");
+    // Filter to the second prompt and choose it: the conversation goes back to before it.
+    t.type_text("change a");
+    t.keys(&["Enter"]);
+    let asked = t.wait_for("Restore the files too?");
+    assert!(asked.contains("Navigated to selected point"), "{asked}");
+    t.keys(&["Enter"]); // Yes
+    t.wait_for("Restored 1 file as they were at checkpoint");
+    assert_eq!(std::fs::read_to_string(s.work().join("a.txt")).unwrap(), "original\n");
+    // The chosen prompt is back in the editor, ready to be edited and sent again.
+    let screen = t.wait_for("change a.txt");
+    assert!(!screen.contains("all written"), "the answer after the chosen point is gone: {screen}");
+    t.keys(&["C-c"]); // clears the editor
+    t.keys(&["C-d"]);
+    t.wait_for("PI-EXIT-0");
+}
