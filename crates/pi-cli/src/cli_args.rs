@@ -20,6 +20,8 @@ pub enum Mode {
     Json,
     /// JSONL commands and responses over stdin/stdout.
     Rpc,
+    /// The Agent Client Protocol over stdin/stdout (editors).
+    Acp,
 }
 
 /// A problem found on the command line (or while starting up), printed as

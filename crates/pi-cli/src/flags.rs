@@ -107,6 +107,7 @@ fn mode(a: &mut CliArgs, next: Option<&String>) -> usize {
         "text" => a.mode = Mode::Text,
         "json" => a.mode = Mode::Json,
         "rpc" => a.mode = Mode::Rpc,
+        "acp" => a.mode = Mode::Acp,
         _ => {
             a.error(text::invalid_mode(m));
             return 1;

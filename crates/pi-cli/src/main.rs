@@ -5,6 +5,7 @@
 //! runs the start-up stages ([`setup`]) and then the mode ([`modes`]); on a
 //! terminal the mode is the terminal UI ([`tui`]).
 
+mod acp;
 mod auth;
 mod checkpoints_cmd;
 mod cli_args;
@@ -153,6 +154,9 @@ fn dispatch(args: &[String]) -> ExitCode {
             }
             if let Some(input) = &a.export {
                 return export::from_file(input, a.messages.first().map(String::as_str));
+            }
+            if a.mode == cli_args::Mode::Acp {
+                return acp::main(args);
             }
             run_agent(&a)
         }

@@ -32,7 +32,8 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
         crate::signals::install(agent.abort_handle());
     }
     let code = match mode {
-        Mode::Rpc => {
+        // ACP mode runs before any agent is set up (main); each of its sessions is a pi in RPC mode.
+        Mode::Rpc | Mode::Acp => {
             let _ = header;
             let _ = &resources;
             let link = match front {

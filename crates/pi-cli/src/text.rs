@@ -1,5 +1,9 @@
 //! Every user-visible message of the binary, in one place.
 
+#[path = "text_acp.rs"]
+mod acp_text;
+pub use acp_text::*;
+
 /// The Pi release this build is a drop-in for.
 pub const PI_COMPATIBLE: &str = "1.6.0";
 

@@ -110,7 +110,7 @@ impl Env {
             has_ui: self.interactive || mode == Mode::Rpc,
             mode: match mode {
                 _ if self.interactive => pi_ext::Mode::Tui,
-                Mode::Rpc => pi_ext::Mode::Rpc,
+                Mode::Rpc | Mode::Acp => pi_ext::Mode::Rpc,
                 Mode::Json => pi_ext::Mode::Json,
                 Mode::Text => pi_ext::Mode::Print,
             },
