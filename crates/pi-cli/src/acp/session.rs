@@ -30,6 +30,9 @@ pub(crate) struct Session {
     cancelled: AtomicBool,
     /// Questions answered "always allow".
     always: Mutex<HashSet<String>>,
+    /// pi's dialogs waiting for the editor's answer (by their id's text);
+    /// a cancel answers them all at once.
+    open_dialogs: Mutex<HashSet<String>>,
     translator: Mutex<Translator>,
 }
 
@@ -52,6 +55,7 @@ impl Session {
             turn: Mutex::new(None),
             cancelled: AtomicBool::new(false),
             always: Mutex::new(HashSet::new()),
+            open_dialogs: Mutex::new(HashSet::new()),
             translator: Mutex::new(Translator::new(cwd)),
         });
         tokio::spawn(pump(Arc::downgrade(&session), events));
@@ -175,6 +179,12 @@ impl Session {
     /// answered cancelled by the editor, and refused).
     pub(crate) async fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
+        // Questions still open are refused now, whether or not the editor answers them.
+        let open: Vec<String> = self.open_dialogs.lock().map(|mut d| d.drain().collect()).unwrap_or_default();
+        for id in open {
+            let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
+            let _ = self.child.send(&json!({"type": "extension_ui_response", "id": id, "cancelled": true})).await;
+        }
         let _ = self.child.command(json!({"type": "abort"})).await;
     }
 
@@ -182,13 +192,17 @@ impl Session {
     /// editor's permission question; nothing runs without its answer.
     async fn dialog(self: Arc<Self>, ev: Value) {
         let id = ev["id"].clone();
+        let key = id.to_string();
+        if let Ok(mut d) = self.open_dialogs.lock() {
+            d.insert(key.clone());
+        }
         let method = ev["method"].as_str().unwrap_or_default();
         let title = ev["title"].as_str().unwrap_or(text::ACP_QUESTION_TITLE).to_string();
         let message = ev["message"].as_str().unwrap_or_default().to_string();
         let answer = match method {
             "confirm" => {
-                let key = format!("{title}\n{message}");
-                if self.always.lock().is_ok_and(|a| a.contains(&key)) {
+                let question = format!("{title}\n{message}");
+                if self.always.lock().is_ok_and(|a| a.contains(&question)) {
                     json!({"confirmed": true})
                 } else {
                     let options = json!([
@@ -199,7 +213,7 @@ impl Session {
                     match self.ask(&id, &title, &ev, options).await.as_deref() {
                         Some("always") => {
                             if let Ok(mut a) = self.always.lock() {
-                                a.insert(key);
+                                a.insert(question);
                             }
                             json!({"confirmed": true})
                         }
@@ -233,12 +247,20 @@ impl Session {
                 json!({"cancelled": true})
             }
             "notify" => {
+                self.open_dialogs.lock().ok().map(|mut d| d.remove(&key));
                 self.wire.update(&self.id, chunk("agent_message_chunk", &message));
                 return;
             }
             // Statuses, widgets, titles and editor text have no place in an editor's chat.
-            _ => return,
+            _ => {
+                self.open_dialogs.lock().ok().map(|mut d| d.remove(&key));
+                return;
+            }
         };
+        // Answered already (refused by a cancel): nothing more to say.
+        if !self.open_dialogs.lock().is_ok_and(|mut d| d.remove(&key)) {
+            return;
+        }
         let mut response = json!({"type": "extension_ui_response", "id": id});
         if let (Some(r), Some(a)) = (response.as_object_mut(), answer.as_object()) {
             r.extend(a.clone());
