@@ -263,9 +263,9 @@ pub(crate) static FLAGS: &[Flag] = &[
     Flag {
         long: "--mode",
         short: None,
-        takes: Takes::Own("<text|json|rpc>", mode),
+        takes: Takes::Own("<text|json|rpc|acp>", mode),
         section: Section::Modes,
-        help: &["json: one event per line; rpc: JSONL commands on stdin"],
+        help: &["json: one event per line; rpc: JSONL commands on stdin; acp: the Agent Client Protocol for editors"],
     },
     Flag {
         long: "--tui-mode",
