@@ -97,3 +97,10 @@ pub fn acp_bad_model(value: &str) -> String {
 pub fn acp_unknown_option(id: &str) -> String {
     format!("Invalid params: unknown config option: {id}")
 }
+
+/// An MCP server of the legacy SSE transport, which pi does not speak.
+pub fn acp_sse_server(name: &str) -> String {
+    format!(
+        "Invalid params: MCP server \"{name}\" uses the legacy SSE transport; pi connects to stdio and HTTP servers"
+    )
+}

@@ -327,3 +327,49 @@ fn bad_input_is_answered_and_a_client_that_goes_away_ends_everything() {
         .collect();
     assert!(left.is_empty(), "a session's pi still runs: {left:?}");
 }
+
+/// The npm MCP test servers (`.ci/run` installs them into `PI_MCP_SERVERS`).
+fn mcp_servers() -> Option<std::path::PathBuf> {
+    let dir = std::path::PathBuf::from(std::env::var_os("PI_MCP_SERVERS")?);
+    let ok = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js").is_file();
+    if !ok {
+        eprintln!("MCP test servers not installed; skipping");
+    }
+    ok.then_some(dir)
+}
+
+#[test]
+fn mcp_servers_the_editor_passes_join_the_session() {
+    let Some(dir) = mcp_servers() else { return };
+    let code = "return await tools.mcp__everything__echo({message: 'from the editor'});";
+    let server = MockServer::start(vec![Turn::tool("codemode", json!({"code": code})), Turn::text("echoed")]);
+    let scratch = Scratch::new(&server);
+    let mut ed = Editor::start(&scratch, &[]);
+    let init = ed.initialize();
+    assert_eq!(init["agentCapabilities"]["mcpCapabilities"], json!({"http": true, "sse": false}));
+    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let servers = json!([{"name": "everything", "command": "node", "args": [entry], "env": []}]);
+    let r = ed.call("session/new", json!({"cwd": scratch.work, "mcpServers": servers}));
+    let sid = r["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{r}")).to_string();
+    let id = ed.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "echo"}]}));
+    assert_eq!(ed.answer(id)["result"]["stopReason"], "end_turn");
+    let prompt = server.requests()[0].body["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(prompt.contains("- mcp__everything (codemode)"), "{prompt}");
+    let result = &server.requests()[1].body["messages"];
+    assert!(result.to_string().contains("Echo: from the editor"), "{result}");
+    let sse = ed.call("session/new", json!({"cwd": scratch.work, "mcpServers": [{"type": "sse", "name": "old", "url": "http://127.0.0.1:9/sse", "headers": []}]}));
+    assert_eq!(sse["error"]["code"], -32602, "{sse}");
+    // No servers file is left behind once pi ends (the editor closes its end).
+    ed.stdin.take();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while ed.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "pi still running after its client went");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<_> = std::fs::read_dir(&scratch.tmp)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("pi-acp-mcp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -101,6 +101,8 @@ struct FileEntries {
     file: PathBuf,
     servers: Vec<(String, Value)>,
     auto_codemode: Option<bool>,
+    /// Entries of another file read with this one (see [`load_with`]).
+    extra: Vec<(String, Value, PathBuf)>,
 }
 
 fn read_file(path: &Path, problems: &mut Vec<ConfigProblem>) -> Option<FileEntries> {
@@ -126,14 +128,37 @@ fn read_file(path: &Path, problems: &mut Vec<ConfigProblem>) -> Option<FileEntri
         }
     };
     let auto_codemode = obj.get("autoEnableCodemode").and_then(Value::as_bool);
-    Some(FileEntries { file: path.to_path_buf(), servers, auto_codemode })
+    Some(FileEntries { file: path.to_path_buf(), servers, auto_codemode, extra: Vec::new() })
 }
+
+/// The environment variable naming a file of more servers, in `mcp.json`'s
+/// shape, read as the user's own (after the user file, before the
+/// project's): ACP mode passes the servers an editor gives a session this way.
+pub const EXTRA_FILE_ENV: &str = "PI_MCP_EXTRA_CONFIG";
 
 /// Read, merge and check the files. `session_dir` resolves relative `cwd`s;
 /// `home` expands `~/`. The project file is read only when `trusted`.
 pub fn load(agent_dir: &Path, cwd: &Path, trusted: bool, home: Option<&Path>) -> McpConfig {
+    load_with(agent_dir, cwd, trusted, home, None)
+}
+
+/// As [`load`], with `extra` (a file in `mcp.json`'s shape) read as the
+/// user's own after the user file (its entries replace same-named ones).
+pub fn load_with(agent_dir: &Path, cwd: &Path, trusted: bool, home: Option<&Path>, extra: Option<&Path>) -> McpConfig {
     let mut problems = Vec::new();
-    let user = read_file(&user_file(agent_dir), &mut problems);
+    let mut user = read_file(&user_file(agent_dir), &mut problems);
+    if let Some(more) = extra.and_then(|f| read_file(f, &mut problems)) {
+        user = Some(match user {
+            None => more,
+            Some(mut u) => {
+                for (name, value) in more.servers {
+                    u.servers.retain(|(k, _)| *k != name);
+                    u.extra.push((name, value, more.file.clone()));
+                }
+                u
+            }
+        });
+    }
     let project = if trusted { read_file(&project_file(cwd), &mut problems) } else { None };
     merge(user, project, cwd, home, problems)
 }
@@ -158,6 +183,7 @@ fn merge(
     if let Some(u) = user {
         auto = u.auto_codemode.unwrap_or(true);
         entries.extend(u.servers.into_iter().map(|(k, v)| (k, v, u.file.clone())));
+        entries.extend(u.extra);
     }
     if let Some(p) = project {
         auto = p.auto_codemode.unwrap_or(auto);

@@ -34,12 +34,16 @@ impl Child {
         cwd: &Path,
         flags: &[String],
         session: Option<&Path>,
+        mcp_file: Option<&Path>,
     ) -> Result<(std::sync::Arc<Child>, mpsc::UnboundedReceiver<Value>), String> {
         let exe = std::env::current_exe().map_err(|e| text::acp_cannot_start(&e.to_string()))?;
         let mut cmd = Command::new(exe);
         cmd.args(["--mode", "rpc"]).args(flags);
         if let Some(file) = session {
             cmd.arg("--session").arg(file);
+        }
+        if let Some(file) = mcp_file {
+            cmd.env(pi_mcp::config::EXTRA_FILE_ENV, file);
         }
         cmd.current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).kill_on_drop(true);
         let mut process = cmd.spawn().map_err(|e| text::acp_cannot_start(&e.to_string()))?;

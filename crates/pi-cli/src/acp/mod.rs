@@ -13,6 +13,7 @@
 mod child;
 mod events;
 mod prompt;
+mod servers;
 mod session;
 mod wire;
 
@@ -81,7 +82,15 @@ async fn serve(flags: Vec<String>) -> ExitCode {
         sessions: Mutex::new(HashMap::new()),
     });
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
+    // Ended by a signal, pi ends as when the editor goes: sessions closed, their files removed.
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    loop {
+        let next = tokio::select! {
+            line = lines.next_line() => line,
+            _ = tokio::signal::ctrl_c() => break,
+            Some(()) = async { match term.as_mut() { Some(t) => t.recv().await, None => std::future::pending().await } } => break,
+        };
+        let Ok(Some(line)) = next else { break };
         if line.trim().is_empty() {
             continue;
         }
@@ -158,7 +167,7 @@ impl Server {
             "agentCapabilities": {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
-                "mcpCapabilities": {"http": false, "sse": false},
+                "mcpCapabilities": {"http": true, "sse": false},
             },
             "authMethods": [],
             "agentInfo": {"name": "pi", "title": "pi", "version": text::version_line()},
@@ -186,7 +195,7 @@ impl Server {
 
     async fn new_session(&self, id: Value, params: &Value) {
         let started = match Self::folder(params) {
-            Ok(cwd) => Session::start(self.wire.clone(), &cwd, &self.flags, None).await,
+            Ok(cwd) => Session::start(self.wire.clone(), &cwd, &self.flags, None, &params["mcpServers"]).await,
             Err(e) => Err(e),
         };
         let session = match started {
@@ -208,7 +217,9 @@ impl Server {
     async fn load_session(&self, id: Value, params: &Value) {
         let found = match (Self::folder(params), string(params, "sessionId")) {
             (Ok(cwd), Ok(sid)) => match find_session(sid, &cwd) {
-                Some(file) => Session::start(self.wire.clone(), &cwd, &self.flags, Some(&file)).await,
+                Some(file) => {
+                    Session::start(self.wire.clone(), &cwd, &self.flags, Some(&file), &params["mcpServers"]).await
+                }
                 None => Err(RpcError::new(RESOURCE_NOT_FOUND, text::acp_unknown_session(sid))),
             },
             (Err(e), _) | (_, Err(e)) => Err(e),

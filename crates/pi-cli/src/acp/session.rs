@@ -34,6 +34,8 @@ pub(crate) struct Session {
     /// a cancel answers them all at once.
     open_dialogs: Mutex<HashSet<String>>,
     translator: Mutex<Translator>,
+    /// The MCP servers the editor passed (removed with the session).
+    _servers: Option<super::servers::ServersFile>,
 }
 
 impl Session {
@@ -43,8 +45,14 @@ impl Session {
         cwd: &Path,
         flags: &[String],
         file: Option<&Path>,
+        mcp_servers: &Value,
     ) -> Result<Arc<Session>, RpcError> {
-        let (child, events) = Child::spawn(cwd, flags, file).map_err(RpcError::internal)?;
+        let servers = match super::servers::entries(mcp_servers)? {
+            Some(entries) => Some(super::servers::write(entries)?),
+            None => None,
+        };
+        let mcp_file = servers.as_ref().map(|s| s.path());
+        let (child, events) = Child::spawn(cwd, flags, file, mcp_file).map_err(RpcError::internal)?;
         let state = child.command(json!({"type": "get_state"})).await.map_err(RpcError::internal)?;
         let id = state["sessionId"].as_str().unwrap_or_default().to_string();
         let session = Arc::new(Session {
@@ -57,6 +65,7 @@ impl Session {
             always: Mutex::new(HashSet::new()),
             open_dialogs: Mutex::new(HashSet::new()),
             translator: Mutex::new(Translator::new(cwd)),
+            _servers: servers,
         });
         tokio::spawn(pump(Arc::downgrade(&session), events));
         Ok(session)

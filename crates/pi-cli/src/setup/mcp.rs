@@ -39,9 +39,11 @@ pub(crate) fn registration_check() -> Arc<pi_ext::McpCheck> {
     Arc::new(|name: &str, value: &serde_json::Value| Ok(pi_mcp::config::check_entry(name, value)?))
 }
 
-/// Read the configuration of the run.
+/// Read the configuration of the run (with the servers an editor passed to
+/// an ACP session, in the file `PI_MCP_EXTRA_CONFIG` names).
 pub(crate) fn config(env: &Env, trusted: bool) -> McpConfig {
-    pi_mcp::config::load(&env.agent_dir, &env.cwd, trusted, home().as_deref())
+    let extra = std::env::var_os(pi_mcp::config::EXTRA_FILE_ENV).map(PathBuf::from);
+    pi_mcp::config::load_with(&env.agent_dir, &env.cwd, trusted, home().as_deref(), extra.as_deref())
 }
 
 /// The MCP servers of the session, `None` when `builtin:mcp` is off

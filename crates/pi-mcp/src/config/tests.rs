@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::json;
 
 fn write(p: &Path, s: &str) {
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -72,4 +73,30 @@ fn broken_files_are_reported_not_fatal() {
     assert!(!c.auto_enable_codemode && c.problems[0].error == ConfigError::ServersNotObject);
     let none = load(&tmp.path().join("missing"), tmp.path(), true, None);
     assert!(none.servers.is_empty() && none.problems.is_empty() && none.auto_enable_codemode);
+}
+
+#[test]
+fn an_extra_file_adds_servers_as_the_users_own_and_replaces_same_named_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = dir.path().join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("mcp.json"),
+        json!({"mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"}}}).to_string(),
+    )
+    .unwrap();
+    let extra = dir.path().join("editor.json");
+    std::fs::write(
+        &extra,
+        json!({"mcpServers": {"b": {"command": "editor-b"}, "c": {"url": "http://127.0.0.1:9/mcp"}}}).to_string(),
+    )
+    .unwrap();
+    let c = load_with(&agent, dir.path(), false, None, Some(&extra));
+    let names: Vec<(&str, &std::path::Path)> = c.servers.iter().map(|s| (s.name.as_str(), s.file.as_path())).collect();
+    assert_eq!(names, [("a", agent.join("mcp.json").as_path()), ("b", extra.as_path()), ("c", extra.as_path())]);
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    // Without a user file the extra file stands alone; a missing extra file adds nothing.
+    let alone = load_with(&dir.path().join("none"), dir.path(), false, None, Some(&extra));
+    assert_eq!(alone.servers.len(), 2);
+    assert_eq!(load_with(&agent, dir.path(), false, None, Some(&dir.path().join("gone.json"))).servers.len(), 2);
 }
