@@ -26,6 +26,7 @@
 
 mod git;
 mod guard;
+mod meta;
 mod restore;
 mod store;
 pub mod text;

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::CheckpointError;
+use crate::meta::Meta;
 use crate::store::{Kind, Record, Restored, Snapshot, Store};
 
 impl Store {
@@ -48,15 +49,19 @@ impl Store {
         let ids: Vec<&str> = back.iter().filter_map(|p| tree.get(p.as_str())).map(|(_, blob)| blob.as_str()).collect();
         // Files with the same contents share a blob: each is written from it.
         let contents = self.blobs(&ids)?;
+        let git = self.git(session);
+        let (was, became) =
+            (Meta::of(&git, &before.id).unwrap_or_default(), Meta::of(&git, turn_after).unwrap_or_default());
         let mut done = Restored { previous: Some(now.id.clone()), ..Restored::default() };
         for path in back {
             if let Some((mode, blob)) = tree.get(path.as_str()) {
                 let data =
                     contents.get(blob.as_str()).ok_or_else(|| CheckpointError::Git("cat-file".into(), blob.clone()))?;
-                self.write_back(path, mode, data)?;
+                self.write_back(path, mode, data, was.modes.get(path.as_str()).copied())?;
                 done.written.push(path.clone());
             }
         }
+        self.restore_modes(&was, &became, &tree, &paths, &mut done)?;
         // The checkpoint's folders: a removal never takes one of them away.
         let folders: HashSet<&str> =
             if gone.is_empty() { HashSet::new() } else { tree.keys().flat_map(|p| ancestors(p)).collect() };
@@ -64,6 +69,7 @@ impl Store {
             self.remove(path, &folders)?;
             done.removed.push(path.clone());
         }
+        self.restore_empty_dirs(&was, &became, &mut done)?;
         let skipped: HashSet<&str> = before.record.skipped.iter().map(|s| s.path.as_str()).collect();
         done.not_restorable = skipped.iter().filter(|p| !self.work().join(p).exists()).map(|p| p.to_string()).collect();
         done.not_restorable.sort();
@@ -114,8 +120,67 @@ impl Store {
         Ok(out)
     }
 
-    /// Write `path` back as `data` with git mode `mode`.
-    fn write_back(&self, path: &str, mode: &str, data: &[u8]) -> Result<(), CheckpointError> {
+    /// Permission bits a turn changed on files whose contents it left alone
+    /// (`chmod 644 secret`): back to what they were.
+    fn restore_modes(
+        &self,
+        was: &Meta,
+        became: &Meta,
+        tree: &HashMap<String, (String, String)>,
+        rewritten: &[String],
+        done: &mut Restored,
+    ) -> Result<(), CheckpointError> {
+        let mut changed: Vec<&String> = was.modes.keys().chain(became.modes.keys()).collect();
+        changed.sort();
+        changed.dedup();
+        for path in changed {
+            if was.modes.get(path) == became.modes.get(path) || rewritten.contains(path) {
+                continue;
+            }
+            let full = self.work().join(path);
+            let Ok(m) = std::fs::symlink_metadata(&full) else { continue };
+            if !m.is_file() {
+                continue;
+            }
+            let want = match (was.modes.get(path), tree.get(path.as_str())) {
+                (Some(mode), _) => *mode,
+                (None, Some((git_mode, _))) if git_mode == "100755" => 0o755,
+                (None, _) => 0o644,
+            };
+            std::fs::set_permissions(&full, std::os::unix::fs::PermissionsExt::from_mode(want))
+                .map_err(|e| CheckpointError::Io(path.clone(), e))?;
+            done.written.push(path.clone());
+        }
+        Ok(())
+    }
+
+    /// Empty folders: those there before come back, those the turn left
+    /// (and are still empty) go. Named with a trailing `/`.
+    fn restore_empty_dirs(&self, was: &Meta, became: &Meta, done: &mut Restored) -> Result<(), CheckpointError> {
+        for dir in &was.dirs {
+            let full = self.work().join(dir);
+            if std::fs::symlink_metadata(&full).is_err() {
+                std::fs::create_dir_all(&full).map_err(|e| CheckpointError::Io(dir.clone(), e))?;
+                done.written.push(format!("{dir}/"));
+            }
+        }
+        for dir in became.dirs.difference(&was.dirs) {
+            // The folder, and the folders above it the turn made for it (left empty).
+            let mut at = Some(dir.as_str());
+            while let Some(d) = at.filter(|d| !d.is_empty() && (d == dir || !was.dirs.contains(*d))) {
+                if std::fs::remove_dir(self.work().join(d)).is_err() {
+                    break;
+                }
+                done.removed.push(format!("{d}/"));
+                at = d.rsplit_once('/').map(|(parent, _)| parent);
+            }
+        }
+        Ok(())
+    }
+
+    /// Write `path` back as `data` with git mode `mode` (`exact`: the
+    /// permission bits it had, when they were not git's 644 or 755).
+    fn write_back(&self, path: &str, mode: &str, data: &[u8], exact: Option<u32>) -> Result<(), CheckpointError> {
         let full = self.work().join(path);
         let io = |e| CheckpointError::Io(path.to_string(), e);
         if let Some(parent) = full.parent() {
@@ -141,12 +206,12 @@ impl Store {
         std::fs::write(&tmp, data).map_err(io)?;
         let keep = old.filter(|m| m.is_file()).map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
         let exec = mode == "100755";
-        let perms = match keep {
+        let perms = exact.unwrap_or(match keep {
             Some(m) if exec => m | ((m & 0o444) >> 2),
             Some(m) => m & !0o111,
             None if exec => 0o755,
             None => 0o644,
-        };
+        });
         std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(perms)).map_err(io)?;
         std::fs::rename(&tmp, &full).map_err(io)
     }

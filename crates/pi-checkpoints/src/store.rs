@@ -215,6 +215,9 @@ impl Store {
         let (mut untracked, mut changed) = (Vec::new(), Vec::new());
         for item in nul_items(&status) {
             let (code, path) = (item.get(..2).unwrap_or_default(), item.get(3..).unwrap_or_default().to_string());
+            if crate::meta::is_meta(&path) {
+                continue;
+            }
             match code {
                 "??" => untracked.push(path),
                 _ if code.ends_with(['M', 'D', 'T']) => changed.push(path),
@@ -224,6 +227,9 @@ impl Store {
         let mut update = Vec::new();
         let mut drop = Vec::new();
         let mut skipped = Vec::new();
+        let before = crate::meta::Meta::of(git, ":");
+        let mut meta = before.clone().unwrap_or_default();
+        meta.recheck_modes(&self.work);
         let tracked: HashSet<&String> = changed.iter().collect();
         for path in untracked.iter().chain(changed.iter()) {
             if path.ends_with('/') {
@@ -234,12 +240,14 @@ impl Store {
                 continue;
             }
             let full = self.work.join(path);
-            let reason = match std::fs::symlink_metadata(&full) {
-                Err(_) => None, // removed: `--remove` drops it
-                Ok(m) if m.is_file() && m.len() > self.max_file_bytes => Some(text::too_large(self.max_file_mb)),
-                Ok(m) if m.is_file() && std::fs::File::open(&full).is_err() => Some(text::UNREADABLE.to_string()),
-                Ok(_) => None,
+            let seen = std::fs::symlink_metadata(&full).ok();
+            let reason = match &seen {
+                None => None, // removed: `--remove` drops it
+                Some(m) if m.is_file() && m.len() > self.max_file_bytes => Some(text::too_large(self.max_file_mb)),
+                Some(m) if m.is_file() && std::fs::File::open(&full).is_err() => Some(text::UNREADABLE.to_string()),
+                Some(_) => None,
             };
+            meta.note(path, seen.as_ref().filter(|_| reason.is_none()));
             match reason {
                 Some(reason) => {
                     if tracked.contains(path) {
@@ -255,6 +263,10 @@ impl Store {
         }
         if !drop.is_empty() {
             git.run(&["update-index", "-z", "--force-remove", "--stdin"], Some(&nul_joined(&drop)))?;
+        }
+        meta.find_empty_dirs(git)?;
+        if before.as_ref() != Some(&meta) {
+            meta.stage(git)?;
         }
         // Files left out earlier and unchanged since are still left out.
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
@@ -352,7 +364,9 @@ impl Store {
     /// Paths that differ between two snapshots.
     pub fn changes(&self, from: &str, to: &str) -> Result<Vec<String>, CheckpointError> {
         let git = self.git("diff");
-        Ok(nul_items(&git.run(&["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], None)?))
+        let mut paths = nul_items(&git.run(&["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to], None)?);
+        paths.retain(|p| !crate::meta::is_meta(p));
+        Ok(paths)
     }
 }
 

@@ -200,3 +200,44 @@ fn pruning_drops_only_sessions_older_than_the_limit() {
     assert_eq!(store.history("recent").unwrap().len(), 2);
     assert_eq!(store.sessions().unwrap(), ["recent"]);
 }
+
+#[test]
+fn permission_bits_and_empty_folders_come_back_as_they_were() {
+    let agent = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, "secret.key", "k\n");
+    std::fs::set_permissions(w.join("secret.key"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    write(w, "tool.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(w.join("tool.sh"), std::fs::Permissions::from_mode(0o700)).unwrap();
+    write(w, "shared.txt", "s\n");
+    std::fs::set_permissions(w.join("shared.txt"), std::fs::Permissions::from_mode(0o664)).unwrap();
+    std::fs::create_dir_all(w.join("keep/inner")).unwrap();
+    std::fs::create_dir_all(w.join("cache")).unwrap();
+    let original = state(w);
+    let store = Store::open(agent.path(), w, 10).unwrap();
+    let before = store.snapshot(Record::new(Kind::Before, "s1")).unwrap();
+    // The turn: a private file removed, modes changed without touching the
+    // contents, empty folders removed and made.
+    std::fs::remove_file(w.join("secret.key")).unwrap();
+    std::fs::set_permissions(w.join("tool.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(w.join("shared.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::remove_dir_all(w.join("keep")).unwrap();
+    std::fs::remove_dir(w.join("cache")).unwrap();
+    std::fs::create_dir_all(w.join("made/empty/deeper")).unwrap();
+    store.snapshot(Record { of: Some(before.id.clone()), ..Record::new(Kind::After, "s1") }).unwrap();
+    assert_ne!(state(w), original);
+    let (_, restored) = undo(&store, "s1", false).unwrap();
+    assert_eq!(state(w), original, "{restored:?}");
+    assert!(restored.written.contains(&"keep/inner/".to_string()), "{restored:?}");
+    assert!(restored.removed.contains(&"made/".to_string()), "{restored:?}");
+    // The reserved file of the snapshot's metadata never reaches the folder or the lists.
+    assert!(!w.join(".pi-checkpoint-meta").exists());
+    assert!(
+        !store
+            .changes(&before.id, &restored.previous.clone().unwrap())
+            .unwrap()
+            .iter()
+            .any(|p| p.contains("pi-checkpoint"))
+    );
+}

@@ -1,5 +1,5 @@
 //! End-to-end checkpoints (B11): the real `pi` runs a turn of `write`,
-//! `edit` and `bash` (`sed -i`, `rm`, `mv`, `mkdir`, `chmod`, `ln`) against
+//! `edit` and `bash` (`sed -i`, `rm`, `mv`, `mkdir`, `rmdir`, `chmod`, `ln`) against
 //! the mock model, and `pi checkpoints undo` brings every file back byte for
 //! byte, leaving the project's own `.git` as it was; a file changed by the
 //! user since the turn is refused by name; read-only turns make no
@@ -23,6 +23,9 @@ fn project(work: &Path) {
         std::fs::write(work.join(name), text).unwrap();
     }
     std::fs::write(work.join("script.sh"), "echo hi\n").unwrap();
+    std::fs::write(work.join("private.key"), "k\n").unwrap();
+    std::fs::set_permissions(work.join("private.key"), std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    std::fs::create_dir(work.join("empty")).unwrap();
     git(work, &["init", "-q"]);
     git(work, &["add", "."]);
     git(work, &["commit", "-qm", "start"]);
@@ -38,7 +41,7 @@ fn changing_turn() -> Vec<Turn> {
             ToolCallSpec::new("edit", json!({"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "ALPHA"}]})),
             ToolCallSpec::new(
                 "bash",
-                json!({"command": "sed -i s/x/y/ b.txt && rm c.txt && mv d.txt e.txt && mkdir -p made/dir && chmod +x script.sh && ln -s a.txt link"}),
+                json!({"command": "sed -i s/x/y/ b.txt && rm c.txt && mv d.txt e.txt && mkdir -p made/dir && chmod +x script.sh && ln -s a.txt link && rmdir empty && rm private.key"}),
             ),
         ]),
         Turn::text("done"),
@@ -78,11 +81,8 @@ fn a_turn_of_writes_edits_and_commands_is_undone_byte_for_byte() {
     let out = pi(&scratch, &["checkpoints", "undo"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("Restored "), "{}", String::from_utf8_lossy(&out.stdout));
-    let mut after = state(&scratch.work);
-    // Git keeps no empty folders: the one the command made stays, empty.
-    assert_eq!(after.remove("made/"), Some(String::new()));
-    assert_eq!(after.remove("made/dir/"), Some(String::new()));
-    assert_eq!(after, before);
+    // Byte for byte, modes and folders included: the empty folders the command made are gone.
+    assert_eq!(state(&scratch.work), before);
     assert_eq!(dot_git(&scratch.work), git_before, "the project's .git is untouched");
     // Nothing left to undo.
     let again = pi(&scratch, &["checkpoints", "undo"]);
