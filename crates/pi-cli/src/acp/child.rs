@@ -17,6 +17,20 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::text;
 
+/// Why talking to a session's pi failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ChildError {
+    /// pi could not be started.
+    #[error("{}", text::acp_cannot_start(.0))]
+    CannotStart(String),
+    /// pi ended (or its standard input closed).
+    #[error("{}", text::ACP_PI_ENDED)]
+    Ended,
+    /// pi answered the command with this error (its RPC `error` text).
+    #[error("{0}")]
+    Failed(String),
+}
+
 /// A running pi in RPC mode.
 #[derive(Debug)]
 pub(crate) struct Child {
@@ -35,8 +49,8 @@ impl Child {
         flags: &[String],
         session: Option<&Path>,
         mcp_file: Option<&Path>,
-    ) -> Result<(std::sync::Arc<Child>, mpsc::UnboundedReceiver<Value>), String> {
-        let exe = std::env::current_exe().map_err(|e| text::acp_cannot_start(&e.to_string()))?;
+    ) -> Result<(std::sync::Arc<Child>, mpsc::UnboundedReceiver<Value>), ChildError> {
+        let exe = std::env::current_exe().map_err(|e| ChildError::CannotStart(e.to_string()))?;
         let mut cmd = Command::new(exe);
         cmd.args(["--mode", "rpc"]).args(flags);
         if let Some(file) = session {
@@ -46,9 +60,9 @@ impl Child {
             cmd.env(pi_mcp::config::EXTRA_FILE_ENV, file);
         }
         cmd.current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).kill_on_drop(true);
-        let mut process = cmd.spawn().map_err(|e| text::acp_cannot_start(&e.to_string()))?;
+        let mut process = cmd.spawn().map_err(|e| ChildError::CannotStart(e.to_string()))?;
         let (Some(stdin), Some(stdout)) = (process.stdin.take(), process.stdout.take()) else {
-            return Err(text::acp_cannot_start("no pipes"));
+            return Err(ChildError::CannotStart("no pipes".into()));
         };
         let child = std::sync::Arc::new(Child {
             stdin: tokio::sync::Mutex::new(stdin),
@@ -84,16 +98,16 @@ impl Child {
     }
 
     /// Write one line to pi.
-    pub(crate) async fn send(&self, v: &Value) -> Result<(), String> {
+    pub(crate) async fn send(&self, v: &Value) -> Result<(), ChildError> {
         let mut line = serde_json::to_vec(v).unwrap_or_default();
         line.push(b'\n');
         let mut stdin = self.stdin.lock().await;
-        stdin.write_all(&line).await.map_err(|_| text::ACP_PI_ENDED.to_string())?;
-        stdin.flush().await.map_err(|_| text::ACP_PI_ENDED.to_string())
+        stdin.write_all(&line).await.map_err(|_| ChildError::Ended)?;
+        stdin.flush().await.map_err(|_| ChildError::Ended)
     }
 
     /// Run an RPC command; its `data` (`null` when it has none), or its error.
-    pub(crate) async fn command(&self, mut cmd: Value) -> Result<Value, String> {
+    pub(crate) async fn command(&self, mut cmd: Value) -> Result<Value, ChildError> {
         let id = format!("acp-{}", self.next_id.fetch_add(1, Ordering::SeqCst));
         let (tx, rx) = oneshot::channel();
         if let Ok(mut w) = self.waiting.lock() {
@@ -101,11 +115,11 @@ impl Child {
         }
         cmd["id"] = json!(id);
         self.send(&cmd).await?;
-        let answer = rx.await.map_err(|_| text::ACP_PI_ENDED.to_string())?;
+        let answer = rx.await.map_err(|_| ChildError::Ended)?;
         if answer["success"] == true {
             Ok(answer.get("data").cloned().unwrap_or(Value::Null))
         } else {
-            Err(answer["error"].as_str().unwrap_or(text::ACP_COMMAND_FAILED).to_string())
+            Err(ChildError::Failed(answer["error"].as_str().unwrap_or(text::ACP_COMMAND_FAILED).to_string()))
         }
     }
 

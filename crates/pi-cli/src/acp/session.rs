@@ -52,8 +52,8 @@ impl Session {
             None => None,
         };
         let mcp_file = servers.as_ref().map(|s| s.path());
-        let (child, events) = Child::spawn(cwd, flags, file, mcp_file).map_err(RpcError::internal)?;
-        let state = child.command(json!({"type": "get_state"})).await.map_err(RpcError::internal)?;
+        let (child, events) = Child::spawn(cwd, flags, file, mcp_file)?;
+        let state = child.command(json!({"type": "get_state"})).await?;
         let id = state["sessionId"].as_str().unwrap_or_default().to_string();
         let session = Arc::new(Session {
             id,
@@ -73,7 +73,7 @@ impl Session {
 
     /// Run an RPC command of this session's pi.
     pub(crate) async fn command(&self, cmd: Value) -> Result<Value, RpcError> {
-        self.child.command(cmd).await.map_err(RpcError::internal)
+        Ok(self.child.command(cmd).await?)
     }
 
     /// The session's modes (pi's thinking levels) and its config options

@@ -50,6 +50,12 @@ impl RpcError {
     }
 }
 
+impl From<super::child::ChildError> for RpcError {
+    fn from(e: super::child::ChildError) -> Self {
+        RpcError::internal(e.to_string())
+    }
+}
+
 /// What a method answers.
 pub(crate) type Reply = Result<Value, RpcError>;
 
