@@ -241,3 +241,26 @@ fn permission_bits_and_empty_folders_come_back_as_they_were() {
             .any(|p| p.contains("pi-checkpoint"))
     );
 }
+
+#[test]
+fn a_two_gigabyte_file_is_left_out_and_named_without_being_read() {
+    let (agent, work) = project();
+    let w = work.path();
+    // Sparse: 2 GB to the folder, nothing on the disk.
+    let big = std::fs::File::create(w.join("huge.bin")).unwrap();
+    big.set_len(2 * 1024 * 1024 * 1024).unwrap();
+    drop(big);
+    let store = Store::open(agent.path(), w, 10).unwrap();
+    let started = std::time::Instant::now();
+    let before = store.snapshot(Record::new(Kind::Before, "s1")).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "not read: {:?}", started.elapsed());
+    let skipped = &before.record.skipped;
+    assert!(skipped.iter().any(|s| s.path == "huge.bin" && s.reason.contains("larger than 10 MB")), "{skipped:?}");
+    // The turn removes it and changes a file: the file comes back, the big one is named.
+    std::fs::remove_file(w.join("huge.bin")).unwrap();
+    write(w, "a.txt", "changed");
+    store.snapshot(Record { of: Some(before.id.clone()), ..Record::new(Kind::After, "s1") }).unwrap();
+    let (_, restored) = undo(&store, "s1", false).unwrap();
+    assert_eq!(restored.not_restorable, ["huge.bin"]);
+    assert_eq!(std::fs::read_to_string(w.join("a.txt")).unwrap(), "alpha\n");
+}

@@ -247,3 +247,37 @@ export default function (pi: any) {{
     assert!(told["restored"].as_array().unwrap().contains(&json!("a.txt")), "{told}");
     rpc.close_and_wait(within);
 }
+
+/// A store that cannot be written (files over 8 KB refused, as on a full
+/// disk: `ulimit -f`): the checkpoint fails and says so once, the turn runs,
+/// nothing of the project is lost.
+#[test]
+fn a_store_that_cannot_be_written_leaves_the_turn_running_and_says_so() {
+    let server = MockServer::start(vec![
+        Turn::tool("write", json!({"path": "out.txt", "content": "written\n"})),
+        Turn::tool("edit", json!({"path": "f-7.txt", "edits": [{"oldText": "line 7", "newText": "line seven"}]})),
+        Turn::text("done"),
+    ]);
+    let scratch = Scratch::new(&server);
+    // Enough files that the store's index outgrows the limit.
+    for i in 0..400 {
+        std::fs::write(scratch.work.join(format!("f-{i}.txt")), format!("line {i}\n")).unwrap();
+    }
+    let before = state(&scratch.work);
+    let limited = "trap '' XFSZ; ulimit -f 16; exec \"$0\" \"$@\"";
+    let out = scratch
+        .pi("sh")
+        .args(["-c", limited, env!("CARGO_BIN_EXE_pi"), "-p", "--offline", "--no-session", "--model", "mock/mock-1", "go"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("done"));
+    assert_eq!(stderr.matches("Checkpoint failed (").count(), 1, "told once: {stderr}");
+    assert!(stderr.contains("this turn's changes cannot be undone"), "{stderr}");
+    // The turn ran; nothing else changed.
+    let mut after = state(&scratch.work);
+    assert_eq!(after.remove("out.txt").as_deref(), Some("644 written\n"));
+    assert_eq!(after.insert("f-7.txt".into(), before["f-7.txt"].clone()).as_deref(), Some("644 line seven\n"));
+    assert_eq!(after, before);
+}
