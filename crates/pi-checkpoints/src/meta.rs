@@ -65,10 +65,22 @@ impl Meta {
         }
     }
 
-    /// The folder's empty folders: those the index holds no file under
-    /// (`git ls-files --others --directory` after staging), looked into.
-    pub(crate) fn find_empty_dirs(&mut self, git: &Git) -> Result<(), CheckpointError> {
-        let out = git.run(&["ls-files", "--others", "--directory", "--exclude-standard", "-z"], None)?;
+    /// Start looking for the folder's empty folders (a walk of the folder,
+    /// run beside staging's own); [`Meta::take_empty_dirs`] takes the answer.
+    pub(crate) fn look_for_empty_dirs(git: &Git) -> std::thread::JoinHandle<Result<Vec<u8>, CheckpointError>> {
+        let git = git.clone();
+        std::thread::spawn(move || git.run(&["ls-files", "--others", "--directory", "--exclude-standard", "-z"], None))
+    }
+
+    /// The empty folders found: among the folders the index held no file
+    /// under (`git ls-files --others --directory`), those with nothing in
+    /// them, looked into.
+    pub(crate) fn take_empty_dirs(
+        &mut self,
+        git: &Git,
+        looking: std::thread::JoinHandle<Result<Vec<u8>, CheckpointError>>,
+    ) -> Result<(), CheckpointError> {
+        let out = looking.join().unwrap_or_else(|_| Err(CheckpointError::Git("ls-files".into(), "panicked".into())))?;
         self.dirs.clear();
         for item in nul_items(&out) {
             if let Some(dir) = item.strip_suffix('/') {

@@ -166,13 +166,24 @@ impl Store {
 
     /// Take a snapshot of the working folder for `record.session`.
     pub fn snapshot(&self, record: Record) -> Result<Snapshot, CheckpointError> {
-        let staged = self.stage_tree(&record.session)?;
+        let scan = matches!(record.kind, Kind::Before | Kind::Restore);
+        let staged = self.stage_tree_scanning(&record.session, scan)?;
         self.commit(record, staged)
     }
 
     /// The working folder as a tree in the store, not yet a checkpoint
     /// (the costly half of a snapshot: one walk of the folder).
     pub fn stage_tree(&self, session: &str) -> Result<Staged, CheckpointError> {
+        self.stage_tree_scanning(session, true)
+    }
+
+    /// [`Store::stage_tree`]; `scan_dirs`: look for empty folders too (a
+    /// walk of its own, beside staging's). A turn's `before` looks (it is
+    /// staged while the model answers, and it is what a restore brings
+    /// back); its `after` keeps what the `before` found, so an empty folder
+    /// the turn made is not known and stays after an undo, and nothing the
+    /// user made is ever taken for the turn's.
+    fn stage_tree_scanning(&self, session: &str, scan_dirs: bool) -> Result<Staged, CheckpointError> {
         let git = self.git(session);
         if let Some(parent) = git.index.parent() {
             pi_config::files::create_private_dir(parent)
@@ -182,7 +193,7 @@ impl Store {
             }
         }
         wait_for_lock(&git.index);
-        let skipped = self.stage(&git)?;
+        let skipped = self.stage(&git, scan_dirs)?;
         let tree = git.text(&["write-tree"])?;
         Ok(Staged { tree, skipped })
     }
@@ -205,7 +216,10 @@ impl Store {
 
     /// Bring the session's index up to the working folder: new, changed and
     /// removed files, leaving out what cannot or should not be copied.
-    fn stage(&self, git: &Git) -> Result<Vec<Skipped>, CheckpointError> {
+    fn stage(&self, git: &Git, scan_dirs: bool) -> Result<Vec<Skipped>, CheckpointError> {
+        let before = crate::meta::Meta::of(git, ":");
+        // Empty folders are looked for beside staging's own walk (always the first time).
+        let looking = (scan_dirs || before.is_none()).then(|| crate::meta::Meta::look_for_empty_dirs(git));
         // One walk of the folder: what changed against the index, and what
         // is new (git keeps its untracked cache and stat data up to date).
         let status = git.run(
@@ -227,7 +241,6 @@ impl Store {
         let mut update = Vec::new();
         let mut drop = Vec::new();
         let mut skipped = Vec::new();
-        let before = crate::meta::Meta::of(git, ":");
         let mut meta = before.clone().unwrap_or_default();
         meta.recheck_modes(&self.work);
         let tracked: HashSet<&String> = changed.iter().collect();
@@ -264,7 +277,9 @@ impl Store {
         if !drop.is_empty() {
             git.run(&["update-index", "-z", "--force-remove", "--stdin"], Some(&nul_joined(&drop)))?;
         }
-        meta.find_empty_dirs(git)?;
+        if let Some(looking) = looking {
+            meta.take_empty_dirs(git, looking)?;
+        }
         if before.as_ref() != Some(&meta) {
             meta.stage(git)?;
         }
