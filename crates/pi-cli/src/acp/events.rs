@@ -114,7 +114,10 @@ impl Translator {
             "toolcall_end" => {
                 let call = &ame["toolCall"];
                 let (Some(id), Some(tool)) = (call["id"].as_str(), call["name"].as_str()) else { return Vec::new() };
-                self.seen(id, tool, &call["arguments"], "pending")
+                let out = self.seen(id, tool, &call["arguments"], "pending");
+                // The file as it is before the tool can run (it runs only once the answer ended).
+                self.keep_before(id, tool, &call["arguments"]);
+                out
             }
             _ => Vec::new(),
         }
@@ -147,14 +150,7 @@ impl Translator {
         let tool = ev["toolName"].as_str().unwrap_or_default();
         let args = &ev["args"];
         let out = self.seen(id, tool, args, "in_progress");
-        if matches!(tool, "edit" | "write")
-            && let Some(path) = args["path"].as_str()
-        {
-            let old = std::fs::read_to_string(self.cwd.join(path)).ok();
-            if let Some(c) = self.calls.get_mut(id) {
-                c.before = Some((path.to_string(), old));
-            }
-        }
+        self.keep_before(id, tool, args);
         if tool == "bash" {
             // As the adapter over the reference: the command's output shows as a terminal.
             let mut out = out;
@@ -165,6 +161,19 @@ impl Translator {
             return out;
         }
         out
+    }
+
+    /// For `edit` and `write`: the file's text before the tool runs (read
+    /// once, when the model has named the call).
+    fn keep_before(&mut self, id: &str, tool: &str, args: &Value) {
+        if !matches!(tool, "edit" | "write") {
+            return;
+        }
+        let Some(path) = args["path"].as_str() else { return };
+        let full = self.cwd.join(path);
+        if let Some(c) = self.calls.get_mut(id).filter(|c| c.before.is_none()) {
+            c.before = Some((path.to_string(), std::fs::read_to_string(full).ok()));
+        }
     }
 
     fn progress(&mut self, ev: &Value) -> Vec<Value> {

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use pi_agent::session::{Entry, Session};
-use pi_checkpoints::{CheckpointError, text as cp_text};
+use pi_checkpoints::text as cp_text;
 use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle, Update};
 use pi_tui::transcript::Level;
 use serde_json::Value;
@@ -235,21 +235,11 @@ impl Host {
         }
         let mut force = false;
         loop {
-            match crate::undo::rewind(&mut self.agent, &self.ext, left.clone(), force).await {
-                Err(CheckpointError::ChangedSince(paths)) if !force => {
-                    let request = DialogRequest::Confirm {
-                        title: cp_text::UNDO_CONFIRM_TITLE.to_string(),
-                        message: cp_text::changed_since_question(&paths),
-                    };
-                    match UiHandle::new(self.up.clone()).dialog(request).await {
-                        DialogAnswer::Confirmed(true) => force = true,
-                        _ => return self.notice(Level::Info, cp_text::UNDO_KEPT),
-                    }
-                }
-                Err(e) => return self.notice(Level::Warning, e.to_string()),
-                Ok(None) => return,
-                Ok(Some(done)) => return self.restored_notice(&done),
+            let attempt = crate::undo::rewind(&mut self.agent, &self.ext, left.clone(), force).await;
+            if !self.after_restore(attempt, force).await {
+                return;
             }
+            force = true;
         }
     }
 }

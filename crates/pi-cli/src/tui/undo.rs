@@ -12,19 +12,41 @@ impl Host {
     pub(super) async fn undo(&mut self, args: &str) {
         let mut force = args.trim() == "--force";
         loop {
-            match crate::undo::undo(&mut self.agent, &self.ext, force).await {
-                Err(CheckpointError::ChangedSince(paths)) if !force => {
-                    let request = DialogRequest::Confirm {
-                        title: cp_text::UNDO_CONFIRM_TITLE.to_string(),
-                        message: cp_text::changed_since_question(&paths),
-                    };
-                    match UiHandle::new(self.up.clone()).dialog(request).await {
-                        DialogAnswer::Confirmed(true) => force = true,
-                        _ => return self.notice(Level::Info, cp_text::UNDO_KEPT),
-                    }
+            let attempt = crate::undo::undo(&mut self.agent, &self.ext, force).await.map(Some);
+            if !self.after_restore(attempt, force).await {
+                return;
+            }
+            force = true;
+        }
+    }
+
+    /// Say what a restore attempt did; true when files changed since the
+    /// turn stopped it and the user said to restore them anyway.
+    pub(super) async fn after_restore(
+        &mut self,
+        attempt: Result<Option<crate::undo::Undone>, CheckpointError>,
+        forced: bool,
+    ) -> bool {
+        match attempt {
+            Err(CheckpointError::ChangedSince(paths)) if !forced => {
+                let request = DialogRequest::Confirm {
+                    title: cp_text::UNDO_CONFIRM_TITLE.to_string(),
+                    message: cp_text::changed_since_question(&paths),
+                };
+                let again = UiHandle::new(self.up.clone()).dialog(request).await == DialogAnswer::Confirmed(true);
+                if !again {
+                    self.notice(Level::Info, cp_text::UNDO_KEPT);
                 }
-                Err(e) => return self.notice(Level::Warning, e.to_string()),
-                Ok(done) => return self.restored_notice(&done),
+                again
+            }
+            Err(e) => {
+                self.notice(Level::Warning, e.to_string());
+                false
+            }
+            Ok(None) => false,
+            Ok(Some(done)) => {
+                self.restored_notice(&done);
+                false
             }
         }
     }
