@@ -250,6 +250,15 @@ fn a_stored_session_loads_with_its_conversation_replayed() {
     let missing =
         ed.call("session/load", json!({"sessionId": "no-such-session", "cwd": scratch.work, "mcpServers": []}));
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    // The editor's history: this folder's sessions with their first prompt as title.
+    let listed = ed.call("session/list", json!({"cwd": scratch.work}));
+    let sessions = listed["result"]["sessions"].as_array().unwrap_or_else(|| panic!("{listed}"));
+    let ours = sessions.iter().find(|s| s["sessionId"] == sid.as_str()).unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(ours["title"], "list files");
+    assert!(ours["updatedAt"].as_str().unwrap().ends_with('Z'), "{ours}");
+    assert!(listed["result"].get("nextCursor").is_none());
+    let bad = ed.call("session/list", json!({"cwd": scratch.work, "cursor": "x"}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
 }
 
 #[test]

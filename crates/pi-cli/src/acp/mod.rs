@@ -6,7 +6,7 @@
 //! (the approval policy, `permission-gate`, an extension's confirm or
 //! select) become `session/request_permission` questions ([`session`]).
 //! Methods: `initialize`, `authenticate`, `session/new`, `session/load`,
-//! `session/prompt`, `session/cancel`, `session/set_mode`,
+//! `session/list`, `session/prompt`, `session/cancel`, `session/set_mode`,
 //! `session/set_config_option`. When the editor goes (its end of standard
 //! input closes), every session's pi is ended and pi exits.
 
@@ -145,6 +145,7 @@ impl Server {
                 Ok(s) => s.prompt(&params["prompt"]).await,
                 Err(e) => Err(e),
             },
+            "session/list" => list_sessions(&params),
             "session/set_mode" => self.set_mode(&params).await,
             "session/set_config_option" => self.set_option(&params).await,
             _ => Err(RpcError::new(METHOD_NOT_FOUND, text::acp_no_method(method))),
@@ -168,6 +169,7 @@ impl Server {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": false},
+                "sessionCapabilities": {"list": {}},
             },
             "authMethods": [],
             "agentInfo": {"name": "pi", "title": "pi", "version": text::version_line()},
@@ -265,6 +267,51 @@ impl Server {
         let options = s.modes_and_options().await?;
         Ok(json!({"configOptions": options["configOptions"]}))
     }
+}
+
+/// Most sessions `session/list` answers at once (the rest by `cursor`).
+const LIST_PAGE: usize = 50;
+
+/// `session/list`: the stored sessions of `cwd` (every folder's without
+/// it), most recently active first, a page at a time.
+fn list_sessions(params: &Value) -> Reply {
+    let root = pi_config::agent_dir().join("sessions");
+    let mut sessions = match params["cwd"].as_str() {
+        Some(cwd) => pi_agent::session::list_sessions(&pi_agent::session::session_dir(&root, Path::new(cwd))),
+        None => std::fs::read_dir(&root)
+            .map(|dirs| dirs.flatten().flat_map(|d| pi_agent::session::list_sessions(&d.path())).collect())
+            .unwrap_or_default(),
+    };
+    sessions.retain(|s| s.message_count > 0);
+    sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
+    let start = match &params["cursor"] {
+        Value::Null => 0,
+        c => c
+            .as_str()
+            .and_then(|c| c.parse::<usize>().ok())
+            .ok_or_else(|| RpcError::params(text::acp_missing("cursor", "a cursor from session/list")))?,
+    };
+    let page: Vec<Value> = sessions
+        .iter()
+        .skip(start)
+        .take(LIST_PAGE)
+        .map(|s| {
+            let title = s.name.clone().or_else(|| s.first_message.as_deref().map(|m| m.chars().take(80).collect()));
+            let updated = iso_time(s.modified_ms);
+            json!({"sessionId": s.id, "cwd": s.cwd, "title": title, "updatedAt": updated})
+        })
+        .collect();
+    let mut answer = json!({"sessions": page});
+    if start + LIST_PAGE < sessions.len() {
+        answer["nextCursor"] = json!((start + LIST_PAGE).to_string());
+    }
+    Ok(answer)
+}
+
+/// Milliseconds since the epoch as an ISO 8601 time (UTC).
+fn iso_time(ms: i64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+    humantime::format_rfc3339_millis(at).to_string()
 }
 
 /// The stored session with this id: among the folder's sessions first, then
