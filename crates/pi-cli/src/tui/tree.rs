@@ -29,10 +29,52 @@ pub(crate) struct Row {
     pub label: String,
 }
 
+/// Which entries the tree shows (the `treeFilterMode` setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Filter {
+    /// The conversation: prompts, answers, tool results, compactions, summaries.
+    Default,
+    /// As `Default`, without tool results.
+    NoTools,
+    /// Prompts only.
+    UserOnly,
+    /// Entries with a label only.
+    LabeledOnly,
+    /// Every entry, settings changes and extension data included.
+    All,
+}
+
+impl Filter {
+    /// The filter a setting names (`default` for anything else).
+    pub(crate) fn parse(name: Option<&str>) -> Filter {
+        match name {
+            Some("no-tools") => Filter::NoTools,
+            Some("user-only") => Filter::UserOnly,
+            Some("labeled-only") => Filter::LabeledOnly,
+            Some("all") => Filter::All,
+            _ => Filter::Default,
+        }
+    }
+}
+
+/// Each entry's label, as the last `label` entry for it left it.
+fn labels(session: &Session) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for e in session.entries().iter().filter(|e| e.kind() == "label") {
+        let Some(target) = e.field("targetId").as_str().map(str::to_string) else { continue };
+        match e.field("label").as_str().map(str::trim).filter(|l| !l.is_empty()) {
+            Some(l) => out.insert(target, l.to_string()),
+            None => out.remove(&target),
+        };
+    }
+    out
+}
+
 /// The rows of `session`'s tree, in order (each branch under the entry it
 /// forked from, oldest first), and the row of the current point.
-pub(crate) fn rows(session: &Session) -> (Vec<Row>, usize) {
+pub(crate) fn rows(session: &Session, filter: Filter) -> (Vec<Row>, usize) {
     let entries = session.entries();
+    let labels = labels(session);
     let mut children: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
         let parent = e.parent_id().filter(|p| session.get(p).is_some());
@@ -47,11 +89,13 @@ pub(crate) fn rows(session: &Session) -> (Vec<Row>, usize) {
     while let Some((i, depth, mark)) = stack.pop() {
         let e = &entries[i];
         let mut mark = mark;
-        if let Some(summary) = summary(e) {
+        let label = labels.get(e.id());
+        if let Some(summary) = summary(e, filter).filter(|_| filter != Filter::LabeledOnly || label.is_some()) {
             if on_branch.contains(e.id()) {
                 current = rows.len();
             }
-            let label = format!("{}{mark}{summary}", "  ".repeat(depth));
+            let tag = label.map(|l| format!(" [{}]", pi_tui::sanitize::clean_line(l))).unwrap_or_default();
+            let label = format!("{}{mark}{summary}{tag}", "  ".repeat(depth));
             rows.push(Row { id: e.id().to_string(), label });
             mark = "";
         }
@@ -103,7 +147,16 @@ fn unique(rows: &mut [Row]) {
 
 /// What an entry's row says; `None` for entries the tree does not show
 /// (labels, settings changes, extension data).
-fn summary(e: &Entry) -> Option<String> {
+fn summary(e: &Entry, filter: Filter) -> Option<String> {
+    let role = if e.kind() == "message" { e.field("message")["role"].as_str().map(str::to_string) } else { None };
+    let shown = match filter {
+        Filter::UserOnly => role.as_deref() == Some("user"),
+        Filter::NoTools => !matches!(role.as_deref(), Some("toolResult" | "bashExecution")),
+        _ => true,
+    };
+    if !shown {
+        return None;
+    }
     let line = match e.kind() {
         "message" => {
             let m = e.field("message");
@@ -133,6 +186,18 @@ fn summary(e: &Entry) -> Option<String> {
         "compaction" => text::TREE_COMPACTION.to_string(),
         "branch_summary" => text::TREE_BRANCH_SUMMARY.to_string(),
         "custom_message" => format!("[{}]", e.field("customType").as_str().unwrap_or("custom")),
+        other if filter == Filter::All => match other {
+            "model_change" => format!(
+                "[model: {}/{}]",
+                e.field("provider").as_str().unwrap_or_default(),
+                e.field("modelId").as_str().unwrap_or_default()
+            ),
+            "thinking_level_change" => format!("[thinking: {}]", e.field("thinkingLevel").as_str().unwrap_or_default()),
+            "label" => format!("[label: {}]", e.field("label").as_str().unwrap_or_default()),
+            "custom" => format!("[data: {}]", e.field("customType").as_str().unwrap_or_default()),
+            "session_info" => format!("[name: {}]", e.field("name").as_str().unwrap_or_default()),
+            kind => format!("[{kind}]"),
+        },
         _ => return None,
     };
     let one: String = pi_tui::sanitize::clean_line(&line.split_whitespace().collect::<Vec<_>>().join(" "));
@@ -159,8 +224,10 @@ fn content_text(content: &Value) -> String {
 impl Host {
     /// `/tree`: choose an entry of the session tree and continue from it.
     pub(super) async fn tree(&mut self) {
+        let (settings, _) = pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.reload.prompt.trusted);
+        let filter = Filter::parse(settings.get_str(&["treeFilterMode"]));
         let (rows, current) = match self.agent.session().lock() {
-            Ok(s) => rows(&s),
+            Ok(s) => rows(&s, filter),
             Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
         };
         if rows.is_empty() {
@@ -271,13 +338,13 @@ mod tests {
         say(&mut s, "assistant", "done");
         s.append("label", json!({"targetId": b, "label": "x"})).unwrap();
         s.set_leaf(Some(&c)).unwrap();
-        let (rows, current) = rows(&s);
+        let (rows, current) = rows(&s, Filter::Default);
         let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(
             labels,
             [
                 "user: first question",
-                "assistant: answer",
+                "assistant: answer [x]",
                 &format!("  ├─ user: try one{}", text::TREE_CURRENT_MARK),
                 "  └─ user: try two",
                 "  assistant: done",
@@ -292,7 +359,7 @@ mod tests {
         for i in 0..20_000 {
             say(&mut s, if i % 2 == 0 { "user" } else { "assistant" }, "same");
         }
-        let (rows, current) = rows(&s);
+        let (rows, current) = rows(&s, Filter::Default);
         assert_eq!(rows.len(), 20_000);
         assert_eq!(current, 19_999);
         let distinct: HashSet<&str> = rows.iter().map(|r| r.label.as_str()).collect();
@@ -300,10 +367,35 @@ mod tests {
     }
 
     #[test]
+    fn each_filter_shows_its_entries_and_labels_are_shown() {
+        let mut s = Session::in_memory();
+        let a = say(&mut s, "user", "go");
+        s.append_message(&json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "ls", "arguments": {}}], "timestamp": 0}))
+            .unwrap();
+        s.append_message(&json!({"role": "toolResult", "toolCallId": "c", "toolName": "ls", "content": [], "isError": false, "timestamp": 0}))
+            .unwrap();
+        s.append("model_change", json!({"provider": "p", "modelId": "m"})).unwrap();
+        let d = say(&mut s, "assistant", "done");
+        s.append("label", json!({"targetId": a, "label": "start"})).unwrap();
+        s.append("label", json!({"targetId": d, "label": "old"})).unwrap();
+        s.append("label", json!({"targetId": d, "label": ""})).unwrap();
+        let shown =
+            |f| rows(&s, f).0.into_iter().map(|r| r.label.replace(text::TREE_CURRENT_MARK, "")).collect::<Vec<_>>();
+        assert_eq!(shown(Filter::Default), ["user: go [start]", "assistant: → ls", "[ls]", "assistant: done"]);
+        assert_eq!(shown(Filter::NoTools), ["user: go [start]", "assistant: → ls", "assistant: done"]);
+        assert_eq!(shown(Filter::UserOnly), ["user: go [start]"]);
+        assert_eq!(shown(Filter::LabeledOnly), ["user: go [start]"], "a cleared label is no label");
+        let all = shown(Filter::All);
+        assert!(all.contains(&"[model: p/m]".to_string()) && all.contains(&"[label: start]".to_string()), "{all:?}");
+        assert_eq!(Filter::parse(Some("user-only")), Filter::UserOnly);
+        assert_eq!(Filter::parse(Some("nonsense")), Filter::Default);
+    }
+
+    #[test]
     fn terminal_controls_in_a_message_do_not_reach_the_row() {
         let mut s = Session::in_memory();
         say(&mut s, "user", "hi \u{1b}[2Jthere \u{7}");
-        let (rows, _) = rows(&s);
+        let (rows, _) = rows(&s, Filter::Default);
         assert!(!rows[0].label.contains('\u{1b}') && !rows[0].label.contains('\u{7}'), "{:?}", rows[0].label);
         assert!(rows[0].label.starts_with("user: hi"), "{:?}", rows[0].label);
     }
