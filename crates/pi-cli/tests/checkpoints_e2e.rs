@@ -296,3 +296,38 @@ fn a_store_that_cannot_be_written_leaves_the_turn_running_and_says_so() {
     assert_eq!(after.insert("f-7.txt".into(), before["f-7.txt"].clone()).as_deref(), Some("644 line seven\n"));
     assert_eq!(after, before);
 }
+
+#[test]
+fn rpc_rewind_moves_the_conversation_and_brings_the_files_back() {
+    let server = MockServer::start(changing_turn());
+    let scratch = Scratch::new(&server);
+    project(&scratch.work);
+    let before = state(&scratch.work);
+    let mut rpc = Rpc::start(&scratch, &[]);
+    let within = std::time::Duration::from_secs(30);
+    rpc.ask(json!({"type": "prompt", "message": "change things"}), within).unwrap();
+    rpc.find(within, |e| e["type"] == "agent_end").expect("the run ends");
+    let forks = rpc.ask(json!({"type": "get_fork_messages"}), within).unwrap();
+    let entry = forks["data"]["messages"][0]["entryId"].as_str().unwrap_or_else(|| panic!("{forks}")).to_string();
+    let missing = rpc.ask(json!({"type": "rewind"}), within).unwrap();
+    assert_eq!(missing["success"], false, "{missing}");
+    assert!(missing["error"].as_str().unwrap().contains("entryId"), "{missing}");
+    let unknown = rpc.ask(json!({"type": "rewind", "entryId": "nope"}), within).unwrap();
+    assert_eq!(unknown["success"], false, "{unknown}");
+    let done = rpc.ask(json!({"type": "rewind", "entryId": entry}), within).unwrap();
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(done["data"]["cancelled"], false);
+    assert_eq!(done["data"]["editorText"], "change things");
+    let restored = done["data"]["restored"]["restored"].as_array().unwrap_or_else(|| panic!("{done}"));
+    assert!(restored.contains(&json!("a.txt")), "{done}");
+    let mut after = state(&scratch.work);
+    after.remove("made/");
+    after.remove("made/dir/");
+    assert_eq!(after, before);
+    // The conversation is back before the prompt (the system prompt's record); the note of the restore follows.
+    let messages = rpc.ask(json!({"type": "get_messages"}), within).unwrap();
+    let roles: Vec<&str> =
+        messages["data"]["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "custom"], "{messages}");
+    rpc.close_and_wait(within);
+}

@@ -193,6 +193,17 @@ pub enum Command {
         /// Restore files changed since the turn too.
         force: bool,
     },
+    /// Move the conversation back to an entry of the session tree, and
+    /// (`files`) the files to how they were before the agent's turns after
+    /// it (pi only, B11: checkpoints).
+    Rewind {
+        /// The entry to continue from (a user message: from before it).
+        entry_id: String,
+        /// Restore the files too (default true).
+        files: bool,
+        /// Restore files changed since the turns too.
+        force: bool,
+    },
     /// The answer to an extension's dialog (never answered itself).
     ExtensionUiResponse {
         /// The dialog's request id.
@@ -295,6 +306,11 @@ impl Command {
             "get_messages" => Command::GetMessages,
             "get_commands" => Command::GetCommands,
             "undo" => Command::Undo { force: a.opt_bool("force")?.unwrap_or(false) },
+            "rewind" => Command::Rewind {
+                entry_id: a.string("entryId")?,
+                files: a.opt_bool("files")?.unwrap_or(true),
+                force: a.opt_bool("force")?.unwrap_or(false),
+            },
             "extension_ui_response" => Command::ExtensionUiResponse {
                 id: object.get("id").and_then(Value::as_str).map(String::from),
                 answer: ui_answer(object),
@@ -357,6 +373,7 @@ command_names! {
     GetMessages => "get_messages",
     GetCommands => "get_commands",
     Undo => "undo",
+    Rewind => "rewind",
     ExtensionUiResponse => "extension_ui_response",
 }
 

@@ -48,6 +48,16 @@ fn arguments_arrive_typed() {
     assert_eq!(parse(json!({"type": "undo", "force": true})).unwrap(), Command::Undo { force: true });
     assert!(parse(json!({"type": "undo", "force": "yes"})).is_err());
     assert_eq!(
+        parse(json!({"type": "rewind", "entryId": "a1"})).unwrap(),
+        Command::Rewind { entry_id: "a1".into(), files: true, force: false }
+    );
+    assert_eq!(
+        parse(json!({"type": "rewind", "entryId": "a1", "files": false, "force": true})).unwrap(),
+        Command::Rewind { entry_id: "a1".into(), files: false, force: true }
+    );
+    assert!(parse(json!({"type": "rewind"})).unwrap_err().to_string().contains("entryId"));
+    assert!(parse(json!({"type": "rewind", "entryId": 3})).is_err());
+    assert_eq!(
         parse(json!({"type": "compact", "customInstructions": null})).unwrap(),
         Command::Compact { custom_instructions: None }
     );

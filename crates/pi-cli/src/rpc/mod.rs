@@ -402,6 +402,17 @@ impl Server {
                     respond(&id, &kind, answer);
                 });
             }
+            Command::Rewind { entry_id, files, force } => {
+                let (agent, ext) = (self.agent.clone(), self.setup.ext.clone());
+                tokio::spawn(async move {
+                    let mut g = agent.lock().await;
+                    let answer = crate::undo::rewind_conversation(&mut g, &ext, &entry_id, files, force)
+                        .await
+                        .map(Some)
+                        .map_err(|e| e.to_string());
+                    respond(&id, &kind, answer);
+                });
+            }
             Command::Bash { command, exclude_from_context } => {
                 bash::start(&self.bash, &self.commands, id, command, exclude_from_context);
             }
