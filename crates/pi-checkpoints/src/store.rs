@@ -301,9 +301,15 @@ impl Store {
     /// `keep_days` (their refs and indexes), then let git remove what no
     /// checkpoint holds any more. The sessions dropped.
     pub fn prune(&self, keep_days: u64) -> Result<Vec<String>, CheckpointError> {
+        self.prune_older_than(std::time::Duration::from_secs(keep_days.saturating_mul(86_400)))
+    }
+
+    /// [`Store::prune`] with the age in any unit (whole seconds count).
+    pub fn prune_older_than(&self, age: std::time::Duration) -> Result<Vec<String>, CheckpointError> {
         let git = self.git("prune");
         let out = git.run(&["for-each-ref", "--format=%(refname:strip=2) %(committerdate:unix)", "refs/pi/"], None)?;
-        let cutoff = now_ms() / 1000 - i64::try_from(keep_days.saturating_mul(86_400)).unwrap_or(i64::MAX);
+        let secs = age.as_secs();
+        let cutoff = now_ms() / 1000 - i64::try_from(secs).unwrap_or(i64::MAX);
         let mut dropped = Vec::new();
         for line in String::from_utf8_lossy(&out).lines() {
             let Some((session, time)) = line.rsplit_once(' ') else { continue };
@@ -316,7 +322,7 @@ impl Store {
         if !dropped.is_empty() {
             // Objects younger than the limit stay: a running session may
             // have staged a tree it has not made a checkpoint of yet.
-            git.run(&["gc", &format!("--prune={keep_days}.days.ago"), "--quiet"], None)?;
+            git.run(&["gc", &format!("--prune={secs}.seconds.ago"), "--quiet"], None)?;
         }
         Ok(dropped)
     }

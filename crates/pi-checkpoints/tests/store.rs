@@ -192,10 +192,11 @@ fn pruning_drops_only_sessions_older_than_the_limit() {
     let store = Store::open(agent.path(), work.path(), 10).unwrap();
     store.snapshot(Record::new(Kind::Before, "old")).unwrap();
     store.snapshot(Record::new(Kind::Before, "recent")).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::thread::sleep(std::time::Duration::from_millis(2200));
     store.snapshot(Record::new(Kind::Before, "recent")).unwrap();
     assert!(store.prune(1).unwrap().is_empty(), "nothing is a day old");
-    assert_eq!(store.prune(0).unwrap(), ["old"]);
+    // "old" is two seconds old and more; "recent" less than one (whole seconds count).
+    assert_eq!(store.prune_older_than(std::time::Duration::from_secs(1)).unwrap(), ["old"]);
     assert!(store.history("old").unwrap().is_empty());
     assert_eq!(store.history("recent").unwrap().len(), 2);
     assert_eq!(store.sessions().unwrap(), ["recent"]);
