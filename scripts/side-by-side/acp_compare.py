@@ -135,12 +135,14 @@ shutil.rmtree(wrapper, ignore_errors=True)
 def settle_write_race(a, b):
     """pi-acp reads a file before an edit or write runs, without waiting for
     the read: when the tool ends first, it shows the tool's text result
-    instead of the diff. Ours always shows the diff; such a pair counts as
-    the same story."""
+    instead of the diff (ours reads earlier, when the model names the call,
+    but does not hold the tool back either); such a pair counts as the
+    same story."""
     for ca, cb in zip(a["calls"], b["calls"]):
-        if ca["kind"] == cb["kind"] == "edit" and "diff" in (ca["content"] or {}) \
-                and (cb["content"] or {}).get("text", "").startswith("Successfully"):
-            cb["content"] = ca["content"]
+        for x, y in ((ca, cb), (cb, ca)):
+            if x["kind"] == y["kind"] == "edit" and "diff" in (x["content"] or {}) \
+                    and (y["content"] or {}).get("text", "").startswith("Successfully"):
+                y["content"] = x["content"]
 
 
 same = True
