@@ -48,3 +48,57 @@ pub(crate) async fn cancelled(ext: &ExtSession, preparation: &Value) -> bool {
 pub(crate) async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>) {
     ext.notify("session_tree", json!({"newLeafId": new_leaf, "oldLeafId": old_leaf})).await;
 }
+
+/// What moving an agent's conversation did.
+pub(crate) struct Moved {
+    /// The chosen prompt's text when the target was a user message (it goes
+    /// back into the editor).
+    pub editor: Option<String>,
+    /// The entries of the part of the conversation left behind.
+    pub left: std::collections::HashSet<String>,
+}
+
+/// Move `agent`'s conversation to `target` (`/tree`, RPC `rewind`): the
+/// extensions asked first, the leaf moved, the agent's messages read again,
+/// the extensions told. `Ok(None)`: an extension cancelled it.
+pub(crate) async fn move_agent(
+    agent: &mut pi_agent::Agent,
+    ext: &ExtSession,
+    target: &str,
+) -> Result<Option<Moved>, SessionCallError> {
+    let (preparation, new_leaf) = prepare(ext, target)?;
+    if cancelled(ext, &preparation).await {
+        return Ok(None);
+    }
+    let editor = {
+        let mut s = agent.session().lock()?;
+        let message = s.get(target).filter(|e| e.kind() == "message").map(|e| e.field("message"));
+        let editor = message.filter(|m| m["role"] == "user").map(|m| message_text(&m["content"]));
+        s.set_leaf(new_leaf.as_deref())?;
+        editor
+    };
+    agent.resync_session();
+    moved(ext, &preparation["oldLeafId"], new_leaf.as_deref()).await;
+    let left = preparation["entriesToSummarize"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["id"].as_str().map(str::to_string))
+        .collect();
+    Ok(Some(Moved { editor, left }))
+}
+
+/// The text of a message's content: a string, or its text blocks joined
+/// with spaces.
+pub(crate) fn message_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}

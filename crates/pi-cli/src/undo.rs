@@ -91,49 +91,18 @@ pub(crate) async fn rewind_conversation(
     files: bool,
     force: bool,
 ) -> Result<serde_json::Value, crate::session_error::SessionCallError> {
-    let (preparation, new_leaf) = crate::tree_events::prepare(ext, target)?;
-    if crate::tree_events::cancelled(ext, &preparation).await {
+    let Some(moved) = crate::tree_events::move_agent(agent, ext, target).await? else {
         return Ok(serde_json::json!({"cancelled": true}));
-    }
-    let editor = {
-        let mut s = agent.session().lock()?;
-        let entry = s.get(target).map(|e| e.field("message"));
-        let text = entry.filter(|m| m["role"] == "user").map(|m| message_text(&m["content"]));
-        s.set_leaf(new_leaf.as_deref())?;
-        text
     };
-    agent.resync_session();
-    crate::tree_events::moved(ext, &preparation["oldLeafId"], new_leaf.as_deref()).await;
-    let left: std::collections::HashSet<String> = preparation["entriesToSummarize"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e["id"].as_str().map(str::to_string))
-        .collect();
-    let mut answer = serde_json::json!({"cancelled": false, "editorText": editor, "restored": null});
-    if files && agent.tool_ctx().change_guard.is_some() && !left.is_empty() {
-        match rewind(agent, ext, left, force).await {
+    let mut answer = serde_json::json!({"cancelled": false, "editorText": moved.editor, "restored": null});
+    if files && agent.tool_ctx().change_guard.is_some() && !moved.left.is_empty() {
+        match rewind(agent, ext, moved.left, force).await {
             Ok(Some(done)) => answer["restored"] = done.json(),
             Ok(None) => {}
             Err(e) => answer["filesError"] = serde_json::json!(e.to_string()),
         }
     }
     Ok(answer)
-}
-
-/// A message's text (a string, or its text blocks joined).
-fn message_text(content: &serde_json::Value) -> String {
-    match content {
-        serde_json::Value::String(s) => s.clone(),
-        other => other
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "text")
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
 }
 
 /// Which turns of this session's checkpoints changed files, by the session

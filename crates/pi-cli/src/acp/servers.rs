@@ -6,6 +6,7 @@
 //! legacy SSE transport.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -75,7 +76,8 @@ pub(crate) fn write(servers: Value) -> Result<ServersFile, RpcError> {
     let mut n = 0u32;
     let (mut f, path) = loop {
         let path = std::env::temp_dir().join(format!("pi-acp-mcp-{}-{stamp}-{n}.json", std::process::id()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).mode_private().open(&path) {
+        // Only the user may read it (headers and environments carry tokens).
+        match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
             Ok(f) => break (f, path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
             Err(e) => return Err(failed(e)),
@@ -84,17 +86,6 @@ pub(crate) fn write(servers: Value) -> Result<ServersFile, RpcError> {
     let file = ServersFile(path);
     f.write_all(json!({"mcpServers": servers}).to_string().as_bytes()).map_err(failed)?;
     Ok(file)
-}
-
-/// Files only the user can read (headers and environments carry tokens).
-trait Private {
-    fn mode_private(&mut self) -> &mut Self;
-}
-
-impl Private for std::fs::OpenOptions {
-    fn mode_private(&mut self) -> &mut Self {
-        std::os::unix::fs::OpenOptionsExt::mode(self, 0o600)
-    }
 }
 
 #[cfg(test)]

@@ -12,10 +12,10 @@ use pi_agent::session::{Entry, Session};
 use pi_checkpoints::text as cp_text;
 use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle, Update};
 use pi_tui::transcript::Level;
-use serde_json::Value;
 
 use super::text;
 use super::worker::Host;
+use crate::tree_events::{Moved, message_text};
 
 /// Most characters of an entry shown in its row.
 const ROW_TEXT_CHARS: usize = 100;
@@ -161,9 +161,9 @@ fn summary(e: &Entry, filter: Filter) -> Option<String> {
         "message" => {
             let m = e.field("message");
             match m["role"].as_str().unwrap_or_default() {
-                "user" => format!("user: {}", content_text(&m["content"])),
+                "user" => format!("user: {}", message_text(&m["content"])),
                 "assistant" => {
-                    let said = content_text(&m["content"]);
+                    let said = message_text(&m["content"]);
                     let calls: Vec<&str> = m["content"]
                         .as_array()
                         .into_iter()
@@ -207,20 +207,6 @@ fn summary(e: &Entry, filter: Filter) -> Option<String> {
     })
 }
 
-/// The text of a message's content (a string, or its text blocks joined).
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    }
-}
-
 impl Host {
     /// `/tree`: choose an entry of the session tree and continue from it.
     pub(super) async fn tree(&mut self) {
@@ -246,33 +232,11 @@ impl Host {
     /// Move the conversation to `target` (the reference's navigation), then
     /// offer to bring the files back to match.
     async fn go_to(&mut self, target: &str) {
-        let prepared = crate::tree_events::prepare(&self.ext, target);
-        let (preparation, new_leaf) = match prepared {
-            Ok(p) => p,
+        let Moved { editor, left } = match crate::tree_events::move_agent(&mut self.agent, &self.ext, target).await {
+            Ok(Some(moved)) => moved,
+            Ok(None) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
             Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
         };
-        if crate::tree_events::cancelled(&self.ext, &preparation).await {
-            return self.notice(Level::Info, text::TREE_CANCELLED.to_string());
-        }
-        let editor = {
-            let moved = self.agent.session().lock().map_err(|e| e.to_string()).and_then(|mut s| {
-                let editor = user_text(&s, target);
-                s.set_leaf(new_leaf.as_deref()).map_err(|e| e.to_string())?;
-                Ok(editor)
-            });
-            match moved {
-                Ok(editor) => editor,
-                Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e)),
-            }
-        };
-        self.agent.resync_session();
-        crate::tree_events::moved(&self.ext, &preparation["oldLeafId"], new_leaf.as_deref()).await;
-        let left: HashSet<String> = preparation["entriesToSummarize"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e["id"].as_str().map(str::to_string))
-            .collect();
         self.show_conversation(editor);
         if self.agent.tool_ctx().change_guard.is_some() && !left.is_empty() {
             self.offer_rewind(left).await;
@@ -309,13 +273,6 @@ impl Host {
             force = true;
         }
     }
-}
-
-/// The text of `id` when it is a user message (it goes back into the editor).
-fn user_text(s: &Session, id: &str) -> Option<String> {
-    let e = s.get(id)?;
-    let m = e.field("message");
-    (e.kind() == "message" && m["role"] == "user").then(|| content_text(&m["content"]))
 }
 
 #[cfg(test)]
