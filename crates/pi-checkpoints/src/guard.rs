@@ -185,6 +185,9 @@ impl ChangeGuard for Checkpoints {
             if let Some(task) = task {
                 let _ = task.await;
             }
+            // A folder being staged for a turn's start holds the state (and
+            // the session's git index) until it is done.
+            drop(self.inner.state.lock().await);
         })
     }
 }

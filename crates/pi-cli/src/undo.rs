@@ -40,7 +40,7 @@ impl Undone {
 /// asked first (`session_before_restore`, which may cancel) and told after
 /// (`session_restore`).
 pub(crate) async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Result<Undone, CheckpointError> {
-    let (store, session) = open_store(agent);
+    let (store, session) = open_store(agent).await;
     let (store, plan) = {
         let session = session.clone();
         blocking(move || {
@@ -62,7 +62,7 @@ pub(crate) async fn rewind(
     entries: std::collections::HashSet<String>,
     force: bool,
 ) -> Result<Option<Undone>, CheckpointError> {
-    let (store, session) = open_store(agent);
+    let (store, session) = open_store(agent).await;
     let (store, plan) = {
         let session = session.clone();
         blocking(move || {
@@ -108,14 +108,19 @@ pub(crate) async fn rewind_conversation(
 /// Which turns of this session's checkpoints changed files, by the session
 /// entry of their answer (for showing where files can be rewound).
 pub(crate) async fn changing_entries(agent: &Agent) -> std::collections::HashSet<String> {
-    let (store, session) = open_store(agent);
+    let (store, session) = open_store(agent).await;
     let turns = blocking(move || store()?.turns(&session)).await.unwrap_or_default();
     turns.into_iter().filter_map(|t| t.after.and_then(|a| a.record.entry)).collect()
 }
 
 /// Opens the folder's checkpoint store (run it off the async threads), and
-/// the session's id.
-fn open_store(agent: &Agent) -> (impl FnOnce() -> Result<Store, CheckpointError> + Send + 'static, String) {
+/// the session's id; once the checkpoint the last turn ends with is taken
+/// (it is taken in the background: a restore asked for right after a turn
+/// must see it).
+async fn open_store(agent: &Agent) -> (impl FnOnce() -> Result<Store, CheckpointError> + Send + 'static, String) {
+    if let Some(guard) = agent.tool_ctx().change_guard.clone() {
+        guard.settle().await;
+    }
     let ctx = agent.tool_ctx();
     let session = ctx.session.session_id.clone().unwrap_or_default();
     let agent_dir = ctx.session.agent_dir.clone().unwrap_or_else(pi_config::agent_dir);

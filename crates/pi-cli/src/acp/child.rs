@@ -37,6 +37,8 @@ pub(crate) struct Child {
     stdin: tokio::sync::Mutex<ChildStdin>,
     next_id: AtomicU64,
     waiting: Mutex<HashMap<String, oneshot::Sender<Value>>>,
+    /// Set when pi's output ended: no answer can come any more.
+    ended: std::sync::atomic::AtomicBool,
     process: Mutex<Option<tokio::process::Child>>,
 }
 
@@ -68,6 +70,7 @@ impl Child {
             stdin: tokio::sync::Mutex::new(stdin),
             next_id: AtomicU64::new(1),
             waiting: Mutex::new(HashMap::new()),
+            ended: std::sync::atomic::AtomicBool::new(false),
             process: Mutex::new(Some(process)),
         });
         let (events, rx) = mpsc::unbounded_channel();
@@ -88,10 +91,11 @@ impl Child {
                 }
             }
             // pi ended: commands still waiting get no answer (their senders drop).
-            if let Some(c) = reader.upgrade()
-                && let Ok(mut w) = c.waiting.lock()
-            {
-                w.clear();
+            if let Some(c) = reader.upgrade() {
+                c.ended.store(true, Ordering::SeqCst);
+                if let Ok(mut w) = c.waiting.lock() {
+                    w.clear();
+                }
             }
         });
         Ok((child, rx))
@@ -112,6 +116,11 @@ impl Child {
         let (tx, rx) = oneshot::channel();
         if let Ok(mut w) = self.waiting.lock() {
             w.insert(id.clone(), tx);
+        }
+        // Asked after pi's output ended: no answer will come (and none waits for it).
+        if self.ended.load(Ordering::SeqCst) {
+            self.waiting.lock().ok().map(|mut w| w.remove(&id));
+            return Err(ChildError::Ended);
         }
         cmd["id"] = json!(id);
         self.send(&cmd).await?;

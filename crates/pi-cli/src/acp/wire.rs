@@ -62,7 +62,8 @@ pub(crate) type Reply = Result<Value, RpcError>;
 /// The line writer and the client's pending answers.
 #[derive(Debug)]
 pub(crate) struct Wire {
-    out: mpsc::UnboundedSender<Value>,
+    /// `None` once the connection is closed: what is queued is still written.
+    out: Mutex<Option<mpsc::UnboundedSender<Value>>>,
     next_id: AtomicU64,
     waiting: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
 }
@@ -81,11 +82,13 @@ impl Wire {
                 }
             }
         });
-        (Wire { out, next_id: AtomicU64::new(1), waiting: Mutex::new(HashMap::new()) }, writer)
+        (Wire { out: Mutex::new(Some(out)), next_id: AtomicU64::new(1), waiting: Mutex::new(HashMap::new()) }, writer)
     }
 
     fn send(&self, v: Value) {
-        let _ = self.out.send(v);
+        if let Some(out) = self.out.lock().ok().as_ref().and_then(|o| o.as_ref()) {
+            let _ = out.send(v);
+        }
     }
 
     /// Answer request `id`.
@@ -134,10 +137,15 @@ impl Wire {
         true
     }
 
-    /// The connection ended: every request still waiting fails.
+    /// The connection ended: every request still waiting fails, nothing
+    /// more is sent, and the writer ends once what is queued is written
+    /// (whatever task still holds the wire).
     pub(crate) fn close(&self) {
         if let Ok(mut w) = self.waiting.lock() {
             w.clear();
+        }
+        if let Ok(mut out) = self.out.lock() {
+            out.take();
         }
     }
 }
