@@ -559,13 +559,18 @@ impl Agent {
             } else if !first_turn {
                 self.auto_compact().await;
             }
+            let continues = !first_turn;
             first_turn = false;
             self.notify("turn_start", || serde_json::json!({"turnIndex": turn_index, "timestamp": now_ms()})).await;
             self.emit(AgentEvent::TurnStart);
             if let Some(guard) = &self.tool_ctx.change_guard {
                 let tools = self.dispatcher.registry.active_tools();
                 let may_change = tools.iter().any(|t| t.def().annotations.read_only_hint != Some(true));
-                guard.turn_started(&self.tool_ctx, may_change);
+                if continues {
+                    guard.turn_continued(&self.tool_ctx, may_change);
+                } else {
+                    guard.turn_started(&self.tool_ctx, may_change);
+                }
             }
             self.apply_choices();
             self.apply_tool_changes().await;

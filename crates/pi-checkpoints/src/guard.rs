@@ -1,10 +1,12 @@
 //! The [`ChangeGuard`] the agent and the dispatcher tell about turns and
-//! calls: each turn's folder is staged in the background while the model
-//! answers (the costly walk off the turn's path), becomes the `before`
+//! calls: a run's first turn's folder is staged in the background while the
+//! model answers (the costly walk off the turn's path), becomes the `before`
 //! checkpoint at the turn's first call that may change files, and the
 //! `after` snapshot is taken in the background when the turn ends (the next
-//! turn's calls wait for it; the run's end waits for it). A checkpoint that
-//! fails is reported once and never stops a call.
+//! turn's calls wait for it; the run's end waits for it). The turns that
+//! follow in the same run start from that `after` (the folder as the last
+//! turn left it, a moment ago) instead of walking the folder again. A
+//! checkpoint that fails is reported once and never stops a call.
 //!
 //! Changes made to the folder between the turn's start and its first
 //! changing call (by the user, while the model answers) count as the turn's.
@@ -35,6 +37,10 @@ struct Inner {
     turns: AtomicU64,
     /// The `after` snapshot being taken in the background.
     after: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The last turn that ended with an `after` snapshot (0: none).
+    after_of: AtomicU64,
+    /// The turn (continuing its run) that starts from that `after` (0: none).
+    chained: AtomicU64,
     told: Mutex<bool>,
 }
 
@@ -52,6 +58,9 @@ struct Ready {
     session: String,
     cwd: PathBuf,
     staged: Staged,
+    /// Kept from the previous turn's `after`: serves only a turn of the
+    /// same run ([`Inner::chained`]).
+    from_after: bool,
 }
 
 fn session_of(ctx: &ToolContext) -> String {
@@ -68,6 +77,8 @@ impl Checkpoints {
             state: Default::default(),
             turns: AtomicU64::new(0),
             after: Mutex::new(None),
+            after_of: AtomicU64::new(0),
+            chained: AtomicU64::new(0),
             told: Mutex::new(false),
         };
         Checkpoints { inner: Arc::new(inner) }
@@ -109,7 +120,7 @@ impl Inner {
         let session = session_of(&ctx);
         let for_session = session.clone();
         let staged = blocking(move || store.stage_tree(&for_session)).await?;
-        state.ready = Some(Ready { turn, session, cwd: ctx.cwd.clone(), staged });
+        state.ready = Some(Ready { turn, session, cwd: ctx.cwd.clone(), staged, from_after: false });
         Ok(())
     }
 
@@ -122,7 +133,11 @@ impl Inner {
         let store = self.store(&mut state, ctx).await?;
         let session = session_of(ctx);
         let turn = self.turns.load(Ordering::SeqCst);
-        let ready = state.ready.take().filter(|r| r.turn == turn && r.session == session && r.cwd == ctx.cwd);
+        let chained = self.chained.load(Ordering::SeqCst) == turn;
+        let ready = state
+            .ready
+            .take()
+            .filter(|r| r.turn == turn && r.session == session && r.cwd == ctx.cwd && (!r.from_after || chained));
         let record = Record::new(Kind::Before, &session);
         let snap = match ready {
             Some(r) => blocking(move || store.commit(record, r.staged)).await?,
@@ -133,10 +148,17 @@ impl Inner {
     }
 }
 
-impl ChangeGuard for Checkpoints {
-    fn turn_started(&self, ctx: &ToolContext, may_change: bool) {
+impl Checkpoints {
+    /// A turn starts: stage its folder in the background, unless it
+    /// continues a run whose last turn's `after` is (being) taken: that
+    /// serves it.
+    fn start_turn(&self, ctx: &ToolContext, may_change: bool, continues: bool) {
         let turn = self.inner.turns.fetch_add(1, Ordering::SeqCst) + 1;
         if !may_change {
+            return;
+        }
+        if continues && self.inner.after_of.load(Ordering::SeqCst) + 1 == turn {
+            self.inner.chained.store(turn, Ordering::SeqCst);
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
@@ -147,6 +169,16 @@ impl ChangeGuard for Checkpoints {
             }
         });
     }
+}
+
+impl ChangeGuard for Checkpoints {
+    fn turn_started(&self, ctx: &ToolContext, may_change: bool) {
+        self.start_turn(ctx, may_change, false);
+    }
+
+    fn turn_continued(&self, ctx: &ToolContext, may_change: bool) {
+        self.start_turn(ctx, may_change, true);
+    }
 
     fn before_change<'a>(&'a self, ctx: &'a ToolContext) -> GuardFuture<'a> {
         Box::pin(async move {
@@ -156,20 +188,27 @@ impl ChangeGuard for Checkpoints {
         })
     }
 
-    fn turn_ended<'a>(&'a self, _ctx: &'a ToolContext, entry: Option<&'a str>) -> GuardFuture<'a> {
+    fn turn_ended<'a>(&'a self, ctx: &'a ToolContext, entry: Option<&'a str>) -> GuardFuture<'a> {
         let entry = entry.map(str::to_string);
         Box::pin(async move {
             let mut state = self.inner.state.clone().lock_owned().await;
             let (Some((session, before)), Some(store)) = (state.open.take(), state.store.clone()) else { return };
             let inner = self.inner.clone();
+            let ended = inner.turns.load(Ordering::SeqCst);
+            inner.after_of.store(ended, Ordering::SeqCst);
+            let cwd = ctx.cwd.clone();
             let record = Record { entry, of: Some(before), ..Record::new(Kind::After, &session) };
-            // In the background, holding the state: the next turn's calls wait for it.
+            // In the background, holding the state: the next turn's calls
+            // wait for it, and a turn continuing the run starts from it.
             let task = tokio::spawn(async move {
-                let taken = blocking(move || store.snapshot(record)).await;
-                drop(state);
-                if let Err(e) = taken {
-                    inner.tell(&e);
+                let taken = blocking(move || store.snapshot_staged(record)).await;
+                match taken {
+                    Ok((_, staged)) => {
+                        state.ready = Some(Ready { turn: ended + 1, session, cwd, staged, from_after: true });
+                    }
+                    Err(e) => inner.tell(&e),
                 }
+                drop(state);
             });
             if let Ok(mut after) = self.inner.after.lock() {
                 *after = Some(task);
@@ -185,8 +224,14 @@ impl ChangeGuard for Checkpoints {
             if let Some(task) = task {
                 let _ = task.await;
             }
-            // A folder being staged for a turn's start holds the state (and
-            // the session's git index) until it is done.
+        })
+    }
+
+    /// [`ChangeGuard::settle`], and a folder being staged for a turn's
+    /// start: it holds the state (and the session's git index) until done.
+    fn quiesce<'a>(&'a self) -> GuardFuture<'a> {
+        Box::pin(async move {
+            self.settle().await;
             drop(self.inner.state.lock().await);
         })
     }

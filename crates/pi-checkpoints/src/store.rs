@@ -166,9 +166,16 @@ impl Store {
 
     /// Take a snapshot of the working folder for `record.session`.
     pub fn snapshot(&self, record: Record) -> Result<Snapshot, CheckpointError> {
+        self.snapshot_staged(record).map(|(snap, _)| snap)
+    }
+
+    /// [`Store::snapshot`], and the folder as it staged it (for a next
+    /// turn's `before`, a moment later).
+    pub fn snapshot_staged(&self, record: Record) -> Result<(Snapshot, Staged), CheckpointError> {
         let scan = matches!(record.kind, Kind::Before | Kind::Restore);
         let staged = self.stage_tree_scanning(&record.session, scan)?;
-        self.commit(record, staged)
+        let snap = self.commit(record, staged.clone())?;
+        Ok((snap, staged))
     }
 
     /// The working folder as a tree in the store, not yet a checkpoint

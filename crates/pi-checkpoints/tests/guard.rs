@@ -104,3 +104,65 @@ async fn turns_that_cannot_change_files_stage_nothing() {
     staged(&g).await;
     assert!(!agent.path().join("checkpoints").exists(), "no store was even opened");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_continuing_its_run_starts_from_the_last_turns_after() {
+    let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
+    let (g, told) = guard(agent.path());
+    let c = ctx(work.path(), "s1");
+    g.turn_started(&c, true);
+    g.before_change(&c).await;
+    std::fs::write(work.path().join("a.txt"), "one\n").unwrap();
+    g.turn_ended(&c, Some("e1")).await;
+    g.settle().await;
+    // Written between the turns (a moment, in a real run): seen only by a
+    // walk of the folder, which a continuing turn does not make.
+    std::fs::write(work.path().join("gap.txt"), "between\n").unwrap();
+    g.turn_continued(&c, true); // the tool results go back at once: no walk of its own
+    g.before_change(&c).await;
+    std::fs::write(work.path().join("b.txt"), "two\n").unwrap();
+    g.turn_ended(&c, Some("e2")).await;
+    g.settle().await;
+    let store = Store::open(agent.path(), work.path(), 10).unwrap();
+    let history = store.history("s1").unwrap();
+    let kinds: Vec<Kind> = history.iter().map(|s| s.record.kind).collect();
+    assert_eq!(kinds, [Kind::Before, Kind::After, Kind::Before, Kind::After]);
+    let tree = |id: &str| {
+        let out = std::process::Command::new("git")
+            .args(["--git-dir", store.dir().to_str().unwrap(), "rev-parse", &format!("{id}^{{tree}}")])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(tree(&history[1].id), tree(&history[2].id), "the second turn's before is the first's after");
+    assert_eq!(store.changes(&history[2].id, &history[3].id).unwrap(), ["b.txt", "gap.txt"]);
+    pi_checkpoints::undo(&store, "s1", false).unwrap();
+    assert!(!work.path().join("b.txt").exists());
+    assert_eq!(std::fs::read_to_string(work.path().join("a.txt")).unwrap(), "one\n");
+    assert!(told.lock().unwrap().is_empty(), "{:?}", told.lock().unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_run_does_not_start_from_the_last_runs_after() {
+    let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
+    let (g, _) = guard(agent.path());
+    let c = ctx(work.path(), "s1");
+    g.turn_started(&c, true);
+    g.before_change(&c).await;
+    std::fs::write(work.path().join("a.txt"), "one\n").unwrap();
+    g.turn_ended(&c, Some("e1")).await;
+    g.settle().await;
+    // Between runs the user writes a file of their own.
+    std::fs::write(work.path().join("mine.txt"), "the user's\n").unwrap();
+    g.turn_started(&c, true);
+    g.before_change(&c).await; // at once, before its own staging may be done
+    std::fs::write(work.path().join("b.txt"), "two\n").unwrap();
+    g.turn_ended(&c, Some("e2")).await;
+    g.settle().await;
+    let store = Store::open(agent.path(), work.path(), 10).unwrap();
+    let history = store.history("s1").unwrap();
+    assert_eq!(history.len(), 4, "{history:?}");
+    assert_eq!(store.changes(&history[2].id, &history[3].id).unwrap(), ["b.txt"], "the user's file is not the turn's");
+}

@@ -119,7 +119,7 @@ pub(crate) async fn changing_entries(agent: &Agent) -> std::collections::HashSet
 /// must see it).
 async fn open_store(agent: &Agent) -> (impl FnOnce() -> Result<Store, CheckpointError> + Send + 'static, String) {
     if let Some(guard) = agent.tool_ctx().change_guard.clone() {
-        guard.settle().await;
+        guard.quiesce().await;
     }
     let ctx = agent.tool_ctx();
     let session = ctx.session.session_id.clone().unwrap_or_default();

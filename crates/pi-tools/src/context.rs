@@ -53,16 +53,28 @@ pub trait ChangeGuard: Send + Sync {
     /// prepare in the background (`may_change`: a tool the model can call
     /// is not read-only). Never waits.
     fn turn_started(&self, _ctx: &ToolContext, _may_change: bool) {}
+    /// A turn of the same run starts right after the previous one ended
+    /// (its tool results, or a queued message, are about to be sent): what
+    /// the guard kept when that turn ended may serve this one. Never waits.
+    fn turn_continued(&self, ctx: &ToolContext, may_change: bool) {
+        self.turn_started(ctx, may_change)
+    }
     /// Before a call whose tool is not read-only runs (once a turn is
     /// enough: the guard keeps track).
     fn before_change<'a>(&'a self, ctx: &'a ToolContext) -> GuardFuture<'a>;
     /// A turn ended; `entry` is the session entry of its answer (the
     /// assistant message whose calls ran).
     fn turn_ended<'a>(&'a self, ctx: &'a ToolContext, entry: Option<&'a str>) -> GuardFuture<'a>;
-    /// The run ends: what the guard still does in the background is done
-    /// when this returns.
+    /// The run ends: what the last turn left to do in the background (its
+    /// `after` checkpoint) is done when this returns.
     fn settle<'a>(&'a self) -> GuardFuture<'a> {
         Box::pin(async {})
+    }
+    /// Nothing of the guard runs in the background when this returns, not
+    /// even work for a turn that changed nothing (before a restore uses
+    /// what the guard writes).
+    fn quiesce<'a>(&'a self) -> GuardFuture<'a> {
+        self.settle()
     }
 }
 
