@@ -54,9 +54,9 @@ impl Meta {
         }
     }
 
-    /// Look again at the files kept with an unusual mode (git does not see
-    /// a change between two modes without the executable bit): at most
-    /// [`MAX_RECHECKED`] of them.
+    /// Look again at the files kept with an unusual mode (git sees a
+    /// `chmod` by the file's change time, in whole seconds: not within the
+    /// second the file was staged): at most [`MAX_RECHECKED`] of them.
     pub(crate) fn recheck_modes(&mut self, work: &Path) {
         let paths: Vec<String> = self.modes.keys().take(MAX_RECHECKED).cloned().collect();
         for p in paths {

@@ -227,28 +227,27 @@ impl Store {
         let before = crate::meta::Meta::of(git, ":");
         // Empty folders are looked for beside staging's own walk (always the first time).
         let looking = (scan_dirs || before.is_none()).then(|| crate::meta::Meta::look_for_empty_dirs(git));
-        // One walk of the folder: what changed against the index, and what
-        // is new (git keeps its untracked cache and stat data up to date).
-        let status = git.run(
-            &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"],
-            None,
-        )?;
-        let (mut untracked, mut changed) = (Vec::new(), Vec::new());
-        for item in nul_items(&status) {
-            let (code, path) = (item.get(..2).unwrap_or_default(), item.get(3..).unwrap_or_default().to_string());
-            if crate::meta::is_meta(&path) {
-                continue;
-            }
-            match code {
-                "??" => untracked.push(path),
-                _ if code.ends_with(['M', 'D', 'T']) => changed.push(path),
-                _ => {}
-            }
-        }
+        // What changed against the index (git compares each file's stat
+        // data, so a `chmod` that leaves the contents alone is seen too) and
+        // what is new (git's untracked cache), looked at side by side.
+        let (changed, untracked) = std::thread::scope(|s| {
+            let changed = s.spawn(|| git.run(&["diff-files", "-z", "--name-only", "--ignore-submodules=all"], None));
+            let untracked = git.run(&["ls-files", "-z", "--others", "--exclude-standard"], None);
+            let changed =
+                changed.join().unwrap_or_else(|_| Err(CheckpointError::Git("diff-files".into(), "panicked".into())));
+            (changed, untracked)
+        });
+        let listed = |out: Vec<u8>| -> Vec<String> {
+            nul_items(&out).into_iter().filter(|p| !crate::meta::is_meta(p)).collect()
+        };
+        let (changed, untracked) = (listed(changed?), listed(untracked?));
         let mut update = Vec::new();
         let mut drop = Vec::new();
         let mut skipped = Vec::new();
         let mut meta = before.clone().unwrap_or_default();
+        // Within the second a file was staged git cannot tell a `chmod`
+        // from no change: the files kept with an unusual mode are looked at
+        // again.
         meta.recheck_modes(&self.work);
         let tracked: HashSet<&String> = changed.iter().collect();
         for path in untracked.iter().chain(changed.iter()) {

@@ -213,6 +213,8 @@ fn permission_bits_and_empty_folders_come_back_as_they_were() {
     std::fs::set_permissions(w.join("tool.sh"), std::fs::Permissions::from_mode(0o700)).unwrap();
     write(w, "shared.txt", "s\n");
     std::fs::set_permissions(w.join("shared.txt"), std::fs::Permissions::from_mode(0o664)).unwrap();
+    write(w, "plain.txt", "p\n");
+    std::fs::set_permissions(w.join("plain.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::create_dir_all(w.join("keep/inner")).unwrap();
     std::fs::create_dir_all(w.join("cache")).unwrap();
     let original = state(w);
@@ -223,6 +225,10 @@ fn permission_bits_and_empty_folders_come_back_as_they_were() {
     std::fs::remove_file(w.join("secret.key")).unwrap();
     std::fs::set_permissions(w.join("tool.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::set_permissions(w.join("shared.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    // git's modes (644, 755) do not tell 644 from 600: the stat data does
+    // (its change time, in whole seconds).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::set_permissions(w.join("plain.txt"), std::fs::Permissions::from_mode(0o600)).unwrap();
     std::fs::remove_dir_all(w.join("keep")).unwrap();
     std::fs::remove_dir(w.join("cache")).unwrap();
     std::fs::create_dir_all(w.join("made/empty/deeper")).unwrap();
