@@ -31,6 +31,8 @@ pub struct Checkpoints {
 struct Inner {
     agent_dir: PathBuf,
     max_file_mb: u64,
+    /// `(keepDays, maxStoreMb)`: how the store is pruned on its own.
+    pruning: (u64, u64),
     notify: Notify,
     state: Arc<tokio::sync::Mutex<State>>,
     /// Turns started so far: a staged folder counts only for its own turn.
@@ -73,6 +75,7 @@ impl Checkpoints {
         let inner = Inner {
             agent_dir,
             max_file_mb,
+            pruning: (text::DEFAULT_KEEP_DAYS, text::DEFAULT_MAX_STORE_MB),
             notify,
             state: Default::default(),
             turns: AtomicU64::new(0),
@@ -82,6 +85,16 @@ impl Checkpoints {
             told: Mutex::new(false),
         };
         Checkpoints { inner: Arc::new(inner) }
+    }
+
+    /// Prune the store on its own (at most once a day, when a session first
+    /// uses it): sessions older than `keep_days` go, then the oldest while
+    /// it is larger than `max_store_mb`; the session running stays.
+    pub fn pruning(mut self, keep_days: u64, max_store_mb: u64) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.pruning = (keep_days, max_store_mb);
+        }
+        self
     }
 }
 
@@ -107,6 +120,10 @@ impl Inner {
         let (dir, cwd, mb) = (self.agent_dir.clone(), ctx.cwd.clone(), self.max_file_mb);
         let s = blocking(move || Store::open(&dir, &cwd, mb)).await?;
         state.store = Some(s.clone());
+        // On a thread of its own, not waited for: pi may end before git's
+        // clean-up does (git finishes it, or the next session does it again).
+        let (pruned, (days, max_mb), session) = (s.clone(), self.pruning, session_of(ctx));
+        std::thread::spawn(move || pruned.auto_prune(days, max_mb, &session));
         Ok(s)
     }
 

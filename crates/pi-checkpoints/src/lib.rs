@@ -27,6 +27,7 @@
 mod git;
 mod guard;
 mod meta;
+mod prune;
 mod restore;
 mod store;
 pub mod text;

@@ -201,8 +201,16 @@ impl Store {
         }
         wait_for_lock(&git.index);
         let skipped = self.stage(&git, scan_dirs)?;
-        let tree = git.text(&["write-tree"])?;
-        Ok(Staged { tree, skipped })
+        match git.text(&["write-tree"]) {
+            Ok(tree) => Ok(Staged { tree, skipped }),
+            Err(_) => {
+                // An object the index names is gone (pruned while no
+                // checkpoint held it): the index starts again.
+                let _ = std::fs::remove_file(&git.index);
+                let skipped = self.stage(&git, true)?;
+                Ok(Staged { tree: git.text(&["write-tree"])?, skipped })
+            }
+        }
     }
 
     /// Make `staged` a checkpoint of `record.session` (the cheap half).
@@ -301,36 +309,6 @@ impl Store {
         let out =
             git.run(&["for-each-ref", "--sort=-committerdate", "--format=%(refname:strip=2)", "refs/pi/"], None)?;
         Ok(String::from_utf8_lossy(&out).lines().filter(|l| !l.is_empty()).map(str::to_string).collect())
-    }
-
-    /// Drop the checkpoints of sessions whose last one is older than
-    /// `keep_days` (their refs and indexes), then let git remove what no
-    /// checkpoint holds any more. The sessions dropped.
-    pub fn prune(&self, keep_days: u64) -> Result<Vec<String>, CheckpointError> {
-        self.prune_older_than(std::time::Duration::from_secs(keep_days.saturating_mul(86_400)))
-    }
-
-    /// [`Store::prune`] with the age in any unit (whole seconds count).
-    pub fn prune_older_than(&self, age: std::time::Duration) -> Result<Vec<String>, CheckpointError> {
-        let git = self.git("prune");
-        let out = git.run(&["for-each-ref", "--format=%(refname:strip=2) %(committerdate:unix)", "refs/pi/"], None)?;
-        let secs = age.as_secs();
-        let cutoff = now_ms() / 1000 - i64::try_from(secs).unwrap_or(i64::MAX);
-        let mut dropped = Vec::new();
-        for line in String::from_utf8_lossy(&out).lines() {
-            let Some((session, time)) = line.rsplit_once(' ') else { continue };
-            if time.parse::<i64>().is_ok_and(|t| t < cutoff) {
-                git.run(&["update-ref", "-d", &Self::reference(session)], None)?;
-                let _ = std::fs::remove_file(self.git(session).index);
-                dropped.push(session.to_string());
-            }
-        }
-        if !dropped.is_empty() {
-            // Objects younger than the limit stay: a running session may
-            // have staged a tree it has not made a checkpoint of yet.
-            git.run(&["gc", &format!("--prune={secs}.seconds.ago"), "--quiet"], None)?;
-        }
-        Ok(dropped)
     }
 
     /// The session's snapshots, oldest first.
@@ -435,7 +413,7 @@ fn nul_joined(items: &[&str]) -> Vec<u8> {
 }
 
 /// A session id as a file and ref name (anything but `[A-Za-z0-9._-]` becomes `_`).
-fn safe_name(session: &str) -> String {
+pub(crate) fn safe_name(session: &str) -> String {
     let s: String =
         session.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') { c } else { '_' }).collect();
     if s.is_empty() { "_".into() } else { s }

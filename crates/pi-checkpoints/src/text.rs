@@ -11,6 +11,21 @@ pub const DEFAULT_MAX_FILE_MB: u64 = 10;
 /// `checkpoints.keepDays` says otherwise.
 pub const DEFAULT_KEEP_DAYS: u64 = 14;
 
+/// A store larger than this many MB drops its oldest sessions' checkpoints
+/// when it is pruned, unless `checkpoints.maxStoreMb` says otherwise.
+pub const DEFAULT_MAX_STORE_MB: u64 = 2048;
+
+/// How often a store is pruned on its own (when a session first keeps a
+/// checkpoint in it).
+pub const AUTO_PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(86_400);
+
+/// The file of a store whose modification time says when it was last pruned.
+pub const PRUNE_STAMP: &str = "pi-pruned";
+
+/// How long objects no checkpoint holds are kept when pruning by size (a
+/// running session may have staged a tree it has not made a checkpoint of).
+pub const PRUNE_GRACE: std::time::Duration = std::time::Duration::from_secs(3_600);
+
 /// The folder of the agent dir holding every project's checkpoint store.
 pub const STORE_FOLDER: &str = "checkpoints";
 
@@ -110,6 +125,16 @@ pub fn pruned(sessions: usize, days: u64) -> String {
     let what =
         if sessions == 1 { "1 session's checkpoints".to_string() } else { format!("{sessions} sessions' checkpoints") };
     format!("Dropped {what} older than {days} days.")
+}
+
+/// `pi checkpoints prune`: the oldest sessions dropped to fit the size cap.
+pub fn pruned_to_size(sessions: usize, max_mb: u64) -> String {
+    let what = if sessions == 1 {
+        "1 more session's checkpoints".to_string()
+    } else {
+        format!("{sessions} more sessions' checkpoints")
+    };
+    format!("Dropped {what}: the store was larger than {max_mb} MB (checkpoints.maxStoreMb).")
 }
 
 /// `/tree`'s question when the part of the conversation left behind changed files.

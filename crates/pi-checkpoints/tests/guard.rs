@@ -166,3 +166,25 @@ async fn a_new_run_does_not_start_from_the_last_runs_after() {
     assert_eq!(history.len(), 4, "{history:?}");
     assert_eq!(store.changes(&history[2].id, &history[3].id).unwrap(), ["b.txt"], "the user's file is not the turn's");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_prunes_the_store_when_it_first_uses_it() {
+    let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
+    let store = Store::open(agent.path(), work.path(), 10).unwrap();
+    store.snapshot(pi_checkpoints::Record::new(Kind::Before, "stale")).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let (g, told) = guard(agent.path());
+    let g = g.pruning(0, 2048); // keepDays 0: anything older than now goes
+    let c = ctx(work.path(), "s1");
+    g.turn_started(&c, true);
+    g.before_change(&c).await;
+    g.turn_ended(&c, None).await;
+    g.settle().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while store.sessions().unwrap().contains(&"stale".to_string()) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(store.sessions().unwrap(), ["s1"], "the stale session went, the running one stayed");
+    assert!(told.lock().unwrap().is_empty(), "{:?}", told.lock().unwrap());
+}

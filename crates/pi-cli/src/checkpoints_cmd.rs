@@ -15,7 +15,8 @@ const USAGE: &str =
        pi checkpoints undo [--session ID] [--force]
                                                 Undo the last changing turn of a session (default: the latest)
        pi checkpoints restore ID [--force]      Bring back the files as they were at checkpoint ID
-       pi checkpoints prune [--days N]          Drop sessions' checkpoints older than N days (default: checkpoints.keepDays, 14)
+       pi checkpoints prune [--days N]          Drop sessions' checkpoints older than N days (default: checkpoints.keepDays, 14),
+                                                then the oldest while the store is over checkpoints.maxStoreMb (2048)
 --force restores files changed since the turn too (what is there is kept as a checkpoint).";
 
 const EXIT_FAILED: u8 = 1;
@@ -60,7 +61,7 @@ pub fn main(args: &[String]) -> ExitCode {
                 eprintln!("--days takes a number of days\n{USAGE}");
                 return ExitCode::from(EXIT_USAGE);
             }
-            None => prune(&store, keep_days()),
+            None => prune(&store, setting("keepDays", cp_text::DEFAULT_KEEP_DAYS)),
         },
         _ => {
             eprintln!("{USAGE}");
@@ -141,19 +142,26 @@ fn show(store: &Store, id: &str) -> Result<(), CheckpointError> {
     Ok(())
 }
 
-/// `checkpoints.keepDays` from the settings (this folder's project layer
-/// only when trusted, as at start-up), or the default.
-fn keep_days() -> u64 {
+/// `checkpoints.<key>` from the settings (this folder's project layer only
+/// when trusted, as at start-up), or `default`.
+fn setting(key: &str, default: u64) -> u64 {
     let cwd = std::env::current_dir().unwrap_or_default();
     // Only a saved "trusted" counts: the project's settings are not read otherwise.
     let trusted = pi_config::trust::TrustStore::new(&pi_config::agent_dir()).get(&cwd).ok().flatten() == Some(true);
     let (settings, _) = pi_config::Settings::load(&pi_config::agent_dir(), &cwd, trusted);
-    settings.get(&["checkpoints", "keepDays"]).and_then(serde_json::Value::as_u64).unwrap_or(cp_text::DEFAULT_KEEP_DAYS)
+    settings.get(&["checkpoints", key]).and_then(serde_json::Value::as_u64).unwrap_or(default)
 }
 
+/// Sessions older than `days` go, then the oldest while the store is over
+/// its size cap.
 fn prune(store: &Store, days: u64) -> Result<(), CheckpointError> {
     let dropped = store.prune(days)?;
     println!("{}", cp_text::pruned(dropped.len(), days));
+    let max_mb = setting("maxStoreMb", cp_text::DEFAULT_MAX_STORE_MB);
+    let by_size = store.prune_to_size(max_mb.saturating_mul(1024 * 1024), "", cp_text::PRUNE_GRACE)?;
+    if !by_size.is_empty() {
+        println!("{}", cp_text::pruned_to_size(by_size.len(), max_mb));
+    }
     Ok(())
 }
 

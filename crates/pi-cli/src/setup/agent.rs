@@ -110,10 +110,6 @@ fn checkpoints(env: &Env, settings: &Settings) -> Option<Arc<dyn pi_tools::Chang
     if settings.get_bool(&["checkpoints", "enabled"]) == Some(false) {
         return None;
     }
-    let max_mb = settings
-        .get(&["checkpoints", "maxSizeMb"])
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(pi_checkpoints::text::DEFAULT_MAX_FILE_MB);
     let notify: pi_checkpoints::Notify = match &env.front {
         super::Front::Tui(link) => {
             let link = link.clone();
@@ -121,7 +117,16 @@ fn checkpoints(env: &Env, settings: &Settings) -> Option<Arc<dyn pi_tools::Chang
         }
         _ => Arc::new(|message: String| eprintln!("Warning: {message}")),
     };
-    Some(Arc::new(pi_checkpoints::Checkpoints::new(env.agent_dir.clone(), max_mb, notify)))
+    let number = |key: &str, default: u64| {
+        settings.get(&["checkpoints", key]).and_then(serde_json::Value::as_u64).unwrap_or(default)
+    };
+    let (keep_days, max_store_mb) = (
+        number("keepDays", pi_checkpoints::text::DEFAULT_KEEP_DAYS),
+        number("maxStoreMb", pi_checkpoints::text::DEFAULT_MAX_STORE_MB),
+    );
+    let max_mb = number("maxSizeMb", pi_checkpoints::text::DEFAULT_MAX_FILE_MB);
+    let checkpoints = pi_checkpoints::Checkpoints::new(env.agent_dir.clone(), max_mb, notify);
+    Some(Arc::new(checkpoints.pruning(keep_days, max_store_mb)))
 }
 
 /// The handlers of the run: the shipped policies named by the plan, then

@@ -133,6 +133,7 @@ pub(crate) const RULES: &[(&[&str], Check)] = {
         (&["checkpoints", "enabled"], Bool),
         (&["checkpoints", "maxSizeMb"], NonNegInt),
         (&["checkpoints", "keepDays"], NonNegInt),
+        (&["checkpoints", "maxStoreMb"], NonNegInt),
         (&["compaction"], Object),
         (&["compaction", "enabled"], Bool),
         (&["compaction", "reserveTokens"], NonNegInt),
