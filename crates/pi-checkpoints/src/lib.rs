@@ -30,10 +30,12 @@ mod meta;
 mod prune;
 mod restore;
 mod store;
+mod summary;
 pub mod text;
 
 pub use guard::{Checkpoints, Notify};
 pub use store::{Kind, Record, Restored, Skipped, Snapshot, Staged, Store, Turn};
+pub use summary::{Change, FileChange, summary_text};
 
 /// Why a checkpoint or a restore failed.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +83,14 @@ pub struct UndoPlan {
     pub after: String,
     /// The files it changed.
     pub files: Vec<String>,
+}
+
+impl UndoPlan {
+    /// What carrying out the plan would change, file by file (the turns'
+    /// changes, taken back).
+    pub fn summary(&self, store: &Store) -> Result<Vec<FileChange>, CheckpointError> {
+        store.summary(&self.after, &self.turn.before.id)
+    }
 }
 
 /// [`UndoPlan`] for `session` (nothing is written).

@@ -145,3 +145,35 @@ pub const REWIND_FILES_MESSAGE: &str = "The agent changed files after this point
 
 /// `/tree` kept the files as they are.
 pub const FILES_KEPT: &str = "Files left as they are.";
+
+/// Most files a restore's summary names one by one.
+pub const SUMMARY_MAX_FILES: usize = 20;
+
+/// One file of a restore's summary.
+pub fn summary_line(f: &crate::FileChange) -> String {
+    format!("  {}  {}", f.path, summary_effect(f))
+}
+
+/// What a restore does to one file: `+1 -2`, `removed (+0 -3)`, `back (+3 -0)`.
+pub fn summary_effect(f: &crate::FileChange) -> String {
+    let lines = match (f.added, f.removed) {
+        (Some(a), Some(r)) => format!("+{a} -{r}"),
+        _ => "binary".to_string(),
+    };
+    match f.change {
+        crate::Change::Written => lines,
+        crate::Change::Removed => format!("removed ({lines})"),
+        crate::Change::Recreated => format!("back ({lines})"),
+    }
+}
+
+/// The files of a restore's summary not named.
+pub fn summary_more(n: usize) -> String {
+    format!("  … and {n} more")
+}
+
+/// `/undo`'s question, above what the restore would change.
+pub const UNDO_TITLE: &str = "Undo the agent's last turn?";
+
+/// Above a restore's summary.
+pub const SUMMARY_HEADING: &str = "These files would change:";

@@ -132,8 +132,14 @@ fn show(store: &Store, id: &str) -> Result<(), CheckpointError> {
     let after = turns.iter().find(|t| t.before.id == before.id).and_then(|t| t.after.clone());
     println!("checkpoint {} (session {})", before.id, before.record.session);
     if let Some(a) = after {
+        // What the turn changed, and what restoring the checkpoint takes back.
+        let undo: std::collections::HashMap<String, pi_checkpoints::FileChange> =
+            store.summary(&a.id, &before.id)?.into_iter().map(|f| (f.path.clone(), f)).collect();
         for path in store.changes(&before.id, &a.id)? {
-            println!("changed: {path}");
+            match undo.get(&path) {
+                Some(f) => println!("changed: {path} (undo: {})", cp_text::summary_effect(f)),
+                None => println!("changed: {path}"),
+            }
         }
     }
     for s in &before.record.skipped {

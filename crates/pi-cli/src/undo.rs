@@ -53,6 +53,53 @@ pub(crate) async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Re
     apply(agent, ext, "undo", store, session, plan, force).await
 }
 
+/// What [`undo`] would change now, file by file (nothing is written).
+pub(crate) async fn preview_undo(agent: &Agent) -> Result<Preview, CheckpointError> {
+    let (store, session) = open_store(agent).await;
+    blocking(move || {
+        let store = store()?;
+        let plan = pi_checkpoints::plan_undo(&store, &session)?;
+        Ok(Preview { checkpoint: plan.turn.before.id.clone(), files: plan.summary(&store)? })
+    })
+    .await
+}
+
+/// What [`rewind`] would change now (`None`: none of those turns changed files).
+pub(crate) async fn preview_rewind(
+    agent: &Agent,
+    entries: std::collections::HashSet<String>,
+) -> Result<Option<Preview>, CheckpointError> {
+    let (store, session) = open_store(agent).await;
+    blocking(move || {
+        let store = store()?;
+        match pi_checkpoints::plan_rewind(&store, &session, &entries)? {
+            Some(plan) => Ok(Some(Preview { checkpoint: plan.turn.before.id.clone(), files: plan.summary(&store)? })),
+            None => Ok(None),
+        }
+    })
+    .await
+}
+
+/// What a restore would change, before it happens.
+pub(crate) struct Preview {
+    /// The checkpoint the files would come back from.
+    pub checkpoint: String,
+    /// The files, and how each would change.
+    pub files: Vec<pi_checkpoints::FileChange>,
+}
+
+impl Preview {
+    /// The answer as RPC gives it (`undo` with `dryRun`).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({"checkpoint": self.checkpoint, "dryRun": true, "files": self.files})
+    }
+
+    /// For people: a heading and a line per file.
+    pub fn text(&self) -> String {
+        format!("{}\n{}", cp_text::SUMMARY_HEADING, pi_checkpoints::summary_text(&self.files))
+    }
+}
+
 /// Bring the files back to before the earliest turn whose answer is one of
 /// `entries` (the part of the conversation a `/tree` move leaves), as
 /// [`undo`] does; `Ok(None)` when none of those turns changed files.

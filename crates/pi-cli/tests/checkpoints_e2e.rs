@@ -78,6 +78,16 @@ fn a_turn_of_writes_edits_and_commands_is_undone_byte_for_byte() {
     for f in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "link", "new/file.txt", "script.sh"] {
         assert!(files.contains(&f), "{f} in {files:?}");
     }
+    // `show` says what undoing the turn takes back, file by file.
+    let shown = pi(&scratch, &["checkpoints", "show", turns[0]["id"].as_str().unwrap()]);
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    for line in [
+        "changed: a.txt (undo: +1 -1)",
+        "changed: c.txt (undo: back (+1 -0))",
+        "changed: e.txt (undo: removed (+0 -1))",
+    ] {
+        assert!(shown.contains(line), "{line} in {shown}");
+    }
     let out = pi(&scratch, &["checkpoints", "undo"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("Restored "), "{}", String::from_utf8_lossy(&out.stdout));
@@ -158,6 +168,19 @@ fn rpc_undo_restores_the_turn_and_notes_it_in_the_conversation() {
     rpc.find(within, |e| e["type"] == "agent_end").expect("the run ends");
     let bad = rpc.ask(json!({"type": "undo", "force": "yes"}), within).unwrap();
     assert_eq!(bad["success"], false, "{bad}");
+    // What an undo would change, before anything is written.
+    let changed_by_turn = state(&scratch.work);
+    let preview = rpc.ask(json!({"type": "undo", "dryRun": true}), within).unwrap();
+    assert_eq!(preview["success"], true, "{preview}");
+    assert_eq!(preview["data"]["dryRun"], true, "{preview}");
+    let files = preview["data"]["files"].as_array().unwrap();
+    let a = files.iter().find(|f| f["path"] == "a.txt").expect("a.txt would change");
+    assert_eq!((a["change"].as_str(), a["added"].as_u64(), a["removed"].as_u64()), (Some("written"), Some(1), Some(1)));
+    let new = files.iter().find(|f| f["path"] == "new/file.txt").expect("the new file would go");
+    assert_eq!(new["change"], "removed", "{preview}");
+    let gone = files.iter().find(|f| f["path"] == "c.txt").expect("the removed file would come back");
+    assert_eq!(gone["change"], "recreated", "{preview}");
+    assert_eq!(state(&scratch.work), changed_by_turn, "a dry run writes nothing");
     let undone = rpc.ask(json!({"type": "undo"}), within).unwrap();
     assert_eq!(undone["success"], true, "{undone}");
     let restored: Vec<&str> =

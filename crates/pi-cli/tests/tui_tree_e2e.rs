@@ -41,6 +41,7 @@ fn tree_moves_the_conversation_and_brings_the_files_back_when_asked() {
     t.keys(&["Enter"]);
     let asked = t.wait_for("Restore the files too?");
     assert!(asked.contains("Navigated to selected point"), "{asked}");
+    assert!(asked.contains("These files would change:"), "what would change is shown: {asked}");
     t.keys(&["Enter"]); // Yes
     t.wait_for("Restored 1 file as they were at checkpoint");
     assert_eq!(std::fs::read_to_string(s.work().join("a.txt")).unwrap(), "original\n");

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
-//! `/undo` in the terminal UI (B11), under tmux against the mock model: a
+//! `/undo` in the terminal UI (B11), under tmux against the mock model: what
+//! would change is shown first (declining writes nothing); a
 //! file the user changed after the agent's turn is named and the user asked;
 //! declining restores nothing; `/undo --force` restores it; with nothing
 //! left to undo, it says so.
@@ -25,9 +26,18 @@ fn undo_asks_about_a_file_changed_since_and_restores_when_forced() {
     t.keys(&["Enter"]);
     t.wait("the turn", |sc| sc.contains("all written") && idle(sc));
     assert_eq!(std::fs::read_to_string(s.work().join("a.txt")).unwrap(), "written by the agent\n");
+    t.type_text("/undo");
+    t.keys(&["Enter"]);
+    let preview = t.wait_for("Undo the agent's last turn?");
+    assert!(preview.contains("a.txt  +1 -1"), "{preview}");
+    t.keys(&["Escape"]);
+    t.wait_for("Nothing restored.");
+    assert_eq!(std::fs::read_to_string(s.work().join("a.txt")).unwrap(), "written by the agent\n");
     s.write("a.txt", "the user's own edit\n");
     t.type_text("/undo");
     t.keys(&["Enter"]);
+    t.wait_for("Undo the agent's last turn?");
+    t.keys(&["Enter"]); // Yes: then the file changed since is named
     let question = t.wait_for("Restore files changed since the agent's turn?");
     assert!(question.contains("a.txt"), "{question}");
     t.keys(&["Escape"]);

@@ -192,6 +192,8 @@ pub enum Command {
     Undo {
         /// Restore files changed since the turn too.
         force: bool,
+        /// Write nothing: answer what would change.
+        dry_run: bool,
     },
     /// Move the conversation back to an entry of the session tree, and
     /// (`files`) the files to how they were before the agent's turns after
@@ -305,7 +307,10 @@ impl Command {
             "set_session_name" => Command::SetSessionName { name: a.string("name")? },
             "get_messages" => Command::GetMessages,
             "get_commands" => Command::GetCommands,
-            "undo" => Command::Undo { force: a.opt_bool("force")?.unwrap_or(false) },
+            "undo" => Command::Undo {
+                force: a.opt_bool("force")?.unwrap_or(false),
+                dry_run: a.opt_bool("dryRun")?.unwrap_or(false),
+            },
             "rewind" => Command::Rewind {
                 entry_id: a.string("entryId")?,
                 files: a.opt_bool("files")?.unwrap_or(true),

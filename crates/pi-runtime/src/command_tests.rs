@@ -44,8 +44,10 @@ fn arguments_arrive_typed() {
         Command::SetFollowUpMode { mode: QueueMode::OneAtATime }
     );
     assert_eq!(parse(json!({"type": "get_entries"})).unwrap(), Command::GetEntries { since: None });
-    assert_eq!(parse(json!({"type": "undo"})).unwrap(), Command::Undo { force: false });
-    assert_eq!(parse(json!({"type": "undo", "force": true})).unwrap(), Command::Undo { force: true });
+    assert_eq!(parse(json!({"type": "undo"})).unwrap(), Command::Undo { force: false, dry_run: false });
+    assert_eq!(parse(json!({"type": "undo", "force": true})).unwrap(), Command::Undo { force: true, dry_run: false });
+    assert_eq!(parse(json!({"type": "undo", "dryRun": true})).unwrap(), Command::Undo { force: false, dry_run: true });
+    assert!(parse(json!({"type": "undo", "dryRun": "yes"})).is_err());
     assert!(parse(json!({"type": "undo", "force": "yes"})).is_err());
     assert_eq!(
         parse(json!({"type": "rewind", "entryId": "a1"})).unwrap(),

@@ -393,12 +393,16 @@ impl Server {
                     respond(&id, &kind, answer);
                 });
             }
-            Command::Undo { force } => {
+            Command::Undo { force, dry_run } => {
                 let (agent, ext) = (self.agent.clone(), self.setup.ext.clone());
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
-                    let answer =
-                        crate::undo::undo(&mut g, &ext, force).await.map(|d| Some(d.json())).map_err(|e| e.to_string());
+                    let answer = if dry_run {
+                        crate::undo::preview_undo(&g).await.map(|p| Some(p.json()))
+                    } else {
+                        crate::undo::undo(&mut g, &ext, force).await.map(|d| Some(d.json()))
+                    };
+                    let answer = answer.map_err(|e| e.to_string());
                     respond(&id, &kind, answer);
                 });
             }

@@ -257,9 +257,14 @@ impl Host {
         if left.is_disjoint(&changing) {
             return;
         }
+        let preview = match crate::undo::preview_rewind(&self.agent, left.clone()).await {
+            Ok(Some(preview)) => preview,
+            Ok(None) => return,
+            Err(e) => return self.notice(Level::Warning, e.to_string()),
+        };
         let request = DialogRequest::Confirm {
             title: cp_text::REWIND_FILES_TITLE.to_string(),
-            message: cp_text::REWIND_FILES_MESSAGE.to_string(),
+            message: format!("{}\n\n{}", cp_text::REWIND_FILES_MESSAGE, preview.text()),
         };
         if UiHandle::new(self.up.clone()).dialog(request).await != DialogAnswer::Confirmed(true) {
             return self.notice(Level::Info, cp_text::FILES_KEPT.to_string());

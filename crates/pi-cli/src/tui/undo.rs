@@ -11,6 +11,19 @@ impl Host {
     /// `/undo` (`/undo --force` restores files changed since the turn too).
     pub(super) async fn undo(&mut self, args: &str) {
         let mut force = args.trim() == "--force";
+        // What would change is shown first (`--force`: restore at once).
+        if !force {
+            match crate::undo::preview_undo(&self.agent).await {
+                Ok(preview) => {
+                    let request =
+                        DialogRequest::Confirm { title: cp_text::UNDO_TITLE.to_string(), message: preview.text() };
+                    if UiHandle::new(self.up.clone()).dialog(request).await != DialogAnswer::Confirmed(true) {
+                        return self.notice(Level::Info, cp_text::UNDO_KEPT);
+                    }
+                }
+                Err(e) => return self.notice(Level::Warning, e.to_string()),
+            }
+        }
         loop {
             let attempt = crate::undo::undo(&mut self.agent, &self.ext, force).await.map(Some);
             if !self.after_restore(attempt, force).await {
