@@ -36,6 +36,14 @@ fn tree_moves_the_conversation_and_brings_the_files_back_when_asked() {
     let listed = t.wait_for("Session Tree");
     assert!(listed.contains("user: say hello") && listed.contains("user: change a.txt"), "{listed}");
     assert!(listed.contains("← current"), "{listed}");
+    assert!(listed.contains("[write]"), "the default view lists tool results: {listed}");
+    // The filter switches inside the navigator: user messages only, then back.
+    t.keys(&["C-u"]);
+    let users = t.wait_for("[user]");
+    assert!(!users.contains("[write]") && !users.contains("assistant:"), "{users}");
+    assert!(users.contains("user: say hello") && users.contains("user: change a.txt"), "{users}");
+    t.keys(&["C-u"]);
+    t.wait("the default view again", |sc| sc.contains("[write]") && !sc.contains("[user]"));
     // Filter to the second prompt and choose it: the conversation goes back to before it.
     t.type_text("change a");
     t.keys(&["Enter"]);

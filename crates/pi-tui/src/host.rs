@@ -187,17 +187,16 @@ pub enum DialogRequest {
         /// Text to start with.
         prefill: Option<String>,
     },
-    /// One of `labels` (a list that can be filtered by typing), starting
-    /// at `start`; the answer is the matching entry of `values` (`/tree`).
-    Choose {
+    /// `/tree`'s navigator: one row of one of `views` (switched with the
+    /// `app.tree.filter.*` keys; typing filters the rows); the answer is the
+    /// row's value.
+    Tree {
         /// The question.
         title: String,
-        /// What each row shows.
-        labels: Vec<String>,
-        /// What each row answers.
-        values: Vec<String>,
-        /// The row selected first.
-        start: usize,
+        /// The rows under each filter, in the order the cycle keys go.
+        views: Vec<crate::dialog::TreeView>,
+        /// The view shown first.
+        view: usize,
     },
     /// One of the sessions (`/resume`): the session picker; the answer is
     /// the chosen session's file.

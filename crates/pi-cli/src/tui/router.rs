@@ -36,13 +36,9 @@ fn in_place(link: &Link, request: DialogRequest) -> DialogAnswer {
             let mut d = EditorDialog::new(&title, prefill.as_deref());
             text_answer(pi_tui::standalone::run_dialog(&mut d, &theme, &keys))
         }
-        DialogRequest::Choose { title, labels, values, start } => {
-            let items = labels.into_iter().map(SelectItem::new).collect();
-            let mut d = SelectDialog::new(&title, items).selected(start).filterable();
-            match pi_tui::standalone::run_dialog(&mut d, &theme, &keys) {
-                Answer::Index(i) => values.get(i).cloned().map_or(DialogAnswer::Cancelled, DialogAnswer::Value),
-                _ => DialogAnswer::Cancelled,
-            }
+        DialogRequest::Tree { title, views, view } => {
+            let mut d = pi_tui::dialog::TreeDialog::new(&title, views, view);
+            text_answer(pi_tui::standalone::run_dialog(&mut d, &theme, &keys))
         }
         DialogRequest::Sessions { sessions, now_ms } => {
             let files: Vec<String> = sessions.iter().map(|s| s.path.to_string_lossy().into_owned()).collect();

@@ -97,7 +97,15 @@ pub fn session_info(i: &SessionInfo<'_>) -> String {
     s
 }
 /// The title of `/tree`'s list.
-pub const TREE_TITLE: &str = "Session Tree\nSelect an entry to continue the conversation from it (type to filter)";
+pub const TREE_TITLE: &str = "Session Tree\nSelect an entry to continue the conversation from it (type to search; ctrl+d/t/u/l/a or ctrl+o: filters)";
+/// Under `/tree`'s list while its filter hides tool results.
+pub const TREE_TAG_NO_TOOLS: &str = "[no-tools]";
+/// Under `/tree`'s list while it shows user messages only.
+pub const TREE_TAG_USER: &str = "[user]";
+/// Under `/tree`'s list while it shows labeled entries only.
+pub const TREE_TAG_LABELED: &str = "[labeled]";
+/// Under `/tree`'s list while it shows every entry.
+pub const TREE_TAG_ALL: &str = "[all]";
 /// Appended to the row of the current point in `/tree`.
 pub const TREE_CURRENT_MARK: &str = "  ← current";
 /// A compaction's row in `/tree`.

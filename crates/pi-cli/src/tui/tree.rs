@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use pi_agent::session::{Entry, Session};
 use pi_checkpoints::text as cp_text;
+use pi_tui::dialog::TreeView;
 use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle, Update};
 use pi_tui::transcript::Level;
 
@@ -45,6 +46,21 @@ pub(crate) enum Filter {
 }
 
 impl Filter {
+    /// Every filter, in the order the navigator's cycle keys go through them.
+    pub(crate) const ALL: [Filter; 5] =
+        [Filter::Default, Filter::NoTools, Filter::UserOnly, Filter::LabeledOnly, Filter::All];
+
+    /// Shown under the navigator's list while the filter is on.
+    pub(crate) fn tag(self) -> &'static str {
+        match self {
+            Filter::Default => "",
+            Filter::NoTools => text::TREE_TAG_NO_TOOLS,
+            Filter::UserOnly => text::TREE_TAG_USER,
+            Filter::LabeledOnly => text::TREE_TAG_LABELED,
+            Filter::All => text::TREE_TAG_ALL,
+        }
+    }
+
     /// The filter a setting names (`default` for anything else).
     pub(crate) fn parse(name: Option<&str>) -> Filter {
         match name {
@@ -212,19 +228,27 @@ impl Host {
     pub(super) async fn tree(&mut self) {
         let (settings, _) = pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.reload.prompt.trusted);
         let filter = Filter::parse(settings.get_str(&["treeFilterMode"]));
-        let (rows, current) = match self.agent.session().lock() {
-            Ok(s) => rows(&s, filter),
+        // Every filter's rows, so the navigator switches between them at once.
+        let views: Vec<TreeView> = match self.agent.session().lock() {
+            Ok(s) => Filter::ALL
+                .iter()
+                .map(|f| {
+                    let (rows, start) = rows(&s, *f);
+                    TreeView {
+                        tag: f.tag().to_string(),
+                        labels: rows.iter().map(|r| r.label.clone()).collect(),
+                        values: rows.into_iter().map(|r| r.id).collect(),
+                        start,
+                    }
+                })
+                .collect(),
             Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
         };
-        if rows.is_empty() {
+        if views.iter().all(|v| v.values.is_empty()) {
             return self.notice(Level::Info, text::TREE_EMPTY.to_string());
         }
-        let request = DialogRequest::Choose {
-            title: text::TREE_TITLE.to_string(),
-            labels: rows.iter().map(|r| r.label.clone()).collect(),
-            values: rows.iter().map(|r| r.id.clone()).collect(),
-            start: current,
-        };
+        let view = Filter::ALL.iter().position(|f| *f == filter).unwrap_or(0);
+        let request = DialogRequest::Tree { title: text::TREE_TITLE.to_string(), views, view };
         let DialogAnswer::Value(target) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
         self.go_to(&target).await;
     }

@@ -31,12 +31,8 @@ impl App {
                     DialogRequest::Editor { title, prefill } => {
                         (Box::new(EditorDialog::new(&title, prefill.as_deref())), ReplyKind::Text)
                     }
-                    DialogRequest::Choose { title, labels, values, start } => {
-                        let items = labels.into_iter().map(SelectItem::new).collect();
-                        (
-                            Box::new(SelectDialog::new(&title, items).selected(start).filterable()),
-                            ReplyKind::Select(values),
-                        )
+                    DialogRequest::Tree { title, views, view } => {
+                        (Box::new(crate::dialog::TreeDialog::new(&title, views, view)), ReplyKind::Text)
                     }
                     DialogRequest::Sessions { sessions, now_ms } => {
                         let files = sessions.iter().map(|s| s.path.to_string_lossy().into_owned()).collect();

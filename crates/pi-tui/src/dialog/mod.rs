@@ -9,6 +9,7 @@ mod session_search;
 pub mod sessions;
 mod settings;
 mod text_input;
+mod tree;
 pub mod trust;
 
 /// What a dialog written outside this crate draws and reads.
@@ -21,6 +22,7 @@ pub use select::{SelectDialog, SelectItem};
 pub use sessions::SessionPicker;
 pub use settings::{SettingsDialog, SettingsState};
 pub use text_input::{EditorDialog, InputDialog};
+pub use tree::{TreeDialog, TreeView};
 
 use crate::keys::{Action, KeyId, Keybindings};
 

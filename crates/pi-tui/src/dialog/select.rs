@@ -86,6 +86,19 @@ impl SelectDialog {
         self
     }
 
+    /// Start with `text` typed into the filter (a filterable list).
+    pub fn with_search(mut self, text: &str) -> SelectDialog {
+        if let Some(f) = &mut self.filter {
+            *f = crate::sanitize::clean_line(text);
+        }
+        self
+    }
+
+    /// What is typed into the filter (empty when none).
+    pub fn search(&self) -> &str {
+        self.filter.as_deref().unwrap_or_default()
+    }
+
     /// The word after the confirm key in the hint (`select`, `save`).
     pub fn verb(mut self, v: &str) -> SelectDialog {
         self.verb = v.to_string();
