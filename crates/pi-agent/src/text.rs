@@ -191,3 +191,24 @@ pub fn boundary_cannot_continue(kind: &str) -> String {
 pub fn boundary_bad_entry(kind: &str, index: usize, why: &str) -> String {
     format!("{kind} proposed entries were not appended: entry {index}: {why}")
 }
+
+/// The summary of a branch that held no message to summarize.
+pub const NOTHING_IN_BRANCH: &str = "Nothing to summarize in that branch.";
+
+/// Above a branch summary's text (our own wording): what the model reads
+/// when the conversation comes back from another branch.
+pub const BRANCH_SUMMARY_HEADING: &str =
+    "Before coming back to this point, the user tried another branch of the conversation. What happened there:\n\n";
+
+/// The request for a branch summary (our own wording, the reference's
+/// structure: the sections stop after Next Steps); `custom` adds to it, or
+/// replaces it with `replace`.
+pub fn branch_summary_request(conversation: &str, custom: Option<&str>, replace: bool) -> String {
+    let default = "Summarize this branch of the conversation, so the work can be picked up again when the user returns to it.\n\nUse exactly these sections:\n\n## Goal\n[What the user wanted in this branch]\n\n## Constraints & Preferences\n- [Requirements the user stated, or \"(none)\"]\n\n## Progress\n### Done\n- [x] [Finished work]\n\n### In Progress\n- [ ] [Work started, not finished]\n\n### Blocked\n- [Problems, if any]\n\n## Key Decisions\n- **[Decision]**: [Why]\n\n## Next Steps\n1. [What comes next]\n\nBe brief; keep file paths, function names and error messages exact.";
+    let instructions = match custom {
+        Some(c) if replace => c.to_string(),
+        Some(c) => format!("{default}{}", summary_focus(c)),
+        None => default.to_string(),
+    };
+    format!("<conversation>\n{conversation}\n</conversation>\n\n{instructions}")
+}

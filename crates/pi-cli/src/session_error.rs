@@ -26,6 +26,10 @@ pub(crate) enum SessionCallError {
     /// No entry has this id.
     #[error("{}", text::ext_entry_not_found(.0))]
     EntryNotFound(String),
+    /// The summary of the branch left behind could not be had (the
+    /// conversation did not move).
+    #[error("{}", text::branch_summary_failed(&.0.to_string()))]
+    BranchSummary(pi_agent::compaction::SummaryError),
 }
 
 impl<T> From<std::sync::PoisonError<T>> for SessionCallError {

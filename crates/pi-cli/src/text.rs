@@ -454,3 +454,8 @@ pub fn host_provided_dependencies(manifest: &str, names: &str) -> String {
         "Extension package \"{manifest}\": Host-provided extension packages must be declared in peerDependencies with a \"*\" range, not dependencies: {names}. Installed copies can bypass the extension loader and create duplicate runtime modules."
     )
 }
+
+/// A branch summary could not be had; the conversation stays where it was.
+pub fn branch_summary_failed(why: &str) -> String {
+    format!("Branch summarization failed: {why}")
+}

@@ -9,13 +9,40 @@ use serde_json::{Value, json};
 use crate::ext_session::ExtSession;
 use crate::session_error::SessionCallError;
 
+/// How a move in the tree is made (`ctx.navigateTree`'s options, `/tree`'s
+/// summary choice).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct TreeMove {
+    /// Summarize the part of the conversation left behind.
+    pub summarize: bool,
+    /// Instructions for the summary.
+    pub custom_instructions: Option<String>,
+    /// The instructions replace the default request.
+    pub replace_instructions: Option<bool>,
+    /// A label for the summary entry (or the target, without a summary).
+    pub label: Option<String>,
+    /// Tokens of the model's window kept free (`branchSummary.reserveTokens`;
+    /// `None`: the default).
+    pub reserve_tokens: Option<u64>,
+}
+
 /// The move's `preparation`, and the leaf it goes to; `Err`: no such entry.
 pub(crate) fn prepare(ext: &ExtSession, target: &str) -> Result<(Value, Option<String>), SessionCallError> {
+    prepare_move(ext, target, &TreeMove::default())
+}
+
+/// [`prepare`] for a move made as `how` says.
+pub(crate) fn prepare_move(
+    ext: &ExtSession,
+    target: &str,
+    how: &TreeMove,
+) -> Result<(Value, Option<String>), SessionCallError> {
     let s = ext.session.lock()?;
     let Some(entry) = s.get(target) else { return Err(SessionCallError::EntryNotFound(target.to_string())) };
     let value = entry.value();
-    let to_user = value["type"] == "message" && value["message"]["role"] == "user";
-    let new_leaf = if to_user { entry.parent_id().map(str::to_string) } else { Some(target.to_string()) };
+    let to_parent =
+        (value["type"] == "message" && value["message"]["role"] == "user") || value["type"] == "custom_message";
+    let new_leaf = if to_parent { entry.parent_id().map(str::to_string) } else { Some(target.to_string()) };
     let old_leaf = s.leaf_id().map(str::to_string);
     let old_branch = s.branch_to(old_leaf.as_deref());
     let target_branch: Vec<&str> = s.branch_to(Some(target)).iter().map(|e| e.id()).collect();
@@ -27,7 +54,10 @@ pub(crate) fn prepare(ext: &ExtSession, target: &str) -> Result<(Value, Option<S
         "oldLeafId": old_leaf,
         "commonAncestorId": common_id,
         "entriesToSummarize": abandoned,
-        "userWantsSummary": false,
+        "userWantsSummary": how.summarize,
+        "customInstructions": how.custom_instructions,
+        "replaceInstructions": how.replace_instructions,
+        "label": how.label,
     });
     Ok((preparation, new_leaf))
 }
@@ -58,33 +88,113 @@ pub(crate) struct Moved {
     pub left: std::collections::HashSet<String>,
 }
 
+/// What the extensions answered to `session_before_tree`: `None` when one
+/// cancelled; else `how` with their overrides, and a summary of their own
+/// when the user wants one.
+async fn ask_before(ext: &ExtSession, preparation: &Value, how: &TreeMove) -> Option<(TreeMove, Option<Value>)> {
+    let mut how = how.clone();
+    let mut supplied = None;
+    for l in ext.scripts() {
+        let (answer, errors) = l.gate_answer("session_before_tree", json!({"preparation": preparation})).await;
+        ext.report(errors);
+        let Some(answer) = answer else { continue };
+        if answer["cancel"] == true {
+            return None;
+        }
+        if how.summarize && answer["summary"].is_object() {
+            supplied = Some(answer["summary"].clone());
+        }
+        if let Some(c) = answer.get("customInstructions").filter(|v| !v.is_null()) {
+            how.custom_instructions = c.as_str().map(str::to_string);
+        }
+        if let Some(r) = answer.get("replaceInstructions").and_then(Value::as_bool) {
+            how.replace_instructions = Some(r);
+        }
+        if let Some(l) = answer.get("label").filter(|v| !v.is_null()) {
+            how.label = l.as_str().map(str::to_string);
+        }
+    }
+    Some((how, supplied))
+}
+
 /// Move `agent`'s conversation to `target` (`/tree`, RPC `rewind`): the
-/// extensions asked first, the leaf moved, the agent's messages read again,
-/// the extensions told. `Ok(None)`: an extension cancelled it.
+/// extensions asked first (one may cancel, supply the summary or change how
+/// it is asked for), the part left behind summarized when `how` says so
+/// (the summary entry then continues from the new point), the leaf moved,
+/// the agent's messages read again, the extensions told. `Ok(None)`: an
+/// extension cancelled it.
 pub(crate) async fn move_agent(
     agent: &mut pi_agent::Agent,
     ext: &ExtSession,
     target: &str,
+    how: &TreeMove,
 ) -> Result<Option<Moved>, SessionCallError> {
-    let (preparation, new_leaf) = prepare(ext, target)?;
-    if cancelled(ext, &preparation).await {
-        return Ok(None);
-    }
-    let editor = {
+    let (preparation, new_leaf) = prepare_move(ext, target, how)?;
+    let Some((how, supplied)) = ask_before(ext, &preparation, how).await else { return Ok(None) };
+    let abandoned = preparation["entriesToSummarize"].as_array().cloned().unwrap_or_default();
+    let summary = match supplied {
+        Some(s) => Some((
+            s["summary"].as_str().unwrap_or_default().to_string(),
+            s["details"].clone(),
+            s["usage"].clone(),
+            true,
+        )),
+        None if how.summarize && !abandoned.is_empty() => {
+            let request = pi_agent::compaction::BranchSummaryRequest {
+                custom_instructions: how.custom_instructions.clone(),
+                replace_instructions: how.replace_instructions.unwrap_or(false),
+                reserve_tokens: how.reserve_tokens.unwrap_or(pi_agent::compaction::DEFAULT_BRANCH_RESERVE_TOKENS),
+            };
+            let made = agent.summarize_branch(&abandoned, &request).await.map_err(SessionCallError::BranchSummary)?;
+            let details = json!({"readFiles": made.read_files, "modifiedFiles": made.modified_files});
+            let usage = made.usage.map(|u| serde_json::to_value(u).unwrap_or_default()).unwrap_or(Value::Null);
+            Some((made.summary, details, usage, false))
+        }
+        None => None,
+    };
+    let (editor, summary_entry) = {
         let mut s = agent.session().lock()?;
-        let message = s.get(target).filter(|e| e.kind() == "message").map(|e| e.field("message"));
-        let editor = message.filter(|m| m["role"] == "user").map(|m| message_text(&m["content"]));
+        let e = s.get(target);
+        let editor = match e.as_ref().map(|e| (e.kind().to_string(), e.value())) {
+            Some((kind, v)) if kind == "message" && v["message"]["role"] == "user" => {
+                Some(message_text(&v["message"]["content"]))
+            }
+            Some((kind, v)) if kind == "custom_message" => Some(message_text(&v["content"])),
+            _ => None,
+        };
         s.set_leaf(new_leaf.as_deref())?;
-        editor
+        let mut summary_entry = Value::Null;
+        if let Some((text, details, usage, from_hook)) = summary {
+            let mut fields = json!({"summary": text, "fromId": preparation["oldLeafId"].clone()});
+            if !details.is_null() {
+                fields["details"] = details;
+            }
+            if from_hook {
+                fields["fromHook"] = json!(true);
+            }
+            if usage.is_object() {
+                fields["usage"] = usage;
+            }
+            let id = s.append("branch_summary", fields)?;
+            summary_entry = s.get(&id).map(|e| e.value()).unwrap_or_default();
+            if let Some(label) = &how.label {
+                s.append("label", json!({"targetId": id, "label": label}))?;
+            }
+        } else if let Some(label) = &how.label {
+            s.append("label", json!({"targetId": target, "label": label}))?;
+        }
+        (editor, summary_entry)
     };
     agent.resync_session();
-    moved(ext, &preparation["oldLeafId"], new_leaf.as_deref()).await;
-    let left = preparation["entriesToSummarize"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e["id"].as_str().map(str::to_string))
-        .collect();
+    let new_leaf = agent.session().lock()?.leaf_id().map(str::to_string);
+    let from_extension = summary_entry["fromHook"] == true;
+    ext.notify(
+        "session_tree",
+        json!({"newLeafId": new_leaf, "oldLeafId": preparation["oldLeafId"], "summaryEntry": summary_entry,
+            "fromExtension": from_extension}),
+    )
+    .await;
+    let left = abandoned.iter().filter_map(|e| e["id"].as_str().map(str::to_string)).collect();
     Ok(Some(Moved { editor, left }))
 }
 

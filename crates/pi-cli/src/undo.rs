@@ -138,7 +138,7 @@ pub(crate) async fn rewind_conversation(
     files: bool,
     force: bool,
 ) -> Result<serde_json::Value, crate::session_error::SessionCallError> {
-    let Some(moved) = crate::tree_events::move_agent(agent, ext, target).await? else {
+    let Some(moved) = crate::tree_events::move_agent(agent, ext, target, &Default::default()).await? else {
         return Ok(serde_json::json!({"cancelled": true}));
     };
     let mut answer = serde_json::json!({"cancelled": false, "editorText": moved.editor, "restored": null});

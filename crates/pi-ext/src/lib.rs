@@ -464,6 +464,27 @@ impl LoadedExtensions {
         (false, errors)
     }
 
+    /// [`Extensions::gate`] whose handlers may also answer with fields
+    /// (`session_before_tree`: a `summary`, `customInstructions`, `label`):
+    /// `{cancel: true}` from the first that cancels, else every object
+    /// answer's fields, a later handler's over an earlier's (`None`: no
+    /// handler answered with an object).
+    pub async fn gate_answer(&self, event: &str, payload: Value) -> (Option<Value>, Vec<ExtensionError>) {
+        let payload = typed(event, payload);
+        let mut errors = Vec::new();
+        let mut merged: Option<serde_json::Map<String, Value>> = None;
+        for e in self.extensions.iter().filter(|e| e.engine.handles(event)) {
+            let outcome = e.engine.invoke(Entry::Event(event.to_string()), payload.clone(), &CallEnv::default()).await;
+            errors.extend(commands::handler_errors(&e.engine.path, event, &outcome));
+            let Ok(Value::Object(answer)) = outcome else { continue };
+            if answer.get("cancel").and_then(Value::as_bool) == Some(true) {
+                return (Some(Value::Object(answer)), errors);
+            }
+            merged.get_or_insert_with(Default::default).extend(answer);
+        }
+        (merged.map(Value::Object), errors)
+    }
+
     /// Hand notification `event` (`payload` without `type`) to every
     /// extension that handles it, without waiting; failures are reported
     /// on standard error as `Extension error (<path>): …`.

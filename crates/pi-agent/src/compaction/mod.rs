@@ -6,6 +6,7 @@
 //! the entries kept. Extensions may cancel a compaction or supply the summary
 //! (`session_before_compact`).
 
+mod branch;
 mod error;
 mod estimate;
 mod overflow;
@@ -14,10 +15,15 @@ mod run;
 
 use serde_json::Value;
 
+pub use branch::{BranchSummary, BranchSummaryRequest};
 pub use error::{CompactionError, SummaryError};
 pub use estimate::{context_tokens, estimate, estimated_so_far, held_context_tokens, session_context_tokens};
 pub use overflow::is_context_overflow;
 pub use prepare::{Preparation, prepare, serialize};
+
+/// Tokens of the model's window a branch summary keeps free, unless
+/// `branchSummary.reserveTokens` says otherwise.
+pub const DEFAULT_BRANCH_RESERVE_TOKENS: u64 = 16_384;
 
 /// The `compaction` settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

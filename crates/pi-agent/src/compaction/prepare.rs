@@ -49,14 +49,14 @@ fn turn_start(m: &AgentMessage) -> bool {
     )
 }
 
-fn push_unique(list: &mut Vec<String>, v: &str) {
+pub(super) fn push_unique(list: &mut Vec<String>, v: &str) {
     if !v.is_empty() && !list.iter().any(|x| x == v) {
         list.push(v.to_string());
     }
 }
 
 /// File operations of the tool calls among `messages`.
-fn file_ops(messages: &[AgentMessage], read: &mut Vec<String>, modified: &mut Vec<String>) {
+pub(super) fn file_ops(messages: &[AgentMessage], read: &mut Vec<String>, modified: &mut Vec<String>) {
     for m in messages {
         let AgentMessage::Llm(pi_ai::Message::Assistant(a)) = m else { continue };
         for b in &a.content {

@@ -211,7 +211,7 @@ impl Agent {
     }
 
     /// One summary request to the session's model: its text and usage.
-    async fn ask_for_summary(&self, request: String) -> Result<(String, pi_ai::Usage), SummaryError> {
+    pub(super) async fn ask_for_summary(&self, request: String) -> Result<(String, pi_ai::Usage), SummaryError> {
         let context = pi_ai::Context {
             system_prompt: Some(crate::text::SUMMARY_SYSTEM_PROMPT.to_string()),
             messages: vec![pi_ai::Message::User(pi_ai::UserMessage::text(request))],
@@ -246,16 +246,18 @@ impl Agent {
 
 /// The summary with the files read and changed appended, as the reference lists them.
 fn with_file_lists(summary: &str, prep: &Preparation) -> String {
+    let read: Vec<String> = prep.read_files.iter().filter(|f| !prep.modified_files.contains(f)).cloned().collect();
+    file_lists(summary, &read, &prep.modified_files)
+}
+
+/// `summary` with the lists of files `read` and `modified` after it.
+pub(super) fn file_lists(summary: &str, read: &[String], modified: &[String]) -> String {
     let mut out = summary.trim_end().to_string();
-    let read: Vec<&String> = prep.read_files.iter().filter(|f| !prep.modified_files.contains(f)).collect();
     if !read.is_empty() {
-        out.push_str(&format!(
-            "\n\n<read-files>\n{}\n</read-files>",
-            read.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
-        ));
+        out.push_str(&format!("\n\n<read-files>\n{}\n</read-files>", read.join("\n")));
     }
-    if !prep.modified_files.is_empty() {
-        out.push_str(&format!("\n\n<modified-files>\n{}\n</modified-files>", prep.modified_files.join("\n")));
+    if !modified.is_empty() {
+        out.push_str(&format!("\n\n<modified-files>\n{}\n</modified-files>", modified.join("\n")));
     }
     out
 }

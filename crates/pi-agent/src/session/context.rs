@@ -38,7 +38,7 @@ fn millis(iso: &Value) -> i64 {
 }
 
 /// The context message an entry (as a value) stands for, if any.
-fn message_of_value(e: &Value) -> Option<AgentMessage> {
+pub(crate) fn message_of_value(e: &Value) -> Option<AgentMessage> {
     match e["type"].as_str()? {
         // (`compaction_summary` is the compaction's own message, made above.)
         "message" | "compaction_summary" => AgentMessage::deserialize(&e["message"]).ok(),

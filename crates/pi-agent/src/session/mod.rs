@@ -25,7 +25,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 pub use context::SessionContext;
-pub(crate) use context::message_of;
+pub(crate) use context::{message_of, message_of_value};
 pub use entry::Entry;
 pub use files::{
     HEADER_LINE_LIMIT, SessionInfo, encode_cwd, find_by_id, has_session_header, list_sessions, most_recent, session_dir,

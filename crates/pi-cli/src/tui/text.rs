@@ -118,3 +118,13 @@ pub const TREE_EMPTY: &str = "No entries in session";
 pub const TREE_CANCELLED: &str = "Navigation cancelled";
 /// `/tree` done.
 pub const TREE_MOVED: &str = "Navigated to selected point";
+/// `/tree`: the entry chosen is where the conversation is already.
+pub const TREE_ALREADY_HERE: &str = "Already at this point";
+/// `/tree`'s question before moving (the reference's words).
+pub const TREE_SUMMARY_QUESTION: &str = "Summarize branch?";
+/// The answers to [`TREE_SUMMARY_QUESTION`]: no, yes, yes with instructions.
+pub const TREE_SUMMARY_OPTIONS: [&str; 3] = ["No summary", "Summarize", "Summarize with custom prompt"];
+/// The editor for a branch summary's instructions.
+pub const TREE_SUMMARY_INSTRUCTIONS: &str = "Custom summarization instructions";
+/// While the branch left behind is summarized.
+pub const TREE_SUMMARIZING: &str = "Summarizing the branch left behind…";

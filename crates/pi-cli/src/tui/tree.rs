@@ -16,7 +16,7 @@ use pi_tui::transcript::Level;
 
 use super::text;
 use super::worker::Host;
-use crate::tree_events::{Moved, message_text};
+use crate::tree_events::{Moved, TreeMove, message_text};
 
 /// Most characters of an entry shown in its row.
 const ROW_TEXT_CHARS: usize = 100;
@@ -224,16 +224,43 @@ fn summary(e: &Entry, filter: Filter) -> Option<String> {
 }
 
 impl Host {
-    /// `/tree`: choose an entry of the session tree and continue from it.
+    /// `/tree`: choose an entry of the session tree, say whether the part
+    /// left behind is summarized (the reference's question, unless
+    /// `branchSummary.skipPrompt`), and continue from it.
     pub(super) async fn tree(&mut self) {
         let (settings, _) = pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.reload.prompt.trusted);
         let filter = Filter::parse(settings.get_str(&["treeFilterMode"]));
-        // Every filter's rows, so the navigator switches between them at once.
+        let skip_question = settings.get_bool(&["branchSummary", "skipPrompt"]) == Some(true);
+        let reserve_tokens = settings.get(&["branchSummary", "reserveTokens"]).and_then(serde_json::Value::as_u64);
+        let mut selected: Option<String> = None;
+        loop {
+            let Some(target) = self.choose_entry(filter, selected.as_deref()).await else { return };
+            if self.agent.session().lock().is_ok_and(|s| s.leaf_id() == Some(target.as_str())) {
+                return self.notice(Level::Info, text::TREE_ALREADY_HERE.to_string());
+            }
+            let how = if skip_question { Some(TreeMove::default()) } else { self.summary_choice().await };
+            // Escape at the question: back to the tree, on the same entry.
+            let Some(how) = how else {
+                selected = Some(target);
+                continue;
+            };
+            let how = TreeMove { reserve_tokens, ..how };
+            if how.summarize {
+                self.notice(Level::Info, text::TREE_SUMMARIZING.to_string());
+            }
+            return self.go_to(&target, &how).await;
+        }
+    }
+
+    /// The navigator over every filter's rows (so it switches between them
+    /// at once), on `selected` when given; the chosen entry's id.
+    async fn choose_entry(&mut self, filter: Filter, selected: Option<&str>) -> Option<String> {
         let views: Vec<TreeView> = match self.agent.session().lock() {
             Ok(s) => Filter::ALL
                 .iter()
                 .map(|f| {
-                    let (rows, start) = rows(&s, *f);
+                    let (rows, current) = rows(&s, *f);
+                    let start = selected.and_then(|id| rows.iter().position(|r| r.id == id)).unwrap_or(current);
                     TreeView {
                         tag: f.tag().to_string(),
                         labels: rows.iter().map(|r| r.label.clone()).collect(),
@@ -242,21 +269,53 @@ impl Host {
                     }
                 })
                 .collect(),
-            Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
+            Err(e) => {
+                self.notice(Level::Error, pi_tui::text::error_line(&e.to_string()));
+                return None;
+            }
         };
         if views.iter().all(|v| v.values.is_empty()) {
-            return self.notice(Level::Info, text::TREE_EMPTY.to_string());
+            self.notice(Level::Info, text::TREE_EMPTY.to_string());
+            return None;
         }
         let view = Filter::ALL.iter().position(|f| *f == filter).unwrap_or(0);
         let request = DialogRequest::Tree { title: text::TREE_TITLE.to_string(), views, view };
-        let DialogAnswer::Value(target) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
-        self.go_to(&target).await;
+        match UiHandle::new(self.up.clone()).dialog(request).await {
+            DialogAnswer::Value(target) => Some(target),
+            _ => None,
+        }
+    }
+
+    /// "Summarize branch?": no, yes, or yes with instructions typed next
+    /// (escape there asks again); `None` when the question is dismissed.
+    async fn summary_choice(&mut self) -> Option<TreeMove> {
+        let ui = UiHandle::new(self.up.clone());
+        loop {
+            let options = text::TREE_SUMMARY_OPTIONS.iter().map(|o| o.to_string()).collect();
+            let request = DialogRequest::Select { title: text::TREE_SUMMARY_QUESTION.to_string(), options };
+            let DialogAnswer::Value(choice) = ui.dialog(request).await else { return None };
+            if choice == text::TREE_SUMMARY_OPTIONS[0] {
+                return Some(TreeMove::default());
+            }
+            if choice == text::TREE_SUMMARY_OPTIONS[1] {
+                return Some(TreeMove { summarize: true, ..TreeMove::default() });
+            }
+            let request = DialogRequest::Editor { title: text::TREE_SUMMARY_INSTRUCTIONS.to_string(), prefill: None };
+            if let DialogAnswer::Value(instructions) = ui.dialog(request).await {
+                return Some(TreeMove {
+                    summarize: true,
+                    custom_instructions: Some(instructions),
+                    ..TreeMove::default()
+                });
+            }
+        }
     }
 
     /// Move the conversation to `target` (the reference's navigation), then
     /// offer to bring the files back to match.
-    async fn go_to(&mut self, target: &str) {
-        let Moved { editor, left } = match crate::tree_events::move_agent(&mut self.agent, &self.ext, target).await {
+    async fn go_to(&mut self, target: &str, how: &TreeMove) {
+        let Moved { editor, left } = match crate::tree_events::move_agent(&mut self.agent, &self.ext, target, how).await
+        {
             Ok(Some(moved)) => moved,
             Ok(None) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
             Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
