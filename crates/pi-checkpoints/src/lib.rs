@@ -35,7 +35,7 @@ pub mod text;
 
 pub use guard::{Checkpoints, Notify};
 pub use store::{Kind, Record, Restored, Skipped, Snapshot, Staged, Store, Turn};
-pub use summary::{Change, FileChange, summary_text};
+pub use summary::{Change, FileChange, summary_effect, summary_line, summary_text};
 
 /// Why a checkpoint or a restore failed.
 #[derive(Debug, thiserror::Error)]

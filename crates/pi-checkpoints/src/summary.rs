@@ -76,9 +76,24 @@ impl Store {
 /// The summary as lines for people (`  a.txt  +1 -2`), at most
 /// [`text::SUMMARY_MAX_FILES`] of them and a count of the rest.
 pub fn summary_text(files: &[FileChange]) -> String {
-    let mut lines: Vec<String> = files.iter().take(text::SUMMARY_MAX_FILES).map(text::summary_line).collect();
+    let mut lines: Vec<String> = files.iter().take(text::SUMMARY_MAX_FILES).map(summary_line).collect();
     if files.len() > text::SUMMARY_MAX_FILES {
         lines.push(text::summary_more(files.len() - text::SUMMARY_MAX_FILES));
     }
     lines.join("\n")
+}
+
+/// One file of a restore's summary: `  a.txt  +1 -2`.
+pub fn summary_line(f: &FileChange) -> String {
+    format!("  {}  {}", f.path, summary_effect(f))
+}
+
+/// What a restore does to one file: `+1 -2`, `removed (+0 -3)`, `back (+3 -0)`.
+pub fn summary_effect(f: &FileChange) -> String {
+    let lines = text::summary_lines(f.added, f.removed);
+    match f.change {
+        Change::Written => lines,
+        Change::Removed => text::summary_removed(&lines),
+        Change::Recreated => text::summary_back(&lines),
+    }
 }

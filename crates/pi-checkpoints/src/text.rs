@@ -149,22 +149,22 @@ pub const FILES_KEPT: &str = "Files left as they are.";
 /// Most files a restore's summary names one by one.
 pub const SUMMARY_MAX_FILES: usize = 20;
 
-/// One file of a restore's summary.
-pub fn summary_line(f: &crate::FileChange) -> String {
-    format!("  {}  {}", f.path, summary_effect(f))
-}
-
-/// What a restore does to one file: `+1 -2`, `removed (+0 -3)`, `back (+3 -0)`.
-pub fn summary_effect(f: &crate::FileChange) -> String {
-    let lines = match (f.added, f.removed) {
+/// What a restore does to a file's lines: `+1 -2` (`None`: a binary file).
+pub fn summary_lines(added: Option<u64>, removed: Option<u64>) -> String {
+    match (added, removed) {
         (Some(a), Some(r)) => format!("+{a} -{r}"),
         _ => "binary".to_string(),
-    };
-    match f.change {
-        crate::Change::Written => lines,
-        crate::Change::Removed => format!("removed ({lines})"),
-        crate::Change::Recreated => format!("back ({lines})"),
     }
+}
+
+/// A file a restore removes, with [`summary_lines`].
+pub fn summary_removed(lines: &str) -> String {
+    format!("removed ({lines})")
+}
+
+/// A file a restore brings back, with [`summary_lines`].
+pub fn summary_back(lines: &str) -> String {
+    format!("back ({lines})")
 }
 
 /// The files of a restore's summary not named.

@@ -137,7 +137,7 @@ fn show(store: &Store, id: &str) -> Result<(), CheckpointError> {
             store.summary(&a.id, &before.id)?.into_iter().map(|f| (f.path.clone(), f)).collect();
         for path in store.changes(&before.id, &a.id)? {
             match undo.get(&path) {
-                Some(f) => println!("changed: {path} (undo: {})", cp_text::summary_effect(f)),
+                Some(f) => println!("changed: {path} (undo: {})", pi_checkpoints::summary_effect(f)),
                 None => println!("changed: {path}"),
             }
         }

@@ -156,6 +156,19 @@ pub struct CommandInfo {
     pub arguments: Option<ArgumentCompleter>,
 }
 
+/// The rows of one filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeView {
+    /// Shown under the list while this view is on (`[no-tools]`; empty for the default).
+    pub tag: String,
+    /// What each row shows.
+    pub labels: Vec<String>,
+    /// What each row answers.
+    pub values: Vec<String>,
+    /// The row selected first (the current point).
+    pub start: usize,
+}
+
 /// A dialog an extension (or a policy) asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DialogRequest {
@@ -194,7 +207,7 @@ pub enum DialogRequest {
         /// The question.
         title: String,
         /// The rows under each filter, in the order the cycle keys go.
-        views: Vec<crate::dialog::TreeView>,
+        views: Vec<TreeView>,
         /// The view shown first.
         view: usize,
     },

@@ -10,8 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use pi_agent::session::{Entry, Session};
 use pi_checkpoints::text as cp_text;
-use pi_tui::dialog::TreeView;
-use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle, Update};
+use pi_tui::host::{DialogAnswer, DialogRequest, TreeView, UiHandle, Update};
 use pi_tui::transcript::Level;
 
 use super::text;

@@ -7,22 +7,10 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui::text::Line;
 
 use super::{Answer, Dialog, DialogCtx, Outcome, SelectDialog, SelectItem};
+use crate::host::TreeView;
 use crate::keys::{Action, KeyId, Keybindings};
 use crate::lines::styled;
 use crate::theme::Token;
-
-/// The rows of one filter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeView {
-    /// Shown under the list while this view is on (`[no-tools]`; empty for the default).
-    pub tag: String,
-    /// What each row shows.
-    pub labels: Vec<String>,
-    /// What each row answers.
-    pub values: Vec<String>,
-    /// The row selected first (the current point).
-    pub start: usize,
-}
 
 /// The navigator.
 pub struct TreeDialog {
