@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex};
 
 use pi_tools::{ChangeGuard, GuardFuture, ToolContext};
 
-use crate::store::{Kind, Record, Staged, Store};
+use crate::kept::Kept;
+use crate::store::{Kind, Record, Staged};
 use crate::{CheckpointError, text};
 
 /// Where failures are told (once per session: the turn goes on).
@@ -48,9 +49,10 @@ struct Inner {
 
 #[derive(Default)]
 struct State {
-    store: Option<Store>,
-    /// The `before` checkpoint of the turn running now: (session, id).
-    open: Option<(String, String)>,
+    /// The stores of the working folder and the sandbox's writable roots.
+    kept: Option<Kept>,
+    /// The `before` checkpoints of the turn running now: (session, one id per store).
+    open: Option<(String, Vec<String>)>,
     /// The folder staged at a turn's start.
     ready: Option<Ready>,
 }
@@ -59,7 +61,8 @@ struct Ready {
     turn: u64,
     session: String,
     cwd: PathBuf,
-    staged: Staged,
+    /// One per store.
+    staged: Vec<Staged>,
     /// Kept from the previous turn's `after`: serves only a turn of the
     /// same run ([`Inner::chained`]).
     from_after: bool,
@@ -111,20 +114,26 @@ impl Inner {
         }
     }
 
-    /// The store of `ctx`'s folder (opened once, again after a change of folder).
-    async fn store(&self, state: &mut State, ctx: &ToolContext) -> Result<Store, CheckpointError> {
+    /// The stores of `ctx`'s folder and writable roots (opened once, again
+    /// after a change of folder).
+    async fn kept(&self, state: &mut State, ctx: &ToolContext) -> Result<Kept, CheckpointError> {
         let cwd = ctx.cwd.canonicalize().unwrap_or_else(|_| ctx.cwd.clone());
-        if let Some(s) = state.store.as_ref().filter(|s| s.work() == cwd) {
-            return Ok(s.clone());
+        if let Some(k) = state.kept.as_ref().filter(|k| k.primary().work() == cwd) {
+            return Ok(k.clone());
         }
         let (dir, cwd, mb) = (self.agent_dir.clone(), ctx.cwd.clone(), self.max_file_mb);
-        let s = blocking(move || Store::open(&dir, &cwd, mb)).await?;
-        state.store = Some(s.clone());
+        let roots = ctx.sandbox.extra_writable_roots().to_vec();
+        let k = blocking(move || Kept::open(&dir, &cwd, &roots, mb)).await?;
+        state.kept = Some(k.clone());
         // On a thread of its own, not waited for: pi may end before git's
         // clean-up does (git finishes it, or the next session does it again).
-        let (pruned, (days, max_mb), session) = (s.clone(), self.pruning, session_of(ctx));
-        std::thread::spawn(move || pruned.auto_prune(days, max_mb, &session));
-        Ok(s)
+        let (stores, (days, max_mb), session) = (k.stores().to_vec(), self.pruning, session_of(ctx));
+        std::thread::spawn(move || {
+            for s in stores {
+                let _ = s.auto_prune(days, max_mb, &session);
+            }
+        });
+        Ok(k)
     }
 
     /// At a turn's start: stage the folder for the turn's `before`.
@@ -133,10 +142,10 @@ impl Inner {
         if state.open.is_some() || self.turns.load(Ordering::SeqCst) != turn {
             return Ok(());
         }
-        let store = self.store(&mut state, &ctx).await?;
+        let kept = self.kept(&mut state, &ctx).await?;
         let session = session_of(&ctx);
         let for_session = session.clone();
-        let staged = blocking(move || store.stage_tree(&for_session)).await?;
+        let staged = blocking(move || kept.stage(&for_session)).await?;
         state.ready = Some(Ready { turn, session, cwd: ctx.cwd.clone(), staged, from_after: false });
         Ok(())
     }
@@ -147,20 +156,23 @@ impl Inner {
         if state.open.is_some() {
             return Ok(());
         }
-        let store = self.store(&mut state, ctx).await?;
+        let kept = self.kept(&mut state, ctx).await?;
         let session = session_of(ctx);
         let turn = self.turns.load(Ordering::SeqCst);
         let chained = self.chained.load(Ordering::SeqCst) == turn;
-        let ready = state
-            .ready
-            .take()
-            .filter(|r| r.turn == turn && r.session == session && r.cwd == ctx.cwd && (!r.from_after || chained));
+        let ready = state.ready.take().filter(|r| {
+            r.turn == turn
+                && r.session == session
+                && r.cwd == ctx.cwd
+                && r.staged.len() == kept.stores().len()
+                && (!r.from_after || chained)
+        });
         let record = Record::new(Kind::Before, &session);
-        let snap = match ready {
-            Some(r) => blocking(move || store.commit(record, r.staged)).await?,
-            None => blocking(move || store.snapshot(record)).await?,
+        let snaps = match ready {
+            Some(r) => blocking(move || kept.commit(record, r.staged, &[])).await?,
+            None => blocking(move || kept.snapshot(record, &[]).map(|(snaps, _)| snaps)).await?,
         };
-        state.open = Some((session, snap.id));
+        state.open = Some((session, snaps.into_iter().map(|s| s.id).collect()));
         Ok(())
     }
 }
@@ -209,16 +221,16 @@ impl ChangeGuard for Checkpoints {
         let entry = entry.map(str::to_string);
         Box::pin(async move {
             let mut state = self.inner.state.clone().lock_owned().await;
-            let (Some((session, before)), Some(store)) = (state.open.take(), state.store.clone()) else { return };
+            let (Some((session, before)), Some(kept)) = (state.open.take(), state.kept.clone()) else { return };
             let inner = self.inner.clone();
             let ended = inner.turns.load(Ordering::SeqCst);
             inner.after_of.store(ended, Ordering::SeqCst);
             let cwd = ctx.cwd.clone();
-            let record = Record { entry, of: Some(before), ..Record::new(Kind::After, &session) };
+            let record = Record { entry, ..Record::new(Kind::After, &session) };
             // In the background, holding the state: the next turn's calls
             // wait for it, and a turn continuing the run starts from it.
             let task = tokio::spawn(async move {
-                let taken = blocking(move || store.snapshot_staged(record)).await;
+                let taken = blocking(move || kept.snapshot(record, &before)).await;
                 match taken {
                     Ok((_, staged)) => {
                         state.ready = Some(Ready { turn: ended + 1, session, cwd, staged, from_after: true });

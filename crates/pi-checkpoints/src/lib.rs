@@ -26,6 +26,7 @@
 
 mod git;
 mod guard;
+mod kept;
 mod meta;
 mod prune;
 mod restore;
@@ -34,6 +35,7 @@ mod summary;
 pub mod text;
 
 pub use guard::{Checkpoints, Notify};
+pub use kept::{Kept, KeptPlan, roots_outside};
 pub use store::{Kind, Record, Restored, Skipped, Snapshot, Staged, Store, Turn};
 pub use summary::{Change, FileChange, summary_effect, summary_line, summary_text};
 
@@ -69,7 +71,15 @@ pub enum CheckpointError {
 impl Record {
     /// A record of `kind` for `session`, stamped now.
     pub fn new(kind: Kind, session: &str) -> Record {
-        Record { kind, session: session.to_string(), entry: None, of: None, time: store::now_ms(), skipped: Vec::new() }
+        Record {
+            kind,
+            session: session.to_string(),
+            entry: None,
+            of: None,
+            primary: None,
+            time: store::now_ms(),
+            skipped: Vec::new(),
+        }
     }
 }
 

@@ -19,12 +19,20 @@ impl Store {
     }
 
     /// [`Store::prune`] with the age in any unit (whole seconds count).
+    /// Objects younger than [`text::PRUNE_GRACE`] stay whatever the age: a
+    /// running session may have written them for a checkpoint it is making.
     pub fn prune_older_than(&self, age: Duration) -> Result<Vec<String>, CheckpointError> {
-        self.prune_except(age, None)
+        self.prune_except(age, None, age.max(text::PRUNE_GRACE))
+    }
+
+    /// [`Store::prune_older_than`] keeping only objects younger than
+    /// `grace` (no session may be using the store).
+    pub fn prune_older_than_with_grace(&self, age: Duration, grace: Duration) -> Result<Vec<String>, CheckpointError> {
+        self.prune_except(age, None, grace)
     }
 
     /// [`Store::prune_older_than`], never dropping the session `keep`.
-    fn prune_except(&self, age: Duration, keep: Option<&str>) -> Result<Vec<String>, CheckpointError> {
+    fn prune_except(&self, age: Duration, keep: Option<&str>, grace: Duration) -> Result<Vec<String>, CheckpointError> {
         let keep = keep.map(safe_name);
         let secs = age.as_secs();
         let cutoff = now_ms() / 1000 - i64::try_from(secs).unwrap_or(i64::MAX);
@@ -36,9 +44,7 @@ impl Store {
             }
         }
         if !dropped.is_empty() {
-            // Objects younger than the limit stay: a running session may
-            // have staged a tree it has not made a checkpoint of yet.
-            self.gc(secs)?;
+            self.gc(grace.as_secs())?;
         }
         Ok(dropped)
     }
@@ -84,7 +90,7 @@ impl Store {
         }
         std::fs::write(&stamp, b"").map_err(|e| CheckpointError::Io(stamp.display().to_string(), e))?;
         let age = Duration::from_secs(keep_days.saturating_mul(86_400));
-        let mut dropped = self.prune_except(age, Some(keep))?;
+        let mut dropped = self.prune_except(age, Some(keep), age.max(text::PRUNE_GRACE))?;
         dropped.extend(self.prune_to_size(max_store_mb.saturating_mul(1024 * 1024), keep, text::PRUNE_GRACE)?);
         Ok(dropped)
     }

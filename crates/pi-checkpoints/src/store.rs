@@ -26,6 +26,10 @@ pub struct Record {
     /// checkpoint a restore went back to (`restore`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub of: Option<String>,
+    /// For a writable root's snapshot: the working folder's snapshot taken
+    /// with it (the same turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary: Option<String>,
     /// Milliseconds since the epoch.
     pub time: i64,
     /// Files left out, and why (not restorable).
@@ -190,7 +194,7 @@ impl Store {
     /// back); its `after` keeps what the `before` found, so an empty folder
     /// the turn made is not known and stays after an undo, and nothing the
     /// user made is ever taken for the turn's.
-    fn stage_tree_scanning(&self, session: &str, scan_dirs: bool) -> Result<Staged, CheckpointError> {
+    pub(crate) fn stage_tree_scanning(&self, session: &str, scan_dirs: bool) -> Result<Staged, CheckpointError> {
         let git = self.git(session);
         if let Some(parent) = git.index.parent() {
             pi_config::files::create_private_dir(parent)
@@ -364,6 +368,14 @@ impl Store {
             body.lines().find(|l| l.starts_with('{')).ok_or_else(|| CheckpointError::NotFound(id.to_string()))?;
         let record = serde_json::from_str(json).map_err(|_| CheckpointError::NotFound(id.to_string()))?;
         Ok(Snapshot { id: full, record })
+    }
+
+    /// The files `after` changed since `before` that changed again since
+    /// (what a restore would overwrite), looked at now.
+    pub fn conflicts(&self, session: &str, before: &str, after: &str) -> Result<Vec<String>, CheckpointError> {
+        let now = self.stage_tree(session)?;
+        let touched: HashSet<String> = self.changes(after, &now.tree)?.into_iter().collect();
+        Ok(self.changes(before, after)?.into_iter().filter(|p| touched.contains(p)).collect())
     }
 
     /// Paths that differ between two snapshots.

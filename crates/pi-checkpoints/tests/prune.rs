@@ -87,7 +87,7 @@ fn an_index_naming_pruned_objects_starts_again() {
     store.stage_tree("s1").unwrap();
     store.snapshot(Record::new(Kind::Before, "s2")).unwrap();
     std::thread::sleep(Duration::from_millis(1100));
-    store.prune_older_than(Duration::ZERO).unwrap();
+    store.prune_older_than_with_grace(Duration::ZERO, Duration::ZERO).unwrap();
     // s1's index names a blob git has removed: its next snapshot still works.
     let snap = store.snapshot(Record::new(Kind::Before, "s1")).unwrap();
     std::fs::write(work.path().join("a.txt"), "changed\n").unwrap();

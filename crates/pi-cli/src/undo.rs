@@ -4,7 +4,7 @@
 //! build on changes that are gone.
 
 use pi_agent::{Agent, AgentMessage, AgentOnly, CustomMessage};
-use pi_checkpoints::{CheckpointError, Restored, Store, text as cp_text};
+use pi_checkpoints::{CheckpointError, Kept, KeptPlan, Restored, text as cp_text};
 
 use crate::ext_session::ExtSession;
 
@@ -40,26 +40,26 @@ impl Undone {
 /// asked first (`session_before_restore`, which may cancel) and told after
 /// (`session_restore`).
 pub(crate) async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Result<Undone, CheckpointError> {
-    let (store, session) = open_store(agent).await;
-    let (store, plan) = {
+    let (kept, session) = open_kept(agent).await;
+    let (kept, plan) = {
         let session = session.clone();
         blocking(move || {
-            let store = store()?;
-            let plan = pi_checkpoints::plan_undo(&store, &session)?;
-            Ok((store, plan))
+            let kept = kept()?;
+            let plan = kept.plan_undo(&session)?;
+            Ok((kept, plan))
         })
         .await?
     };
-    apply(agent, ext, "undo", store, session, plan, force).await
+    apply(agent, ext, "undo", kept, session, plan, force).await
 }
 
 /// What [`undo`] would change now, file by file (nothing is written).
 pub(crate) async fn preview_undo(agent: &Agent) -> Result<Preview, CheckpointError> {
-    let (store, session) = open_store(agent).await;
+    let (kept, session) = open_kept(agent).await;
     blocking(move || {
-        let store = store()?;
-        let plan = pi_checkpoints::plan_undo(&store, &session)?;
-        Ok(Preview { checkpoint: plan.turn.before.id.clone(), files: plan.summary(&store)? })
+        let kept = kept()?;
+        let plan = kept.plan_undo(&session)?;
+        Ok(Preview { checkpoint: plan.checkpoint().to_string(), files: kept.summary(&plan)? })
     })
     .await
 }
@@ -69,11 +69,11 @@ pub(crate) async fn preview_rewind(
     agent: &Agent,
     entries: std::collections::HashSet<String>,
 ) -> Result<Option<Preview>, CheckpointError> {
-    let (store, session) = open_store(agent).await;
+    let (kept, session) = open_kept(agent).await;
     blocking(move || {
-        let store = store()?;
-        match pi_checkpoints::plan_rewind(&store, &session, &entries)? {
-            Some(plan) => Ok(Some(Preview { checkpoint: plan.turn.before.id.clone(), files: plan.summary(&store)? })),
+        let kept = kept()?;
+        match kept.plan_rewind(&session, &entries)? {
+            Some(plan) => Ok(Some(Preview { checkpoint: plan.checkpoint().to_string(), files: kept.summary(&plan)? })),
             None => Ok(None),
         }
     })
@@ -109,18 +109,18 @@ pub(crate) async fn rewind(
     entries: std::collections::HashSet<String>,
     force: bool,
 ) -> Result<Option<Undone>, CheckpointError> {
-    let (store, session) = open_store(agent).await;
-    let (store, plan) = {
+    let (kept, session) = open_kept(agent).await;
+    let (kept, plan) = {
         let session = session.clone();
         blocking(move || {
-            let store = store()?;
-            let plan = pi_checkpoints::plan_rewind(&store, &session, &entries)?;
-            Ok((store, plan))
+            let kept = kept()?;
+            let plan = kept.plan_rewind(&session, &entries)?;
+            Ok((kept, plan))
         })
         .await?
     };
     match plan {
-        Some(plan) => apply(agent, ext, "rewind", store, session, plan, force).await.map(Some),
+        Some(plan) => apply(agent, ext, "rewind", kept, session, plan, force).await.map(Some),
         None => Ok(None),
     }
 }
@@ -155,16 +155,25 @@ pub(crate) async fn rewind_conversation(
 /// Which turns of this session's checkpoints changed files, by the session
 /// entry of their answer (for showing where files can be rewound).
 pub(crate) async fn changing_entries(agent: &Agent) -> std::collections::HashSet<String> {
-    let (store, session) = open_store(agent).await;
-    let turns = blocking(move || store()?.turns(&session)).await.unwrap_or_default();
+    let (kept, session) = open_kept(agent).await;
+    let turns = blocking(move || {
+        let kept = kept()?;
+        let mut all = Vec::new();
+        for store in kept.stores() {
+            all.extend(store.turns(&session)?);
+        }
+        Ok(all)
+    })
+    .await
+    .unwrap_or_default();
     turns.into_iter().filter_map(|t| t.after.and_then(|a| a.record.entry)).collect()
 }
 
-/// Opens the folder's checkpoint store (run it off the async threads), and
-/// the session's id; once the checkpoint the last turn ends with is taken
-/// (it is taken in the background: a restore asked for right after a turn
-/// must see it).
-async fn open_store(agent: &Agent) -> (impl FnOnce() -> Result<Store, CheckpointError> + Send + 'static, String) {
+/// Opens the checkpoint stores of the folder and of the sandbox's writable
+/// roots (run it off the async threads), and the session's id; once the
+/// checkpoint the last turn ends with is taken (it is taken in the
+/// background: a restore asked for right after a turn must see it).
+async fn open_kept(agent: &Agent) -> (impl FnOnce() -> Result<Kept, CheckpointError> + Send + 'static, String) {
     if let Some(guard) = agent.tool_ctx().change_guard.clone() {
         guard.quiesce().await;
     }
@@ -172,7 +181,8 @@ async fn open_store(agent: &Agent) -> (impl FnOnce() -> Result<Store, Checkpoint
     let session = ctx.session.session_id.clone().unwrap_or_default();
     let agent_dir = ctx.session.agent_dir.clone().unwrap_or_else(pi_config::agent_dir);
     let cwd = ctx.cwd.clone();
-    (move || Store::open(&agent_dir, &cwd, cp_text::DEFAULT_MAX_FILE_MB), session)
+    let roots = ctx.sandbox.extra_writable_roots().to_vec();
+    (move || Kept::open(&agent_dir, &cwd, &roots, cp_text::DEFAULT_MAX_FILE_MB), session)
 }
 
 /// Carry out `plan`: ask the extensions, restore, note it in the
@@ -181,12 +191,13 @@ async fn apply(
     agent: &mut Agent,
     ext: &ExtSession,
     reason: &str,
-    store: Store,
+    kept: Kept,
     session: String,
-    plan: pi_checkpoints::UndoPlan,
+    plan: KeptPlan,
     force: bool,
 ) -> Result<Undone, CheckpointError> {
-    let asked = serde_json::json!({"reason": reason, "checkpoint": plan.turn.before.id, "files": plan.files});
+    let checkpoint = plan.checkpoint().to_string();
+    let asked = serde_json::json!({"reason": reason, "checkpoint": checkpoint, "files": kept.files(&plan)});
     for l in ext.scripts() {
         let (cancel, errors) = l.gate("session_before_restore", asked.clone()).await;
         ext.report(errors);
@@ -194,9 +205,8 @@ async fn apply(
             return Err(CheckpointError::Cancelled);
         }
     }
-    let (before, after) = (plan.turn.before.clone(), plan.after.clone());
-    let restored = blocking(move || store.restore(&session, &before, &after, force)).await?;
-    let done = Undone { checkpoint: plan.turn.before.id, restored };
+    let restored = blocking(move || kept.restore(&session, &plan, force)).await?;
+    let done = Undone { checkpoint, restored };
     let changed = done.restored.changed();
     let note = CustomMessage {
         custom_type: RESTORE_NOTE_TYPE.to_string(),

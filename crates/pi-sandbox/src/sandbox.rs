@@ -66,6 +66,12 @@ impl Sandbox {
         View::new(&self.policy, places)
     }
 
+    /// The `writableRoots` commands may change besides the working folder
+    /// and temp (empty unless the mode is `workspace-write`).
+    pub fn extra_writable_roots(&self) -> &[PathBuf] {
+        if self.policy.mode == Mode::WorkspaceWrite { &self.policy.writable_roots } else { &[] }
+    }
+
     /// Whether pi's own `write` or `edit` may write `path` (relative paths
     /// from `cwd`): the same rule the command sandbox mounts. In `read-only`
     /// nothing; in `workspace-write` only inside the writable roots (the
