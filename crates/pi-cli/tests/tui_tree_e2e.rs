@@ -44,6 +44,13 @@ fn tree_moves_the_conversation_and_brings_the_files_back_when_asked() {
     assert!(users.contains("user: say hello") && users.contains("user: change a.txt"), "{users}");
     t.keys(&["C-u"]);
     t.wait("the default view again", |sc| sc.contains("[write]") && !sc.contains("[user]"));
+    // A label typed for the current row (shift+l): the navigator comes back with it.
+    t.keys(&["L"]);
+    t.wait_for("Label (empty to remove):");
+    t.type_text("checkpoint-one");
+    t.keys(&["Enter"]);
+    let labelled = t.wait("the label on its row", |sc| sc.contains("[checkpoint-one]") && sc.contains("Session Tree"));
+    assert!(labelled.contains("← current"), "{labelled}");
     // Filter to the second prompt and choose it: the conversation goes back to before it.
     t.type_text("change a");
     t.keys(&["Enter"]);

@@ -167,6 +167,15 @@ pub struct TreeView {
     pub values: Vec<String>,
     /// The row selected first (the current point).
     pub start: usize,
+    /// Each row's entry's label, if it has one (what label editing starts from).
+    pub entry_labels: Vec<Option<String>>,
+}
+
+impl TreeView {
+    /// Row `i`'s entry's label, or nothing.
+    pub fn current_label(&self, i: usize) -> String {
+        self.entry_labels.get(i).cloned().flatten().unwrap_or_default()
+    }
 }
 
 /// A dialog an extension (or a policy) asks for.
@@ -228,6 +237,16 @@ pub enum DialogAnswer {
     Value(String),
     /// Yes or no.
     Confirmed(bool),
+    /// The tree navigator: a new label for `entry` (`None`: remove it),
+    /// typed while filter `view` was on.
+    Label {
+        /// The entry labelled.
+        entry: String,
+        /// Its label.
+        label: Option<String>,
+        /// The navigator's view then (to reopen it there).
+        view: usize,
+    },
     /// Dismissed.
     Cancelled,
 }

@@ -308,6 +308,8 @@ pub const NO: &str = "No";
 pub const VERB_SELECT: &str = "select";
 /// The hint verb of `/trust`.
 pub const VERB_SAVE: &str = "save";
+/// The tree navigator's label editor (the reference's words).
+pub const TREE_LABEL_PROMPT: &str = "Label (empty to remove):";
 /// The hint verb of `/settings`.
 pub const VERB_CHANGE: &str = "change";
 /// A filter that matches nothing.

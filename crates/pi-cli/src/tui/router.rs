@@ -38,7 +38,7 @@ fn in_place(link: &Link, request: DialogRequest) -> DialogAnswer {
         }
         DialogRequest::Tree { title, views, view } => {
             let mut d = pi_tui::dialog::TreeDialog::new(&title, views, view);
-            text_answer(pi_tui::standalone::run_dialog(&mut d, &theme, &keys))
+            pi_tui::dialog::tree_answer(pi_tui::standalone::run_dialog(&mut d, &theme, &keys))
         }
         DialogRequest::Sessions { sessions, now_ms } => {
             let files: Vec<String> = sessions.iter().map(|s| s.path.to_string_lossy().into_owned()).collect();
@@ -105,7 +105,7 @@ impl pi_ext::UiBridge for TerminalUi {
             match dialog(&link, request).await {
                 DialogAnswer::Value(v) => UiResponse::Value(v),
                 DialogAnswer::Confirmed(b) => UiResponse::Confirmed(b),
-                DialogAnswer::Cancelled => UiResponse::Cancelled,
+                DialogAnswer::Cancelled | DialogAnswer::Label { .. } => UiResponse::Cancelled,
             }
         })
     }

@@ -27,6 +27,16 @@ pub(crate) struct Row {
     pub id: String,
     /// The row's text (indentation, branch mark, summary).
     pub label: String,
+    /// The entry's label, if it has one.
+    pub entry_label: Option<String>,
+}
+
+/// What the navigator answered.
+enum Chosen {
+    /// Continue from this entry.
+    Entry(String),
+    /// Label this entry (`None`: remove its label); the navigator's view then.
+    Label { entry: String, label: Option<String>, view: usize },
 }
 
 /// Which entries the tree shows (the `treeFilterMode` setting).
@@ -111,7 +121,7 @@ pub(crate) fn rows(session: &Session, filter: Filter) -> (Vec<Row>, usize) {
             }
             let tag = label.map(|l| format!(" [{}]", pi_tui::sanitize::clean_line(l))).unwrap_or_default();
             let label = format!("{}{mark}{summary}{tag}", "  ".repeat(depth));
-            rows.push(Row { id: e.id().to_string(), label });
+            rows.push(Row { id: e.id().to_string(), label, entry_label: labels.get(e.id()).cloned() });
             mark = "";
         }
         if let Some(kids) = children.get(&Some(e.id())) {
@@ -232,8 +242,18 @@ impl Host {
         let skip_question = settings.get_bool(&["branchSummary", "skipPrompt"]) == Some(true);
         let reserve_tokens = settings.get(&["branchSummary", "reserveTokens"]).and_then(serde_json::Value::as_u64);
         let mut selected: Option<String> = None;
+        let mut view = Filter::ALL.iter().position(|f| *f == filter).unwrap_or(0);
         loop {
-            let Some(target) = self.choose_entry(filter, selected.as_deref()).await else { return };
+            let target = match self.choose_entry(view, selected.as_deref()).await {
+                Some(Chosen::Entry(target)) => target,
+                // A label typed in the navigator: saved, and the navigator again where it was.
+                Some(Chosen::Label { entry, label, view: at }) => {
+                    self.set_label(&entry, label.as_deref());
+                    (selected, view) = (Some(entry), at);
+                    continue;
+                }
+                None => return,
+            };
             if self.agent.session().lock().is_ok_and(|s| s.leaf_id() == Some(target.as_str())) {
                 return self.notice(Level::Info, text::TREE_ALREADY_HERE.to_string());
             }
@@ -251,9 +271,28 @@ impl Host {
         }
     }
 
+    /// Save `label` for `entry` (`None` removes it), as the reference's
+    /// navigator does: a `label` entry.
+    fn set_label(&mut self, entry: &str, label: Option<&str>) {
+        let fields = match label {
+            Some(l) => serde_json::json!({"targetId": entry, "label": l}),
+            None => serde_json::json!({"targetId": entry}),
+        };
+        let saved = self
+            .agent
+            .session()
+            .lock()
+            .map_err(|e| e.to_string())
+            .and_then(|mut s| s.append("label", fields).map_err(|e| e.to_string()));
+        if let Err(e) = saved {
+            self.notice(Level::Error, pi_tui::text::error_line(&e));
+        }
+    }
+
     /// The navigator over every filter's rows (so it switches between them
-    /// at once), on `selected` when given; the chosen entry's id.
-    async fn choose_entry(&mut self, filter: Filter, selected: Option<&str>) -> Option<String> {
+    /// at once), showing `view` first, on `selected` when given; what was
+    /// chosen.
+    async fn choose_entry(&mut self, view: usize, selected: Option<&str>) -> Option<Chosen> {
         let views: Vec<TreeView> = match self.agent.session().lock() {
             Ok(s) => Filter::ALL
                 .iter()
@@ -263,6 +302,7 @@ impl Host {
                     TreeView {
                         tag: f.tag().to_string(),
                         labels: rows.iter().map(|r| r.label.clone()).collect(),
+                        entry_labels: rows.iter().map(|r| r.entry_label.clone()).collect(),
                         values: rows.into_iter().map(|r| r.id).collect(),
                         start,
                     }
@@ -277,10 +317,10 @@ impl Host {
             self.notice(Level::Info, text::TREE_EMPTY.to_string());
             return None;
         }
-        let view = Filter::ALL.iter().position(|f| *f == filter).unwrap_or(0);
         let request = DialogRequest::Tree { title: text::TREE_TITLE.to_string(), views, view };
         match UiHandle::new(self.up.clone()).dialog(request).await {
-            DialogAnswer::Value(target) => Some(target),
+            DialogAnswer::Value(target) => Some(Chosen::Entry(target)),
+            DialogAnswer::Label { entry, label, view } => Some(Chosen::Label { entry, label, view }),
             _ => None,
         }
     }

@@ -319,6 +319,7 @@ impl App {
                     (super::ReplyKind::Confirm, Answer::Index(i)) => DialogAnswer::Confirmed(i == 0),
                     (super::ReplyKind::Confirm, _) => DialogAnswer::Confirmed(false),
                     (super::ReplyKind::Text, Answer::Text(t)) => DialogAnswer::Value(t),
+                    (super::ReplyKind::Tree, a) => crate::dialog::tree_answer(a),
                     _ => DialogAnswer::Cancelled,
                 };
                 let _ = tx.send(a);

@@ -144,6 +144,7 @@ pub(crate) enum ReplyKind {
     Select(Vec<String>),
     Confirm,
     Text,
+    Tree,
 }
 
 /// Something only the terminal driver can do.

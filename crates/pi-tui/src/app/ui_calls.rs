@@ -32,7 +32,7 @@ impl App {
                         (Box::new(EditorDialog::new(&title, prefill.as_deref())), ReplyKind::Text)
                     }
                     DialogRequest::Tree { title, views, view } => {
-                        (Box::new(crate::dialog::TreeDialog::new(&title, views, view)), ReplyKind::Text)
+                        (Box::new(crate::dialog::TreeDialog::new(&title, views, view)), ReplyKind::Tree)
                     }
                     DialogRequest::Sessions { sessions, now_ms } => {
                         let files = sessions.iter().map(|s| s.path.to_string_lossy().into_owned()).collect();

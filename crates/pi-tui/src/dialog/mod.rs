@@ -22,7 +22,7 @@ pub use select::{SelectDialog, SelectItem};
 pub use sessions::SessionPicker;
 pub use settings::{SettingsDialog, SettingsState};
 pub use text_input::{EditorDialog, InputDialog};
-pub use tree::TreeDialog;
+pub use tree::{TreeDialog, tree_answer};
 
 use crate::keys::{Action, KeyId, Keybindings};
 

@@ -1,7 +1,8 @@
 //! `/tree`'s navigator: the session's entries under one of several filters
 //! (the reference's default, no-tools, user-only, labeled-only, all),
 //! switched inside the dialog with the `app.tree.filter.*` keys; typing
-//! filters the rows; the answer is the chosen row's value (an entry id).
+//! filters the rows; the answer is the chosen row's value (an entry id), or
+//! a label typed for the selected row (`app.tree.editLabel`).
 
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::text::Line;
@@ -18,6 +19,26 @@ pub struct TreeDialog {
     views: Vec<TreeView>,
     view: usize,
     list: SelectDialog,
+    /// A label being typed: (the entry, the text so far).
+    labelling: Option<(String, String)>,
+}
+
+/// The navigator's answer as the host reads it: an entry chosen, a label
+/// typed, or nothing.
+pub fn tree_answer(a: Answer) -> crate::host::DialogAnswer {
+    use crate::host::DialogAnswer;
+    match a {
+        Answer::Text(id) => DialogAnswer::Value(id),
+        Answer::Value(v) => match v["entry"].as_str() {
+            Some(entry) => DialogAnswer::Label {
+                entry: entry.to_string(),
+                label: v["label"].as_str().map(str::to_string),
+                view: v["view"].as_u64().unwrap_or(0) as usize,
+            },
+            None => DialogAnswer::Cancelled,
+        },
+        _ => DialogAnswer::Cancelled,
+    }
 }
 
 impl TreeDialog {
@@ -25,7 +46,7 @@ impl TreeDialog {
     pub fn new(title: &str, views: Vec<TreeView>, view: usize) -> TreeDialog {
         let view = view.min(views.len().saturating_sub(1));
         let list = SelectDialog::new(title, Vec::new());
-        let mut d = TreeDialog { title: title.to_string(), views, view, list };
+        let mut d = TreeDialog { title: title.to_string(), views, view, list, labelling: None };
         d.show(view, None, String::new());
         d
     }
@@ -67,8 +88,46 @@ impl TreeDialog {
     }
 }
 
+impl TreeDialog {
+    /// A key while a label is typed: enter answers it (empty: removed),
+    /// the cancel key goes back to the list.
+    fn label_key(&mut self, ev: &KeyEvent, keys: &Keybindings) -> Outcome {
+        let Some(press) = KeyId::from_event(ev) else { return Outcome::Continue };
+        let Some((entry, text)) = self.labelling.as_mut() else { return Outcome::Continue };
+        if keys.matches(Action::SelectCancel, &press) {
+            self.labelling = None;
+        } else if keys.matches(Action::SelectConfirm, &press) {
+            let label = Some(text.trim().to_string()).filter(|l| !l.is_empty());
+            let answer = serde_json::json!({"entry": entry, "label": label, "view": self.view});
+            return Outcome::Close(Answer::Value(answer));
+        } else {
+            match press.key {
+                crate::keys::Key::Backspace => {
+                    text.pop();
+                }
+                crate::keys::Key::Char(c) if !press.ctrl && !press.alt => {
+                    text.push(if press.shift { c.to_ascii_uppercase() } else { c });
+                }
+                _ => {}
+            }
+        }
+        Outcome::Continue
+    }
+}
+
 impl Dialog for TreeDialog {
     fn lines(&mut self, width: usize, ctx: &DialogCtx<'_>) -> Vec<Line<'static>> {
+        if let Some((_, text)) = &self.labelling {
+            let th = ctx.theme;
+            return vec![
+                Line::default(),
+                styled(format!(" {}", crate::text::TREE_LABEL_PROMPT), th.style(Token::Dim)),
+                Line::from(format!(" > {text}")),
+                Line::default(),
+                styled(format!(" {}", super::select_hint(ctx.keys, crate::text::VERB_SAVE)), th.style(Token::Dim)),
+                Line::default(),
+            ];
+        }
         let tag = self.views.get(self.view).map(|v| v.tag.clone()).unwrap_or_default();
         if !tag.is_empty() {
             self.list.set_footer(vec![styled(tag, ctx.theme.style(Token::Dim))]);
@@ -77,6 +136,17 @@ impl Dialog for TreeDialog {
     }
 
     fn key(&mut self, ev: &KeyEvent, keys: &Keybindings) -> Outcome {
+        if self.labelling.is_some() {
+            return self.label_key(ev, keys);
+        }
+        if let Some(press) = KeyId::from_event(ev)
+            && keys.matches(Action::TreeEditLabel, &press)
+            && let Some(i) = self.list.current()
+            && let Some(entry) = self.views[self.view].values.get(i)
+        {
+            self.labelling = Some((entry.clone(), self.views[self.view].current_label(i)));
+            return Outcome::Continue;
+        }
         if let Some(press) = KeyId::from_event(ev)
             && let Some(n) = self.wanted(&press, keys).filter(|n| *n < self.views.len())
         {
@@ -95,7 +165,10 @@ impl Dialog for TreeDialog {
     }
 
     fn paste(&mut self, text: &str) {
-        self.list.paste(text);
+        match &mut self.labelling {
+            Some((_, typed)) => typed.push_str(&crate::sanitize::clean_line(text)),
+            None => self.list.paste(text),
+        }
     }
 }
 
@@ -110,6 +183,7 @@ mod tests {
             labels: ids.iter().map(|i| format!("row {i}")).collect(),
             values: ids.iter().map(|i| i.to_string()).collect(),
             start,
+            entry_labels: ids.iter().map(|i| (*i == "a1").then(|| "old".to_string())).collect(),
         }
     }
 
@@ -173,5 +247,33 @@ mod tests {
         key(&mut d, KeyCode::Char('t'), KeyModifiers::CONTROL);
         assert_eq!(d.list.search(), "u2");
         assert_eq!(key(&mut d, KeyCode::Enter, KeyModifiers::NONE), Outcome::Close(Answer::Text("u2".into())));
+    }
+
+    #[test]
+    fn a_label_is_typed_for_the_selected_row_and_answered() {
+        let mut d = dialog();
+        key(&mut d, KeyCode::Up, KeyModifiers::NONE); // t1
+        key(&mut d, KeyCode::Up, KeyModifiers::NONE); // a1, labelled "old"
+        key(&mut d, KeyCode::Char('L'), KeyModifiers::SHIFT);
+        assert_eq!(d.labelling, Some(("a1".to_string(), "old".to_string())), "editing starts from its label");
+        for _ in 0..3 {
+            key(&mut d, KeyCode::Backspace, KeyModifiers::NONE);
+        }
+        for c in "new".chars() {
+            key(&mut d, KeyCode::Char(c), KeyModifiers::NONE);
+        }
+        let Outcome::Close(answer) = key(&mut d, KeyCode::Enter, KeyModifiers::NONE) else { panic!("no answer") };
+        assert_eq!(
+            tree_answer(answer),
+            crate::host::DialogAnswer::Label { entry: "a1".into(), label: Some("new".into()), view: 0 }
+        );
+        // Emptied: the label goes; escape goes back to the list without an answer.
+        let mut d = dialog();
+        key(&mut d, KeyCode::Char('L'), KeyModifiers::SHIFT);
+        assert_eq!(key(&mut d, KeyCode::Esc, KeyModifiers::NONE), Outcome::Continue);
+        assert!(d.labelling.is_none());
+        key(&mut d, KeyCode::Char('L'), KeyModifiers::SHIFT);
+        let Outcome::Close(answer) = key(&mut d, KeyCode::Enter, KeyModifiers::NONE) else { panic!("no answer") };
+        assert_eq!(tree_answer(answer), crate::host::DialogAnswer::Label { entry: "u2".into(), label: None, view: 0 });
     }
 }
