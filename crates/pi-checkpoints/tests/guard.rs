@@ -105,17 +105,22 @@ async fn turns_that_cannot_change_files_stage_nothing() {
     assert!(!agent.path().join("checkpoints").exists(), "no store was even opened");
 }
 
+/// A first run in `work`: one turn that changes `a.txt` (alpha → one), settled.
+async fn first_run(g: &Checkpoints, c: &ToolContext, work: &Path) {
+    std::fs::write(work.join("a.txt"), "alpha\n").unwrap();
+    g.turn_started(c, true);
+    g.before_change(c).await;
+    std::fs::write(work.join("a.txt"), "one\n").unwrap();
+    g.turn_ended(c, Some("e1")).await;
+    g.settle().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_continuing_its_run_starts_from_the_last_turns_after() {
     let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
     let (g, told) = guard(agent.path());
     let c = ctx(work.path(), "s1");
-    g.turn_started(&c, true);
-    g.before_change(&c).await;
-    std::fs::write(work.path().join("a.txt"), "one\n").unwrap();
-    g.turn_ended(&c, Some("e1")).await;
-    g.settle().await;
+    first_run(&g, &c, work.path()).await;
     // Written between the turns (a moment, in a real run): seen only by a
     // walk of the folder, which a continuing turn does not make.
     std::fs::write(work.path().join("gap.txt"), "between\n").unwrap();
@@ -146,14 +151,9 @@ async fn a_turn_continuing_its_run_starts_from_the_last_turns_after() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_run_does_not_start_from_the_last_runs_after() {
     let (agent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    std::fs::write(work.path().join("a.txt"), "alpha\n").unwrap();
     let (g, _) = guard(agent.path());
     let c = ctx(work.path(), "s1");
-    g.turn_started(&c, true);
-    g.before_change(&c).await;
-    std::fs::write(work.path().join("a.txt"), "one\n").unwrap();
-    g.turn_ended(&c, Some("e1")).await;
-    g.settle().await;
+    first_run(&g, &c, work.path()).await;
     // Between runs the user writes a file of their own.
     std::fs::write(work.path().join("mine.txt"), "the user's\n").unwrap();
     g.turn_started(&c, true);
