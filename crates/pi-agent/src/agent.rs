@@ -410,7 +410,7 @@ impl Agent {
         if m.stop_reason != StopReason::Error || !self.live.auto_retry() {
             return None;
         }
-        match self.retry.decide(m.failure.as_ref(), retries_done) {
+        match self.retry.decide(m.failure.as_deref(), retries_done) {
             RetryDecision::Retry(delay) => Some(delay),
             RetryDecision::GiveUp => None,
             RetryDecision::WaitTooLong(requested) => {

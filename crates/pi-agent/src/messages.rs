@@ -367,4 +367,19 @@ mod tests {
         assert_eq!(replay_tool_changes(&history, &initial), ["read", "codemode", "weather"]);
         assert_eq!(replay_tool_changes(&[], &initial), initial);
     }
+
+    /// A conversation is held as a vector of these: each message costs the
+    /// largest one's size (a 100,000-entry session holds as many). Rare or
+    /// large parts (usage, a failure) are boxed to keep it small.
+    #[test]
+    fn a_message_slot_stays_small() {
+        assert!(
+            std::mem::size_of::<AgentMessage>() <= MAX_MESSAGE_SLOT_BYTES,
+            "{}",
+            std::mem::size_of::<AgentMessage>()
+        );
+    }
+
+    /// The slot size [`a_message_slot_stays_small`] holds to (was 392).
+    const MAX_MESSAGE_SLOT_BYTES: usize = 264;
 }

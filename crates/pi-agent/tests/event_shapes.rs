@@ -68,7 +68,7 @@ fn assistant(content: Vec<ContentBlock>, stop: StopReason) -> AssistantMessage {
         api: "openai-completions".into(),
         provider: "mock".into(),
         model: "mock-1".into(),
-        usage: usage(120, 30),
+        usage: Box::new(usage(120, 30)),
         stop_reason: stop,
         timestamp: T0 + 10,
         response_id: Some("chatcmpl-0".into()),

@@ -129,7 +129,7 @@ impl Emitter {
         usage.cost.cache_write = usage.cache_write as f64 * p.cache_write / 1e6;
         usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cache_read + usage.cost.cache_write;
         usage.cost.total_from_provider.get_or_insert(false);
-        self.msg.write(|m| m.usage = usage);
+        self.msg.write(|m| *m.usage = usage);
     }
 
     /// Set the provider's response id (`only_first`: unless one is set).
@@ -382,7 +382,7 @@ impl Emitter {
         let error = self.msg.write(|m| {
             m.stop_reason = reason;
             m.error_message = Some(message);
-            m.failure = failure;
+            m.failure = failure.map(Box::new);
             m.clone()
         });
         let _ = self.send(AssistantMessageEvent::Error { reason, error }).await;

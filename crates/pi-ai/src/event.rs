@@ -38,7 +38,7 @@ impl PartialMessage {
 
     /// The usage so far.
     pub fn usage(&self) -> Usage {
-        self.lock().usage.clone()
+        (*self.lock().usage).clone()
     }
 
     pub(crate) fn write<R>(&self, f: impl FnOnce(&mut AssistantMessage) -> R) -> R {
@@ -227,7 +227,7 @@ impl AssistantMessageEvent {
     /// The usage so far (of the final message for a terminal event).
     pub fn usage(&self) -> Usage {
         match (self.final_message(), self.partial()) {
-            (Some(m), _) => m.usage.clone(),
+            (Some(m), _) => (*m.usage).clone(),
             (None, Some(p)) => p.usage(),
             (None, None) => Usage::default(),
         }

@@ -210,8 +210,8 @@ pub struct AssistantMessage {
     pub provider: String,
     /// The model id.
     pub model: String,
-    /// Token counts and cost.
-    pub usage: Usage,
+    /// Token counts and cost (boxed: a message slot stays small).
+    pub usage: Box<Usage>,
     /// Why the model stopped (`pending` while streaming).
     pub stop_reason: StopReason,
     /// Milliseconds since the epoch when the request started.
@@ -240,7 +240,7 @@ pub struct AssistantMessage {
     /// the stop reason is `error`. Not serialized: it belongs to this
     /// attempt, not to the conversation.
     #[serde(skip)]
-    pub failure: Option<Failure>,
+    pub failure: Option<Box<Failure>>,
 }
 
 impl AssistantMessage {
@@ -375,9 +375,10 @@ pub struct ToolResultMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nested_calls: Option<Value>,
     /// Usage the tool caused (nested model calls), its nested calls' at every
-    /// depth included; absent when none.
+    /// depth included; absent when none (boxed: rare, and a message slot
+    /// stays small).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub usage: Option<Box<Usage>>,
     /// Milliseconds since the epoch.
     pub timestamp: i64,
 }
@@ -466,14 +467,14 @@ mod tests {
             api: "openai-completions".into(),
             provider: "mock".into(),
             model: "mock-1".into(),
-            usage: Usage {
+            usage: Box::new(Usage {
                 input: 10,
                 output: 5,
                 reasoning: Some(0),
                 total_tokens: 15,
                 cost: Cost { total_from_provider: Some(false), ..Default::default() },
                 ..Default::default()
-            },
+            }),
             stop_reason: StopReason::ToolUse,
             timestamp: 1,
             response_id: Some("c".into()),

@@ -232,7 +232,7 @@ impl Agent {
             match ev {
                 pi_ai::AssistantMessageEvent::Done { message, .. } => {
                     let text = crate::events::text_of(&message);
-                    return if text.trim().is_empty() { Err(SummaryError::Empty) } else { Ok((text, message.usage)) };
+                    return if text.trim().is_empty() { Err(SummaryError::Empty) } else { Ok((text, *message.usage)) };
                 }
                 pi_ai::AssistantMessageEvent::Error { error, .. } => {
                     return Err(error.error_message.map_or(SummaryError::StreamEnded, SummaryError::Failed));

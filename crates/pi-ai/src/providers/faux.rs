@@ -182,7 +182,7 @@ pub fn error_message(message: &str) -> AssistantMessage {
 /// A failed response of a given kind (an HTTP status, a cut stream...), with
 /// the wait the server asked for, as a real provider reports it.
 pub fn failure_message(message: &str, failure: Failure) -> AssistantMessage {
-    AssistantMessage { failure: Some(failure), ..error_message(message) }
+    AssistantMessage { failure: Some(Box::new(failure)), ..error_message(message) }
 }
 
 /// Characters per estimated token.
@@ -282,7 +282,7 @@ pub(crate) async fn run(
     match scripted.stop_reason {
         StopReason::Error => Err(ProviderError::Failed(
             scripted.error_message.unwrap_or_default(),
-            scripted.failure.unwrap_or(Failure::new(FailureKind::Other)),
+            scripted.failure.map_or(Failure::new(FailureKind::Other), |f| *f),
         )),
         StopReason::Aborted => Err(ProviderError::Aborted),
         StopReason::Pending => Ok(StopReason::Stop),
