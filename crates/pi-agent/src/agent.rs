@@ -319,11 +319,11 @@ impl Agent {
             Ok(a) => (a.api_key, a.headers),
             Err(e) => {
                 let failed = AssistantMessage {
-                    api: self.model.api.clone(),
-                    provider: self.model.provider.clone(),
-                    model: self.model.id.clone(),
+                    api: pi_ai::intern::intern(&self.model.api),
+                    provider: pi_ai::intern::intern(&self.model.provider),
+                    model: pi_ai::intern::intern(&self.model.id),
                     stop_reason: StopReason::Error,
-                    error_message: Some(e.to_string()),
+                    error_message: Some(e.to_string().into()),
                     timestamp: now_ms(),
                     ..Default::default()
                 };
@@ -345,7 +345,7 @@ impl Agent {
         let mut started = false;
         let finish = |mut m: AssistantMessage, started: bool| {
             m.duration_ms = Some(began.elapsed().as_millis() as u64);
-            m.thinking_level = Some(self.thinking.clone().unwrap_or_else(|| crate::text::THINKING_OFF.to_string()));
+            m.thinking_level = Some(self.thinking.as_deref().unwrap_or(crate::text::THINKING_OFF).into());
             let retry = self.plan_retry(&mut m, retries_done);
             if !started {
                 // No `start` (an HTTP error, say): the message still starts, as the final one.
@@ -390,11 +390,11 @@ impl Agent {
             }
         }
         let ended = AssistantMessage {
-            api: self.model.api.clone(),
-            provider: self.model.provider.clone(),
-            model: self.model.id.clone(),
+            api: pi_ai::intern::intern(&self.model.api),
+            provider: pi_ai::intern::intern(&self.model.provider),
+            model: pi_ai::intern::intern(&self.model.id),
             stop_reason: StopReason::Error,
-            error_message: Some(crate::text::STREAM_ENDED_EARLY.to_string()),
+            error_message: Some(crate::text::STREAM_ENDED_EARLY.into()),
             timestamp: now_ms(),
             ..Default::default()
         };
@@ -416,7 +416,7 @@ impl Agent {
             RetryDecision::WaitTooLong(requested) => {
                 let message = m.error_message.take().unwrap_or_default();
                 m.error_message =
-                    Some(crate::text::retry_delay_too_long(requested, self.retry.max_retry_delay_ms, &message));
+                    Some(crate::text::retry_delay_too_long(requested, self.retry.max_retry_delay_ms, &message).into());
                 None
             }
         }
@@ -614,7 +614,7 @@ impl Agent {
                 self.emit(AgentEvent::AutoRetryEnd {
                     success: !failed,
                     attempt: retries,
-                    final_error: failed.then(|| assistant.error_message.clone().unwrap_or_default()),
+                    final_error: failed.then(|| assistant.error_message.as_deref().unwrap_or_default().to_string()),
                 });
                 retries = 0;
             }
@@ -794,7 +794,7 @@ fn result_message(f: &crate::dispatch::Finished) -> ToolResultMessage {
         details: f.result.details.clone(),
         is_error: f.result.is_error,
         duration_ms: f.duration_ms,
-        nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()),
+        nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()).map(Box::new),
         usage: f.result.usage.as_ref().and_then(|u| serde_json::from_value(u.clone()).ok()),
         timestamp: now_ms(),
     }
@@ -1053,7 +1053,9 @@ mod retry_tests {
             .iter()
             .filter_map(|e| match e {
                 AgentEvent::MessageStart { message: Message::Assistant(m) }
-                | AgentEvent::MessageEnd { message: Message::Assistant(m) } => m.error_message.clone(),
+                | AgentEvent::MessageEnd { message: Message::Assistant(m) } => {
+                    m.error_message.as_deref().map(String::from)
+                }
                 _ => None,
             })
             .collect();

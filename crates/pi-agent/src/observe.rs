@@ -134,11 +134,11 @@ impl Agent {
         self.notify("turn_start", || json!({"turnIndex": index, "timestamp": pi_ai::now_ms()})).await;
         self.emit(crate::events::AgentEvent::TurnStart);
         let answer = pi_ai::AssistantMessage {
-            api: self.model.api.clone(),
-            provider: self.model.provider.clone(),
-            model: self.model.id.clone(),
+            api: pi_ai::intern::intern(&self.model.api),
+            provider: pi_ai::intern::intern(&self.model.provider),
+            model: pi_ai::intern::intern(&self.model.id),
             stop_reason: pi_ai::StopReason::Aborted,
-            error_message: Some(crate::text::RUN_ABORTED.to_string()),
+            error_message: Some(crate::text::RUN_ABORTED.into()),
             timestamp: pi_ai::now_ms(),
             ..Default::default()
         };

@@ -45,9 +45,9 @@ impl Emitter {
         Emitter {
             tx,
             msg: PartialMessage::new(AssistantMessage {
-                api: model.api.clone(),
-                provider: model.provider.clone(),
-                model: model.id.clone(),
+                api: crate::intern::intern(&model.api),
+                provider: crate::intern::intern(&model.provider),
+                model: crate::intern::intern(&model.id),
                 timestamp: now_ms(),
                 ..Default::default()
             }),
@@ -136,7 +136,7 @@ impl Emitter {
     pub fn set_response_id(&mut self, id: &str, only_first: bool) {
         self.msg.write(|m| {
             if !(only_first && m.response_id.is_some()) {
-                m.response_id = Some(id.to_string());
+                m.response_id = Some(id.into());
             }
         });
     }
@@ -145,15 +145,15 @@ impl Emitter {
     /// or one was noted already.
     pub fn set_response_model(&mut self, name: &str) {
         self.msg.write(|m| {
-            if !name.is_empty() && name != m.model && m.response_model.is_none() {
-                m.response_model = Some(name.to_string());
+            if !name.is_empty() && name != &*m.model && m.response_model.is_none() {
+                m.response_model = Some(name.into());
             }
         });
     }
 
     /// Set the provider's own stop reason.
     pub fn set_raw_stop_reason(&mut self, reason: &str) {
-        self.msg.write(|m| m.raw_stop_reason = Some(reason.to_string()));
+        self.msg.write(|m| m.raw_stop_reason = Some(reason.into()));
     }
 
     fn push(&mut self, block: ContentBlock) -> usize {
@@ -369,7 +369,7 @@ impl Emitter {
     pub fn try_error(&self, message: &str) -> Result<(), ProviderError> {
         let error = self.msg.write(|m| {
             m.stop_reason = StopReason::Error;
-            m.error_message = Some(message.to_string());
+            m.error_message = Some(message.into());
             m.clone()
         });
         self.tx
@@ -381,7 +381,7 @@ impl Emitter {
     pub async fn error(&mut self, reason: StopReason, message: String, failure: Option<Failure>) {
         let error = self.msg.write(|m| {
             m.stop_reason = reason;
-            m.error_message = Some(message);
+            m.error_message = Some(message.into());
             m.failure = failure.map(Box::new);
             m.clone()
         });

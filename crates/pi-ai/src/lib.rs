@@ -57,6 +57,7 @@ mod event;
 mod failure;
 pub mod hooks;
 mod http;
+pub mod intern;
 pub mod json_args;
 pub mod limits;
 pub mod llama;
@@ -200,11 +201,11 @@ pub async fn complete(model: &Model, context: &Context, options: StreamOptions) 
         }
     }
     last.unwrap_or_else(|| AssistantMessage {
-        api: model.api.clone(),
-        provider: model.provider.clone(),
-        model: model.id.clone(),
+        api: crate::intern::intern(&model.api),
+        provider: crate::intern::intern(&model.provider),
+        model: crate::intern::intern(&model.id),
         stop_reason: StopReason::Error,
-        error_message: Some(text::NO_RESULT.to_string()),
+        error_message: Some(text::NO_RESULT.into()),
         timestamp: now_ms(),
         ..Default::default()
     })

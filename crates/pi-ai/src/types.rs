@@ -204,12 +204,16 @@ pub enum StopReason {
 pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks in the order the model produced them.
     pub content: Vec<ContentBlock>,
-    /// The wire API (`openai-completions`, `anthropic-messages`, ...).
-    pub api: String,
-    /// The provider name (the `models.json` key).
-    pub provider: String,
-    /// The model id.
-    pub model: String,
+    /// The wire API (`openai-completions`, `anthropic-messages`, ...);
+    /// shared ([`crate::intern`]).
+    #[serde(deserialize_with = "crate::intern::de")]
+    pub api: std::sync::Arc<str>,
+    /// The provider name (the `models.json` key); shared.
+    #[serde(deserialize_with = "crate::intern::de")]
+    pub provider: std::sync::Arc<str>,
+    /// The model id; shared.
+    #[serde(deserialize_with = "crate::intern::de")]
+    pub model: std::sync::Arc<str>,
     /// Token counts and cost (boxed: a message slot stays small).
     pub usage: Box<Usage>,
     /// Why the model stopped (`pending` while streaming).
@@ -218,23 +222,23 @@ pub struct AssistantMessage {
     pub timestamp: i64,
     /// The provider's response id, when it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_id: Option<String>,
+    pub response_id: Option<Box<str>>,
     /// The model the provider says answered, when it names one other than
     /// the model asked for (Chat Completions' `model` field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_model: Option<String>,
+    pub response_model: Option<Box<str>>,
     /// The provider's own stop reason (`tool_calls`, `end_turn`, `completed`...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_stop_reason: Option<String>,
+    pub raw_stop_reason: Option<Box<str>>,
     /// Set when `stop_reason` is `error` or `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<String>,
+    pub error_message: Option<Box<str>>,
     /// Wall time of the request; set by the agent, not by this crate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// The thinking level the turn ran with; set by the agent, not by this crate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thinking_level: Option<String>,
+    pub thinking_level: Option<Box<str>>,
     /// Why the request failed (the HTTP status, a connection failure, a cut
     /// stream...), for deciding on a retry; set with `error_message` when
     /// the stop reason is `error`. Not serialized: it belongs to this
@@ -373,7 +377,7 @@ pub struct ToolResultMessage {
     /// The bounded record of the nested calls this call made (`{calls,
     /// complete}`); absent when it made none. Never sent to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nested_calls: Option<Value>,
+    pub nested_calls: Option<Box<Value>>,
     /// Usage the tool caused (nested model calls), its nested calls' at every
     /// depth included; absent when none (boxed: rare, and a message slot
     /// stays small).

@@ -21,7 +21,7 @@ async fn serves_the_queue_in_order_then_reports_it_empty() {
     let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
     assert_eq!(m.stop_reason, StopReason::Stop);
     assert_eq!(m.text(), "hello there, a longer text");
-    assert_eq!((m.api.as_str(), m.provider.as_str(), m.model.as_str()), ("faux", "faux-queue", "faux-1"));
+    assert_eq!((&*m.api, &*m.provider, &*m.model), ("faux", "faux-queue", "faux-1"));
     assert!(m.usage.input > 0 && m.usage.output > 0);
     let m = complete(&f.model(), &ctx(), StreamOptions::default()).await;
     assert_eq!(m.stop_reason, StopReason::ToolUse);

@@ -75,8 +75,8 @@ async fn text_streams_and_requests_are_well_formed() {
         let m = last(&evs);
         assert_eq!(m.stop_reason, StopReason::Stop, "{api}");
         assert_eq!(m.text(), "hello world", "{api}");
-        assert_eq!(m.api, api);
-        assert_eq!((m.provider.as_str(), m.model.as_str()), ("mock", "mock-1"));
+        assert_eq!(&*m.api, api);
+        assert_eq!((&*m.provider, &*m.model), ("mock", "mock-1"));
         assert!(m.usage.output == 5 && m.usage.total_tokens >= 15, "{api}: {:?}", m.usage);
         let deltas = evs.iter().filter(|e| matches!(e, AssistantMessageEvent::TextDelta { .. })).count();
         assert_eq!(deltas, 2, "{api}: the mock sends the text in two pieces");
@@ -330,8 +330,8 @@ async fn connection_refused_reads_like_the_reference() {
         let msg = complete(&m, &context(), options()).await;
         assert_eq!(msg.stop_reason, StopReason::Error);
         assert_eq!(
-            msg.error_message,
-            Some(format!("Connection error.: connect ECONNREFUSED 127.0.0.1:{port}")),
+            msg.error_message.as_deref(),
+            Some(format!("Connection error.: connect ECONNREFUSED 127.0.0.1:{port}").as_str()),
             "{api}"
         );
     }

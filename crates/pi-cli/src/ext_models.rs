@@ -95,11 +95,11 @@ fn prepare(
 /// An error result for a call that was not made.
 fn failed(model: pi_ai::Model, why: String) -> AssistantMessage {
     AssistantMessage {
-        api: model.api,
-        provider: model.provider,
-        model: model.id,
+        api: pi_ai::intern::intern(&model.api),
+        provider: pi_ai::intern::intern(&model.provider),
+        model: pi_ai::intern::intern(&model.id),
         stop_reason: StopReason::Error,
-        error_message: Some(why),
+        error_message: Some(why.into()),
         timestamp: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)

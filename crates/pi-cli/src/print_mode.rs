@@ -27,7 +27,7 @@ pub(crate) fn texts(m: &AssistantMessage) -> Vec<&str> {
 /// The error text of a failed or aborted answer.
 pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
     matches!(m.stop_reason, StopReason::Error | StopReason::Aborted)
-        .then(|| m.error_message.clone().unwrap_or_else(|| text::REQUEST_FAILED.to_string()))
+        .then(|| m.error_message.as_deref().unwrap_or(text::REQUEST_FAILED).to_string())
 }
 
 /// Run `messages` one after another (a failed one does not stop the rest);

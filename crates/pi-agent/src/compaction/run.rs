@@ -235,7 +235,9 @@ impl Agent {
                     return if text.trim().is_empty() { Err(SummaryError::Empty) } else { Ok((text, *message.usage)) };
                 }
                 pi_ai::AssistantMessageEvent::Error { error, .. } => {
-                    return Err(error.error_message.map_or(SummaryError::StreamEnded, SummaryError::Failed));
+                    return Err(error
+                        .error_message
+                        .map_or(SummaryError::StreamEnded, |m| SummaryError::Failed(m.into())));
                 }
                 _ => {}
             }

@@ -198,7 +198,7 @@ fn write_messages(
             }
             Message::Assistant(a) => {
                 outbox.flush_results()?;
-                let same_api = a.api == model.api;
+                let same_api = *a.api == *model.api;
                 let blocks: Vec<Value> = a
                     .content
                     .iter()

@@ -221,7 +221,7 @@ fn write_assistant(shape: &Shape<'_>, a: &AssistantMessage, out: &mut ArrayWrite
             o.null("content");
         }
         let mut reasoning_content = false;
-        if a.api == model.api && !thinking_as_text {
+        if *a.api == *model.api && !thinking_as_text {
             for field in REASONING_FIELDS {
                 let mut thinking = a.content.iter().filter_map(|b| match b {
                     ContentBlock::Thinking { thinking, signature: Some(s) } if s == field => Some(thinking.as_str()),

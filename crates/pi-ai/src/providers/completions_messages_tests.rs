@@ -132,7 +132,7 @@ fn value_assistant(shape: &Shape<'_>, a: &AssistantMessage) -> Option<Value> {
         Value::Null
     };
     msg.insert("content".into(), content);
-    if a.api == model.api && !thinking_as_text {
+    if *a.api == *model.api && !thinking_as_text {
         let mut reasoning: HashMap<&str, String> = HashMap::new();
         for b in &a.content {
             if let ContentBlock::Thinking { thinking, signature: Some(field) } = b

@@ -176,7 +176,7 @@ pub fn assistant_message(content: Vec<ContentBlock>) -> AssistantMessage {
 /// A failed response: stop reason `error` with this message, of no
 /// particular kind (never retried).
 pub fn error_message(message: &str) -> AssistantMessage {
-    AssistantMessage { stop_reason: StopReason::Error, error_message: Some(message.to_string()), ..Default::default() }
+    AssistantMessage { stop_reason: StopReason::Error, error_message: Some(message.into()), ..Default::default() }
 }
 
 /// A failed response of a given kind (an HTTP status, a cut stream...), with
@@ -281,7 +281,7 @@ pub(crate) async fn run(
     }
     match scripted.stop_reason {
         StopReason::Error => Err(ProviderError::Failed(
-            scripted.error_message.unwrap_or_default(),
+            scripted.error_message.map(String::from).unwrap_or_default(),
             scripted.failure.map_or(Failure::new(FailureKind::Other), |f| *f),
         )),
         StopReason::Aborted => Err(ProviderError::Aborted),

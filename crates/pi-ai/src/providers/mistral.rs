@@ -188,7 +188,7 @@ fn part(b: &ContentBlock, images_ok: bool) -> Option<Value> {
 /// (those of another model made into Mistral's form, noted in `ids`).
 /// `None` when nothing is left to send.
 fn assistant<'a>(model: &Model, a: &'a AssistantMessage, ids: &mut HashMap<&'a str, String>) -> Option<Value> {
-    let same_model = a.provider == model.provider && a.api == model.api && a.model == model.id;
+    let same_model = *a.provider == *model.provider && *a.api == *model.api && *a.model == *model.id;
     let mut content = Vec::new();
     let mut calls = Vec::new();
     for b in &a.content {

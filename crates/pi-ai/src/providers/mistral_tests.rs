@@ -34,9 +34,9 @@ fn result(id: &str, text: &str, is_error: bool) -> Message {
 fn answer(m: &Model, content: Vec<ContentBlock>) -> Message {
     Message::Assistant(AssistantMessage {
         content,
-        api: m.api.clone(),
-        provider: m.provider.clone(),
-        model: m.id.clone(),
+        api: crate::intern::intern(&m.api),
+        provider: crate::intern::intern(&m.provider),
+        model: crate::intern::intern(&m.id),
         stop_reason: StopReason::ToolUse,
         ..Default::default()
     })

@@ -116,7 +116,7 @@ fn input_image(parts: &mut ArrayWriter<'_>, data: &str, mime: &str) -> Result<()
 
 /// An assistant message's items: reasoning, text and function calls.
 fn write_assistant(model: &Model, a: &AssistantMessage, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
-    let same_api = a.api == model.api;
+    let same_api = *a.api == *model.api;
     for b in &a.content {
         match b {
             ContentBlock::Thinking { signature: Some(sig), .. } if same_api => {

@@ -65,7 +65,7 @@ fn value_input(model: &Model, context: &ContextRef<'_>) -> Vec<Value> {
 
 /// The former assistant items.
 fn value_assistant(model: &Model, a: &AssistantMessage, out: &mut Vec<Value>) {
-    let same_api = a.api == model.api;
+    let same_api = *a.api == *model.api;
     for b in &a.content {
         match b {
             ContentBlock::Thinking { signature: Some(sig), .. } if same_api => {

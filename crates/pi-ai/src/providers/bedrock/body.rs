@@ -185,7 +185,7 @@ fn write_messages(
                 }
             }
             Message::Assistant(a) => {
-                let same_api = a.api == model.api;
+                let same_api = *a.api == *model.api;
                 let blocks: Vec<Value> = a.content.iter().filter_map(|b| assistant_block(b, same_api)).collect();
                 if !blocks.is_empty() {
                     emit(&mut held, json!({"role": "assistant", "content": blocks}), out)?;

@@ -122,7 +122,7 @@ fn write_contents(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter
 /// as thought parts (with their signatures) to the model that wrote it, as
 /// plain text to any other.
 fn model_parts(model: &Model, a: &AssistantMessage) -> Vec<Value> {
-    let same_model = a.provider == model.provider && a.model == model.id && a.api == model.api;
+    let same_model = *a.provider == *model.provider && *a.model == *model.id && *a.api == *model.api;
     let ids = thinking::sends_call_ids(&model.id);
     let mut parts = Vec::new();
     for b in &a.content {

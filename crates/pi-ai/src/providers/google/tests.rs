@@ -190,9 +190,9 @@ fn conversation(model: &Model) -> Context {
                     call,
                     ContentBlock::tool_call("read_1_1", "read", json!({"path": "missing.txt"})),
                 ],
-                api: model.api.clone(),
-                provider: model.provider.clone(),
-                model: model.id.clone(),
+                api: crate::intern::intern(&model.api),
+                provider: crate::intern::intern(&model.provider),
+                model: crate::intern::intern(&model.id),
                 stop_reason: StopReason::ToolUse,
                 ..Default::default()
             }),
