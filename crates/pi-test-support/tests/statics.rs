@@ -42,6 +42,7 @@ const STATICS: &[(&str, &str, Kind, &str)] = &[
     ("pi-ai/src/http.rs", "CLIENT", Cache, "the HTTP client (its connection pool), built once"),
     ("pi-ai/src/http.rs", "H2C_CLIENT", Cache, "the HTTP/2 cleartext client, built once"),
     ("pi-ai/src/oauth/http.rs", "CLIENT", Cache, "the login flows' HTTP client, built once"),
+    ("pi-ai/src/intern.rs", "NAMES", Cache, "API, provider and model names shared by messages (bounded)"),
     ("pi-ai/src/providers/faux.rs", "N", Counter, "faux response ids"),
     ("pi-ai/src/providers/google/adc.rs", "TOKEN", Cache, "the application-default token until it expires"),
     ("pi-ai/src/providers/google/stream.rs", "CALLS_WITHOUT_ID", Counter, "ids of tool calls Gemini sent without one"),
