@@ -203,6 +203,7 @@ pub enum StopReason {
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks in the order the model produced them.
+    #[serde(deserialize_with = "shrunk")]
     pub content: Vec<ContentBlock>,
     /// The wire API (`openai-completions`, `anthropic-messages`, ...);
     /// shared ([`crate::intern`]).
@@ -365,6 +366,7 @@ pub struct ToolResultMessage {
     /// The tool's name.
     pub tool_name: String,
     /// Text and image blocks.
+    #[serde(deserialize_with = "shrunk")]
     pub content: Vec<ContentBlock>,
     /// Structured details for the UI and session (not sent to the model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -448,6 +450,15 @@ impl ContextRef<'_> {
             tools: self.tools.to_vec(),
         }
     }
+}
+
+/// A list held at its length once read: read from JSON it grows by pushes
+/// (no length is known beforehand), so one block took room for four (a
+/// 100,000-entry session held four times its blocks' room).
+fn shrunk<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    let mut v = Vec::<T>::deserialize(d)?;
+    v.shrink_to_fit();
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -536,5 +547,18 @@ mod tests {
         let c = Cost { input: 0.0015, output: 2.0, ..Default::default() };
         let s = serde_json::to_string(&c).unwrap();
         assert!(s.starts_with(r#"{"input":0.0015,"output":2,"cacheRead":0"#), "{s}");
+    }
+
+    #[test]
+    fn blocks_read_from_json_take_no_more_room_than_they_need() {
+        let m: ToolResultMessage = serde_json::from_str(
+            r#"{"toolCallId":"a","toolName":"ls","content":[{"type":"text","text":"x"}],"isError":false,"timestamp":0}"#,
+        )
+        .unwrap();
+        assert_eq!(m.content.capacity(), 1);
+        let a: AssistantMessage =
+            serde_json::from_str(r#"{"content":[{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"api":"x","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":0}"#)
+                .unwrap();
+        assert_eq!(a.content.capacity(), 1);
     }
 }
