@@ -104,6 +104,7 @@ pub enum ContentBlock {
         /// The tool name.
         name: String,
         /// The parsed arguments (an object; `{}` when they did not parse).
+        #[serde(deserialize_with = "compact_value")]
         arguments: Value,
         /// Set when the raw arguments were not a JSON object; see the type doc.
         #[serde(rename = "argumentsError", default, skip_serializing_if = "Option::is_none")]
@@ -369,7 +370,7 @@ pub struct ToolResultMessage {
     #[serde(deserialize_with = "shrunk")]
     pub content: Vec<ContentBlock>,
     /// Structured details for the UI and session (not sent to the model).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "compact_details")]
     pub details: Option<Value>,
     /// Whether the tool failed.
     pub is_error: bool,
@@ -449,6 +450,45 @@ impl ContextRef<'_> {
             messages: self.messages.iter().map(|m| (*m).clone()).collect(),
             tools: self.tools.to_vec(),
         }
+    }
+}
+
+/// A JSON value read with its objects and lists held at their length (an
+/// object read key by key took room for three entries where it had one).
+fn compact_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    let mut v = Value::deserialize(d)?;
+    compact(&mut v);
+    Ok(v)
+}
+
+/// [`compact_value`] for an optional value.
+fn compact_details<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    let mut v = Option::<Value>::deserialize(d)?;
+    if let Some(v) = v.as_mut() {
+        compact(v);
+    }
+    Ok(v)
+}
+
+/// Rebuild `v`'s objects and lists at their length (JSON nests at most 128
+/// deep as serde_json reads it, so the recursion is bounded).
+pub(crate) fn compact(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            let old = std::mem::take(m);
+            *m = old
+                .into_iter()
+                .map(|(k, mut x)| {
+                    compact(&mut x);
+                    (k, x)
+                })
+                .collect();
+        }
+        Value::Array(a) => {
+            a.iter_mut().for_each(compact);
+            a.shrink_to_fit();
+        }
+        _ => {}
     }
 }
 
@@ -560,5 +600,26 @@ mod tests {
             serde_json::from_str(r#"{"content":[{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"api":"x","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":0}"#)
                 .unwrap();
         assert_eq!(a.content.capacity(), 1);
+    }
+
+    #[test]
+    fn values_read_keep_their_order_and_contents() {
+        let b: ContentBlock = serde_json::from_str(
+            r#"{"type":"toolCall","id":"c","name":"x","arguments":{"z":1,"a":[{"k":true},2],"m":{"y":null,"b":"s"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&b).unwrap(),
+            r#"{"type":"toolCall","id":"c","name":"x","arguments":{"z":1,"a":[{"k":true},2],"m":{"y":null,"b":"s"}}}"#
+        );
+        let r: ToolResultMessage = serde_json::from_str(
+            r#"{"toolCallId":"a","toolName":"ls","content":[],"details":{"b":1,"a":2},"isError":false,"timestamp":0}"#,
+        )
+        .unwrap();
+        assert_eq!(serde_json::to_string(&r.details).unwrap(), r#"{"b":1,"a":2}"#);
+        let none: ToolResultMessage =
+            serde_json::from_str(r#"{"toolCallId":"a","toolName":"ls","content":[],"isError":false,"timestamp":0}"#)
+                .unwrap();
+        assert_eq!(none.details, None);
     }
 }
