@@ -111,7 +111,14 @@ impl Child {
     }
 
     /// Run an RPC command; its `data` (`null` when it has none), or its error.
-    pub(crate) async fn command(&self, mut cmd: Value) -> Result<Value, ChildError> {
+    pub(crate) async fn command(&self, cmd: Value) -> Result<Value, ChildError> {
+        let answer = self.start_command(cmd).await?;
+        Self::finish_command(answer).await
+    }
+
+    /// Send an RPC command now; its answer comes through the receiver
+    /// ([`Child::finish_command`] reads it).
+    pub(crate) async fn start_command(&self, mut cmd: Value) -> Result<oneshot::Receiver<Value>, ChildError> {
         let id = format!("acp-{}", self.next_id.fetch_add(1, Ordering::SeqCst));
         let (tx, rx) = oneshot::channel();
         if let Ok(mut w) = self.waiting.lock() {
@@ -124,7 +131,12 @@ impl Child {
         }
         cmd["id"] = json!(id);
         self.send(&cmd).await?;
-        let answer = rx.await.map_err(|_| ChildError::Ended)?;
+        Ok(rx)
+    }
+
+    /// The answer of a command [`Child::start_command`] sent.
+    pub(crate) async fn finish_command(answer: oneshot::Receiver<Value>) -> Result<Value, ChildError> {
+        let answer = answer.await.map_err(|_| ChildError::Ended)?;
         if answer["success"] == true {
             Ok(answer.get("data").cloned().unwrap_or(Value::Null))
         } else {

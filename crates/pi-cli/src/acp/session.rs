@@ -188,13 +188,20 @@ impl Session {
     /// answered cancelled by the editor, and refused).
     pub(crate) async fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
+        // The abort goes out first, so a refused question does not let the
+        // run go on to its next call (a question asked after is refused as
+        // it comes: see `dialog`); its answer comes once the run has ended,
+        // which the refusals below let it do.
+        let abort = self.child.start_command(json!({"type": "abort"})).await;
         // Questions still open are refused now, whether or not the editor answers them.
         let open: Vec<String> = self.open_dialogs.lock().map(|mut d| d.drain().collect()).unwrap_or_default();
         for id in open {
             let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
             let _ = self.child.send(&json!({"type": "extension_ui_response", "id": id, "cancelled": true})).await;
         }
-        let _ = self.child.command(json!({"type": "abort"})).await;
+        if let Ok(answer) = abort {
+            let _ = Child::finish_command(answer).await;
+        }
     }
 
     /// Answer one of pi's dialogs: a confirmation or a choice becomes the
@@ -202,6 +209,12 @@ impl Session {
     async fn dialog(self: Arc<Self>, ev: Value) {
         let id = ev["id"].clone();
         let key = id.to_string();
+        // A question asked after a cancel (before the turn has ended) is
+        // refused without asking: nothing runs once the editor cancelled.
+        if self.cancelled.load(Ordering::SeqCst) && self.turn.lock().is_ok_and(|t| t.is_some()) {
+            let _ = self.child.send(&json!({"type": "extension_ui_response", "id": id, "cancelled": true})).await;
+            return;
+        }
         if let Ok(mut d) = self.open_dialogs.lock() {
             d.insert(key.clone());
         }
