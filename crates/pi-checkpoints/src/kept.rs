@@ -9,9 +9,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::store::{Kind, Record, Restored, Snapshot, Staged, Store};
+use crate::store::{Record, Restored, Snapshot, Staged, Store};
 use crate::summary::FileChange;
-use crate::{CheckpointError, UndoPlan, plan_rewind, plan_undo};
+use crate::{CheckpointError, UndoPlan, plan_rewind, plan_turn, plan_undo};
 
 /// The stores of one session: the working folder's, then its writable roots'.
 #[derive(Debug, Clone)]
@@ -49,6 +49,16 @@ pub fn roots_outside(cwd: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// Store `i`'s record: `record`, with `of` the store's own (from `of`) and,
+/// past the working folder's, the working folder's snapshot (`snaps[0]`).
+fn record_for(i: usize, record: &Record, of: &[String], snaps: &[Snapshot]) -> Record {
+    Record {
+        of: of.get(i).cloned().or(record.of.clone()),
+        primary: snaps.first().map(|s| s.id.clone()),
+        ..record.clone()
+    }
+}
+
 impl Kept {
     /// The stores of `cwd` and of `roots` (see [`roots_outside`]) under
     /// `agent_dir`. The working folder's store must open; a root whose
@@ -83,20 +93,21 @@ impl Kept {
     pub fn commit(&self, record: Record, staged: Vec<Staged>, of: &[String]) -> Result<Vec<Snapshot>, CheckpointError> {
         let mut snaps: Vec<Snapshot> = Vec::new();
         for (i, (store, staged)) in self.stores.iter().zip(staged).enumerate() {
-            let primary = snaps.first().map(|s| s.id.clone());
-            let record = Record { of: of.get(i).cloned().or(record.of.clone()), primary, ..record.clone() };
-            snaps.push(store.commit(record, staged)?);
+            snaps.push(store.commit(record_for(i, &record, of, &snaps), staged)?);
         }
         Ok(snaps)
     }
 
-    /// Snapshots of every folder now ([`Kept::stage`] then
-    /// [`Kept::commit`]), and the folders as staged.
+    /// Snapshots of every folder now (see [`Store::snapshot_staged`]), and
+    /// the folders as staged.
     pub fn snapshot(&self, record: Record, of: &[String]) -> Result<(Vec<Snapshot>, Vec<Staged>), CheckpointError> {
-        let scan = matches!(record.kind, Kind::Before | Kind::Restore);
-        let staged: Vec<Staged> =
-            self.stores.iter().map(|s| s.stage_tree_scanning(&record.session, scan)).collect::<Result<_, _>>()?;
-        Ok((self.commit(record, staged.clone(), of)?, staged))
+        let (mut snaps, mut staged) = (Vec::new(), Vec::new());
+        for (i, store) in self.stores.iter().enumerate() {
+            let (snap, folder) = store.snapshot_staged(record_for(i, &record, of, &snaps))?;
+            snaps.push(snap);
+            staged.push(folder);
+        }
+        Ok((snaps, staged))
     }
 
     /// What an undo of `session`'s last changing turn restores, in every
@@ -113,14 +124,7 @@ impl Kept {
             else {
                 continue;
             };
-            let after = match &turn.after {
-                Some(a) => a.id.clone(),
-                None => {
-                    store.snapshot(Record { of: Some(turn.before.id.clone()), ..Record::new(Kind::After, session) })?.id
-                }
-            };
-            let files = store.changes(&turn.before.id, &after)?;
-            plans.push((i, UndoPlan { turn, after, files }));
+            plans.push((i, plan_turn(store, session, turn)?));
         }
         Ok(KeptPlan { plans })
     }

@@ -107,6 +107,11 @@ impl UndoPlan {
 pub fn plan_undo(store: &Store, session: &str) -> Result<UndoPlan, CheckpointError> {
     let turns = store.turns(session)?;
     let turn = turns.into_iter().rev().find(|t| !t.undone).ok_or(CheckpointError::NothingToUndo)?;
+    plan_turn(store, session, turn)
+}
+
+/// The [`UndoPlan`] of `turn` of `session` in `store`.
+pub(crate) fn plan_turn(store: &Store, session: &str, turn: Turn) -> Result<UndoPlan, CheckpointError> {
     let after = match &turn.after {
         Some(a) => a.id.clone(),
         // pi stopped during the turn: what is there now is its end.

@@ -39,8 +39,7 @@ impl Store {
     ) -> Result<Restored, CheckpointError> {
         let now = self.snapshot(Record::new(Kind::Restore, session))?;
         let paths = self.changes(&before.id, turn_after)?;
-        let touched: HashSet<String> = self.changes(turn_after, &now.id)?.into_iter().collect();
-        let conflicts: Vec<String> = paths.iter().filter(|p| touched.contains(*p)).cloned().collect();
+        let conflicts = self.changed_again(&paths, turn_after, &now.id)?;
         if !conflicts.is_empty() && !force {
             return Err(CheckpointError::ChangedSince(conflicts));
         }

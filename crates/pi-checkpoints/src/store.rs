@@ -194,7 +194,7 @@ impl Store {
     /// back); its `after` keeps what the `before` found, so an empty folder
     /// the turn made is not known and stays after an undo, and nothing the
     /// user made is ever taken for the turn's.
-    pub(crate) fn stage_tree_scanning(&self, session: &str, scan_dirs: bool) -> Result<Staged, CheckpointError> {
+    fn stage_tree_scanning(&self, session: &str, scan_dirs: bool) -> Result<Staged, CheckpointError> {
         let git = self.git(session);
         if let Some(parent) = git.index.parent() {
             pi_config::files::create_private_dir(parent)
@@ -374,8 +374,19 @@ impl Store {
     /// (what a restore would overwrite), looked at now.
     pub fn conflicts(&self, session: &str, before: &str, after: &str) -> Result<Vec<String>, CheckpointError> {
         let now = self.stage_tree(session)?;
-        let touched: HashSet<String> = self.changes(after, &now.tree)?.into_iter().collect();
-        Ok(self.changes(before, after)?.into_iter().filter(|p| touched.contains(p)).collect())
+        self.changed_again(&self.changes(before, after)?, after, &now.tree)
+    }
+
+    /// Those of `paths` (what a turn changed up to `after`) that differ
+    /// again at `now` (a snapshot or a staged tree).
+    pub(crate) fn changed_again(
+        &self,
+        paths: &[String],
+        after: &str,
+        now: &str,
+    ) -> Result<Vec<String>, CheckpointError> {
+        let touched: HashSet<String> = self.changes(after, now)?.into_iter().collect();
+        Ok(paths.iter().filter(|p| touched.contains(*p)).cloned().collect())
     }
 
     /// Paths that differ between two snapshots.

@@ -25,6 +25,14 @@ impl ExtSession {
         Ok(json!({"cancelled": false}))
     }
 
+    /// Move the session's leaf to `new_leaf`; the agent reads it again once
+    /// the command ends.
+    fn move_leaf(&self, new_leaf: Option<&str>) -> Result<Value, SessionCallError> {
+        self.session.lock()?.set_leaf(new_leaf)?;
+        self.with_pending(|p| p.resync = true);
+        Ok(json!({"cancelled": false}))
+    }
+
     fn command_op(&self, op: CommandOp) -> Result<Value, SessionCallError> {
         if self.busy.get() && !matches!(op, CommandOp::WaitForIdle | CommandOp::Reload | CommandOp::Complete { .. }) {
             return Err(SessionCallError::Busy);
@@ -73,12 +81,8 @@ impl ExtSession {
                 self.replace(copy)
             }
             CommandOp::NavigateTree(target) => {
-                let (_, new_leaf) = crate::tree_events::prepare(self, &target)?;
-                let mut s = self.session.lock()?;
-                s.set_leaf(new_leaf.as_deref())?;
-                drop(s);
-                self.with_pending(|p| p.resync = true);
-                Ok(json!({"cancelled": false}))
+                let prepared = crate::tree_events::prepare(self, &target, &Default::default())?;
+                self.move_leaf(prepared.new_leaf.as_deref())
             }
         }
     }
@@ -180,12 +184,17 @@ impl ExtSession {
         if let (CommandOp::NavigateTree(target), Some(me)) = (&op, self.me.upgrade()) {
             let target = target.clone();
             return Box::pin(async move {
-                let (preparation, new_leaf) = crate::tree_events::prepare(&me, &target)?;
-                if crate::tree_events::cancelled(&me, &preparation).await {
+                let how = crate::tree_events::TreeMove::default();
+                let prepared = crate::tree_events::prepare(&me, &target, &how)?;
+                if crate::tree_events::ask_before(&me, &prepared.preparation, &how).await.is_none() {
                     return Ok(json!({"cancelled": true}));
                 }
-                let out = me.command_op(op)?;
-                crate::tree_events::moved(&me, &preparation["oldLeafId"], new_leaf.as_deref()).await;
+                if me.busy.get() {
+                    return Err(SessionCallError::Busy);
+                }
+                let out = me.move_leaf(prepared.new_leaf.as_deref())?;
+                let old_leaf = &prepared.preparation["oldLeafId"];
+                crate::tree_events::moved(&me, old_leaf, prepared.new_leaf.as_deref(), &Value::Null).await;
                 Ok(out)
             });
         }

@@ -26,23 +26,28 @@ pub(crate) struct TreeMove {
     pub reserve_tokens: Option<u64>,
 }
 
-/// The move's `preparation`, and the leaf it goes to; `Err`: no such entry.
-pub(crate) fn prepare(ext: &ExtSession, target: &str) -> Result<(Value, Option<String>), SessionCallError> {
-    prepare_move(ext, target, &TreeMove::default())
+/// A move in the tree, prepared: what the extensions are shown, the leaf it
+/// goes to, and the text that comes back into the editor.
+pub(crate) struct Prepared {
+    /// `session_before_tree`'s `preparation`.
+    pub preparation: Value,
+    /// The new leaf (a user message's or a custom message's parent, else the target).
+    pub new_leaf: Option<String>,
+    /// That message's text, when the target is one.
+    pub editor: Option<String>,
 }
 
-/// [`prepare`] for a move made as `how` says.
-pub(crate) fn prepare_move(
-    ext: &ExtSession,
-    target: &str,
-    how: &TreeMove,
-) -> Result<(Value, Option<String>), SessionCallError> {
+/// Prepare a move to `target` made as `how` says; `Err`: no such entry.
+pub(crate) fn prepare(ext: &ExtSession, target: &str, how: &TreeMove) -> Result<Prepared, SessionCallError> {
     let s = ext.session.lock()?;
     let Some(entry) = s.get(target) else { return Err(SessionCallError::EntryNotFound(target.to_string())) };
     let value = entry.value();
-    let to_parent =
-        (value["type"] == "message" && value["message"]["role"] == "user") || value["type"] == "custom_message";
-    let new_leaf = if to_parent { entry.parent_id().map(str::to_string) } else { Some(target.to_string()) };
+    let editor = match value["type"].as_str() {
+        Some("message") if value["message"]["role"] == "user" => Some(message_text(&value["message"]["content"])),
+        Some("custom_message") => Some(message_text(&value["content"])),
+        _ => None,
+    };
+    let new_leaf = if editor.is_some() { entry.parent_id().map(str::to_string) } else { Some(target.to_string()) };
     let old_leaf = s.leaf_id().map(str::to_string);
     let old_branch = s.branch_to(old_leaf.as_deref());
     let target_branch: Vec<&str> = s.branch_to(Some(target)).iter().map(|e| e.id()).collect();
@@ -59,24 +64,18 @@ pub(crate) fn prepare_move(
         "replaceInstructions": how.replace_instructions,
         "label": how.label,
     });
-    Ok((preparation, new_leaf))
+    Ok(Prepared { preparation, new_leaf, editor })
 }
 
-/// Ask the extensions before the move; true when one cancelled it.
-pub(crate) async fn cancelled(ext: &ExtSession, preparation: &Value) -> bool {
-    for l in ext.scripts() {
-        let (cancel, errors) = l.gate("session_before_tree", json!({"preparation": preparation})).await;
-        ext.report(errors);
-        if cancel {
-            return true;
-        }
+/// Tell the extensions where the leaf went (and the summary entry made,
+/// unless `summary_entry` is null).
+pub(crate) async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>, summary_entry: &Value) {
+    let mut told = json!({"newLeafId": new_leaf, "oldLeafId": old_leaf});
+    if !summary_entry.is_null() {
+        told["summaryEntry"] = summary_entry.clone();
+        told["fromExtension"] = json!(summary_entry["fromHook"] == true);
     }
-    false
-}
-
-/// Tell the extensions where the leaf went.
-pub(crate) async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>) {
-    ext.notify("session_tree", json!({"newLeafId": new_leaf, "oldLeafId": old_leaf})).await;
+    ext.notify("session_tree", told).await;
 }
 
 /// What moving an agent's conversation did.
@@ -91,7 +90,11 @@ pub(crate) struct Moved {
 /// What the extensions answered to `session_before_tree`: `None` when one
 /// cancelled; else `how` with their overrides, and a summary of their own
 /// when the user wants one.
-async fn ask_before(ext: &ExtSession, preparation: &Value, how: &TreeMove) -> Option<(TreeMove, Option<Value>)> {
+pub(crate) async fn ask_before(
+    ext: &ExtSession,
+    preparation: &Value,
+    how: &TreeMove,
+) -> Option<(TreeMove, Option<Value>)> {
     let mut how = how.clone();
     let mut supplied = None;
     for l in ext.scripts() {
@@ -129,7 +132,7 @@ pub(crate) async fn move_agent(
     target: &str,
     how: &TreeMove,
 ) -> Result<Option<Moved>, SessionCallError> {
-    let (preparation, new_leaf) = prepare_move(ext, target, how)?;
+    let Prepared { preparation, new_leaf, editor } = prepare(ext, target, how)?;
     let Some((how, supplied)) = ask_before(ext, &preparation, how).await else { return Ok(None) };
     let abandoned = preparation["entriesToSummarize"].as_array().cloned().unwrap_or_default();
     let summary = match supplied {
@@ -152,16 +155,8 @@ pub(crate) async fn move_agent(
         }
         None => None,
     };
-    let (editor, summary_entry) = {
+    let summary_entry = {
         let mut s = agent.session().lock()?;
-        let e = s.get(target);
-        let editor = match e.as_ref().map(|e| (e.kind().to_string(), e.value())) {
-            Some((kind, v)) if kind == "message" && v["message"]["role"] == "user" => {
-                Some(message_text(&v["message"]["content"]))
-            }
-            Some((kind, v)) if kind == "custom_message" => Some(message_text(&v["content"])),
-            _ => None,
-        };
         s.set_leaf(new_leaf.as_deref())?;
         let mut summary_entry = Value::Null;
         if let Some((text, details, usage, from_hook)) = summary {
@@ -183,17 +178,11 @@ pub(crate) async fn move_agent(
         } else if let Some(label) = &how.label {
             s.append("label", json!({"targetId": target, "label": label}))?;
         }
-        (editor, summary_entry)
+        summary_entry
     };
     agent.resync_session();
     let new_leaf = agent.session().lock()?.leaf_id().map(str::to_string);
-    let from_extension = summary_entry["fromHook"] == true;
-    ext.notify(
-        "session_tree",
-        json!({"newLeafId": new_leaf, "oldLeafId": preparation["oldLeafId"], "summaryEntry": summary_entry,
-            "fromExtension": from_extension}),
-    )
-    .await;
+    moved(ext, &preparation["oldLeafId"], new_leaf.as_deref(), &summary_entry).await;
     let left = abandoned.iter().filter_map(|e| e["id"].as_str().map(str::to_string)).collect();
     Ok(Some(Moved { editor, left }))
 }

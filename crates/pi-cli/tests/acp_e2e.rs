@@ -110,6 +110,16 @@ impl Editor {
         r["result"].clone()
     }
 
+    /// Send a text prompt to session `sid`; the request's id.
+    fn prompt(&mut self, sid: &str, text: &str) -> u64 {
+        self.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": text}]}))
+    }
+
+    /// Cancel session `sid`'s turn (a notification).
+    fn cancel(&mut self, sid: &str) {
+        self.send(json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}}));
+    }
+
     fn new_session(&mut self, cwd: &std::path::Path) -> String {
         let r = self.call("session/new", json!({"cwd": cwd, "mcpServers": []}));
         r["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{r}")).to_string()
@@ -146,8 +156,7 @@ fn a_prompt_with_an_edit_streams_the_call_and_its_diff() {
     assert_eq!(init["agentCapabilities"]["loadSession"], true);
     assert_eq!(init["agentCapabilities"]["promptCapabilities"]["image"], true);
     let sid = ed.new_session(&scratch.work);
-    let id =
-        ed.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "edit a.txt"}]}));
+    let id = ed.prompt(&sid, "edit a.txt");
     let done = ed.answer(id);
     assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
     assert_eq!(std::fs::read_to_string(scratch.work.join("a.txt")).unwrap(), "bye\n");
@@ -166,6 +175,16 @@ fn a_prompt_with_an_edit_streams_the_call_and_its_diff() {
     assert!(!ed.updates("usage_update").is_empty());
 }
 
+/// A scratch folder with the asking extension, an editor on it, and a new session.
+fn asking(server: &MockServer) -> (Scratch, Editor, String) {
+    let scratch = Scratch::new(server);
+    std::fs::write(scratch.work.join("ask.ts"), ASKING_EXTENSION).unwrap();
+    let mut ed = Editor::start(&scratch, &["-e", "ask.ts"]);
+    ed.initialize();
+    let sid = ed.new_session(&scratch.work);
+    (scratch, ed, sid)
+}
+
 #[test]
 fn a_question_from_pi_becomes_a_permission_request_answered_each_way() {
     let server = MockServer::start(vec![
@@ -174,13 +193,9 @@ fn a_question_from_pi_becomes_a_permission_request_answered_each_way() {
         Turn::tool("bash", json!({"command": "echo second > two.txt"})),
         Turn::text("was refused"),
     ]);
-    let scratch = Scratch::new(&server);
-    std::fs::write(scratch.work.join("ask.ts"), ASKING_EXTENSION).unwrap();
-    let mut ed = Editor::start(&scratch, &["-e", "ask.ts"]);
-    ed.initialize();
-    let sid = ed.new_session(&scratch.work);
+    let (scratch, mut ed, sid) = asking(&server);
     for (answer, file, made) in [("yes", "one.txt", true), ("no", "two.txt", false)] {
-        let id = ed.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "run"}]}));
+        let id = ed.prompt(&sid, "run");
         let asked = ed.wait("a permission request", |v| v["method"] == "session/request_permission");
         let kinds: Vec<&str> =
             asked["params"]["options"].as_array().unwrap().iter().map(|o| o["kind"].as_str().unwrap()).collect();
@@ -202,16 +217,12 @@ fn cancel_ends_a_turn_waiting_on_an_unanswered_question_and_in_the_middle_of_a_t
         Turn::tool("bash", json!({"command": "sleep 20"})),
         Turn::text("unreachable"),
     ]);
-    let scratch = Scratch::new(&server);
-    std::fs::write(scratch.work.join("ask.ts"), ASKING_EXTENSION).unwrap();
-    let mut ed = Editor::start(&scratch, &["-e", "ask.ts"]);
-    ed.initialize();
-    let sid = ed.new_session(&scratch.work);
+    let (scratch, mut ed, sid) = asking(&server);
     // The editor never answers the question: the turn waits; cancel still ends it, refused.
-    let id = ed.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "run"}]}));
+    let id = ed.prompt(&sid, "run");
     ed.wait("a permission request", |v| v["method"] == "session/request_permission");
     std::thread::sleep(Duration::from_millis(300));
-    ed.send(json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}}));
+    ed.cancel(&sid);
     let done = ed.answer(id);
     assert_eq!(done["result"]["stopReason"], "cancelled", "{done}");
     assert!(!scratch.work.join("never.txt").exists(), "nothing runs without an answer");
@@ -220,9 +231,9 @@ fn cancel_ends_a_turn_waiting_on_an_unanswered_question_and_in_the_middle_of_a_t
     ed2.initialize();
     let sid2 = ed2.new_session(&scratch.work);
     let started = Instant::now();
-    let id = ed2.request("session/prompt", json!({"sessionId": sid2, "prompt": [{"type": "text", "text": "sleep"}]}));
+    let id = ed2.prompt(&sid2, "sleep");
     ed2.wait("the command running", |v| v["params"]["update"]["status"] == "in_progress");
-    ed2.send(json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid2}}));
+    ed2.cancel(&sid2);
     let done = ed2.answer(id);
     assert_eq!(done["result"]["stopReason"], "cancelled", "{done}");
     assert!(started.elapsed() < Duration::from_secs(15), "cancelled in {:?}", started.elapsed());
@@ -235,8 +246,7 @@ fn a_stored_session_loads_with_its_conversation_replayed() {
     let mut ed = Editor::start(&scratch, &[]);
     ed.initialize();
     let sid = ed.new_session(&scratch.work);
-    let id =
-        ed.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "list files"}]}));
+    let id = ed.prompt(&sid, "list files");
     ed.answer(id);
     drop(ed);
     let mut ed = Editor::start(&scratch, &[]);
@@ -262,6 +272,29 @@ fn a_stored_session_loads_with_its_conversation_replayed() {
 }
 
 #[test]
+fn sessions_kept_in_a_folder_of_their_own_are_listed_and_loaded_from_it() {
+    let server = MockServer::start(vec![Turn::text("stored elsewhere")]);
+    let scratch = Scratch::new(&server);
+    let dir = scratch.home.join("my-sessions");
+    let dir_flag = dir.to_string_lossy().into_owned();
+    let mut ed = Editor::start(&scratch, &["--session-dir", &dir_flag]);
+    ed.initialize();
+    let sid = ed.new_session(&scratch.work);
+    let id = ed.prompt(&sid, "keep me");
+    ed.answer(id);
+    drop(ed);
+    assert!(std::fs::read_dir(&dir).unwrap().next().is_some(), "the session went to --session-dir");
+    let mut ed = Editor::start(&scratch, &["--session-dir", &dir_flag]);
+    ed.initialize();
+    let listed = ed.call("session/list", json!({"cwd": scratch.work}));
+    let sessions = listed["result"]["sessions"].as_array().unwrap_or_else(|| panic!("{listed}"));
+    assert!(sessions.iter().any(|s| s["sessionId"] == sid.as_str()), "{listed}");
+    let r = ed.call("session/load", json!({"sessionId": sid, "cwd": scratch.work, "mcpServers": []}));
+    assert!(r["result"]["modes"].is_object(), "{r}");
+    assert_eq!(ed.updates("user_message_chunk")[0]["content"]["text"], "keep me");
+}
+
+#[test]
 fn slash_commands_modes_and_config_options() {
     let server = MockServer::start(vec![Turn::text("hi")]);
     let scratch = Scratch::new(&server);
@@ -282,7 +315,7 @@ fn slash_commands_modes_and_config_options() {
     for n in ["compact", "session", "name", "export"] {
         assert!(names.contains(&n), "{n} in {names:?}");
     }
-    let id = ed.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "/session"}]}));
+    let id = ed.prompt(&sid, "/session");
     assert_eq!(ed.answer(id)["result"]["stopReason"], "end_turn");
     let said = ed.updates("agent_message_chunk").last().unwrap()["content"]["text"].as_str().unwrap().to_string();
     assert!(said.starts_with("Session: "), "{said}");
@@ -360,7 +393,7 @@ fn mcp_servers_the_editor_passes_join_the_session() {
     let servers = json!([{"name": "everything", "command": "node", "args": [entry], "env": []}]);
     let r = ed.call("session/new", json!({"cwd": scratch.work, "mcpServers": servers}));
     let sid = r["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{r}")).to_string();
-    let id = ed.request("session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "echo"}]}));
+    let id = ed.prompt(&sid, "echo");
     assert_eq!(ed.answer(id)["result"]["stopReason"], "end_turn");
     let prompt = server.requests()[0].body["messages"][0]["content"].as_str().unwrap().to_string();
     assert!(prompt.contains("- mcp__everything (codemode)"), "{prompt}");

@@ -28,8 +28,6 @@ struct Call {
 pub(crate) struct Translator {
     cwd: PathBuf,
     calls: HashMap<String, Call>,
-    /// Streamed tool calls' ids by their content index.
-    streaming: HashMap<u64, String>,
     /// Why the last answer stopped (`stop`, `length`, `error`, `aborted`…).
     pub last_stop: Option<String>,
     /// The last answer's error, if it failed.
@@ -106,9 +104,6 @@ impl Translator {
             "thinking_delta" => vec![chunk("agent_thought_chunk", ame["delta"].as_str().unwrap_or_default())],
             "toolcall_start" => {
                 let (Some(id), Some(tool)) = (ame["id"].as_str(), ame["toolName"].as_str()) else { return Vec::new() };
-                if let Some(i) = ame["contentIndex"].as_u64() {
-                    self.streaming.insert(i, id.to_string());
-                }
                 self.seen(id, tool, &json!({}), "pending")
             }
             "toolcall_end" => {

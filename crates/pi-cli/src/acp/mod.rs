@@ -113,6 +113,10 @@ async fn serve(flags: Vec<String>) -> ExitCode {
         match msg.get("id").cloned() {
             // Each request in a task of its own: a prompt runs while cancel and others come in.
             Some(id) => {
+                // Marked here, not in its task: a request right behind it must find it.
+                if method == "initialize" {
+                    server.initialized.store(true, Ordering::SeqCst);
+                }
                 let server = server.clone();
                 tokio::spawn(async move { server.request(id, &method, params).await });
             }
@@ -145,7 +149,7 @@ impl Server {
                 Ok(s) => s.prompt(&params["prompt"]).await,
                 Err(e) => Err(e),
             },
-            "session/list" => list_sessions(&params),
+            "session/list" => self.list_sessions(&params),
             "session/set_mode" => self.set_mode(&params).await,
             "session/set_config_option" => self.set_option(&params).await,
             _ => Err(RpcError::new(METHOD_NOT_FOUND, text::acp_no_method(method))),
@@ -162,7 +166,6 @@ impl Server {
     }
 
     fn initialize(&self, _params: &Value) -> Value {
-        self.initialized.store(true, Ordering::SeqCst);
         json!({
             "protocolVersion": PROTOCOL_VERSION,
             "agentCapabilities": {
@@ -218,7 +221,7 @@ impl Server {
 
     async fn load_session(&self, id: Value, params: &Value) {
         let found = match (Self::folder(params), string(params, "sessionId")) {
-            (Ok(cwd), Ok(sid)) => match find_session(sid, &cwd) {
+            (Ok(cwd), Ok(sid)) => match self.find_session(sid, &cwd) {
                 Some(file) => {
                     Session::start(self.wire.clone(), &cwd, &self.flags, Some(&file), &params["mcpServers"]).await
                 }
@@ -237,16 +240,27 @@ impl Server {
             Ok(()) => session.modes_and_options().await,
             Err(e) => Err(e),
         };
+        if answer.is_err() {
+            // Not loaded: not kept either.
+            self.sessions.lock().ok().map(|mut s| s.remove(&session.id));
+            session.close();
+            return self.wire.reply(id, answer);
+        }
         self.wire.reply(id, answer);
         session.announce().await;
     }
 
     async fn set_mode(&self, params: &Value) -> Reply {
         let s = self.session(params)?;
-        let level = string(params, "modeId")?;
+        self.set_level(&s, string(params, "modeId")?).await?;
+        Ok(json!({}))
+    }
+
+    /// The thinking level (ACP's mode), told back as the current mode.
+    async fn set_level(&self, s: &Session, level: &str) -> Result<(), RpcError> {
         s.command(json!({"type": "set_thinking_level", "level": level})).await?;
         self.wire.update(&s.id, json!({"sessionUpdate": "current_mode_update", "currentModeId": level}));
-        Ok(json!({}))
+        Ok(())
     }
 
     async fn set_option(&self, params: &Value) -> Reply {
@@ -258,10 +272,7 @@ impl Server {
                     value.split_once('/').ok_or_else(|| RpcError::params(text::acp_bad_model(value)))?;
                 s.command(json!({"type": "set_model", "provider": provider, "modelId": model})).await?;
             }
-            "thought_level" => {
-                s.command(json!({"type": "set_thinking_level", "level": value})).await?;
-                self.wire.update(&s.id, json!({"sessionUpdate": "current_mode_update", "currentModeId": value}));
-            }
+            "thought_level" => self.set_level(&s, value).await?,
             other => return Err(RpcError::params(text::acp_unknown_option(other))),
         }
         let options = s.modes_and_options().await?;
@@ -272,55 +283,76 @@ impl Server {
 /// Most sessions `session/list` answers at once (the rest by `cursor`).
 const LIST_PAGE: usize = 50;
 
-/// `session/list`: the stored sessions of `cwd` (every folder's without
-/// it), most recently active first, a page at a time.
-fn list_sessions(params: &Value) -> Reply {
-    let root = pi_config::agent_dir().join("sessions");
-    let mut sessions = match params["cwd"].as_str() {
-        Some(cwd) => pi_agent::session::list_sessions(&pi_agent::session::session_dir(&root, Path::new(cwd))),
-        None => std::fs::read_dir(&root)
-            .map(|dirs| dirs.flatten().flat_map(|d| pi_agent::session::list_sessions(&d.path())).collect())
-            .unwrap_or_default(),
-    };
-    sessions.retain(|s| s.message_count > 0);
-    sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
-    let start = match &params["cursor"] {
-        Value::Null => 0,
-        c => c
-            .as_str()
-            .and_then(|c| c.parse::<usize>().ok())
-            .ok_or_else(|| RpcError::params(text::acp_missing("cursor", "a cursor from session/list")))?,
-    };
-    let page: Vec<Value> = sessions
-        .iter()
-        .skip(start)
-        .take(LIST_PAGE)
-        .map(|s| {
-            let title = s.name.clone().or_else(|| s.first_message.as_deref().map(|m| m.chars().take(80).collect()));
-            let updated = iso_time(s.modified_ms);
-            json!({"sessionId": s.id, "cwd": s.cwd, "title": title, "updatedAt": updated})
-        })
-        .collect();
-    let mut answer = json!({"sessions": page});
-    if start + LIST_PAGE < sessions.len() {
-        answer["nextCursor"] = json!((start + LIST_PAGE).to_string());
+impl Server {
+    /// The folders `cwd`'s sessions are in, as each session's pi chooses
+    /// them: the explicit one (`--session-dir`, the environment, the
+    /// `sessionDir` setting), else `cwd`'s own under the agent dir (every
+    /// folder's there without `cwd`).
+    fn session_folders(&self, cwd: Option<&Path>) -> Vec<PathBuf> {
+        let flag = self.flags.iter().position(|f| f == "--session-dir").and_then(|i| self.flags.get(i + 1));
+        let here = cwd.map(Path::to_path_buf).unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+        let agent_dir = pi_config::agent_dir();
+        let trusted = pi_config::trust::TrustStore::new(&agent_dir).get(&here).ok().flatten() == Some(true);
+        let (settings, _) = pi_config::Settings::load(&agent_dir, &here, trusted);
+        if let Some(dir) = crate::setup::explicit_session_folder(flag.map(String::as_str), &settings) {
+            return vec![dir];
+        }
+        let root = agent_dir.join("sessions");
+        match cwd {
+            Some(cwd) => vec![pi_agent::session::session_dir(&root, cwd)],
+            None => std::fs::read_dir(&root)
+                .map(|dirs| dirs.flatten().map(|d| d.path()).filter(|p| p.is_dir()).collect())
+                .unwrap_or_default(),
+        }
     }
-    Ok(answer)
+
+    /// `session/list`: the stored sessions of `cwd` (every folder's without
+    /// it), most recently active first, a page at a time.
+    fn list_sessions(&self, params: &Value) -> Reply {
+        let folders = self.session_folders(params["cwd"].as_str().map(Path::new));
+        let mut sessions: Vec<_> = folders.iter().flat_map(|d| pi_agent::session::list_sessions(d)).collect();
+        sessions.retain(|s| s.message_count > 0);
+        if folders.len() > 1 {
+            sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
+        }
+        let start = match &params["cursor"] {
+            Value::Null => 0,
+            c => c
+                .as_str()
+                .and_then(|c| c.parse::<usize>().ok())
+                .ok_or_else(|| RpcError::params(text::acp_missing("cursor", "a cursor from session/list")))?,
+        };
+        let page: Vec<Value> = sessions
+            .iter()
+            .skip(start)
+            .take(LIST_PAGE)
+            .map(|s| {
+                let title = s.name.clone().or_else(|| s.first_message.as_deref().map(|m| m.chars().take(80).collect()));
+                let updated = iso_time(s.modified_ms);
+                json!({"sessionId": s.id, "cwd": s.cwd, "title": title, "updatedAt": updated})
+            })
+            .collect();
+        let mut answer = json!({"sessions": page});
+        let next = start.saturating_add(LIST_PAGE);
+        if next < sessions.len() {
+            answer["nextCursor"] = json!(next.to_string());
+        }
+        Ok(answer)
+    }
+
+    /// The stored session with this id: among `cwd`'s sessions first, then
+    /// every folder's (file names only: no session is read).
+    fn find_session(&self, id: &str, cwd: &Path) -> Option<PathBuf> {
+        let by_id = |dir: &Path| pi_agent::session::find_by_id(dir, id).ok();
+        self.session_folders(Some(cwd))
+            .iter()
+            .find_map(|d| by_id(d))
+            .or_else(|| self.session_folders(None).iter().find_map(|d| by_id(d)))
+    }
 }
 
 /// Milliseconds since the epoch as an ISO 8601 time (UTC).
 fn iso_time(ms: i64) -> String {
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0));
     humantime::format_rfc3339_millis(at).to_string()
-}
-
-/// The stored session with this id: among the folder's sessions first, then
-/// every folder's.
-fn find_session(id: &str, cwd: &Path) -> Option<PathBuf> {
-    let root = pi_config::agent_dir().join("sessions");
-    let here = pi_agent::session::session_dir(&root, cwd);
-    let by_id = |dir: &Path| pi_agent::session::list_sessions(dir).into_iter().find(|s| s.id == id).map(|s| s.path);
-    by_id(&here).or_else(|| {
-        std::fs::read_dir(&root).ok()?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).find_map(|d| by_id(&d))
-    })
 }

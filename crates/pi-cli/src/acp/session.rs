@@ -209,14 +209,17 @@ impl Session {
     async fn dialog(self: Arc<Self>, ev: Value) {
         let id = ev["id"].clone();
         let key = id.to_string();
-        // A question asked after a cancel (before the turn has ended) is
-        // refused without asking: nothing runs once the editor cancelled.
-        if self.cancelled.load(Ordering::SeqCst) && self.turn.lock().is_ok_and(|t| t.is_some()) {
-            let _ = self.child.send(&json!({"type": "extension_ui_response", "id": id, "cancelled": true})).await;
-            return;
-        }
         if let Ok(mut d) = self.open_dialogs.lock() {
             d.insert(key.clone());
+        }
+        // A question asked after a cancel (before the turn has ended) is
+        // refused without asking: nothing runs once the editor cancelled.
+        // (Open first, then looked at: a cancel in between has refused it.)
+        if self.cancelled.load(Ordering::SeqCst) && self.turn.lock().is_ok_and(|t| t.is_some()) {
+            if self.open_dialogs.lock().is_ok_and(|mut d| d.remove(&key)) {
+                let _ = self.child.send(&json!({"type": "extension_ui_response", "id": id, "cancelled": true})).await;
+            }
+            return;
         }
         let method = ev["method"].as_str().unwrap_or_default();
         let title = ev["title"].as_str().unwrap_or(text::ACP_QUESTION_TITLE).to_string();

@@ -31,6 +31,7 @@ use crate::text;
 pub(crate) use agent::{Loaded, Prepared};
 pub(crate) use input::Input;
 pub(crate) use report::{Report, Stop};
+pub(crate) use session::explicit_folder as explicit_session_folder;
 
 /// The facts of the process a run starts in.
 #[derive(Debug, Clone)]

@@ -25,18 +25,22 @@ pub(crate) struct Opened {
 
 /// The folder new sessions go to.
 pub(crate) fn folder(args: &CliArgs, settings: &Settings, agent_dir: &Path, cwd: &Path) -> PathBuf {
-    let explicit = args
-        .session_dir
-        .as_deref()
-        .map(pi_config::expand_tilde)
+    explicit_folder(args.session_dir.as_deref(), settings)
+        .unwrap_or_else(|| session::session_dir(&agent_dir.join("sessions"), cwd))
+}
+
+/// The session folder named by `--session-dir` (`flag`),
+/// `PI_CODING_AGENT_SESSION_DIR` or the `sessionDir` setting, in that order;
+/// `None`: the per-folder one under the agent dir.
+pub(crate) fn explicit_folder(flag: Option<&str>, settings: &Settings) -> Option<PathBuf> {
+    flag.map(pi_config::expand_tilde)
         .or_else(|| {
             std::env::var("PI_CODING_AGENT_SESSION_DIR")
                 .ok()
                 .filter(|s| !s.is_empty())
                 .map(|s| pi_config::expand_tilde(&s))
         })
-        .or_else(|| settings.session_dir());
-    explicit.unwrap_or_else(|| session::session_dir(&agent_dir.join("sessions"), cwd))
+        .or_else(|| settings.session_dir())
 }
 
 /// Which file `--session`/`--fork` name: a path, or an id (or the start of
