@@ -163,6 +163,17 @@ pub(crate) fn csv(v: &str) -> Vec<String> {
 }
 
 impl CliArgs {
+    /// The command line's say on skills and templates (kept for `/reload`).
+    pub(crate) fn resource_flags(&self) -> pi_runtime::expand::ResourceFlags {
+        pi_runtime::expand::ResourceFlags {
+            skills: self.skills.clone(),
+            no_skills: self.no_skills,
+            templates: self.prompt_templates.clone(),
+            no_templates: self.no_prompt_templates,
+            discovered: Default::default(),
+        }
+    }
+
     /// An error found on the command line (it stops the run).
     pub(crate) fn error(&mut self, msg: String) {
         self.diagnostics.push(Diagnostic::Error(msg));

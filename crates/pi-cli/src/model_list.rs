@@ -3,8 +3,8 @@
 
 use pi_config::ModelEntry;
 
-use crate::model_select::available;
 use crate::text;
+use pi_runtime::model_select::available;
 
 /// Whether `token` (lower case) occurs in `text` (lower case) in order, not
 /// necessarily together.

@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use pi_agent::Agent;
 use pi_ai::{AssistantMessage, ContentBlock, StopReason};
 
-use crate::ext_input::{Incoming, submit};
-use crate::ext_session::ExtSession;
-use crate::reload::ReloadState;
 use crate::text;
+use pi_runtime::ext_input::{Incoming, submit};
+use pi_runtime::ext_session::ExtSession;
+use pi_runtime::reload::ReloadState;
 
 /// The text blocks of an answer, in order.
 pub(crate) fn texts(m: &AssistantMessage) -> Vec<&str> {
@@ -35,7 +35,7 @@ pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
 /// No messages: nothing is sent or printed (exit status 0).
 /// `first_images` (from `@file` arguments) go with the first message.
 /// A message may be an extension command (`/name args`) or be handled by an
-/// `input` handler: then it sends nothing ([`crate::ext_input`]).
+/// `input` handler: then it sends nothing ([`pi_runtime::ext_input`]).
 pub async fn run(
     mut agent: Agent,
     messages: Vec<String>,

@@ -27,47 +27,10 @@ pub fn no_models_matching(search: &str) -> String {
     format!("No models matching \"{search}\"")
 }
 
-/// Where the reference sends a user without a usable model: `/login` and
-/// this build's provider and model documentation.
-pub fn login_help() -> String {
-    format!(
-        "Use /login to log into a provider via OAuth or API key. See:\n  {}\n  {}",
-        crate::docs::file("providers.md").display(),
-        crate::docs::file("models.md").display()
-    )
-}
-
 /// No model has a key (`--list-models`, and a warning at start-up): the
 /// reference's words, naming this build's documentation.
 pub fn no_models_available() -> String {
-    format!("No models available. {}", login_help())
-}
-
-/// A prompt refused because the model's provider has no credentials (the
-/// [`pi_config::ModelEntry::unknown`] stand-in reads "the selected model").
-pub fn no_api_key_found(provider: &str) -> String {
-    let who = if provider == pi_config::UNKNOWN_MODEL { "the selected model" } else { provider };
-    format!("No API key found for {who}.\n\n{}", login_help())
-}
-
-/// Why an ambiguous `--model` was not settled: several providers have a key.
-pub const AMBIGUOUS_KEYED: &str = "More than one matching provider is authenticated.";
-/// Why an ambiguous `--model` was not settled: none has a key.
-pub const AMBIGUOUS_UNKEYED: &str = "No matching provider is authenticated.";
-/// Why an ambiguous `--model` was not settled: `--api-key` serves any of them.
-pub const AMBIGUOUS_WITH_API_KEY: &str = "--api-key does not choose a provider.";
-
-/// `--model` names a model several providers offer, and `why` it was not settled.
-pub fn ambiguous_model(pattern: &str, candidates: &[String], why: &str) -> String {
-    format!(
-        "Model \"{pattern}\" is ambiguous across providers: {}. {why} Use --provider or provider/model.",
-        candidates.join(", ")
-    )
-}
-
-/// `--model` named nothing.
-pub fn model_not_found(pattern: &str) -> String {
-    format!("Model \"{pattern}\" not found. Use --list-models to see available models.")
+    format!("No models available. {}", pi_runtime::text::login_help())
 }
 
 /// The thinking level asked for when neither `--thinking`, a `:<level>`
@@ -83,11 +46,6 @@ pub fn session_bad_line(path: &std::path::Path, line: usize, err: &str) -> Strin
 /// `--continue`: a newer file in the session folder passed over.
 pub fn session_skipped_no_header(path: &std::path::Path) -> String {
     format!("Skipped {}: not a session file (no valid session header)", path.display())
-}
-
-/// A context file that could not be read.
-pub fn context_file_unreadable(path: &std::path::Path, err: &str) -> String {
-    format!("Could not read context file {}: {err}", path.display())
 }
 
 /// An `@file` argument that does not exist.
@@ -155,19 +113,9 @@ pub fn provider_requires_model(provider: &str) -> String {
     format!("--provider requires --model (for example: --provider {provider} --model <pattern>)")
 }
 
-/// `--provider` naming no configured provider.
-pub fn unknown_provider(provider: &str) -> String {
-    format!("Unknown provider \"{provider}\". Use --list-models to see available providers/models.")
-}
-
 /// `--api-key` without any model named.
 pub const API_KEY_REQUIRES_MODEL: &str =
     "--api-key requires a model to be specified via --model, --provider/--model, or --models";
-
-/// `--model provider/id` where the provider is known and the id is not.
-pub fn custom_model_id(id: &str, provider: &str) -> String {
-    format!("Model \"{id}\" not found for provider \"{provider}\". Using custom model id.")
-}
 
 /// A failed request with no message of its own.
 pub const REQUEST_FAILED: &str = "Request failed";
@@ -185,19 +133,6 @@ pub const RPC_NO_TYPE: &str = "undefined";
 pub const RPC_ALREADY_STREAMING: &str =
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
 
-/// `/reload` succeeded.
-pub const RELOADED: &str = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
-
-/// An extension could not be loaded (start-up stops, exit 1).
-pub fn extension_load_failed(spec: &str, error: &str) -> String {
-    format!("Failed to load extension \"{spec}\": {error}")
-}
-
-/// `builtin:<name>` names nothing.
-pub fn unknown_builtin(name: &str) -> String {
-    format!("unknown built-in extension \"{name}\" (available: {})", pi_policies::BUILTIN_NAMES.join(", "))
-}
-
 /// Characters of a panic's message printed (the rest is cut).
 pub const PANIC_MESSAGE_MAX_CHARS: usize = 300;
 
@@ -210,10 +145,6 @@ pub fn internal_error(location: &str, message: &str) -> String {
     let cut = cut.replace('\n', " ");
     format!("pi: internal error at {location}: {cut}")
 }
-
-/// RPC `fork`/`clone` before anything was recorded (as the reference).
-pub const RPC_NOTHING_TO_COPY: &str =
-    "This session has not been saved yet. Send a message before cloning or forking it.";
 
 /// RPC `export_html` of a session without a file (as the reference).
 pub const RPC_EXPORT_IN_MEMORY: &str = "Cannot export in-memory session to HTML";
@@ -342,41 +273,6 @@ pub fn mcp_no_server(scope: &str, name: &str, path: &std::path::Path) -> String 
     format!("No {scope} MCP server named \"{name}\" in {}.", path.display())
 }
 
-/// `pi.sendUserMessage` while a run goes on, without `deliverAs` (as the reference).
-pub const EXT_USER_MESSAGE_WHILE_STREAMING: &str =
-    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
-
-/// A command handler replacing the session while a run goes on.
-pub const EXT_SESSION_BUSY: &str = "The agent is busy; wait for it first (ctx.waitForIdle())";
-
-/// An extension's call found the session unusable: a task failed while holding it.
-pub const EXT_SESSION_UNAVAILABLE: &str = "The session is unavailable: a task failed while holding it";
-
-/// A command handler naming an entry the session does not have (as the reference).
-pub fn ext_entry_not_found(id: &str) -> String {
-    format!("Entry {id} not found")
-}
-
-/// A load failure of an extension, with the reference's hint on the next line.
-pub fn with_extensions_hint(error: &str) -> String {
-    format!("{error}\nHint: Start without extensions using \"pi -ne\".")
-}
-
-/// An extension's model call names a provider pi does not have.
-pub fn ext_unknown_provider(provider: &str) -> String {
-    format!("Unknown provider: {provider}")
-}
-
-/// An extension's model call for a model pi does not have, without an API pi speaks.
-pub fn ext_no_api_provider(api: Option<&str>) -> String {
-    format!("No API provider registered for api: {}", api.unwrap_or("undefined"))
-}
-
-/// An extension's model call with messages pi cannot read.
-pub fn ext_model_bad_messages(error: &str) -> String {
-    format!("Invalid messages for the model call: {error}")
-}
-
 /// RPC mode, standard input closed: how long the aborted run may take to
 /// record its end before pi exits.
 pub const RPC_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
@@ -385,10 +281,6 @@ pub const RPC_EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis
 /// (a read of standard input that will never finish).
 pub const RUNTIME_SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// `/llama`: the command's name.
-pub const LLAMA_COMMAND: &str = "llama";
-/// `/llama`: the command's description (as `get_commands` lists it).
-pub const LLAMA_DESCRIPTION: &str = "Manage llama.cpp router models";
 /// `/llama` without a terminal UI (RPC).
 pub const LLAMA_NEEDS_UI: &str = "/llama is available in interactive mode";
 /// `/llama` before the router is configured.
@@ -399,21 +291,6 @@ pub const LLAMA_NO_MODELS: &str =
 /// `/llama`: the picker's title.
 pub const LLAMA_PICK_TITLE: &str = "llama.cpp models (select one to load or unload)";
 
-/// `/llama`: a model was loaded.
-pub fn llama_loaded(id: &str) -> String {
-    format!("Loaded {id}")
-}
-
-/// `/llama`: a model was unloaded.
-pub fn llama_unloaded(id: &str) -> String {
-    format!("Unloaded {id}")
-}
-
-/// `/llama`: a model that is neither loaded nor unloaded (loading, downloading, …).
-pub fn llama_busy(id: &str, state: &str) -> String {
-    format!("{id} is {state}")
-}
-
 /// `/llama`: one row of the picker.
 pub fn llama_row(id: &str, state: &str) -> String {
     format!("{id}  [{state}]")
@@ -423,20 +300,6 @@ pub fn llama_row(id: &str, state: &str) -> String {
 pub const LLAMA_URL_TITLE: &str = "llama.cpp server URL";
 /// `/login llama.cpp`: the key question.
 pub const LLAMA_KEY_TITLE: &str = "API key (optional)";
-
-/// `/login llama.cpp`: the router was reached and saved.
-pub fn llama_saved(server: &str, path: &std::path::Path) -> String {
-    format!(
-        "llama.cpp server {server} saved to {}. Run /llama to load a model, then /model to select it.",
-        path.display()
-    )
-}
-
-/// The extension path the reference names when a message an extension sent
-/// could not be prompted.
-pub const RUNTIME_EXTENSION_PATH: &str = "<runtime>";
-/// The event it names then.
-pub const SEND_USER_MESSAGE_EVENT: &str = "send_user_message";
 
 /// A replaceable built-in extension left out because a script registers
 /// `name` (`tool:<n>` or `command:<n>`), as the reference says it.
@@ -453,9 +316,4 @@ pub fn host_provided_dependencies(manifest: &str, names: &str) -> String {
     format!(
         "Extension package \"{manifest}\": Host-provided extension packages must be declared in peerDependencies with a \"*\" range, not dependencies: {names}. Installed copies can bypass the extension loader and create duplicate runtime modules."
     )
-}
-
-/// A branch summary could not be had; the conversation stays where it was.
-pub fn branch_summary_failed(why: &str) -> String {
-    format!("Branch summarization failed: {why}")
 }

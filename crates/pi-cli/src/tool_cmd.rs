@@ -154,13 +154,13 @@ async fn dispatcher(cwd: &std::path::Path, extensions: &[String]) -> Result<(Dis
     let mut registry = registry(&loaded);
     registry.refresh_loadout().await;
     let mut dispatcher = Dispatcher::new(registry);
-    dispatcher.interceptors = crate::extensions::load_builtins(&loaded.builtins, cwd, None)?;
+    dispatcher.interceptors = pi_runtime::extensions::load_builtins(&loaded.builtins, cwd, None)?;
     dispatcher.interceptors.extend(loaded.scripts.iter().flat_map(|l| l.interceptors.iter().cloned()));
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {
             eprintln!("{e}");
         }
-        l.bind_tools(Arc::new(crate::extensions::ToolsView(dispatcher.tool_changes.clone()))).await;
+        l.bind_tools(Arc::new(pi_runtime::extensions::ToolsView(dispatcher.tool_changes.clone()))).await;
     }
     dispatcher.tool_changes.apply(&mut dispatcher.registry);
     Ok((dispatcher, loaded))

@@ -7,9 +7,16 @@
 //! is missing or of the wrong kind is a [`CommandError`] that names the
 //! command, the field and what it should be; nothing is silently defaulted.
 //!
-//! Today RPC mode reads its commands through [`Command::parse`]; the run's
-//! life itself (input routing, extension commands, reloads, session
-//! replacement) still lives in the `pi` binary and moves here next.
+//! The session's life is here too, whichever front end drives it: a
+//! message on its way in ([`ext_input`]: extension commands, `input`
+//! handlers, `before_agent_start`, what the extensions asked for after it),
+//! the extensions' side of the session ([`ext_session`], [`session_api`]),
+//! their reloads ([`ext_reload`], [`reload`]), session replacement
+//! ([`session_events`]), moves in the tree ([`tree_events`]), undo
+//! ([`undo`]), the models and credentials a session uses ([`model_select`],
+//! [`auth`]) and what extensions, skills and templates a run loads
+//! ([`extensions`], [`expand`]). The `pi` binary's modes (print, JSON, RPC,
+//! ACP, the terminal UI) are clients of these.
 //!
 //! ```
 //! use pi_runtime::{Command, QueueMode};
@@ -22,7 +29,29 @@
 #![deny(missing_docs)]
 
 mod args;
+pub mod auth;
+pub mod codemode;
 mod command;
+pub mod docs;
+pub mod expand;
+pub mod ext_commands;
+pub mod ext_input;
+pub mod ext_models;
+pub mod ext_reload;
+pub mod ext_session;
+pub mod extensions;
+pub mod llama;
+pub mod mcp;
+pub mod model_json;
+pub mod model_select;
+pub mod prompt_options;
+pub mod prompt_source;
+pub mod reload;
+pub mod session_api;
+pub mod session_error;
+pub mod session_events;
 pub mod text;
+pub mod tree_events;
+pub mod undo;
 
 pub use command::{Command, CommandError, QueueMode, StreamingBehavior, UiAnswer};

@@ -8,9 +8,10 @@ use std::process::ExitCode;
 use pi_config::ModelEntry;
 use serde_json::{Map, Value};
 
-use super::error::ResolveError;
-use super::resolve::{self, Resolved, Source};
-use super::{login, providers, refresh, text};
+use super::login;
+use pi_runtime::auth::error::ResolveError;
+use pi_runtime::auth::resolve::{self, Resolved, Source};
+use pi_runtime::auth::{providers, refresh, text};
 
 /// reference: `pi auth --help`.
 pub const HELP: &str = "Usage:
@@ -127,9 +128,12 @@ impl Query {
     }
 
     /// The model entry and provider the request names.
-    fn target(&self, models: &[ModelEntry]) -> Result<(Option<ModelEntry>, String), crate::model_select::ModelError> {
+    fn target(
+        &self,
+        models: &[ModelEntry],
+    ) -> Result<(Option<ModelEntry>, String), pi_runtime::model_select::ModelError> {
         if let Some(pattern) = &self.model {
-            let r = crate::model_select::resolve(models, pattern, self.provider.as_deref(), None, false)?;
+            let r = pi_runtime::model_select::resolve(models, pattern, self.provider.as_deref(), None, false)?;
             let provider = r.entry.provider.clone();
             return Ok((Some(r.entry), provider));
         }

@@ -17,9 +17,9 @@ use pi_config::Credential;
 use pi_config::auth::ApiKeyCredential;
 use tokio::sync::mpsc;
 
-use super::error::LoginError;
-use super::providers::{self, Method};
-use super::{refresh, resolve, text};
+use pi_runtime::auth::error::LoginError;
+use pi_runtime::auth::providers::{self, Method};
+use pi_runtime::auth::{refresh, resolve, text};
 
 /// A login not finished within this time fails.
 pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(10 * 60);

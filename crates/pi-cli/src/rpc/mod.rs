@@ -25,8 +25,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::json_mode::{self, print_line as out};
-use crate::model_json::model_json;
 use crate::text;
+use pi_runtime::model_json::model_json;
 
 /// What commands read while a run holds the agent (the conversation itself
 /// is read from the session, which the agent records into as it goes).
@@ -136,9 +136,9 @@ pub(crate) struct RpcSetup {
     /// The folder new sessions go to (`None`: in memory only).
     pub session_dir: Option<PathBuf>,
     /// What `/reload` rebuilds from.
-    pub reload: crate::reload::ReloadState,
+    pub reload: pi_runtime::reload::ReloadState,
     /// The extensions' side of the session (commands, `input`, `get_commands`).
-    pub ext: Arc<crate::ext_session::ExtSession>,
+    pub ext: Arc<pi_runtime::ext_session::ExtSession>,
     /// The sink's and dialogs' shared state (made in setup).
     pub link: Link,
 }
@@ -398,9 +398,9 @@ impl Server {
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
                     let answer = if dry_run {
-                        crate::undo::preview_undo(&g).await.map(|p| Some(p.json()))
+                        pi_runtime::undo::preview_undo(&g).await.map(|p| Some(p.json()))
                     } else {
-                        crate::undo::undo(&mut g, &ext, force).await.map(|d| Some(d.json()))
+                        pi_runtime::undo::undo(&mut g, &ext, force).await.map(|d| Some(d.json()))
                     };
                     let answer = answer.map_err(|e| e.to_string());
                     respond(&id, &kind, answer);
@@ -410,7 +410,7 @@ impl Server {
                 let (agent, ext) = (self.agent.clone(), self.setup.ext.clone());
                 tokio::spawn(async move {
                     let mut g = agent.lock().await;
-                    let answer = crate::undo::rewind_conversation(&mut g, &ext, &entry_id, files, force)
+                    let answer = pi_runtime::undo::rewind_conversation(&mut g, &ext, &entry_id, files, force)
                         .await
                         .map(Some)
                         .map_err(|e| e.to_string());

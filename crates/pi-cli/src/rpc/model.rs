@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use pi_runtime::Command;
 
 use super::{Server, respond};
-use crate::model_json::model_json;
-use crate::model_select;
+use pi_runtime::model_json::model_json;
+use pi_runtime::model_select;
 
 /// The levels a model supports, lowest first.
 fn levels(entry: Option<&pi_config::ModelEntry>) -> Vec<&'static str> {

@@ -11,8 +11,8 @@ use pi_agent::AgentEvent;
 use serde_json::{Value, json};
 
 use super::{Server, Shared, event, respond};
-use crate::ext_input::{Incoming, Route};
 use crate::text;
+use pi_runtime::ext_input::{Incoming, Route};
 
 impl Server {
     /// `prompt`, `steer`, `follow_up`.
@@ -31,12 +31,12 @@ impl Server {
             && self.setup.reload.mcp_on
             && let Some(args) = pi_mcp::slash::parse(&msg)
         {
-            for (level, message) in crate::mcp::answer(&self.setup.reload, args).await {
-                pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), &message, crate::mcp::notify_level(level));
+            for (level, message) in pi_runtime::mcp::answer(&self.setup.reload, args).await {
+                pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), &message, pi_runtime::mcp::notify_level(level));
             }
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
-        if kind == "prompt" && self.setup.reload.llama_on && crate::llama::is_command(&msg) {
+        if kind == "prompt" && self.setup.reload.llama_on && pi_runtime::llama::is_command(&msg) {
             pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), text::LLAMA_NEEDS_UI, pi_ext::NotifyLevel::Warning);
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
@@ -110,7 +110,7 @@ impl Server {
                     shared.streaming.store(true, Ordering::SeqCst);
                     drop(accepted.take());
                 };
-                if let Err(why) = crate::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await {
+                if let Err(why) = pi_runtime::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await {
                     // Refused before it started: the answer says why, as the reference's.
                     drop(accepted.take());
                     respond(&id, &kind, Err(why.to_string()));
@@ -118,7 +118,7 @@ impl Server {
             }
             drop(accepted);
             let mut state = setup.reload.clone();
-            crate::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
+            pi_runtime::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
             g.set_pending_run(None);
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
@@ -134,7 +134,7 @@ impl Server {
         let task = tokio::spawn(async move {
             let mut g = agent.lock().await;
             let mut state = setup.reload.clone();
-            crate::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
+            pi_runtime::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
     }

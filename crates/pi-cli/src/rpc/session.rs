@@ -11,8 +11,8 @@ use pi_runtime::Command;
 use serde_json::{Value, json};
 
 use super::{Answer, Server, event, respond, respond_raw};
-use crate::session_events::{self, Replacement};
 use crate::text;
+use pi_runtime::session_events::{self, Replacement};
 
 impl Server {
     /// `set_session_name`: recorded and announced; the extensions'
@@ -170,11 +170,11 @@ async fn switch_session(
     } else {
         (Session::create_at(path, cwd).map_err(|e| e.to_string())?, true)
     };
-    let there = crate::reload::stored_folder(&s, &agent.tool_ctx().cwd);
+    let there = pi_runtime::reload::stored_folder(&s, &agent.tool_ctx().cwd);
     agent.adopt_session(s, fresh);
     if let Some(there) = there {
         let mut state = setup.reload.clone();
-        for w in crate::reload::move_to(agent, &mut state, there.clone()).await {
+        for w in pi_runtime::reload::move_to(agent, &mut state, there.clone()).await {
             eprintln!("Warning: {w}");
         }
         if let Ok(mut f) = folder.lock() {
@@ -196,7 +196,7 @@ fn copy_session(
     let (copy, text) = {
         let current = agent.session().lock().map_err(|e| e.to_string())?;
         if current.entries().is_empty() {
-            return Err(text::RPC_NOTHING_TO_COPY.into());
+            return Err(pi_runtime::text::RPC_NOTHING_TO_COPY.into());
         }
         let parent = current.path().map(|p| p.to_string_lossy().into_owned());
         let mut copy = Session::create(dir.as_deref(), cwd, None, parent.as_deref()).map_err(|e| e.to_string())?;

@@ -6,7 +6,7 @@ use pi_agent::session::Entry;
 use pi_ai::Message;
 use serde_json::{Value, json};
 
-use crate::model_json::num;
+use pi_runtime::model_json::num;
 
 /// The text of the last assistant answer that has text.
 pub(crate) fn last_assistant_text(messages: &[AgentMessage]) -> Option<String> {

@@ -12,10 +12,10 @@ use super::Env;
 use super::report::{Report, Stop};
 use super::session::Opened;
 use crate::cli_args::{CliArgs, Mode};
-use crate::ext_session::{ExtSession, SessionParts};
-use crate::model_select::Chosen;
-use crate::prompt_source::PromptSource;
-use crate::reload::ReloadState;
+use pi_runtime::ext_session::{ExtSession, SessionParts};
+use pi_runtime::model_select::Chosen;
+use pi_runtime::prompt_source::PromptSource;
+use pi_runtime::reload::ReloadState;
 
 /// The extensions of the run, loaded.
 #[derive(Default, Clone)]
@@ -137,7 +137,7 @@ fn interceptors(env: &Env, loaded: &Loaded) -> Result<Vec<Arc<dyn Interceptor>>,
         super::Front::Rpc(link) => Some(Arc::new(crate::rpc::ui::RpcApprover(link.ui()))),
         super::Front::Plain => None,
     };
-    let mut out = crate::extensions::load_builtins(&loaded.builtins, &env.cwd, approver)?;
+    let mut out = pi_runtime::extensions::load_builtins(&loaded.builtins, &env.cwd, approver)?;
     out.extend(loaded.scripts.iter().flat_map(|l| l.interceptors.iter().cloned()));
     Ok(out)
 }
@@ -165,7 +165,7 @@ fn reload_state(
             .resolved_default_tools()
             .unwrap_or_else(|| DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()),
         codemode: codemode.clone(),
-        resource_flags: crate::expand::ResourceFlags::new(args),
+        resource_flags: args.resource_flags(),
         resources,
         mcp_on: mcp.is_some(),
         llama_on: false,
@@ -221,8 +221,8 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     record_choices(&mut session, &chosen, context.model.as_ref(), context.thinking_level.as_deref());
     let session: pi_agent::SharedSession = Arc::new(Mutex::new(session));
     let input = super::registry::selection_input(args, settings.resolved_default_tools());
-    let codemode = crate::codemode::options(settings, session.clone(), models);
-    let builtin_tools = crate::extensions::builtin_tools(&loaded.builtins, &codemode);
+    let codemode = pi_runtime::codemode::options(settings, session.clone(), models);
+    let builtin_tools = pi_runtime::extensions::builtin_tools(&loaded.builtins, &codemode);
     let mut registry: Registry = super::registry::build(&input, &loaded.tools(), &builtin_tools);
     // A continued session declares the tools its recorded system messages
     // left declared (tool_search loads them).
@@ -249,14 +249,14 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     let mut reload =
         reload_state(args, settings, prompt.clone(), env, &codemode.settings, resources.clone(), mcp.clone());
     reload.mcp_on = super::mcp::enabled(args, loaded);
-    reload.llama_on = crate::llama::enabled(&loaded.builtins);
+    reload.llama_on = pi_runtime::llama::enabled(&loaded.builtins);
     tool_ctx.sandbox = Arc::new(sandbox);
     let mut dispatcher = Dispatcher::new(registry);
     dispatcher.interceptors = interceptors(env, loaded)?;
     if let Some(m) = &mcp {
         dispatcher.interceptors.push(Arc::new(pi_mcp::Gate(m.clone())));
     }
-    let model = crate::model_select::ai_model(&chosen.entry);
+    let model = pi_runtime::model_select::ai_model(&chosen.entry);
     let (chosen_provider, chosen_model) = (chosen.entry.provider.clone(), chosen.entry.id.clone());
     let events = sink(mode, &env.front);
     let level = chosen.thinking.clone().unwrap_or_else(|| "off".into());
@@ -289,7 +289,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     start_extensions(builder.agent(), loaded, mode, &events, report).await;
     let mut base_tools = pi_agent::BuiltinTool::all();
     base_tools.extend(builtin_tools.iter().cloned());
-    reload.extensions = Some(Arc::new(crate::ext_reload::ExtPlan {
+    reload.extensions = Some(Arc::new(pi_runtime::ext_reload::ExtPlan {
         groups: loaded.groups.clone(),
         trusted,
         flag_values: loaded.flag_values.clone(),
@@ -301,7 +301,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
         ext.set_plan(plan);
     }
     // Skills and templates the extensions add (`resources_discover`) load as `--skill` paths do.
-    let (found, errors) = crate::extensions::discover_resources(&loaded.scripts, &env.cwd, "startup").await;
+    let (found, errors) = pi_runtime::extensions::discover_resources(&loaded.scripts, &env.cwd, "startup").await;
     for e in errors {
         report.line(e);
     }
@@ -325,7 +325,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     };
     builder.agent().publish_system_prompt();
     builder.agent_mut().set_system_sections(Some(system_prompt));
-    builder.agent_mut().set_expand_input(Some(crate::expand::expander(resources)));
+    builder.agent_mut().set_expand_input(Some(pi_runtime::expand::expander(resources)));
     builder = builder
         .on_session_error(Arc::new(|e: &pi_agent::session::SessionError| eprintln!("Warning: {e}")))
         .prompt_builder(Arc::new(move |registry: &Registry| prompt.build(registry)));
@@ -338,8 +338,9 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
     }
     builder.agent_mut().set_api_key(chosen.api_key);
     builder.agent_mut().set_thinking(chosen.thinking.filter(|t| t != "off"));
-    let builder =
-        builder.credentials(crate::auth::credential_source(models.clone(), args.api_key.clone())).messages(history);
+    let builder = builder
+        .credentials(pi_runtime::auth::credential_source(models.clone(), args.api_key.clone()))
+        .messages(history);
     let agent = with_compaction_and_retry(builder, settings, &chosen_provider, &chosen_model).build();
     Ok(Prepared { agent, reload, header, ext })
 }
@@ -350,7 +351,7 @@ pub(crate) async fn build(i: AgentInputs<'_>, report: &mut Report) -> Result<Pre
 /// `extension_error` records, as the reference sends them).
 async fn start_extensions(agent: &Agent, loaded: &Loaded, mode: Mode, events: &EventSink, report: &mut Report) {
     for l in &loaded.scripts {
-        l.bind_tools(Arc::new(crate::extensions::ToolsView(agent.dispatcher().tool_changes.clone()))).await;
+        l.bind_tools(Arc::new(pi_runtime::extensions::ToolsView(agent.dispatcher().tool_changes.clone()))).await;
     }
     for l in &loaded.scripts {
         for e in l.session_start("startup").await {

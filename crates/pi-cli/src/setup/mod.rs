@@ -172,9 +172,9 @@ pub(crate) async fn load_extensions(
     paths: &[PathBuf],
     opts: pi_ext::HostOptions,
 ) -> Result<Option<Arc<pi_ext::LoadedExtensions>>, Stop> {
-    match crate::extensions::load_scripts(paths, opts).await {
+    match pi_runtime::extensions::load_scripts(paths, opts).await {
         Ok(l) => Ok(l.map(Arc::new)),
-        Err(e) => Err(Stop::Error(text::with_extensions_hint(&e.to_string()))),
+        Err(e) => Err(Stop::Error(pi_runtime::text::with_extensions_hint(&e.to_string()))),
     }
 }
 
@@ -281,13 +281,13 @@ fn start_in(
     let (mut loaded, trust, packaged) = extensions_stage(args, runtime, &env, &mut settings, offline, report)?;
     let resources = resources::load(&env, args, &settings, trust.trusted, report);
     let mut models = pi_config::load_models(&env.agent_dir).map_err(|e| Stop::Error(e.to_string()))?;
-    let llama_on = crate::llama::enabled(&loaded.builtins);
-    crate::llama::prepare_models(&mut models, llama_on);
+    let llama_on = pi_runtime::llama::enabled(&loaded.builtins);
+    pi_runtime::llama::prepare_models(&mut models, llama_on);
     // One list for the run: the agent, extensions, codemode and the credential source share it.
     let models: Arc<[pi_config::ModelEntry]> = models.into();
     let (from_cli, has_errors) = runtime.block_on(startup_diagnostics(args, &mut loaded, &models, report));
     // As the reference: when the run will have no model.
-    if from_cli.is_none() && crate::model_select::default_model(&models).is_none() {
+    if from_cli.is_none() && pi_runtime::model_select::default_model(&models).is_none() {
         report.warn(text::no_models_available());
     }
     if let Some(search) = &args.list_models {
@@ -299,7 +299,7 @@ fn start_in(
     }
     // As the reference: not in print mode, and not `--offline`.
     if llama_on && !args.offline && (mode == Mode::Rpc || env.interactive) {
-        crate::llama::refresh_in_background(runtime, &env.agent_dir);
+        pi_runtime::llama::refresh_in_background(runtime, &env.agent_dir);
     }
     let input = match mode {
         Mode::Rpc => Input::default(),
@@ -309,9 +309,9 @@ fn start_in(
     let folder = session::folder(args, &settings, &env.agent_dir, &env.cwd);
     ui.trusted = trust.trusted;
     ui.skill_commands = settings.get_bool(&["enableSkillCommands"]).unwrap_or(true);
-    ui.commands = crate::expand::ui_commands(&resources, ui.skill_commands);
+    ui.commands = crate::tui::menu::resource_commands(&resources, ui.skill_commands);
     if llama_on {
-        ui.commands.insert(0, crate::llama::ui_command());
+        ui.commands.insert(0, crate::tui::menu::llama_command());
     }
     ui.session_dir = (!args.no_session).then(|| folder.clone());
     // The reference's picker comes up on a terminal whatever the mode.
@@ -398,7 +398,7 @@ fn extensions_stage(
     if let Some(later) = &after {
         let earlier: Vec<Arc<pi_ext::LoadedExtensions>> = before.iter().cloned().collect();
         pi_ext::check_conflicts(&earlier, later)
-            .map_err(|e| Stop::Error(text::with_extensions_hint(&e.to_string())))?;
+            .map_err(|e| Stop::Error(pi_runtime::text::with_extensions_hint(&e.to_string())))?;
     }
     let groups = vec![
         (plan.before_trust.clone(), env.host_options(args.mode, false)),

@@ -9,8 +9,8 @@ use pi_config::{ModelEntry, Settings};
 
 use super::report::Stop;
 use crate::cli_args::{CliArgs, Diagnostic};
-use crate::model_select::{self, Chosen};
 use crate::text;
+use pi_runtime::model_select::{self, Chosen};
 
 /// The model the command line names, with its `:<level>` suffix.
 pub(crate) type FromCli = Option<(ModelEntry, Option<String>)>;
@@ -104,7 +104,7 @@ mod tests {
         let models = models(tmp.path());
         let mut d = Vec::new();
         assert!(from_cli(&args(Some("nope/none")), &models, &mut d).is_none());
-        assert_eq!(d, vec![Diagnostic::Error(text::model_not_found("nope/none"))]);
+        assert_eq!(d, vec![Diagnostic::Error(pi_runtime::text::model_pattern_not_found("nope/none"))]);
         let mut d = Vec::new();
         let found = from_cli(&args(Some("mock/mock-1:high")), &models, &mut d).unwrap();
         assert_eq!((found.0.id.as_str(), found.1.as_deref(), d.len()), ("mock-1", Some("high"), 0));

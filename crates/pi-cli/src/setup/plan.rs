@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use pi_config::Settings;
 use pi_config::settings::{ResourceEntry, ResourceKind, Scope};
 
-use crate::extensions::discover;
+use pi_runtime::extensions::discover;
 
 /// The extensions of a run, as decided so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -69,7 +69,7 @@ impl ExtensionPlan {
         plan.push_scripts(discovered, false);
         plan.push_scripts(package_extensions(settings, "user"), false);
         // The built-ins that load by default (unless a `-builtin:<name>` entry disables them).
-        for name in crate::extensions::DEFAULT_BUILTINS {
+        for name in pi_runtime::extensions::DEFAULT_BUILTINS {
             let spec = format!("builtin:{name}");
             if !plan.disabled.contains(&spec) && !plan.builtins.iter().any(|b| b == name) {
                 plan.builtins.push(name.to_string());

@@ -62,6 +62,12 @@ pub(crate) enum Stop {
     Exit(u8),
 }
 
+impl From<pi_runtime::extensions::UnknownBuiltin> for Stop {
+    fn from(e: pi_runtime::extensions::UnknownBuiltin) -> Stop {
+        Stop::Error(e.to_string())
+    }
+}
+
 impl Stop {
     /// Report the stop and give the process's exit status.
     pub(crate) fn finish(self, report: &mut Report) -> ExitCode {

@@ -20,7 +20,7 @@ pub(crate) fn load(
     trusted: bool,
     report: &mut Report,
 ) -> Arc<Resources> {
-    let resources = crate::expand::ResourceFlags::new(args).load(&env.agent_dir, &env.cwd, settings, trusted);
+    let resources = args.resource_flags().load(&env.agent_dir, &env.cwd, settings, trusted);
     for d in resources.skills.diagnostics.iter().chain(&resources.templates.diagnostics) {
         report.warn(d.line());
     }

@@ -3,7 +3,7 @@
 //! `/login`, `/logout` (in `login`), `/llama`;
 //! the session-tree commands answer that they are not in this build yet.
 
-use crate::session_events::Replacement;
+use pi_runtime::session_events::Replacement;
 use std::path::{Path, PathBuf};
 
 use pi_agent::AgentMessage;
@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::text;
 use super::worker::Host;
-use crate::session_error::SessionCallError;
+use pi_runtime::session_error::SessionCallError;
 
 /// Commands of the reference that other parts of pi will provide.
 const NOT_YET: &[&str] = &["import", "share", "bug", "scoped-models", "changelog"];
@@ -35,7 +35,7 @@ impl Host {
             "clone" => self.clone_session().await,
             "mcp" => self.mcp(args).await,
             "llama" if self.reload.llama_on => self.llama().await,
-            "login" if self.reload.llama_on && args.trim() == crate::llama::BUILTIN => self.llama_login().await,
+            "login" if self.reload.llama_on && args.trim() == pi_runtime::llama::BUILTIN => self.llama_login().await,
             "resume" => self.resume().await,
             "login" => self.login(args).await,
             "logout" => self.logout(args).await,
@@ -51,7 +51,7 @@ impl Host {
     /// `/mcp` and `/mcp reconnect [server]` (the reference's answers outside
     /// its panel); without MCP servers, that there are none.
     async fn mcp(&mut self, args: &str) {
-        let answers = crate::mcp::answer(&self.reload, args).await;
+        let answers = pi_runtime::mcp::answer(&self.reload, args).await;
         for (level, message) in answers {
             let level = match level {
                 pi_mcp::slash::Level::Info => Level::Info,
@@ -66,11 +66,11 @@ impl Host {
     /// loaded (unloaded) or unloaded (loaded, sleeping).
     async fn llama(&mut self) {
         let notice = |level, message: String| Update::Notice(level, message);
-        let Some(router) = crate::llama::configured() else {
+        let Some(router) = pi_runtime::llama::configured() else {
             let _ = self.up.send(notice(Level::Warning, crate::text::LLAMA_NOT_CONFIGURED.to_string()));
             return;
         };
-        let models = match crate::llama::refresh(&router, &self.ui.agent_dir).await {
+        let models = match pi_runtime::llama::refresh(&router, &self.ui.agent_dir).await {
             Ok(m) if m.is_empty() => {
                 let _ = self.up.send(notice(Level::Warning, crate::text::LLAMA_NO_MODELS.to_string()));
                 return;
@@ -86,13 +86,13 @@ impl Host {
             DialogRequest::Select { title: crate::text::LLAMA_PICK_TITLE.to_string(), options: options.clone() };
         let DialogAnswer::Value(chosen) = UiHandle::new(self.up.clone()).dialog(request).await else { return };
         let Some(model) = options.iter().position(|o| *o == chosen).and_then(|i| models.get(i)) else { return };
-        let update = match crate::llama::toggle(&router, model).await {
+        let update = match pi_runtime::llama::toggle(&router, model).await {
             Ok(message) => notice(Level::Info, message),
             Err(e) => notice(Level::Error, e.to_string()),
         };
         let _ = self.up.send(update);
         // The router's new state, for the next start's model list.
-        let _ = crate::llama::refresh(&router, &self.ui.agent_dir).await;
+        let _ = pi_runtime::llama::refresh(&router, &self.ui.agent_dir).await;
     }
 
     /// `/login llama.cpp`: the router's URL and optional key, checked and stored.
@@ -106,7 +106,7 @@ impl Host {
             return;
         };
         let DialogAnswer::Value(key) = ui.dialog(ask(crate::text::LLAMA_KEY_TITLE, None)).await else { return };
-        let update = match crate::llama::login(&url, &key, &self.ui.agent_dir).await {
+        let update = match pi_runtime::llama::login(&url, &key, &self.ui.agent_dir).await {
             Ok(message) => Update::Notice(Level::Info, message),
             Err(e) => Update::Notice(Level::Error, e.to_string()),
         };
@@ -114,7 +114,7 @@ impl Host {
     }
 
     async fn reload_command(&mut self) {
-        let (status, warnings) = crate::reload::reload_collect(&mut self.agent, &mut self.reload).await;
+        let (status, warnings) = pi_runtime::reload::reload_collect(&mut self.agent, &mut self.reload).await;
         for w in warnings {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
         }
@@ -127,28 +127,28 @@ impl Host {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(w)));
         }
         let _ = self.up.send(Update::Look { keys: Box::new(keys), themes: Box::new(catalog) });
-        let mut commands = crate::ext_commands::ui_commands(&self.ext.scripts());
-        commands.extend(crate::expand::ui_commands(&self.reload.resources, self.ui.skill_commands));
+        let mut commands = crate::tui::menu::extension_commands(&self.ext.scripts());
+        commands.extend(crate::tui::menu::resource_commands(&self.reload.resources, self.ui.skill_commands));
         if self.reload.llama_on {
-            commands.push(crate::llama::ui_command());
+            commands.push(crate::tui::menu::llama_command());
         }
         self.ext.set_resource_commands(self.reload.commands());
         let _ = self.up.send(Update::Commands(commands));
-        let _ = self.up.send(Update::Shortcuts(crate::ext_commands::ui_shortcuts(&self.ext.scripts())));
-        let _ = self.up.send(Update::Renderers(crate::ext_commands::ui_renderers(&self.ext.scripts(), false)));
-        let _ = self.up.send(Update::EntryRenderers(crate::ext_commands::ui_renderers(&self.ext.scripts(), true)));
-        let _ = self.up.send(Update::ToolRenderers(crate::ext_commands::ui_tool_renderers(&self.ext.scripts())));
+        let _ = self.up.send(Update::Shortcuts(pi_runtime::ext_commands::ui_shortcuts(&self.ext.scripts())));
+        let _ = self.up.send(Update::Renderers(crate::tui::menu::renderers(&self.ext.scripts(), false)));
+        let _ = self.up.send(Update::EntryRenderers(crate::tui::menu::renderers(&self.ext.scripts(), true)));
+        let _ = self.up.send(Update::ToolRenderers(crate::tui::menu::tool_renderers(&self.ext.scripts())));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 
     /// Ask the extensions before replacing the session (true: one cancelled).
     async fn replacement_cancelled(&self, r: &Replacement) -> bool {
-        crate::session_events::cancelled(&self.ext, r).await
+        pi_runtime::session_events::cancelled(&self.ext, r).await
     }
 
     /// After a replacement: the extensions loaded again; failures shown.
     async fn after_replacement(&mut self, r: &Replacement, previous: Option<String>) {
-        for w in crate::session_events::replaced(&mut self.agent, &mut self.reload, r, previous).await {
+        for w in pi_runtime::session_events::replaced(&mut self.agent, &mut self.reload, r, previous).await {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
         }
     }
@@ -157,7 +157,7 @@ impl Host {
         if self.replacement_cancelled(&Replacement::New).await {
             return;
         }
-        let previous = crate::session_events::current_file(&self.agent);
+        let previous = pi_runtime::session_events::current_file(&self.agent);
         let dir = self.ui.session_dir.clone();
         match pi_agent::session::Session::create(dir.as_deref(), &self.ui.cwd, None, None) {
             Ok(session) => self.agent.adopt_session(session, true),
@@ -190,7 +190,7 @@ impl Host {
         if self.replacement_cancelled(&r).await {
             return;
         }
-        let previous = crate::session_events::current_file(&self.agent);
+        let previous = pi_runtime::session_events::current_file(&self.agent);
         let copied = match self.agent.session().lock() {
             Ok(current) => self.copy_session(&current, None),
             Err(e) => Err(e.into()),
@@ -219,7 +219,7 @@ impl Host {
         if self.replacement_cancelled(&r).await {
             return;
         }
-        let previous = crate::session_events::current_file(&self.agent);
+        let previous = pi_runtime::session_events::current_file(&self.agent);
         let copied = match self.agent.session().lock() {
             Ok(current) => self.copy_session(&current, Some(&entry)),
             Err(e) => Err(e.into()),
@@ -249,14 +249,14 @@ impl Host {
         if self.replacement_cancelled(&r).await {
             return;
         }
-        let previous = crate::session_events::current_file(&self.agent);
+        let previous = pi_runtime::session_events::current_file(&self.agent);
         let opened = Session::open(Path::new(&file)).map_err(SessionCallError::from);
         let ok = opened.is_ok();
-        let there = opened.as_ref().ok().and_then(|s| crate::reload::stored_folder(s, &self.agent.tool_ctx().cwd));
+        let there = opened.as_ref().ok().and_then(|s| pi_runtime::reload::stored_folder(s, &self.agent.tool_ctx().cwd));
         self.switched(opened, None, text::RESUMED);
         if let Some(there) = there {
             // The session runs in the folder it was made in, as the reference.
-            for w in crate::reload::move_to(&mut self.agent, &mut self.reload, there.clone()).await {
+            for w in pi_runtime::reload::move_to(&mut self.agent, &mut self.reload, there.clone()).await {
                 let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
             }
             self.ui.cwd = there.clone();

@@ -11,9 +11,9 @@ use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle};
 use pi_tui::transcript::Level;
 
 use super::worker::Host;
-use crate::auth::LoginError;
-use crate::auth::providers::{self, Method};
-use crate::auth::{refresh, resolve, text};
+use pi_runtime::auth::LoginError;
+use pi_runtime::auth::providers::{self, Method};
+use pi_runtime::auth::{refresh, resolve, text};
 
 /// The method choices, as the dialog lists them.
 const BROWSER: &str = "Sign in with your account (browser)";

@@ -8,6 +8,7 @@ mod components;
 mod link;
 mod login;
 pub(crate) mod look;
+pub(crate) mod menu;
 pub(crate) mod router;
 mod stderr;
 mod text;
@@ -29,7 +30,7 @@ pub(crate) use link::Link;
 pub(crate) use look::UiSettings;
 pub(crate) use router::{TerminalApprover, TerminalUi, trust_prompt};
 
-use crate::reload::ReloadState;
+use pi_runtime::reload::ReloadState;
 
 /// How long a run may take to stop after the UI quit.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
@@ -38,7 +39,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 fn cycle_models(models: &[ModelEntry], patterns: Option<&[String]>) -> Vec<ModelInfo> {
     let mut out: Vec<ModelInfo> = Vec::new();
     for p in patterns.unwrap_or_default() {
-        if let Some((m, _)) = crate::model_select::find(models, p, None) {
+        if let Some((m, _)) = pi_runtime::model_select::find(models, p, None) {
             let info = worker::model_info(m);
             if !out.contains(&info) {
                 out.push(info);
@@ -71,7 +72,7 @@ fn options(
         notices.push((Level::Warning, n.to_string()));
     }
     let available: Vec<ModelInfo> =
-        crate::model_select::available(models).into_iter().map(worker::model_info).collect();
+        pi_runtime::model_select::available(models).into_iter().map(worker::model_info).collect();
     let model = models
         .iter()
         .find(|m| m.provider == agent.model().provider && m.id == agent.model().id)
@@ -132,7 +133,7 @@ pub(crate) struct Start<'a> {
     /// The untrusted project's notice, if any.
     pub notice: Option<&'a str>,
     /// The extensions' side of the session.
-    pub ext: Arc<crate::ext_session::ExtSession>,
+    pub ext: Arc<pi_runtime::ext_session::ExtSession>,
     /// The UI's shared state, made in setup.
     pub link: Link,
 }
@@ -141,17 +142,17 @@ pub(crate) struct Start<'a> {
 pub(crate) async fn run(start: Start<'_>) -> ExitCode {
     let Start { agent, initial, reload, models, mut ui, notice, ext, link } = start;
     // The extensions' commands come first in `/` completion (as the reference lists them).
-    let mut commands = crate::ext_commands::ui_commands(&ext.scripts());
+    let mut commands = crate::tui::menu::extension_commands(&ext.scripts());
     commands.append(&mut ui.commands);
     ui.commands = commands;
     let (req_tx, req_rx) = mpsc::unbounded_channel();
     let (up_tx, up_rx) = mpsc::unbounded_channel();
     let handle = UiHandle::new(up_tx.clone());
     link.connect(up_tx.clone(), handle.clone());
-    let _ = up_tx.send(Update::Shortcuts(crate::ext_commands::ui_shortcuts(&ext.scripts())));
-    let _ = up_tx.send(Update::Renderers(crate::ext_commands::ui_renderers(&ext.scripts(), false)));
-    let _ = up_tx.send(Update::EntryRenderers(crate::ext_commands::ui_renderers(&ext.scripts(), true)));
-    let _ = up_tx.send(Update::ToolRenderers(crate::ext_commands::ui_tool_renderers(&ext.scripts())));
+    let _ = up_tx.send(Update::Shortcuts(pi_runtime::ext_commands::ui_shortcuts(&ext.scripts())));
+    let _ = up_tx.send(Update::Renderers(crate::tui::menu::renderers(&ext.scripts(), false)));
+    let _ = up_tx.send(Update::EntryRenderers(crate::tui::menu::renderers(&ext.scripts(), true)));
+    let _ = up_tx.send(Update::ToolRenderers(crate::tui::menu::tool_renderers(&ext.scripts())));
     let opts = options(&agent, initial, &models, &ui, notice, handle);
     let abort = agent.abort_handle();
     stderr::capture(up_tx.clone());

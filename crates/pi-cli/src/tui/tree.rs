@@ -15,7 +15,7 @@ use pi_tui::transcript::Level;
 
 use super::text;
 use super::worker::Host;
-use crate::tree_events::{Moved, TreeMove, message_text};
+use pi_runtime::tree_events::{Moved, TreeMove, message_text};
 
 /// Most characters of an entry shown in its row.
 const ROW_TEXT_CHARS: usize = 100;
@@ -353,12 +353,12 @@ impl Host {
     /// Move the conversation to `target` (the reference's navigation), then
     /// offer to bring the files back to match.
     async fn go_to(&mut self, target: &str, how: &TreeMove) {
-        let Moved { editor, left } = match crate::tree_events::move_agent(&mut self.agent, &self.ext, target, how).await
-        {
-            Ok(Some(moved)) => moved,
-            Ok(None) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
-            Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
-        };
+        let Moved { editor, left } =
+            match pi_runtime::tree_events::move_agent(&mut self.agent, &self.ext, target, how).await {
+                Ok(Some(moved)) => moved,
+                Ok(None) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
+                Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
+            };
         self.show_conversation(editor);
         if self.agent.tool_ctx().change_guard.is_some() && !left.is_empty() {
             self.offer_rewind(left).await;
@@ -375,11 +375,11 @@ impl Host {
     /// When turns of the conversation just left changed files: ask, then
     /// bring the files back to before the first of them.
     async fn offer_rewind(&mut self, left: HashSet<String>) {
-        let changing = crate::undo::changing_entries(&self.agent).await;
+        let changing = pi_runtime::undo::changing_entries(&self.agent).await;
         if left.is_disjoint(&changing) {
             return;
         }
-        let preview = match crate::undo::preview_rewind(&self.agent, left.clone()).await {
+        let preview = match pi_runtime::undo::preview_rewind(&self.agent, left.clone()).await {
             Ok(Some(preview)) => preview,
             Ok(None) => return,
             Err(e) => return self.notice(Level::Warning, e.to_string()),
@@ -393,7 +393,7 @@ impl Host {
         }
         let mut force = false;
         loop {
-            let attempt = crate::undo::rewind(&mut self.agent, &self.ext, left.clone(), force).await;
+            let attempt = pi_runtime::undo::rewind(&mut self.agent, &self.ext, left.clone(), force).await;
             if !self.after_restore(attempt, force).await {
                 return;
             }

@@ -1,4 +1,4 @@
-//! `/undo` in the terminal UI (B11, [`crate::undo`]): a file changed since
+//! `/undo` in the terminal UI (B11, [`pi_runtime::undo`]): a file changed since
 //! the turn is named and the user asked whether to restore anyway.
 
 use pi_checkpoints::{CheckpointError, text as cp_text};
@@ -13,7 +13,7 @@ impl Host {
         let mut force = args.trim() == "--force";
         // What would change is shown first (`--force`: restore at once).
         if !force {
-            match crate::undo::preview_undo(&self.agent).await {
+            match pi_runtime::undo::preview_undo(&self.agent).await {
                 Ok(preview) => {
                     let request =
                         DialogRequest::Confirm { title: cp_text::UNDO_TITLE.to_string(), message: preview.text() };
@@ -25,7 +25,7 @@ impl Host {
             }
         }
         loop {
-            let attempt = crate::undo::undo(&mut self.agent, &self.ext, force).await.map(Some);
+            let attempt = pi_runtime::undo::undo(&mut self.agent, &self.ext, force).await.map(Some);
             if !self.after_restore(attempt, force).await {
                 return;
             }
@@ -37,7 +37,7 @@ impl Host {
     /// turn stopped it and the user said to restore them anyway.
     pub(super) async fn after_restore(
         &mut self,
-        attempt: Result<Option<crate::undo::Undone>, CheckpointError>,
+        attempt: Result<Option<pi_runtime::undo::Undone>, CheckpointError>,
         forced: bool,
     ) -> bool {
         match attempt {
@@ -65,7 +65,7 @@ impl Host {
     }
 
     /// What a restore did, as notices.
-    pub(super) fn restored_notice(&mut self, done: &crate::undo::Undone) {
+    pub(super) fn restored_notice(&mut self, done: &pi_runtime::undo::Undone) {
         let changed = done.restored.changed();
         let restored = cp_text::restored(changed.len(), done.short());
         self.notice(Level::Info, format!("{restored}\n  {}", changed.join("\n  ")));

@@ -14,7 +14,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::look::UiSettings;
 use super::text;
-use crate::reload::ReloadState;
+use pi_runtime::reload::ReloadState;
 
 /// Most files listed for `@` completion.
 const FILE_LIST_LIMIT: usize = 5000;
@@ -29,7 +29,7 @@ pub(crate) struct Host {
     pub session_name: Option<String>,
     deferred: VecDeque<Request>,
     /// The extensions' side of the session (commands, `input`).
-    pub ext: Arc<crate::ext_session::ExtSession>,
+    pub ext: Arc<pi_runtime::ext_session::ExtSession>,
 }
 
 /// A model as the UI shows it.
@@ -50,7 +50,7 @@ impl Host {
         models: Arc<[ModelEntry]>,
         ui: UiSettings,
         up: UnboundedSender<Update>,
-        ext: Arc<crate::ext_session::ExtSession>,
+        ext: Arc<pi_runtime::ext_session::ExtSession>,
     ) -> Host {
         let session_name = agent.session().lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone());
         Host { agent, reload, models, ui, up, session_name, deferred: VecDeque::new(), ext }
@@ -78,9 +78,9 @@ impl Host {
                 Request::Quit => break,
                 Request::Prompt(text) => {
                     let images = super::attach::images(&self.agent.tool_ctx().cwd, &text);
-                    let incoming = crate::ext_input::Incoming::user(&text, images, "interactive");
+                    let incoming = pi_runtime::ext_input::Incoming::user(&text, images, "interactive");
                     let submitted =
-                        crate::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload));
+                        pi_runtime::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload));
                     if let Err(why) = submitted.await {
                         self.notice(Level::Error, why.to_string());
                     }
@@ -94,7 +94,7 @@ impl Host {
                 Request::SetThinking(level) => self.set_thinking(&level),
                 Request::Command { name, args } => self.command(&name, &args).await,
                 Request::Shortcut(key) => {
-                    crate::ext_input::shortcut(&mut self.agent, &self.ext, &key, Some(&mut self.reload)).await;
+                    pi_runtime::ext_input::shortcut(&mut self.agent, &self.ext, &key, Some(&mut self.reload)).await;
                 }
             }
             self.send(Update::Done);
@@ -177,14 +177,14 @@ impl Host {
             self.notice(Level::Error, pi_tui::text::error_line(&text::model_not_found(&format!("{provider}/{id}"))));
             return;
         };
-        let key = match crate::model_select::api_key_for(&entry, self.ui.api_key.as_deref()) {
+        let key = match pi_runtime::model_select::api_key_for(&entry, self.ui.api_key.as_deref()) {
             Ok(k) => k,
             Err(e) => {
                 self.notice(Level::Error, pi_tui::text::error_line(&e.to_string()));
                 return;
             }
         };
-        self.agent.set_model(crate::model_select::ai_model(&entry));
+        self.agent.set_model(pi_runtime::model_select::ai_model(&entry));
         self.agent.set_api_key(key);
         self.agent.tool_ctx_mut().session.provider = Some(entry.provider.clone());
         self.agent.tool_ctx_mut().session.model = Some(entry.id.clone());
@@ -217,8 +217,8 @@ impl Host {
             );
         }
         if model.provider != self.agent.model().provider || model.id != self.agent.model().id {
-            let event = serde_json::json!({"model": crate::model_json::model_json(self.agent.model()),
-                "previousModel": crate::model_json::model_json(&model), "source": "set"});
+            let event = serde_json::json!({"model": pi_runtime::model_json::model_json(self.agent.model()),
+                "previousModel": pi_runtime::model_json::model_json(&model), "source": "set"});
             self.ext.announce("model_select", event);
         }
     }

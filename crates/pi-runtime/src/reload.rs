@@ -48,7 +48,7 @@ pub struct ReloadState {
 impl ReloadState {
     /// The commands of the skills and templates as loaded now, `/llama`
     /// and `/mcp` first when on (RPC's `get_commands` entries).
-    pub(crate) fn commands(&self) -> Vec<serde_json::Value> {
+    pub fn commands(&self) -> Vec<serde_json::Value> {
         let mut c = crate::expand::rpc_commands(&self.resources);
         if self.mcp_on {
             c.insert(0, crate::mcp::rpc_command());
@@ -129,7 +129,7 @@ pub async fn reload_collect(agent: &mut Agent, state: &mut ReloadState) -> (Stri
 /// [`reload_collect`]: the script extensions loaded again when
 /// `extensions`; `resources_discover` asked with `discover` (else the paths
 /// the extensions gave last stay).
-pub(crate) async fn rebuild(
+pub async fn rebuild(
     agent: &mut Agent,
     state: &mut ReloadState,
     extensions: bool,

@@ -12,7 +12,7 @@ use crate::session_error::SessionCallError;
 /// How a move in the tree is made (`ctx.navigateTree`'s options, `/tree`'s
 /// summary choice).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct TreeMove {
+pub struct TreeMove {
     /// Summarize the part of the conversation left behind.
     pub summarize: bool,
     /// Instructions for the summary.
@@ -28,7 +28,7 @@ pub(crate) struct TreeMove {
 
 /// A move in the tree, prepared: what the extensions are shown, the leaf it
 /// goes to, and the text that comes back into the editor.
-pub(crate) struct Prepared {
+pub struct Prepared {
     /// `session_before_tree`'s `preparation`.
     pub preparation: Value,
     /// The new leaf (a user message's or a custom message's parent, else the target).
@@ -38,7 +38,7 @@ pub(crate) struct Prepared {
 }
 
 /// Prepare a move to `target` made as `how` says; `Err`: no such entry.
-pub(crate) fn prepare(ext: &ExtSession, target: &str, how: &TreeMove) -> Result<Prepared, SessionCallError> {
+pub fn prepare(ext: &ExtSession, target: &str, how: &TreeMove) -> Result<Prepared, SessionCallError> {
     let s = ext.session.lock()?;
     let Some(entry) = s.get(target) else { return Err(SessionCallError::EntryNotFound(target.to_string())) };
     let value = entry.value();
@@ -69,7 +69,7 @@ pub(crate) fn prepare(ext: &ExtSession, target: &str, how: &TreeMove) -> Result<
 
 /// Tell the extensions where the leaf went (and the summary entry made,
 /// unless `summary_entry` is null).
-pub(crate) async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>, summary_entry: &Value) {
+pub async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>, summary_entry: &Value) {
     let mut told = json!({"newLeafId": new_leaf, "oldLeafId": old_leaf});
     if !summary_entry.is_null() {
         told["summaryEntry"] = summary_entry.clone();
@@ -79,7 +79,7 @@ pub(crate) async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&
 }
 
 /// What moving an agent's conversation did.
-pub(crate) struct Moved {
+pub struct Moved {
     /// The chosen prompt's text when the target was a user message (it goes
     /// back into the editor).
     pub editor: Option<String>,
@@ -90,11 +90,7 @@ pub(crate) struct Moved {
 /// What the extensions answered to `session_before_tree`: `None` when one
 /// cancelled; else `how` with their overrides, and a summary of their own
 /// when the user wants one.
-pub(crate) async fn ask_before(
-    ext: &ExtSession,
-    preparation: &Value,
-    how: &TreeMove,
-) -> Option<(TreeMove, Option<Value>)> {
+pub async fn ask_before(ext: &ExtSession, preparation: &Value, how: &TreeMove) -> Option<(TreeMove, Option<Value>)> {
     let mut how = how.clone();
     let mut supplied = None;
     for l in ext.scripts() {
@@ -126,7 +122,7 @@ pub(crate) async fn ask_before(
 /// (the summary entry then continues from the new point), the leaf moved,
 /// the agent's messages read again, the extensions told. `Ok(None)`: an
 /// extension cancelled it.
-pub(crate) async fn move_agent(
+pub async fn move_agent(
     agent: &mut pi_agent::Agent,
     ext: &ExtSession,
     target: &str,
@@ -189,7 +185,7 @@ pub(crate) async fn move_agent(
 
 /// The text of a message's content: a string, or its text blocks joined
 /// with spaces.
-pub(crate) fn message_text(content: &Value) -> String {
+pub fn message_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => blocks

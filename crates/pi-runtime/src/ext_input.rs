@@ -23,18 +23,32 @@ const EXTENSION_SOURCE: &str = "extension";
 
 /// Where a message goes.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Route {
+pub enum Route {
     /// An extension command: the extension's path, the registered name, the arguments.
-    Command { path: String, name: String, args: String },
+    Command {
+        /// The extension's path.
+        path: String,
+        /// The registered name.
+        name: String,
+        /// The arguments.
+        args: String,
+    },
     /// An `input` handler handled it.
     Handled,
     /// To the model, as the `input` handlers left it.
-    Prompt { text: String, images: Vec<ContentBlock> },
+    Prompt {
+        /// The text.
+        text: String,
+        /// The images sent with it.
+        images: Vec<ContentBlock>,
+    },
 }
 
 /// A message to run: typed, from RPC, or an extension's.
-pub(crate) struct Incoming {
+pub struct Incoming {
+    /// The message's text.
     pub text: String,
+    /// Images sent with it.
     pub images: Vec<ContentBlock>,
     /// `"interactive"`, `"rpc"` or `"extension"` (the `input` event's `source`).
     pub source: &'static str,
@@ -45,14 +59,14 @@ pub(crate) struct Incoming {
 
 impl Incoming {
     /// A message the user typed or sent.
-    pub(crate) fn user(text: &str, images: Vec<ContentBlock>, source: &'static str) -> Incoming {
+    pub fn user(text: &str, images: Vec<ContentBlock>, source: &'static str) -> Incoming {
         Incoming { text: text.to_string(), images, source, expand: true }
     }
 }
 
 /// Run the handler of keyboard shortcut `key` (of the first extension that
 /// registered it), then what it asked for, as after a command.
-pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, reload: Option<&mut ReloadState>) {
+pub async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, reload: Option<&mut ReloadState>) {
     let scripts = ext.scripts();
     let owner = scripts.iter().flat_map(|l| l.shortcuts()).find(|(k, _, _)| k == key).map(|(_, _, path)| path);
     if let Some(path) = owner {
@@ -69,7 +83,7 @@ pub(crate) async fn shortcut(agent: &mut Agent, ext: &ExtSession, key: &str, rel
 /// What extensions asked for outside a prompt (a shortcut, a command, a
 /// background callback): [`settle`], then the messages it queued, in order.
 /// They are the extensions': a refusal is reported as their error.
-pub(crate) async fn settle_all(agent: &mut Agent, ext: &ExtSession, mut reload: Option<&mut ReloadState>) {
+pub async fn settle_all(agent: &mut Agent, ext: &ExtSession, mut reload: Option<&mut ReloadState>) {
     let mut queue = VecDeque::new();
     settle(agent, ext, &mut queue, reload.as_deref_mut()).await;
     while let Some(m) = queue.pop_front() {
@@ -79,7 +93,7 @@ pub(crate) async fn settle_all(agent: &mut Agent, ext: &ExtSession, mut reload: 
 
 impl ExtSession {
     /// Report failing handlers as the mode reports extension errors.
-    pub(crate) fn report(&self, errors: Vec<ExtensionError>) {
+    pub fn report(&self, errors: Vec<ExtensionError>) {
         for e in errors {
             self.emit(&AgentEvent::ExtensionError { extension_path: e.path, event: e.event, error: e.error });
         }
@@ -87,7 +101,7 @@ impl ExtSession {
 
     /// Run every extension's handlers of notification `event` and wait for
     /// them; their failures are reported.
-    pub(crate) async fn notify(&self, event: &str, payload: Value) {
+    pub async fn notify(&self, event: &str, payload: Value) {
         for l in self.scripts() {
             let errors = l.emit(event, payload.clone()).await;
             self.report(errors);
@@ -95,7 +109,7 @@ impl ExtSession {
     }
 
     /// Decide where `m` goes: a command, handled, or the model.
-    pub(crate) async fn route(&self, m: &Incoming, streaming_behavior: Option<&str>) -> Route {
+    pub async fn route(&self, m: &Incoming, streaming_behavior: Option<&str>) -> Route {
         let scripts = self.scripts();
         if m.expand
             && let Some((path, name, args)) = crate::ext_commands::find_command(&scripts, &m.text)
@@ -115,7 +129,7 @@ impl ExtSession {
     }
 
     /// Run a command's handler; its failures are reported.
-    pub(crate) async fn run_command(&self, path: &str, name: &str, args: &str) {
+    pub async fn run_command(&self, path: &str, name: &str, args: &str) {
         for l in self.scripts() {
             if let Some(errors) = l.run_command(path, name, args).await {
                 self.report(errors);
@@ -128,7 +142,7 @@ impl ExtSession {
 /// Run `first` as the reference runs a typed message (see the module), then
 /// whatever the extensions asked for meanwhile. The last answer, if any; an
 /// error when a prompt was refused ([`prompt_then`]), which ends the queue.
-pub(crate) async fn submit(
+pub async fn submit(
     agent: &mut Agent,
     ext: &ExtSession,
     first: Incoming,
@@ -163,7 +177,7 @@ pub(crate) async fn submit(
 
 /// Run a prompt with the session marked busy; without `expand`, skills and
 /// templates are not expanded (an extension's plain message).
-pub(crate) async fn prompt(
+pub async fn prompt(
     agent: &mut Agent,
     ext: &ExtSession,
     text: &str,
@@ -177,7 +191,7 @@ pub(crate) async fn prompt(
 /// and the run is about to start (RPC answers the prompt then, as the reference).
 /// Refused (nothing sent, nothing recorded) when the model's provider has no
 /// credentials, with the reference's words ([`crate::model_select::refusal`]).
-pub(crate) async fn prompt_then(
+pub async fn prompt_then(
     agent: &mut Agent,
     ext: &ExtSession,
     text: &str,
@@ -241,7 +255,7 @@ async fn before_run(agent: &mut Agent, ext: &ExtSession, opening: pi_ext::RunOpe
 /// After a command or a prompt: take the replaced session, record the
 /// messages sent, reload when asked, queue the user messages and run a
 /// triggered turn, until nothing is left. The last answer of a triggered turn.
-pub(crate) async fn settle(
+pub async fn settle(
     agent: &mut Agent,
     ext: &ExtSession,
     queue: &mut VecDeque<Incoming>,

@@ -14,7 +14,7 @@ use crate::reload::ReloadState;
 
 /// How the session is being replaced.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Replacement {
+pub enum Replacement {
     /// A new, empty session.
     New,
     /// Another session file.
@@ -56,7 +56,7 @@ impl Replacement {
 }
 
 /// Ask the extensions first: true when one cancels the replacement.
-pub(crate) async fn cancelled(ext: &ExtSession, r: &Replacement) -> bool {
+pub async fn cancelled(ext: &ExtSession, r: &Replacement) -> bool {
     let (event, payload) = r.before();
     for l in ext.scripts() {
         let (cancel, errors) = l.gate(event, payload.clone()).await;
@@ -79,7 +79,7 @@ fn present(fields: Value) -> Value {
 /// After the replacement (`previous`: the session file before, `target`:
 /// the one now): the extensions loaded again (not yet in the agent) and the
 /// resource paths they add (`resources_discover`, reason `startup`).
-pub(crate) async fn renew(
+pub async fn renew(
     plan: &ExtPlan,
     r: &Replacement,
     previous: Option<String>,
@@ -95,7 +95,7 @@ pub(crate) async fn renew(
 }
 
 /// Put renewed extensions and their resources into the agent; what to report.
-pub(crate) async fn install(
+pub async fn install(
     agent: &mut Agent,
     state: &mut ReloadState,
     renewed: (Renewed, pi_ext::DiscoveredResources),
@@ -111,7 +111,7 @@ pub(crate) async fn install(
 }
 
 /// [`renew`] and [`install`] at once (RPC session commands); what to report.
-pub(crate) async fn replaced(
+pub async fn replaced(
     agent: &mut Agent,
     state: &mut ReloadState,
     r: &Replacement,
@@ -123,6 +123,6 @@ pub(crate) async fn replaced(
 }
 
 /// The session file the agent records into now.
-pub(crate) fn current_file(agent: &Agent) -> Option<String> {
+pub fn current_file(agent: &Agent) -> Option<String> {
     agent.session().lock().ok().and_then(|s| s.path().map(|p| p.to_string_lossy().into_owned()))
 }

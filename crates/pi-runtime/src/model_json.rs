@@ -5,13 +5,13 @@ use pi_ai::Model;
 use serde_json::{Value, json};
 
 /// A number as JavaScript prints it (`0`, not `0.0`).
-pub(crate) fn num(f: f64) -> Value {
+pub fn num(f: f64) -> Value {
     if f.is_finite() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 { json!(f as i64) } else { json!(f) }
 }
 
 /// A model as RPC shows it: `id`, `name`, `api`, `provider`, `baseUrl`,
 /// `reasoning`, `input`, `cost`, `contextWindow`, `maxTokens` (no headers).
-pub(crate) fn model_json(m: &Model) -> Value {
+pub fn model_json(m: &Model) -> Value {
     json!({
         "id": m.id, "name": m.name, "api": m.api, "provider": m.provider, "baseUrl": m.base_url,
         "reasoning": m.reasoning, "input": m.input,

@@ -29,7 +29,7 @@ pub enum ModelError {
         why: &'static str,
     },
     /// The pattern names no model, nor a known provider.
-    #[error("{}", text::model_not_found(.0))]
+    #[error("{}", text::model_pattern_not_found(.0))]
     NotFound(String),
 }
 

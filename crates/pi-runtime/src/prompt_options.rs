@@ -10,7 +10,7 @@ use pi_agent::{Agent, PromptSections};
 use serde_json::{Map, Value, json};
 
 /// The options handlers start from.
-pub(crate) fn options(agent: &Agent) -> Value {
+pub fn options(agent: &Agent) -> Value {
     let registry = &agent.dispatcher().registry;
     let declared = registry.declared();
     let mut snippets = Map::new();
@@ -40,7 +40,7 @@ pub(crate) fn options(agent: &Agent) -> Value {
 
 /// The sections handlers added (`{tag: text}`, text not empty), as prompt
 /// sections (`<tag>\ntext\n</tag>`), in the order they were added.
-pub(crate) fn custom_sections(options: &Value) -> Vec<(String, String)> {
+pub fn custom_sections(options: &Value) -> Vec<(String, String)> {
     let Some(sections) = options.get("sections").and_then(Value::as_object) else { return Vec::new() };
     sections
         .iter()
@@ -54,7 +54,7 @@ pub(crate) fn custom_sections(options: &Value) -> Vec<(String, String)> {
 /// Use `extra` sections for this run (a section of pi's with the same name
 /// is replaced); the prompt and sections to restore after it, `None` when
 /// nothing changed. A prompt a handler replaced outright (`forced`) stays.
-pub(crate) fn apply(
+pub fn apply(
     agent: &mut Agent,
     extra: Vec<(String, String)>,
     forced: bool,

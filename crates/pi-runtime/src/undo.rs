@@ -9,10 +9,10 @@ use pi_checkpoints::{CheckpointError, Kept, KeptPlan, Restored, text as cp_text}
 use crate::ext_session::ExtSession;
 
 /// The custom message type of the conversation's note.
-pub(crate) const RESTORE_NOTE_TYPE: &str = "checkpoint-restore";
+pub const RESTORE_NOTE_TYPE: &str = "checkpoint-restore";
 
 /// What an undo did.
-pub(crate) struct Undone {
+pub struct Undone {
     /// The checkpoint the files came back from (its full id).
     pub checkpoint: String,
     /// What was written, removed, or could not be restored.
@@ -39,7 +39,7 @@ impl Undone {
 /// since the turn too), and note it in the conversation. The extensions are
 /// asked first (`session_before_restore`, which may cancel) and told after
 /// (`session_restore`).
-pub(crate) async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Result<Undone, CheckpointError> {
+pub async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Result<Undone, CheckpointError> {
     let (kept, session) = open_kept(agent).await;
     let (kept, plan) = {
         let session = session.clone();
@@ -54,7 +54,7 @@ pub(crate) async fn undo(agent: &mut Agent, ext: &ExtSession, force: bool) -> Re
 }
 
 /// What [`undo`] would change now, file by file (nothing is written).
-pub(crate) async fn preview_undo(agent: &Agent) -> Result<Preview, CheckpointError> {
+pub async fn preview_undo(agent: &Agent) -> Result<Preview, CheckpointError> {
     let (kept, session) = open_kept(agent).await;
     blocking(move || {
         let kept = kept()?;
@@ -65,7 +65,7 @@ pub(crate) async fn preview_undo(agent: &Agent) -> Result<Preview, CheckpointErr
 }
 
 /// What [`rewind`] would change now (`None`: none of those turns changed files).
-pub(crate) async fn preview_rewind(
+pub async fn preview_rewind(
     agent: &Agent,
     entries: std::collections::HashSet<String>,
 ) -> Result<Option<Preview>, CheckpointError> {
@@ -81,7 +81,7 @@ pub(crate) async fn preview_rewind(
 }
 
 /// What a restore would change, before it happens.
-pub(crate) struct Preview {
+pub struct Preview {
     /// The checkpoint the files would come back from.
     pub checkpoint: String,
     /// The files, and how each would change.
@@ -103,7 +103,7 @@ impl Preview {
 /// Bring the files back to before the earliest turn whose answer is one of
 /// `entries` (the part of the conversation a `/tree` move leaves), as
 /// [`undo`] does; `Ok(None)` when none of those turns changed files.
-pub(crate) async fn rewind(
+pub async fn rewind(
     agent: &mut Agent,
     ext: &ExtSession,
     entries: std::collections::HashSet<String>,
@@ -131,7 +131,7 @@ pub(crate) async fn rewind(
 /// agent's turns in the part left behind. A files failure (a file changed
 /// since, without `force`) is told in the answer (`filesError`); the
 /// conversation has moved either way.
-pub(crate) async fn rewind_conversation(
+pub async fn rewind_conversation(
     agent: &mut Agent,
     ext: &ExtSession,
     target: &str,
@@ -154,7 +154,7 @@ pub(crate) async fn rewind_conversation(
 
 /// Which turns of this session's checkpoints changed files, by the session
 /// entry of their answer (for showing where files can be rewound).
-pub(crate) async fn changing_entries(agent: &Agent) -> std::collections::HashSet<String> {
+pub async fn changing_entries(agent: &Agent) -> std::collections::HashSet<String> {
     let (kept, session) = open_kept(agent).await;
     let turns = blocking(move || {
         let kept = kept()?;

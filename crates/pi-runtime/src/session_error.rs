@@ -7,7 +7,7 @@ use crate::text;
 
 /// A session call or command could not be done.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum SessionCallError {
+pub enum SessionCallError {
     /// A task failed while holding the session (it is left as it was).
     #[error("{}", text::EXT_SESSION_UNAVAILABLE)]
     Unavailable,

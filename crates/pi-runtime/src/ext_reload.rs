@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::ext_session::ExtSession;
 
 /// How the run's script extensions were loaded, to load them again.
-pub(crate) struct ExtPlan {
+pub struct ExtPlan {
     /// The groups in load order (before trust, then the project's), each
     /// with its host options.
     pub groups: Vec<(Vec<PathBuf>, HostOptions)>,
@@ -53,7 +53,7 @@ fn with_reason(reason: &str, fields: Value) -> Value {
 }
 
 /// The script extensions loaded again, not yet in the agent.
-pub(crate) struct Renewed {
+pub struct Renewed {
     old: Vec<Arc<LoadedExtensions>>,
     fresh: Vec<Arc<LoadedExtensions>>,
     /// What to report: the old ones' shutdown failures, load failures (such
@@ -69,7 +69,7 @@ impl std::fmt::Debug for Renewed {
 
 /// The `session_shutdown`/`session_start` reason of `/reload` (the one
 /// replacement of the extensions that evaluates their modules afresh).
-pub(crate) const RELOAD_REASON: &str = "reload";
+pub const RELOAD_REASON: &str = "reload";
 
 /// Load the script extensions again: the running ones hear
 /// `session_shutdown` of `reason` (with `shutdown`'s fields, as
@@ -79,7 +79,7 @@ pub(crate) const RELOAD_REASON: &str = "reload";
 /// the session (its tools through `plan.tool_changes`, trust, flags), then
 /// hear `session_start` (with `start`'s fields, as `previousSessionFile`).
 /// The agent still has the old handlers and tools: [`install`] swaps them.
-pub(crate) async fn renew(plan: &ExtPlan, reason: &str, shutdown: Value, start: Value) -> Renewed {
+pub async fn renew(plan: &ExtPlan, reason: &str, shutdown: Value, start: Value) -> Renewed {
     let mut report: Vec<String> = Vec::new();
     let old = plan.ext.scripts();
     let shutdown = with_reason(reason, shutdown);
@@ -119,13 +119,13 @@ pub(crate) async fn renew(plan: &ExtPlan, reason: &str, shutdown: Value, start: 
 }
 
 /// The renewed extensions' handlers and tools in the old ones' places in the agent.
-pub(crate) fn install(agent: &mut Agent, plan: &ExtPlan, renewed: &Renewed) {
+pub fn install(agent: &mut Agent, plan: &ExtPlan, renewed: &Renewed) {
     swap_handlers(agent, &renewed.old, &renewed.fresh);
     swap_tools(agent, plan, &renewed.old, &renewed.fresh);
 }
 
 /// [`renew`] and [`install`] at once (`/reload`); what to report.
-pub(crate) async fn reload_extensions(
+pub async fn reload_extensions(
     agent: &mut Agent,
     plan: &ExtPlan,
     reason: &str,

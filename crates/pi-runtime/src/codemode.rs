@@ -10,13 +10,13 @@ use pi_config::{ModelEntry, Settings};
 use serde_json::{Value, json};
 
 /// `codemode.mode` and `codemode.inlineBudget` of `settings`.
-pub(crate) fn settings(settings: &Settings) -> (Mode, Option<f64>) {
+pub fn settings(settings: &Settings) -> (Mode, Option<f64>) {
     let mode = if settings.codemode_only() { Mode::Only } else { Mode::On };
     (mode, settings.codemode_inline_budget())
 }
 
 /// The script reference: this build's `docs/codemode.md`.
-pub(crate) fn docs_path() -> String {
+pub fn docs_path() -> String {
     crate::docs::file("codemode.md").to_string_lossy().into_owned()
 }
 
@@ -44,7 +44,7 @@ fn model_info(e: &ModelEntry) -> Value {
 }
 
 /// The model list as `models` sees it.
-pub(crate) fn catalogue(models: &Arc<[ModelEntry]>) -> Models {
+pub fn catalogue(models: &Arc<[ModelEntry]>) -> Models {
     Models {
         chat: Vec::new(),
         chat_source: Some({
@@ -56,7 +56,7 @@ pub(crate) fn catalogue(models: &Arc<[ModelEntry]>) -> Models {
 }
 
 /// The options of the tool built-ins for this session.
-pub(crate) fn options(from: &Settings, store: pi_agent::SharedSession, models: &Arc<[ModelEntry]>) -> CodemodeOptions {
+pub fn options(from: &Settings, store: pi_agent::SharedSession, models: &Arc<[ModelEntry]>) -> CodemodeOptions {
     let (mode, budget) = settings(from);
     CodemodeOptions {
         settings: pi_codemode::Settings::new(mode, budget),

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 /// The command `/name args` names among the extensions' commands (with the
 /// reference's `name:N` for a name several extensions registered).
-pub(crate) fn find_command(scripts: &[Arc<LoadedExtensions>], text: &str) -> Option<(String, String, String)> {
+pub fn find_command(scripts: &[Arc<LoadedExtensions>], text: &str) -> Option<(String, String, String)> {
     let rest = text.strip_prefix('/')?;
     let (called, args) = match rest.find(char::is_whitespace) {
         Some(i) => (&rest[..i], rest[i..].trim_start()),
@@ -25,9 +25,12 @@ pub(crate) fn find_command(scripts: &[Arc<LoadedExtensions>], text: &str) -> Opt
 
 /// What tells where an extension came from: the agent dir, the session
 /// folder and the packages' extension files.
-pub(crate) struct Origins<'a> {
+pub struct Origins<'a> {
+    /// The agent dir (user extensions live under it).
     pub agent_dir: &'a Path,
+    /// The working folder (project extensions live under its `.pi`).
     pub cwd: &'a Path,
+    /// The packages' extension files.
     pub packages: &'a [pi_config::packages::PackageResource],
 }
 
@@ -55,7 +58,7 @@ fn source_info(path: &str, origins: Option<&Origins>) -> Value {
 }
 
 /// RPC `get_commands` entries of the extensions' commands, in load order.
-pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], origins: Option<&Origins>) -> Vec<Value> {
+pub fn extension_commands(scripts: &[Arc<LoadedExtensions>], origins: Option<&Origins>) -> Vec<Value> {
     let all: Vec<pi_ext::ExtCommand> = scripts.iter().flat_map(|l| l.commands()).collect();
     let names = pi_ext::command_names(&all);
     all.iter()
@@ -72,86 +75,10 @@ pub(crate) fn extension_commands(scripts: &[Arc<LoadedExtensions>], origins: Opt
         .collect()
 }
 
-/// The terminal UI's entries for the extensions' commands (run as prompts:
-/// `ext_input::submit` finds them).
-pub(crate) fn ui_commands(scripts: &[Arc<LoadedExtensions>]) -> Vec<pi_tui::host::CommandInfo> {
-    let all: Vec<(Arc<LoadedExtensions>, pi_ext::ExtCommand)> =
-        scripts.iter().flat_map(|l| l.commands().into_iter().map(move |c| (l.clone(), c))).collect();
-    let names = pi_ext::command_names(&all.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
-    all.into_iter()
-        .zip(names)
-        .map(|((loaded, c), name)| pi_tui::host::CommandInfo {
-            name,
-            description: c.description.clone().unwrap_or_default(),
-            argument_hint: None,
-            prompt: true,
-            arguments: c.completions.then(|| argument_completer(loaded, c.path.clone(), c.name.clone())),
-        })
-        .collect()
-}
-
-/// The terminal UI's way to a command's `getArgumentCompletions`.
-fn argument_completer(loaded: Arc<LoadedExtensions>, path: String, name: String) -> pi_tui::host::ArgumentCompleter {
-    pi_tui::host::ArgumentCompleter(Arc::new(move |prefix: &str| {
-        let items = loaded.argument_completions(&path, &name, prefix)?;
-        Some(
-            items
-                .into_iter()
-                .map(|(value, label, description)| pi_tui::complete::Item { value, label, description })
-                .collect(),
-        )
-    }))
-}
-
 /// The extensions' keyboard shortcuts for the terminal UI: `(key,
 /// description)`, in load order.
-pub(crate) fn ui_shortcuts(scripts: &[Arc<LoadedExtensions>]) -> Vec<(String, String)> {
+pub fn ui_shortcuts(scripts: &[Arc<LoadedExtensions>]) -> Vec<(String, String)> {
     scripts.iter().flat_map(|l| l.shortcuts()).map(|(key, description, _)| (key, description)).collect()
-}
-
-/// The terminal UI's renderers of the extensions' custom messages (or,
-/// with `entries`, of their `custom` session entries), by `customType` (the
-/// first extension that draws a type draws it).
-pub(crate) fn ui_renderers(
-    scripts: &[Arc<LoadedExtensions>],
-    entries: bool,
-) -> std::collections::HashMap<String, pi_tui::host::MessageRenderer> {
-    let mut out = std::collections::HashMap::new();
-    for l in scripts {
-        let types = if entries { l.entry_renderers() } else { l.message_renderers() };
-        for (custom_type, path) in types {
-            let loaded = l.clone();
-            out.entry(custom_type).or_insert_with(|| {
-                pi_tui::host::MessageRenderer(Arc::new(move |value: &Value, expanded: bool, width: u16| {
-                    if entries {
-                        loaded.render_entry(&path, value, expanded, width)
-                    } else {
-                        loaded.render_message(&path, value, expanded, width)
-                    }
-                }))
-            });
-        }
-    }
-    out
-}
-
-/// The terminal UI's renderers of the extensions' tools, by tool name (the
-/// first extension that draws a tool draws it).
-pub(crate) fn ui_tool_renderers(
-    scripts: &[Arc<LoadedExtensions>],
-) -> std::collections::HashMap<String, pi_tui::host::ToolRenderer> {
-    let mut out = std::collections::HashMap::new();
-    for l in scripts {
-        for (tool, path) in l.tool_renderers() {
-            let (loaded, name) = (l.clone(), tool.clone());
-            out.entry(tool).or_insert_with(|| {
-                pi_tui::host::ToolRenderer(Arc::new(move |_slot: &str, request: &Value, width: u16| {
-                    loaded.render_tool(&path, &name, request.clone(), width)
-                }))
-            });
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -13,12 +13,12 @@ fn built_root() -> PathBuf {
 
 /// The documentation's root, when it is there to read (a binary copied away
 /// from its source has none).
-pub(crate) fn root() -> Option<PathBuf> {
+pub fn root() -> Option<PathBuf> {
     static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
     ROOT.get_or_init(|| Some(built_root()).filter(|r| r.join("README.md").is_file() && r.join("docs").is_dir())).clone()
 }
 
 /// A file of `docs/` (named even when it is not there).
-pub(crate) fn file(name: &str) -> PathBuf {
+pub fn file(name: &str) -> PathBuf {
     built_root().join("docs").join(name)
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pi_mcp::{Admit, LogFile, McpConfig, McpManager};
 
 /// `/mcp`'s answers: the servers' state (with none configured, where to add them).
-pub(crate) async fn answer(state: &crate::reload::ReloadState, args: &str) -> Vec<(pi_mcp::slash::Level, String)> {
+pub async fn answer(state: &crate::reload::ReloadState, args: &str) -> Vec<(pi_mcp::slash::Level, String)> {
     let user_file = pi_mcp::config::user_file(&state.agent_dir);
     match &state.mcp {
         Some(m) => pi_mcp::slash::run(m, &user_file, args).await,
@@ -19,7 +19,7 @@ pub(crate) async fn answer(state: &crate::reload::ReloadState, args: &str) -> Ve
 }
 
 /// The `get_commands` entry of `/mcp` (as the reference lists it).
-pub(crate) fn rpc_command() -> serde_json::Value {
+pub fn rpc_command() -> serde_json::Value {
     let (name, description) = pi_mcp::slash::COMMAND;
     serde_json::json!({
         "name": name,
@@ -30,7 +30,7 @@ pub(crate) fn rpc_command() -> serde_json::Value {
 }
 
 /// A `/mcp` answer's level as an RPC notification's.
-pub(crate) fn notify_level(level: pi_mcp::slash::Level) -> pi_ext::NotifyLevel {
+pub fn notify_level(level: pi_mcp::slash::Level) -> pi_ext::NotifyLevel {
     match level {
         pi_mcp::slash::Level::Info => pi_ext::NotifyLevel::Info,
         pi_mcp::slash::Level::Warning => pi_ext::NotifyLevel::Warning,

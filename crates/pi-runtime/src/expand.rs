@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 /// The command line's say on skills and templates (kept for `/reload`).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ResourceFlags {
+pub struct ResourceFlags {
     /// `--skill` paths.
     pub skills: Vec<String>,
     /// `--no-skills`.
@@ -29,19 +29,8 @@ pub(crate) struct ResourceFlags {
 }
 
 impl ResourceFlags {
-    /// From the command line.
-    pub(crate) fn new(args: &crate::cli_args::CliArgs) -> Self {
-        ResourceFlags {
-            skills: args.skills.clone(),
-            no_skills: args.no_skills,
-            templates: args.prompt_templates.clone(),
-            no_templates: args.no_prompt_templates,
-            discovered: Default::default(),
-        }
-    }
-
     /// Find and load the skills and templates.
-    pub(crate) fn load(&self, agent_dir: &Path, cwd: &Path, settings: &Settings, trusted: bool) -> Resources {
+    pub fn load(&self, agent_dir: &Path, cwd: &Path, settings: &Settings, trusted: bool) -> Resources {
         let home = pi_config::trust::home_dir();
         let skills: Vec<String> = self.skills.iter().chain(&self.discovered.skill_paths).cloned().collect();
         let templates: Vec<String> = self.templates.iter().chain(&self.discovered.prompt_paths).cloned().collect();
@@ -76,7 +65,7 @@ impl ResourceFlags {
 }
 
 /// The agent's input expander for these resources.
-pub(crate) fn expander(resources: Arc<Resources>) -> pi_agent::InputExpander {
+pub fn expander(resources: Arc<Resources>) -> pi_agent::InputExpander {
     Arc::new(move |text: &str| {
         let after_skill = match expand_skill_command(text, &resources.skills.skills) {
             Ok(Some(t)) => t,
@@ -89,7 +78,7 @@ pub(crate) fn expander(resources: Arc<Resources>) -> pi_agent::InputExpander {
 
 /// RPC `get_commands`' `sourceInfo` of the resource at `path` (a skill, a
 /// template, a package's extension), as the reference writes it.
-pub(crate) fn source_info(path: &std::path::Path, s: &pi_config::resources::SourceInfo) -> Value {
+pub fn source_info(path: &std::path::Path, s: &pi_config::resources::SourceInfo) -> Value {
     let mut v = json!({"path": path.to_string_lossy(), "source": s.source, "scope": s.scope, "origin": s.origin,
         "baseDir": s.base_dir.to_string_lossy()});
     if let Some(c) = &s.changelog {
@@ -100,7 +89,7 @@ pub(crate) fn source_info(path: &std::path::Path, s: &pi_config::resources::Sour
 
 /// RPC `get_commands` entries: templates, then skills (`skill:<name>`), as the
 /// reference lists them after the extensions' commands.
-pub(crate) fn rpc_commands(resources: &Resources) -> Vec<Value> {
+pub fn rpc_commands(resources: &Resources) -> Vec<Value> {
     let templates = resources.templates.templates.iter().map(|t| {
         json!({"name": t.name, "description": t.description, "source": "prompt",
             "sourceInfo": source_info(&t.file_path, &t.source)})
@@ -108,26 +97,6 @@ pub(crate) fn rpc_commands(resources: &Resources) -> Vec<Value> {
     let skills = resources.skills.skills.iter().map(|s| {
         json!({"name": format!("skill:{}", s.name), "description": s.description, "source": "skill",
             "sourceInfo": source_info(&s.file_path, &s.source)})
-    });
-    templates.chain(skills).collect()
-}
-
-/// The terminal UI's added commands: templates, then skills (unless
-/// `enableSkillCommands` is `false`; a typed `/skill:name` still works).
-pub(crate) fn ui_commands(resources: &Resources, skill_commands: bool) -> Vec<pi_tui::host::CommandInfo> {
-    let templates = resources.templates.templates.iter().map(|t| pi_tui::host::CommandInfo {
-        arguments: None,
-        name: t.name.clone(),
-        description: t.description.clone(),
-        argument_hint: t.argument_hint.clone(),
-        prompt: true,
-    });
-    let skills = resources.skills.skills.iter().filter(|_| skill_commands).map(|s| pi_tui::host::CommandInfo {
-        arguments: None,
-        name: format!("skill:{}", s.name),
-        description: s.description.clone(),
-        argument_hint: None,
-        prompt: true,
     });
     templates.chain(skills).collect()
 }

@@ -21,7 +21,7 @@ use crate::session_error::SessionCallError;
 /// What extensions asked for that the front end does once the command or
 /// prompt at hand has ended.
 #[derive(Debug, Default)]
-pub(crate) struct Pending {
+pub struct Pending {
     /// User messages to run, in order, with whether commands and templates apply.
     pub prompts: VecDeque<(String, bool)>,
     /// A run without a user message (`sendMessage` with `triggerTurn`).
@@ -39,14 +39,14 @@ pub(crate) struct Pending {
 
 /// Whether a run is going on, shared by the front end and the extensions.
 #[derive(Default)]
-pub(crate) struct Busy {
+pub struct Busy {
     busy: AtomicBool,
     idle: tokio::sync::Notify,
 }
 
 impl Busy {
     /// A run starts or ends.
-    pub(crate) fn set(&self, busy: bool) {
+    pub fn set(&self, busy: bool) {
         self.busy.store(busy, Ordering::SeqCst);
         if !busy {
             self.idle.notify_waiters();
@@ -54,11 +54,12 @@ impl Busy {
     }
 
     /// A run is going on.
-    pub(crate) fn get(&self) -> bool {
+    pub fn get(&self) -> bool {
         self.busy.load(Ordering::SeqCst)
     }
 
-    pub(crate) async fn wait_idle(&self) {
+    /// Wait until no run is going on.
+    pub async fn wait_idle(&self) {
         loop {
             let notified = self.idle.notified();
             if !self.get() {
@@ -70,19 +71,29 @@ impl Busy {
 }
 
 /// The session's side of the extensions, shared by every engine.
-pub(crate) struct ExtSession {
-    pub(crate) session: SharedSession,
-    pub(crate) sink: EventSink,
-    pub(crate) inbox: Inbox,
-    pub(crate) steering: Queue,
-    pub(crate) follow_ups: Queue,
-    pub(crate) abort: AbortHandle,
-    pub(crate) models: Arc<[pi_config::ModelEntry]>,
+pub struct ExtSession {
+    /// The session the agent writes.
+    pub session: SharedSession,
+    /// Where the session's events go (the front end).
+    pub sink: EventSink,
+    /// Custom messages waiting for the next request.
+    pub inbox: Inbox,
+    /// Steering messages for the run going on.
+    pub steering: Queue,
+    /// Follow-up messages for after the run.
+    pub follow_ups: Queue,
+    /// Aborts the run going on.
+    pub abort: AbortHandle,
+    /// Every configured model.
+    pub models: Arc<[pi_config::ModelEntry]>,
     /// The current model and thinking level.
     pub current: Mutex<(pi_ai::Model, String)>,
-    pub(crate) cwd: PathBuf,
-    pub(crate) agent_dir: PathBuf,
-    pub(crate) session_dir: Option<PathBuf>,
+    /// The working folder.
+    pub cwd: PathBuf,
+    /// The agent dir.
+    pub agent_dir: PathBuf,
+    /// Where sessions are stored (`None`: in memory only).
+    pub session_dir: Option<PathBuf>,
     /// A run is going on.
     pub busy: Arc<Busy>,
     /// What the front end does next.
@@ -93,17 +104,17 @@ pub(crate) struct ExtSession {
     /// The commands of the skills and templates (`get_commands` entries).
     pub resource_commands: Mutex<Vec<Value>>,
     /// Where model and thinking-level choices go to the agent.
-    pub(crate) live: pi_agent::LiveSettings,
+    pub live: pi_agent::LiveSettings,
     /// The system prompt as the agent last sent it.
-    pub(crate) prompt_view: Arc<Mutex<String>>,
+    pub prompt_view: Arc<Mutex<String>>,
     /// This session itself (for the operations that outlive a call).
-    pub(crate) me: std::sync::Weak<ExtSession>,
+    pub me: std::sync::Weak<ExtSession>,
     /// How the extensions were loaded (to load them again on a replacement).
-    pub(crate) plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
+    pub plan: std::sync::OnceLock<std::sync::Weak<crate::ext_reload::ExtPlan>>,
     /// The `--models` patterns (`ctx.scopedModels`).
-    pub(crate) scope: Vec<String>,
+    pub scope: Vec<String>,
     /// The packages' extension files (their commands' `sourceInfo`).
-    pub(crate) packages: Vec<pi_config::packages::PackageResource>,
+    pub packages: Vec<pi_config::packages::PackageResource>,
     /// `ctx.shutdown()` was called (the RPC loop and the terminal UI end
     /// once idle; print and JSON modes end by themselves).
     pub shutdown: Arc<ShutdownRequest>,
@@ -114,25 +125,25 @@ pub(crate) struct ExtSession {
 
 /// An extension asked pi to end (`ctx.shutdown()`).
 #[derive(Default)]
-pub(crate) struct ShutdownRequest {
+pub struct ShutdownRequest {
     requested: AtomicBool,
     notify: tokio::sync::Notify,
 }
 
 impl ShutdownRequest {
     /// Ask for it.
-    pub(crate) fn request(&self) {
+    pub fn request(&self) {
         self.requested.store(true, Ordering::SeqCst);
         self.notify.notify_one();
     }
 
     /// Whether it was asked for.
-    pub(crate) fn requested(&self) -> bool {
+    pub fn requested(&self) -> bool {
         self.requested.load(Ordering::SeqCst)
     }
 
     /// Wait until it is asked for.
-    pub(crate) async fn wait(&self) {
+    pub async fn wait(&self) {
         if !self.requested() {
             self.notify.notified().await;
         }
@@ -140,19 +151,32 @@ impl ShutdownRequest {
 }
 
 /// What [`ExtSession::new`] takes from the agent being built.
-pub(crate) struct SessionParts {
+pub struct SessionParts {
+    /// The session the agent writes.
     pub session: SharedSession,
+    /// Where the session's events go (the front end).
     pub sink: EventSink,
+    /// Custom messages waiting for the next request.
     pub inbox: Inbox,
+    /// Steering messages for the run going on.
     pub steering: Queue,
+    /// Follow-up messages for after the run.
     pub follow_ups: Queue,
+    /// Aborts the run going on.
     pub abort: AbortHandle,
+    /// Every configured model.
     pub models: Arc<[pi_config::ModelEntry]>,
+    /// The current model and thinking level.
     pub current: (pi_ai::Model, String),
+    /// The working folder.
     pub cwd: PathBuf,
+    /// The agent dir.
     pub agent_dir: PathBuf,
+    /// Where sessions are stored (`None`: in memory only).
     pub session_dir: Option<PathBuf>,
+    /// Where model and thinking-level choices go to the agent.
     pub live: pi_agent::LiveSettings,
+    /// The system prompt as the agent last sent it.
     pub prompt_view: Arc<Mutex<String>>,
     /// The `--models` patterns (`ctx.scopedModels`).
     pub scope: Vec<String>,
@@ -162,7 +186,7 @@ pub(crate) struct SessionParts {
 
 impl ExtSession {
     /// The extensions' view of a session.
-    pub(crate) fn new(p: SessionParts) -> Arc<ExtSession> {
+    pub fn new(p: SessionParts) -> Arc<ExtSession> {
         Arc::new_cyclic(|me| ExtSession {
             me: me.clone(),
             plan: std::sync::OnceLock::new(),
@@ -191,7 +215,7 @@ impl ExtSession {
     }
 
     /// Bind `scripts` to this session (they read and change it from now on).
-    pub(crate) fn bind(self: &Arc<Self>, scripts: &[Arc<LoadedExtensions>]) {
+    pub fn bind(self: &Arc<Self>, scripts: &[Arc<LoadedExtensions>]) {
         if let Ok(mut s) = self.scripts.lock() {
             *s = scripts.to_vec();
         }
@@ -201,31 +225,32 @@ impl ExtSession {
     }
 
     /// The script extensions bound now.
-    pub(crate) fn scripts(&self) -> Vec<Arc<LoadedExtensions>> {
+    pub fn scripts(&self) -> Vec<Arc<LoadedExtensions>> {
         self.scripts.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
     /// How the extensions were loaded (set once, after start-up).
-    pub(crate) fn set_plan(&self, plan: &Arc<crate::ext_reload::ExtPlan>) {
+    pub fn set_plan(&self, plan: &Arc<crate::ext_reload::ExtPlan>) {
         let _ = self.plan.set(Arc::downgrade(plan));
     }
 
     /// The script extensions, no longer bound (pi exits).
-    pub(crate) fn take_scripts(&self) -> Vec<Arc<LoadedExtensions>> {
+    pub fn take_scripts(&self) -> Vec<Arc<LoadedExtensions>> {
         self.scripts.lock().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default()
     }
 
     /// Send an event as the agent's sink does (the mode's output).
-    pub(crate) fn emit(&self, ev: &AgentEvent) {
+    pub fn emit(&self, ev: &AgentEvent) {
         (self.sink)(ev);
     }
 
     /// Take what the front end is to do next.
-    pub(crate) fn take_pending(&self) -> Pending {
+    pub fn take_pending(&self) -> Pending {
         self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
     }
 
-    pub(crate) fn with_pending(&self, f: impl FnOnce(&mut Pending)) {
+    /// Change what the front end is to do next.
+    pub fn with_pending(&self, f: impl FnOnce(&mut Pending)) {
         if let Ok(mut p) = self.pending.lock() {
             f(&mut p);
         }
@@ -233,14 +258,14 @@ impl ExtSession {
 
     /// The commands of the skills and templates (`ReloadState::commands`,
     /// after start-up and every reload).
-    pub(crate) fn set_resource_commands(&self, commands: Vec<Value>) {
+    pub fn set_resource_commands(&self, commands: Vec<Value>) {
         if let Ok(mut c) = self.resource_commands.lock() {
             *c = commands;
         }
     }
 
     /// Every command the session has: the extensions', then the skills' and templates'.
-    pub(crate) fn commands(&self) -> Vec<Value> {
+    pub fn commands(&self) -> Vec<Value> {
         let origins =
             crate::ext_commands::Origins { agent_dir: &self.agent_dir, cwd: &self.cwd, packages: &self.packages };
         let mut out = crate::ext_commands::extension_commands(&self.scripts(), Some(&origins));
@@ -248,7 +273,8 @@ impl ExtSession {
         out
     }
 
-    pub(crate) fn read(&self, call: &SessionCall) -> Option<Value> {
+    /// Answer a read of the session (`ctx.sessionManager`); `None` when `call` is not one.
+    pub fn read(&self, call: &SessionCall) -> Option<Value> {
         let s = self.session.lock().ok()?;
         let entries =
             |list: Vec<&pi_agent::session::Entry>| Value::Array(list.into_iter().map(|e| e.value()).collect());
@@ -280,7 +306,8 @@ impl ExtSession {
         }
     }
 
-    pub(crate) fn models(&self, call: &SessionCall) -> Option<Value> {
+    /// Answer a read of the models (`ctx.modelRegistry`); `None` when `call` is not one.
+    pub fn models(&self, call: &SessionCall) -> Option<Value> {
         let json_of = |e: &pi_config::ModelEntry| crate::model_json::model_json(&crate::model_select::ai_model(e));
         match call {
             SessionCall::Models => Some(Value::Array(self.models.iter().map(json_of).collect())),
@@ -298,7 +325,7 @@ impl ExtSession {
 
     /// `pi.setModel`: the model is used from the next request on (its
     /// thinking level clamped); `false` when it is unknown or has no key.
-    pub(crate) fn set_model(&self, provider: &str, id: &str) -> bool {
+    pub fn set_model(&self, provider: &str, id: &str) -> bool {
         let Some(entry) = self.models.iter().find(|m| m.provider == provider && m.id == id) else { return false };
         let Some(api_key) = crate::model_select::api_key_for(entry, None).ok().flatten() else { return false };
         let Ok(mut current) = self.current.lock() else { return false };
@@ -323,7 +350,7 @@ impl ExtSession {
 
     /// `ctx.scopedModels`: the models of the `--models` patterns that have
     /// a key, in pattern order, with the thinking level a pattern pins.
-    pub(crate) fn scoped_models(&self) -> Value {
+    pub fn scoped_models(&self) -> Value {
         let available: Vec<pi_config::ModelEntry> =
             crate::model_select::available(&self.models).into_iter().cloned().collect();
         let mut seen = Vec::new();
@@ -343,7 +370,7 @@ impl ExtSession {
     /// `ctx.getContextUsage()`: the last answer's reported total against the
     /// model's window (`tokens` null right after a compaction, 0 before any
     /// answer), as the reference measures it; `undefined` without a window.
-    pub(crate) fn context_usage(&self) -> Option<Value> {
+    pub fn context_usage(&self) -> Option<Value> {
         let window = self.current.lock().ok()?.0.context_window;
         if window == 0 {
             return None;
@@ -371,14 +398,14 @@ impl ExtSession {
     /// Hand notification `event` to every extension without waiting (a
     /// change made while their code runs: `model_select`,
     /// `thinking_level_select`, `session_info_changed`).
-    pub(crate) fn announce(&self, event: &str, payload: Value) {
+    pub fn announce(&self, event: &str, payload: Value) {
         for l in self.scripts() {
             l.post(event, payload.clone());
         }
     }
 
     /// `pi.setThinkingLevel`: clamped to the current model, used from the next request on.
-    pub(crate) fn set_thinking(&self, level: &str) {
+    pub fn set_thinking(&self, level: &str) {
         let Ok(mut current) = self.current.lock() else { return };
         let entry = self.models.iter().find(|m| m.provider == current.0.provider && m.id == current.0.id);
         let level = match entry {
@@ -393,7 +420,7 @@ impl ExtSession {
     }
 
     /// Append an entry now and announce it (`entry_appended`).
-    pub(crate) fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, SessionCallError> {
+    pub fn append(&self, kind: &str, fields: Value) -> Result<Option<Value>, SessionCallError> {
         let entry = {
             let mut s = self.session.lock()?;
             let id = s.append(kind, fields)?;
@@ -407,7 +434,8 @@ impl ExtSession {
         Ok(None)
     }
 
-    pub(crate) fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, SessionCallError> {
+    /// `pi.sendMessage`: queue a custom message, and a run when `triggerTurn` asks for one while idle.
+    pub fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, SessionCallError> {
         self.queue_custom(message);
         let deliver = options["deliverAs"].as_str();
         if options["triggerTurn"].as_bool() == Some(true) && deliver != Some("nextTurn") && !self.busy.get() {
@@ -421,7 +449,7 @@ impl ExtSession {
 
     /// A custom message (`{customType, content, display, details}`) for the
     /// agent's inbox: it enters the conversation before the next request.
-    pub(crate) fn queue_custom(&self, message: &Value) {
+    pub fn queue_custom(&self, message: &Value) {
         let custom = pi_agent::CustomMessage {
             custom_type: message["customType"].as_str().unwrap_or_default().to_string(),
             content: message.get("content").cloned().unwrap_or(json!("")),
@@ -434,11 +462,8 @@ impl ExtSession {
         }
     }
 
-    pub(crate) fn send_user_message(
-        &self,
-        content: &Value,
-        options: &Value,
-    ) -> Result<Option<Value>, SessionCallError> {
+    /// `pi.sendUserMessage`: a user message to run once the command or prompt at hand ends (steered or queued while streaming, as `deliverAs` says).
+    pub fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, SessionCallError> {
         let message = match content {
             Value::String(s) => s.clone(),
             Value::Array(blocks) => {

@@ -67,6 +67,12 @@ pub async fn discover_resources(
     (found, errors)
 }
 
+/// A `builtin:<name>` that names no built-in extension: start-up stops
+/// with the reference's load error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", text::extension_load_failed(&format!("builtin:{}", .0), &text::unknown_builtin(.0)))]
+pub struct UnknownBuiltin(pub String);
+
 /// Build the interceptors of the built-in extensions `names` (`builtin:<name>`:
 /// the shipped policies; the tool built-ins are [`builtin_tools`]); `Err`
 /// stops start-up, naming the unknown built-in.
@@ -74,7 +80,7 @@ pub fn load_builtins(
     names: &[String],
     cwd: &std::path::Path,
     ui: Option<Arc<dyn Approver>>,
-) -> Result<Vec<Arc<dyn Interceptor>>, crate::setup::Stop> {
+) -> Result<Vec<Arc<dyn Interceptor>>, UnknownBuiltin> {
     let mut out = Vec::new();
     for name in names {
         let mut opts = PolicyOptions::new(cwd);
@@ -90,8 +96,7 @@ pub fn load_builtins(
             // builtin:llama.cpp adds a provider and /llama (crate::llama).
             None if name == crate::llama::BUILTIN => {}
             None => {
-                let message = text::extension_load_failed(&format!("builtin:{name}"), &text::unknown_builtin(name));
-                return Err(crate::setup::Stop::Error(message));
+                return Err(UnknownBuiltin(name.clone()));
             }
         }
     }

@@ -148,17 +148,6 @@ pub async fn login(typed_url: &str, typed_key: &str, agent_dir: &Path) -> Result
     Ok(text::llama_saved(&server, store.path()))
 }
 
-/// `/llama` as the terminal UI lists it.
-pub fn ui_command() -> pi_tui::host::CommandInfo {
-    pi_tui::host::CommandInfo {
-        name: text::LLAMA_COMMAND.to_string(),
-        description: text::LLAMA_DESCRIPTION.to_string(),
-        argument_hint: None,
-        prompt: false,
-        arguments: None,
-    }
-}
-
 /// Whether a typed message is `/llama` (with or without arguments).
 pub fn is_command(message: &str) -> bool {
     let Some(rest) = message.trim_start().strip_prefix('/') else { return false };

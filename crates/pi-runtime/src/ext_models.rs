@@ -10,12 +10,7 @@ use serde_json::Value;
 use crate::text;
 
 /// Run `ctx.modelRegistry.complete(model, context, options)`.
-pub(crate) async fn complete(
-    models: &[pi_config::ModelEntry],
-    model: &Value,
-    context: &Value,
-    options: &Value,
-) -> Value {
+pub async fn complete(models: &[pi_config::ModelEntry], model: &Value, context: &Value, options: &Value) -> Value {
     let message = match prepare(models, model, context, options) {
         Ok((m, ctx, opts)) => pi_ai::complete(&m, &ctx, opts).await,
         Err(failure) => failed(failure.0, failure.1),
