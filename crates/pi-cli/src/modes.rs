@@ -40,6 +40,7 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
                 crate::setup::Front::Rpc(link) => link,
                 _ => crate::rpc::Link::default(),
             };
+            let reload = pi_runtime::reload::SharedReload::new(reload);
             let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, ext, link };
             runtime.block_on(crate::rpc::run(agent, setup))
         }

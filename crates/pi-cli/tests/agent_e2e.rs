@@ -586,6 +586,59 @@ fn rpc_reload_activates_newly_default_tools_but_not_removed_ones() {
     assert_eq!(declared(&reqs[1].body), ["read", "edit", "grep"]);
 }
 
+/// An extension that reloads and that switches `grep` off.
+const RELOADER_AND_DROPPER: &str = r#"export default function (pi) {
+  pi.registerCommand("reload-now", { description: "Reload", handler: async (_args, ctx) => { await ctx.reload(); } });
+  pi.registerCommand("drop-grep", { description: "No grep", handler: async () => {
+    pi.setActiveTools(pi.getActiveTools().filter((t) => t !== "grep"));
+  } });
+}"#;
+
+#[test]
+fn rpc_remembers_what_a_reload_learned_for_the_next_one() {
+    let env = Env::new();
+    env.settings(json!({"defaultTools": ["read", "edit"]}));
+    let server = MockServer::start(vec![Turn::text("one"), Turn::text("two")]);
+    server.write_models_json(&env.agent_dir(), "openai-completions");
+    let ext = env.work.join("reloader.js");
+    std::fs::write(&ext, RELOADER_AND_DROPPER).unwrap();
+    let (mut child, mut stdin, mut reader) = env.rpc(&["-e", ext.to_str().unwrap()]);
+    // pi has read its settings once it answers.
+    writeln!(stdin, "{}", json!({"id": "s0", "type": "get_state"})).unwrap();
+    stdin.flush().unwrap();
+    rpc_until(&mut reader, |v| v["type"] == "response" && v["id"] == "s0");
+    let mut send = |id: &str, message: &str| {
+        writeln!(stdin, "{}", json!({"id": id, "type": "prompt", "message": message})).unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut handled = |reader: &mut BufReader<_>, id: &str| {
+        let id = id.to_string();
+        let r = rpc_until(reader, move |v| v["type"] == "response" && v["id"] == id.as_str());
+        assert_eq!(r["data"]["disposition"], "handled", "{r}");
+    };
+    // grep is added to defaultTools: the first reload switches it on.
+    env.settings(json!({"defaultTools": ["read", "edit", "grep"]}));
+    send("r1", "/reload-now");
+    handled(&mut reader, "r1");
+    // The extension switches it off (from the next run on).
+    send("d1", "/drop-grep");
+    handled(&mut reader, "d1");
+    send("p1", "one");
+    rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+    // A second reload with the settings unchanged must leave it off: it is
+    // not new since the last reload (RPC used to forget what that one learned).
+    send("r2", "/reload-now");
+    handled(&mut reader, "r2");
+    send("p2", "two");
+    rpc_until(&mut reader, |v| v["type"] == "agent_settled");
+    drop(send);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let reqs = server.requests();
+    assert_eq!(declared(&reqs[0].body), ["read", "edit"]);
+    assert_eq!(declared(&reqs[1].body), ["read", "edit"]);
+}
+
 #[test]
 fn shipped_policies_switched_on_by_flag_or_setting() {
     let env = Env::new();

@@ -136,7 +136,7 @@ pub(crate) struct RpcSetup {
     /// The folder new sessions go to (`None`: in memory only).
     pub session_dir: Option<PathBuf>,
     /// What `/reload` rebuilds from.
-    pub reload: pi_runtime::reload::ReloadState,
+    pub reload: pi_runtime::reload::SharedReload,
     /// The extensions' side of the session (commands, `input`, `get_commands`).
     pub ext: Arc<pi_runtime::ext_session::ExtSession>,
     /// The sink's and dialogs' shared state (made in setup).

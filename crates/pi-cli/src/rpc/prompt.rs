@@ -28,15 +28,15 @@ impl Server {
     ) {
         let streaming = self.busy();
         if kind == "prompt"
-            && self.setup.reload.mcp_on
+            && self.setup.reload.get().mcp_on
             && let Some(args) = pi_mcp::slash::parse(&msg)
         {
-            for (level, message) in pi_runtime::mcp::answer(&self.setup.reload, args).await {
+            for (level, message) in pi_runtime::mcp::answer(&self.setup.reload.get(), args).await {
                 pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), &message, pi_runtime::mcp::notify_level(level));
             }
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
-        if kind == "prompt" && self.setup.reload.llama_on && pi_runtime::llama::is_command(&msg) {
+        if kind == "prompt" && self.setup.reload.get().llama_on && pi_runtime::llama::is_command(&msg) {
             pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), text::LLAMA_NEEDS_UI, pi_ext::NotifyLevel::Warning);
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
@@ -117,8 +117,9 @@ impl Server {
                 }
             }
             drop(accepted);
-            let mut state = setup.reload.clone();
+            let mut state = setup.reload.get();
             pi_runtime::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
+            setup.reload.set(state);
             g.set_pending_run(None);
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
@@ -133,8 +134,9 @@ impl Server {
         let (ext, agent, setup) = (self.setup.ext.clone(), self.agent.clone(), self.setup.clone());
         let task = tokio::spawn(async move {
             let mut g = agent.lock().await;
-            let mut state = setup.reload.clone();
+            let mut state = setup.reload.get();
             pi_runtime::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
+            setup.reload.set(state);
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
     }

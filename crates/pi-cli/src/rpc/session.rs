@@ -87,10 +87,11 @@ impl Server {
                     let previous = session_events::current_file(&g);
                     let answer = switch_session(&mut g, &setup, &folder, &path, &cwd).await;
                     if answer.is_ok() {
-                        let mut state = setup.reload.clone();
+                        let mut state = setup.reload.get();
                         for w in session_events::replaced(&mut g, &mut state, &r, previous).await {
                             eprintln!("{w}");
                         }
+                        setup.reload.set(state);
                     }
                     respond(&id, &k, answer);
                 });
@@ -124,10 +125,11 @@ impl Server {
             let previous = session_events::current_file(&g);
             let answer = op(&mut g);
             if answer.is_ok() {
-                let mut state = setup.reload.clone();
+                let mut state = setup.reload.get();
                 for w in session_events::replaced(&mut g, &mut state, &r, previous).await {
                     eprintln!("{w}");
                 }
+                setup.reload.set(state);
             }
             respond(&id, &kind, answer);
         });
@@ -173,10 +175,11 @@ async fn switch_session(
     let there = pi_runtime::reload::stored_folder(&s, &agent.tool_ctx().cwd);
     agent.adopt_session(s, fresh);
     if let Some(there) = there {
-        let mut state = setup.reload.clone();
+        let mut state = setup.reload.get();
         for w in pi_runtime::reload::move_to(agent, &mut state, there.clone()).await {
             eprintln!("Warning: {w}");
         }
+        setup.reload.set(state);
         if let Ok(mut f) = folder.lock() {
             *f = there;
         }
