@@ -611,7 +611,7 @@ fn rpc_remembers_what_a_reload_learned_for_the_next_one() {
         writeln!(stdin, "{}", json!({"id": id, "type": "prompt", "message": message})).unwrap();
         stdin.flush().unwrap();
     };
-    let mut handled = |reader: &mut BufReader<_>, id: &str| {
+    let handled = |reader: &mut BufReader<_>, id: &str| {
         let id = id.to_string();
         let r = rpc_until(reader, move |v| v["type"] == "response" && v["id"] == id.as_str());
         assert_eq!(r["data"]["disposition"], "handled", "{r}");
@@ -631,7 +631,6 @@ fn rpc_remembers_what_a_reload_learned_for_the_next_one() {
     handled(&mut reader, "r2");
     send("p2", "two");
     rpc_until(&mut reader, |v| v["type"] == "agent_settled");
-    drop(send);
     drop(stdin);
     assert!(child.wait().unwrap().success());
     let reqs = server.requests();
