@@ -3,7 +3,9 @@
 //! This binary is a thin shell over the library crates: it parses the command
 //! line and hands each sub-command to its module. `pi [options] [messages…]`
 //! runs the start-up stages ([`setup`]) and then the mode ([`modes`]); on a
-//! terminal the mode is the terminal UI ([`tui`]).
+//! terminal the mode is the terminal UI ([`tui`]). The session's life the
+//! modes drive (input routing, extensions, reloads, session replacement,
+//! undo, models and credentials) is the `pi_runtime` library's.
 
 mod acp;
 mod auth;
