@@ -23,7 +23,7 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
         resources,
         front,
     } = started;
-    let Prepared { agent, mut reload, header, ext } = prepared;
+    let Prepared { agent, reload, header, ext } = prepared;
     let mcp = reload.mcp.clone();
     // The session's extensions when it ends (`/reload` may have loaded them again).
     let session = ext.clone();
@@ -40,9 +40,12 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
                 crate::setup::Front::Rpc(link) => link,
                 _ => crate::rpc::Link::default(),
             };
-            let reload = pi_runtime::reload::SharedReload::new(reload);
-            let setup = crate::rpc::RpcSetup { models, scope, session_dir, reload, ext, link };
-            runtime.block_on(crate::rpc::run(agent, setup))
+            let (agent_dir, mcp, mcp_on, llama_on) =
+                (reload.agent_dir.clone(), reload.mcp.clone(), reload.mcp_on, reload.llama_on);
+            let rt = pi_runtime::Runtime::new(agent, ext.clone(), reload);
+            let setup =
+                crate::rpc::RpcSetup { models, scope, session_dir, agent_dir, mcp, mcp_on, llama_on, ext, link };
+            runtime.block_on(crate::rpc::run(rt, setup))
         }
         Mode::Json | Mode::Text => {
             if mode == Mode::Json {
@@ -59,7 +62,8 @@ pub(crate) fn run(started: Started, runtime: &tokio::runtime::Runtime) -> ExitCo
             } else {
                 let Input { messages, first_images } = input;
                 let text = mode == Mode::Text;
-                runtime.block_on(crate::print_mode::run(agent, messages, first_images, text, &ext, &mut reload))
+                let rt = pi_runtime::Runtime::new(agent, ext, reload);
+                runtime.block_on(crate::print_mode::run(rt, messages, first_images, text))
             }
         }
     };

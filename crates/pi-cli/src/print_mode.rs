@@ -5,13 +5,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use pi_agent::Agent;
 use pi_ai::{AssistantMessage, ContentBlock, StopReason};
+use pi_runtime::ext_input::Incoming;
+use pi_runtime::{Op, Runtime};
 
 use crate::text;
-use pi_runtime::ext_input::{Incoming, submit};
-use pi_runtime::ext_session::ExtSession;
-use pi_runtime::reload::ReloadState;
 
 /// The text blocks of an answer, in order.
 pub(crate) fn texts(m: &AssistantMessage) -> Vec<&str> {
@@ -37,30 +35,28 @@ pub(crate) fn failed(m: &AssistantMessage) -> Option<String> {
 /// A message may be an extension command (`/name args`) or be handled by an
 /// `input` handler: then it sends nothing ([`pi_runtime::ext_input`]).
 pub async fn run(
-    mut agent: Agent,
+    mut rt: Runtime,
     messages: Vec<String>,
     mut first_images: Vec<pi_ai::ContentBlock>,
     print_text: bool,
-    ext: &ExtSession,
-    reload: &mut ReloadState,
 ) -> ExitCode {
     // Messages extensions sent before the first prompt (in `session_start`).
-    agent.drain_inbox();
+    rt.agent_mut().drain_inbox();
     for m in &messages {
         // A failed message does not stop the others (as the reference); a
         // refused one (no credentials) ends the run with its reason.
         let incoming = Incoming::user(m, std::mem::take(&mut first_images), "interactive");
-        if let Err(why) = submit(&mut agent, ext, incoming, Some(&mut *reload)).await {
+        if let Err(why) = rt.apply(Op::Submit(incoming)).await {
             eprintln!("{why}");
             return ExitCode::from(1);
         }
     }
-    agent.drain_inbox();
+    rt.agent_mut().drain_inbox();
     // As the reference: the conversation's last message decides what is
     // printed and the exit status, when it is an answer (a command that
     // added a message, moved in the tree or started a new session after
     // the last answer leaves nothing to print).
-    let last = match agent.messages().last() {
+    let last = match rt.agent().messages().last() {
         Some(pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a))) => a.clone(),
         _ => return ExitCode::SUCCESS,
     };

@@ -45,6 +45,7 @@ pub enum Route {
 }
 
 /// A message to run: typed, from RPC, or an extension's.
+#[derive(Debug)]
 pub struct Incoming {
     /// The message's text.
     pub text: String,

@@ -16,7 +16,11 @@
 //! ([`undo`]), the models and credentials a session uses ([`model_select`],
 //! [`auth`]) and what extensions, skills and templates a run loads
 //! ([`extensions`], [`expand`]). The `pi` binary's modes (print, JSON, RPC,
-//! ACP, the terminal UI) are clients of these.
+//! ACP, the terminal UI) are clients of these, through one value: a
+//! [`Runtime`] holds the agent, the extensions' side of the session and
+//! what `/reload` remembers, and carries out typed operations ([`Op`]),
+//! answering with an [`Outcome`] or an [`OpError`]; what happens meanwhile
+//! reaches the client as the agent's typed events.
 //!
 //! ```
 //! use pi_runtime::{Command, QueueMode};
@@ -47,6 +51,7 @@ pub mod model_select;
 pub mod prompt_options;
 pub mod prompt_source;
 pub mod reload;
+mod runtime;
 pub mod session_api;
 pub mod session_error;
 pub mod session_events;
@@ -55,3 +60,4 @@ pub mod tree_events;
 pub mod undo;
 
 pub use command::{Command, CommandError, QueueMode, StreamingBehavior, UiAnswer};
+pub use runtime::{Op, OpError, Outcome, Runtime};

@@ -7,9 +7,13 @@ use std::sync::Arc;
 use pi_mcp::{Admit, LogFile, McpConfig, McpManager};
 
 /// `/mcp`'s answers: the servers' state (with none configured, where to add them).
-pub async fn answer(state: &crate::reload::ReloadState, args: &str) -> Vec<(pi_mcp::slash::Level, String)> {
-    let user_file = pi_mcp::config::user_file(&state.agent_dir);
-    match &state.mcp {
+pub async fn answer(
+    agent_dir: &std::path::Path,
+    mcp: Option<&Arc<McpManager>>,
+    args: &str,
+) -> Vec<(pi_mcp::slash::Level, String)> {
+    let user_file = pi_mcp::config::user_file(agent_dir);
+    match mcp {
         Some(m) => pi_mcp::slash::run(m, &user_file, args).await,
         None => {
             let none = McpManager::new(McpConfig::default(), LogFile(None), Arc::new(|_: &str| Admit::Skip));

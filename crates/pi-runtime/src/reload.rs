@@ -45,38 +45,6 @@ pub struct ReloadState {
     pub extensions: Option<std::sync::Arc<crate::ext_reload::ExtPlan>>,
 }
 
-/// One session's [`ReloadState`], shared by the tasks of a front end that
-/// serves several operations at once (RPC): an operation takes a copy
-/// ([`SharedReload::get`]), works on it while it holds the agent, and
-/// stores what it learned back ([`SharedReload::set`]), so the next
-/// operation starts from it (what a reload or a move to another folder
-/// learned used to be dropped when the command ended).
-#[derive(Debug, Clone)]
-pub struct SharedReload(std::sync::Arc<std::sync::Mutex<ReloadState>>);
-
-impl SharedReload {
-    /// Share `state`.
-    pub fn new(state: ReloadState) -> Self {
-        SharedReload(std::sync::Arc::new(std::sync::Mutex::new(state)))
-    }
-
-    /// A copy of the state as last stored.
-    pub fn get(&self) -> ReloadState {
-        match self.0.lock() {
-            Ok(s) => s.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
-    }
-
-    /// Store the state an operation ended with.
-    pub fn set(&self, state: ReloadState) {
-        match self.0.lock() {
-            Ok(mut s) => *s = state,
-            Err(poisoned) => *poisoned.into_inner() = state,
-        }
-    }
-}
-
 impl ReloadState {
     /// The commands of the skills and templates as loaded now, `/llama`
     /// and `/mcp` first when on (RPC's `get_commands` entries).

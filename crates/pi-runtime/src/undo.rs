@@ -12,6 +12,7 @@ use crate::ext_session::ExtSession;
 pub const RESTORE_NOTE_TYPE: &str = "checkpoint-restore";
 
 /// What an undo did.
+#[derive(Debug)]
 pub struct Undone {
     /// The checkpoint the files came back from (its full id).
     pub checkpoint: String,

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use pi_agent::{Agent, BashExecutionMessage, Interceptor, UserBashEvent};
+use pi_agent::{BashExecutionMessage, Interceptor, UserBashEvent};
 use pi_tools::ToolContext;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -41,8 +41,8 @@ pub(crate) struct BashContext {
     pub interceptors: Vec<Arc<dyn Interceptor>>,
     /// The session's tool context (folder, shell settings, `PI_*` variables).
     pub tool_ctx: ToolContext,
-    /// The agent, to record the command on.
-    pub agent: Arc<tokio::sync::Mutex<Agent>>,
+    /// The session, to record the command on.
+    pub runtime: Arc<tokio::sync::Mutex<pi_runtime::Runtime>>,
     /// The session, where the record goes at once (`get_messages` reads it).
     pub session: pi_agent::SharedSession,
     /// The folder the session runs in (it moves with `switch_session`).
@@ -58,7 +58,7 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
     if let Ok(folder) = cx.folder.lock() {
         ctx.cwd = folder.clone();
     }
-    let (interceptors, agent, session) = (cx.interceptors.clone(), cx.agent.clone(), cx.session.clone());
+    let (interceptors, runtime, session) = (cx.interceptors.clone(), cx.runtime.clone(), cx.session.clone());
     let event = UserBashEvent { command, exclude_from_context: exclude, cwd: ctx.cwd.clone() };
     tokio::spawn(async move {
         let update_id = id.clone();
@@ -87,7 +87,7 @@ pub(crate) fn start(cx: &BashContext, running: &RunningCommands, id: Option<Valu
                 }
                 print_line(&response);
                 // Recorded already: the conversation takes it once the run lets go.
-                agent.lock().await.push_recorded(record);
+                runtime.lock().await.agent_mut().push_recorded(record);
             }
             Err(e) => {
                 response["success"] = json!(false);

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pi_agent::{Agent, AgentEvent, AgentMessage};
-use pi_runtime::Command;
+use pi_runtime::{Command, Op, Outcome, Runtime};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -135,8 +135,14 @@ pub(crate) struct RpcSetup {
     pub scope: Option<Vec<String>>,
     /// The folder new sessions go to (`None`: in memory only).
     pub session_dir: Option<PathBuf>,
-    /// What `/reload` rebuilds from.
-    pub reload: pi_runtime::reload::SharedReload,
+    /// The agent dir (`/mcp`'s user file).
+    pub agent_dir: PathBuf,
+    /// The session's MCP servers (`/mcp`).
+    pub mcp: Option<Arc<pi_mcp::McpManager>>,
+    /// `builtin:mcp` is loaded: `/mcp` is a command.
+    pub mcp_on: bool,
+    /// `builtin:llama.cpp` is loaded: `/llama` is one (it needs the terminal UI).
+    pub llama_on: bool,
     /// The extensions' side of the session (commands, `input`, `get_commands`).
     pub ext: Arc<pi_runtime::ext_session::ExtSession>,
     /// The sink's and dialogs' shared state (made in setup).
@@ -146,7 +152,8 @@ pub(crate) struct RpcSetup {
 /// The state of an RPC session between commands.
 pub(crate) struct Server {
     shared: Arc<Shared>,
-    agent: Arc<tokio::sync::Mutex<Agent>>,
+    /// The session: one operation at a time holds it.
+    runtime: Arc<tokio::sync::Mutex<Runtime>>,
     session: pi_agent::SharedSession,
     live: pi_agent::LiveSettings,
     abort: pi_agent::AbortHandle,
@@ -166,8 +173,8 @@ pub(crate) struct Server {
 pub(crate) type RunDone = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
 
 /// Serve commands until standard input closes, then wait for the current run.
-pub(crate) async fn run(agent: Agent, setup: RpcSetup) -> std::process::ExitCode {
-    let mut server = Server::new(agent, setup);
+pub(crate) async fn run(rt: Runtime, setup: RpcSetup) -> std::process::ExitCode {
+    let mut server = Server::new(rt, setup);
     let shutdown = server.setup.ext.shutdown.clone();
     let idle_work = server.setup.ext.idle_work.clone();
     let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
@@ -236,7 +243,8 @@ fn untyped(cmd: &Value) {
 }
 
 impl Server {
-    fn new(agent: Agent, setup: RpcSetup) -> Server {
+    fn new(rt: Runtime, setup: RpcSetup) -> Server {
+        let agent = rt.agent();
         let shared = setup.link.shared.clone();
         let (abort, steering, follow_ups) =
             (agent.abort_handle(), agent.steering().clone(), agent.follow_ups().clone());
@@ -245,17 +253,17 @@ impl Server {
         let current = Arc::new(Mutex::new((agent.model().clone(), thinking)));
         let (session, live) = (agent.session().clone(), agent.live().clone());
         let interceptors = agent.dispatcher().interceptors.clone();
-        let agent = Arc::new(tokio::sync::Mutex::new(agent));
+        let runtime = Arc::new(tokio::sync::Mutex::new(rt));
         let bash = bash::BashContext {
             interceptors,
             tool_ctx: tool_ctx.clone(),
-            agent: agent.clone(),
+            runtime: runtime.clone(),
             session: session.clone(),
             folder: Arc::new(Mutex::new(tool_ctx.cwd.clone())),
         };
         Server {
             shared,
-            agent,
+            runtime,
             session,
             live,
             abort,
@@ -289,10 +297,9 @@ impl Server {
     where
         F: FnOnce(&mut Agent, &Shared) -> Answer + Send + 'static,
     {
-        let (agent, shared) = (self.agent.clone(), self.shared.clone());
+        let (runtime, shared) = (self.runtime.clone(), self.shared.clone());
         tokio::spawn(async move {
-            let mut g = agent.lock().await;
-            let answer = f(&mut g, &shared);
+            let answer = f(runtime.lock().await.agent_mut(), &shared);
             respond(&id, &kind, answer);
         });
     }
@@ -304,12 +311,9 @@ impl Server {
         F: FnOnce(&mut Agent, &Shared) -> Answer + Send + 'static,
         A: FnOnce() -> futures::future::BoxFuture<'static, ()> + Send + 'static,
     {
-        let (agent, shared) = (self.agent.clone(), self.shared.clone());
+        let (runtime, shared) = (self.runtime.clone(), self.shared.clone());
         tokio::spawn(async move {
-            let answer = {
-                let mut g = agent.lock().await;
-                f(&mut g, &shared)
-            };
+            let answer = { f(runtime.lock().await.agent_mut(), &shared) };
             after().await;
             respond(&id, &kind, answer);
         });
@@ -381,11 +385,12 @@ impl Server {
             Command::AbortRetry => self.live.abort_retry(move || respond(&id, &kind, Ok(None))),
             Command::GetCommands => respond(&id, &kind, Ok(Some(json!({"commands": self.setup.ext.commands()})))),
             Command::Compact { custom_instructions } => {
-                let agent = self.agent.clone();
+                let runtime = self.runtime.clone();
                 tokio::spawn(async move {
-                    let mut g = agent.lock().await;
+                    let mut rt = runtime.lock().await;
                     let reason = pi_agent::compaction::CompactionReason::Manual;
-                    let answer = g
+                    let answer = rt
+                        .agent_mut()
                         .compact(reason, custom_instructions.as_deref(), false)
                         .await
                         .map(|o| Some(o.0))
@@ -394,23 +399,30 @@ impl Server {
                 });
             }
             Command::Undo { force, dry_run } => {
-                let (agent, ext) = (self.agent.clone(), self.setup.ext.clone());
+                let runtime = self.runtime.clone();
                 tokio::spawn(async move {
-                    let mut g = agent.lock().await;
+                    let mut rt = runtime.lock().await;
                     let answer = if dry_run {
-                        pi_runtime::undo::preview_undo(&g).await.map(|p| Some(p.json()))
+                        pi_runtime::undo::preview_undo(rt.agent())
+                            .await
+                            .map(|p| Some(p.json()))
+                            .map_err(|e| e.to_string())
                     } else {
-                        pi_runtime::undo::undo(&mut g, &ext, force).await.map(|d| Some(d.json()))
+                        match rt.apply(Op::Undo { force }).await {
+                            Ok(Outcome::Restored(Some(done))) => Ok(Some(done.json())),
+                            Ok(_) => Ok(None),
+                            Err(e) => Err(e.to_string()),
+                        }
                     };
-                    let answer = answer.map_err(|e| e.to_string());
                     respond(&id, &kind, answer);
                 });
             }
             Command::Rewind { entry_id, files, force } => {
-                let (agent, ext) = (self.agent.clone(), self.setup.ext.clone());
+                let runtime = self.runtime.clone();
                 tokio::spawn(async move {
-                    let mut g = agent.lock().await;
-                    let answer = pi_runtime::undo::rewind_conversation(&mut g, &ext, &entry_id, files, force)
+                    let mut rt = runtime.lock().await;
+                    let (agent, ext) = rt.parts();
+                    let answer = pi_runtime::undo::rewind_conversation(agent, ext, &entry_id, files, force)
                         .await
                         .map(Some)
                         .map_err(|e| e.to_string());

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::{Server, Shared, event, respond};
 use crate::text;
+use pi_runtime::Op;
 use pi_runtime::ext_input::{Incoming, Route};
 
 impl Server {
@@ -28,15 +29,16 @@ impl Server {
     ) {
         let streaming = self.busy();
         if kind == "prompt"
-            && self.setup.reload.get().mcp_on
+            && self.setup.mcp_on
             && let Some(args) = pi_mcp::slash::parse(&msg)
         {
-            for (level, message) in pi_runtime::mcp::answer(&self.setup.reload.get(), args).await {
+            for (level, message) in pi_runtime::mcp::answer(&self.setup.agent_dir, self.setup.mcp.as_ref(), args).await
+            {
                 pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), &message, pi_runtime::mcp::notify_level(level));
             }
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
-        if kind == "prompt" && self.setup.reload.get().llama_on && pi_runtime::llama::is_command(&msg) {
+        if kind == "prompt" && self.setup.llama_on && pi_runtime::llama::is_command(&msg) {
             pi_ext::UiBridge::notify(self.setup.link.ui.as_ref(), text::LLAMA_NEEDS_UI, pi_ext::NotifyLevel::Warning);
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
@@ -67,9 +69,8 @@ impl Server {
             });
             return;
         }
-        let (ext, agent, shared) = (self.setup.ext.clone(), self.agent.clone(), self.shared.clone());
+        let (ext, runtime, shared) = (self.setup.ext.clone(), self.runtime.clone(), self.shared.clone());
         let (id, kind) = (id.clone(), kind.to_string());
-        let setup = self.setup.clone();
         // Taken now: an abort from here on ends this run, started or not.
         let ticket = self.abort.ticket();
         let accepted = Accepted::new(shared.clone());
@@ -78,8 +79,8 @@ impl Server {
             let mut accepted = Some(accepted);
             // The agent first: what a command asks for (a reload, a new
             // session, a triggered run) happens before a later prompt runs.
-            let mut g = agent.lock().await;
-            g.set_pending_run(Some(ticket));
+            let mut rt = runtime.lock().await;
+            rt.agent_mut().set_pending_run(Some(ticket));
             let incoming = Incoming::user(&msg, images, "rpc");
             let route = ext.route(&incoming, None).await;
             let prompt = match route {
@@ -89,7 +90,7 @@ impl Server {
                     // reference does; one that asks for a run goes in with the run, after the answer.
                     let triggered = ext.pending.lock().is_ok_and(|p| p.trigger && p.prompts.is_empty());
                     if !triggered {
-                        g.drain_inbox();
+                        rt.agent_mut().drain_inbox();
                     }
                     drop(accepted.take());
                     respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
@@ -110,17 +111,16 @@ impl Server {
                     shared.streaming.store(true, Ordering::SeqCst);
                     drop(accepted.take());
                 };
-                if let Err(why) = pi_runtime::ext_input::prompt_then(&mut g, &ext, &text, images, true, started).await {
+                let (agent, ext) = rt.parts();
+                if let Err(why) = pi_runtime::ext_input::prompt_then(agent, ext, &text, images, true, started).await {
                     // Refused before it started: the answer says why, as the reference's.
                     drop(accepted.take());
                     respond(&id, &kind, Err(why.to_string()));
                 }
             }
             drop(accepted);
-            let mut state = setup.reload.get();
-            pi_runtime::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
-            setup.reload.set(state);
-            g.set_pending_run(None);
+            let _settled = rt.apply(Op::Settle).await;
+            rt.agent_mut().set_pending_run(None);
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
     }
@@ -131,12 +131,9 @@ impl Server {
     /// the turn or the messages they asked for, after whatever holds the
     /// agent now (which settles them itself).
     pub(super) fn settle_idle(&mut self) {
-        let (ext, agent, setup) = (self.setup.ext.clone(), self.agent.clone(), self.setup.clone());
+        let runtime = self.runtime.clone();
         let task = tokio::spawn(async move {
-            let mut g = agent.lock().await;
-            let mut state = setup.reload.get();
-            pi_runtime::ext_input::settle_all(&mut g, &ext, Some(&mut state)).await;
-            setup.reload.set(state);
+            let _settled = runtime.lock().await.apply(Op::Settle).await;
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
     }

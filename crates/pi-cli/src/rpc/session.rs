@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use pi_agent::session::Session;
 use pi_agent::{Agent, AgentEvent};
-use pi_runtime::Command;
+use pi_runtime::{Command, Op, Outcome, Runtime};
 use serde_json::{Value, json};
 
 use super::{Answer, Server, event, respond, respond_raw};
@@ -77,21 +77,17 @@ impl Server {
             }
             Command::SwitchSession { session_path } => {
                 let path = PathBuf::from(session_path);
-                let (agent, setup, folder) = (self.agent.clone(), self.setup.clone(), self.bash.folder.clone());
+                let (runtime, setup, folder) = (self.runtime.clone(), self.setup.clone(), self.bash.folder.clone());
                 tokio::spawn(async move {
-                    let mut g = agent.lock().await;
+                    let mut rt = runtime.lock().await;
                     let r = Replacement::Resume { target: path.to_string_lossy().into_owned() };
                     if session_events::cancelled(&setup.ext, &r).await {
                         return respond(&id, &k, Ok(Some(json!({"cancelled": true}))));
                     }
-                    let previous = session_events::current_file(&g);
-                    let answer = switch_session(&mut g, &setup, &folder, &path, &cwd).await;
+                    let previous = session_events::current_file(rt.agent());
+                    let answer = switch_session(&mut rt, &folder, &path, &cwd).await;
                     if answer.is_ok() {
-                        let mut state = setup.reload.get();
-                        for w in session_events::replaced(&mut g, &mut state, &r, previous).await {
-                            eprintln!("{w}");
-                        }
-                        setup.reload.set(state);
+                        replaced(&mut rt, r, previous).await;
                     }
                     respond(&id, &k, answer);
                 });
@@ -116,20 +112,16 @@ impl Server {
     where
         F: FnOnce(&mut Agent) -> Answer + Send + 'static,
     {
-        let (agent, setup) = (self.agent.clone(), self.setup.clone());
+        let (runtime, setup) = (self.runtime.clone(), self.setup.clone());
         tokio::spawn(async move {
-            let mut g = agent.lock().await;
+            let mut rt = runtime.lock().await;
             if session_events::cancelled(&setup.ext, &r).await {
                 return respond(&id, &kind, Ok(Some(json!({"cancelled": true}))));
             }
-            let previous = session_events::current_file(&g);
-            let answer = op(&mut g);
+            let previous = session_events::current_file(rt.agent());
+            let answer = op(rt.agent_mut());
             if answer.is_ok() {
-                let mut state = setup.reload.get();
-                for w in session_events::replaced(&mut g, &mut state, &r, previous).await {
-                    eprintln!("{w}");
-                }
-                setup.reload.set(state);
+                replaced(&mut rt, r, previous).await;
             }
             respond(&id, &kind, answer);
         });
@@ -153,9 +145,18 @@ impl Server {
 /// `switch_session`: open the file (a missing one is created) and continue
 /// it in the folder it was made in, as the reference does (a session whose
 /// folder no longer exists is refused, with the reference's message).
+/// The extensions hear that the session was replaced and load again; what
+/// they report goes to standard error.
+async fn replaced(rt: &mut Runtime, how: Replacement, previous: Option<String>) {
+    if let Ok(Outcome::Warnings(warnings)) = rt.apply(Op::Replaced { how, previous }).await {
+        for w in warnings {
+            eprintln!("{w}");
+        }
+    }
+}
+
 async fn switch_session(
-    agent: &mut Agent,
-    setup: &super::RpcSetup,
+    rt: &mut Runtime,
     folder: &std::sync::Mutex<PathBuf>,
     path: &std::path::Path,
     cwd: &std::path::Path,
@@ -165,21 +166,21 @@ async fn switch_session(
         // A session whose folder is gone is refused, as `--session` refuses it.
         let stored = s.header()["cwd"].as_str().unwrap_or_default();
         if !stored.is_empty() && !std::path::Path::new(stored).exists() {
-            let (file, here) = (path.display().to_string(), agent.tool_ctx().cwd.display().to_string());
+            let (file, here) = (path.display().to_string(), rt.agent().tool_ctx().cwd.display().to_string());
             return Err(text::missing_session_cwd(stored, &file, &here));
         }
         (s, false)
     } else {
         (Session::create_at(path, cwd).map_err(|e| e.to_string())?, true)
     };
-    let there = pi_runtime::reload::stored_folder(&s, &agent.tool_ctx().cwd);
-    agent.adopt_session(s, fresh);
+    let there = pi_runtime::reload::stored_folder(&s, &rt.agent().tool_ctx().cwd);
+    rt.agent_mut().adopt_session(s, fresh);
     if let Some(there) = there {
-        let mut state = setup.reload.get();
-        for w in pi_runtime::reload::move_to(agent, &mut state, there.clone()).await {
-            eprintln!("Warning: {w}");
+        if let Ok(Outcome::Warnings(warnings)) = rt.apply(Op::MoveTo(there.clone())).await {
+            for w in warnings {
+                eprintln!("Warning: {w}");
+            }
         }
-        setup.reload.set(state);
         if let Ok(mut f) = folder.lock() {
             *f = there;
         }

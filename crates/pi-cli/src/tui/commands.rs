@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::text;
 use super::worker::Host;
 use pi_runtime::session_error::SessionCallError;
+use pi_runtime::{Op, Outcome};
 
 /// Commands of the reference that other parts of pi will provide.
 const NOT_YET: &[&str] = &["import", "share", "bug", "scoped-models", "changelog"];
@@ -34,8 +35,10 @@ impl Host {
             "fork" => self.fork().await,
             "clone" => self.clone_session().await,
             "mcp" => self.mcp(args).await,
-            "llama" if self.reload.llama_on => self.llama().await,
-            "login" if self.reload.llama_on && args.trim() == pi_runtime::llama::BUILTIN => self.llama_login().await,
+            "llama" if self.rt.reload_state().llama_on => self.llama().await,
+            "login" if self.rt.reload_state().llama_on && args.trim() == pi_runtime::llama::BUILTIN => {
+                self.llama_login().await
+            }
             "resume" => self.resume().await,
             "login" => self.login(args).await,
             "logout" => self.logout(args).await,
@@ -51,7 +54,8 @@ impl Host {
     /// `/mcp` and `/mcp reconnect [server]` (the reference's answers outside
     /// its panel); without MCP servers, that there are none.
     async fn mcp(&mut self, args: &str) {
-        let answers = pi_runtime::mcp::answer(&self.reload, args).await;
+        let state = self.rt.reload_state();
+        let answers = pi_runtime::mcp::answer(&state.agent_dir, state.mcp.as_ref(), args).await;
         for (level, message) in answers {
             let level = match level {
                 pi_mcp::slash::Level::Info => Level::Info,
@@ -114,7 +118,10 @@ impl Host {
     }
 
     async fn reload_command(&mut self) {
-        let (status, warnings) = pi_runtime::reload::reload_collect(&mut self.agent, &mut self.reload).await;
+        let (status, warnings) = match self.rt.apply(Op::Reload).await {
+            Ok(Outcome::Reloaded { status, warnings }) => (status, warnings),
+            _ => return,
+        };
         for w in warnings {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
         }
@@ -127,28 +134,32 @@ impl Host {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(w)));
         }
         let _ = self.up.send(Update::Look { keys: Box::new(keys), themes: Box::new(catalog) });
-        let mut commands = crate::tui::menu::extension_commands(&self.ext.scripts());
-        commands.extend(crate::tui::menu::resource_commands(&self.reload.resources, self.ui.skill_commands));
-        if self.reload.llama_on {
+        let mut commands = crate::tui::menu::extension_commands(&self.rt.ext().scripts());
+        commands.extend(crate::tui::menu::resource_commands(&self.rt.reload_state().resources, self.ui.skill_commands));
+        if self.rt.reload_state().llama_on {
             commands.push(crate::tui::menu::llama_command());
         }
-        self.ext.set_resource_commands(self.reload.commands());
+        self.rt.ext().set_resource_commands(self.rt.reload_state().commands());
         let _ = self.up.send(Update::Commands(commands));
-        let _ = self.up.send(Update::Shortcuts(pi_runtime::ext_commands::ui_shortcuts(&self.ext.scripts())));
-        let _ = self.up.send(Update::Renderers(crate::tui::menu::renderers(&self.ext.scripts(), false)));
-        let _ = self.up.send(Update::EntryRenderers(crate::tui::menu::renderers(&self.ext.scripts(), true)));
-        let _ = self.up.send(Update::ToolRenderers(crate::tui::menu::tool_renderers(&self.ext.scripts())));
+        let _ = self.up.send(Update::Shortcuts(pi_runtime::ext_commands::ui_shortcuts(&self.rt.ext().scripts())));
+        let _ = self.up.send(Update::Renderers(crate::tui::menu::renderers(&self.rt.ext().scripts(), false)));
+        let _ = self.up.send(Update::EntryRenderers(crate::tui::menu::renderers(&self.rt.ext().scripts(), true)));
+        let _ = self.up.send(Update::ToolRenderers(crate::tui::menu::tool_renderers(&self.rt.ext().scripts())));
         let _ = self.up.send(Update::Notice(Level::Info, status));
     }
 
     /// Ask the extensions before replacing the session (true: one cancelled).
     async fn replacement_cancelled(&self, r: &Replacement) -> bool {
-        pi_runtime::session_events::cancelled(&self.ext, r).await
+        pi_runtime::session_events::cancelled(self.rt.ext(), r).await
     }
 
     /// After a replacement: the extensions loaded again; failures shown.
     async fn after_replacement(&mut self, r: &Replacement, previous: Option<String>) {
-        for w in pi_runtime::session_events::replaced(&mut self.agent, &mut self.reload, r, previous).await {
+        let warnings = match self.rt.apply(Op::Replaced { how: r.clone(), previous }).await {
+            Ok(Outcome::Warnings(w)) => w,
+            _ => Vec::new(),
+        };
+        for w in warnings {
             let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
         }
     }
@@ -157,10 +168,10 @@ impl Host {
         if self.replacement_cancelled(&Replacement::New).await {
             return;
         }
-        let previous = pi_runtime::session_events::current_file(&self.agent);
+        let previous = pi_runtime::session_events::current_file(self.rt.agent());
         let dir = self.ui.session_dir.clone();
         match pi_agent::session::Session::create(dir.as_deref(), &self.ui.cwd, None, None) {
-            Ok(session) => self.agent.adopt_session(session, true),
+            Ok(session) => self.rt.agent_mut().adopt_session(session, true),
             Err(e) => {
                 let _ = self.up.send(Update::Notice(Level::Error, pi_tui::text::error_line(&e.to_string())));
                 return;
@@ -176,12 +187,12 @@ impl Host {
     /// `/compact [instructions]`: the outcome arrives as `compaction_end`.
     async fn compact(&mut self, args: &str) {
         let instructions = Some(args.trim()).filter(|i| !i.is_empty());
-        let _ = self.agent.compact(pi_agent::compaction::CompactionReason::Manual, instructions, false).await;
+        let _ = self.rt.agent_mut().compact(pi_agent::compaction::CompactionReason::Manual, instructions, false).await;
     }
 
     /// `/clone`: a new session holding the active branch.
     async fn clone_session(&mut self) {
-        let leaf = self.agent.session().lock().ok().and_then(|s| s.leaf_id().map(str::to_string));
+        let leaf = self.rt.agent().session().lock().ok().and_then(|s| s.leaf_id().map(str::to_string));
         let Some(leaf) = leaf else {
             let _ = self.up.send(Update::Notice(Level::Info, text::NOTHING_TO_CLONE.to_string()));
             return;
@@ -190,8 +201,8 @@ impl Host {
         if self.replacement_cancelled(&r).await {
             return;
         }
-        let previous = pi_runtime::session_events::current_file(&self.agent);
-        let copied = match self.agent.session().lock() {
+        let previous = pi_runtime::session_events::current_file(self.rt.agent());
+        let copied = match self.rt.agent().session().lock() {
             Ok(current) => self.copy_session(&current, None),
             Err(e) => Err(e.into()),
         };
@@ -205,7 +216,7 @@ impl Host {
     /// `/fork`: choose one of the branch's prompts; a new session holds what
     /// came before it and the editor gets its text.
     async fn fork(&mut self) {
-        let messages = self.agent.session().lock().map(|s| s.user_messages()).unwrap_or_default();
+        let messages = self.rt.agent().session().lock().map(|s| s.user_messages()).unwrap_or_default();
         if messages.is_empty() {
             let _ = self.up.send(Update::Notice(Level::Info, text::NO_MESSAGES_TO_FORK.to_string()));
             return;
@@ -219,8 +230,8 @@ impl Host {
         if self.replacement_cancelled(&r).await {
             return;
         }
-        let previous = pi_runtime::session_events::current_file(&self.agent);
-        let copied = match self.agent.session().lock() {
+        let previous = pi_runtime::session_events::current_file(self.rt.agent());
+        let copied = match self.rt.agent().session().lock() {
             Ok(current) => self.copy_session(&current, Some(&entry)),
             Err(e) => Err(e.into()),
         };
@@ -249,14 +260,19 @@ impl Host {
         if self.replacement_cancelled(&r).await {
             return;
         }
-        let previous = pi_runtime::session_events::current_file(&self.agent);
+        let previous = pi_runtime::session_events::current_file(self.rt.agent());
         let opened = Session::open(Path::new(&file)).map_err(SessionCallError::from);
         let ok = opened.is_ok();
-        let there = opened.as_ref().ok().and_then(|s| pi_runtime::reload::stored_folder(s, &self.agent.tool_ctx().cwd));
+        let there =
+            opened.as_ref().ok().and_then(|s| pi_runtime::reload::stored_folder(s, &self.rt.agent().tool_ctx().cwd));
         self.switched(opened, None, text::RESUMED);
         if let Some(there) = there {
             // The session runs in the folder it was made in, as the reference.
-            for w in pi_runtime::reload::move_to(&mut self.agent, &mut self.reload, there.clone()).await {
+            let warnings = match self.rt.apply(Op::MoveTo(there.clone())).await {
+                Ok(Outcome::Warnings(w)) => w,
+                _ => Vec::new(),
+            };
+            for w in warnings {
                 let _ = self.up.send(Update::Notice(Level::Warning, pi_tui::text::warning_line(&w)));
             }
             self.ui.cwd = there.clone();
@@ -284,9 +300,9 @@ impl Host {
     fn switched(&mut self, copied: Result<Session, SessionCallError>, editor: Option<String>, done: &str) {
         match copied {
             Ok(session) => {
-                self.agent.adopt_session(session, false);
-                self.session_name = self.agent.session().lock().ok().and_then(|s| s.name());
-                let history = self.agent.messages().to_vec();
+                self.rt.agent_mut().adopt_session(session, false);
+                self.session_name = self.rt.agent().session().lock().ok().and_then(|s| s.name());
+                let history = self.rt.agent().messages().to_vec();
                 let _ = self.up.send(Update::Session { history, editor });
                 let _ = self.up.send(Update::SessionName(self.session_name.clone()));
                 let _ = self.up.send(Update::Notice(Level::Info, done.to_string()));
@@ -301,12 +317,12 @@ impl Host {
     /// the path ends in `.jsonl`.
     fn export(&self, args: &str) {
         let out = path_argument(args);
-        let cwd = self.agent.tool_ctx().cwd.clone();
-        let result = match self.agent.session().lock() {
+        let cwd = self.rt.agent().tool_ctx().cwd.clone();
+        let result = match self.rt.agent().session().lock() {
             Ok(s) if out.as_deref().is_some_and(|o| o.ends_with(".jsonl")) => {
                 export_jsonl(&s, &cwd, out.as_deref().unwrap_or_default()).map_err(|e| e.to_string())
             }
-            Ok(s) => crate::export::export(&s, self.agent.system_prompt(), out.as_deref().map(Path::new), &cwd)
+            Ok(s) => crate::export::export(&s, self.rt.agent().system_prompt(), out.as_deref().map(Path::new), &cwd)
                 .map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
@@ -320,7 +336,7 @@ impl Host {
     fn session_info(&self) {
         let (mut user, mut assistant, mut calls, mut results) = (0, 0, 0, 0);
         let mut usage = pi_ai::Usage::default();
-        for m in self.agent.messages() {
+        for m in self.rt.agent().messages() {
             match m {
                 AgentMessage::Llm(Message::User(_)) => user += 1,
                 AgentMessage::Llm(Message::Assistant(a)) => {
@@ -332,12 +348,12 @@ impl Host {
                 _ => {}
             }
         }
-        let s = &self.agent.tool_ctx().session;
+        let s = &self.rt.agent().tool_ctx().session;
         let info = text::SessionInfo {
             file: s.session_file.as_deref(),
             id: s.session_id.as_deref().unwrap_or(""),
             name: self.session_name.as_deref(),
-            total: self.agent.messages().len(),
+            total: self.rt.agent().messages().len(),
             user,
             assistant,
             calls,
@@ -357,14 +373,14 @@ impl Host {
             let _ = self.up.send(Update::Notice(notice.0, notice.1));
             return;
         }
-        if let Ok(mut s) = self.agent.session().lock() {
+        if let Ok(mut s) = self.rt.agent().session().lock() {
             let _ = s.append("session_info", serde_json::json!({"name": name}));
         }
         self.session_name = Some(name.to_string());
         let _ = self.up.send(Update::SessionName(self.session_name.clone()));
         let _ = self.up.send(Update::Notice(Level::Info, text::session_named(name)));
         // The extensions hear of it (`session_info_changed`), as after RPC `set_session_name`.
-        self.ext.notify("session_info_changed", serde_json::json!({"name": name})).await;
+        self.rt.ext().notify("session_info_changed", serde_json::json!({"name": name})).await;
     }
 }
 

@@ -162,7 +162,7 @@ pub(crate) async fn run(start: Start<'_>) -> ExitCode {
         stderr::restore();
         inner(info);
     }));
-    let host = worker::Host::new(agent, reload, models, ui, up_tx, ext);
+    let host = worker::Host::new(pi_runtime::Runtime::new(agent, ext, reload), models, ui, up_tx);
     let tui = pi_tui::run(opts, req_tx, up_rx);
     let serve = host.serve(req_rx);
     tokio::pin!(tui, serve);

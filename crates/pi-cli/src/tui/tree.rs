@@ -15,6 +15,7 @@ use pi_tui::transcript::Level;
 
 use super::text;
 use super::worker::Host;
+use pi_runtime::Op;
 use pi_runtime::tree_events::{Moved, TreeMove, message_text};
 
 /// Most characters of an entry shown in its row.
@@ -237,7 +238,8 @@ impl Host {
     /// left behind is summarized (the reference's question, unless
     /// `branchSummary.skipPrompt`), and continue from it.
     pub(super) async fn tree(&mut self) {
-        let (settings, _) = pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.reload.prompt.trusted);
+        let (settings, _) =
+            pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.rt.reload_state().prompt.trusted);
         let filter = Filter::parse(settings.get_str(&["treeFilterMode"]));
         let skip_question = settings.get_bool(&["branchSummary", "skipPrompt"]) == Some(true);
         let reserve_tokens = settings.get(&["branchSummary", "reserveTokens"]).and_then(serde_json::Value::as_u64);
@@ -254,7 +256,7 @@ impl Host {
                 }
                 None => return,
             };
-            if self.agent.session().lock().is_ok_and(|s| s.leaf_id() == Some(target.as_str())) {
+            if self.rt.agent().session().lock().is_ok_and(|s| s.leaf_id() == Some(target.as_str())) {
                 return self.notice(Level::Info, text::TREE_ALREADY_HERE.to_string());
             }
             let how = if skip_question { Some(TreeMove::default()) } else { self.summary_choice().await };
@@ -279,7 +281,8 @@ impl Host {
             None => serde_json::json!({"targetId": entry}),
         };
         let saved = self
-            .agent
+            .rt
+            .agent()
             .session()
             .lock()
             .map_err(|e| e.to_string())
@@ -293,7 +296,7 @@ impl Host {
     /// at once), showing `view` first, on `selected` when given; what was
     /// chosen.
     async fn choose_entry(&mut self, view: usize, selected: Option<&str>) -> Option<Chosen> {
-        let views: Vec<TreeView> = match self.agent.session().lock() {
+        let views: Vec<TreeView> = match self.rt.agent().session().lock() {
             Ok(s) => Filter::ALL
                 .iter()
                 .map(|f| {
@@ -353,21 +356,21 @@ impl Host {
     /// Move the conversation to `target` (the reference's navigation), then
     /// offer to bring the files back to match.
     async fn go_to(&mut self, target: &str, how: &TreeMove) {
-        let Moved { editor, left } =
-            match pi_runtime::tree_events::move_agent(&mut self.agent, &self.ext, target, how).await {
-                Ok(Some(moved)) => moved,
-                Ok(None) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
-                Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
-            };
+        let (agent, ext) = self.rt.parts();
+        let Moved { editor, left } = match pi_runtime::tree_events::move_agent(agent, ext, target, how).await {
+            Ok(Some(moved)) => moved,
+            Ok(None) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
+            Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
+        };
         self.show_conversation(editor);
-        if self.agent.tool_ctx().change_guard.is_some() && !left.is_empty() {
+        if self.rt.agent().tool_ctx().change_guard.is_some() && !left.is_empty() {
             self.offer_rewind(left).await;
         }
     }
 
     /// Show the conversation as it now is, with `editor` in the editor.
     fn show_conversation(&mut self, editor: Option<String>) {
-        let history = self.agent.messages().to_vec();
+        let history = self.rt.agent().messages().to_vec();
         let _ = self.up.send(Update::Session { history, editor });
         self.notice(Level::Info, text::TREE_MOVED.to_string());
     }
@@ -375,11 +378,11 @@ impl Host {
     /// When turns of the conversation just left changed files: ask, then
     /// bring the files back to before the first of them.
     async fn offer_rewind(&mut self, left: HashSet<String>) {
-        let changing = pi_runtime::undo::changing_entries(&self.agent).await;
+        let changing = pi_runtime::undo::changing_entries(self.rt.agent()).await;
         if left.is_disjoint(&changing) {
             return;
         }
-        let preview = match pi_runtime::undo::preview_rewind(&self.agent, left.clone()).await {
+        let preview = match pi_runtime::undo::preview_rewind(self.rt.agent(), left.clone()).await {
             Ok(Some(preview)) => preview,
             Ok(None) => return,
             Err(e) => return self.notice(Level::Warning, e.to_string()),
@@ -393,7 +396,7 @@ impl Host {
         }
         let mut force = false;
         loop {
-            let attempt = pi_runtime::undo::rewind(&mut self.agent, &self.ext, left.clone(), force).await;
+            let attempt = self.rt.apply(Op::Rewind { entries: left.clone(), force }).await;
             if !self.after_restore(attempt, force).await {
                 return;
             }

@@ -2,6 +2,7 @@
 //! the turn is named and the user asked whether to restore anyway.
 
 use pi_checkpoints::{CheckpointError, text as cp_text};
+use pi_runtime::{Op, OpError, Outcome};
 use pi_tui::host::{DialogAnswer, DialogRequest, UiHandle};
 use pi_tui::transcript::Level;
 
@@ -13,7 +14,7 @@ impl Host {
         let mut force = args.trim() == "--force";
         // What would change is shown first (`--force`: restore at once).
         if !force {
-            match pi_runtime::undo::preview_undo(&self.agent).await {
+            match pi_runtime::undo::preview_undo(self.rt.agent()).await {
                 Ok(preview) => {
                     let request =
                         DialogRequest::Confirm { title: cp_text::UNDO_TITLE.to_string(), message: preview.text() };
@@ -25,7 +26,7 @@ impl Host {
             }
         }
         loop {
-            let attempt = pi_runtime::undo::undo(&mut self.agent, &self.ext, force).await.map(Some);
+            let attempt = self.rt.apply(Op::Undo { force }).await;
             if !self.after_restore(attempt, force).await {
                 return;
             }
@@ -35,13 +36,9 @@ impl Host {
 
     /// Say what a restore attempt did; true when files changed since the
     /// turn stopped it and the user said to restore them anyway.
-    pub(super) async fn after_restore(
-        &mut self,
-        attempt: Result<Option<pi_runtime::undo::Undone>, CheckpointError>,
-        forced: bool,
-    ) -> bool {
+    pub(super) async fn after_restore(&mut self, attempt: Result<Outcome, OpError>, forced: bool) -> bool {
         match attempt {
-            Err(CheckpointError::ChangedSince(paths)) if !forced => {
+            Err(OpError::Checkpoint(CheckpointError::ChangedSince(paths))) if !forced => {
                 let request = DialogRequest::Confirm {
                     title: cp_text::UNDO_CONFIRM_TITLE.to_string(),
                     message: cp_text::changed_since_question(&paths),
@@ -56,11 +53,11 @@ impl Host {
                 self.notice(Level::Warning, e.to_string());
                 false
             }
-            Ok(None) => false,
-            Ok(Some(done)) => {
+            Ok(Outcome::Restored(Some(done))) => {
                 self.restored_notice(&done);
                 false
             }
+            Ok(_) => false,
         }
     }
 

@@ -6,7 +6,6 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use pi_agent::Agent;
 use pi_config::ModelEntry;
 use pi_tui::host::{ModelInfo, Request, Update};
 use pi_tui::transcript::Level;
@@ -14,22 +13,20 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::look::UiSettings;
 use super::text;
-use pi_runtime::reload::ReloadState;
+use pi_runtime::{Op, Runtime};
 
 /// Most files listed for `@` completion.
 const FILE_LIST_LIMIT: usize = 5000;
 
 /// The host.
 pub(crate) struct Host {
-    pub agent: Agent,
-    pub reload: ReloadState,
+    /// The session the UI drives.
+    pub rt: Runtime,
     pub models: Arc<[ModelEntry]>,
     pub ui: UiSettings,
     pub up: UnboundedSender<Update>,
     pub session_name: Option<String>,
     deferred: VecDeque<Request>,
-    /// The extensions' side of the session (commands, `input`).
-    pub ext: Arc<pi_runtime::ext_session::ExtSession>,
 }
 
 /// A model as the UI shows it.
@@ -44,16 +41,9 @@ pub(crate) fn model_info(m: &ModelEntry) -> ModelInfo {
 }
 
 impl Host {
-    pub(crate) fn new(
-        agent: Agent,
-        reload: ReloadState,
-        models: Arc<[ModelEntry]>,
-        ui: UiSettings,
-        up: UnboundedSender<Update>,
-        ext: Arc<pi_runtime::ext_session::ExtSession>,
-    ) -> Host {
-        let session_name = agent.session().lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone());
-        Host { agent, reload, models, ui, up, session_name, deferred: VecDeque::new(), ext }
+    pub(crate) fn new(rt: Runtime, models: Arc<[ModelEntry]>, ui: UiSettings, up: UnboundedSender<Update>) -> Host {
+        let session_name = rt.agent().session().lock().ok().and_then(|s| s.name()).or_else(|| ui.session_name.clone());
+        Host { rt, models, ui, up, session_name, deferred: VecDeque::new() }
     }
 
     fn send(&self, u: Update) {
@@ -65,7 +55,7 @@ impl Host {
     }
 
     /// Serve requests until the UI quits or goes away.
-    pub(crate) async fn serve(mut self, mut rx: UnboundedReceiver<Request>) -> Agent {
+    pub(crate) async fn serve(mut self, mut rx: UnboundedReceiver<Request>) -> Runtime {
         loop {
             let req = match self.deferred.pop_front() {
                 Some(r) => r,
@@ -77,11 +67,9 @@ impl Host {
             match req {
                 Request::Quit => break,
                 Request::Prompt(text) => {
-                    let images = super::attach::images(&self.agent.tool_ctx().cwd, &text);
+                    let images = super::attach::images(&self.rt.agent().tool_ctx().cwd, &text);
                     let incoming = pi_runtime::ext_input::Incoming::user(&text, images, "interactive");
-                    let submitted =
-                        pi_runtime::ext_input::submit(&mut self.agent, &self.ext, incoming, Some(&mut self.reload));
-                    if let Err(why) = submitted.await {
+                    if let Err(why) = self.rt.apply(Op::Submit(incoming)).await {
                         self.notice(Level::Error, why.to_string());
                     }
                 }
@@ -94,17 +82,17 @@ impl Host {
                 Request::SetThinking(level) => self.set_thinking(&level),
                 Request::Command { name, args } => self.command(&name, &args).await,
                 Request::Shortcut(key) => {
-                    pi_runtime::ext_input::shortcut(&mut self.agent, &self.ext, &key, Some(&mut self.reload)).await;
+                    let _done = self.rt.apply(Op::Shortcut(key)).await;
                 }
             }
             self.send(Update::Done);
-            if self.ext.shutdown.requested() {
+            if self.rt.ext().shutdown.requested() {
                 // `ctx.shutdown()`: end once idle, as when the user quits.
                 self.send(Update::Exit);
                 break;
             }
         }
-        self.agent
+        self.rt
     }
 
     /// Requests that need no `Done`.
@@ -112,7 +100,7 @@ impl Host {
         match req {
             Request::SaveSetting { path, value } => {
                 let (mut settings, _) =
-                    pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.reload.prompt.trusted);
+                    pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.rt.reload_state().prompt.trusted);
                 let keys: Vec<&str> = path.iter().map(String::as_str).collect();
                 if let Err(e) = settings.write_user(&keys, Some(value)) {
                     self.notice(Level::Error, pi_tui::text::error_line(&e.to_string()));
@@ -131,9 +119,9 @@ impl Host {
         let event = pi_agent::UserBashEvent {
             command: command.to_string(),
             exclude_from_context: exclude,
-            cwd: self.agent.tool_ctx().cwd.clone(),
+            cwd: self.rt.agent().tool_ctx().cwd.clone(),
         };
-        let mut ctx = self.agent.tool_ctx().clone();
+        let mut ctx = self.rt.agent().tool_ctx().clone();
         let token = tokio_util::sync::CancellationToken::new();
         ctx.abort = token.clone();
         let up = self.up.clone();
@@ -144,7 +132,7 @@ impl Host {
         let on_error = move |source: &str, error: &str| {
             let _ = up.send(Update::Notice(Level::Error, pi_ext::text::extension_error(source, error)));
         };
-        let interceptors = self.agent.dispatcher().interceptors.clone();
+        let interceptors = self.rt.agent().dispatcher().interceptors.clone();
         let run = pi_agent::run_user_bash(&interceptors, &event, &ctx, Some(on_output), &on_error);
         tokio::pin!(run);
         let outcome = loop {
@@ -163,7 +151,7 @@ impl Host {
                     cancelled: result.cancelled,
                     full_output_path: result.full_output_path.clone(),
                 });
-                self.agent.record(pi_agent::BashExecutionMessage::new(&event, &result).into());
+                self.rt.agent_mut().record(pi_agent::BashExecutionMessage::new(&event, &result).into());
             }
             Err(e) => {
                 self.send(Update::BashDone { exit_code: None, cancelled: false, full_output_path: None });
@@ -184,15 +172,15 @@ impl Host {
                 return;
             }
         };
-        self.agent.set_model(pi_runtime::model_select::ai_model(&entry));
-        self.agent.set_api_key(key);
-        self.agent.tool_ctx_mut().session.provider = Some(entry.provider.clone());
-        self.agent.tool_ctx_mut().session.model = Some(entry.id.clone());
+        self.rt.agent_mut().set_model(pi_runtime::model_select::ai_model(&entry));
+        self.rt.agent_mut().set_api_key(key);
+        self.rt.agent_mut().tool_ctx_mut().session.provider = Some(entry.provider.clone());
+        self.rt.agent_mut().tool_ctx_mut().session.model = Some(entry.id.clone());
         if !entry.reasoning {
-            self.agent.set_thinking(None);
+            self.rt.agent_mut().set_thinking(None);
         }
         self.send(Update::Model(model_info(&entry)));
-        self.send(Update::Thinking(self.agent.thinking().map(String::from)));
+        self.send(Update::Thinking(self.rt.agent().thinking().map(String::from)));
         self.ext_current();
         if save {
             self.save(&["defaultProvider"], serde_json::json!(entry.provider));
@@ -203,44 +191,46 @@ impl Host {
     /// Extensions' `ctx.model` and `ctx.thinkingLevel` follow the agent's,
     /// and hear of a change (`thinking_level_select`, then `model_select`).
     fn ext_current(&self) {
-        let level = self.agent.thinking().map(String::from).unwrap_or_else(|| "off".into());
+        let level = self.rt.agent().thinking().map(String::from).unwrap_or_else(|| "off".into());
         let before = self
-            .ext
+            .rt
+            .ext()
             .current
             .lock()
-            .map(|mut c| std::mem::replace(&mut *c, (self.agent.model().clone(), level.clone())));
+            .map(|mut c| std::mem::replace(&mut *c, (self.rt.agent().model().clone(), level.clone())));
         let Ok((model, previous_level)) = before else { return };
         if previous_level != level {
-            self.ext.announce(
+            self.rt.ext().announce(
                 "thinking_level_select",
                 serde_json::json!({"level": level, "previousLevel": previous_level}),
             );
         }
-        if model.provider != self.agent.model().provider || model.id != self.agent.model().id {
-            let event = serde_json::json!({"model": pi_runtime::model_json::model_json(self.agent.model()),
+        if model.provider != self.rt.agent().model().provider || model.id != self.rt.agent().model().id {
+            let event = serde_json::json!({"model": pi_runtime::model_json::model_json(self.rt.agent().model()),
                 "previousModel": pi_runtime::model_json::model_json(&model), "source": "set"});
-            self.ext.announce("model_select", event);
+            self.rt.ext().announce("model_select", event);
         }
     }
 
     fn save(&self, path: &[&str], value: serde_json::Value) {
-        let (mut settings, _) = pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.reload.prompt.trusted);
+        let (mut settings, _) =
+            pi_config::Settings::load(&self.ui.agent_dir, &self.ui.cwd, self.rt.reload_state().prompt.trusted);
         if let Err(e) = settings.write_user(path, Some(value)) {
             self.notice(Level::Error, pi_tui::text::error_line(&e.to_string()));
         }
     }
 
     fn set_thinking(&mut self, level: &str) {
-        self.agent.set_thinking((level != "off").then(|| level.to_string()));
-        self.agent.tool_ctx_mut().session.reasoning_level = Some(level.to_string());
-        self.send(Update::Thinking(self.agent.thinking().map(String::from)));
+        self.rt.agent_mut().set_thinking((level != "off").then(|| level.to_string()));
+        self.rt.agent_mut().tool_ctx_mut().session.reasoning_level = Some(level.to_string());
+        self.send(Update::Thinking(self.rt.agent().thinking().map(String::from)));
         self.ext_current();
     }
 
     /// The project's files for `@` completion, from our own `find`.
     fn list_files(&self) {
         let up = self.up.clone();
-        let ctx = pi_tools::ToolContext::new(self.agent.tool_ctx().cwd.clone());
+        let ctx = pi_tools::ToolContext::new(self.rt.agent().tool_ctx().cwd.clone());
         tokio::spawn(async move {
             let args = serde_json::json!({"pattern": "**/*", "limit": FILE_LIST_LIMIT});
             if let Ok(r) = pi_tools::execute_validated(pi_tools::ToolName::Find, args, &ctx).await {

@@ -1,0 +1,172 @@
+//! One session driven by typed operations: [`Runtime`] holds the agent, the
+//! extensions' side of the session and what `/reload` remembers, and
+//! [`Runtime::apply`] carries out an [`Op`] as every front end wants it done
+//! (print mode, the terminal UI and RPC send the same operations). What the
+//! session does meanwhile reaches the front end as typed
+//! [`pi_agent::AgentEvent`]s through the agent's event sink.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pi_agent::Agent;
+use pi_ai::AssistantMessage;
+use pi_checkpoints::CheckpointError;
+
+use crate::ext_input::Incoming;
+use crate::ext_session::ExtSession;
+use crate::model_select::NoApiKey;
+use crate::reload::ReloadState;
+use crate::session_events::Replacement;
+use crate::undo::Undone;
+
+/// What a front end asks of the session.
+#[derive(Debug)]
+pub enum Op {
+    /// A message in (typed, sent, or an extension's): an extension command
+    /// runs, the `input` handlers may handle it, the rest goes to the model;
+    /// then whatever the extensions asked for meanwhile.
+    Submit(Incoming),
+    /// An extension's keyboard shortcut, then what its handler asked for.
+    Shortcut(String),
+    /// What the extensions asked for while the session was idle (messages
+    /// sent, a triggered turn, a reload, a replaced session).
+    Settle,
+    /// `/reload`: settings, context files, extensions, skills and templates
+    /// read again, the system prompt rebuilt.
+    Reload,
+    /// The front end replaced the session (new, another file, a fork or a
+    /// clone): the extensions hear it and load again. `previous` is the
+    /// session file before.
+    Replaced {
+        /// How it was replaced.
+        how: Replacement,
+        /// The session file before.
+        previous: Option<String>,
+    },
+    /// The session now runs in another folder (a resumed session's own):
+    /// trust is decided there and the prompt rebuilt for it.
+    MoveTo(PathBuf),
+    /// Bring the files back to before the last changing turn (`force`: over
+    /// files changed since).
+    Undo {
+        /// Restore over files changed since.
+        force: bool,
+    },
+    /// Bring the files back to before the earliest of these turns (the
+    /// part of the conversation a `/tree` move leaves behind).
+    Rewind {
+        /// The session entries of the turns' answers.
+        entries: HashSet<String>,
+        /// Restore over files changed since.
+        force: bool,
+    },
+}
+
+/// What an [`Op`] came to.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Done, nothing to tell.
+    Done,
+    /// The last answer of the runs it started, if any ([`Op::Submit`]).
+    Answer(Option<AssistantMessage>),
+    /// Done; warnings for the user ([`Op::Replaced`], [`Op::MoveTo`]).
+    Warnings(Vec<String>),
+    /// `/reload`'s status line and the settings' warnings.
+    Reloaded {
+        /// The status line.
+        status: String,
+        /// The warnings.
+        warnings: Vec<String>,
+    },
+    /// What a restore brought back (`None`: none of the turns changed files).
+    Restored(Option<Undone>),
+}
+
+/// Why an [`Op`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// A prompt was refused before it started: its provider has no credentials.
+    #[error(transparent)]
+    NoApiKey(#[from] NoApiKey),
+    /// A restore could not be made (nothing to undo, a file changed since,
+    /// the store unreadable, cancelled by an extension).
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+}
+
+/// A session: the agent, the extensions' side of it and what `/reload`
+/// remembers, changed only through [`Runtime::apply`] and the agent's own
+/// methods.
+pub struct Runtime {
+    agent: Agent,
+    ext: Arc<ExtSession>,
+    reload: ReloadState,
+}
+
+impl Runtime {
+    /// A session over a built agent.
+    pub fn new(agent: Agent, ext: Arc<ExtSession>, reload: ReloadState) -> Runtime {
+        Runtime { agent, ext, reload }
+    }
+
+    /// Carry out `op`.
+    pub async fn apply(&mut self, op: Op) -> Result<Outcome, OpError> {
+        let (agent, ext, reload) = (&mut self.agent, &*self.ext, &mut self.reload);
+        Ok(match op {
+            Op::Submit(incoming) => {
+                Outcome::Answer(crate::ext_input::submit(agent, ext, incoming, Some(reload)).await?)
+            }
+            Op::Shortcut(key) => {
+                crate::ext_input::shortcut(agent, ext, &key, Some(reload)).await;
+                Outcome::Done
+            }
+            Op::Settle => {
+                crate::ext_input::settle_all(agent, ext, Some(reload)).await;
+                Outcome::Done
+            }
+            Op::Reload => {
+                let (status, warnings) = crate::reload::reload_collect(agent, reload).await;
+                Outcome::Reloaded { status, warnings }
+            }
+            Op::Replaced { how, previous } => {
+                Outcome::Warnings(crate::session_events::replaced(agent, reload, &how, previous).await)
+            }
+            Op::MoveTo(cwd) => Outcome::Warnings(crate::reload::move_to(agent, reload, cwd).await),
+            Op::Undo { force } => Outcome::Restored(Some(crate::undo::undo(agent, ext, force).await?)),
+            Op::Rewind { entries, force } => Outcome::Restored(crate::undo::rewind(agent, ext, entries, force).await?),
+        })
+    }
+
+    /// The agent.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// The agent, to change what is not an [`Op`] (the model, the thinking
+    /// level, the session it records into).
+    pub fn agent_mut(&mut self) -> &mut Agent {
+        &mut self.agent
+    }
+
+    /// The extensions' side of the session.
+    pub fn ext(&self) -> &Arc<ExtSession> {
+        &self.ext
+    }
+
+    /// What `/reload` rebuilds from, as last rebuilt.
+    pub fn reload_state(&self) -> &ReloadState {
+        &self.reload
+    }
+
+    /// The agent and the extensions' side together (for the calls that
+    /// take both, such as a move in the session tree).
+    pub fn parts(&mut self) -> (&mut Agent, &Arc<ExtSession>) {
+        (&mut self.agent, &self.ext)
+    }
+
+    /// The session's parts back (when the front end ends).
+    pub fn into_parts(self) -> (Agent, Arc<ExtSession>, ReloadState) {
+        (self.agent, self.ext, self.reload)
+    }
+}
