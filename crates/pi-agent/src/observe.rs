@@ -65,8 +65,9 @@ impl Agent {
         }
     }
 
-    /// Append a state entry to the session (a failure to write is reported as others are).
-    fn record_entry(&self, kind: &str, fields: Value) {
+    /// Append a state entry (`model_change`, `thinking_level_change`) to
+    /// the session; a failure to write is reported as others are.
+    pub fn record_entry(&self, kind: &str, fields: Value) {
         let written = self.session.lock().map(|mut s| s.append(kind, fields));
         if let (Ok(Err(e)), Some(report)) = (written, &self.on_session_error) {
             report(&e);

@@ -240,6 +240,19 @@ fn slash_model_switches_the_model() {
     t.type_text("mock-1");
     t.keys(&["Enter"]);
     t.wait("the footer", |s| s.lines().last().is_some_and(|l| l.trim_end().ends_with("mock-1")));
+    // Both choices are recorded in the session after the start's, as RPC's
+    // are (and the reference's); the terminal UI used to record none.
+    t.type_text("/export out.jsonl");
+    t.keys(&["Enter"]);
+    t.wait_for("Session exported to:");
+    let exported = std::fs::read_to_string(s.work().join("out.jsonl")).unwrap();
+    let chosen: Vec<String> = exported
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["type"] == "model_change")
+        .map(|e| e["modelId"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(chosen, ["mock-1", "mock-2", "mock-1"], "{exported}");
 }
 
 #[test]

@@ -46,6 +46,7 @@ pub mod ext_session;
 pub mod extensions;
 pub mod llama;
 pub mod mcp;
+pub mod model_change;
 pub mod model_json;
 pub mod model_select;
 pub mod prompt_options;

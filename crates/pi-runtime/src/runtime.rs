@@ -15,6 +15,7 @@ use pi_checkpoints::CheckpointError;
 
 use crate::ext_input::Incoming;
 use crate::ext_session::ExtSession;
+use crate::model_change::ModelChoice;
 use crate::model_select::NoApiKey;
 use crate::reload::ReloadState;
 use crate::session_events::Replacement;
@@ -47,6 +48,15 @@ pub enum Op {
     /// The session now runs in another folder (a resumed session's own):
     /// trust is decided there and the prompt rebuilt for it.
     MoveTo(PathBuf),
+    /// Choose the model (when given) and the thinking level (when given;
+    /// else the current one, clamped to the model's).
+    Choose {
+        /// The model, its key and how it was chosen (boxed: a model entry
+        /// is large beside the other operations).
+        model: Option<Box<ModelChoice>>,
+        /// The thinking level asked for.
+        thinking: Option<String>,
+    },
     /// Bring the files back to before the last changing turn (`force`: over
     /// files changed since).
     Undo {
@@ -78,6 +88,11 @@ pub enum Outcome {
         status: String,
         /// The warnings.
         warnings: Vec<String>,
+    },
+    /// The thinking level in use after [`Op::Choose`].
+    Chosen {
+        /// The level.
+        thinking: String,
     },
     /// What a restore brought back (`None`: none of the turns changed files).
     Restored(Option<Undone>),
@@ -133,6 +148,9 @@ impl Runtime {
                 Outcome::Warnings(crate::session_events::replaced(agent, reload, &how, previous).await)
             }
             Op::MoveTo(cwd) => Outcome::Warnings(crate::reload::move_to(agent, reload, cwd).await),
+            Op::Choose { model, thinking } => {
+                Outcome::Chosen { thinking: crate::model_change::choose(agent, ext, model.map(|m| *m), thinking).await }
+            }
             Op::Undo { force } => Outcome::Restored(Some(crate::undo::undo(agent, ext, force).await?)),
             Op::Rewind { entries, force } => Outcome::Restored(crate::undo::rewind(agent, ext, entries, force).await?),
         })

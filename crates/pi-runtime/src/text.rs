@@ -3,6 +3,9 @@
 /// The thinking levels a client may ask for, lowest first.
 pub const THINKING_LEVELS: [&str; 7] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
+/// The level that asks for no thinking (the agent holds it as none).
+pub const THINKING_OFF: &str = THINKING_LEVELS[0];
+
 /// A command type nobody handles (the reference's words).
 pub fn unknown_command(kind: &str) -> String {
     format!("Unknown command: {kind}")

@@ -2,7 +2,8 @@
 //! faux provider: a submitted message runs and answers, a message without
 //! credentials is refused with a typed error before anything is sent, a
 //! reload reads the context files again, and an undo without checkpoints
-//! fails typed.
+//! fails typed; choosing a model or a thinking level clamps the level and
+//! records both in the session.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::Path;
@@ -10,8 +11,10 @@ use std::sync::Arc;
 
 use pi_agent::{Agent, AgentEvent, Dispatcher, EventSink, Registry};
 use pi_ai::faux::{self, FauxProvider};
+use pi_config::ModelEntry;
 use pi_runtime::ext_input::Incoming;
 use pi_runtime::ext_session::{ExtSession, SessionParts};
+use pi_runtime::model_change::{ModelChoice, ModelSource};
 use pi_runtime::prompt_source::PromptSource;
 use pi_runtime::reload::ReloadState;
 use pi_runtime::{Op, OpError, Outcome, Runtime};
@@ -20,6 +23,11 @@ use pi_tools::ToolContext;
 /// A runtime over an agent that answers from `faux`, in `cwd`, with no
 /// extensions, skills or templates.
 fn runtime(provider: &str, cwd: &Path, agent_dir: &Path) -> (Runtime, FauxProvider) {
+    runtime_with(provider, cwd, agent_dir, Vec::new())
+}
+
+/// [`runtime`] with `models` configured.
+fn runtime_with(provider: &str, cwd: &Path, agent_dir: &Path, models: Vec<ModelEntry>) -> (Runtime, FauxProvider) {
     let faux = faux::register(provider);
     let sink: EventSink = Arc::new(|_: &AgentEvent| {});
     let agent = Agent::builder(
@@ -37,7 +45,7 @@ fn runtime(provider: &str, cwd: &Path, agent_dir: &Path) -> (Runtime, FauxProvid
         steering: agent.steering().clone(),
         follow_ups: agent.follow_ups().clone(),
         abort: agent.abort_handle(),
-        models: Arc::from(Vec::new()),
+        models: Arc::from(models),
         current: (faux.model(), "off".into()),
         cwd: cwd.to_path_buf(),
         agent_dir: agent_dir.to_path_buf(),
@@ -134,4 +142,36 @@ async fn an_undo_without_checkpoints_fails_with_a_typed_error() {
     let failed = rt.apply(Op::Undo { force: false }).await.unwrap_err();
     assert!(matches!(failed, OpError::Checkpoint(_)), "{failed:?}");
     assert!(!failed.to_string().is_empty());
+}
+
+/// The session's state entries of `kind`, as JSON.
+fn entries_of(rt: &Runtime, kind: &str) -> Vec<serde_json::Value> {
+    let session = rt.agent().session().lock().unwrap();
+    session.entries().iter().map(|e| serde_json::to_value(e).unwrap()).filter(|e| e["type"] == kind).collect()
+}
+
+#[tokio::test]
+async fn choosing_a_model_and_a_level_clamps_it_and_records_both() {
+    let (_dir, cwd, agent_dir) = folders();
+    let thinker = ModelEntry { provider: "lab".into(), id: "thinker".into(), reasoning: true, ..ModelEntry::unknown() };
+    let plain = ModelEntry { provider: "lab".into(), id: "plain".into(), reasoning: false, ..ModelEntry::unknown() };
+    let (mut rt, _faux) = runtime_with("runtime-choose", &cwd, &agent_dir, vec![thinker.clone(), plain.clone()]);
+    let choice = ModelChoice { entry: thinker, key: Some("k".into()), source: ModelSource::Set };
+    let chosen = rt.apply(Op::Choose { model: Some(Box::new(choice)), thinking: Some("high".into()) }).await.unwrap();
+    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "high"), "{chosen:?}");
+    assert_eq!((rt.agent().model().provider.as_str(), rt.agent().model().id.as_str()), ("lab", "thinker"));
+    assert_eq!(rt.agent().thinking(), Some("high"));
+    assert_eq!(rt.agent().api_key(), Some("k"));
+    // A model that does not think takes the level down to off.
+    let choice = ModelChoice { entry: plain, key: None, source: ModelSource::Cycle };
+    let chosen = rt.apply(Op::Choose { model: Some(Box::new(choice)), thinking: None }).await.unwrap();
+    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "off"), "{chosen:?}");
+    assert_eq!(rt.agent().thinking(), None);
+    let models: Vec<String> = entries_of(&rt, "model_change").iter().map(|e| e["modelId"].to_string()).collect();
+    assert_eq!(models, ["\"thinker\"", "\"plain\""]);
+    let levels: Vec<String> =
+        entries_of(&rt, "thinking_level_change").iter().map(|e| e["thinkingLevel"].to_string()).collect();
+    assert_eq!(levels, ["\"high\"", "\"off\""]);
+    // The extensions' view follows.
+    assert_eq!(rt.ext().current.lock().unwrap().1, "off");
 }

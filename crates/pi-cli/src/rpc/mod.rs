@@ -304,21 +304,6 @@ impl Server {
         });
     }
 
-    /// [`Server::with_agent`], then `after` (awaited, the agent released)
-    /// before the answer.
-    fn with_agent_then<F, A>(&self, id: Option<Value>, kind: String, f: F, after: A)
-    where
-        F: FnOnce(&mut Agent, &Shared) -> Answer + Send + 'static,
-        A: FnOnce() -> futures::future::BoxFuture<'static, ()> + Send + 'static,
-    {
-        let (runtime, shared) = (self.runtime.clone(), self.shared.clone());
-        tokio::spawn(async move {
-            let answer = { f(runtime.lock().await.agent_mut(), &shared) };
-            after().await;
-            respond(&id, &kind, answer);
-        });
-    }
-
     /// One command.
     async fn handle(&mut self, id: Option<Value>, command: Command) {
         let kind = command.kind().to_string();

@@ -5,11 +5,10 @@
 //! recorded in the session (`model_change`, `thinking_level_change`) and a
 //! level is clamped to what the model supports.
 
-use std::sync::{Arc, Mutex};
-
 use serde_json::{Value, json};
 
-use pi_runtime::Command;
+use pi_runtime::model_change::{ModelChoice, ModelSource};
+use pi_runtime::{Command, Op, Outcome};
 
 use super::{Server, respond};
 use pi_runtime::model_json::model_json;
@@ -101,83 +100,41 @@ impl Server {
             }
             _ => thinking.clone(),
         };
-        let level = match &entry {
-            Some(e) => model_select::clamp_thinking_level(e, &requested).to_string(),
-            None => "off".to_string(),
-        };
-        let current = self.current.clone();
-        let ext = self.setup.ext.clone();
-        let heard = ext.clone();
+        let (runtime, current) = (self.runtime.clone(), self.current.clone());
         // The extensions hear of the change (and their handlers finish)
         // before the answer, as the reference's do.
-        let announced: Arc<Mutex<Vec<(&'static str, Value)>>> = Arc::default();
-        let to_announce = announced.clone();
-        self.with_agent_then(
-            id,
-            kind.clone(),
-            move |agent, _| {
-                let previous = model_json(agent.model());
-                let previous_key = (agent.model().provider.clone(), agent.model().id.clone());
-                if let Some((e, _)) = &target {
-                    agent.set_api_key(
-                        model_select::api_key_for(e, None)
-                            .map_err(|e| e.to_string())?
-                            .or(agent.api_key().map(String::from)),
-                    );
-                    agent.set_model(model_select::ai_model(e));
-                    agent.tool_ctx_mut().session.provider = Some(e.provider.clone());
-                    agent.tool_ctx_mut().session.model = Some(e.id.clone());
-                    if let Ok(mut s) = agent.session().lock() {
-                        let _ = s.append("model_change", json!({"provider": e.provider, "modelId": e.id}));
-                    }
+        tokio::spawn(async move {
+            let mut rt = runtime.lock().await;
+            let scoped = target.as_ref().is_some_and(|(_, scoped)| *scoped);
+            let model = match target {
+                Some((entry, _)) => {
+                    let key = match model_select::api_key_for(&entry, None) {
+                        Ok(key) => key.or_else(|| rt.agent().api_key().map(String::from)),
+                        Err(e) => return respond(&id, &kind, Err(e.to_string())),
+                    };
+                    let source = if kind == "cycle_model" { ModelSource::Cycle } else { ModelSource::Set };
+                    Some(Box::new(ModelChoice { entry, key, source }))
                 }
-                if level != thinking {
-                    agent.set_thinking(Some(level.clone()).filter(|l| l != "off"));
-                    agent.tool_ctx_mut().session.reasoning_level = Some(level.clone());
-                    if let Ok(mut s) = agent.session().lock() {
-                        let _ = s.append("thinking_level_change", json!({"thinkingLevel": level}));
-                    }
-                    super::event(&pi_agent::AgentEvent::ThinkingLevelChanged { level: level.clone() });
+                None => None,
+            };
+            let chose_model = model.is_some();
+            let level = match rt.apply(Op::Choose { model, thinking: Some(requested) }).await {
+                Ok(Outcome::Chosen { thinking }) => thinking,
+                _ => pi_runtime::text::THINKING_OFF.to_string(),
+            };
+            let agent = rt.agent();
+            if let Ok(mut c) = current.lock() {
+                *c = (agent.model().clone(), level.clone());
+            }
+            let answer = match kind.as_str() {
+                "set_model" => Some(model_json(agent.model())),
+                "cycle_model" if chose_model => {
+                    Some(json!({"model": model_json(agent.model()), "thinkingLevel": level, "isScoped": scoped}))
                 }
-                if let Ok(mut c) = current.lock() {
-                    *c = (agent.model().clone(), level.clone());
-                }
-                // Extensions' `ctx.model` and `ctx.thinkingLevel` follow, and hear of it.
-                if let Ok(mut c) = ext.current.lock() {
-                    *c = (agent.model().clone(), level.clone());
-                }
-                let mut events = Vec::new();
-                if level != thinking {
-                    events.push(("thinking_level_select", json!({"level": level, "previousLevel": thinking})));
-                }
-                // Choosing the model in use changes nothing and is not announced (as the reference).
-                let changed = previous_key != (agent.model().provider.clone(), agent.model().id.clone());
-                if target.is_some() && changed {
-                    let source = if kind == "cycle_model" { "cycle" } else { "set" };
-                    let event =
-                        json!({"model": model_json(agent.model()), "previousModel": previous, "source": source});
-                    events.push(("model_select", event));
-                }
-                if let Ok(mut a) = to_announce.lock() {
-                    *a = events;
-                }
-                Ok(match (kind.as_str(), &target) {
-                    ("set_model", _) => Some(model_json(agent.model())),
-                    ("cycle_model", Some((_, scoped))) => {
-                        Some(json!({"model": model_json(agent.model()), "thinkingLevel": level, "isScoped": scoped}))
-                    }
-                    ("cycle_thinking_level", _) => Some(json!({"level": level})),
-                    _ => None,
-                })
-            },
-            move || {
-                let events = announced.lock().map(|mut a| std::mem::take(&mut *a)).unwrap_or_default();
-                Box::pin(async move {
-                    for (event, payload) in events {
-                        heard.notify(event, payload).await;
-                    }
-                })
-            },
-        );
+                "cycle_thinking_level" => Some(json!({"level": level})),
+                _ => None,
+            };
+            respond(&id, &kind, Ok(answer));
+        });
     }
 }

@@ -13,6 +13,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::look::UiSettings;
 use super::text;
+use pi_runtime::model_change::{ModelChoice, ModelSource};
 use pi_runtime::{Op, Runtime};
 
 /// Most files listed for `@` completion.
@@ -78,8 +79,8 @@ impl Host {
                     self.quick(req);
                     continue;
                 }
-                Request::SetModel { provider, id, save } => self.set_model(&provider, &id, save),
-                Request::SetThinking(level) => self.set_thinking(&level),
+                Request::SetModel { provider, id, save } => self.set_model(&provider, &id, save).await,
+                Request::SetThinking(level) => self.set_thinking(&level).await,
                 Request::Command { name, args } => self.command(&name, &args).await,
                 Request::Shortcut(key) => {
                     let _done = self.rt.apply(Op::Shortcut(key)).await;
@@ -160,7 +161,7 @@ impl Host {
         }
     }
 
-    fn set_model(&mut self, provider: &str, id: &str, save: bool) {
+    async fn set_model(&mut self, provider: &str, id: &str, save: bool) {
         let Some(entry) = self.models.iter().find(|m| m.provider == provider && m.id == id).cloned() else {
             self.notice(Level::Error, pi_tui::text::error_line(&text::model_not_found(&format!("{provider}/{id}"))));
             return;
@@ -172,43 +173,13 @@ impl Host {
                 return;
             }
         };
-        self.rt.agent_mut().set_model(pi_runtime::model_select::ai_model(&entry));
-        self.rt.agent_mut().set_api_key(key);
-        self.rt.agent_mut().tool_ctx_mut().session.provider = Some(entry.provider.clone());
-        self.rt.agent_mut().tool_ctx_mut().session.model = Some(entry.id.clone());
-        if !entry.reasoning {
-            self.rt.agent_mut().set_thinking(None);
-        }
+        let choice = ModelChoice { entry: entry.clone(), key, source: ModelSource::Set };
+        let _chosen = self.rt.apply(Op::Choose { model: Some(Box::new(choice)), thinking: None }).await;
         self.send(Update::Model(model_info(&entry)));
         self.send(Update::Thinking(self.rt.agent().thinking().map(String::from)));
-        self.ext_current();
         if save {
             self.save(&["defaultProvider"], serde_json::json!(entry.provider));
             self.save(&["defaultModel"], serde_json::json!(entry.id));
-        }
-    }
-
-    /// Extensions' `ctx.model` and `ctx.thinkingLevel` follow the agent's,
-    /// and hear of a change (`thinking_level_select`, then `model_select`).
-    fn ext_current(&self) {
-        let level = self.rt.agent().thinking().map(String::from).unwrap_or_else(|| "off".into());
-        let before = self
-            .rt
-            .ext()
-            .current
-            .lock()
-            .map(|mut c| std::mem::replace(&mut *c, (self.rt.agent().model().clone(), level.clone())));
-        let Ok((model, previous_level)) = before else { return };
-        if previous_level != level {
-            self.rt.ext().announce(
-                "thinking_level_select",
-                serde_json::json!({"level": level, "previousLevel": previous_level}),
-            );
-        }
-        if model.provider != self.rt.agent().model().provider || model.id != self.rt.agent().model().id {
-            let event = serde_json::json!({"model": pi_runtime::model_json::model_json(self.rt.agent().model()),
-                "previousModel": pi_runtime::model_json::model_json(&model), "source": "set"});
-            self.rt.ext().announce("model_select", event);
         }
     }
 
@@ -220,11 +191,9 @@ impl Host {
         }
     }
 
-    fn set_thinking(&mut self, level: &str) {
-        self.rt.agent_mut().set_thinking((level != "off").then(|| level.to_string()));
-        self.rt.agent_mut().tool_ctx_mut().session.reasoning_level = Some(level.to_string());
+    async fn set_thinking(&mut self, level: &str) {
+        let _chosen = self.rt.apply(Op::Choose { model: None, thinking: Some(level.to_string()) }).await;
         self.send(Update::Thinking(self.rt.agent().thinking().map(String::from)));
-        self.ext_current();
     }
 
     /// The project's files for `@` completion, from our own `find`.
