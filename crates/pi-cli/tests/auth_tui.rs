@@ -3,7 +3,7 @@
 //! through the dialog, the methods offered for an account provider, and the
 //! key removed again.
 
-mod tui_support;
+use crate::tui_support;
 
 use tui_support::{Scene, have_tmux};
 

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Output;
 
-mod rpc_driver;
+use crate::rpc_driver;
 
 use pi_test_support::folders::{dot_git, git, tree_state as state};
 use pi_test_support::{MockServer, Scratch, ToolCallSpec, Turn};

@@ -6,7 +6,7 @@
 //! root changed since the turn stops the whole undo (nothing written
 //! anywhere) until forced.
 
-mod rpc_driver;
+use crate::rpc_driver;
 
 use pi_test_support::{MockServer, Scratch, ToolCallSpec, Turn};
 use rpc_driver::Rpc;

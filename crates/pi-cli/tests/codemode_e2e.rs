@@ -5,7 +5,7 @@
 //! (`codemode.mode`, the inline budget). Expected texts are the reference's
 //! (Pi 1.6.0), as recorded side by side.
 
-mod codemode_support;
+use crate::codemode_support;
 
 use codemode_support::{Env, declared, description, mask, result, script, tool_texts};
 use pi_test_support::{MockServer, ToolCallSpec, Turn};

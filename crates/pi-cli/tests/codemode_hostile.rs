@@ -4,7 +4,7 @@
 //! exhaustion, a promise that never settles, tampering with built-ins and
 //! `tools`, the output limits.
 
-mod codemode_support;
+use crate::codemode_support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! sees half a file (issue: torn files and lost edits across processes).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! project's inherit/unload/load cycle, a package's project entry).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod tui_support;
+use crate::tui_support;
 
 use serde_json::{Value, json};
 use tui_support::{Scene, Tmux, have_tmux};

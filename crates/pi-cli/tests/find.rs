@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::{Out, write};
 

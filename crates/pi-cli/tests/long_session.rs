@@ -4,7 +4,7 @@
 //! continues it in print mode. Nothing walks the chain by recursion.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod rpc_driver;
+use crate::rpc_driver;
 
 use std::io::Write;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! tests that need them skip with a note when they are absent). Expected
 //! texts are the reference's (Pi 1.6.0), as recorded side by side.
 
-mod codemode_support;
+use crate::codemode_support;
 
 use std::path::PathBuf;
 

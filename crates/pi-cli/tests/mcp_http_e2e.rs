@@ -7,7 +7,7 @@
 //! the server's own `listen` binds every interface). Skips with a note when
 //! node or the npm package (`$PI_MCP_SERVERS`, see `.ci/run`) is missing.
 
-mod codemode_support;
+use crate::codemode_support;
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-mod tui_support;
+use crate::tui_support;
 
 use pi_test_support::{MockServer, Scratch, Turn, read_until};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! policy, from `pi tool` or from the model.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod common;
+use crate::common;
 
 use common::{pi, write};
 use pi_test_support::{MockServer, Scratch, Turn};

@@ -5,7 +5,7 @@
 //! input ends pi at once.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod rpc_driver;
+use crate::rpc_driver;
 
 use std::time::{Duration, Instant};
 

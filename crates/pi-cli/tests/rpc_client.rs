@@ -16,7 +16,7 @@
 //! the test also runs the reference live and compares.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod rpc_client_support;
+use crate::rpc_client_support;
 
 use std::path::{Path, PathBuf};
 

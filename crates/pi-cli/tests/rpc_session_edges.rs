@@ -3,7 +3,7 @@
 //! the current session stays.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod rpc_driver;
+use crate::rpc_driver;
 
 use std::time::Duration;
 

@@ -11,7 +11,7 @@
 //! is a change of the protocol.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod rpc_driver;
+use crate::rpc_driver;
 
 use std::collections::HashMap;
 use std::io::BufReader;

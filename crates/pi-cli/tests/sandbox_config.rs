@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 #![cfg(target_os = "linux")]
 
-mod sandbox_support;
+use crate::sandbox_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -4,7 +4,7 @@
 //! enter continues the chosen one in the UI, escape ends the run. `/resume`
 //! inside the UI opens the same picker and switches to the chosen session.
 
-mod tui_support;
+use crate::tui_support;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! by name, and the exit status says how the call went.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

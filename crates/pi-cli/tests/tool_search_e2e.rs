@@ -4,7 +4,7 @@
 //! in the session, kept on resume), errors, `--tools '*'`, patterns,
 //! modifiers, `defaultTools`, `-builtin:<name>` and `/reload`.
 
-mod codemode_support;
+use crate::codemode_support;
 
 use codemode_support::{Env, declared, tool_texts};
 use pi_test_support::{MockServer, ToolCallSpec, Turn};

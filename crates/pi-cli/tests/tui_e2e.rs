@@ -2,7 +2,7 @@
 //! The terminal UI end to end: `pi` under tmux against the mock model, keys
 //! sent with `send-keys`, the screen read with `capture-pane`.
 
-mod tui_support;
+use crate::tui_support;
 
 use pi_test_support::Turn;
 use serde_json::json;

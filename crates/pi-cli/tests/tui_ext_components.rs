@@ -3,7 +3,7 @@
 //! `ctx.ui.custom()` picker drawn and driven by keys until it calls `done`,
 //! a replaced footer, statuses, widgets and the editor text.
 
-mod tui_support;
+use crate::tui_support;
 
 use std::path::PathBuf;
 

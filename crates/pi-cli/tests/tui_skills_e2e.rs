@@ -3,7 +3,7 @@
 //! mock model): they are offered in `/` completion with their descriptions,
 //! and `/template args` and `/skill:name args` reach the model expanded.
 
-mod tui_support;
+use crate::tui_support;
 
 use pi_test_support::Turn;
 use tui_support::{Scene, have_tmux, idle};

@@ -5,7 +5,7 @@
 //! editor) and, because the agent changed files after it, asks whether the
 //! files go back too (B11: files and conversation rewound together).
 
-mod tui_support;
+use crate::tui_support;
 
 use pi_test_support::Turn;
 use serde_json::json;

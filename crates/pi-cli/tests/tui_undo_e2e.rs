@@ -5,7 +5,7 @@
 //! declining restores nothing; `/undo --force` restores it; with nothing
 //! left to undo, it says so.
 
-mod tui_support;
+use crate::tui_support;
 
 use pi_test_support::Turn;
 use serde_json::json;

@@ -1,0 +1,85 @@
+//! The `pi` binary's end-to-end tests, one test binary: each module is a
+//! suite that runs the real `pi` (modes, flags, process behaviour) against
+//! the mock model server. One binary instead of one per suite: a change in
+//! any crate relinks it once, not seventy times.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+mod codemode_support;
+mod common;
+mod rpc_client_support;
+mod rpc_driver;
+mod sandbox_support;
+mod tui_support;
+
+mod acp_e2e;
+mod acp_sdk;
+mod acp_side_by_side;
+mod agent_e2e;
+mod auth_cmd_e2e;
+mod auth_e2e;
+mod auth_tui;
+mod bash;
+mod bedrock_e2e;
+mod boundary_e2e;
+mod catalog_e2e;
+mod checkpoints_e2e;
+mod checkpoints_roots_e2e;
+mod cli_e2e;
+mod codemode_e2e;
+mod codemode_hostile;
+mod community_packages_e2e;
+mod compaction;
+mod compat_e2e;
+mod concurrent_edits;
+mod config_tui;
+mod examples_e2e;
+mod ext_commands_e2e;
+mod ext_events_e2e;
+mod find;
+mod google_e2e;
+mod grep;
+mod hostile_files;
+mod llama_e2e;
+mod long_session;
+mod ls;
+mod mcp_e2e;
+mod mcp_http_e2e;
+mod mcp_limits_e2e;
+mod mcp_session_e2e;
+mod mistral_azure_e2e;
+mod no_model_e2e;
+mod npm_packages_e2e;
+mod packages;
+mod policy_order_e2e;
+mod process_ownership;
+mod provider_events_e2e;
+mod provider_hostile;
+mod read;
+mod rpc_abort;
+mod rpc_bad_input;
+mod rpc_bash;
+mod rpc_client;
+mod rpc_idle_e2e;
+mod rpc_retry;
+mod rpc_session_edges;
+mod rpc_shapes;
+mod sandbox_config;
+mod sandbox_escape;
+mod sandbox_session;
+mod sandbox_works;
+mod session_cwd_e2e;
+mod session_skip_e2e;
+mod sessions_e2e;
+mod sessions_tui;
+mod skills_e2e;
+mod strict_tools_e2e;
+mod subscriptions_e2e;
+mod tool_pipeline;
+mod tool_search_e2e;
+mod trust_cmd;
+mod trust_matrix;
+mod tui_e2e;
+mod tui_ext_components;
+mod tui_skills_e2e;
+mod tui_tree_e2e;
+mod tui_undo_e2e;
