@@ -11,11 +11,12 @@ use std::collections::VecDeque;
 use pi_agent::{Agent, AgentEvent};
 use pi_ai::{AssistantMessage, ContentBlock};
 use pi_ext::{ExtensionError, InputOutcome};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::ext_session::ExtSession;
 use crate::model_select::NoApiKey;
 use crate::reload::ReloadState;
+use crate::session_event::SessionEvent;
 use crate::text;
 
 /// The `input` event's `source` for a message an extension sent.
@@ -100,11 +101,12 @@ impl ExtSession {
         }
     }
 
-    /// Run every extension's handlers of notification `event` and wait for
-    /// them; their failures are reported.
-    pub async fn notify(&self, event: &str, payload: Value) {
+    /// Run every extension's handlers of `event` and wait for them; their
+    /// failures are reported.
+    pub async fn notify(&self, event: &SessionEvent) {
+        let (kind, payload) = (event.kind(), event.to_value());
         for l in self.scripts() {
-            let errors = l.emit(event, payload.clone()).await;
+            let errors = l.emit(kind, payload.clone()).await;
             self.report(errors);
         }
     }
@@ -289,9 +291,14 @@ pub async fn settle(
             ext.busy.set(true);
             let reason = pi_agent::compaction::CompactionReason::Manual;
             if let Err(message) = agent.compact(reason, instructions.as_deref(), false).await {
-                let event = json!({"reason": reason.as_str(), "errorMessage": message.to_string(), "aborted": false,
-                    "willRetry": false, "fromExtension": false});
-                ext.notify("session_compact_failed", event).await;
+                let event = SessionEvent::SessionCompactFailed {
+                    reason: reason.as_str(),
+                    error_message: message.to_string(),
+                    aborted: false,
+                    will_retry: false,
+                    from_extension: false,
+                };
+                ext.notify(&event).await;
             }
             ext.busy.set(false);
         }

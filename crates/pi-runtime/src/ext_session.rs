@@ -17,6 +17,7 @@ use pi_ext::{LoadedExtensions, SessionCall};
 use serde_json::{Value, json};
 
 use crate::session_error::SessionCallError;
+use crate::session_event::SessionEvent;
 
 /// What extensions asked for that the front end does once the command or
 /// prompt at hand has ended.
@@ -334,16 +335,22 @@ impl ExtSession {
         let thinking = (level != current.1)
             .then(|| pi_agent::ThinkingChoice { level: level.clone(), previous: current.1.clone() });
         if let Some(t) = &thinking {
-            self.announce("thinking_level_select", json!({"level": t.level, "previousLevel": t.previous}));
+            self.announce(&SessionEvent::ThinkingLevelSelect {
+                level: t.level.clone(),
+                previous_level: t.previous.clone(),
+            });
         }
-        let event = json!({"model": crate::model_json::model_json(&model), "previousModel": crate::model_json::model_json(&current.0),
-            "source": "set"});
+        let event = SessionEvent::ModelSelect {
+            model: crate::model_json::model_json(&model),
+            previous_model: crate::model_json::model_json(&current.0),
+            source: "set",
+        };
         let changed = current.0.provider != model.provider || current.0.id != model.id;
         self.live.choose_model(pi_agent::ModelChoice { model: model.clone(), api_key: Some(api_key), thinking });
         *current = (model, level);
         // The model in use chosen again is not announced (as the reference).
         if changed {
-            self.announce("model_select", event);
+            self.announce(&event);
         }
         true
     }
@@ -395,12 +402,13 @@ impl ExtSession {
         })
     }
 
-    /// Hand notification `event` to every extension without waiting (a
-    /// change made while their code runs: `model_select`,
-    /// `thinking_level_select`, `session_info_changed`).
-    pub fn announce(&self, event: &str, payload: Value) {
+    /// Hand `event` to every extension without waiting (a change made while
+    /// their code runs: `model_select`, `thinking_level_select`,
+    /// `session_info_changed`).
+    pub fn announce(&self, event: &SessionEvent) {
+        let (kind, payload) = (event.kind(), event.to_value());
         for l in self.scripts() {
-            l.post(event, payload.clone());
+            l.post(kind, payload.clone());
         }
     }
 
@@ -413,7 +421,10 @@ impl ExtSession {
             None => level.to_string(),
         };
         if level != current.1 {
-            self.announce("thinking_level_select", json!({"level": level, "previousLevel": current.1}));
+            self.announce(&SessionEvent::ThinkingLevelSelect {
+                level: level.clone(),
+                previous_level: current.1.clone(),
+            });
             self.live.choose_thinking(pi_agent::ThinkingChoice { level: level.clone(), previous: current.1.clone() });
             current.1 = level;
         }

@@ -55,6 +55,7 @@ pub mod reload;
 mod runtime;
 pub mod session_api;
 pub mod session_error;
+pub mod session_event;
 pub mod session_events;
 pub mod text;
 pub mod tree_events;

@@ -15,6 +15,7 @@ use serde_json::json;
 use crate::ext_session::ExtSession;
 use crate::model_json::model_json;
 use crate::model_select;
+use crate::session_event::SessionEvent;
 
 /// How a model was chosen (the `model_select` event's `source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,13 +86,14 @@ pub(crate) async fn choose(
         *current = (agent.model().clone(), level.clone());
     }
     if level != thinking_before {
-        ext.notify("thinking_level_select", json!({"level": level, "previousLevel": thinking_before})).await;
+        let event = SessionEvent::ThinkingLevelSelect { level: level.clone(), previous_level: thinking_before };
+        ext.notify(&event).await;
     }
     let changed = previous_key != (agent.model().provider.clone(), agent.model().id.clone());
     if let Some(choice) = model.filter(|_| changed) {
-        let event =
-            json!({"model": model_json(agent.model()), "previousModel": previous, "source": choice.source.as_str()});
-        ext.notify("model_select", event).await;
+        let source = choice.source.as_str();
+        ext.notify(&SessionEvent::ModelSelect { model: model_json(agent.model()), previous_model: previous, source })
+            .await;
     }
     level
 }

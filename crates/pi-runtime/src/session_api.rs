@@ -109,7 +109,7 @@ impl ExtSession {
                 let name = name.trim().to_string();
                 self.append("session_info", json!({"name": name}))?;
                 (self.sink)(&AgentEvent::SessionInfoChanged { name: Some(name.clone()) });
-                self.announce("session_info_changed", json!({"name": name}));
+                self.announce(&crate::session_event::SessionEvent::SessionInfoChanged { name: name.clone() });
                 Ok(None)
             }
             SessionCall::SendMessage { message, options } => self.send_message(&message, &options),

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::ext_reload::{ExtPlan, Renewed};
 use crate::ext_session::ExtSession;
 use crate::reload::ReloadState;
+use crate::session_event::SessionEvent;
 
 /// How the session is being replaced.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,16 +33,17 @@ pub enum Replacement {
 }
 
 impl Replacement {
-    /// The cancellable event asked first and its fields.
-    fn before(&self) -> (&'static str, Value) {
+    /// The cancellable event asked first.
+    fn before(&self) -> SessionEvent {
         match self {
-            Replacement::New => ("session_before_switch", json!({"reason": "new"})),
+            Replacement::New => SessionEvent::SessionBeforeSwitch { reason: "new", target_session_file: None },
             Replacement::Resume { target } => {
-                ("session_before_switch", json!({"reason": "resume", "targetSessionFile": target}))
+                SessionEvent::SessionBeforeSwitch { reason: "resume", target_session_file: Some(target.clone()) }
             }
-            Replacement::Fork { entry, clone } => {
-                ("session_before_fork", json!({"entryId": entry, "position": if *clone { "at" } else { "before" }}))
-            }
+            Replacement::Fork { entry, clone } => SessionEvent::SessionBeforeFork {
+                entry_id: entry.clone(),
+                position: if *clone { "at" } else { "before" },
+            },
         }
     }
 
@@ -57,7 +59,8 @@ impl Replacement {
 
 /// Ask the extensions first: true when one cancels the replacement.
 pub async fn cancelled(ext: &ExtSession, r: &Replacement) -> bool {
-    let (event, payload) = r.before();
+    let asked = r.before();
+    let (event, payload) = (asked.kind(), asked.to_value());
     for l in ext.scripts() {
         let (cancel, errors) = l.gate(event, payload.clone()).await;
         ext.report(errors);

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::ext_session::ExtSession;
 use crate::session_error::SessionCallError;
+use crate::session_event::SessionEvent;
 
 /// How a move in the tree is made (`ctx.navigateTree`'s options, `/tree`'s
 /// summary choice).
@@ -70,12 +71,14 @@ pub fn prepare(ext: &ExtSession, target: &str, how: &TreeMove) -> Result<Prepare
 /// Tell the extensions where the leaf went (and the summary entry made,
 /// unless `summary_entry` is null).
 pub async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>, summary_entry: &Value) {
-    let mut told = json!({"newLeafId": new_leaf, "oldLeafId": old_leaf});
-    if !summary_entry.is_null() {
-        told["summaryEntry"] = summary_entry.clone();
-        told["fromExtension"] = json!(summary_entry["fromHook"] == true);
-    }
-    ext.notify("session_tree", told).await;
+    let summary = (!summary_entry.is_null()).then(|| summary_entry.clone());
+    let told = SessionEvent::SessionTree {
+        new_leaf_id: new_leaf.map(str::to_string),
+        old_leaf_id: old_leaf.clone(),
+        from_extension: summary.as_ref().map(|s| s["fromHook"] == true),
+        summary_entry: summary,
+    };
+    ext.notify(&told).await;
 }
 
 /// What moving an agent's conversation did.
@@ -94,7 +97,8 @@ pub async fn ask_before(ext: &ExtSession, preparation: &Value, how: &TreeMove) -
     let mut how = how.clone();
     let mut supplied = None;
     for l in ext.scripts() {
-        let (answer, errors) = l.gate_answer("session_before_tree", json!({"preparation": preparation})).await;
+        let asked = SessionEvent::SessionBeforeTree { preparation: preparation.clone() };
+        let (answer, errors) = l.gate_answer(asked.kind(), asked.to_value()).await;
         ext.report(errors);
         let Some(answer) = answer else { continue };
         if answer["cancel"] == true {

@@ -7,6 +7,7 @@ use pi_agent::{Agent, AgentMessage, AgentOnly, CustomMessage};
 use pi_checkpoints::{CheckpointError, Kept, KeptPlan, Restored, text as cp_text};
 
 use crate::ext_session::ExtSession;
+use crate::session_event::SessionEvent;
 
 /// The custom message type of the conversation's note.
 pub const RESTORE_NOTE_TYPE: &str = "checkpoint-restore";
@@ -191,16 +192,18 @@ async fn open_kept(agent: &Agent) -> (impl FnOnce() -> Result<Kept, CheckpointEr
 async fn apply(
     agent: &mut Agent,
     ext: &ExtSession,
-    reason: &str,
+    reason: &'static str,
     kept: Kept,
     session: String,
     plan: KeptPlan,
     force: bool,
 ) -> Result<Undone, CheckpointError> {
     let checkpoint = plan.checkpoint().to_string();
-    let asked = serde_json::json!({"reason": reason, "checkpoint": checkpoint, "files": kept.files(&plan)});
+    let files = serde_json::json!(kept.files(&plan));
+    let asked = SessionEvent::SessionBeforeRestore { reason, checkpoint: checkpoint.clone(), files };
+    let (kind, asked) = (asked.kind(), asked.to_value());
     for l in ext.scripts() {
-        let (cancel, errors) = l.gate("session_before_restore", asked.clone()).await;
+        let (cancel, errors) = l.gate(kind, asked.clone()).await;
         ext.report(errors);
         if cancel {
             return Err(CheckpointError::Cancelled);
@@ -217,9 +220,7 @@ async fn apply(
         timestamp: pi_ai::now_ms(),
     };
     agent.record(AgentMessage::Agent(AgentOnly::Custom(note)));
-    let mut told = done.json();
-    told["reason"] = serde_json::json!(reason);
-    ext.notify("session_restore", told).await;
+    ext.notify(&SessionEvent::SessionRestore { restored: done.json(), reason }).await;
     Ok(done)
 }
 

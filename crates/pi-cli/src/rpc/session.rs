@@ -27,7 +27,10 @@ impl Server {
             let _ = s.append("session_info", json!({"name": name}));
         }
         event(&AgentEvent::SessionInfoChanged { name: Some(name.clone()) });
-        self.setup.ext.notify("session_info_changed", json!({"name": name})).await;
+        self.setup
+            .ext
+            .notify(&pi_runtime::session_event::SessionEvent::SessionInfoChanged { name: name.to_string() })
+            .await;
         respond(id, kind, Ok(None));
     }
 

@@ -380,7 +380,10 @@ impl Host {
         let _ = self.up.send(Update::SessionName(self.session_name.clone()));
         let _ = self.up.send(Update::Notice(Level::Info, text::session_named(name)));
         // The extensions hear of it (`session_info_changed`), as after RPC `set_session_name`.
-        self.rt.ext().notify("session_info_changed", serde_json::json!({"name": name})).await;
+        self.rt
+            .ext()
+            .notify(&pi_runtime::session_event::SessionEvent::SessionInfoChanged { name: name.to_string() })
+            .await;
     }
 }
 
