@@ -2,6 +2,7 @@
 //! until the model stops, fails, is aborted, or every call of a batch asks to
 //! terminate.
 
+use crate::hook_event::{HookEvent, HookMessage};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -361,7 +362,7 @@ impl Agent {
                     if !started {
                         started = true;
                         let first = Message::Assistant(partial.snapshot());
-                        self.notify("message_start", || serde_json::json!({"message": first.clone()})).await;
+                        self.notify(HookEvent::MessageStart { message: HookMessage::Llm(&first) }).await;
                         self.emit(AgentEvent::MessageStart { message: first });
                     }
                 }
@@ -372,18 +373,15 @@ impl Agent {
                         let mut first = other.message();
                         first.content.clear();
                         let first = Message::Assistant(first);
-                        self.notify("message_start", || serde_json::json!({"message": first.clone()})).await;
+                        self.notify(HookEvent::MessageStart { message: HookMessage::Llm(&first) }).await;
                         self.emit(AgentEvent::MessageStart { message: first });
                     }
                     if self.dispatcher.listening("message_update") {
                         let message = serde_json::to_value(Message::Assistant(other.message())).unwrap_or_default();
                         let mut ame = serde_json::to_value(&other).unwrap_or_default();
                         ame["partial"] = message.clone();
-                        self.notify(
-                            "message_update",
-                            || serde_json::json!({"message": message, "assistantMessageEvent": ame}),
-                        )
-                        .await;
+                        self.notify(HookEvent::MessageUpdate { message: &message, assistant_message_event: &ame })
+                            .await;
                     }
                     self.emit(AgentEvent::MessageUpdate { usage, assistant_message_event: other });
                 }
@@ -516,7 +514,7 @@ impl Agent {
         if let Some(f) = &self.on_settled {
             f();
         }
-        self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
+        self.notify(HookEvent::AgentSettled { aborted }).await;
         self.emit(AgentEvent::AgentSettled { aborted });
         last
     }
@@ -539,7 +537,7 @@ impl Agent {
         token: &tokio_util::sync::CancellationToken,
     ) -> (Option<AssistantMessage>, Option<Option<String>>) {
         let mut first_new = self.messages.len();
-        self.notify("agent_start", || serde_json::json!({})).await;
+        self.notify(HookEvent::AgentStart {}).await;
         self.emit(AgentEvent::AgentStart);
         // Retries of a failed request so far; the next turn starts a new run (as the reference).
         let (mut retries, mut restart) = (0u32, false);
@@ -554,14 +552,14 @@ impl Agent {
         loop {
             if restart {
                 restart = false;
-                self.notify("agent_start", || serde_json::json!({})).await;
+                self.notify(HookEvent::AgentStart {}).await;
                 self.emit(AgentEvent::AgentStart);
             } else if !first_turn {
                 self.auto_compact().await;
             }
             let continues = !first_turn;
             first_turn = false;
-            self.notify("turn_start", || serde_json::json!({"turnIndex": turn_index, "timestamp": now_ms()})).await;
+            self.notify(HookEvent::TurnStart { turn_index, timestamp: now_ms() }).await;
             self.emit(AgentEvent::TurnStart);
             if let Some(guard) = &self.tool_ctx.change_guard {
                 let tools = self.dispatcher.registry.active_tools();
@@ -684,10 +682,8 @@ impl Agent {
         if let Some(guard) = &self.tool_ctx.change_guard {
             guard.settle().await;
         }
-        if self.dispatcher.listening("agent_end") {
-            let messages = serde_json::to_value(&self.messages[first_new..]).unwrap_or_default();
-            self.notify("agent_end", || serde_json::json!({"messages": messages})).await;
-        }
+        let from = first_new.min(self.messages.len());
+        self.notify(HookEvent::AgentEnd { messages: &self.messages[from..] }).await;
         let mut all = std::mem::take(&mut self.messages);
         let first_new = first_new.min(all.len());
         // The smaller side is set aside (one run in a long session, or the

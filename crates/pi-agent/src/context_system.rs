@@ -5,6 +5,7 @@
 //! `context_with_system` handler answers is sent as it is: its system
 //! messages give the prompt and the tools, the rest the conversation.
 
+use crate::hook_event::HookEvent;
 use serde_json::{Value, json};
 
 use crate::dispatch::Dispatcher;
@@ -47,9 +48,8 @@ pub(crate) async fn context_override(dispatcher: &Dispatcher, messages: &[AgentM
     if !dispatcher.listening("context") {
         return None;
     }
-    let visible: Vec<Value> =
-        messages.iter().filter(|m| !is_system(m)).filter_map(|m| serde_json::to_value(m).ok()).collect();
-    let changed = dispatcher.observe("context", event("context", json!({"messages": visible})), Some("messages"));
+    let asked = HookEvent::Context { messages: messages.iter().filter(|m| !is_system(m)).collect() };
+    let changed = dispatcher.observe(asked.kind(), asked.to_value(), Some("messages"));
     let (changed, source) = changed.await?;
     let Value::Array(items) = changed else { return None };
     // The prompt and tools stay: the latest system messages go first; a

@@ -8,6 +8,7 @@
 //! Model calls, nested calls and (later) codemode and MCP all come through
 //! [`Dispatcher::preflight`] and [`Dispatcher::run`]; nothing else runs a tool.
 
+use crate::hook_event::HookEvent;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -16,7 +17,7 @@ use futures::future::BoxFuture;
 
 use pi_ai::Usage;
 use pi_tools::{ToolContext, ToolResult};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::hooks::{Interceptor, ToolCallEvent, ToolResultEvent};
 use crate::nested::{NestedCall, NestedCaller, NestedCalls, NestedRun, NestedScope, Pipeline};
@@ -156,14 +157,6 @@ pub struct Finished {
     pub refusal: Option<Refusal>,
 }
 
-/// `event` with `parentToolCallId` when the call is nested.
-fn with_parent(mut event: Value, parent: &Option<String>) -> Value {
-    if let Some(p) = parent {
-        event["parentToolCallId"] = json!(p);
-    }
-    event
-}
-
 /// Which set a call resolves against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
@@ -246,8 +239,11 @@ impl Dispatcher {
             RawArgs::Invalid { .. } => Value::Object(Default::default()),
         };
         // The handlers first, then the event, as the reference sends them.
-        self.notify("tool_execution_start", || {
-            with_parent(json!({"toolCallId": req.id, "toolName": req.name, "args": shown_args.clone()}), &req.parent)
+        self.notify(HookEvent::ToolExecutionStart {
+            tool_call_id: &req.id,
+            tool_name: &req.name,
+            args: &shown_args,
+            parent_tool_call_id: req.parent.as_deref(),
         })
         .await;
         self.emit(ToolEvent::Start {
@@ -268,17 +264,13 @@ impl Dispatcher {
     async fn notify_end(&self, f: &Finished, parent: Option<&String>) {
         let parent = parent.cloned();
         let end_parent = parent.clone();
-        self.notify("tool_execution_end", || {
-            let mut end = json!({
-                "toolCallId": f.id,
-                "toolName": f.name,
-                "result": crate::events::EventToolResult::from(&f.result),
-                "isError": f.result.is_error,
-            });
-            if let Some(ms) = f.duration_ms {
-                end["durationMs"] = json!(ms);
-            }
-            with_parent(end, &parent)
+        self.notify(HookEvent::ToolExecutionEnd {
+            tool_call_id: &f.id,
+            tool_name: &f.name,
+            result: crate::events::EventToolResult::from(&f.result),
+            is_error: f.result.is_error,
+            duration_ms: f.duration_ms,
+            parent_tool_call_id: parent.as_deref(),
         })
         .await;
         self.emit_end(f, end_parent);
@@ -373,15 +365,16 @@ impl Dispatcher {
                     f(partial);
                 }
                 if let Some(observers) = &observers {
-                    let update = with_parent(
-                        json!({"toolCallId": id, "toolName": name, "args": a, "partialResult": crate::events::EventToolResult::from(partial)}),
-                        &parent,
-                    );
+                    let update = HookEvent::ToolExecutionUpdate {
+                        tool_call_id: &id,
+                        tool_name: &name,
+                        args: &a,
+                        partial_result: crate::events::EventToolResult::from(partial),
+                        parent_tool_call_id: parent.as_deref(),
+                    }
+                    .to_value();
                     for h in observers.iter().filter(|h| h.listens("tool_execution_update")) {
-                        h.observe_later(
-                            "tool_execution_update",
-                            crate::hooks::event("tool_execution_update", update.clone()),
-                        );
+                        h.observe_later("tool_execution_update", update.clone());
                     }
                 }
                 if let Some(sink) = &sink {

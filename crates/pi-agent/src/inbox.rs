@@ -46,7 +46,7 @@ impl Agent {
         if let Some(f) = &self.on_settled {
             f();
         }
-        self.notify("agent_settled", || serde_json::json!({"aborted": aborted})).await;
+        self.notify(crate::hook_event::HookEvent::AgentSettled { aborted }).await;
         self.emit(AgentEvent::AgentSettled { aborted });
         last
     }

@@ -7,11 +7,12 @@
 //! handler does is in place before the agent goes on), as the reference's
 //! runner does. Handler failures are reported as extension errors.
 
+use crate::hook_event::{HookEvent, HookMessage};
 use serde_json::{Value, json};
 
 use crate::agent::Agent;
 use crate::dispatch::{Dispatcher, ToolEvent};
-use crate::hooks::{Proposal, event, run_chain};
+use crate::hooks::{Proposal, run_chain};
 use crate::messages::AgentMessage;
 
 impl Dispatcher {
@@ -32,10 +33,10 @@ impl Dispatcher {
         self.emit(ToolEvent::HandlerError { source: source.to_string(), event: kind.to_string(), error });
     }
 
-    /// [`Dispatcher::observe`] for a notification built only when heard.
-    pub(crate) async fn notify(&self, kind: &str, fields: impl FnOnce() -> Value) {
-        if self.listening(kind) {
-            self.observe(kind, event(kind, fields()), None).await;
+    /// [`Dispatcher::observe`] for a notification, made JSON only when heard.
+    pub(crate) async fn notify(&self, event: HookEvent<'_>) {
+        if self.listening(event.kind()) {
+            self.observe(event.kind(), event.to_value(), None).await;
         }
     }
 }
@@ -74,9 +75,9 @@ impl Agent {
         }
     }
 
-    /// Run the handlers of notification `kind` (built only when heard).
-    pub(crate) async fn notify(&self, kind: &str, fields: impl FnOnce() -> Value) {
-        self.dispatcher.notify(kind, fields).await;
+    /// Run the handlers of notification `event` (made JSON only when heard).
+    pub(crate) async fn notify(&self, event: HookEvent<'_>) {
+        self.dispatcher.notify(event).await;
     }
 
     /// `message_start` and `message_end` of every message from index `from` on.
@@ -94,20 +95,20 @@ impl Agent {
                 self.emit(ev);
             }
             if listening {
-                for message in added {
-                    self.notify("message_start", || json!({"message": message.clone()})).await;
-                    self.notify("message_end", || json!({"message": message})).await;
+                for message in &added {
+                    self.notify(HookEvent::MessageStart { message: HookMessage::Json(message) }).await;
+                    self.notify(HookEvent::MessageEnd { message: HookMessage::Json(message) }).await;
                 }
             }
             return;
         }
         let mut held = held.into_iter();
-        for message in added {
-            self.notify("message_start", || json!({"message": message.clone()})).await;
+        for message in &added {
+            self.notify(HookEvent::MessageStart { message: HookMessage::Json(message) }).await;
             if let Some(ev) = held.next() {
                 self.emit(ev);
             }
-            self.notify("message_end", || json!({"message": message})).await;
+            self.notify(HookEvent::MessageEnd { message: HookMessage::Json(message) }).await;
             if let Some(ev) = held.next() {
                 self.emit(ev);
             }
@@ -121,8 +122,8 @@ impl Agent {
             return message;
         }
         let value = serde_json::to_value(pi_ai::Message::Assistant(message.clone())).unwrap_or(Value::Null);
-        let changed =
-            self.dispatcher.observe("message_end", event("message_end", json!({"message": value})), Some("message"));
+        let ended = HookEvent::MessageEnd { message: HookMessage::Json(&value) };
+        let changed = self.dispatcher.observe(ended.kind(), ended.to_value(), Some("message"));
         match changed.await.map(|(v, _)| serde_json::from_value::<pi_ai::Message>(v)) {
             Some(Ok(pi_ai::Message::Assistant(replaced))) => replaced,
             _ => message,
@@ -132,7 +133,7 @@ impl Agent {
     /// The turn after a batch the run was aborted in: as the reference, it
     /// starts and its answer is an aborted one, without a request.
     pub(crate) async fn aborted_turn(&mut self, index: u64) -> pi_ai::AssistantMessage {
-        self.notify("turn_start", || json!({"turnIndex": index, "timestamp": pi_ai::now_ms()})).await;
+        self.notify(HookEvent::TurnStart { turn_index: index, timestamp: pi_ai::now_ms() }).await;
         self.emit(crate::events::AgentEvent::TurnStart);
         let answer = pi_ai::AssistantMessage {
             api: pi_ai::intern::intern(&self.model.api),
@@ -145,9 +146,9 @@ impl Agent {
         };
         // Handlers first, then each event, as the reference sends them.
         let message = pi_ai::Message::Assistant(answer.clone());
-        self.notify("message_start", || json!({"message": message.clone()})).await;
+        self.notify(HookEvent::MessageStart { message: HookMessage::Llm(&message) }).await;
         self.emit(crate::events::AgentEvent::MessageStart { message: message.clone() });
-        self.notify("message_end", || json!({"message": message.clone()})).await;
+        self.notify(HookEvent::MessageEnd { message: HookMessage::Llm(&message) }).await;
         self.emit(crate::events::AgentEvent::MessageEnd { message: message.clone() });
         let entry = self.add(message.clone().into());
         let proposal = self.notify_turn_end(index, &answer, &[], entry, Vec::new(), "aborted").await;
@@ -173,17 +174,16 @@ impl Agent {
         }
         let results: Vec<Value> =
             results.iter().filter_map(|r| serde_json::to_value(pi_ai::Message::ToolResult(r.clone())).ok()).collect();
-        let mut fields = json!({
-            "turnIndex": index,
-            "message": pi_ai::Message::Assistant(message.clone()),
-            "toolResults": results,
-            "messageEntryId": entry,
-            "toolResultEntryIds": result_entries,
-        });
-        if let (Some(f), Value::Object(b)) = (fields.as_object_mut(), self.boundary(outcome)) {
-            f.extend(b);
-        }
-        self.propose("turn_end", event("turn_end", fields)).await
+        let message = pi_ai::Message::Assistant(message.clone());
+        let ended = HookEvent::TurnEnd {
+            turn_index: index,
+            message: HookMessage::Llm(&message),
+            tool_results: results,
+            message_entry_id: entry,
+            tool_result_entry_ids: result_entries,
+            boundary: self.boundary(outcome),
+        };
+        self.propose(ended.kind(), ended.to_value()).await
     }
 
     /// What `turn_end` and `agent_before_settle` carry besides their own

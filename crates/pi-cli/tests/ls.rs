@@ -51,6 +51,7 @@ fn unreadable_folders() {
     // Permission bits do not bind root: as root this runs `pi` as `nobody`
     // through setpriv, and skips when that is impossible.
     use std::os::unix::fs::PermissionsExt;
+    let _nobody = common::nobody_shared();
     let Some(mut cmd) = unprivileged_pi() else {
         eprintln!("skipped: running as root and setpriv cannot drop privileges here");
         return;

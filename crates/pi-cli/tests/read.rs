@@ -45,6 +45,7 @@ fn permission_denied_passes_through() {
     // Root reads anything, so as root this runs `pi` as `nobody` via setpriv;
     // it skips when that is not possible.
     use std::os::unix::fs::PermissionsExt;
+    let _nobody = common::nobody_shared();
     let Some(mut cmd) = unprivileged_pi() else {
         eprintln!("skipped: running as root and setpriv cannot drop privileges here");
         return;

@@ -234,15 +234,12 @@ fn command_of(at: &Attempt) -> String {
     at.command.replace("ATTACH", ATTACH).replace("STACK", STACK)
 }
 
-/// Run the suite for one user and mechanism in both modes.
-/// `kill -9 -1` as nobody reaches every process of that user, so the
-/// unprivileged suites (and their control) would kill each other's canary
-/// sleeper when run at once: they take turns.
-static NOBODY_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// This suite's turn when it runs as nobody.
-fn turn(user: User) -> Option<std::sync::MutexGuard<'static, ()>> {
-    (user == User::Nobody).then(|| NOBODY_TURN.lock().unwrap_or_else(|p| p.into_inner()))
+/// This suite's turn when it runs as nobody: `kill -9 -1` as nobody
+/// reaches every process of that user, so the unprivileged suites (and
+/// their control) would kill each other's canary sleeper, and any other
+/// suite's process of nobody's, when run at once.
+fn turn(user: User) -> Option<std::sync::RwLockWriteGuard<'static, ()>> {
+    (user == User::Nobody).then(crate::common::nobody_alone)
 }
 
 fn suite(user: User, mech: Mech) {

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use pi_agent::{Agent, AgentTool, Interceptor};
 use pi_ext::{ExtensionHost, HostOptions, LoadedExtensions};
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::session_event::SessionEvent;
 
 use crate::ext_session::ExtSession;
 
@@ -43,15 +45,6 @@ fn same<T: ?Sized>(a: &Arc<T>, b: &Arc<T>) -> bool {
     std::ptr::eq(Arc::as_ptr(a) as *const (), Arc::as_ptr(b) as *const ())
 }
 
-/// `{reason}` with `fields`' members after it.
-fn with_reason(reason: &str, fields: Value) -> Value {
-    let mut out = json!({"reason": reason});
-    if let (Some(o), Value::Object(f)) = (out.as_object_mut(), fields) {
-        o.extend(f);
-    }
-    out
-}
-
 /// The script extensions loaded again, not yet in the agent.
 pub struct Renewed {
     old: Vec<Arc<LoadedExtensions>>,
@@ -79,12 +72,12 @@ pub const RELOAD_REASON: &str = "reload";
 /// the session (its tools through `plan.tool_changes`, trust, flags), then
 /// hear `session_start` (with `start`'s fields, as `previousSessionFile`).
 /// The agent still has the old handlers and tools: [`install`] swaps them.
-pub async fn renew(plan: &ExtPlan, reason: &str, shutdown: Value, start: Value) -> Renewed {
+pub async fn renew(plan: &ExtPlan, reason: &'static str, target: Option<String>, previous: Option<String>) -> Renewed {
     let mut report: Vec<String> = Vec::new();
     let old = plan.ext.scripts();
-    let shutdown = with_reason(reason, shutdown);
+    let shutdown = SessionEvent::SessionShutdown { reason, target_session_file: target };
     for l in &old {
-        report.extend(l.emit("session_shutdown", shutdown.clone()).await.iter().map(|e| e.to_string()));
+        report.extend(l.emit(shutdown.kind(), shutdown.to_value()).await.iter().map(|e| e.to_string()));
     }
     let mut fresh: Vec<Arc<LoadedExtensions>> = Vec::new();
     let groups: Vec<_> = plan.groups.iter().filter(|(p, _)| !p.is_empty()).collect();
@@ -111,7 +104,7 @@ pub async fn renew(plan: &ExtPlan, reason: &str, shutdown: Value, start: Value) 
         l.set_project_trusted(plan.trusted).await;
         l.set_flag_values(&plan.flag_values).await;
     }
-    let start = with_reason(reason, start);
+    let start = SessionEvent::SessionStart { reason, previous_session_file: previous }.to_value();
     for l in &fresh {
         report.extend(l.emit("session_start", start.clone()).await.iter().map(|e| e.to_string()));
     }
@@ -125,14 +118,8 @@ pub fn install(agent: &mut Agent, plan: &ExtPlan, renewed: &Renewed) {
 }
 
 /// [`renew`] and [`install`] at once (`/reload`); what to report.
-pub async fn reload_extensions(
-    agent: &mut Agent,
-    plan: &ExtPlan,
-    reason: &str,
-    shutdown: Value,
-    start: Value,
-) -> Vec<String> {
-    let renewed = renew(plan, reason, shutdown, start).await;
+pub async fn reload_extensions(agent: &mut Agent, plan: &ExtPlan, reason: &'static str) -> Vec<String> {
+    let renewed = renew(plan, reason, None, None).await;
     install(agent, plan, &renewed);
     renewed.report
 }

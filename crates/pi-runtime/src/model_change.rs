@@ -74,6 +74,9 @@ pub(crate) async fn choose(
     let requested = thinking.unwrap_or_else(|| thinking_before.clone());
     let level = match entry {
         Some(e) => model_select::clamp_thinking_level(e, &requested).to_string(),
+        // A model that is not configured (a custom id given with `--model`):
+        // nothing to clamp to, a known level is taken as asked.
+        None if crate::text::THINKING_LEVELS.contains(&requested.as_str()) => requested,
         None => crate::text::THINKING_OFF.to_string(),
     };
     if level != thinking_before {

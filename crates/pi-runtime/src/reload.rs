@@ -138,11 +138,7 @@ pub async fn rebuild(
     let moved = follow_folder(agent, state);
     let mut warnings = moved.clone().unwrap_or_default();
     if extensions && let Some(plan) = state.extensions.clone() {
-        let none = serde_json::json!({});
-        warnings.extend(
-            crate::ext_reload::reload_extensions(agent, &plan, crate::ext_reload::RELOAD_REASON, none.clone(), none)
-                .await,
-        );
+        warnings.extend(crate::ext_reload::reload_extensions(agent, &plan, crate::ext_reload::RELOAD_REASON).await);
     }
     let (settings, diagnostics) = Settings::load(&state.agent_dir, &state.prompt.cwd, state.prompt.trusted);
     warnings.extend(diagnostics.iter().map(|d| d.to_string()));

@@ -30,8 +30,9 @@ pub enum Op {
     Submit(Incoming),
     /// An extension's keyboard shortcut, then what its handler asked for.
     Shortcut(String),
-    /// What the extensions asked for while the session was idle (messages
-    /// sent, a triggered turn, a reload, a replaced session).
+    /// What the extensions asked for and is still to do (messages sent, a
+    /// triggered turn, a reload, a replaced session): after a command or a
+    /// prompt a front end ran step by step, or while the session was idle.
     Settle,
     /// `/reload`: settings, context files, extensions, skills and templates
     /// read again, the system prompt rebuilt.
@@ -161,8 +162,8 @@ impl Runtime {
         &self.agent
     }
 
-    /// The agent, to change what is not an [`Op`] (the model, the thinking
-    /// level, the session it records into).
+    /// The agent, to change what is not an [`Op`] (the session it records
+    /// into, a compaction, a user command's record).
     pub fn agent_mut(&mut self) -> &mut Agent {
         &mut self.agent
     }

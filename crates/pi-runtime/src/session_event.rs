@@ -89,6 +89,23 @@ pub enum SessionEvent {
         /// The files it would write or remove.
         files: Value,
     },
+    /// The extensions are about to be replaced (a `/reload` or a session
+    /// replacement).
+    SessionShutdown {
+        /// `reload`, `new`, `resume` or `fork`.
+        reason: &'static str,
+        /// The session file that comes next, when there is one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target_session_file: Option<String>,
+    },
+    /// Fresh extensions start (after a `/reload` or a session replacement).
+    SessionStart {
+        /// `reload`, `new`, `resume` or `fork`.
+        reason: &'static str,
+        /// The session file before, when there was one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previous_session_file: Option<String>,
+    },
     /// Files were brought back from a checkpoint.
     SessionRestore {
         /// What the restore did (the RPC answer's fields).
@@ -113,6 +130,8 @@ impl SessionEvent {
             SessionEvent::SessionTree { .. } => "session_tree",
             SessionEvent::SessionBeforeRestore { .. } => "session_before_restore",
             SessionEvent::SessionRestore { .. } => "session_restore",
+            SessionEvent::SessionShutdown { .. } => "session_shutdown",
+            SessionEvent::SessionStart { .. } => "session_start",
         }
     }
 
@@ -150,6 +169,8 @@ mod tests {
             },
             SessionEvent::SessionBeforeRestore { reason: "undo", checkpoint: "c".into(), files: json!([]) },
             SessionEvent::SessionRestore { restored: json!({"checkpoint": "c"}), reason: "undo" },
+            SessionEvent::SessionShutdown { reason: "reload", target_session_file: None },
+            SessionEvent::SessionStart { reason: "fork", previous_session_file: Some("/a.jsonl".into()) },
         ]
     }
 
@@ -184,6 +205,14 @@ mod tests {
         assert_eq!(
             text(SessionEvent::SessionBeforeSwitch { reason: "new", target_session_file: None }),
             r#"{"type":"session_before_switch","reason":"new"}"#
+        );
+        assert_eq!(
+            text(SessionEvent::SessionShutdown { reason: "resume", target_session_file: Some("/b.jsonl".into()) }),
+            r#"{"type":"session_shutdown","reason":"resume","targetSessionFile":"/b.jsonl"}"#
+        );
+        assert_eq!(
+            text(SessionEvent::SessionStart { reason: "reload", previous_session_file: None }),
+            r#"{"type":"session_start","reason":"reload"}"#
         );
         assert_eq!(
             text(SessionEvent::SessionBeforeFork { entry_id: None, position: "at" }),

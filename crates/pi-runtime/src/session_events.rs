@@ -6,7 +6,6 @@
 //! `previousSessionFile`) and `resources_discover` (`startup`).
 
 use pi_agent::Agent;
-use serde_json::{Value, json};
 
 use crate::ext_reload::{ExtPlan, Renewed};
 use crate::ext_session::ExtSession;
@@ -71,14 +70,6 @@ pub async fn cancelled(ext: &ExtSession, r: &Replacement) -> bool {
     false
 }
 
-/// `fields` without its `null` members (the reference leaves them out).
-fn present(fields: Value) -> Value {
-    match fields {
-        Value::Object(m) => Value::Object(m.into_iter().filter(|(_, v)| !v.is_null()).collect()),
-        other => other,
-    }
-}
-
 /// After the replacement (`previous`: the session file before, `target`:
 /// the one now): the extensions loaded again (not yet in the agent) and the
 /// resource paths they add (`resources_discover`, reason `startup`).
@@ -88,9 +79,7 @@ pub async fn renew(
     previous: Option<String>,
     target: Option<String>,
 ) -> (Renewed, pi_ext::DiscoveredResources) {
-    let shutdown = present(json!({"targetSessionFile": target}));
-    let start = present(json!({"previousSessionFile": previous}));
-    let mut renewed = crate::ext_reload::renew(plan, r.reason(), shutdown, start).await;
+    let mut renewed = crate::ext_reload::renew(plan, r.reason(), target, previous).await;
     let cwd = plan.groups.first().map(|(_, o)| o.cwd.clone()).unwrap_or_default();
     let (found, errors) = crate::extensions::discover_resources(&plan.ext.scripts(), &cwd, "startup").await;
     renewed.report.extend(errors);

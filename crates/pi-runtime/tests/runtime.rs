@@ -175,3 +175,15 @@ async fn choosing_a_model_and_a_level_clamps_it_and_records_both() {
     // The extensions' view follows.
     assert_eq!(rt.ext().current.lock().unwrap().1, "off");
 }
+
+#[tokio::test]
+async fn a_level_for_a_model_that_is_not_configured_is_taken_as_asked() {
+    // A custom id given with `--model` has no entry to clamp to.
+    let (_dir, cwd, agent_dir) = folders();
+    let (mut rt, _faux) = runtime("runtime-unlisted", &cwd, &agent_dir);
+    let chosen = rt.apply(Op::Choose { model: None, thinking: Some("high".into()) }).await.unwrap();
+    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "high"), "{chosen:?}");
+    assert_eq!(rt.agent().thinking(), Some("high"));
+    let chosen = rt.apply(Op::Choose { model: None, thinking: Some("loud".into()) }).await.unwrap();
+    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "off"), "an unknown level: {chosen:?}");
+}

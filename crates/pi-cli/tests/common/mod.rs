@@ -112,3 +112,19 @@ pub fn unprivileged_pi() -> Option<Command> {
         cmd
     })
 }
+
+/// Processes of the user nobody (uid 65534): the escape suites' unsandboxed
+/// control runs `kill -9 -1` as nobody, which reaches every process of that
+/// user, so the suites that run as nobody take turns with it. All the
+/// end-to-end suites share one test binary, so the turn is taken here.
+static NOBODY: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// A turn beside the other suites running as nobody (not the escape suites').
+pub fn nobody_shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    NOBODY.read().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A turn with no other process of nobody's from these tests.
+pub fn nobody_alone() -> std::sync::RwLockWriteGuard<'static, ()> {
+    NOBODY.write().unwrap_or_else(|p| p.into_inner())
+}
