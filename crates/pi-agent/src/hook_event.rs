@@ -117,6 +117,30 @@ pub enum HookEvent<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         parent_tool_call_id: Option<&'a str>,
     },
+    /// A compaction is about to run (a handler may cancel it or supply its own).
+    SessionBeforeCompact {
+        /// What would be summarized and kept, and the settings.
+        preparation: Value,
+        /// The branch's entries (left empty when no source listens).
+        branch_entries: Vec<Value>,
+        /// The user's instructions.
+        custom_instructions: Option<&'a str>,
+        /// `manual`, `threshold` or `overflow`.
+        reason: &'static str,
+        /// The request that overflowed is sent again after it.
+        will_retry: bool,
+    },
+    /// A compaction was saved.
+    SessionCompact {
+        /// Its session entry.
+        compaction_entry: Option<Value>,
+        /// An extension supplied it.
+        from_extension: bool,
+        /// `manual`, `threshold` or `overflow`.
+        reason: &'static str,
+        /// The request that overflowed is sent again after it.
+        will_retry: bool,
+    },
     /// A turn ended (handlers may propose entries or a continuation).
     TurnEnd {
         /// Its index in the run.
@@ -152,6 +176,8 @@ impl HookEvent<'_> {
             HookEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
             HookEvent::ToolExecutionEnd { .. } => "tool_execution_end",
             HookEvent::TurnEnd { .. } => "turn_end",
+            HookEvent::SessionBeforeCompact { .. } => "session_before_compact",
+            HookEvent::SessionCompact { .. } => "session_compact",
         }
     }
 
@@ -197,6 +223,25 @@ mod tests {
                 parent_tool_call_id: Some("c1")
             }),
             r#"{"type":"tool_execution_start","toolCallId":"c2","toolName":"read","args":{"path":"a"},"parentToolCallId":"c1"}"#
+        );
+        assert_eq!(
+            text(HookEvent::SessionCompact {
+                compaction_entry: Some(json!({"id": "e"})),
+                from_extension: false,
+                reason: "manual",
+                will_retry: false
+            }),
+            r#"{"type":"session_compact","compactionEntry":{"id":"e"},"fromExtension":false,"reason":"manual","willRetry":false}"#
+        );
+        assert_eq!(
+            text(HookEvent::SessionBeforeCompact {
+                preparation: json!({}),
+                branch_entries: vec![],
+                custom_instructions: None,
+                reason: "threshold",
+                will_retry: true
+            }),
+            r#"{"type":"session_before_compact","preparation":{},"branchEntries":[],"customInstructions":null,"reason":"threshold","willRetry":true}"#
         );
         let message = json!({"role": "user"});
         assert_eq!(

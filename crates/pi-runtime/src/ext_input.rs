@@ -178,6 +178,65 @@ pub async fn submit(
     Ok(last)
 }
 
+/// How far a message went, for a front end that answers as it goes (RPC
+/// answers a `prompt` once it is handled, or once its run is about to start).
+#[derive(Debug)]
+pub enum Step {
+    /// An extension command ran, or an `input` handler handled it.
+    Handled,
+    /// The `before_agent_start` handlers ran and the run starts.
+    Started,
+    /// Refused before it started: the provider has no credentials.
+    Refused(NoApiKey),
+}
+
+/// Told each [`Step`] of a message as it happens.
+pub struct StepSink(pub Box<dyn FnMut(Step) + Send>);
+
+impl std::fmt::Debug for StepSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StepSink")
+    }
+}
+
+/// Run `first` as RPC runs a `prompt`, telling `steps` how far it went: a
+/// command's messages are recorded before it is told handled (one that asks
+/// for a run goes in with the run); then whatever the extensions asked for,
+/// as [`settle_all`] (with `steps` dropped first, so the front end knows the
+/// message itself is done).
+pub async fn submit_telling(
+    agent: &mut Agent,
+    ext: &ExtSession,
+    first: Incoming,
+    mut steps: StepSink,
+    reload: Option<&mut ReloadState>,
+) {
+    let prompt = match ext.route(&first, None).await {
+        Route::Command { path, name, args } => {
+            ext.run_command(&path, &name, &args).await;
+            let triggered = ext.pending.lock().is_ok_and(|p| p.trigger && p.prompts.is_empty());
+            if !triggered {
+                agent.drain_inbox();
+            }
+            (steps.0)(Step::Handled);
+            None
+        }
+        Route::Handled => {
+            (steps.0)(Step::Handled);
+            None
+        }
+        Route::Prompt { text, images } => Some((text, images)),
+    };
+    if let Some((text, images)) = prompt {
+        let started = || (steps.0)(Step::Started);
+        if let Err(why) = prompt_then(agent, ext, &text, images, first.expand, started).await {
+            (steps.0)(Step::Refused(why));
+        }
+    }
+    drop(steps);
+    settle_all(agent, ext, reload).await;
+}
+
 /// Run a prompt with the session marked busy; without `expand`, skills and
 /// templates are not expanded (an extension's plain message).
 pub async fn prompt(

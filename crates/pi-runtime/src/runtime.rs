@@ -13,7 +13,7 @@ use pi_agent::Agent;
 use pi_ai::AssistantMessage;
 use pi_checkpoints::CheckpointError;
 
-use crate::ext_input::Incoming;
+use crate::ext_input::{Incoming, StepSink};
 use crate::ext_session::ExtSession;
 use crate::model_change::ModelChoice;
 use crate::model_select::NoApiKey;
@@ -28,6 +28,15 @@ pub enum Op {
     /// runs, the `input` handlers may handle it, the rest goes to the model;
     /// then whatever the extensions asked for meanwhile.
     Submit(Incoming),
+    /// [`Op::Submit`] for a front end that answers as it goes (RPC's
+    /// `prompt`): `steps` is told when the message is handled, when its run
+    /// starts, or why it was refused.
+    SubmitTelling {
+        /// The message.
+        incoming: Incoming,
+        /// Told each step.
+        steps: StepSink,
+    },
     /// An extension's keyboard shortcut, then what its handler asked for.
     Shortcut(String),
     /// What the extensions asked for and is still to do (messages sent, a
@@ -132,6 +141,10 @@ impl Runtime {
         Ok(match op {
             Op::Submit(incoming) => {
                 Outcome::Answer(crate::ext_input::submit(agent, ext, incoming, Some(reload)).await?)
+            }
+            Op::SubmitTelling { incoming, steps } => {
+                crate::ext_input::submit_telling(agent, ext, incoming, steps, Some(reload)).await;
+                Outcome::Done
             }
             Op::Shortcut(key) => {
                 crate::ext_input::shortcut(agent, ext, &key, Some(reload)).await;

@@ -1,6 +1,7 @@
 //! A compaction run by the agent: the `session_before_compact` hooks, the
 //! summary requests, the `compaction` entry and the `session_compact` hooks.
 
+use crate::hook_event::HookEvent;
 use serde_json::{Value, json};
 
 use super::{
@@ -89,24 +90,25 @@ impl Agent {
             (prep, branch)
         };
         // The reference's event, its keys in its order (`signal` is the glue's).
-        let event = json!({
-            "type": "session_before_compact",
-            "preparation": {
-                "messagesToSummarize": prep.to_summarize,
-                "turnPrefixMessages": prep.turn_prefix,
-                "isSplitTurn": prep.is_split_turn,
-                "previousSummary": prep.previous_summary,
-                "tokensBefore": prep.tokens_before,
-                "firstKeptEntryId": prep.first_kept_entry_id,
-                "fileOps": {"read": prep.read_files, "modified": prep.modified_files},
-                "settings": {"enabled": self.compaction.enabled, "reserveTokens": self.compaction.reserve_tokens,
-                    "keepRecentTokens": keep},
-            },
-            "branchEntries": branch,
-            "customInstructions": instructions,
-            "reason": reason.as_str(),
-            "willRetry": will_retry,
+        let preparation = json!({
+            "messagesToSummarize": prep.to_summarize,
+            "turnPrefixMessages": prep.turn_prefix,
+            "isSplitTurn": prep.is_split_turn,
+            "previousSummary": prep.previous_summary,
+            "tokensBefore": prep.tokens_before,
+            "firstKeptEntryId": prep.first_kept_entry_id,
+            "fileOps": {"read": prep.read_files, "modified": prep.modified_files},
+            "settings": {"enabled": self.compaction.enabled, "reserveTokens": self.compaction.reserve_tokens,
+                "keepRecentTokens": keep},
         });
+        let event = HookEvent::SessionBeforeCompact {
+            preparation,
+            branch_entries: branch,
+            custom_instructions: instructions,
+            reason: reason.as_str(),
+            will_retry,
+        }
+        .to_value();
         let mut supplied: Option<Value> = None;
         for h in self.dispatcher.interceptors.clone() {
             match h.on_before_compact(&event).await {
@@ -170,8 +172,13 @@ impl Agent {
         }
         result["details"] = details;
         // As the reference's event: the saved entry, and where its summary came from.
-        let event = json!({"type": "session_compact", "compactionEntry": saved, "fromExtension": from_hook,
-            "reason": reason.as_str(), "willRetry": will_retry});
+        let event = HookEvent::SessionCompact {
+            compaction_entry: saved,
+            from_extension: from_hook,
+            reason: reason.as_str(),
+            will_retry,
+        }
+        .to_value();
         for h in self.dispatcher.interceptors.clone() {
             h.on_compact(&event).await;
         }

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::{Server, Shared, event, respond};
 use crate::text;
 use pi_runtime::Op;
-use pi_runtime::ext_input::{Incoming, Route};
+use pi_runtime::ext_input::{Incoming, Route, Step, StepSink};
 
 impl Server {
     /// `prompt`, `steer`, `follow_up`.
@@ -69,57 +69,40 @@ impl Server {
             });
             return;
         }
-        let (ext, runtime, shared) = (self.setup.ext.clone(), self.runtime.clone(), self.shared.clone());
+        let (runtime, shared) = (self.runtime.clone(), self.shared.clone());
         let (id, kind) = (id.clone(), kind.to_string());
         // Taken now: an abort from here on ends this run, started or not.
         let ticket = self.abort.ticket();
         let accepted = Accepted::new(shared.clone());
         let task = tokio::spawn(async move {
-            // Counted until the run streams (or the task ends without one).
+            // Counted until the run streams (or the message is answered otherwise).
             let mut accepted = Some(accepted);
             // The agent first: what a command asks for (a reload, a new
             // session, a triggered run) happens before a later prompt runs.
             let mut rt = runtime.lock().await;
             rt.agent_mut().set_pending_run(Some(ticket));
             let incoming = Incoming::user(&msg, images, "rpc");
-            let route = ext.route(&incoming, None).await;
-            let prompt = match route {
-                Route::Command { path, name, args } => {
-                    ext.run_command(&path, &name, &args).await;
-                    // The messages it sent are recorded (and announced) before the answer, as the
-                    // reference does; one that asks for a run goes in with the run, after the answer.
-                    let triggered = ext.pending.lock().is_ok_and(|p| p.trigger && p.prompts.is_empty());
-                    if !triggered {
-                        rt.agent_mut().drain_inbox();
-                    }
+            // The run stops counting as accepted before a command's answer
+            // (a prompt right behind it must not find pi busy), after a run's.
+            let steps = StepSink(Box::new(move |step| match step {
+                Step::Handled => {
                     drop(accepted.take());
                     respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
-                    None
                 }
-                Route::Handled => {
-                    drop(accepted.take());
-                    respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
-                    None
-                }
-                Route::Prompt { text, images } => Some((text, images)),
-            };
-            if let Some((text, images)) = prompt {
                 // The answer once before_agent_start ran, as the reference sends it.
-                let started = || {
+                Step::Started => {
                     let disposition = if kind == "prompt" { "started" } else { "queued" };
                     respond(&id, &kind, Ok(Some(json!({"disposition": disposition}))));
                     shared.streaming.store(true, Ordering::SeqCst);
                     drop(accepted.take());
-                };
-                let (agent, ext) = rt.parts();
-                if let Err(why) = pi_runtime::ext_input::prompt_then(agent, ext, &text, images, true, started).await {
-                    // Refused before it started: the answer says why, as the reference's.
+                }
+                // Refused before it started: the answer says why, as the reference's.
+                Step::Refused(why) => {
                     drop(accepted.take());
                     respond(&id, &kind, Err(why.to_string()));
                 }
-            }
-            drop(accepted);
-            let _settled = rt.apply(Op::Settle).await;
+            }));
+            let _done = rt.apply(Op::SubmitTelling { incoming, steps }).await;
             rt.agent_mut().set_pending_run(None);
         });
         self.running = Some(task.map(|_| ()).boxed().shared());
