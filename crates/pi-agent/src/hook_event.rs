@@ -141,6 +141,105 @@ pub enum HookEvent<'a> {
         /// The request that overflowed is sent again after it.
         will_retry: bool,
     },
+    /// A message typed or sent, before it is routed (handlers may
+    /// transform or handle it).
+    Input {
+        /// Its text.
+        text: &'a str,
+        /// `interactive`, `rpc` or `extension`.
+        source: &'a str,
+        /// Images sent with it.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        images: Vec<Value>,
+        /// How RPC queues it while a run streams (`steer`, `followUp`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        streaming_behavior: Option<&'a str>,
+    },
+    /// A run a user message opens is about to start (handlers may change
+    /// the prompt, add messages or sections).
+    #[serde(rename = "before_agent_start")]
+    BeforeAgentStartUser {
+        /// `user`.
+        message_type: &'static str,
+        /// The message as the agent will send it.
+        prompt: &'a str,
+        /// Its images (none: images are not passed on).
+        images: [Value; 0],
+        /// The system prompt.
+        system_prompt: &'a str,
+        /// The facts it is built from.
+        system_prompt_options: Value,
+    },
+    /// A run a custom message opens is about to start.
+    #[serde(rename = "before_agent_start")]
+    BeforeAgentStartCustom {
+        /// `custom`.
+        message_type: &'static str,
+        /// The custom message.
+        message: Value,
+        /// The system prompt.
+        system_prompt: &'a str,
+        /// The facts it is built from.
+        system_prompt_options: Value,
+    },
+    /// A tool call is about to run (handlers may block it or change its input).
+    ToolCall {
+        /// The tool.
+        tool_name: &'a str,
+        /// The call's id.
+        tool_call_id: &'a str,
+        /// Its arguments.
+        input: &'a Value,
+        /// The call that made this one (nested calls).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<&'a str>,
+    },
+    /// A tool call's result (handlers may patch it).
+    ToolResult {
+        /// The tool.
+        tool_name: &'a str,
+        /// The call's id.
+        tool_call_id: &'a str,
+        /// Its arguments.
+        input: &'a Value,
+        /// The result's content.
+        content: &'a [pi_tools::Content],
+        /// Its details.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        details: Option<&'a Value>,
+        /// Its structured output.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        structured_content: Option<&'a Value>,
+        /// It failed.
+        is_error: bool,
+        /// What a nested model call cost.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<&'a Value>,
+        /// The call that made this one (nested calls).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<&'a str>,
+    },
+    /// A command the user typed with `!` (handlers may run it themselves).
+    UserBash {
+        /// The command.
+        command: &'a str,
+        /// `!!`: its record stays out of the model's context.
+        exclude_from_context: bool,
+        /// The folder it runs in.
+        cwd: String,
+    },
+    /// Whether to trust the project folder (handlers may decide).
+    ProjectTrust {
+        /// The folder.
+        cwd: String,
+    },
+    /// The skills and prompt templates extensions add.
+    ResourcesDiscover {
+        /// The working folder.
+        cwd: String,
+        /// `startup` or `reload`.
+        reason: &'a str,
+    },
     /// A turn ended (handlers may propose entries or a continuation).
     TurnEnd {
         /// Its index in the run.
@@ -177,6 +276,13 @@ impl HookEvent<'_> {
             HookEvent::ToolExecutionEnd { .. } => "tool_execution_end",
             HookEvent::TurnEnd { .. } => "turn_end",
             HookEvent::SessionBeforeCompact { .. } => "session_before_compact",
+            HookEvent::Input { .. } => "input",
+            HookEvent::BeforeAgentStartUser { .. } | HookEvent::BeforeAgentStartCustom { .. } => "before_agent_start",
+            HookEvent::ToolCall { .. } => "tool_call",
+            HookEvent::ToolResult { .. } => "tool_result",
+            HookEvent::UserBash { .. } => "user_bash",
+            HookEvent::ProjectTrust { .. } => "project_trust",
+            HookEvent::ResourcesDiscover { .. } => "resources_discover",
             HookEvent::SessionCompact { .. } => "session_compact",
         }
     }
@@ -242,6 +348,35 @@ mod tests {
                 will_retry: true
             }),
             r#"{"type":"session_before_compact","preparation":{},"branchEntries":[],"customInstructions":null,"reason":"threshold","willRetry":true}"#
+        );
+        assert_eq!(
+            text(HookEvent::Input { text: "hi", source: "rpc", images: vec![], streaming_behavior: Some("steer") }),
+            r#"{"type":"input","text":"hi","source":"rpc","streamingBehavior":"steer"}"#
+        );
+        assert_eq!(
+            text(HookEvent::BeforeAgentStartUser {
+                message_type: "user",
+                prompt: "go",
+                images: [],
+                system_prompt: "s",
+                system_prompt_options: json!({})
+            }),
+            r#"{"type":"before_agent_start","messageType":"user","prompt":"go","images":[],"systemPrompt":"s","systemPromptOptions":{}}"#
+        );
+        let content = [pi_tools::Content::Text { text: "ok".into() }];
+        assert_eq!(
+            text(HookEvent::ToolResult {
+                tool_name: "read",
+                tool_call_id: "c1",
+                input: &args,
+                content: &content,
+                details: None,
+                structured_content: None,
+                is_error: false,
+                usage: None,
+                parent_tool_call_id: None
+            }),
+            r#"{"type":"tool_result","toolName":"read","toolCallId":"c1","input":{"path":"a"},"content":[{"type":"text","text":"ok"}],"isError":false}"#
         );
         let message = json!({"role": "user"});
         assert_eq!(

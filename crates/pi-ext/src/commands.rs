@@ -2,6 +2,7 @@
 //! and the session extensions read and change (`ctx.sessionManager`,
 //! `pi.appendEntry`, …).
 
+use pi_agent::HookEvent;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -223,13 +224,7 @@ pub async fn run_input(
     source: &str,
     streaming_behavior: Option<&str>,
 ) -> (InputOutcome, Vec<ExtensionError>) {
-    let mut event = json!({"type": "input", "text": text, "source": source});
-    if !images.is_empty() {
-        event["images"] = Value::Array(images);
-    }
-    if let Some(b) = streaming_behavior {
-        event["streamingBehavior"] = json!(b);
-    }
+    let mut event = HookEvent::Input { text, source, images, streaming_behavior }.to_value();
     let mut errors = Vec::new();
     for l in all {
         if l.input(&mut event, &mut errors).await {
@@ -294,10 +289,21 @@ pub async fn run_before_agent_start(
 ) -> BeforeAgentStart {
     let mut out = BeforeAgentStart::default();
     let mut event = match opening {
-        RunOpening::User(prompt) => json!({"type": "before_agent_start", "messageType": "user", "prompt": prompt,
-            "images": [], "systemPrompt": system_prompt, "systemPromptOptions": options}),
-        RunOpening::Custom(message) => json!({"type": "before_agent_start", "messageType": "custom",
-            "message": message, "systemPrompt": system_prompt, "systemPromptOptions": options}),
+        RunOpening::User(prompt) => HookEvent::BeforeAgentStartUser {
+            message_type: "user",
+            prompt: &prompt,
+            images: [],
+            system_prompt,
+            system_prompt_options: options,
+        }
+        .to_value(),
+        RunOpening::Custom(message) => HookEvent::BeforeAgentStartCustom {
+            message_type: "custom",
+            message,
+            system_prompt,
+            system_prompt_options: options,
+        }
+        .to_value(),
     };
     for l in all {
         for e in &l.extensions {

@@ -2,13 +2,14 @@
 //! `tool_result`, `user_bash`, compaction, and the lifecycle events the
 //! agent hands on (`agent_start`, `turn_end`, `context`, …).
 
+use pi_agent::HookEvent;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use pi_agent::{
     Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent, UserBashAnswer, UserBashEvent,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::convert;
 use crate::engine::protocol::Entry;
@@ -32,19 +33,15 @@ impl Interceptor for ExtInterceptor {
             if !self.engine.handles("tool_call") {
                 return Ok(None);
             }
-            let mut event = Map::new();
-            event.insert("type".into(), json!("tool_call"));
-            event.insert("toolName".into(), json!(ev.tool_name));
-            event.insert("toolCallId".into(), json!(ev.tool_call_id));
-            event.insert("input".into(), ev.input.clone());
-            if let Some(p) = &ev.parent_tool_call_id {
-                event.insert("parentToolCallId".into(), json!(p));
+            let event = HookEvent::ToolCall {
+                tool_name: &ev.tool_name,
+                tool_call_id: &ev.tool_call_id,
+                input: &ev.input,
+                parent_tool_call_id: ev.parent_tool_call_id.as_deref(),
             }
-            let out = self
-                .engine
-                .invoke(Entry::ToolCall, Value::Object(event), &CallEnv::default())
-                .await
-                .map_err(|e| e.to_string())?;
+            .to_value();
+            let out =
+                self.engine.invoke(Entry::ToolCall, event, &CallEnv::default()).await.map_err(|e| e.to_string())?;
             if let Some(error) = out.get("error").and_then(Value::as_str) {
                 return Err(error.into());
             }
@@ -70,30 +67,20 @@ impl Interceptor for ExtInterceptor {
             if !self.engine.handles("tool_result") {
                 return Ok(None);
             }
-            let mut event = Map::new();
-            event.insert("type".into(), json!("tool_result"));
-            event.insert("toolName".into(), json!(ev.tool_name));
-            event.insert("toolCallId".into(), json!(ev.tool_call_id));
-            event.insert("input".into(), ev.input.clone());
-            event.insert("content".into(), serde_json::to_value(&ev.content).unwrap_or(Value::Array(vec![])));
-            if let Some(d) = &ev.details {
-                event.insert("details".into(), d.clone());
+            let event = HookEvent::ToolResult {
+                tool_name: &ev.tool_name,
+                tool_call_id: &ev.tool_call_id,
+                input: &ev.input,
+                content: &ev.content,
+                details: ev.details.as_ref(),
+                structured_content: ev.structured_content.as_ref(),
+                is_error: ev.is_error,
+                usage: ev.usage.as_ref(),
+                parent_tool_call_id: ev.parent_tool_call_id.as_deref(),
             }
-            if let Some(s) = &ev.structured_content {
-                event.insert("structuredContent".into(), s.clone());
-            }
-            event.insert("isError".into(), json!(ev.is_error));
-            if let Some(u) = &ev.usage {
-                event.insert("usage".into(), u.clone());
-            }
-            if let Some(p) = &ev.parent_tool_call_id {
-                event.insert("parentToolCallId".into(), json!(p));
-            }
-            let out = self
-                .engine
-                .invoke(Entry::ToolResult, Value::Object(event), &CallEnv::default())
-                .await
-                .map_err(|e| e.to_string())?;
+            .to_value();
+            let out =
+                self.engine.invoke(Entry::ToolResult, event, &CallEnv::default()).await.map_err(|e| e.to_string())?;
             let patch = ResultPatch {
                 content: out.get("content").map(|c| convert::content(Some(c))),
                 details: (out.get("hasDetails").and_then(Value::as_bool) == Some(true))
@@ -118,12 +105,12 @@ impl Interceptor for ExtInterceptor {
             if !self.engine.handles("user_bash") {
                 return UserBashAnswer::default();
             }
-            let event = json!({
-                "type": "user_bash",
-                "command": ev.command,
-                "excludeFromContext": ev.exclude_from_context,
-                "cwd": ev.cwd.to_string_lossy(),
-            });
+            let event = HookEvent::UserBash {
+                command: &ev.command,
+                exclude_from_context: ev.exclude_from_context,
+                cwd: ev.cwd.to_string_lossy().into_owned(),
+            }
+            .to_value();
             let env = CallEnv { nested: None, tool_ctx: Some(ctx) };
             match self.engine.invoke(Entry::UserBash, event, &env).await {
                 Ok(out) => convert::user_bash_answer(&out),

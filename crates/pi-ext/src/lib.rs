@@ -397,7 +397,7 @@ impl LoadedExtensions {
     /// no. A failing handler is a warning and the next one is asked.
     pub async fn project_trust(&self, cwd: &Path) -> TrustOutcome {
         let mut out = TrustOutcome::default();
-        let payload = json!({"type": "project_trust", "cwd": cwd.to_string_lossy()});
+        let payload = pi_agent::HookEvent::ProjectTrust { cwd: cwd.to_string_lossy().into_owned() }.to_value();
         for e in &self.extensions {
             if !e.engine.handles("project_trust") {
                 continue;
@@ -499,7 +499,8 @@ impl LoadedExtensions {
     /// or `"reload"`): the skill and prompt-template paths the handlers
     /// add, in load order (relative ones against `cwd`), and the failures.
     pub async fn discover_resources(&self, cwd: &Path, reason: &str) -> (DiscoveredResources, Vec<ExtensionError>) {
-        let payload = json!({"cwd": cwd.to_string_lossy(), "reason": reason});
+        let payload =
+            pi_agent::HookEvent::ResourcesDiscover { cwd: cwd.to_string_lossy().into_owned(), reason }.to_value();
         let (answers, errors) = self.emit_answers("resources_discover", payload).await;
         let mut found = DiscoveredResources::default();
         let paths = |v: &Value, key: &str| -> Vec<String> {
