@@ -103,6 +103,10 @@ impl Checkpoints {
 
 impl Inner {
     fn tell(&self, e: &CheckpointError) {
+        // pi ending while a folder was still being staged is not a failure.
+        if matches!(e, CheckpointError::Ending) {
+            return;
+        }
         let Ok(mut told) = self.told.lock() else { return };
         if !*told {
             *told = true;
@@ -270,5 +274,43 @@ impl ChangeGuard for Checkpoints {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CheckpointError> + Send + 'static,
 ) -> Result<T, CheckpointError> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(CheckpointError::Git("task".into(), e.to_string())))
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(not_run(&e)))
+}
+
+/// Why store work did not finish: cancelled, the runtime is shutting down
+/// (pi is ending) before it ran; else it panicked.
+fn not_run(e: &tokio::task::JoinError) -> CheckpointError {
+    if e.is_cancelled() { CheckpointError::Ending } else { CheckpointError::Git("task".into(), e.to_string()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_work_stopped_by_pi_ending_is_not_a_failure() {
+        // A task cancelled before it ran (as the runtime cancels the blocking
+        // work it has not started when pi ends) reads as `Ending`.
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let cancelled = rt.block_on(async {
+            let task = tokio::spawn(std::future::pending::<()>());
+            task.abort();
+            task.await.unwrap_err()
+        });
+        assert!(matches!(not_run(&cancelled), CheckpointError::Ending));
+        // It is not told as a failure; a real failure is.
+        let told = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = told.clone();
+        let guard = Checkpoints::new(
+            std::env::temp_dir(),
+            10,
+            Arc::new(move |_: String| {
+                count.fetch_add(1, Ordering::SeqCst);
+            }),
+        );
+        guard.inner.tell(&CheckpointError::Ending);
+        assert_eq!(told.load(Ordering::SeqCst), 0);
+        guard.inner.tell(&CheckpointError::NothingToUndo);
+        assert_eq!(told.load(Ordering::SeqCst), 1);
+    }
 }

@@ -66,6 +66,10 @@ pub enum CheckpointError {
     /// An extension cancelled the restore (`session_before_restore`).
     #[error("{}", text::RESTORE_CANCELLED)]
     Cancelled,
+    /// The work was stopped before it ran because pi is ending (a folder
+    /// staged for a turn that made no change is not waited for).
+    #[error("{}", text::STORE_WORK_ENDED)]
+    Ending,
 }
 
 impl Record {

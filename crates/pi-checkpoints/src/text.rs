@@ -120,6 +120,9 @@ pub fn too_broad(folder: &str) -> String {
 /// A restore an extension cancelled (`session_before_restore`).
 pub const RESTORE_CANCELLED: &str = "Restore cancelled by an extension.";
 
+/// Store work stopped because pi is ending (never shown as a failure).
+pub const STORE_WORK_ENDED: &str = "Checkpoint work stopped: pi is ending.";
+
 /// `pi checkpoints prune`'s answer.
 pub fn pruned(sessions: usize, days: u64) -> String {
     let what =
