@@ -263,17 +263,19 @@ impl Dispatcher {
     /// `tool_execution_end` of a finished call: its handlers, then the event.
     async fn notify_end(&self, f: &Finished, parent: Option<&String>) {
         let parent = parent.cloned();
-        let end_parent = parent.clone();
-        self.notify(HookEvent::ToolExecutionEnd {
-            tool_call_id: &f.id,
-            tool_name: &f.name,
-            result: crate::events::EventToolResult::from(&f.result),
-            is_error: f.result.is_error,
-            duration_ms: f.duration_ms,
-            parent_tool_call_id: parent.as_deref(),
-        })
-        .await;
-        self.emit_end(f, end_parent);
+        // The result is copied into the event only when a source listens.
+        if self.listening("tool_execution_end") {
+            self.notify(HookEvent::ToolExecutionEnd {
+                tool_call_id: &f.id,
+                tool_name: &f.name,
+                result: crate::events::EventToolResult::from(&f.result),
+                is_error: f.result.is_error,
+                duration_ms: f.duration_ms,
+                parent_tool_call_id: parent.as_deref(),
+            })
+            .await;
+        }
+        self.emit_end(f, parent);
     }
 
     /// The `End` event of a finished call.
