@@ -19,6 +19,7 @@ use crate::model_change::ModelChoice;
 use crate::model_select::NoApiKey;
 use crate::reload::ReloadState;
 use crate::session_events::Replacement;
+use crate::tree_events::{Moved, TreeMove};
 use crate::undo::Undone;
 
 /// What a front end asks of the session.
@@ -67,6 +68,20 @@ pub enum Op {
         /// The thinking level asked for.
         thinking: Option<String>,
     },
+    /// Compact the conversation now (`/compact`, RPC `compact`); the
+    /// outcome also arrives as `compaction_end`.
+    Compact {
+        /// What the summary should keep in mind.
+        instructions: Option<String>,
+    },
+    /// Move the conversation to `target` in the session tree (`/tree`): the
+    /// extensions are asked first and told after.
+    Navigate {
+        /// The entry to move to.
+        target: String,
+        /// How (a summary of the branch left behind, a label).
+        how: TreeMove,
+    },
     /// Bring the files back to before the last changing turn (`force`: over
     /// files changed since).
     Undo {
@@ -104,6 +119,11 @@ pub enum Outcome {
         /// The level.
         thinking: String,
     },
+    /// What a compaction made (the RPC answer's fields).
+    Compacted(serde_json::Value),
+    /// Where a move in the tree left the conversation (`None`: an extension
+    /// cancelled it).
+    Navigated(Option<Moved>),
     /// What a restore brought back (`None`: none of the turns changed files).
     Restored(Option<Undone>),
 }
@@ -118,6 +138,14 @@ pub enum OpError {
     /// the store unreadable, cancelled by an extension).
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// A compaction could not be made (nothing to compact, cancelled, the
+    /// summary request failed).
+    #[error(transparent)]
+    Compaction(#[from] pi_agent::compaction::CompactionError),
+    /// A move in the tree could not be made (an unknown entry, the session
+    /// unreadable).
+    #[error(transparent)]
+    Session(#[from] crate::session_error::SessionCallError),
 }
 
 /// A session: the agent, the extensions' side of it and what `/reload`
@@ -165,6 +193,13 @@ impl Runtime {
             Op::Choose { model, thinking } => {
                 Outcome::Chosen { thinking: crate::model_change::choose(agent, ext, model.map(|m| *m), thinking).await }
             }
+            Op::Compact { instructions } => {
+                let reason = pi_agent::compaction::CompactionReason::Manual;
+                Outcome::Compacted(agent.compact(reason, instructions.as_deref(), false).await?.0)
+            }
+            Op::Navigate { target, how } => {
+                Outcome::Navigated(crate::tree_events::move_agent(agent, ext, &target, &how).await?)
+            }
             Op::Undo { force } => Outcome::Restored(Some(crate::undo::undo(agent, ext, force).await?)),
             Op::Rewind { entries, force } => Outcome::Restored(crate::undo::rewind(agent, ext, entries, force).await?),
         })
@@ -176,7 +211,7 @@ impl Runtime {
     }
 
     /// The agent, to change what is not an [`Op`] (the session it records
-    /// into, a compaction, a user command's record).
+    /// into, a user command's record).
     pub fn agent_mut(&mut self) -> &mut Agent {
         &mut self.agent
     }

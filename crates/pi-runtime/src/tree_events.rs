@@ -82,6 +82,7 @@ pub async fn moved(ext: &ExtSession, old_leaf: &Value, new_leaf: Option<&str>, s
 }
 
 /// What moving an agent's conversation did.
+#[derive(Debug)]
 pub struct Moved {
     /// The chosen prompt's text when the target was a user message (it goes
     /// back into the editor).

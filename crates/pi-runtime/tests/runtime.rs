@@ -187,3 +187,15 @@ async fn a_level_for_a_model_that_is_not_configured_is_taken_as_asked() {
     let chosen = rt.apply(Op::Choose { model: None, thinking: Some("loud".into()) }).await.unwrap();
     assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "off"), "an unknown level: {chosen:?}");
 }
+
+#[tokio::test]
+async fn a_compaction_or_a_move_that_cannot_be_made_fails_typed() {
+    let (_dir, cwd, agent_dir) = folders();
+    let (mut rt, _faux) = runtime("runtime-compact", &cwd, &agent_dir);
+    let failed = rt.apply(Op::Compact { instructions: None }).await.unwrap_err();
+    assert!(matches!(failed, OpError::Compaction(_)), "{failed:?}");
+    let target = "no-such-entry".to_string();
+    let failed = rt.apply(Op::Navigate { target, how: Default::default() }).await.unwrap_err();
+    assert!(matches!(failed, OpError::Session(_)), "{failed:?}");
+    assert!(rt.agent().messages().is_empty(), "nothing changed");
+}

@@ -373,13 +373,11 @@ impl Server {
                 let runtime = self.runtime.clone();
                 tokio::spawn(async move {
                     let mut rt = runtime.lock().await;
-                    let reason = pi_agent::compaction::CompactionReason::Manual;
-                    let answer = rt
-                        .agent_mut()
-                        .compact(reason, custom_instructions.as_deref(), false)
-                        .await
-                        .map(|o| Some(o.0))
-                        .map_err(|e| e.to_string());
+                    let answer = match rt.apply(Op::Compact { instructions: custom_instructions }).await {
+                        Ok(Outcome::Compacted(made)) => Ok(Some(made)),
+                        Ok(_) => Ok(None),
+                        Err(e) => Err(e.to_string()),
+                    };
                     respond(&id, &kind, answer);
                 });
             }

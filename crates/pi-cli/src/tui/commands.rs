@@ -186,8 +186,8 @@ impl Host {
 
     /// `/compact [instructions]`: the outcome arrives as `compaction_end`.
     async fn compact(&mut self, args: &str) {
-        let instructions = Some(args.trim()).filter(|i| !i.is_empty());
-        let _ = self.rt.agent_mut().compact(pi_agent::compaction::CompactionReason::Manual, instructions, false).await;
+        let instructions = Some(args.trim()).filter(|i| !i.is_empty()).map(String::from);
+        let _compacted = self.rt.apply(Op::Compact { instructions }).await;
     }
 
     /// `/clone`: a new session holding the active branch.

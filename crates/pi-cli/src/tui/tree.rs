@@ -15,8 +15,8 @@ use pi_tui::transcript::Level;
 
 use super::text;
 use super::worker::Host;
-use pi_runtime::Op;
 use pi_runtime::tree_events::{Moved, TreeMove, message_text};
+use pi_runtime::{Op, Outcome};
 
 /// Most characters of an entry shown in its row.
 const ROW_TEXT_CHARS: usize = 100;
@@ -356,10 +356,10 @@ impl Host {
     /// Move the conversation to `target` (the reference's navigation), then
     /// offer to bring the files back to match.
     async fn go_to(&mut self, target: &str, how: &TreeMove) {
-        let (agent, ext) = self.rt.parts();
-        let Moved { editor, left } = match pi_runtime::tree_events::move_agent(agent, ext, target, how).await {
-            Ok(Some(moved)) => moved,
-            Ok(None) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
+        let navigate = Op::Navigate { target: target.to_string(), how: how.clone() };
+        let Moved { editor, left } = match self.rt.apply(navigate).await {
+            Ok(Outcome::Navigated(Some(moved))) => moved,
+            Ok(_) => return self.notice(Level::Info, text::TREE_CANCELLED.to_string()),
             Err(e) => return self.notice(Level::Error, pi_tui::text::error_line(&e.to_string())),
         };
         self.show_conversation(editor);
