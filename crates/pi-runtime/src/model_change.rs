@@ -48,14 +48,16 @@ pub struct ModelChoice {
 }
 
 /// Switch to `model` (when given) and to the `thinking` level (when given,
-/// else the current one), clamped to what the model supports; the level
-/// in use after.
-pub(crate) async fn choose(
+/// else the current one), clamped to what the model supports: the level in
+/// use after, and what the extensions are to be told (`thinking_level_select`,
+/// `model_select`), which the front end tells once it no longer holds the
+/// session ([`crate::Runtime::tell`]), so a slow handler holds nothing up.
+pub(crate) fn choose(
     agent: &mut Agent,
     ext: &ExtSession,
     model: Option<ModelChoice>,
     thinking: Option<String>,
-) -> String {
+) -> (String, Vec<SessionEvent>) {
     let thinking_before = agent.thinking().unwrap_or(crate::text::THINKING_OFF).to_string();
     let previous = model_json(agent.model());
     let previous_key = (agent.model().provider.clone(), agent.model().id.clone());
@@ -88,15 +90,14 @@ pub(crate) async fn choose(
     if let Ok(mut current) = ext.current.lock() {
         *current = (agent.model().clone(), level.clone());
     }
+    let mut tell = Vec::new();
     if level != thinking_before {
-        let event = SessionEvent::ThinkingLevelSelect { level: level.clone(), previous_level: thinking_before };
-        ext.notify(&event).await;
+        tell.push(SessionEvent::ThinkingLevelSelect { level: level.clone(), previous_level: thinking_before });
     }
     let changed = previous_key != (agent.model().provider.clone(), agent.model().id.clone());
     if let Some(choice) = model.filter(|_| changed) {
         let source = choice.source.as_str();
-        ext.notify(&SessionEvent::ModelSelect { model: model_json(agent.model()), previous_model: previous, source })
-            .await;
+        tell.push(SessionEvent::ModelSelect { model: model_json(agent.model()), previous_model: previous, source });
     }
-    level
+    (level, tell)
 }

@@ -18,6 +18,7 @@ use crate::ext_session::ExtSession;
 use crate::model_change::ModelChoice;
 use crate::model_select::NoApiKey;
 use crate::reload::ReloadState;
+use crate::session_event::SessionEvent;
 use crate::session_events::Replacement;
 use crate::tree_events::{Moved, TreeMove};
 use crate::undo::Undone;
@@ -114,10 +115,15 @@ pub enum Outcome {
         /// The warnings.
         warnings: Vec<String>,
     },
-    /// The thinking level in use after [`Op::Choose`].
+    /// The thinking level in use after [`Op::Choose`], and what the
+    /// extensions are to be told of it: the front end hands `tell` to
+    /// [`Runtime::tell`] (or [`ExtSession::notify`]) once it no longer
+    /// holds the session, so a slow handler holds nothing up.
     Chosen {
         /// The level.
         thinking: String,
+        /// `thinking_level_select` and `model_select`, when they changed.
+        tell: Vec<SessionEvent>,
     },
     /// What a compaction made (the RPC answer's fields).
     Compacted(serde_json::Value),
@@ -191,7 +197,8 @@ impl Runtime {
             }
             Op::MoveTo(cwd) => Outcome::Warnings(crate::reload::move_to(agent, reload, cwd).await),
             Op::Choose { model, thinking } => {
-                Outcome::Chosen { thinking: crate::model_change::choose(agent, ext, model.map(|m| *m), thinking).await }
+                let (thinking, tell) = crate::model_change::choose(agent, ext, model.map(|m| *m), thinking);
+                Outcome::Chosen { thinking, tell }
             }
             Op::Compact { instructions } => {
                 let reason = pi_agent::compaction::CompactionReason::Manual;
@@ -203,6 +210,13 @@ impl Runtime {
             Op::Undo { force } => Outcome::Restored(Some(crate::undo::undo(agent, ext, force).await?)),
             Op::Rewind { entries, force } => Outcome::Restored(crate::undo::rewind(agent, ext, entries, force).await?),
         })
+    }
+
+    /// Tell the extensions `events` and wait for their handlers.
+    pub async fn tell(&self, events: &[SessionEvent]) {
+        for e in events {
+            self.ext.notify(e).await;
+        }
     }
 
     /// The agent.

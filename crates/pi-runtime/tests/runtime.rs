@@ -158,14 +158,19 @@ async fn choosing_a_model_and_a_level_clamps_it_and_records_both() {
     let (mut rt, _faux) = runtime_with("runtime-choose", &cwd, &agent_dir, vec![thinker.clone(), plain.clone()]);
     let choice = ModelChoice { entry: thinker, key: Some("k".into()), source: ModelSource::Set };
     let chosen = rt.apply(Op::Choose { model: Some(Box::new(choice)), thinking: Some("high".into()) }).await.unwrap();
-    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "high"), "{chosen:?}");
+    let Outcome::Chosen { thinking, tell } = &chosen else { panic!("{chosen:?}") };
+    assert_eq!(thinking, "high");
+    // The extensions are told once the front end releases the session.
+    let told: Vec<&str> = tell.iter().map(|e| e.kind()).collect();
+    assert_eq!(told, ["thinking_level_select", "model_select"]);
+    rt.tell(tell).await;
     assert_eq!((rt.agent().model().provider.as_str(), rt.agent().model().id.as_str()), ("lab", "thinker"));
     assert_eq!(rt.agent().thinking(), Some("high"));
     assert_eq!(rt.agent().api_key(), Some("k"));
     // A model that does not think takes the level down to off.
     let choice = ModelChoice { entry: plain, key: None, source: ModelSource::Cycle };
     let chosen = rt.apply(Op::Choose { model: Some(Box::new(choice)), thinking: None }).await.unwrap();
-    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "off"), "{chosen:?}");
+    assert!(matches!(&chosen, Outcome::Chosen { thinking, .. } if thinking == "off"), "{chosen:?}");
     assert_eq!(rt.agent().thinking(), None);
     let models: Vec<String> = entries_of(&rt, "model_change").iter().map(|e| e["modelId"].to_string()).collect();
     assert_eq!(models, ["\"thinker\"", "\"plain\""]);
@@ -182,10 +187,10 @@ async fn a_level_for_a_model_that_is_not_configured_is_taken_as_asked() {
     let (_dir, cwd, agent_dir) = folders();
     let (mut rt, _faux) = runtime("runtime-unlisted", &cwd, &agent_dir);
     let chosen = rt.apply(Op::Choose { model: None, thinking: Some("high".into()) }).await.unwrap();
-    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "high"), "{chosen:?}");
+    assert!(matches!(&chosen, Outcome::Chosen { thinking, .. } if thinking == "high"), "{chosen:?}");
     assert_eq!(rt.agent().thinking(), Some("high"));
     let chosen = rt.apply(Op::Choose { model: None, thinking: Some("loud".into()) }).await.unwrap();
-    assert!(matches!(&chosen, Outcome::Chosen { thinking } if thinking == "off"), "an unknown level: {chosen:?}");
+    assert!(matches!(&chosen, Outcome::Chosen { thinking, .. } if thinking == "off"), "an unknown level: {chosen:?}");
 }
 
 #[tokio::test]

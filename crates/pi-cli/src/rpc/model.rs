@@ -100,9 +100,10 @@ impl Server {
             }
             _ => thinking.clone(),
         };
-        let (runtime, current) = (self.runtime.clone(), self.current.clone());
+        let (runtime, current, ext) = (self.runtime.clone(), self.current.clone(), self.setup.ext.clone());
         // The extensions hear of the change (and their handlers finish)
-        // before the answer, as the reference's do.
+        // before the answer, as the reference's do, once the session is
+        // released (other commands need not wait for the handlers).
         tokio::spawn(async move {
             let mut rt = runtime.lock().await;
             let scoped = target.as_ref().is_some_and(|(_, scoped)| *scoped);
@@ -118,9 +119,9 @@ impl Server {
                 None => None,
             };
             let chose_model = model.is_some();
-            let level = match rt.apply(Op::Choose { model, thinking: Some(requested) }).await {
-                Ok(Outcome::Chosen { thinking }) => thinking,
-                _ => pi_runtime::text::THINKING_OFF.to_string(),
+            let (level, tell) = match rt.apply(Op::Choose { model, thinking: Some(requested) }).await {
+                Ok(Outcome::Chosen { thinking, tell }) => (thinking, tell),
+                _ => (pi_runtime::text::THINKING_OFF.to_string(), Vec::new()),
             };
             let agent = rt.agent();
             if let Ok(mut c) = current.lock() {
@@ -134,6 +135,10 @@ impl Server {
                 "cycle_thinking_level" => Some(json!({"level": level})),
                 _ => None,
             };
+            drop(rt);
+            for event in &tell {
+                ext.notify(event).await;
+            }
             respond(&id, &kind, Ok(answer));
         });
     }

@@ -14,7 +14,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use super::look::UiSettings;
 use super::text;
 use pi_runtime::model_change::{ModelChoice, ModelSource};
-use pi_runtime::{Op, Runtime};
+use pi_runtime::{Op, Outcome, Runtime};
 
 /// Most files listed for `@` completion.
 const FILE_LIST_LIMIT: usize = 5000;
@@ -174,7 +174,11 @@ impl Host {
             }
         };
         let choice = ModelChoice { entry: entry.clone(), key, source: ModelSource::Set };
-        let _chosen = self.rt.apply(Op::Choose { model: Some(Box::new(choice)), thinking: None }).await;
+        if let Ok(Outcome::Chosen { tell, .. }) =
+            self.rt.apply(Op::Choose { model: Some(Box::new(choice)), thinking: None }).await
+        {
+            self.rt.tell(&tell).await;
+        }
         self.send(Update::Model(model_info(&entry)));
         self.send(Update::Thinking(self.rt.agent().thinking().map(String::from)));
         if save {
@@ -192,7 +196,10 @@ impl Host {
     }
 
     async fn set_thinking(&mut self, level: &str) {
-        let _chosen = self.rt.apply(Op::Choose { model: None, thinking: Some(level.to_string()) }).await;
+        let chosen = self.rt.apply(Op::Choose { model: None, thinking: Some(level.to_string()) }).await;
+        if let Ok(Outcome::Chosen { tell, .. }) = chosen {
+            self.rt.tell(&tell).await;
+        }
         self.send(Update::Thinking(self.rt.agent().thinking().map(String::from)));
     }
 
