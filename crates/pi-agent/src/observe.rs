@@ -49,26 +49,39 @@ impl Agent {
         let (model, thinking) = self.live.take_choices();
         let thinking = model.as_ref().and_then(|m| m.thinking.clone()).or(thinking);
         if let Some(t) = thinking {
-            self.thinking = Some(t.level.clone()).filter(|l| l != crate::text::THINKING_OFF);
-            self.tool_ctx.session.reasoning_level = Some(t.level.clone());
-            self.record_entry("thinking_level_change", json!({"thinkingLevel": t.level}));
-            self.emit(crate::events::AgentEvent::ThinkingLevelChanged { level: t.level.clone() });
+            self.switch_thinking(&t.level);
         }
         if let Some(c) = model {
-            self.model = c.model;
             if c.api_key.is_some() {
                 self.api_key = c.api_key;
             }
-            self.tool_ctx.session.provider = Some(self.model.provider.clone());
-            self.tool_ctx.session.model = Some(self.model.id.clone());
-            let (provider, id) = (self.model.provider.clone(), self.model.id.clone());
-            self.record_entry("model_change", json!({"provider": provider, "modelId": id}));
+            self.switch_model(c.model);
         }
     }
 
-    /// Append a state entry (`model_change`, `thinking_level_change`) to
-    /// the session; a failure to write is reported as others are.
-    pub fn record_entry(&self, kind: &str, fields: Value) {
+    /// Use `model` from the next request on, recorded in the session
+    /// (`model_change`), as every chooser records it (front ends, extensions).
+    pub fn switch_model(&mut self, model: pi_ai::Model) {
+        self.model = model;
+        self.tool_ctx.session.provider = Some(self.model.provider.clone());
+        self.tool_ctx.session.model = Some(self.model.id.clone());
+        let (provider, id) = (self.model.provider.clone(), self.model.id.clone());
+        self.record_entry("model_change", json!({"provider": provider, "modelId": id}));
+    }
+
+    /// Use the thinking `level` from the next request on (`off`: none),
+    /// recorded in the session (`thinking_level_change`) and told
+    /// (`ThinkingLevelChanged`), as every chooser does it.
+    pub fn switch_thinking(&mut self, level: &str) {
+        self.thinking = Some(level.to_string()).filter(|l| l != crate::text::THINKING_OFF);
+        self.tool_ctx.session.reasoning_level = Some(level.to_string());
+        self.record_entry("thinking_level_change", json!({"thinkingLevel": level}));
+        self.emit(crate::events::AgentEvent::ThinkingLevelChanged { level: level.to_string() });
+    }
+
+    /// Append a state entry to the session; a failure to write is reported
+    /// as others are.
+    fn record_entry(&self, kind: &str, fields: Value) {
         let written = self.session.lock().map(|mut s| s.append(kind, fields));
         if let (Ok(Err(e)), Some(report)) = (written, &self.on_session_error) {
             report(&e);

@@ -8,9 +8,8 @@
 //! `model_select` handlers hear of it (choosing the model in use is not
 //! announced, as the reference).
 
-use pi_agent::{Agent, AgentEvent};
+use pi_agent::Agent;
 use pi_config::ModelEntry;
-use serde_json::json;
 
 use crate::ext_session::ExtSession;
 use crate::model_json::model_json;
@@ -64,10 +63,7 @@ pub(crate) fn choose(
     if let Some(choice) = &model {
         let entry = &choice.entry;
         agent.set_api_key(choice.key.clone());
-        agent.set_model(model_select::ai_model(entry));
-        agent.tool_ctx_mut().session.provider = Some(entry.provider.clone());
-        agent.tool_ctx_mut().session.model = Some(entry.id.clone());
-        agent.record_entry("model_change", json!({"provider": entry.provider, "modelId": entry.id}));
+        agent.switch_model(model_select::ai_model(entry));
     }
     let entry = match &model {
         Some(choice) => Some(&choice.entry),
@@ -82,10 +78,7 @@ pub(crate) fn choose(
         None => crate::text::THINKING_OFF.to_string(),
     };
     if level != thinking_before {
-        agent.set_thinking(Some(level.clone()).filter(|l| l != crate::text::THINKING_OFF));
-        agent.tool_ctx_mut().session.reasoning_level = Some(level.clone());
-        agent.record_entry("thinking_level_change", json!({"thinkingLevel": level}));
-        ext.emit(&AgentEvent::ThinkingLevelChanged { level: level.clone() });
+        agent.switch_thinking(&level);
     }
     if let Ok(mut current) = ext.current.lock() {
         *current = (agent.model().clone(), level.clone());
