@@ -49,6 +49,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod block_de;
 mod compat;
 pub mod copilot;
 mod emitter;

@@ -44,7 +44,7 @@ impl UserMessage {
 }
 
 /// The content of a user message: a string or blocks (text and images).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum UserContent {
     /// A bare string.
@@ -71,7 +71,8 @@ impl UserContent {
 /// `"<JSON.parse-style message>\n\nReceived arguments:\n<raw>"`. The agent
 /// answers such a call with `Invalid arguments for tool "<name>": <arguments_error>`
 /// without running the tool.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// (Read by [`crate::block_de`]: `type` first is read straight into its variant.)
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ContentBlock {
     /// Text.
@@ -455,7 +456,7 @@ impl ContextRef<'_> {
 
 /// A JSON value read with its objects and lists held at their length (an
 /// object read key by key took room for three entries where it had one).
-fn compact_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+pub(crate) fn compact_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
     let mut v = Value::deserialize(d)?;
     compact(&mut v);
     Ok(v)

@@ -45,7 +45,18 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// characters, everything else as it is.
 fn escape_into(out: &mut ChunkWriter, bytes: &[u8]) {
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time while none of them needs escaping.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let mut eight = [0u8; 8];
+            eight.copy_from_slice(word);
+            if !needs_escape(u64::from_le_bytes(eight)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         let short: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -55,7 +66,10 @@ fn escape_into(out: &mut ChunkWriter, bytes: &[u8]) {
             0x08 => b"\\b",
             0x0c => b"\\f",
             0x00..=0x1f => b"",
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.extend_from_slice(&bytes[start..i]);
         if short.is_empty() {
@@ -65,9 +79,20 @@ fn escape_into(out: &mut ChunkWriter, bytes: &[u8]) {
         } else {
             out.extend_from_slice(short);
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.extend_from_slice(&bytes[start..]);
+}
+
+/// Whether any of the eight bytes of `w` is a control character, `"` or `\`
+/// (the bytes a JSON string escapes).
+fn needs_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0;
+    below_space || zero_in(w ^ (ONES * u64::from(b'"'))) || zero_in(w ^ (ONES * u64::from(b'\\')))
 }
 
 /// Writes what it is given escaped as the inside of a JSON string: a value
@@ -288,6 +313,21 @@ mod tests {
             "stream": true,
         });
         assert_eq!(o.finish().to_vec(), serde_json::to_vec(&expected).unwrap());
+    }
+
+    #[test]
+    fn every_byte_that_needs_escaping_is_found_at_every_offset_of_a_long_text() {
+        // The eight-byte scan must see a special byte wherever it falls.
+        let specials: Vec<char> =
+            (0u8..0x20).map(char::from).chain(['"', '\\', '\u{7f}', 'é', '😀', ' ', '~']).collect();
+        for c in specials {
+            for at in 0..20 {
+                let s: String = (0..24).map(|i| if i == at { c } else { 'a' }).collect();
+                let mut out = ChunkWriter::new();
+                string_into(&mut out, &s);
+                assert_eq!(out.finish().to_vec(), serde_json::to_vec(&s).unwrap(), "{c:?} at {at}");
+            }
+        }
     }
 
     #[test]
