@@ -134,16 +134,19 @@ impl<'de> de::DeserializeSeed<'de> for KeyOrType {
     type Value = FirstKey;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<FirstKey, D::Error> {
-        impl Visitor<'_> for KeyOrType {
-            type Value = FirstKey;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<FirstKey, E> {
-                Ok(if v == "type" { FirstKey::Type } else { FirstKey::Other(v.to_string()) })
-            }
-        }
         d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeyOrType {
+    type Value = FirstKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<FirstKey, E> {
+        Ok(if v == "type" { FirstKey::Type } else { FirstKey::Other(v.to_string()) })
     }
 }
 

@@ -21,7 +21,7 @@ pub struct SessionContext {
     /// the model as messages).
     pub messages: Vec<AgentMessage>,
     /// The entry each message came from.
-    pub entry_ids: Vec<String>,
+    pub entry_ids: Vec<compact_str::CompactString>,
     /// The latest `model_change` on the branch: (provider, model id).
     pub model: Option<(String, String)>,
     /// The latest `thinking_level_change` on the branch.
@@ -92,30 +92,59 @@ fn replaced(mut m: Value, replacement: &Value) -> Value {
 struct Gather {
     out: SessionContext,
     edits: HashMap<String, Value>,
-    /// Reads the branch's lines from the file a window at a time.
-    lines: LineReader,
 }
 
-impl Gather {
-    /// The message of `e` (as edited), unless it is a system message and
-    /// `no_system` is set.
-    fn entry(&mut self, e: &Entry, no_system: bool) {
-        let message = match self.edits.get(e.id()) {
-            Some(Value::Null) => return,
-            Some(r) => {
-                let mut v = e.value();
-                if e.kind() == "message" {
-                    v["message"] = replaced(v["message"].take(), r);
-                } else {
-                    v["content"] = r.clone();
-                }
-                message_of_value(&v)
+/// The message of `e` as the context holds it (as edited), unless it is a
+/// system message and `no_system` is set; lines left in the file are read
+/// through `lines`.
+fn message_for(
+    e: &Entry,
+    no_system: bool,
+    edits: &HashMap<String, Value>,
+    lines: &mut LineReader,
+) -> Option<AgentMessage> {
+    let message = match edits.get(e.id()) {
+        Some(Value::Null) => return None,
+        Some(r) => {
+            let mut v = e.value();
+            if e.kind() == "message" {
+                v["message"] = replaced(v["message"].take(), r);
+            } else {
+                v["content"] = r.clone();
             }
-            None => message_in(e, &e.line_with(&mut self.lines)),
+            message_of_value(&v)
+        }
+        None => message_in(e, &e.line_with(lines)),
+    };
+    message.filter(|m| !(no_system && is_system(m)))
+}
+
+/// The messages of a share of the entries, with their entries' ids.
+type Share = (Vec<AgentMessage>, Vec<compact_str::CompactString>);
+
+impl Gather {
+    /// The messages of `entries` (each with whether system messages are
+    /// left out), read side by side when there are many.
+    fn entries(&mut self, entries: &[(&Entry, bool)]) {
+        let edits = &self.edits;
+        let read = |share: &[(&Entry, bool)], out: &mut Share| {
+            let mut lines = LineReader::default();
+            out.0.reserve(share.len());
+            out.1.reserve(share.len());
+            for &(e, no_system) in share {
+                if let Some(m) = message_for(e, no_system, edits, &mut lines) {
+                    out.0.push(m);
+                    out.1.push(e.id().into());
+                }
+            }
         };
-        if let Some(m) = message.filter(|m| !(no_system && is_system(m))) {
-            self.out.messages.push(m);
-            self.out.entry_ids.push(e.id().to_string());
+        // The first share lands in the context's own lists (sized for all).
+        let mut first: Share = (std::mem::take(&mut self.out.messages), std::mem::take(&mut self.out.entry_ids));
+        let rest = super::load::side_by_side(entries, super::load::PARALLEL_CONTEXT_MIN_ENTRIES, &mut first, read);
+        (self.out.messages, self.out.entry_ids) = first;
+        for (messages, ids) in rest {
+            self.out.messages.extend(messages);
+            self.out.entry_ids.extend(ids);
         }
     }
 
@@ -126,7 +155,7 @@ impl Gather {
         }
         if let Some(m) = message {
             self.out.messages.push(m);
-            self.out.entry_ids.push(id.to_string());
+            self.out.entry_ids.push(id.into());
         }
     }
 }
@@ -142,7 +171,7 @@ impl Session {
             None => path.len(),
             Some(at) => path.len() - at + 2 + kept_from(&path, at).map_or(0, |from| at - from),
         };
-        let mut g = Gather { out: SessionContext::default(), edits: HashMap::new(), lines: LineReader::default() };
+        let mut g = Gather { out: SessionContext::default(), edits: HashMap::new() };
         g.out.messages.reserve_exact(room + super::SESSION_GROWTH_ROOM);
         g.out.entry_ids.reserve_exact(room);
         for e in &path {
@@ -166,7 +195,7 @@ impl Session {
             }
         }
         match compaction {
-            None => path.iter().for_each(|e| g.entry(e, false)),
+            None => g.entries(&path.iter().map(|&e| (e, false)).collect::<Vec<_>>()),
             Some(at) => {
                 let c = path[at].value();
                 let id = path[at].id();
@@ -179,10 +208,10 @@ impl Session {
                     timestamp: millis(&c["timestamp"]),
                 }));
                 g.synthetic(id, Some(summary));
-                if let Some(from) = kept_from(&path, at) {
-                    path[from..at].iter().for_each(|e| g.entry(e, true));
-                }
-                path[at + 1..].iter().for_each(|e| g.entry(e, false));
+                let kept = kept_from(&path, at).map_or(&[][..], |from| &path[from..at]);
+                let work: Vec<(&Entry, bool)> =
+                    kept.iter().map(|&e| (e, true)).chain(path[at + 1..].iter().map(|&e| (e, false))).collect();
+                g.entries(&work);
             }
         }
         g.out

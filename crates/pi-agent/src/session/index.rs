@@ -39,6 +39,15 @@ impl IdIndex {
         self.get(id, entries).is_some()
     }
 
+    /// An index of `entries`, sized for them at once (no growth while it is built).
+    pub(crate) fn of(entries: &[Entry]) -> IdIndex {
+        let mut index = IdIndex { table: HashTable::with_capacity(entries.len()), hasher: RandomState::new() };
+        for at in 0..entries.len() {
+            index.insert(entries, at);
+        }
+        index
+    }
+
     /// Index `entries[at]` (the last one pushed) under its id.
     pub(crate) fn insert(&mut self, entries: &[Entry], at: usize) {
         let (Ok(n), Some(e)) = (u32::try_from(at), entries.get(at)) else { return };

@@ -13,12 +13,13 @@ mod context;
 mod entry;
 mod files;
 mod index;
+mod load;
 mod message_line;
 mod stored;
 mod tree;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -196,27 +197,9 @@ impl Session {
             .map_err(io)?
             .ok_or_else(|| io(std::io::Error::from(std::io::ErrorKind::NotFound)))?;
         let file = std::sync::Arc::new(f);
-        let mut reader = BufReader::new(&*file);
-        let mut at = 0u64;
-        let mut next_line = || -> Option<(u64, std::io::Result<String>)> {
-            let mut buf = Vec::new();
-            let start = at;
-            match reader.read_until(b'\n', &mut buf) {
-                Ok(0) => None,
-                Ok(n) => {
-                    at += n as u64;
-                    if buf.last() == Some(&b'\n') {
-                        buf.pop();
-                        if buf.last() == Some(&b'\r') {
-                            buf.pop();
-                        }
-                    }
-                    Some((start, String::from_utf8(buf).map_err(|_| invalid_utf8())))
-                }
-                Err(e) => Some((start, Err(e))),
-            }
-        };
-        let header: Value = next_line()
+        let mut lines = load::Lines::new(&file, 0, u64::MAX);
+        let header: Value = lines
+            .next_line()
             .and_then(|(_, l)| l.ok())
             .and_then(|l| serde_json::from_str(&l).ok())
             .filter(|h: &Value| h["type"] == "session")
@@ -236,26 +219,19 @@ impl Session {
         };
         // Older versions are rewritten on load: their lines are held.
         let in_file = version == SESSION_VERSION;
-        let mut n = 1;
-        while let Some((start, line)) = next_line() {
-            n += 1;
-            let line = match line {
-                Ok(l) if l.trim().is_empty() => continue,
-                Ok(l) => l,
-                Err(e) => {
-                    s.bad_lines.push((n, e.to_string()));
-                    continue;
-                }
-            };
-            let place = in_file.then(|| stored::FilePlace { file: file.clone(), at: start });
-            match Entry::from_file_line(line, place) {
-                Ok(e) => s.push_loaded(e),
-                Err(entry::LineError::NotObject) => {
-                    s.bad_lines.push((n, crate::text::SESSION_LINE_NOT_OBJECT.to_string()))
-                }
-                Err(entry::LineError::Invalid(e)) => s.bad_lines.push((n, e)),
+        let mut line = 1;
+        for part in load::load(&file, lines.position(), in_file) {
+            s.bad_lines.extend(part.bad.into_iter().map(|(n, why)| (line + n, why)));
+            line += part.lines;
+            if s.entries.is_empty() {
+                s.entries = part.entries;
+            } else {
+                s.entries.extend(part.entries);
             }
         }
+        s.give_ids();
+        s.index = index::IdIndex::of(&s.entries);
+        s.leaf = s.entries.last().map(|e| e.id().to_string());
         // (Doubling growth leaves up to half of a long session's list unused.)
         s.entries.shrink_to(s.entries.len() + SESSION_GROWTH_ROOM);
         if version < SESSION_VERSION {
@@ -264,15 +240,20 @@ impl Session {
         Ok(s)
     }
 
-    /// Add an entry read from a file (v1 entries without ids get them).
-    fn push_loaded(&mut self, mut e: Entry) {
-        if !e.has_id() {
-            let mut v = e.value();
+    /// Give loaded entries without an id (version 1 files) one, their
+    /// parent being the entry before them.
+    fn give_ids(&mut self) {
+        for at in 0..self.entries.len() {
+            if self.entries[at].has_id() {
+                continue;
+            }
+            let mut v = self.entries[at].value();
             v["id"] = json!(short_id());
-            v["parentId"] = json!(self.leaf);
-            e = Entry::from_value(&v).unwrap_or(e);
+            v["parentId"] = json!(at.checked_sub(1).map(|p| self.entries[p].id()));
+            if let Some(e) = Entry::from_value(&v) {
+                self.entries[at] = e;
+            }
         }
-        self.push_entry(e);
     }
 
     /// Add an entry in memory; it becomes the leaf.

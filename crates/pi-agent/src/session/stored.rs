@@ -95,8 +95,10 @@ pub(crate) struct LineReader {
     file: Option<Arc<File>>,
     /// Where the window starts in it.
     at: u64,
-    /// The window.
+    /// The window's buffer (kept between windows, so each is not zeroed again).
     buf: Vec<u8>,
+    /// How much of `buf` the window fills.
+    valid: usize,
 }
 
 impl LineReader {
@@ -107,32 +109,36 @@ impl LineReader {
         let same_file = self.file.as_ref().is_some_and(|f| Arc::ptr_eq(f, &place.file));
         let start = place.at.checked_sub(self.at).and_then(|d| usize::try_from(d).ok());
         let inside = match start {
-            Some(s) if same_file => s.checked_add(len).is_some_and(|end| end <= self.buf.len()),
+            Some(s) if same_file => s.checked_add(len).is_some_and(|end| end <= self.valid),
             _ => false,
         };
         if !inside {
             self.fill(place, len)?;
         }
         let start = usize::try_from(place.at - self.at).ok()?;
-        let text = std::str::from_utf8(self.buf.get(start..start + len)?).ok()?;
+        let window = self.buf.get(..self.valid)?;
+        let text = std::str::from_utf8(window.get(start..start + len)?).ok()?;
         is_line_of(text, id).then_some(Cow::Borrowed(text))
     }
 
     /// Read the window at `place` (at least `len` bytes of it).
     fn fill(&mut self, place: &FilePlace, len: usize) -> Option<()> {
         self.file = None;
-        self.buf.clear();
-        self.buf.resize(len.max(WINDOW_BYTES), 0);
+        self.valid = 0;
+        let want = len.max(WINDOW_BYTES);
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
+        }
         let mut got = 0;
-        while got < self.buf.len() {
-            match place.file.read_at(&mut self.buf[got..], place.at + got as u64) {
+        while got < want {
+            match place.file.read_at(&mut self.buf[got..want], place.at + got as u64) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             }
         }
-        self.buf.truncate(got);
+        self.valid = got;
         (got >= len).then_some(())?;
         self.file = Some(place.file.clone());
         self.at = place.at;

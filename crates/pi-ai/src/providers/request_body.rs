@@ -30,11 +30,28 @@ impl ChunkWriter {
 
     /// Append one byte.
     pub(crate) fn push(&mut self, b: u8) {
-        self.extend_from_slice(&[b]);
+        if self.current.len() + 1 < self.current.capacity() {
+            self.current.push(b);
+            self.len += 1;
+        } else {
+            self.extend_from_slice(&[b]);
+        }
     }
 
     /// Append `bytes`, starting new chunks as each fills.
-    pub(crate) fn extend_from_slice(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn extend_from_slice(&mut self, bytes: &[u8]) {
+        // Most pieces fit in the chunk being filled.
+        if bytes.len() < self.current.capacity() - self.current.len() {
+            self.current.extend_from_slice(bytes);
+            self.len += bytes.len();
+        } else {
+            self.spill(bytes);
+        }
+    }
+
+    /// Append `bytes`, filling the current chunk and starting new ones.
+    #[cold]
+    fn spill(&mut self, mut bytes: &[u8]) {
         self.len += bytes.len();
         while !bytes.is_empty() {
             if self.current.capacity() == 0 {
