@@ -115,9 +115,34 @@ pub fn stream_ref(
     }
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
-            let work = prepare(model, context, &options);
-            let model = model.clone();
-            handle.spawn(async move { run(model, work, options, em).await });
+            let streams = providers::streamable(model, &options, handle.runtime_flavor());
+            let work = if streams {
+                providers::writing_to(providers::Sink::KeepShort, || prepare(model, context, &options))
+            } else {
+                prepare(model, context, &options)
+            };
+            match work {
+                // Too long to hold: sent while it is written a second time.
+                Work::Http(mut request) if !request.body.is_whole() => {
+                    let (tx, rx) = mpsc::channel(limits::STREAMED_BODY_CHUNKS_IN_FLIGHT);
+                    let len = request.body.len();
+                    request.body = providers::RequestBody::streamed(rx, len);
+                    let again = options.clone();
+                    let owned = model.clone();
+                    handle.spawn(async move { run(owned, Work::Http(request), options, em).await });
+                    // The HTTP client takes the chunks on another worker; this
+                    // one waits for room in flight (tasks queued on it move).
+                    tokio::task::block_in_place(|| {
+                        providers::writing_to(providers::Sink::Send { tx, left: len }, || {
+                            prepare(model, context, &again)
+                        })
+                    });
+                }
+                work => {
+                    let model = model.clone();
+                    handle.spawn(async move { run(model, work, options, em).await });
+                }
+            }
         }
         Err(_) => {
             let _ = em.try_error(text::NEEDS_RUNTIME);

@@ -15,6 +15,12 @@ pub const MAX_ERROR_BODY_CHARS: usize = 4000;
 /// is a few hundred chunks, small enough that the last chunk's unused room
 /// does not matter.
 pub const REQUEST_BODY_CHUNK_BYTES: usize = 128 * 1024;
+/// Request bodies at least this long are not held: counted first, then
+/// written again while they are sent (see `providers::request_body`).
+pub const STREAMED_BODY_MIN_BYTES: usize = 4 * 1024 * 1024;
+/// The chunks of a streamed body written ahead of what the HTTP client has
+/// taken (1 MiB).
+pub const STREAMED_BODY_CHUNKS_IN_FLIGHT: usize = 8;
 /// The largest server-sent event read (its unfinished line plus the data
 /// gathered so far, 256 MiB); past it the stream fails instead of growing
 /// without end. (The reference's engine cannot hold a string much over

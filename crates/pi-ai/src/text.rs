@@ -12,6 +12,8 @@ pub const REQUEST_ABORTED: &str = "Request was aborted";
 /// A request body that could not be written as JSON (a value with
 /// non-string map keys; nothing pi builds has one).
 pub const BODY_NOT_WRITTEN: &str = "The request body could not be written as JSON";
+/// A long request body, written while it was sent, ended before its length.
+pub const REQUEST_BODY_CUT: &str = "The request body ended before its announced length";
 /// The faux provider's error when its queue is empty.
 pub const NO_FAUX_RESPONSES: &str = "No more faux responses queued";
 /// A tool call whose arguments parsed to something other than an object.

@@ -417,3 +417,75 @@ async fn a_long_conversation_arrives_whole_with_its_length() {
         assert!(!r.body.is_null(), "{api}: the body is one JSON document");
     }
 }
+
+/// A conversation whose body is longer than `pi_ai::limits::STREAMED_BODY_MIN_BYTES`.
+fn long_context() -> Context {
+    let piece = "é\"\n\u{1}😀 plain text ".repeat(8_000);
+    let mut ctx = context();
+    for i in 0..40 {
+        ctx.messages.push(Message::User(UserMessage::text(format!("{i}:{piece}"))));
+    }
+    ctx
+}
+
+/// The raw body and `content-length` a server got for `ctx`, on a runtime of `flavor`.
+fn body_sent(api: &str, ctx: &Context, multi_thread: bool) -> (String, usize) {
+    let rt = if multi_thread {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    } else {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    };
+    let server = MockServer::start(vec![Turn::text("ok")]);
+    let evs = rt.block_on(events(&model(&server, api), ctx, options()));
+    assert_eq!(last(&evs).stop_reason, StopReason::Stop, "{api}: {:?}", last(&evs));
+    let r = &server.requests()[0];
+    assert!(r.header("transfer-encoding").is_none(), "{api}");
+    (r.raw_body.clone(), r.header("content-length").expect("content-length sent").parse().unwrap())
+}
+
+/// A body too long to hold is counted, then written again while it is sent
+/// (on a runtime with workers): the server gets the very bytes the held
+/// body has, with its exact length announced.
+#[test]
+fn a_body_too_long_to_hold_is_sent_as_it_is_written_byte_for_byte() {
+    let ctx = long_context();
+    for api in APIS {
+        let (held, held_len) = body_sent(api, &ctx, false);
+        let (streamed, streamed_len) = body_sent(api, &ctx, true);
+        assert!(held_len > pi_ai::limits::STREAMED_BODY_MIN_BYTES, "{api}: {held_len} bytes");
+        assert_eq!((streamed_len, streamed.len()), (held_len, held.len()), "{api}");
+        assert!(streamed == held, "{api}: the same bytes");
+    }
+}
+
+/// A long body whose request cannot be made (nothing listens) ends in an
+/// error event; writing it does not wait for a reader that is gone.
+#[test]
+fn a_long_body_with_nowhere_to_go_fails_without_hanging() {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let ctx = long_context();
+    for api in APIS {
+        let m = Model { base_url: format!("http://127.0.0.1:{port}/v1"), ..model_at(api) };
+        let started = Instant::now();
+        let evs =
+            rt.block_on(async { tokio::time::timeout(Duration::from_secs(30), events(&m, &ctx, options())).await });
+        let evs = evs.expect("no hang");
+        assert_eq!(last(&evs).stop_reason, StopReason::Error, "{api}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{api}");
+    }
+}
+
+/// A model of `api` with no server yet.
+fn model_at(api: &str) -> Model {
+    Model {
+        id: "mock-1".into(),
+        name: "mock-1".into(),
+        api: api.into(),
+        provider: "mock".into(),
+        input: vec!["text".into()],
+        context_window: 128_000,
+        max_tokens: 16_384,
+        ..Default::default()
+    }
+}

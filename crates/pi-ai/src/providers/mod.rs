@@ -34,7 +34,7 @@ use crate::text;
 use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, ToolResultMessage};
 
 pub(crate) use body::{ArrayWriter, FieldWriter, ObjectWriter};
-pub(crate) use request_body::RequestBody;
+pub(crate) use request_body::{RequestBody, Sink, writing_to};
 
 /// A request ready to send: written before the provider task starts, so the
 /// conversation is borrowed for the body and never copied into the task.
@@ -45,6 +45,25 @@ pub(crate) struct Prepared {
     pub headers: reqwest::header::HeaderMap,
     /// The JSON body.
     pub body: RequestBody,
+}
+
+/// Whether a long request body for `model` may be sent while it is written
+/// (see [`request_body`]): on a runtime with workers to spare, for the APIs
+/// that send the body as written, and unless a hook reads it first (Bedrock
+/// signs it and Codex compresses it whole).
+pub(crate) fn streamable(model: &Model, options: &StreamOptions, flavor: tokio::runtime::RuntimeFlavor) -> bool {
+    let hooked = options.hooks.as_ref().is_some_and(|h| h.at(crate::hooks::point::PAYLOAD).is_some());
+    let api = model.api.as_str();
+    let sends_as_written = matches!(
+        api,
+        crate::api::OPENAI_COMPLETIONS
+            | crate::api::OPENAI_RESPONSES
+            | crate::api::ANTHROPIC_MESSAGES
+            | crate::api::GOOGLE_GENERATIVE_AI
+            | crate::api::MISTRAL_CONVERSATIONS
+            | crate::api::AZURE_OPENAI_RESPONSES
+    );
+    flavor == tokio::runtime::RuntimeFlavor::MultiThread && sends_as_written && !hooked
 }
 
 /// The output-token limit of a request.
