@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use compact_str::CompactString as ShortText;
+
 use super::message_line::message_in_line;
 use super::stored::LineReader;
 use super::{Entry, Session};
@@ -21,7 +23,7 @@ pub struct SessionContext {
     /// the model as messages).
     pub messages: Vec<AgentMessage>,
     /// The entry each message came from.
-    pub entry_ids: Vec<compact_str::CompactString>,
+    pub entry_ids: Vec<ShortText>,
     /// The latest `model_change` on the branch: (provider, model id).
     pub model: Option<(String, String)>,
     /// The latest `thinking_level_change` on the branch.
@@ -119,33 +121,36 @@ fn message_for(
     message.filter(|m| !(no_system && is_system(m)))
 }
 
-/// The messages of a share of the entries, with their entries' ids.
-type Share = (Vec<AgentMessage>, Vec<compact_str::CompactString>);
+/// A message and the slot it is read into take the same room, so the slots
+/// become the list of messages without a second allocation.
+const _: () = assert!(size_of::<Option<AgentMessage>>() == size_of::<AgentMessage>());
 
 impl Gather {
     /// The messages of `entries` (each with whether system messages are
-    /// left out), read side by side when there are many.
+    /// left out), read side by side when there are many, each into the slot
+    /// of its entry (the slots become the list of messages in place).
     fn entries(&mut self, entries: &[(&Entry, bool)]) {
         let edits = &self.edits;
-        let read = |share: &[(&Entry, bool)], out: &mut Share| {
+        let mut slots: Vec<Option<AgentMessage>> = Vec::new();
+        // Room for a turn's messages after them (see SESSION_GROWTH_ROOM).
+        slots.reserve_exact(entries.len() + super::SESSION_GROWTH_ROOM);
+        slots.resize_with(entries.len(), || None);
+        super::load::side_by_side(entries, &mut slots, super::load::PARALLEL_CONTEXT_MIN_ENTRIES, |share, out| {
             let mut lines = LineReader::default();
-            out.0.reserve(share.len());
-            out.1.reserve(share.len());
-            for &(e, no_system) in share {
-                if let Some(m) = message_for(e, no_system, edits, &mut lines) {
-                    out.0.push(m);
-                    out.1.push(e.id().into());
-                }
+            for (&(e, no_system), slot) in share.iter().zip(out) {
+                *slot = message_for(e, no_system, edits, &mut lines);
             }
-        };
-        // The first share lands in the context's own lists (sized for all).
-        let mut first: Share = (std::mem::take(&mut self.out.messages), std::mem::take(&mut self.out.entry_ids));
-        let rest = super::load::side_by_side(entries, super::load::PARALLEL_CONTEXT_MIN_ENTRIES, &mut first, read);
-        (self.out.messages, self.out.entry_ids) = first;
-        for (messages, ids) in rest {
-            self.out.messages.extend(messages);
-            self.out.entry_ids.extend(ids);
-        }
+        });
+        let ids = slots.iter().zip(entries).filter(|(m, _)| m.is_some()).map(|(_, (e, _))| ShortText::from(e.id()));
+        self.out.entry_ids.extend(ids);
+        // Collected in place (a message and its slot take the same room;
+        // `flatten` is not collected in place, `filter_map` is); the
+        // compaction's own messages, gathered before, go first.
+        #[allow(clippy::filter_map_identity)]
+        let mut messages: Vec<AgentMessage> = slots.into_iter().filter_map(std::convert::identity).collect();
+        let before = std::mem::take(&mut self.out.messages);
+        messages.splice(0..0, before);
+        self.out.messages = messages;
     }
 
     /// A message the compaction `id` stands for.
@@ -155,7 +160,7 @@ impl Gather {
         }
         if let Some(m) = message {
             self.out.messages.push(m);
-            self.out.entry_ids.push(id.into());
+            self.out.entry_ids.push(ShortText::from(id));
         }
     }
 }
@@ -165,14 +170,12 @@ impl Session {
     pub fn context(&self) -> SessionContext {
         let path = self.branch();
         let compaction = path.iter().rposition(|e| e.kind() == "compaction");
-        // Sized once: a message is several hundred bytes, and a long
-        // session's doubling growth would leave a third of it unused.
+        // Sized once (the messages are: see `Gather::entries`).
         let room = match compaction {
             None => path.len(),
             Some(at) => path.len() - at + 2 + kept_from(&path, at).map_or(0, |from| at - from),
         };
         let mut g = Gather { out: SessionContext::default(), edits: HashMap::new() };
-        g.out.messages.reserve_exact(room + super::SESSION_GROWTH_ROOM);
         g.out.entry_ids.reserve_exact(room);
         for e in &path {
             match e.kind() {

@@ -184,36 +184,30 @@ fn line_start_after(file: &File, from: u64, len: u64) -> Option<u64> {
 }
 
 /// `work` in up to [`readers`] consecutive shares, each given to `one`
-/// with an output to fill: the first share on this thread into `first`,
-/// the others side by side into outputs of their own, answered in order.
-pub(crate) fn side_by_side<T: Sync, O: Send + Default>(
+/// with its share of `out` (the item at the same places) to fill: the first
+/// share on this thread, the others side by side.
+pub(crate) fn side_by_side<T: Sync, O: Send>(
     work: &[T],
+    out: &mut [O],
     min_len: usize,
-    first: &mut O,
-    one: impl Fn(&[T], &mut O) + Sync,
-) -> Vec<O> {
+    one: impl Fn(&[T], &mut [O]) + Sync,
+) {
     let readers = readers();
     if work.len() < min_len || readers < 2 {
-        one(work, first);
-        return Vec::new();
+        one(work, out);
+        return;
     }
     let share = work.len().div_ceil(readers);
-    let mut shares = work.chunks(share);
-    let head = shares.next().unwrap_or(&[]);
+    let mut shares = work.chunks(share).zip(out.chunks_mut(share));
+    let Some((head, head_out)) = shares.next() else { return };
     let one = &one;
     std::thread::scope(|s| {
-        let rest: Vec<_> = shares
-            .map(|c| {
-                s.spawn(move || {
-                    let mut out = O::default();
-                    one(c, &mut out);
-                    out
-                })
-            })
-            .collect();
-        one(head, first);
-        rest.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    })
+        let rest: Vec<_> = shares.map(|(w, o)| s.spawn(move || one(w, o))).collect();
+        one(head, head_out);
+        for h in rest {
+            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+    });
 }
 
 #[cfg(test)]
@@ -256,14 +250,12 @@ mod tests {
     #[test]
     fn shares_keep_their_order() {
         let work: Vec<usize> = (0..10_000).collect();
-        let copy = |c: &[usize], out: &mut Vec<usize>| out.extend_from_slice(c);
-        let mut first = Vec::new();
-        let rest = side_by_side(&work, 100, &mut first, copy);
-        assert_eq!(rest.len(), readers() - 1);
-        let all: Vec<usize> = first.into_iter().chain(rest.into_iter().flatten()).collect();
-        assert_eq!(all, work, "every item once, in order");
-        let mut first = Vec::new();
-        assert!(side_by_side(&work[..5], 100, &mut first, copy).is_empty(), "short work is done in one share");
-        assert_eq!(first, &work[..5]);
+        let double = |w: &[usize], o: &mut [usize]| w.iter().zip(o).for_each(|(w, o)| *o = w * 2);
+        let mut out = vec![0; work.len()];
+        side_by_side(&work, &mut out, 100, double);
+        assert!(out.iter().enumerate().all(|(i, &o)| o == i * 2), "every item once, in its place");
+        let mut out = vec![0; 5];
+        side_by_side(&work[..5], &mut out, 100, double);
+        assert_eq!(out, [0, 2, 4, 6, 8], "short work is done in one share");
     }
 }
