@@ -2,16 +2,16 @@
 //! the same few strings across a whole conversation; each is held once and
 //! shared (a 100,000-entry session would otherwise hold 100,000 copies).
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserializer;
+use serde::de::Visitor;
 
 /// Most names kept for sharing (beyond, a name is held on its own).
 const MAX_SHARED_NAMES: usize = 4096;
 
-static NAMES: LazyLock<Mutex<HashSet<Arc<str>>>> = LazyLock::new(Default::default);
+static NAMES: LazyLock<Mutex<HashSet<Arc<str>, foldhash::fast::RandomState>>> = LazyLock::new(Default::default);
 
 /// `name`, shared with every other holder of the same name.
 pub fn intern(name: &str) -> Arc<str> {
@@ -26,15 +26,30 @@ pub fn intern(name: &str) -> Arc<str> {
     new
 }
 
-/// Deserialize a name through [`intern`].
+/// Deserialize a name through [`intern`] (read in place: no copy is made
+/// of a name already held).
 pub(crate) fn de<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
-    let name: Cow<'de, str> = Deserialize::deserialize(d)?;
-    Ok(intern(&name))
+    d.deserialize_str(NameVisitor)
+}
+
+struct NameVisitor;
+
+impl Visitor<'_> for NameVisitor {
+    type Value = Arc<str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arc<str>, E> {
+        Ok(intern(v))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
 
     #[test]
     fn the_same_name_is_held_once() {

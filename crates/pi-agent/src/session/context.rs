@@ -121,27 +121,125 @@ fn message_for(
     message.filter(|m| !(no_system && is_system(m)))
 }
 
+/// Whether the messages read with the file can serve as the slots of
+/// `work`: each wanted entry has its line's slot, in increasing order.
+fn by_line_fits(work: &[Wanted<'_>], pre: &super::load::Preparsed) -> bool {
+    let line = |w: &Wanted<'_>| pre.entry_line.get(w.2).map(|&l| l as usize).filter(|&l| l < pre.by_line.len());
+    let mut last = None;
+    work.iter().all(|w| match line(w) {
+        Some(l) if last.is_none_or(|p| l > p) => {
+            last = Some(l);
+            true
+        }
+        _ => false,
+    })
+}
+
+/// Run `one` over `work` in up to [`super::load::readers`] shares side by
+/// side. Each share gets the part of `slots` its items' slots fall in
+/// (`slot_of`, increasing), the index of its first item, and the slot index
+/// its part starts at.
+fn fill_side_by_side<'a>(
+    work: &[Wanted<'a>],
+    slot_of: &[usize],
+    slots: &mut [Option<AgentMessage>],
+    one: impl Fn(&[Wanted<'a>], &mut [Option<AgentMessage>], usize, usize) + Sync,
+) {
+    let readers = super::load::readers();
+    if work.len() < super::load::PARALLEL_CONTEXT_MIN_ENTRIES || readers < 2 {
+        one(work, slots, 0, 0);
+        return;
+    }
+    let share = work.len().div_ceil(readers);
+    // The slots are cut where each share's first item's slot is.
+    let mut parts = Vec::new();
+    let (mut rest, mut base, mut first) = (slots, 0, 0);
+    while first < work.len() {
+        let next = (first + share).min(work.len());
+        let end = slot_of.get(next).copied().unwrap_or(base + rest.len()).clamp(base, base + rest.len());
+        let (mine, after) = std::mem::take(&mut rest).split_at_mut(end - base);
+        parts.push((first, next, base, mine));
+        (rest, base, first) = (after, end, next);
+    }
+    let one = &one;
+    std::thread::scope(|s| {
+        let mut parts = parts.into_iter();
+        let head = parts.next();
+        let others: Vec<_> = parts.map(|(f, n, b, mine)| s.spawn(move || one(&work[f..n], mine, f, b))).collect();
+        if let Some((f, n, b, mine)) = head {
+            one(&work[f..n], mine, f, b);
+        }
+        for h in others {
+            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+    });
+}
+
 /// A message and the slot it is read into take the same room, so the slots
 /// become the list of messages without a second allocation.
 const _: () = assert!(size_of::<Option<AgentMessage>>() == size_of::<AgentMessage>());
 
+/// One entry whose message the context wants: the entry, whether system
+/// messages are left out, and where it is in the session's entries.
+type Wanted<'a> = (&'a Entry, bool, usize);
+
+/// Put the message of `e` in `slot`: read it unless the slot holds the
+/// message read with the entry (and no edit applies); a system message is
+/// left out with `no_system`.
+fn fill(
+    e: &Entry,
+    no_system: bool,
+    slot: &mut Option<AgentMessage>,
+    edits: &HashMap<String, Value>,
+    lines: &mut LineReader,
+) {
+    if slot.is_none() || edits.contains_key(e.id()) {
+        *slot = message_for(e, no_system, edits, lines);
+    } else if no_system && slot.as_ref().is_some_and(is_system) {
+        *slot = None;
+    }
+}
+
 impl Gather {
-    /// The messages of `entries` (each with whether system messages are
-    /// left out), read side by side when there are many, each into the slot
-    /// of its entry (the slots become the list of messages in place).
-    fn entries(&mut self, entries: &[(&Entry, bool)]) {
+    /// The messages of `work`, read side by side when there are many, each
+    /// into a slot (the slots become the list of messages in place). With
+    /// messages read when the file was (`pre`, for a branch that is the
+    /// whole file in order), their list by line is the list of slots;
+    /// otherwise what they hold is moved to slots of the work's own.
+    fn entries(&mut self, work: &[Wanted<'_>], pre: Option<super::load::Preparsed>) {
         let edits = &self.edits;
-        let mut slots: Vec<Option<AgentMessage>> = Vec::new();
-        // Room for a turn's messages after them (see SESSION_GROWTH_ROOM).
-        slots.reserve_exact(entries.len() + super::SESSION_GROWTH_ROOM);
-        slots.resize_with(entries.len(), || None);
-        super::load::side_by_side(entries, &mut slots, super::load::PARALLEL_CONTEXT_MIN_ENTRIES, |share, out| {
+        let (mut slots, slot_of) = match pre {
+            Some(pre) if by_line_fits(work, &pre) => {
+                let mut slots = pre.by_line;
+                let line_of: Vec<usize> = work.iter().map(|w| pre.entry_line[w.2] as usize).collect();
+                // Lines the work does not want lose their message.
+                let mut wanted = vec![false; slots.len()];
+                line_of.iter().for_each(|&l| wanted[l] = true);
+                slots.iter_mut().zip(&wanted).filter(|(_, w)| !**w).for_each(|(s, _)| *s = None);
+                (slots, line_of)
+            }
+            pre => {
+                let mut pre = pre.unwrap_or_default();
+                let mut slots: Vec<Option<AgentMessage>> = Vec::new();
+                // Room for a turn's messages after them (see SESSION_GROWTH_ROOM).
+                slots.reserve_exact(work.len() + super::SESSION_GROWTH_ROOM);
+                slots.extend(work.iter().map(|w| {
+                    let line = pre.entry_line.get(w.2).map(|&l| l as usize);
+                    line.and_then(|l| pre.by_line.get_mut(l)).and_then(Option::take)
+                }));
+                (slots, (0..work.len()).collect())
+            }
+        };
+        fill_side_by_side(work, &slot_of, &mut slots, |share, out, first, base| {
             let mut lines = LineReader::default();
-            for (&(e, no_system), slot) in share.iter().zip(out) {
-                *slot = message_for(e, no_system, edits, &mut lines);
+            for (w, &at) in share.iter().zip(&slot_of[first..]) {
+                if let Some(slot) = out.get_mut(at - base) {
+                    fill(w.0, w.1, slot, edits, &mut lines);
+                }
             }
         });
-        let ids = slots.iter().zip(entries).filter(|(m, _)| m.is_some()).map(|(_, (e, _))| ShortText::from(e.id()));
+        let ids =
+            work.iter().zip(&slot_of).filter(|(_, at)| slots[**at].is_some()).map(|(w, _)| ShortText::from(w.0.id()));
         self.out.entry_ids.extend(ids);
         // Collected in place (a message and its slot take the same room;
         // `flatten` is not collected in place, `filter_map` is); the
@@ -168,8 +266,20 @@ impl Gather {
 impl Session {
     /// The context of the active branch.
     pub fn context(&self) -> SessionContext {
-        let path = self.branch();
-        let compaction = path.iter().rposition(|e| e.kind() == "compaction");
+        self.context_with(None)
+    }
+
+    /// [`Session::context`], using (and dropping) the messages read with
+    /// the file when it was opened with [`Session::open_to_continue`].
+    pub fn take_context(&mut self) -> SessionContext {
+        let pre = std::mem::take(&mut self.preparsed);
+        self.context_with(Some(pre).filter(|p| !p.by_line.is_empty()))
+    }
+
+    fn context_with(&self, pre: Option<super::load::Preparsed>) -> SessionContext {
+        let positions = self.branch_positions(self.leaf.as_deref());
+        let path: Vec<Wanted<'_>> = positions.iter().map(|&at| (&self.entries[at], false, at)).collect();
+        let compaction = path.iter().rposition(|w| w.0.kind() == "compaction");
         // Sized once (the messages are: see `Gather::entries`).
         let room = match compaction {
             None => path.len(),
@@ -177,7 +287,7 @@ impl Session {
         };
         let mut g = Gather { out: SessionContext::default(), edits: HashMap::new() };
         g.out.entry_ids.reserve_exact(room);
-        for e in &path {
+        for &(e, _, _) in &path {
             match e.kind() {
                 "model_change" => {
                     let v = e.value();
@@ -198,10 +308,10 @@ impl Session {
             }
         }
         match compaction {
-            None => g.entries(&path.iter().map(|&e| (e, false)).collect::<Vec<_>>()),
+            None => g.entries(&path, pre),
             Some(at) => {
-                let c = path[at].value();
-                let id = path[at].id();
+                let c = path[at].0.value();
+                let id = path[at].0.id();
                 if let Some(sys) = c.get("systemMessage").filter(|s| s.is_object()) {
                     g.synthetic(id, AgentMessage::deserialize(sys).ok());
                 }
@@ -212,9 +322,9 @@ impl Session {
                 }));
                 g.synthetic(id, Some(summary));
                 let kept = kept_from(&path, at).map_or(&[][..], |from| &path[from..at]);
-                let work: Vec<(&Entry, bool)> =
-                    kept.iter().map(|&e| (e, true)).chain(path[at + 1..].iter().map(|&e| (e, false))).collect();
-                g.entries(&work);
+                let work: Vec<Wanted<'_>> =
+                    kept.iter().map(|&(e, _, p)| (e, true, p)).chain(path[at + 1..].iter().copied()).collect();
+                g.entries(&work, pre);
             }
         }
         g.out
@@ -223,8 +333,8 @@ impl Session {
 
 /// Where the entries the compaction at `at` keeps start, if it names one
 /// on the branch.
-fn kept_from(path: &[&Entry], at: usize) -> Option<usize> {
-    let first_kept = path[at].field("firstKeptEntryId");
+fn kept_from(path: &[Wanted<'_>], at: usize) -> Option<usize> {
+    let first_kept = path[at].0.field("firstKeptEntryId");
     let first_kept = first_kept.as_str()?;
-    path[..at].iter().position(|e| e.id() == first_kept)
+    path[..at].iter().position(|w| w.0.id() == first_kept)
 }

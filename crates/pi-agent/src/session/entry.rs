@@ -90,6 +90,17 @@ impl Entry {
         }
     }
 
+    /// A `message` entry read whole from `line` (see
+    /// [`super::message_line::message_entry`]), held as any line read at `place`.
+    pub(crate) fn of_message(
+        line: String,
+        place: Option<FilePlace>,
+        id: ShortText,
+        parent: Option<ShortText>,
+    ) -> Entry {
+        Entry { line: StoredLine::new(line, place), id, parent, kind: ShortText::const_new("message") }
+    }
+
     /// Its line, now also written at `place` (see [`StoredLine::leave_in_file`]).
     pub(crate) fn leave_in_file(&mut self, place: FilePlace) {
         self.line.leave_in_file(place);

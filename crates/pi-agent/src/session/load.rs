@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::entry::{Entry, LineError};
 use super::stored::FilePlace;
+use crate::messages::AgentMessage;
 
 /// Files with at least this many bytes of entries are read in ranges side by side.
 pub const PARALLEL_READ_MIN_BYTES: u64 = 4 << 20;
@@ -98,13 +99,35 @@ pub(crate) struct Loaded {
     pub bad: Vec<(usize, String)>,
     /// How many lines it has.
     pub lines: usize,
+    /// When messages are read with the entries: the line of each entry
+    /// (counted from the first line after the header, from 0).
+    pub entry_lines: Vec<u32>,
 }
 
-/// The entries of bytes `[at, end)` (long lines left in the file when `in_file`).
-fn load_range(file: &Arc<File>, at: u64, end: u64, in_file: bool) -> Loaded {
+/// Messages read with their entries (see [`load`]): each line's message
+/// (none for a line that is not a `message` entry read at once), and each
+/// entry's line.
+#[derive(Debug, Default)]
+pub(crate) struct Preparsed {
+    /// The message of each line after the header.
+    pub by_line: Vec<Option<AgentMessage>>,
+    /// The line of each entry (an index into `by_line`).
+    pub entry_line: Vec<u32>,
+}
+
+/// The entries of bytes `[at, end)` (long lines left in the file when
+/// `in_file`); with `slots` (one per line of the range), the messages of
+/// `message` lines are read with them into their line's slot.
+fn load_range(
+    file: &Arc<File>,
+    (at, end): (u64, u64),
+    in_file: bool,
+    mut slots: Option<&mut [Option<AgentMessage>]>,
+) -> Loaded {
     let mut lines = Lines::new(file, at, end);
     let mut out = Loaded::default();
     while let Some((start, line)) = lines.next_line() {
+        let here = out.lines;
         out.lines += 1;
         let line = match line {
             Ok(l) if l.trim().is_empty() => continue,
@@ -115,8 +138,24 @@ fn load_range(file: &Arc<File>, at: u64, end: u64, in_file: bool) -> Loaded {
             }
         };
         let place = in_file.then(|| FilePlace { file: file.clone(), at: start });
+        if let Some(slots) = slots.as_deref_mut()
+            && let Some(m) = super::message_line::message_entry(&line)
+        {
+            // (A line past the slots, written since they were counted, is read again later.)
+            if let Some(slot) = slots.get_mut(here) {
+                *slot = Some(m.message);
+            }
+            out.entries.push(Entry::of_message(line, place, m.id, m.parent));
+            out.entry_lines.push(u32::try_from(here).unwrap_or(u32::MAX));
+            continue;
+        }
         match Entry::from_file_line(line, place) {
-            Ok(e) => out.entries.push(e),
+            Ok(e) => {
+                out.entries.push(e);
+                if slots.is_some() {
+                    out.entry_lines.push(u32::try_from(here).unwrap_or(u32::MAX));
+                }
+            }
             Err(LineError::NotObject) => out.bad.push((out.lines, crate::text::SESSION_LINE_NOT_OBJECT.to_string())),
             Err(LineError::Invalid(e)) => out.bad.push((out.lines, e)),
         }
@@ -125,29 +164,84 @@ fn load_range(file: &Arc<File>, at: u64, end: u64, in_file: bool) -> Loaded {
 }
 
 /// The entries from byte `at` to the end of `file`, in parts in file order
-/// (several when the file is long and the machine has cores to spare).
-pub(crate) fn load(file: &Arc<File>, at: u64, in_file: bool) -> Vec<Loaded> {
+/// (several when the file is long and the machine has cores to spare). With
+/// `messages`, the `message` entries' messages are read in the same pass
+/// (see [`Preparsed`]; the lines are counted first so that each range fills
+/// its own part of one list).
+pub(crate) fn load(file: &Arc<File>, at: u64, in_file: bool, messages: bool) -> (Vec<Loaded>, Preparsed) {
     let len = file.metadata().map_or(0, |m| m.len());
     let mut bounds = split(file, at, len);
     // The last range reads to wherever the file ends.
     bounds.push(u64::MAX);
-    if bounds.len() <= 2 {
-        return vec![load_range(file, at, u64::MAX, in_file)];
+    let ranges: Vec<(u64, u64)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    let mut pre = Preparsed::default();
+    let mut counts = Vec::new();
+    if messages {
+        // One slot per line, and one more per range (its last line may end without a newline).
+        counts = std::thread::scope(|s| {
+            let counting: Vec<_> =
+                ranges.iter().map(|&(from, to)| s.spawn(move || newlines(file, from, to.min(len)) + 1)).collect();
+            counting.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        });
+        let total: usize = counts.iter().sum();
+        pre.by_line.reserve_exact(total + super::SESSION_GROWTH_ROOM);
+        pre.by_line.resize_with(total, || None);
     }
-    std::thread::scope(|s| {
-        let rest: Vec<_> = bounds[1..]
-            .windows(2)
-            .map(|w| {
-                let (from, to) = (w[0], w[1]);
-                s.spawn(move || load_range(file, from, to, in_file))
-            })
-            .collect();
-        let mut parts = vec![load_range(file, bounds[0], bounds[1], in_file)];
-        for h in rest {
-            parts.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+    let mut slots: Vec<Option<&mut [Option<AgentMessage>]>> = Vec::new();
+    let mut rest = &mut pre.by_line[..];
+    for r in 0..ranges.len() {
+        match counts.get(r) {
+            Some(&n) => {
+                let k = n.min(rest.len());
+                let (mine, after) = std::mem::take(&mut rest).split_at_mut(k);
+                slots.push(Some(mine));
+                rest = after;
+            }
+            None => slots.push(None),
         }
-        parts
-    })
+    }
+    let mut parts: Vec<Loaded> = if ranges.len() == 1 {
+        vec![load_range(file, ranges[0], in_file, slots.pop().flatten())]
+    } else {
+        std::thread::scope(|s| {
+            let mut jobs = ranges.iter().zip(slots).map(|(&range, mine)| (range, mine));
+            let first = jobs.next();
+            let rest: Vec<_> =
+                jobs.map(|(range, mine)| s.spawn(move || load_range(file, range, in_file, mine))).collect();
+            let mut parts = Vec::with_capacity(ranges.len());
+            if let Some((range, mine)) = first {
+                parts.push(load_range(file, range, in_file, mine));
+            }
+            for h in rest {
+                parts.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            }
+            parts
+        })
+    };
+    // Each range's lines are counted from the lines before it.
+    let mut offset = 0u32;
+    for (part, &n) in parts.iter_mut().zip(&counts) {
+        part.entry_lines.iter_mut().for_each(|l| *l = l.saturating_add(offset));
+        offset = offset.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+    }
+    (parts, pre)
+}
+
+/// The newlines in bytes `[from, to)` of `file`.
+fn newlines(file: &File, from: u64, to: u64) -> usize {
+    let mut buf = vec![0u8; READ_BUFFER_BYTES];
+    let (mut at, mut n) = (from, 0);
+    while at < to {
+        let want = usize::try_from(to - at).unwrap_or(usize::MAX).min(buf.len());
+        match file.read_at(&mut buf[..want], at) {
+            Ok(0) | Err(_) => break,
+            Ok(got) => {
+                n += buf[..got].iter().filter(|&&b| b == b'\n').count();
+                at += got as u64;
+            }
+        }
+    }
+    n
 }
 
 /// Where the ranges of `[at, len)` start: `at`, then line starts near equal
@@ -183,33 +277,6 @@ fn line_start_after(file: &File, from: u64, len: u64) -> Option<u64> {
     None
 }
 
-/// `work` in up to [`readers`] consecutive shares, each given to `one`
-/// with its share of `out` (the item at the same places) to fill: the first
-/// share on this thread, the others side by side.
-pub(crate) fn side_by_side<T: Sync, O: Send>(
-    work: &[T],
-    out: &mut [O],
-    min_len: usize,
-    one: impl Fn(&[T], &mut [O]) + Sync,
-) {
-    let readers = readers();
-    if work.len() < min_len || readers < 2 {
-        one(work, out);
-        return;
-    }
-    let share = work.len().div_ceil(readers);
-    let mut shares = work.chunks(share).zip(out.chunks_mut(share));
-    let Some((head, head_out)) = shares.next() else { return };
-    let one = &one;
-    std::thread::scope(|s| {
-        let rest: Vec<_> = shares.map(|(w, o)| s.spawn(move || one(w, o))).collect();
-        one(head, head_out);
-        for h in rest {
-            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        }
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,24 +305,13 @@ mod tests {
         let bounds = split(&file, 0, text.len() as u64);
         assert_eq!(bounds.len(), readers(), "one range per reader: {bounds:?}");
         assert!(bounds.iter().skip(1).all(|&b| text.as_bytes()[b as usize - 1] == b'\n'), "ranges start lines");
-        let parts = load(&file, 0, true);
+        let (parts, pre) = load(&file, 0, true, false);
+        assert!(pre.by_line.is_empty() && parts.iter().all(|p| p.entry_lines.is_empty()));
         let ids: Vec<String> = parts.iter().flat_map(|p| p.entries.iter().map(|e| e.id().to_string())).collect();
         assert_eq!(ids, expected);
         assert!(parts.iter().flat_map(|p| &p.entries).all(|e| e.line().ends_with('}')));
         let bad: Vec<_> = parts.iter().flat_map(|p| &p.bad).collect();
         assert_eq!(bad.len(), 1, "the one bad line: {bad:?}");
         assert_eq!(parts.iter().map(|p| p.lines).sum::<usize>(), expected.len() + 2, "blank lines count as lines");
-    }
-
-    #[test]
-    fn shares_keep_their_order() {
-        let work: Vec<usize> = (0..10_000).collect();
-        let double = |w: &[usize], o: &mut [usize]| w.iter().zip(o).for_each(|(w, o)| *o = w * 2);
-        let mut out = vec![0; work.len()];
-        side_by_side(&work, &mut out, 100, double);
-        assert!(out.iter().enumerate().all(|(i, &o)| o == i * 2), "every item once, in its place");
-        let mut out = vec![0; 5];
-        side_by_side(&work[..5], &mut out, 100, double);
-        assert_eq!(out, [0, 2, 4, 6, 8], "short work is done in one share");
     }
 }

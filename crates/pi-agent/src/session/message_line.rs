@@ -14,6 +14,7 @@ use crate::messages::{
     AgentMessage, AgentOnly, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
     SystemMessage,
 };
+use compact_str::CompactString as ShortText;
 use pi_ai::{AssistantMessage, ContentBlock, Message, ToolResultMessage, UserContent, UserMessage};
 
 /// A `message` entry: only its message is read.
@@ -21,6 +22,46 @@ use pi_ai::{AssistantMessage, ContentBlock, Message, ToolResultMessage, UserCont
 struct MessageLine {
     #[serde(deserialize_with = "by_role")]
     message: AgentMessage,
+}
+
+/// A `message` entry's line read at once: what the tree needs and the message.
+#[derive(Deserialize)]
+struct WholeMessageLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    id: std::borrow::Cow<'a, str>,
+    #[serde(rename = "parentId", default, borrow)]
+    parent: Option<std::borrow::Cow<'a, str>>,
+    #[serde(deserialize_with = "by_role")]
+    message: AgentMessage,
+}
+
+/// A `message` entry read whole from its line (see [`message_entry`]).
+pub(crate) struct MessageEntry {
+    /// Its id.
+    pub id: ShortText,
+    /// Its parent's id.
+    pub parent: Option<ShortText>,
+    /// Its message.
+    pub message: AgentMessage,
+}
+
+/// A line of a `message` entry as pi and the reference write it (`type`
+/// first, a string `id`, a readable message, no key twice), read in one
+/// pass; any other line gives `None` and is read the usual way.
+pub(crate) fn message_entry(line: &str) -> Option<MessageEntry> {
+    if !line.starts_with(r#"{"type":"message","#) {
+        return None;
+    }
+    let whole = serde_json::from_str::<WholeMessageLine<'_>>(line).ok().filter(|w| w.kind == "message")?;
+    let mut message = whole.message;
+    compact(&mut message);
+    Some(MessageEntry {
+        id: ShortText::from(whole.id.as_ref()),
+        parent: whole.parent.as_deref().map(ShortText::from),
+        message,
+    })
 }
 
 /// The message of a `message` entry's line, if it reads as one.
@@ -135,6 +176,30 @@ mod tests {
         let derived: Option<AgentMessage> =
             serde_json::from_str::<Value>(&line).ok().and_then(|v| AgentMessage::deserialize(&v["message"]).ok());
         assert_eq!(message_in_line(&line), derived, "{message}");
+    }
+
+    #[test]
+    fn a_message_line_read_at_once_gives_what_the_two_readings_give() {
+        let line = r#"{"type":"message","id":"a1","parentId":"p0","timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}"#;
+        let e = message_entry(line).unwrap();
+        let head = super::super::Entry::from_line(line.to_string()).unwrap();
+        assert_eq!((e.id.as_str(), e.parent.as_deref()), (head.id(), head.parent_id()));
+        assert_eq!(Some(e.message), message_in_line(line));
+        let root =
+            r#"{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"hi","timestamp":1}}"#;
+        assert_eq!(message_entry(root).unwrap().parent, None);
+        // Anything unusual is left to the usual readings.
+        for other in [
+            r#"{"id":"a1","type":"message","message":{"role":"user","content":"hi","timestamp":1}}"#,
+            r#"{"type":"message","id":7,"message":{"role":"user","content":"hi","timestamp":1}}"#,
+            r#"{"type":"message","id":"a","id":"b","message":{"role":"user","content":"hi","timestamp":1}}"#,
+            r#"{"type":"message","id":"a","message":{"role":"nobody"}}"#,
+            r#"{"type":"message","id":"a","message":{"role":"user","content":"hi","timestamp":1}"#,
+            r#"{"type":"message","id":"a","type":"label","message":{"role":"user","content":"hi","timestamp":1}}"#,
+            r#"{"type":"label","id":"a"}"#,
+        ] {
+            assert!(message_entry(other).is_none(), "{other}");
+        }
     }
 
     #[test]

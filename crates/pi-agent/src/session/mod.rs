@@ -111,6 +111,9 @@ pub struct Session {
     file: Option<Arc<File>>,
     /// Lines of a loaded file that could not be read: (line number, why).
     pub bad_lines: Vec<(usize, String)>,
+    /// Messages read with the entries, for the first context (see
+    /// [`Session::open_to_continue`]).
+    preparsed: load::Preparsed,
 }
 
 impl Session {
@@ -136,6 +139,7 @@ impl Session {
             path: None,
             file: None,
             bad_lines: Vec::new(),
+            preparsed: load::Preparsed::default(),
         };
         if let Some(dir) = dir {
             let io = |source| SessionError::Io { path: dir.to_path_buf(), source };
@@ -178,6 +182,7 @@ impl Session {
             path: None,
             file: None,
             bad_lines: Vec::new(),
+            preparsed: load::Preparsed::default(),
         }
     }
 
@@ -190,8 +195,23 @@ impl Session {
         Ok(s)
     }
 
+    /// [`Session::open`] for continuing the session at once: the messages of
+    /// its `message` entries are read with them, in the same pass, for the
+    /// first [`Session::take_context`] (which uses them, or drops them when
+    /// it is asked for another branch than the file's own order).
+    pub fn open_to_continue(path: &Path) -> Result<Session, SessionError> {
+        let mut s = Session::read(path, true)?;
+        s.file = Some(Arc::new(files::open_for_append(path)?));
+        Ok(s)
+    }
+
     /// Load a session file without opening it for appending.
     pub fn open_read_only(path: &Path) -> Result<Session, SessionError> {
+        Session::read(path, false)
+    }
+
+    /// Load a session file (with `messages`, see [`Session::open_to_continue`]).
+    fn read(path: &Path, messages: bool) -> Result<Session, SessionError> {
         let io = |source| SessionError::Io { path: path.to_path_buf(), source };
         let f = pi_config::files::open_regular(path, u64::MAX)
             .map_err(io)?
@@ -216,19 +236,23 @@ impl Session {
             path: Some(path.to_path_buf()),
             file: None,
             bad_lines: Vec::new(),
+            preparsed: load::Preparsed::default(),
         };
         // Older versions are rewritten on load: their lines are held.
         let in_file = version == SESSION_VERSION;
         let mut line = 1;
-        for part in load::load(&file, lines.position(), in_file) {
+        let (parts, preparsed) = load::load(&file, lines.position(), in_file, messages && in_file);
+        for part in parts {
             s.bad_lines.extend(part.bad.into_iter().map(|(n, why)| (line + n, why)));
             line += part.lines;
+            s.preparsed.entry_line.extend(part.entry_lines);
             if s.entries.is_empty() {
                 s.entries = part.entries;
             } else {
                 s.entries.extend(part.entries);
             }
         }
+        s.preparsed.by_line = preparsed.by_line;
         s.give_ids();
         s.index = index::IdIndex::of(&s.entries);
         s.leaf = s.entries.last().map(|e| e.id().to_string());
@@ -408,15 +432,20 @@ impl Session {
 
     /// The entries from the root to `id`.
     pub fn branch_to(&self, id: Option<&str>) -> Vec<&Entry> {
+        self.branch_positions(id).into_iter().filter_map(|at| self.entries.get(at)).collect()
+    }
+
+    /// Where the entries from the root to `id` are in the list of entries.
+    pub(crate) fn branch_positions(&self, id: Option<&str>) -> Vec<usize> {
         let mut out = Vec::new();
-        let mut cursor = id.map(str::to_string);
-        while let Some(cur) = cursor {
-            let Some(e) = self.get(&cur) else { break };
-            out.push(e);
-            cursor = e.parent_id().map(String::from);
+        let mut cursor = id.and_then(|id| self.index.get(id, &self.entries));
+        while let Some(at) = cursor {
+            out.push(at);
+            // A parent loop in a damaged file ends the walk.
             if out.len() > self.entries.len() {
                 break;
             }
+            cursor = self.entries[at].parent_id().and_then(|p| self.index.get(p, &self.entries));
         }
         out.reverse();
         out

@@ -263,3 +263,89 @@ fn long_lines_written_are_left_in_the_file_and_read_back_whole() {
     assert_eq!(s.get(&first).unwrap().field("message")["content"][0]["text"], format!("1 {long}"));
     assert_eq!(copy.get(&second).unwrap().field("message")["content"][0]["text"], format!("2 {long}"));
 }
+
+/// A linear session of `n` user/assistant entries with, along the way, a
+/// compaction keeping some entries (a system message among them), an
+/// edit, an omission, an extension's message, a line with `type` not first,
+/// a blank line and a bad line; `pad` makes lines long enough to stay in the
+/// file.
+fn linear_file(n: usize, pad: usize) -> String {
+    let mut out =
+        String::from(r#"{"type":"session","version":3,"id":"lin","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#);
+    out.push('\n');
+    let mut parent = serde_json::Value::Null;
+    let text = "x".repeat(pad);
+    let line = |v: Value, out: &mut String| {
+        out.push_str(&v.to_string());
+        out.push('\n');
+    };
+    for i in 0..n {
+        let id = format!("{i:08x}");
+        let entry = match i {
+            _ if i == n / 2 => {
+                json!({"type": "compaction", "id": id, "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z",
+                "summary": "S", "firstKeptEntryId": format!("{:08x}", n / 2 - 6), "tokensBefore": 1})
+            }
+            _ if i == n / 2 - 5 => json!({"type": "message", "id": id, "parentId": parent, "timestamp": "t",
+                "message": {"role": "system", "content": "", "sections": {"a": "b"}, "timestamp": 1}}),
+            _ if i == n / 2 + 3 => json!({"type": "context_edit", "id": id, "parentId": parent, "timestamp": "t",
+                "targetId": format!("{:08x}", n / 2 + 2), "replacement": "edited"}),
+            _ if i == n / 2 + 4 => json!({"type": "context_edit", "id": id, "parentId": parent, "timestamp": "t",
+                "targetId": format!("{:08x}", n / 2 + 1), "replacement": null}),
+            _ if i == n / 2 + 7 => json!({"type": "custom_message", "id": id, "parentId": parent, "timestamp": "t",
+                "customType": "ext", "content": "injected", "display": true}),
+            _ if i == n / 2 + 9 => json!({"id": id, "type": "message", "parentId": parent, "timestamp": "t",
+                "message": user(&format!("type later {i}"))}),
+            _ if i % 2 == 0 => json!({"type": "message", "id": id, "parentId": parent, "timestamp": "t",
+                "message": user(&format!("{i} {text}"))}),
+            _ => json!({"type": "message", "id": id, "parentId": parent, "timestamp": "t", "message": {
+                "role": "assistant", "content": [{"type": "text", "text": format!("a{i}")}], "api": "x", "provider": "p",
+                "model": "m", "usage": {}, "stopReason": "stop", "timestamp": 2}}),
+        };
+        line(entry, &mut out);
+        if i == 10 {
+            out.push_str("\n{\"type\":\"message\",\"id\":\"torn\n");
+        }
+        parent = json!(id);
+    }
+    out
+}
+
+/// Reading the messages with the file gives the very context reading them
+/// afterwards gives: linear files (small, and long enough to be read side
+/// by side), with a compaction, edits and odd lines, and a branched file.
+#[test]
+fn messages_read_with_the_file_give_the_same_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let long_pad = (super::load::PARALLEL_READ_MIN_BYTES as usize) / (super::load::PARALLEL_CONTEXT_MIN_ENTRIES * 2);
+    let files = [
+        linear_file(40, 10),
+        linear_file(super::load::PARALLEL_CONTEXT_MIN_ENTRIES * 3, long_pad),
+        REFERENCE_FILE.to_string(),
+    ];
+    for (i, text) in files.iter().enumerate() {
+        let p = dir.path().join(format!("{i}.jsonl"));
+        std::fs::write(&p, text).unwrap();
+        let expected = Session::open(&p).unwrap().context();
+        let mut s = Session::open_to_continue(&p).unwrap();
+        let read_at_once = s.preparsed.by_line.iter().filter(|m| m.is_some()).count();
+        let messages = s.entries().iter().filter(|e| e.kind() == "message").count();
+        let later = usize::from(i < 2);
+        assert_eq!(read_at_once, messages - later, "file {i}: all but one with `type` later");
+        assert_eq!(s.bad_lines, Session::open(&p).unwrap().bad_lines, "file {i}");
+        let got = s.take_context();
+        assert!(!expected.messages.is_empty(), "file {i}");
+        assert_eq!(got.entry_ids, expected.entry_ids, "file {i}");
+        assert!(got.messages == expected.messages, "file {i}: {:?}", texts(&got));
+        assert_eq!((got.model, got.thinking_level), (expected.model, expected.thinking_level), "file {i}");
+        assert!(s.preparsed.by_line.is_empty(), "file {i}: dropped once used");
+        assert!(s.take_context().messages == expected.messages, "file {i}: and read again later");
+    }
+    let small = texts(&Session::open(&dir.path().join("0.jsonl")).unwrap().context());
+    assert!(
+        small.contains(&"user:edited".to_string()) && small.contains(&"custom:\"injected\"".to_string()),
+        "{small:?}"
+    );
+    assert!(small.iter().all(|t| t != "system"), "the kept system message is left out: {small:?}");
+    assert_eq!(small[0], "summary:S");
+}

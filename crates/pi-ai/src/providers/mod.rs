@@ -92,7 +92,7 @@ pub(crate) fn replayable(m: &AssistantMessage) -> bool {
 /// The messages to send: replayable assistant messages, and only the tool
 /// results that answer a tool call sent before them.
 pub(crate) fn messages_to_send<'a>(context: &ContextRef<'a>) -> Vec<&'a Message> {
-    let mut calls: HashSet<&str> = HashSet::new();
+    let mut calls: HashSet<&str, foldhash::fast::RandomState> = HashSet::default();
     let mut out = Vec::new();
     for &m in &context.messages {
         match m {

@@ -118,7 +118,7 @@ pub(crate) fn open(
         s
     } else if args.resume && args.session.is_none() && !args.no_session {
         let path = super::resume::choose(dir, chooser.interactive, chooser.to_stdout, &chooser.front)?;
-        Session::open(&path).map_err(fail)?
+        Session::open_to_continue(&path).map_err(fail)?
     } else if args.no_session {
         resumed = false;
         create(None)?
@@ -138,7 +138,7 @@ pub(crate) fn open(
                 resumed = false;
                 Session::create_at(&p, cwd).map_err(fail)?
             }
-            Ok(p) => Session::open(&p).map_err(fail)?,
+            Ok(p) => Session::open_to_continue(&p).map_err(fail)?,
             Err(session::SessionError::NoneFound(_)) if args.session.is_none() => {
                 resumed = false;
                 create(None)?
@@ -149,7 +149,7 @@ pub(crate) fn open(
         resumed = false;
         create(None)?
     };
-    let session = if resumed {
+    let mut session = if resumed {
         super::session_cwd::check(session, dir, cwd, (chooser.interactive, &chooser.front), report)?
     } else {
         session
@@ -159,7 +159,7 @@ pub(crate) fn open(
             report.warn(text::session_bad_line(path, *line, err));
         }
     }
-    let mut context = session.context();
+    let mut context = session.take_context();
     // The messages move to the agent (a 10,000-entry session is not copied twice).
     let history = std::mem::take(&mut context.messages);
     Ok(Opened { session, history, context })
