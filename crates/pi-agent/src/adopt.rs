@@ -17,7 +17,7 @@ impl Agent {
             let _ = session.append("model_change", json!({"provider": provider, "modelId": model}));
             let _ = session.append("thinking_level_change", json!({"thinkingLevel": level}));
         }
-        self.messages = session.context().messages;
+        self.messages = session.take_context().messages;
         self.tool_ctx.session.session_id = Some(session.id().to_string());
         self.tool_ctx.session.session_file = session.path().map(|p| p.to_string_lossy().into_owned());
         if let Ok(mut s) = self.session.lock() {

@@ -57,7 +57,7 @@ impl ExtSession {
                 self.replace(s)
             }
             CommandOp::SwitchSession(path) => {
-                let s = Session::open(std::path::Path::new(&path))?;
+                let s = Session::open_to_continue(std::path::Path::new(&path))?;
                 self.replace(s)
             }
             CommandOp::Fork { entry_id, at } => {

@@ -115,15 +115,18 @@ pub(crate) struct Preparsed {
     pub entry_line: Vec<u32>,
 }
 
+/// One range's part of the lists by line (see [`load`]).
+struct Slots<'a> {
+    messages: &'a mut [Option<AgentMessage>],
+    entries: &'a mut [Option<Entry>],
+}
+
 /// The entries of bytes `[at, end)` (long lines left in the file when
-/// `in_file`); with `slots` (one per line of the range), the messages of
-/// `message` lines are read with them into their line's slot.
-fn load_range(
-    file: &Arc<File>,
-    (at, end): (u64, u64),
-    in_file: bool,
-    mut slots: Option<&mut [Option<AgentMessage>]>,
-) -> Loaded {
+/// `in_file`); with `slots` (one per line of the range), each entry goes to
+/// its line's slot, and the messages of `message` lines are read with them
+/// into theirs. (A line past the slots, written since they were counted,
+/// goes to the range's own list, its message to be read again later.)
+fn load_range(file: &Arc<File>, (at, end): (u64, u64), in_file: bool, mut slots: Option<Slots<'_>>) -> Loaded {
     let mut lines = Lines::new(file, at, end);
     let mut out = Loaded::default();
     while let Some((start, line)) = lines.next_line() {
@@ -138,93 +141,109 @@ fn load_range(
             }
         };
         let place = in_file.then(|| FilePlace { file: file.clone(), at: start });
-        if let Some(slots) = slots.as_deref_mut()
-            && let Some(m) = super::message_line::message_entry(&line)
-        {
-            // (A line past the slots, written since they were counted, is read again later.)
-            if let Some(slot) = slots.get_mut(here) {
-                *slot = Some(m.message);
-            }
-            out.entries.push(Entry::of_message(line, place, m.id, m.parent));
-            out.entry_lines.push(u32::try_from(here).unwrap_or(u32::MAX));
-            continue;
-        }
-        match Entry::from_file_line(line, place) {
-            Ok(e) => {
-                out.entries.push(e);
-                if slots.is_some() {
-                    out.entry_lines.push(u32::try_from(here).unwrap_or(u32::MAX));
+        let entry = match slots.as_mut().map(|_| super::message_line::message_entry(&line)) {
+            Some(Some(m)) => {
+                if let Some(slot) = slots.as_mut().and_then(|s| s.messages.get_mut(here)) {
+                    *slot = Some(m.message);
                 }
+                Entry::of_message(line, place, m.id, m.parent)
             }
-            Err(LineError::NotObject) => out.bad.push((out.lines, crate::text::SESSION_LINE_NOT_OBJECT.to_string())),
-            Err(LineError::Invalid(e)) => out.bad.push((out.lines, e)),
+            _ => match Entry::from_file_line(line, place) {
+                Ok(e) => e,
+                Err(LineError::NotObject) => {
+                    out.bad.push((out.lines, crate::text::SESSION_LINE_NOT_OBJECT.to_string()));
+                    continue;
+                }
+                Err(LineError::Invalid(e)) => {
+                    out.bad.push((out.lines, e));
+                    continue;
+                }
+            },
+        };
+        match slots.as_mut().map(|s| s.entries.get_mut(here)) {
+            None => out.entries.push(entry),
+            Some(Some(slot)) => *slot = Some(entry),
+            Some(None) => {
+                out.entries.push(entry);
+                out.entry_lines.push(u32::MAX);
+            }
         }
     }
     out
 }
 
+/// A slot and what it holds take the same room, so lists of slots become
+/// lists of what they hold without a second allocation.
+const _: () = assert!(size_of::<Option<Entry>>() == size_of::<Entry>());
+
 /// The entries from byte `at` to the end of `file`, in parts in file order
 /// (several when the file is long and the machine has cores to spare). With
 /// `messages`, the `message` entries' messages are read in the same pass
-/// (see [`Preparsed`]; the lines are counted first so that each range fills
-/// its own part of one list).
+/// (see [`Preparsed`]): the lines are counted first, each range fills its
+/// own part of one list of entries and one of messages, by line, and the
+/// entries (all in the first part) are that list in place.
 pub(crate) fn load(file: &Arc<File>, at: u64, in_file: bool, messages: bool) -> (Vec<Loaded>, Preparsed) {
     let len = file.metadata().map_or(0, |m| m.len());
     let mut bounds = split(file, at, len);
     // The last range reads to wherever the file ends.
     bounds.push(u64::MAX);
     let ranges: Vec<(u64, u64)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    if !messages {
+        return (side_by_side(file, &ranges, in_file, Vec::new()), Preparsed::default());
+    }
+    // One slot per line, and one more per range (its last line may end without a newline).
+    let counts: Vec<usize> = std::thread::scope(|s| {
+        let counting: Vec<_> =
+            ranges.iter().map(|&(from, to)| s.spawn(move || newlines(file, from, to.min(len)) + 1)).collect();
+        counting.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    let total: usize = counts.iter().sum();
     let mut pre = Preparsed::default();
-    let mut counts = Vec::new();
-    if messages {
-        // One slot per line, and one more per range (its last line may end without a newline).
-        counts = std::thread::scope(|s| {
-            let counting: Vec<_> =
-                ranges.iter().map(|&(from, to)| s.spawn(move || newlines(file, from, to.min(len)) + 1)).collect();
-            counting.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-        });
-        let total: usize = counts.iter().sum();
-        pre.by_line.reserve_exact(total + super::SESSION_GROWTH_ROOM);
-        pre.by_line.resize_with(total, || None);
+    let mut entries: Vec<Option<Entry>> = Vec::new();
+    pre.by_line.reserve_exact(total + super::SESSION_GROWTH_ROOM);
+    pre.by_line.resize_with(total, || None);
+    entries.reserve_exact(total + super::SESSION_GROWTH_ROOM);
+    entries.resize_with(total, || None);
+    let mut shares = Vec::new();
+    let (mut messages_left, mut entries_left) = (&mut pre.by_line[..], &mut entries[..]);
+    for &n in &counts {
+        let (m, m_rest) = std::mem::take(&mut messages_left).split_at_mut(n);
+        let (e, e_rest) = std::mem::take(&mut entries_left).split_at_mut(n);
+        shares.push(Some(Slots { messages: m, entries: e }));
+        (messages_left, entries_left) = (m_rest, e_rest);
     }
-    let mut slots: Vec<Option<&mut [Option<AgentMessage>]>> = Vec::new();
-    let mut rest = &mut pre.by_line[..];
-    for r in 0..ranges.len() {
-        match counts.get(r) {
-            Some(&n) => {
-                let k = n.min(rest.len());
-                let (mine, after) = std::mem::take(&mut rest).split_at_mut(k);
-                slots.push(Some(mine));
-                rest = after;
-            }
-            None => slots.push(None),
-        }
+    let mut parts = side_by_side(file, &ranges, in_file, shares);
+    let mut lines: Vec<u32> = Vec::with_capacity(total);
+    lines.extend(
+        entries.iter().enumerate().filter(|(_, e)| e.is_some()).map(|(at, _)| u32::try_from(at).unwrap_or(u32::MAX)),
+    );
+    #[allow(clippy::filter_map_identity)] // (`flatten` is not collected in place)
+    let mut all: Vec<Entry> = entries.into_iter().filter_map(std::convert::identity).collect();
+    for part in &mut parts {
+        all.append(&mut part.entries);
+        lines.append(&mut part.entry_lines);
     }
-    let mut parts: Vec<Loaded> = if ranges.len() == 1 {
-        vec![load_range(file, ranges[0], in_file, slots.pop().flatten())]
-    } else {
-        std::thread::scope(|s| {
-            let mut jobs = ranges.iter().zip(slots).map(|(&range, mine)| (range, mine));
-            let first = jobs.next();
-            let rest: Vec<_> =
-                jobs.map(|(range, mine)| s.spawn(move || load_range(file, range, in_file, mine))).collect();
-            let mut parts = Vec::with_capacity(ranges.len());
-            if let Some((range, mine)) = first {
-                parts.push(load_range(file, range, in_file, mine));
-            }
-            for h in rest {
-                parts.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            }
-            parts
-        })
-    };
-    // Each range's lines are counted from the lines before it.
-    let mut offset = 0u32;
-    for (part, &n) in parts.iter_mut().zip(&counts) {
-        part.entry_lines.iter_mut().for_each(|l| *l = l.saturating_add(offset));
-        offset = offset.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+    if let Some(first) = parts.first_mut() {
+        (first.entries, first.entry_lines) = (all, lines);
     }
     (parts, pre)
+}
+
+/// Each range loaded (with its slots, when given), side by side.
+fn side_by_side(file: &Arc<File>, ranges: &[(u64, u64)], in_file: bool, shares: Vec<Option<Slots<'_>>>) -> Vec<Loaded> {
+    let mut jobs = ranges.iter().zip(shares.into_iter().chain(std::iter::repeat_with(|| None)));
+    let Some((&range, mine)) = jobs.next() else { return Vec::new() };
+    if ranges.len() == 1 {
+        return vec![load_range(file, range, in_file, mine)];
+    }
+    std::thread::scope(|s| {
+        let rest: Vec<_> = jobs.map(|(&r, slots)| s.spawn(move || load_range(file, r, in_file, slots))).collect();
+        let mut parts = vec![load_range(file, range, in_file, mine)];
+        for h in rest {
+            parts.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        parts
+    })
 }
 
 /// The newlines in bytes `[from, to)` of `file`.

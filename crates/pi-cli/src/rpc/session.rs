@@ -165,7 +165,7 @@ async fn switch_session(
     cwd: &std::path::Path,
 ) -> Answer {
     let (s, fresh) = if path.exists() {
-        let s = Session::open(path).map_err(|e| e.to_string())?;
+        let s = Session::open_to_continue(path).map_err(|e| e.to_string())?;
         // A session whose folder is gone is refused, as `--session` refuses it.
         let stored = s.header()["cwd"].as_str().unwrap_or_default();
         if !stored.is_empty() && !std::path::Path::new(stored).exists() {

@@ -261,7 +261,7 @@ impl Host {
             return;
         }
         let previous = pi_runtime::session_events::current_file(self.rt.agent());
-        let opened = Session::open(Path::new(&file)).map_err(SessionCallError::from);
+        let opened = Session::open_to_continue(Path::new(&file)).map_err(SessionCallError::from);
         let ok = opened.is_ok();
         let there =
             opened.as_ref().ok().and_then(|s| pi_runtime::reload::stored_folder(s, &self.rt.agent().tool_ctx().cwd));
