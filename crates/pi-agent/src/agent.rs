@@ -340,6 +340,7 @@ impl Agent {
             headers,
             session_id: self.tool_ctx.session.session_id.clone(),
             hooks: crate::provider_events::ProviderEvents::for_request(&self.dispatcher, &self.model),
+            ..StreamOptions::default()
         };
         let began = std::time::Instant::now();
         let mut rx = self.start_request(options, context);

@@ -81,7 +81,7 @@ pub use failure::{Failure, FailureKind, is_quota_error, parse_retry_after};
 pub use hooks::{RequestHooks, SharedHooks};
 pub use model::{MaxTokensField, Model, ModelCost, OpenAiCompletionsCompat, StreamOptions, api};
 pub use providers::anthropic_wire::is_anthropic_oauth_token;
-pub use providers::faux;
+pub use providers::{BodySink, faux};
 pub use strict::{ConstrainedSampling, StrictMode};
 pub use types::{
     AssistantMessage, ContentBlock, Context, ContextRef, Cost, Message, StopReason, Tool, ToolCall, ToolResultMessage,
@@ -117,7 +117,8 @@ pub fn stream_ref(
         Ok(handle) => {
             let streams = providers::streamable(model, &options, handle.runtime_flavor());
             let work = if streams {
-                providers::writing_to(providers::Sink::KeepShort, || prepare(model, context, &options))
+                let first = StreamOptions { body_sink: BodySink(providers::Sink::KeepShort), ..options.clone() };
+                prepare(model, context, &first)
             } else {
                 prepare(model, context, &options)
             };
@@ -127,16 +128,13 @@ pub fn stream_ref(
                     let (tx, rx) = mpsc::channel(limits::STREAMED_BODY_CHUNKS_IN_FLIGHT);
                     let len = request.body.len();
                     request.body = providers::RequestBody::streamed(rx, len);
-                    let again = options.clone();
+                    let sink = BodySink(providers::Sink::Send { tx, left: len });
+                    let again = StreamOptions { body_sink: sink, ..options.clone() };
                     let owned = model.clone();
                     handle.spawn(async move { run(owned, Work::Http(request), options, em).await });
                     // The HTTP client takes the chunks on another worker; this
                     // one waits for room in flight (tasks queued on it move).
-                    tokio::task::block_in_place(|| {
-                        providers::writing_to(providers::Sink::Send { tx, left: len }, || {
-                            prepare(model, context, &again)
-                        })
-                    });
+                    tokio::task::block_in_place(|| prepare(model, context, &again));
                 }
                 work => {
                     let model = model.clone();

@@ -211,6 +211,10 @@ pub struct StreamOptions {
     pub session_id: Option<String>,
     /// Callbacks around the request (the extensions' provider events).
     pub hooks: Option<crate::hooks::SharedHooks>,
+    /// Where the request body's bytes go as it is written (set by this
+    /// crate for a long body: see [`crate::BodySink`]; leave it default).
+    #[doc(hidden)]
+    pub body_sink: crate::BodySink,
 }
 
 impl StreamOptions {

@@ -233,6 +233,7 @@ impl Agent {
             headers: auth.headers,
             session_id: self.tool_ctx.session.session_id.clone(),
             hooks: None,
+            ..pi_ai::StreamOptions::default()
         };
         let mut rx = pi_ai::stream(&self.model, &context, options);
         while let Some(ev) = rx.recv().await {

@@ -41,7 +41,7 @@ pub(crate) fn request_body(
     let max = max_tokens(model, options);
     let oauth = wire::uses_oauth(options);
     let thinking = Thinking::of(model, options, max);
-    let mut body = ObjectWriter::new();
+    let mut body = ObjectWriter::to(&options.body_sink);
     body.field("model", &model.id)?;
     body.array("messages", |out| {
         write_messages(model, context, oauth, out)?;

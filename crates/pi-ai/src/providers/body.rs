@@ -119,8 +119,15 @@ fn string_into(out: &mut ChunkWriter, s: &str) {
 
 impl ObjectWriter {
     /// A new object.
+    #[cfg(test)]
     pub(crate) fn new() -> Self {
-        let mut out = ChunkWriter::new();
+        ObjectWriter::to(&super::request_body::BodySink::default())
+    }
+
+    /// A new object, its bytes going to `sink` (a request's
+    /// [`crate::StreamOptions::body_sink`]).
+    pub(crate) fn to(sink: &super::request_body::BodySink) -> Self {
+        let mut out = ChunkWriter::to(sink);
         out.push(b'{');
         ObjectWriter { out, empty: true }
     }

@@ -80,7 +80,7 @@ pub(crate) fn request_body(
     context: &ContextRef<'_>,
     options: &StreamOptions,
 ) -> Result<super::RequestBody, ProviderError> {
-    let mut body = ObjectWriter::new();
+    let mut body = ObjectWriter::to(&options.body_sink);
     body.field("model", &model.id)?;
     body.field("stream", &true)?;
     body.array("messages", |out| write_messages(model, context, out))?;

@@ -34,7 +34,8 @@ use crate::text;
 use crate::types::{AssistantMessage, ContentBlock, ContextRef, Message, StopReason, ToolResultMessage};
 
 pub(crate) use body::{ArrayWriter, FieldWriter, ObjectWriter};
-pub(crate) use request_body::{RequestBody, Sink, writing_to};
+pub use request_body::BodySink;
+pub(crate) use request_body::{RequestBody, Sink};
 
 /// A request ready to send: written before the provider task starts, so the
 /// conversation is borrowed for the body and never copied into the task.

@@ -121,7 +121,7 @@ pub(crate) fn request_body(
 ) -> Result<super::RequestBody, ProviderError> {
     let compat = Compat::of(model);
     let thinking_on = model.reasoning && options.thinking_level().is_some();
-    let mut body = ObjectWriter::new();
+    let mut body = ObjectWriter::to(&options.body_sink);
     body.field("model", &model.id)?;
     let shape = Shape { model, developer_role: compat.developer_role, thinking_on };
     body.array("messages", |out| write_messages(&shape, context, out))?;

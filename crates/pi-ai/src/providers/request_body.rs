@@ -10,7 +10,6 @@
 //! goes out, and a second pass writes the body again chunk by chunk while
 //! the HTTP client sends it, a few chunks in flight at a time.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::pin::Pin;
@@ -22,7 +21,7 @@ use tokio::sync::mpsc;
 use crate::limits::{REQUEST_BODY_CHUNK_BYTES, STREAMED_BODY_MIN_BYTES};
 
 /// What a [`ChunkWriter`] does with the bytes it is given.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) enum Sink {
     /// Keeps them all (the usual).
     #[default]
@@ -41,18 +40,11 @@ pub(crate) enum Sink {
     },
 }
 
-thread_local! {
-    /// The sink the next [`ChunkWriter`] made on this thread writes to.
-    static NEXT_SINK: RefCell<Option<Sink>> = const { RefCell::new(None) };
-}
-
-/// Run `write` (which makes one request body) with its writer sending to `sink`.
-pub(crate) fn writing_to<R>(sink: Sink, write: impl FnOnce() -> R) -> R {
-    NEXT_SINK.with(|next| *next.borrow_mut() = Some(sink));
-    let r = write();
-    NEXT_SINK.with(|next| next.borrow_mut().take());
-    r
-}
+/// Where a request body's bytes go as it is written: kept (the default),
+/// or, for a long body, counted and then sent while written (set by
+/// `crate::stream_ref` on its own copy of the options).
+#[derive(Clone, Debug, Default)]
+pub struct BodySink(pub(crate) Sink);
 
 /// Bytes being written: full chunks of [`REQUEST_BODY_CHUNK_BYTES`] and the
 /// chunk being filled.
@@ -65,10 +57,15 @@ pub(crate) struct ChunkWriter {
 }
 
 impl ChunkWriter {
-    /// An empty writer (sending where [`writing_to`] says, else keeping).
+    /// An empty writer keeping what it is given.
+    #[cfg(test)]
     pub(crate) fn new() -> Self {
-        let sink = NEXT_SINK.with(|next| next.borrow_mut().take()).unwrap_or_default();
-        ChunkWriter { sink, ..ChunkWriter::default() }
+        ChunkWriter::default()
+    }
+
+    /// An empty writer sending to `sink`.
+    pub(crate) fn to(sink: &BodySink) -> Self {
+        ChunkWriter { sink: sink.0.clone(), ..ChunkWriter::default() }
     }
 
     /// Append one byte.
@@ -343,13 +340,11 @@ mod tests {
     }
 
     fn written(sink: Sink, bytes: &[u8]) -> RequestBody {
-        writing_to(sink, || {
-            let mut w = ChunkWriter::new();
-            for piece in bytes.chunks(1000) {
-                w.extend_from_slice(piece);
-            }
-            w.finish()
-        })
+        let mut w = ChunkWriter::to(&BodySink(sink));
+        for piece in bytes.chunks(1000) {
+            w.extend_from_slice(piece);
+        }
+        w.finish()
     }
 
     #[test]
@@ -361,7 +356,6 @@ mod tests {
         let body = written(Sink::KeepShort, &long);
         assert!(!body.is_whole() && body.chunks.is_empty(), "nothing held");
         assert_eq!(body.len(), long.len());
-        assert!(ChunkWriter::new().finish().is_whole(), "the sink applies to one writer only");
     }
 
     #[test]

@@ -115,7 +115,7 @@ pub(crate) fn request_body(
 ) -> Result<crate::providers::RequestBody, ProviderError> {
     let max = max_tokens(model, options);
     let cache = takes_cache_points(model);
-    let mut body = ObjectWriter::new();
+    let mut body = ObjectWriter::to(&options.body_sink);
     body.array("messages", |out| write_messages(model, context, cache, out))?;
     let mut system = Vec::new();
     if let Some(sp) = context.system_prompt {

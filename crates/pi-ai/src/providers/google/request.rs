@@ -26,7 +26,7 @@ pub(crate) fn request_body(
     options: &StreamOptions,
 ) -> Result<crate::providers::RequestBody, ProviderError> {
     let thinking = thinking::thinking_config(model, options)?;
-    let mut body = ObjectWriter::new();
+    let mut body = ObjectWriter::to(&options.body_sink);
     body.array("contents", |out| write_contents(model, context, out))?;
     if let Some(sp) = context.system_prompt {
         body.field("systemInstruction", &json!({"parts": [{"text": sp}], "role": "user"}))?;
