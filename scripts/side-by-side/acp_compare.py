@@ -51,7 +51,17 @@ def run(cmd, env_extra):
               open(f"{home}/.pi/agent/settings.json", "w"))
     json.dump(SCRIPT, open(f"{root}/script.json", "w"))
     mock = subprocess.Popen([sys.executable, f"{here}/mock.py", str(port), f"{root}/script.json", f"{root}/log.jsonl"])
-    time.sleep(0.3)
+    # Wait until the mock listens (a loaded machine starts Python slowly: a
+    # refused first request would be retried and show in the answer).
+    deadline = time.time() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.time() > deadline:
+                raise SystemExit("the mock server did not start")
+            time.sleep(0.05)
     env = dict(os.environ, HOME=home, TMPDIR=root, **env_extra)
     p = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
