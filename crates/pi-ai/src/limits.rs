@@ -16,10 +16,11 @@ pub const MAX_ERROR_BODY_CHARS: usize = 4000;
 /// does not matter.
 pub const REQUEST_BODY_CHUNK_BYTES: usize = 128 * 1024;
 /// Request bodies at least this long are not held: counted first, then
-/// written again while they are sent (see `providers::request_body`). A
-/// conversation of some hundred turns passes it; below, writing the body
-/// twice is not worth the little memory it saves.
-pub const STREAMED_BODY_MIN_BYTES: usize = 256 * 1024;
+/// written again while they are sent (see `providers::request_body`).
+/// Below, writing the body twice costs more than the memory it saves: at
+/// 256 KiB the agent loop's CPU per call at 2,000 calls went 2.14 -> 3.09 ms
+/// with no change in its peak memory.
+pub const STREAMED_BODY_MIN_BYTES: usize = 4 * 1024 * 1024;
 /// The chunks of a streamed body written ahead of what the HTTP client has
 /// taken (1 MiB).
 pub const STREAMED_BODY_CHUNKS_IN_FLIGHT: usize = 8;
