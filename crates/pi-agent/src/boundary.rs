@@ -128,8 +128,8 @@ impl Agent {
                 self.emit(AgentEvent::EntryAppended { entry });
             }
         }
-        if rebuild && let Ok(s) = self.session.lock() {
-            self.messages = s.context().messages;
+        if rebuild && let Ok(mut s) = self.session.lock() {
+            self.messages = s.take_context().messages;
         }
     }
 }

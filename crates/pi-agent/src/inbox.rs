@@ -31,8 +31,9 @@ impl Agent {
     /// again, after an extension replaced its contents (a new session, a
     /// fork, a switch, a move in the tree).
     pub fn resync_session(&mut self) {
-        let Ok(s) = self.session.lock() else { return };
-        self.messages = s.context().messages;
+        let Ok(mut s) = self.session.lock() else { return };
+        // (A session an extension switched to holds the messages read with its file.)
+        self.messages = s.take_context().messages;
         self.tool_ctx.session.session_id = Some(s.id().to_string());
         self.tool_ctx.session.session_file = s.path().map(|p| p.to_string_lossy().into_owned());
     }
