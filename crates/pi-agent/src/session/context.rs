@@ -162,17 +162,7 @@ fn fill_side_by_side<'a>(
         (rest, base, first) = (after, end, next);
     }
     let one = &one;
-    std::thread::scope(|s| {
-        let mut parts = parts.into_iter();
-        let head = parts.next();
-        let others: Vec<_> = parts.map(|(f, n, b, mine)| s.spawn(move || one(&work[f..n], mine, f, b))).collect();
-        if let Some((f, n, b, mine)) = head {
-            one(&work[f..n], mine, f, b);
-        }
-        for h in others {
-            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        }
-    });
+    super::load::run_all(parts.into_iter().map(|(f, n, b, mine)| move || one(&work[f..n], mine, f, b)).collect());
 }
 
 /// A message and the slot it is read into take the same room, so the slots

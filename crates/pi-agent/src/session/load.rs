@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::fs::FileExt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::entry::{Entry, LineError};
 use super::stored::FilePlace;
@@ -28,6 +28,28 @@ const READ_BUFFER_BYTES: usize = 256 * 1024;
 /// How many threads to read with (1 when the machine has one core).
 pub(crate) fn readers() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_READERS)
+}
+
+/// Run `jobs` side by side, each on a thread of its own but the first (on
+/// this one), answering their results in order. A job whose thread cannot
+/// be started (the process at its thread limit) runs on this thread too:
+/// reading a session never fails for want of threads.
+pub(crate) fn run_all<R: Send, F: FnOnce() -> R + Send>(jobs: Vec<F>) -> Vec<R> {
+    let slots: Vec<Mutex<Option<F>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
+    let run = |slot: &Mutex<Option<F>>| slot.lock().ok().and_then(|mut j| j.take()).map(|j| j());
+    std::thread::scope(|s| {
+        let started: Vec<_> = slots
+            .iter()
+            .skip(1)
+            .map(|slot| std::thread::Builder::new().spawn_scoped(s, move || run(slot)).ok())
+            .collect();
+        let mut out: Vec<R> = slots.first().and_then(run).into_iter().collect();
+        for (handle, slot) in started.into_iter().zip(slots.iter().skip(1)) {
+            let done = handle.and_then(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            out.extend(done.or_else(|| run(slot)));
+        }
+        out
+    })
 }
 
 /// Bytes `[at, end)` of a file read with positioned reads, so readers of
@@ -192,11 +214,8 @@ pub(crate) fn load(file: &Arc<File>, at: u64, in_file: bool, messages: bool) -> 
         return (side_by_side(file, &ranges, in_file, Vec::new()), Preparsed::default());
     }
     // One slot per line, and one more per range (its last line may end without a newline).
-    let counts: Vec<usize> = std::thread::scope(|s| {
-        let counting: Vec<_> =
-            ranges.iter().map(|&(from, to)| s.spawn(move || newlines(file, from, to.min(len)) + 1)).collect();
-        counting.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    });
+    let counts: Vec<usize> =
+        run_all(ranges.iter().map(|&(from, to)| move || newlines(file, from, to.min(len)) + 1).collect());
     let total: usize = counts.iter().sum();
     let mut pre = Preparsed::default();
     let mut entries: Vec<Option<Entry>> = Vec::new();
@@ -231,19 +250,8 @@ pub(crate) fn load(file: &Arc<File>, at: u64, in_file: bool, messages: bool) -> 
 
 /// Each range loaded (with its slots, when given), side by side.
 fn side_by_side(file: &Arc<File>, ranges: &[(u64, u64)], in_file: bool, shares: Vec<Option<Slots<'_>>>) -> Vec<Loaded> {
-    let mut jobs = ranges.iter().zip(shares.into_iter().chain(std::iter::repeat_with(|| None)));
-    let Some((&range, mine)) = jobs.next() else { return Vec::new() };
-    if ranges.len() == 1 {
-        return vec![load_range(file, range, in_file, mine)];
-    }
-    std::thread::scope(|s| {
-        let rest: Vec<_> = jobs.map(|(&r, slots)| s.spawn(move || load_range(file, r, in_file, slots))).collect();
-        let mut parts = vec![load_range(file, range, in_file, mine)];
-        for h in rest {
-            parts.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-        }
-        parts
-    })
+    let shares = shares.into_iter().chain(std::iter::repeat_with(|| None));
+    run_all(ranges.iter().zip(shares).map(|(&range, slots)| move || load_range(file, range, in_file, slots)).collect())
 }
 
 /// The newlines in bytes `[from, to)` of `file`.
@@ -300,6 +308,13 @@ fn line_start_after(file: &File, from: u64, len: u64) -> Option<u64> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn jobs_answer_in_order_wherever_they_run() {
+        let jobs: Vec<_> = (0..7).map(|i| move || i * 10).collect();
+        assert_eq!(run_all(jobs), [0, 10, 20, 30, 40, 50, 60]);
+        assert!(run_all(Vec::<fn() -> u8>::new()).is_empty());
+    }
 
     #[test]
     fn a_long_file_read_in_ranges_gives_every_line_once_in_order() {
