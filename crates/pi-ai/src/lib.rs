@@ -106,7 +106,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> mpsc:
 pub fn stream_ref(
     model: &Model,
     context: &ContextRef<'_>,
-    options: StreamOptions,
+    mut options: StreamOptions,
 ) -> mpsc::Receiver<AssistantMessageEvent> {
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut em = Emitter::new(tx, model);
@@ -115,13 +115,11 @@ pub fn stream_ref(
     }
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
-            let streams = providers::streamable(model, &options, handle.runtime_flavor());
-            let work = if streams {
-                let first = StreamOptions { body_sink: BodySink(providers::Sink::KeepShort), ..options.clone() };
-                prepare(model, context, &first)
-            } else {
-                prepare(model, context, &options)
-            };
+            if providers::streamable(model, &options, handle.runtime_flavor()) {
+                options.body_sink = BodySink(providers::Sink::KeepShort);
+            }
+            let work = prepare(model, context, &options);
+            options.body_sink = BodySink::default();
             match work {
                 // Too long to hold: sent while it is written a second time.
                 Work::Http(mut request) if !request.body.is_whole() => {

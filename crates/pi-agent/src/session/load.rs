@@ -121,9 +121,6 @@ pub(crate) struct Loaded {
     pub bad: Vec<(usize, String)>,
     /// How many lines it has.
     pub lines: usize,
-    /// When messages are read with the entries: the line of each entry
-    /// (counted from the first line after the header, from 0).
-    pub entry_lines: Vec<u32>,
 }
 
 /// Messages read with their entries (see [`load`]): each line's message
@@ -182,13 +179,9 @@ fn load_range(file: &Arc<File>, (at, end): (u64, u64), in_file: bool, mut slots:
                 }
             },
         };
-        match slots.as_mut().map(|s| s.entries.get_mut(here)) {
+        match slots.as_mut().and_then(|s| s.entries.get_mut(here)) {
+            Some(slot) => *slot = Some(entry),
             None => out.entries.push(entry),
-            Some(Some(slot)) => *slot = Some(entry),
-            Some(None) => {
-                out.entries.push(entry);
-                out.entry_lines.push(u32::MAX);
-            }
         }
     }
     out
@@ -238,13 +231,15 @@ pub(crate) fn load(file: &Arc<File>, at: u64, in_file: bool, messages: bool) -> 
     );
     #[allow(clippy::filter_map_identity)] // (`flatten` is not collected in place)
     let mut all: Vec<Entry> = entries.into_iter().filter_map(std::convert::identity).collect();
+    // Entries past the counted lines (written since) have no line's slot.
     for part in &mut parts {
+        lines.extend(std::iter::repeat_n(u32::MAX, part.entries.len()));
         all.append(&mut part.entries);
-        lines.append(&mut part.entry_lines);
     }
     if let Some(first) = parts.first_mut() {
-        (first.entries, first.entry_lines) = (all, lines);
+        first.entries = all;
     }
+    pre.entry_line = lines;
     (parts, pre)
 }
 
@@ -340,7 +335,7 @@ mod tests {
         assert_eq!(bounds.len(), readers(), "one range per reader: {bounds:?}");
         assert!(bounds.iter().skip(1).all(|&b| text.as_bytes()[b as usize - 1] == b'\n'), "ranges start lines");
         let (parts, pre) = load(&file, 0, true, false);
-        assert!(pre.by_line.is_empty() && parts.iter().all(|p| p.entry_lines.is_empty()));
+        assert!(pre.by_line.is_empty() && pre.entry_line.is_empty());
         let ids: Vec<String> = parts.iter().flat_map(|p| p.entries.iter().map(|e| e.id().to_string())).collect();
         assert_eq!(ids, expected);
         assert!(parts.iter().flat_map(|p| &p.entries).all(|e| e.line().ends_with('}')));

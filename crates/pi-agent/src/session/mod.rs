@@ -242,17 +242,16 @@ impl Session {
         let in_file = version == SESSION_VERSION;
         let mut line = 1;
         let (parts, preparsed) = load::load(&file, lines.position(), in_file, messages && in_file);
+        s.preparsed = preparsed;
         for part in parts {
             s.bad_lines.extend(part.bad.into_iter().map(|(n, why)| (line + n, why)));
             line += part.lines;
-            s.preparsed.entry_line.extend(part.entry_lines);
             if s.entries.is_empty() {
                 s.entries = part.entries;
             } else {
                 s.entries.extend(part.entries);
             }
         }
-        s.preparsed.by_line = preparsed.by_line;
         s.give_ids();
         s.index = index::IdIndex::of(&s.entries);
         s.leaf = s.entries.last().map(|e| e.id().to_string());

@@ -61,6 +61,7 @@ pub(crate) fn streamable(model: &Model, options: &StreamOptions, flavor: tokio::
             | crate::api::OPENAI_RESPONSES
             | crate::api::ANTHROPIC_MESSAGES
             | crate::api::GOOGLE_GENERATIVE_AI
+            | crate::api::GOOGLE_VERTEX
             | crate::api::MISTRAL_CONVERSATIONS
             | crate::api::AZURE_OPENAI_RESPONSES
     );
