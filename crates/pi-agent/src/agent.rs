@@ -768,12 +768,12 @@ fn tool_calls(assistant: &AssistantMessage) -> Vec<CallRequest> {
         .content
         .iter()
         .filter_map(|b| match b {
-            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => Some(CallRequest {
-                id: id.clone(),
-                name: name.clone(),
-                args: match arguments_error {
+            ContentBlock::ToolCall(call) => Some(CallRequest {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                args: match &call.arguments_error {
                     Some(detail) => RawArgs::Invalid { detail: detail.clone() },
-                    None => RawArgs::Json(arguments.clone()),
+                    None => RawArgs::Json(call.arguments.clone()),
                 },
                 parent: None,
             }),

@@ -384,3 +384,22 @@ mod tests {
     /// The slot size [`a_message_slot_stays_small`] holds to (was 392).
     const MAX_MESSAGE_SLOT_BYTES: usize = 208;
 }
+#[cfg(test)]
+mod tmp_sizes {
+    #[test]
+    fn print_sizes() {
+        use std::mem::size_of;
+        eprintln!("ContentBlock {}", size_of::<pi_ai::ContentBlock>());
+        eprintln!("Message {}", size_of::<pi_ai::Message>());
+        eprintln!("Assistant {}", size_of::<pi_ai::AssistantMessage>());
+        eprintln!("ToolResult {}", size_of::<pi_ai::ToolResultMessage>());
+        eprintln!("User {}", size_of::<pi_ai::UserMessage>());
+        eprintln!("AgentOnly {}", size_of::<super::AgentOnly>());
+        eprintln!("Bash {}", size_of::<super::BashExecutionMessage>());
+        eprintln!("System {}", size_of::<super::SystemMessage>());
+        eprintln!("Custom {}", size_of::<super::CustomMessage>());
+        eprintln!("Usage {}", size_of::<pi_ai::Usage>());
+        eprintln!("ToolCallBlock {}", size_of::<pi_ai::ToolCallBlock>());
+        eprintln!("Entry {}", size_of::<crate::session::Entry>());
+    }
+}

@@ -327,13 +327,13 @@ async fn arguments_that_do_not_parse_are_answered_without_running_the_tool() {
     let log = Log::default();
     let d = dispatcher(vec![logged("echo", &log).build()], vec![]);
     let (mut a, faux, _events) = agent("loop-bad-args", d);
-    let broken = ContentBlock::ToolCall {
+    let broken = ContentBlock::ToolCall(Box::new(pi_ai::ToolCallBlock {
         id: "c1".into(),
         name: "echo".into(),
         arguments: json!({}),
         arguments_error: Some("Unexpected end of JSON input\n\nReceived arguments:\n{\"x\": ".into()),
         thought_signature: None,
-    };
+    }));
     faux.set_responses(vec![faux::assistant_message(vec![broken]), says("ok")]);
     a.prompt("go").await;
     assert!(log.lines().is_empty(), "{:?}", log.lines());

@@ -16,7 +16,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de::Error as _};
 use serde_json::Value;
 
-use crate::types::{ContentBlock, UserContent, compact_value};
+use crate::types::{ContentBlock, ToolCallBlock, UserContent};
 
 /// The kinds of block, as `type` names them.
 #[derive(Deserialize, Clone, Copy)]
@@ -47,18 +47,6 @@ struct ThinkingFields {
     signature: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct ToolCallFields {
-    id: String,
-    name: String,
-    #[serde(deserialize_with = "compact_value")]
-    arguments: Value,
-    #[serde(rename = "argumentsError", default)]
-    arguments_error: Option<String>,
-    #[serde(rename = "thoughtSignature", default)]
-    thought_signature: Option<String>,
-}
-
 /// The block of `kind` read from the fields in `d`.
 fn block_of<'de, D: Deserializer<'de>>(kind: Kind, d: D) -> Result<ContentBlock, D::Error> {
     Ok(match kind {
@@ -71,16 +59,7 @@ fn block_of<'de, D: Deserializer<'de>>(kind: Kind, d: D) -> Result<ContentBlock,
             let f = ThinkingFields::deserialize(d)?;
             ContentBlock::Thinking { thinking: f.thinking, signature: f.signature }
         }
-        Kind::ToolCall => {
-            let f = ToolCallFields::deserialize(d)?;
-            ContentBlock::ToolCall {
-                id: f.id,
-                name: f.name,
-                arguments: f.arguments,
-                arguments_error: f.arguments_error,
-                thought_signature: f.thought_signature,
-            }
-        }
+        Kind::ToolCall => ContentBlock::ToolCall(Box::new(ToolCallBlock::deserialize(d)?)),
     })
 }
 

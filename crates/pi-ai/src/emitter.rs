@@ -242,8 +242,8 @@ impl Emitter {
     /// Set a tool call's reasoning signature (Google's `thoughtSignature`; no event).
     pub fn toolcall_signature(&mut self, i: usize, sig: &str) {
         self.msg.write(|m| {
-            if let Some(ContentBlock::ToolCall { thought_signature, .. }) = m.content.get_mut(i) {
-                *thought_signature = Some(sig.to_string());
+            if let Some(ContentBlock::ToolCall(c)) = m.content.get_mut(i) {
+                c.thought_signature = Some(sig.to_string());
             }
         });
     }
@@ -256,12 +256,12 @@ impl Emitter {
             return;
         }
         self.msg.write(|m| {
-            if let Some(ContentBlock::ToolCall { id, name, .. }) = m.content.get_mut(i) {
+            if let Some(ContentBlock::ToolCall(c)) = m.content.get_mut(i) {
                 if let Some(n) = new_id {
-                    *id = n.to_string();
+                    c.id = n.to_string();
                 }
                 if let Some(n) = new_name {
-                    *name = n.to_string();
+                    c.name = n.to_string();
                 }
             }
         });
@@ -278,8 +278,8 @@ impl Emitter {
             self.parsed_len.insert(i, raw.len());
             if let Some(v) = json_args::parse_partial(raw) {
                 self.msg.write(|m| {
-                    if let Some(ContentBlock::ToolCall { arguments, .. }) = m.content.get_mut(i) {
-                        *arguments = v;
+                    if let Some(ContentBlock::ToolCall(c)) = m.content.get_mut(i) {
+                        c.arguments = v;
                     }
                 });
             }
@@ -319,17 +319,17 @@ impl Emitter {
             ContentBlock::Thinking { thinking, .. } => {
                 Some(AssistantMessageEvent::ThinkingEnd { content_index: i, content: thinking.clone(), partial })
             }
-            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => {
+            ContentBlock::ToolCall(c) => {
                 let (args, err) = parsed.unwrap_or_default();
-                *arguments = args;
-                *arguments_error = err;
+                c.arguments = args;
+                c.arguments_error = err;
                 Some(AssistantMessageEvent::ToolcallEnd {
                     content_index: i,
                     tool_call: ToolCall {
-                        id: id.clone(),
-                        name: name.clone(),
-                        arguments: arguments.clone(),
-                        arguments_error: arguments_error.clone(),
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        arguments: c.arguments.clone(),
+                        arguments_error: c.arguments_error.clone(),
                     },
                     partial,
                 })
@@ -403,7 +403,7 @@ impl BlockKind {
         match b {
             ContentBlock::Text { .. } => BlockKind::Text,
             ContentBlock::Thinking { .. } => BlockKind::Thinking,
-            ContentBlock::ToolCall { .. } => BlockKind::ToolCall,
+            ContentBlock::ToolCall(_) => BlockKind::ToolCall,
             ContentBlock::Image { .. } => BlockKind::Image,
         }
     }

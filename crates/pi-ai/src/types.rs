@@ -98,23 +98,29 @@ pub enum ContentBlock {
         #[serde(rename = "thinkingSignature", default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
     },
-    /// A call of a tool by the model.
-    ToolCall {
-        /// The provider's call id (Responses: `<call_id>|<item id>`).
-        id: String,
-        /// The tool name.
-        name: String,
-        /// The parsed arguments (an object; `{}` when they did not parse).
-        #[serde(deserialize_with = "compact_value")]
-        arguments: Value,
-        /// Set when the raw arguments were not a JSON object; see the type doc.
-        #[serde(rename = "argumentsError", default, skip_serializing_if = "Option::is_none")]
-        arguments_error: Option<String>,
-        /// Google: the opaque signature of the model's reasoning that came with
-        /// the call, sent back with it.
-        #[serde(rename = "thoughtSignature", default, skip_serializing_if = "Option::is_none")]
-        thought_signature: Option<String>,
-    },
+    /// A call of a tool by the model (boxed: the largest kind of block, and
+    /// the rarest, so every other block stays small).
+    ToolCall(Box<ToolCallBlock>),
+}
+
+/// What a tool-call block holds; see [`ContentBlock`] for `arguments_error`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallBlock {
+    /// The provider's call id (Responses: `<call_id>|<item id>`).
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The parsed arguments (an object; `{}` when they did not parse).
+    #[serde(deserialize_with = "compact_value")]
+    pub arguments: Value,
+    /// Set when the raw arguments were not a JSON object; see [`ContentBlock`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_error: Option<String>,
+    /// Google: the opaque signature of the model's reasoning that came with
+    /// the call, sent back with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
 }
 
 impl ContentBlock {
@@ -130,23 +136,23 @@ impl ContentBlock {
 
     /// A tool-call block with well-formed arguments.
     pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        ContentBlock::ToolCall {
+        ContentBlock::ToolCall(Box::new(ToolCallBlock {
             id: id.into(),
             name: name.into(),
             arguments,
             arguments_error: None,
             thought_signature: None,
-        }
+        }))
     }
 
     /// This block as a [`ToolCall`], if it is one.
     pub fn as_tool_call(&self) -> Option<ToolCall> {
         match self {
-            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => Some(ToolCall {
-                id: id.clone(),
-                name: name.clone(),
-                arguments: arguments.clone(),
-                arguments_error: arguments_error.clone(),
+            ContentBlock::ToolCall(c) => Some(ToolCall {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+                arguments_error: c.arguments_error.clone(),
             }),
             _ => None,
         }
@@ -171,13 +177,13 @@ pub struct ToolCall {
 
 impl From<ToolCall> for ContentBlock {
     fn from(t: ToolCall) -> Self {
-        ContentBlock::ToolCall {
+        ContentBlock::ToolCall(Box::new(ToolCallBlock {
             id: t.id,
             name: t.name,
             arguments: t.arguments,
             arguments_error: t.arguments_error,
             thought_signature: None,
-        }
+        }))
     }
 }
 
@@ -512,13 +518,13 @@ mod tests {
         let m = AssistantMessage {
             content: vec![
                 ContentBlock::tool_call("call_0_0", "read", json!({"path": "f.txt"})),
-                ContentBlock::ToolCall {
+                ContentBlock::ToolCall(Box::new(ToolCallBlock {
                     id: "call_0_1".into(),
                     name: "bash".into(),
                     arguments: json!({}),
                     arguments_error: Some("bad".into()),
                     thought_signature: None,
-                },
+                })),
             ],
             api: "openai-completions".into(),
             provider: "mock".into(),

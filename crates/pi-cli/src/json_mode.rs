@@ -35,7 +35,7 @@ pub fn event_value(ev: &AgentEvent) -> Value {
         ..
     } = ev
         && let Some((id, name)) = partial.read(|m| match m.content.get(*content_index) {
-            Some(ContentBlock::ToolCall { id, name, .. }) => Some((id.clone(), name.clone())),
+            Some(ContentBlock::ToolCall(call)) => Some((call.id.clone(), call.name.clone())),
             _ => None,
         })
         && let Some(inner) = v.get_mut("assistantMessageEvent").and_then(Value::as_object_mut)

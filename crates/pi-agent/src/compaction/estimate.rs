@@ -61,7 +61,8 @@ pub fn estimate(m: &AgentMessage) -> u64 {
             .map(|b| match b {
                 pi_ai::ContentBlock::Text { text } => js_len(text),
                 pi_ai::ContentBlock::Thinking { thinking, .. } => js_len(thinking),
-                pi_ai::ContentBlock::ToolCall { name, arguments, .. } => {
+                pi_ai::ContentBlock::ToolCall(call) => {
+                    let pi_ai::ToolCallBlock { name, arguments, .. } = &**call;
                     js_len(name) + serde_json::to_string(arguments).map(|s| js_len(&s)).unwrap_or(0)
                 }
                 _ => 0,

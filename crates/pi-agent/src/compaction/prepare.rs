@@ -60,7 +60,8 @@ pub(super) fn file_ops(messages: &[AgentMessage], read: &mut Vec<String>, modifi
     for m in messages {
         let AgentMessage::Llm(pi_ai::Message::Assistant(a)) = m else { continue };
         for b in &a.content {
-            let pi_ai::ContentBlock::ToolCall { name, arguments, .. } = b else { continue };
+            let pi_ai::ContentBlock::ToolCall(call) = b else { continue };
+            let pi_ai::ToolCallBlock { name, arguments, .. } = &**call;
             let path = arguments["path"].as_str().unwrap_or("");
             match name.as_str() {
                 "read" => push_unique(read, path),
@@ -196,7 +197,8 @@ pub fn serialize(messages: &[pi_ai::Message]) -> String {
                     .content
                     .iter()
                     .filter_map(|b| match b {
-                        pi_ai::ContentBlock::ToolCall { name, arguments, .. } => {
+                        pi_ai::ContentBlock::ToolCall(call) => {
+                            let pi_ai::ToolCallBlock { name, arguments, .. } = &**call;
                             let args: Vec<String> = arguments
                                 .as_object()
                                 .map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect())

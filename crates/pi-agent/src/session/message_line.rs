@@ -128,8 +128,8 @@ fn compact(m: &mut AgentMessage) {
     let blocks = |content: &mut Vec<ContentBlock>| {
         content.shrink_to_fit();
         for b in content {
-            if let ContentBlock::ToolCall { arguments, .. } = b {
-                fit(arguments);
+            if let ContentBlock::ToolCall(call) = b {
+                fit(&mut call.arguments);
             }
         }
     };

@@ -207,8 +207,8 @@ fn write_messages(
                             Some(json!({"type": "thinking", "thinking": thinking, "signature": sig}))
                         }
                         ContentBlock::Text { text } if !text.is_empty() => Some(json!({"type": "text", "text": text})),
-                        ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
-                            "type": "tool_use", "id": tool_id(id), "name": wire::wire_tool_name(name, oauth), "input": arguments,
+                        ContentBlock::ToolCall(call) => Some(json!({
+                            "type": "tool_use", "id": tool_id(&call.id), "name": wire::wire_tool_name(&call.name, oauth), "input": call.arguments,
                         })),
                         _ => None,
                     })

@@ -200,7 +200,7 @@ fn write_assistant(shape: &Shape<'_>, a: &AssistantMessage, out: &mut ArrayWrite
     };
     let calls = || {
         a.content.iter().filter_map(|b| match b {
-            ContentBlock::ToolCall { id, name, arguments, .. } => Some((id, name, arguments)),
+            ContentBlock::ToolCall(call) => Some((&call.id, &call.name, &call.arguments)),
             _ => None,
         })
     };

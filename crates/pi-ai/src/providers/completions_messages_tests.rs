@@ -96,10 +96,10 @@ fn value_assistant(shape: &Shape<'_>, a: &AssistantMessage) -> Option<Value> {
         .content
         .iter()
         .filter_map(|b| match b {
-            ContentBlock::ToolCall { id, name, arguments, .. } => Some(json!({
-                "id": call_id(id),
+            ContentBlock::ToolCall(call) => Some(json!({
+                "id": call_id(&call.id),
                 "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()},
+                "function": {"name": call.name, "arguments": call.arguments.to_string()},
             })),
             _ => None,
         })

@@ -165,7 +165,7 @@ pub fn tool_call(name: &str, arguments: Value, id: Option<&str>) -> ContentBlock
 /// An assistant message with this content; the stop reason is `toolUse`
 /// when it calls a tool, else `stop`.
 pub fn assistant_message(content: Vec<ContentBlock>) -> AssistantMessage {
-    let reason = if content.iter().any(|b| matches!(b, ContentBlock::ToolCall { .. })) {
+    let reason = if content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))) {
         StopReason::ToolUse
     } else {
         StopReason::Stop
@@ -256,7 +256,8 @@ pub(crate) async fn run(
                 em.end(i).await?;
                 out_chars += thinking.chars().count();
             }
-            ContentBlock::ToolCall { id, name, arguments, arguments_error, .. } => {
+            ContentBlock::ToolCall(call) => {
+                let crate::ToolCallBlock { id, name, arguments, arguments_error, .. } = &**call;
                 let i = em.toolcall_start(id, name).await?;
                 // A scripted parse failure streams its raw text (after the marker).
                 let raw = match arguments_error {

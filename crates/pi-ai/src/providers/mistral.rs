@@ -197,7 +197,8 @@ fn assistant<'a>(model: &Model, a: &'a AssistantMessage, ids: &mut HashMap<&'a s
                 content.push(json!({"type": "thinking", "thinking": [{"type": "text", "text": thinking}]}));
             }
             ContentBlock::Text { text } if !text.is_empty() => content.push(json!({"type": "text", "text": text})),
-            ContentBlock::ToolCall { id, name, arguments, .. } => {
+            ContentBlock::ToolCall(call) => {
+                let crate::ToolCallBlock { id, name, arguments, .. } = &**call;
                 let sent = if same_model { id.clone() } else { mistral_ids::normalize(id) };
                 ids.insert(id.as_str(), sent.clone());
                 calls.push(json!({

@@ -159,7 +159,8 @@ async fn odd_but_valid_chunks_are_read() {
     assert_eq!(m.content[1], ContentBlock::Thinking { thinking: "t".into(), signature: None });
     // A call without an id gets a Mistral one.
     match &m.content[2] {
-        ContentBlock::ToolCall { id, name, .. } => {
+        ContentBlock::ToolCall(call) => {
+            let crate::ToolCallBlock { id, name, .. } = &**call;
             assert_eq!((id.len(), name.as_str()), (9, "read"));
         }
         other => panic!("not a tool call: {other:?}"),

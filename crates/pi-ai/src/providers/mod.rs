@@ -103,7 +103,8 @@ pub(crate) fn messages_to_send<'a>(context: &ContextRef<'a>) -> Vec<&'a Message>
                     continue;
                 }
                 for b in &a.content {
-                    if let ContentBlock::ToolCall { id, .. } = b {
+                    if let ContentBlock::ToolCall(call) = b {
+                        let crate::ToolCallBlock { id, .. } = &**call;
                         calls.insert(id.as_str());
                     }
                 }

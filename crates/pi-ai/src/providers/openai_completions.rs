@@ -169,7 +169,7 @@ pub(crate) fn request_body(
 fn has_tool_history(context: &ContextRef<'_>) -> bool {
     context.messages.iter().any(|m| match m {
         Message::ToolResult(_) => true,
-        Message::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall { .. })),
+        Message::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))),
         Message::User(_) => false,
     })
 }

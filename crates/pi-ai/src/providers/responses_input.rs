@@ -141,7 +141,8 @@ fn write_assistant(model: &Model, a: &AssistantMessage, out: &mut ArrayWriter<'_
                 o.str("status", "completed");
                 Ok(())
             })?,
-            ContentBlock::ToolCall { id, name, arguments, .. } => out.object(|o| {
+            ContentBlock::ToolCall(call) => out.object(|o| {
+                let crate::ToolCallBlock { id, name, arguments, .. } = &**call;
                 o.str("type", "function_call");
                 if let Some((_, item_id)) = id.split_once('|')
                     && same_api

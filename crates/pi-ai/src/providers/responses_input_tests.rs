@@ -81,7 +81,8 @@ fn value_assistant(model: &Model, a: &AssistantMessage, out: &mut Vec<Value>) {
                 "content": [{"type": "output_text", "text": text, "annotations": []}],
                 "status": "completed",
             })),
-            ContentBlock::ToolCall { id, name, arguments, .. } => {
+            ContentBlock::ToolCall(call) => {
+                let crate::ToolCallBlock { id, name, arguments, .. } = &**call;
                 let mut item = Map::new();
                 item.insert("type".into(), "function_call".into());
                 if let Some((_, item_id)) = id.split_once('|')

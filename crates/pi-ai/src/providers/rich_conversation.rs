@@ -88,13 +88,13 @@ pub(crate) fn rich_conversation(api: &str) -> Vec<Message> {
                 ),
                 thinking("not an item", Some(r#"{"type":"other"}"#)),
                 thinking("not json", Some("sig-abc")),
-                ContentBlock::ToolCall {
+                ContentBlock::ToolCall(Box::new(crate::ToolCallBlock {
                     id: "call_5|".into(),
                     name: "ls".into(),
                     arguments: json!({}),
                     arguments_error: None,
                     thought_signature: Some("thought-sig".into()),
-                },
+                })),
                 ContentBlock::text("with a call"),
             ],
         ),

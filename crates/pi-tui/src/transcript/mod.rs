@@ -274,7 +274,8 @@ impl Transcript {
         }
         self.streaming = if done { None } else { Some(i) };
         for b in &m.content {
-            if let ContentBlock::ToolCall { id, name, arguments, .. } = b
+            if let ContentBlock::ToolCall(call) = b
+                && let pi_ai::ToolCallBlock { id, name, arguments, .. } = &**call
                 && !id.is_empty()
             {
                 let t = self.tool_entry(id, name, arguments);

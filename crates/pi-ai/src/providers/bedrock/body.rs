@@ -240,7 +240,8 @@ fn assistant_block(b: &ContentBlock, same_api: bool) -> Option<Value> {
             Some(json!({"reasoningContent": {"reasoningText": {"text": thinking, "signature": sig}}}))
         }
         ContentBlock::Text { text } if !text.is_empty() => Some(json!({"text": text})),
-        ContentBlock::ToolCall { id, name, arguments, .. } => {
+        ContentBlock::ToolCall(call) => {
+            let crate::ToolCallBlock { id, name, arguments, .. } = &**call;
             Some(json!({"toolUse": {"toolUseId": tool_id(id), "name": name, "input": arguments}}))
         }
         _ => None,

@@ -223,8 +223,8 @@ mod tests {
             assert_eq!(r, Ok(StopReason::ToolUse));
             assert_eq!(m.content[0], ContentBlock::Thinking { thinking: "Hmm.".into(), signature: Some("SIG".into()) });
             assert_eq!(m.content[1], ContentBlock::text("Let me look."));
-            assert!(matches!(&m.content[2], ContentBlock::ToolCall { id, name, arguments, .. }
-                if id == "t1" && name == "bash" && arguments == &json!({"command": "ls"})));
+            assert!(matches!(&m.content[2], ContentBlock::ToolCall(call)
+                if call.id == "t1" && call.name == "bash" && call.arguments == json!({"command": "ls"})));
             assert_eq!(
                 (m.usage.input, m.usage.output, m.usage.cache_read, m.usage.cache_write, m.usage.total_tokens),
                 (10, 5, 3, 4, 22)

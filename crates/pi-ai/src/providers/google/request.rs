@@ -140,7 +140,8 @@ fn model_parts(model: &Model, a: &AssistantMessage) -> Vec<Value> {
                 parts.push(json!({"text": thinking}));
             }
             ContentBlock::Text { text } if !text.is_empty() => parts.push(json!({"text": text})),
-            ContentBlock::ToolCall { id, name, arguments, thought_signature, .. } => {
+            ContentBlock::ToolCall(call) => {
+                let crate::ToolCallBlock { id, name, arguments, thought_signature, .. } = &**call;
                 let mut call = Map::new();
                 call.insert("args".into(), arguments.clone());
                 if ids {

@@ -53,12 +53,14 @@ async fn a_tool_turn_reads_like_the_reference_in_any_pieces() {
             ContentBlock::Thinking { thinking: "Let me think more".into(), signature: Some("c2lnMQ==".into()) }
         );
         assert_eq!(m.content[1], ContentBlock::text("I'll read it."));
-        let ContentBlock::ToolCall { id, arguments, thought_signature, .. } = &m.content[2] else { panic!() };
+        let ContentBlock::ToolCall(call) = &m.content[2] else { panic!() };
+        let crate::ToolCallBlock { id, arguments, thought_signature, .. } = &**call;
         assert_eq!(
             (id.as_str(), arguments, thought_signature.as_deref()),
             ("call-xyz", &json!({"path": "f.txt"}), Some("c2lnMg=="))
         );
-        let ContentBlock::ToolCall { id, thought_signature, .. } = &m.content[3] else { panic!() };
+        let ContentBlock::ToolCall(call) = &m.content[3] else { panic!() };
+        let crate::ToolCallBlock { id, thought_signature, .. } = &**call;
         assert!(id.starts_with("read_") && id.matches('_').count() == 2, "{id}");
         assert_eq!(thought_signature, &None);
         let u = &m.usage;
@@ -176,8 +178,8 @@ fn result(id: &str, text: &str, is_error: bool) -> Message {
 
 fn conversation(model: &Model) -> Context {
     let mut call = ContentBlock::tool_call("call-xyz", "read", json!({"path": "f.txt"}));
-    if let ContentBlock::ToolCall { thought_signature, .. } = &mut call {
-        *thought_signature = Some("c2lnMg==".into());
+    if let ContentBlock::ToolCall(block) = &mut call {
+        block.thought_signature = Some("c2lnMg==".into());
     }
     Context {
         system_prompt: Some("sys".into()),
