@@ -11,8 +11,10 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 /// Lines loaded from a file at least this long are read back from it when
-/// asked for instead of being held.
-pub const STORED_IN_FILE_MIN_BYTES: usize = 256;
+/// asked for instead of being held. A line left in the file costs its entry
+/// nothing more; a line held costs its length and an allocation, so only
+/// the tiniest lines (a bare `{"type":…}`) are held.
+pub const STORED_IN_FILE_MIN_BYTES: usize = 64;
 
 /// Where a loaded line is in its file.
 #[derive(Debug, Clone)]
