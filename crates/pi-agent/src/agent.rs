@@ -788,7 +788,7 @@ fn result_message(f: &crate::dispatch::Finished) -> ToolResultMessage {
         tool_call_id: f.id.clone(),
         tool_name: f.name.clone(),
         content: f.result.content.iter().map(crate::convert::content_block).collect(),
-        details: f.result.details.clone(),
+        details: f.result.details.clone().map(Box::new),
         is_error: f.result.is_error,
         duration_ms: f.duration_ms,
         nested_calls: f.nested_calls.as_ref().and_then(|n| serde_json::to_value(n).ok()).map(Box::new),

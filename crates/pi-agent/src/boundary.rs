@@ -98,7 +98,7 @@ impl Agent {
                     custom_type: entry["customType"].as_str().unwrap_or_default().to_string(),
                     content: entry["content"].take(),
                     display: entry["display"].as_bool().unwrap_or(false),
-                    details: entry.get("details").cloned().filter(|d| !d.is_null()),
+                    details: entry.get("details").cloned().filter(|d| !d.is_null()).map(Box::new),
                     timestamp: pi_ai::now_ms(),
                 };
                 let message = AgentMessage::Agent(AgentOnly::Custom(message));

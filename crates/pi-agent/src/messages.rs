@@ -45,7 +45,7 @@ pub struct SystemMessage {
     pub content: serde_json::Value,
     /// Prompt sections by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sections: Option<serde_json::Map<String, serde_json::Value>>,
+    pub sections: Option<Box<serde_json::Map<String, serde_json::Value>>>,
     /// Tools declared from here on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_added: Option<Vec<serde_json::Value>>,
@@ -70,7 +70,7 @@ pub struct CustomMessage {
     pub display: bool,
     /// Data not sent to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<serde_json::Value>,
+    pub details: Option<Box<serde_json::Value>>,
     /// Milliseconds since the epoch.
     #[serde(default)]
     pub timestamp: i64,
@@ -85,7 +85,7 @@ impl CustomMessage {
             "display": self.display,
         });
         if let (Some(d), Some(f)) = (&self.details, fields.as_object_mut()) {
-            f.insert("details".into(), d.clone());
+            f.insert("details".into(), serde_json::Value::clone(d));
         }
         fields
     }
@@ -381,25 +381,8 @@ mod tests {
         );
     }
 
-    /// The slot size [`a_message_slot_stays_small`] holds to (was 392).
-    const MAX_MESSAGE_SLOT_BYTES: usize = 208;
-}
-#[cfg(test)]
-mod tmp_sizes {
-    #[test]
-    fn print_sizes() {
-        use std::mem::size_of;
-        eprintln!("ContentBlock {}", size_of::<pi_ai::ContentBlock>());
-        eprintln!("Message {}", size_of::<pi_ai::Message>());
-        eprintln!("Assistant {}", size_of::<pi_ai::AssistantMessage>());
-        eprintln!("ToolResult {}", size_of::<pi_ai::ToolResultMessage>());
-        eprintln!("User {}", size_of::<pi_ai::UserMessage>());
-        eprintln!("AgentOnly {}", size_of::<super::AgentOnly>());
-        eprintln!("Bash {}", size_of::<super::BashExecutionMessage>());
-        eprintln!("System {}", size_of::<super::SystemMessage>());
-        eprintln!("Custom {}", size_of::<super::CustomMessage>());
-        eprintln!("Usage {}", size_of::<pi_ai::Usage>());
-        eprintln!("ToolCallBlock {}", size_of::<pi_ai::ToolCallBlock>());
-        eprintln!("Entry {}", size_of::<crate::session::Entry>());
-    }
+    /// The slot size [`a_message_slot_stays_small`] holds to (was 392, then
+    /// 208 before names and rare texts became thin pointers and optional
+    /// details and sections were boxed).
+    const MAX_MESSAGE_SLOT_BYTES: usize = 152;
 }

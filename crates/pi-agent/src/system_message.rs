@@ -51,7 +51,7 @@ fn replay(messages: &[AgentMessage]) -> Replayed {
     for m in messages {
         let AgentMessage::Agent(AgentOnly::System(s)) = m else { continue };
         r.any = true;
-        for (name, text) in s.sections.iter().flatten() {
+        for (name, text) in s.sections.iter().flat_map(|m| m.iter()) {
             if text.is_null() {
                 r.sections.remove(name);
             } else {
@@ -75,7 +75,7 @@ pub(crate) fn checkpoint(messages: &[AgentMessage]) -> Option<SystemMessage> {
     let r = replay(messages);
     r.any.then(|| SystemMessage {
         content: json!(""),
-        sections: Some(r.sections),
+        sections: Some(Box::new(r.sections)),
         tools_added: Some(r.tools),
         tools_removed: None,
         timestamp: pi_ai::now_ms(),
@@ -115,7 +115,7 @@ pub(crate) fn patch(messages: &[AgentMessage], sections: &PromptSections, tools:
     if !r.any {
         return Some(SystemMessage {
             content: json!(""),
-            sections: Some(current),
+            sections: Some(Box::new(current)),
             tools_added: Some(tools.to_vec()),
             tools_removed: None,
             timestamp: now,
@@ -147,7 +147,7 @@ pub(crate) fn patch(messages: &[AgentMessage], sections: &PromptSections, tools:
     }
     Some(SystemMessage {
         content: json!(""),
-        sections: (!changed.is_empty()).then_some(changed),
+        sections: (!changed.is_empty()).then(|| Box::new(changed)),
         tools_added: (!added.is_empty()).then_some(added),
         tools_removed: (!removed.is_empty()).then_some(removed),
         timestamp: now,

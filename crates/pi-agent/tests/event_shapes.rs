@@ -139,7 +139,7 @@ fn custom_message() -> Value {
         custom_type: "reminder".into(),
         content: json!("Remember the tests."),
         display: true,
-        details: Some(json!({"source": "ext"})),
+        details: Some(Box::new(json!({"source": "ext"}))),
         timestamp: T0,
     };
     serde_json::to_value(AgentMessage::Agent(AgentOnly::Custom(m))).unwrap()

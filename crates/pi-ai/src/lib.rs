@@ -59,6 +59,7 @@ mod failure;
 pub mod hooks;
 mod http;
 pub mod intern;
+pub use intern::ThinStr;
 pub mod json_args;
 pub mod limits;
 pub mod llama;

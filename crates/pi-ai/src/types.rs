@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::intern::ThinStr;
+
 use crate::failure::Failure;
 
 /// Milliseconds since the Unix epoch, the timestamp unit of every message.
@@ -216,13 +218,13 @@ pub struct AssistantMessage {
     /// The wire API (`openai-completions`, `anthropic-messages`, ...);
     /// shared ([`crate::intern`]).
     #[serde(deserialize_with = "crate::intern::de")]
-    pub api: std::sync::Arc<str>,
+    pub api: ThinStr,
     /// The provider name (the `models.json` key); shared.
     #[serde(deserialize_with = "crate::intern::de")]
-    pub provider: std::sync::Arc<str>,
+    pub provider: ThinStr,
     /// The model id; shared.
     #[serde(deserialize_with = "crate::intern::de")]
-    pub model: std::sync::Arc<str>,
+    pub model: ThinStr,
     /// Token counts and cost (boxed: a message slot stays small).
     pub usage: Box<Usage>,
     /// Why the model stopped (`pending` while streaming).
@@ -235,19 +237,19 @@ pub struct AssistantMessage {
     /// The model the provider says answered, when it names one other than
     /// the model asked for (Chat Completions' `model` field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_model: Option<Box<str>>,
+    pub response_model: Option<ThinStr>,
     /// The provider's own stop reason (`tool_calls`, `end_turn`, `completed`...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_stop_reason: Option<Box<str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::intern::de_opt")]
+    pub raw_stop_reason: Option<ThinStr>,
     /// Set when `stop_reason` is `error` or `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<Box<str>>,
+    pub error_message: Option<ThinStr>,
     /// Wall time of the request; set by the agent, not by this crate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// The thinking level the turn ran with; set by the agent, not by this crate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thinking_level: Option<Box<str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::intern::de_opt")]
+    pub thinking_level: Option<ThinStr>,
     /// Why the request failed (the HTTP status, a connection failure, a cut
     /// stream...), for deciding on a retry; set with `error_message` when
     /// the stop reason is `error`. Not serialized: it belongs to this
@@ -378,7 +380,7 @@ pub struct ToolResultMessage {
     pub content: Vec<ContentBlock>,
     /// Structured details for the UI and session (not sent to the model).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "compact_details")]
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
     /// Whether the tool failed.
     pub is_error: bool,
     /// How long the tool ran; set by the agent.
@@ -468,9 +470,10 @@ pub(crate) fn compact_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Va
     Ok(v)
 }
 
-/// [`compact_value`] for an optional value.
-fn compact_details<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    let mut v = Option::<Value>::deserialize(d)?;
+/// [`compact_value`] for an optional value (boxed: most results have none,
+/// and a value takes 72 bytes where a box takes 8).
+fn compact_details<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<Value>>, D::Error> {
+    let mut v = Option::<Box<Value>>::deserialize(d)?;
     if let Some(v) = v.as_mut() {
         compact(v);
     }
@@ -594,6 +597,19 @@ mod tests {
         let c = Cost { input: 0.0015, output: 2.0, ..Default::default() };
         let s = serde_json::to_string(&c).unwrap();
         assert!(s.starts_with(r#"{"input":0.0015,"output":2,"cacheRead":0"#), "{s}");
+    }
+
+    /// Every block of a conversation takes the room of the largest kind: the
+    /// tool call is boxed, so a block is two strings and a tag (was 168).
+    #[test]
+    fn a_block_stays_small() {
+        assert!(size_of::<ContentBlock>() <= 56, "{}", size_of::<ContentBlock>());
+        let call = ContentBlock::tool_call("c1", "read", json!({"path": "f"}));
+        assert_eq!(
+            serde_json::to_string(&call).unwrap(),
+            r#"{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"f"}}"#
+        );
+        assert_eq!(serde_json::from_str::<ContentBlock>(&serde_json::to_string(&call).unwrap()).unwrap(), call);
     }
 
     #[test]

@@ -465,7 +465,7 @@ impl ExtSession {
             custom_type: message["customType"].as_str().unwrap_or_default().to_string(),
             content: message.get("content").cloned().unwrap_or(json!("")),
             display: message["display"].as_bool().unwrap_or(false),
-            details: message.get("details").cloned().filter(|d| !d.is_null()),
+            details: message.get("details").cloned().filter(|d| !d.is_null()).map(Box::new),
             timestamp: pi_ai::now_ms(),
         };
         if let Ok(mut q) = self.inbox.lock() {

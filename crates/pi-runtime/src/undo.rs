@@ -216,7 +216,7 @@ async fn apply(
         custom_type: RESTORE_NOTE_TYPE.to_string(),
         content: serde_json::json!(cp_text::conversation_note(done.short(), &changed)),
         display: true,
-        details: Some(serde_json::json!({"checkpoint": done.checkpoint, "files": changed})),
+        details: Some(Box::new(serde_json::json!({"checkpoint": done.checkpoint, "files": changed}))),
         timestamp: pi_ai::now_ms(),
     };
     agent.record(AgentMessage::Agent(AgentOnly::Custom(note)));

@@ -48,7 +48,7 @@ pub(crate) fn message_of_value(e: &Value) -> Option<AgentMessage> {
             custom_type: e["customType"].as_str().unwrap_or_default().to_string(),
             content: e["content"].clone(),
             display: e["display"].as_bool().unwrap_or(false),
-            details: e.get("details").cloned(),
+            details: e.get("details").cloned().map(Box::new),
             timestamp: millis(&e["timestamp"]),
         }))),
         "branch_summary" => Some(AgentMessage::Agent(AgentOnly::BranchSummary(BranchSummaryMessage {

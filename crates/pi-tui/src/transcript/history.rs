@@ -30,7 +30,7 @@ impl Transcript {
                 AgentMessage::Llm(Message::ToolResult(r)) => {
                     let outcome = ToolOutcome {
                         content: r.content.iter().filter_map(content).collect(),
-                        details: r.details.clone(),
+                        details: r.details.as_deref().cloned(),
                         is_error: r.is_error,
                     };
                     let i = self.tool_entry(&r.tool_call_id, &r.tool_name, &serde_json::Value::Null);
