@@ -347,7 +347,7 @@ impl Agent {
         let mut started = false;
         let finish = |mut m: AssistantMessage, started: bool| {
             m.duration_ms = Some(began.elapsed().as_millis() as u64);
-            m.thinking_level = Some(self.thinking.as_deref().unwrap_or(crate::text::THINKING_OFF).into());
+            m.thinking_level = Some(pi_ai::intern::intern(self.thinking.as_deref().unwrap_or(crate::text::THINKING_OFF)));
             let retry = self.plan_retry(&mut m, retries_done);
             if !started {
                 // No `start` (an HTTP error, say): the message still starts, as the final one.

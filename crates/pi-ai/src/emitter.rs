@@ -153,7 +153,7 @@ impl Emitter {
 
     /// Set the provider's own stop reason.
     pub fn set_raw_stop_reason(&mut self, reason: &str) {
-        self.msg.write(|m| m.raw_stop_reason = Some(reason.into()));
+        self.msg.write(|m| m.raw_stop_reason = Some(crate::intern::intern(reason)));
     }
 
     fn push(&mut self, block: ContentBlock) -> usize {

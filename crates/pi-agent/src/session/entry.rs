@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::stored::{FilePlace, LineReader, StoredLine};
 use compact_str::CompactString as ShortText;
+use pi_ai::ThinStr;
 
 /// A session entry (the header excluded). It holds nothing apart but its
 /// line, when that is not left in the file: the ids and the type are inline.
@@ -22,7 +23,8 @@ pub struct Entry {
     line: StoredLine,
     id: ShortText,
     parent: Option<ShortText>,
-    kind: ShortText,
+    /// Its `type`, shared with every entry of the same type.
+    kind: ThinStr,
 }
 
 /// The fields read when a line is loaded; the rest of the line is only
@@ -39,6 +41,17 @@ struct Head {
 
 fn text_of(v: Option<&Value>) -> Option<ShortText> {
     v.and_then(Value::as_str).map(ShortText::new)
+}
+
+/// An entry's `type` (empty when it has none), shared.
+fn kind_of(v: Option<&Value>) -> ThinStr {
+    v.and_then(Value::as_str).map(pi_ai::intern::intern).unwrap_or_default()
+}
+
+/// The kind of `message` entries, for a reader to share among the entries
+/// it makes without looking it up each time.
+pub(crate) fn message_kind() -> ThinStr {
+    pi_ai::intern::intern("message")
 }
 
 /// Why a line is not an entry.
@@ -58,7 +71,7 @@ impl Entry {
             line: StoredLine::new(serde_json::to_string(v).unwrap_or_default(), None),
             id: text_of(o.get("id")).unwrap_or_default(),
             parent: text_of(o.get("parentId")),
-            kind: text_of(o.get("type")).unwrap_or_default(),
+            kind: kind_of(o.get("type")),
         })
     }
 
@@ -80,7 +93,7 @@ impl Entry {
             return Ok(Entry {
                 id: text_of(head.id.as_ref()).unwrap_or_default(),
                 parent: text_of(head.parent_id.as_ref()),
-                kind: text_of(head.kind.as_ref()).unwrap_or_default(),
+                kind: kind_of(head.kind.as_ref()),
                 line: StoredLine::new(line, place),
             });
         }
@@ -92,13 +105,15 @@ impl Entry {
 
     /// A `message` entry read whole from `line` (see
     /// [`super::message_line::message_entry`]), held as any line read at `place`.
+    /// `message` is the kind shared (see [`message_kind`]).
     pub(crate) fn of_message(
         line: String,
         place: Option<FilePlace>,
         id: ShortText,
         parent: Option<ShortText>,
+        message: &ThinStr,
     ) -> Entry {
-        Entry { line: StoredLine::new(line, place), id, parent, kind: ShortText::const_new("message") }
+        Entry { line: StoredLine::new(line, place), id, parent, kind: message.clone() }
     }
 
     /// Its line, now also written at `place` (see [`StoredLine::leave_in_file`]).
@@ -199,5 +214,16 @@ mod tests {
         assert_eq!(e.kind(), "b");
         let e = Entry::from_line(r#"{"type":"a","id":7}"#.into()).unwrap();
         assert!(!e.has_id());
+    }
+
+    /// An entry costs its line's place (or text), two ids and a shared type:
+    /// a long session holds one per line (was 96 bytes with the type inline).
+    #[test]
+    fn an_entry_stays_small_and_shares_its_type() {
+        assert!(size_of::<Entry>() <= 80, "{}", size_of::<Entry>());
+        let a = Entry::from_line(r#"{"type":"label","id":"a"}"#.into()).unwrap();
+        let b = Entry::from_line(r#"{"type":"label","id":"b"}"#.into()).unwrap();
+        assert!(std::ptr::eq(a.kind(), b.kind()), "one copy of a type");
+        assert_eq!(Entry::from_line(r#"{"id":"c"}"#.into()).unwrap().kind(), "");
     }
 }

@@ -148,6 +148,7 @@ struct Slots<'a> {
 fn load_range(file: &Arc<File>, (at, end): (u64, u64), in_file: bool, mut slots: Option<Slots<'_>>) -> Loaded {
     let mut lines = Lines::new(file, at, end);
     let mut out = Loaded::default();
+    let message_kind = super::entry::message_kind();
     while let Some((start, line)) = lines.next_line() {
         let here = out.lines;
         out.lines += 1;
@@ -165,7 +166,7 @@ fn load_range(file: &Arc<File>, (at, end): (u64, u64), in_file: bool, mut slots:
                 if let Some(slot) = slots.as_mut().and_then(|s| s.messages.get_mut(here)) {
                     *slot = Some(m.message);
                 }
-                Entry::of_message(line, place, m.id, m.parent)
+                Entry::of_message(line, place, m.id, m.parent, &message_kind)
             }
             _ => match Entry::from_file_line(line, place) {
                 Ok(e) => e,
