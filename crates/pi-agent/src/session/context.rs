@@ -22,7 +22,8 @@ pub struct SessionContext {
     /// The context messages, system messages included (they do not go to
     /// the model as messages).
     pub messages: Vec<AgentMessage>,
-    /// The entry each message came from.
+    /// The entry each message came from (empty from
+    /// [`Session::take_context`]).
     pub entry_ids: Vec<ShortText>,
     /// The latest `model_change` on the branch: (provider, model id).
     pub model: Option<(String, String)>,
@@ -94,6 +95,8 @@ fn replaced(mut m: Value, replacement: &Value) -> Value {
 struct Gather {
     out: SessionContext,
     edits: HashMap<String, Value>,
+    /// Whether `out.entry_ids` is filled.
+    ids: bool,
 }
 
 /// The message of `e` as the context holds it (as edited), unless it is a
@@ -124,7 +127,7 @@ fn message_for(
 /// Whether the messages read with the file can serve as the slots of
 /// `work`: each wanted entry has its line's slot, in increasing order.
 fn by_line_fits(work: &[Wanted<'_>], pre: &super::load::Preparsed) -> bool {
-    let line = |w: &Wanted<'_>| pre.entry_line.get(w.2).map(|&l| l as usize).filter(|&l| l < pre.by_line.len());
+    let line = |w: &Wanted<'_>| pre.entry_line.get(w.2 as usize).map(|&l| l as usize).filter(|&l| l < pre.by_line.len());
     let mut last = None;
     work.iter().all(|w| match line(w) {
         Some(l) if last.is_none_or(|p| l > p) => {
@@ -170,8 +173,9 @@ fn fill_side_by_side<'a>(
 const _: () = assert!(size_of::<Option<AgentMessage>>() == size_of::<AgentMessage>());
 
 /// One entry whose message the context wants: the entry, whether system
-/// messages are left out, and where it is in the session's entries.
-type Wanted<'a> = (&'a Entry, bool, usize);
+/// messages are left out, and where it is in the session's entries (16
+/// bytes: a long branch is a list of these while its context is built).
+type Wanted<'a> = (&'a Entry, bool, u32);
 
 /// Put the message of `e` in `slot`: read it unless the slot holds the
 /// message read with the entry (and no edit applies); a system message is
@@ -201,7 +205,7 @@ impl Gather {
         let (mut slots, slot_of) = match pre {
             Some(pre) if by_line_fits(work, &pre) => {
                 let mut slots = pre.by_line;
-                let line_of: Vec<usize> = work.iter().map(|w| pre.entry_line[w.2] as usize).collect();
+                let line_of: Vec<usize> = work.iter().map(|w| pre.entry_line[w.2 as usize] as usize).collect();
                 // Lines the work does not want lose their message.
                 let mut wanted = vec![false; slots.len()];
                 line_of.iter().for_each(|&l| wanted[l] = true);
@@ -214,7 +218,7 @@ impl Gather {
                 // Room for a turn's messages after them (see SESSION_GROWTH_ROOM).
                 slots.reserve_exact(work.len() + super::SESSION_GROWTH_ROOM);
                 slots.extend(work.iter().map(|w| {
-                    let line = pre.entry_line.get(w.2).map(|&l| l as usize);
+                    let line = pre.entry_line.get(w.2 as usize).map(|&l| l as usize);
                     line.and_then(|l| pre.by_line.get_mut(l)).and_then(Option::take)
                 }));
                 (slots, (0..work.len()).collect())
@@ -228,9 +232,14 @@ impl Gather {
                 }
             }
         });
-        let ids =
-            work.iter().zip(&slot_of).filter(|(_, at)| slots[**at].is_some()).map(|(w, _)| ShortText::from(w.0.id()));
-        self.out.entry_ids.extend(ids);
+        if self.ids {
+            let ids = work
+                .iter()
+                .zip(&slot_of)
+                .filter(|(_, at)| slots[**at].is_some())
+                .map(|(w, _)| ShortText::from(w.0.id()));
+            self.out.entry_ids.extend(ids);
+        }
         // Collected in place (a message and its slot take the same room;
         // `flatten` is not collected in place, `filter_map` is); the
         // compaction's own messages, gathered before, go first.
@@ -248,7 +257,9 @@ impl Gather {
         }
         if let Some(m) = message {
             self.out.messages.push(m);
-            self.out.entry_ids.push(ShortText::from(id));
+            if self.ids {
+                self.out.entry_ids.push(ShortText::from(id));
+            }
         }
     }
 }
@@ -256,27 +267,36 @@ impl Gather {
 impl Session {
     /// The context of the active branch.
     pub fn context(&self) -> SessionContext {
-        self.context_with(None)
+        self.context_with(None, true)
     }
 
     /// [`Session::context`], using (and dropping) the messages read with
-    /// the file when it was opened with [`Session::open_to_continue`].
+    /// the file when it was opened with [`Session::open_to_continue`], for
+    /// an agent to take the messages: `entry_ids` is left empty (a list as
+    /// long as the conversation that nobody taking the messages reads).
     pub fn take_context(&mut self) -> SessionContext {
         let pre = std::mem::take(&mut self.preparsed);
-        self.context_with(Some(pre).filter(|p| !p.by_line.is_empty()))
+        self.context_with(Some(pre).filter(|p| !p.by_line.is_empty()), false)
     }
 
-    fn context_with(&self, pre: Option<super::load::Preparsed>) -> SessionContext {
-        let positions = self.branch_positions(self.leaf.as_deref());
-        let path: Vec<Wanted<'_>> = positions.iter().map(|&at| (&self.entries[at], false, at)).collect();
+    /// The context, with the messages read with the file (`pre`) and the
+    /// entry ids when `ids`.
+    fn context_with(&self, pre: Option<super::load::Preparsed>, ids: bool) -> SessionContext {
+        // The positions are dropped before the messages are gathered.
+        let path: Vec<Wanted<'_>> = {
+            let positions = self.branch_positions(self.leaf.as_deref());
+            positions.iter().map(|&at| (&self.entries[at], false, u32::try_from(at).unwrap_or(u32::MAX))).collect()
+        };
         let compaction = path.iter().rposition(|w| w.0.kind() == "compaction");
         // Sized once (the messages are: see `Gather::entries`).
         let room = match compaction {
             None => path.len(),
             Some(at) => path.len() - at + 2 + kept_from(&path, at).map_or(0, |from| at - from),
         };
-        let mut g = Gather { out: SessionContext::default(), edits: HashMap::new() };
-        g.out.entry_ids.reserve_exact(room);
+        let mut g = Gather { out: SessionContext::default(), edits: HashMap::new(), ids };
+        if ids {
+            g.out.entry_ids.reserve_exact(room);
+        }
         for &(e, _, _) in &path {
             match e.kind() {
                 "model_change" => {

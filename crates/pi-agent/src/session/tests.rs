@@ -336,7 +336,7 @@ fn messages_read_with_the_file_give_the_same_context() {
         assert_eq!(s.bad_lines, Session::open(&p).unwrap().bad_lines, "file {i}");
         let got = s.take_context();
         assert!(!expected.messages.is_empty(), "file {i}");
-        assert_eq!(got.entry_ids, expected.entry_ids, "file {i}");
+        assert!(got.entry_ids.is_empty(), "file {i}: the ids are not gathered for an agent taking the messages");
         assert!(got.messages == expected.messages, "file {i}: {:?}", texts(&got));
         assert_eq!((got.model, got.thinking_level), (expected.model, expected.thinking_level), "file {i}");
         assert!(s.preparsed.by_line.is_empty(), "file {i}: dropped once used");
