@@ -770,9 +770,9 @@ fn tool_calls(assistant: &AssistantMessage) -> Vec<CallRequest> {
         .filter_map(|b| match b {
             ContentBlock::ToolCall(call) => Some(CallRequest {
                 id: call.id.clone(),
-                name: call.name.clone(),
+                name: call.name.to_string(),
                 args: match &call.arguments_error {
-                    Some(detail) => RawArgs::Invalid { detail: detail.clone() },
+                    Some(detail) => RawArgs::Invalid { detail: detail.to_string() },
                     None => RawArgs::Json(call.arguments.clone()),
                 },
                 parent: None,
@@ -786,7 +786,7 @@ fn tool_calls(assistant: &AssistantMessage) -> Vec<CallRequest> {
 fn result_message(f: &crate::dispatch::Finished) -> ToolResultMessage {
     ToolResultMessage {
         tool_call_id: f.id.clone(),
-        tool_name: f.name.clone(),
+        tool_name: pi_ai::intern::intern(&f.name),
         content: f.result.content.iter().map(crate::convert::content_block).collect(),
         details: f.result.details.clone().map(Box::new),
         is_error: f.result.is_error,

@@ -243,7 +243,7 @@ impl Emitter {
     pub fn toolcall_signature(&mut self, i: usize, sig: &str) {
         self.msg.write(|m| {
             if let Some(ContentBlock::ToolCall(c)) = m.content.get_mut(i) {
-                c.thought_signature = Some(sig.to_string());
+                c.thought_signature = Some(sig.into());
             }
         });
     }
@@ -261,7 +261,7 @@ impl Emitter {
                     c.id = n.to_string();
                 }
                 if let Some(n) = new_name {
-                    c.name = n.to_string();
+                    c.name = crate::intern::intern(n);
                 }
             }
         });
@@ -322,14 +322,14 @@ impl Emitter {
             ContentBlock::ToolCall(c) => {
                 let (args, err) = parsed.unwrap_or_default();
                 c.arguments = args;
-                c.arguments_error = err;
+                c.arguments_error = err.map(crate::ThinStr::from);
                 Some(AssistantMessageEvent::ToolcallEnd {
                     content_index: i,
                     tool_call: ToolCall {
                         id: c.id.clone(),
-                        name: c.name.clone(),
+                        name: c.name.to_string(),
                         arguments: c.arguments.clone(),
-                        arguments_error: c.arguments_error.clone(),
+                        arguments_error: c.arguments_error.as_deref().map(String::from),
                     },
                     partial,
                 })

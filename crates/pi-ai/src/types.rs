@@ -111,18 +111,19 @@ pub enum ContentBlock {
 pub struct ToolCallBlock {
     /// The provider's call id (Responses: `<call_id>|<item id>`).
     pub id: String,
-    /// The tool name.
-    pub name: String,
+    /// The tool name (shared: a conversation calls the same few tools).
+    #[serde(deserialize_with = "crate::intern::de")]
+    pub name: ThinStr,
     /// The parsed arguments (an object; `{}` when they did not parse).
     #[serde(deserialize_with = "compact_value")]
     pub arguments: Value,
     /// Set when the raw arguments were not a JSON object; see [`ContentBlock`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments_error: Option<String>,
+    pub arguments_error: Option<ThinStr>,
     /// Google: the opaque signature of the model's reasoning that came with
     /// the call, sent back with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thought_signature: Option<String>,
+    pub thought_signature: Option<ThinStr>,
 }
 
 impl ContentBlock {
@@ -137,10 +138,10 @@ impl ContentBlock {
     }
 
     /// A tool-call block with well-formed arguments.
-    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn tool_call(id: impl Into<String>, name: impl AsRef<str>, arguments: Value) -> Self {
         ContentBlock::ToolCall(Box::new(ToolCallBlock {
             id: id.into(),
-            name: name.into(),
+            name: crate::intern::intern(name.as_ref()),
             arguments,
             arguments_error: None,
             thought_signature: None,
@@ -152,9 +153,9 @@ impl ContentBlock {
         match self {
             ContentBlock::ToolCall(c) => Some(ToolCall {
                 id: c.id.clone(),
-                name: c.name.clone(),
+                name: c.name.to_string(),
                 arguments: c.arguments.clone(),
-                arguments_error: c.arguments_error.clone(),
+                arguments_error: c.arguments_error.as_deref().map(String::from),
             }),
             _ => None,
         }
@@ -181,9 +182,9 @@ impl From<ToolCall> for ContentBlock {
     fn from(t: ToolCall) -> Self {
         ContentBlock::ToolCall(Box::new(ToolCallBlock {
             id: t.id,
-            name: t.name,
+            name: crate::intern::intern(&t.name),
             arguments: t.arguments,
-            arguments_error: t.arguments_error,
+            arguments_error: t.arguments_error.map(ThinStr::from),
             thought_signature: None,
         }))
     }
@@ -373,8 +374,9 @@ fn js_number<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
 pub struct ToolResultMessage {
     /// The id of the call this answers.
     pub tool_call_id: String,
-    /// The tool's name.
-    pub tool_name: String,
+    /// The tool's name (shared: a conversation calls the same few tools).
+    #[serde(deserialize_with = "crate::intern::de")]
+    pub tool_name: ThinStr,
     /// Text and image blocks.
     #[serde(deserialize_with = "shrunk")]
     pub content: Vec<ContentBlock>,

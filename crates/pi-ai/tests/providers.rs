@@ -350,7 +350,7 @@ async fn history_with_tool_results_round_trips_through_each_api() {
             nested_calls: None,
             usage: None,
             tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
+            tool_name: call.name.as_str().into(),
             content: vec![ContentBlock::text("")],
             details: None,
             is_error: false,

@@ -41,7 +41,7 @@ pub fn event_value(ev: &AgentEvent) -> Value {
         && let Some(inner) = v.get_mut("assistantMessageEvent").and_then(Value::as_object_mut)
     {
         inner.insert("id".into(), Value::String(id));
-        inner.insert("toolName".into(), Value::String(name));
+        inner.insert("toolName".into(), Value::String(name.to_string()));
     }
     v
 }

@@ -92,7 +92,7 @@ fn value_assistant(model: &Model, a: &AssistantMessage, out: &mut Vec<Value>) {
                     item.insert("id".into(), item_id.into());
                 }
                 item.insert("call_id".into(), call_id(id).into());
-                item.insert("name".into(), name.clone().into());
+                item.insert("name".into(), name.to_string().into());
                 item.insert("arguments".into(), arguments.to_string().into());
                 out.push(Value::Object(item));
             }
