@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::abort::{AbortHandle, RunTicket};
 use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
 use crate::events::{AgentEvent, EventToolResult};
-use crate::messages::{AgentMessage, LlmRef, to_llm_ref};
+use crate::messages::{AgentMessage, converted_for_llm, llm_refs};
 use crate::retry::{RetryDecision, RetrySettings};
 
 /// Receives [`AgentEvent`]s.
@@ -280,7 +280,8 @@ impl Agent {
         options: StreamOptions,
         view: Option<&crate::context_system::RequestView>,
     ) -> tokio::sync::mpsc::Receiver<AssistantMessageEvent> {
-        let messages = to_llm_ref(view.map_or(&self.messages[..], |v| &v.messages[..]));
+        let source = view.map_or(&self.messages[..], |v| &v.messages[..]);
+        let converted = converted_for_llm(source);
         let own_tools;
         let tools = match view.and_then(|v| v.tools.as_ref()) {
             Some(t) => t,
@@ -293,7 +294,7 @@ impl Agent {
         let context = ContextRef {
             system_prompt: Some(system_prompt)
                 .filter(|p| !p.is_empty() || view.is_none_or(|v| v.system_prompt.is_none())),
-            messages: messages.iter().map(LlmRef::get).collect(),
+            messages: llm_refs(source, &converted),
             tools,
         };
         pi_ai::stream_ref(&self.model, &context, options)
@@ -347,7 +348,8 @@ impl Agent {
         let mut started = false;
         let finish = |mut m: AssistantMessage, started: bool| {
             m.duration_ms = Some(began.elapsed().as_millis() as u64);
-            m.thinking_level = Some(pi_ai::intern::intern(self.thinking.as_deref().unwrap_or(crate::text::THINKING_OFF)));
+            m.thinking_level =
+                Some(pi_ai::intern::intern(self.thinking.as_deref().unwrap_or(crate::text::THINKING_OFF)));
             let retry = self.plan_retry(&mut m, retries_done);
             if !started {
                 // No `start` (an HTTP error, say): the message still starts, as the final one.

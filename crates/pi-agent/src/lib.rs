@@ -52,9 +52,9 @@ pub use hook_event::{HookEvent, HookMessage};
 pub use hooks::{HandlerError, Interceptor, Observed, ResultPatch, ToolCallDecision, ToolCallEvent, ToolResultEvent};
 pub use live::{LiveSettings, ModelChoice, QUEUE_ALL, QUEUE_ONE_AT_A_TIME, ThinkingChoice};
 pub use loadout::LoadoutError;
-pub use messages::LlmRef;
 pub use messages::{
-    AgentMessage, AgentOnly, BashExecutionMessage, CustomMessage, replay_tool_changes, to_llm, to_llm_ref,
+    AgentMessage, AgentOnly, BashExecutionMessage, CustomMessage, converted_for_llm, llm_refs, replay_tool_changes,
+    to_llm,
 };
 pub use nested::{
     NESTED_MAX_ARGUMENT_BYTES_PER_CALL, NESTED_MAX_ARGUMENT_BYTES_TOTAL, NESTED_MAX_CALLS, NESTED_MAX_ERROR_CHARS,

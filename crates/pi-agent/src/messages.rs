@@ -228,70 +228,67 @@ fn user_text(text: String, timestamp: i64) -> Message {
 /// The conversation as a model takes it: agent-only messages become user
 /// messages or are left out (system messages travel as the system prompt).
 pub fn to_llm(messages: &[AgentMessage]) -> Vec<Message> {
-    to_llm_ref(messages).into_iter().map(LlmRef::into_owned).collect()
+    let converted = converted_for_llm(messages);
+    llm_refs(messages, &converted).into_iter().cloned().collect()
 }
 
-/// A message of a request: borrowed from the conversation, or made for it
-/// (boxed, so a list of them costs two words a message, not a message each).
-#[derive(Debug)]
-pub enum LlmRef<'a> {
-    /// A model message of the conversation.
-    Borrowed(&'a Message),
-    /// An agent-only message converted for the model.
-    Owned(Box<Message>),
+/// The agent-only messages of `messages` that go to a model, converted,
+/// with where each is in `messages` (see [`llm_refs`]).
+pub fn converted_for_llm(messages: &[AgentMessage]) -> Vec<(usize, Message)> {
+    messages
+        .iter()
+        .enumerate()
+        .filter_map(|(at, m)| match m {
+            AgentMessage::Agent(a) => agent_only_for_llm(a).map(|m| (at, m)),
+            AgentMessage::Llm(_) => None,
+        })
+        .collect()
 }
 
-impl LlmRef<'_> {
-    /// The message.
-    pub fn get(&self) -> &Message {
-        match self {
-            LlmRef::Borrowed(m) => m,
-            LlmRef::Owned(m) => m,
+/// As [`to_llm`], borrowing: the model messages of `messages` and, in their
+/// places, the `converted` agent-only ones (from [`converted_for_llm`]), so
+/// a request costs one reference a message and does not copy the
+/// conversation.
+pub fn llm_refs<'a>(messages: &'a [AgentMessage], converted: &'a [(usize, Message)]) -> Vec<&'a Message> {
+    let mut converted = converted.iter().peekable();
+    let mut out = Vec::with_capacity(messages.len());
+    for (at, m) in messages.iter().enumerate() {
+        match m {
+            AgentMessage::Llm(m) => out.push(m),
+            AgentMessage::Agent(_) => {
+                if let Some((_, c)) = converted.next_if(|(from, _)| *from == at) {
+                    out.push(c);
+                }
+            }
         }
     }
-
-    /// The message, owned.
-    pub fn into_owned(self) -> Message {
-        match self {
-            LlmRef::Borrowed(m) => m.clone(),
-            LlmRef::Owned(m) => *m,
-        }
-    }
+    out
 }
 
-/// As [`to_llm`], borrowing the model messages (only the agent's own ones
-/// are converted), so a request does not copy the conversation.
-pub fn to_llm_ref(messages: &[AgentMessage]) -> Vec<LlmRef<'_>> {
+/// An agent-only message as a model takes it (`None`: left out).
+fn agent_only_for_llm(a: &AgentOnly) -> Option<Message> {
     use crate::text::{
         BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
     };
-    messages
-        .iter()
-        .filter_map(|m| match m {
-            AgentMessage::Llm(m) => Some(LlmRef::Borrowed(m)),
-            AgentMessage::Agent(a) => match a {
-                AgentOnly::BashExecution(b) if !b.exclude_from_context => Some(user_text(b.to_text(), b.timestamp)),
-                AgentOnly::BashExecution(_) | AgentOnly::System(_) => None,
-                AgentOnly::Custom(c) => {
-                    let content = match &c.content {
-                        serde_json::Value::String(s) => pi_ai::UserContent::Blocks(vec![pi_ai::ContentBlock::text(s)]),
-                        other => serde_json::from_value(serde_json::json!(other))
-                            .map(pi_ai::UserContent::Blocks)
-                            .unwrap_or_else(|_| pi_ai::UserContent::Blocks(vec![])),
-                    };
-                    Some(Message::User(UserMessage { content, timestamp: c.timestamp }))
-                }
-                AgentOnly::CompactionSummary(s) => Some(user_text(
-                    format!("{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}", s.summary),
-                    s.timestamp,
-                )),
-                AgentOnly::BranchSummary(s) => {
-                    Some(user_text(format!("{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}", s.summary), s.timestamp))
-                }
-            }
-            .map(|m| LlmRef::Owned(Box::new(m))),
-        })
-        .collect()
+    match a {
+        AgentOnly::BashExecution(b) if !b.exclude_from_context => Some(user_text(b.to_text(), b.timestamp)),
+        AgentOnly::BashExecution(_) | AgentOnly::System(_) => None,
+        AgentOnly::Custom(c) => {
+            let content = match &c.content {
+                serde_json::Value::String(s) => pi_ai::UserContent::Blocks(vec![pi_ai::ContentBlock::text(s)]),
+                other => serde_json::from_value(serde_json::json!(other))
+                    .map(pi_ai::UserContent::Blocks)
+                    .unwrap_or_else(|_| pi_ai::UserContent::Blocks(vec![])),
+            };
+            Some(Message::User(UserMessage { content, timestamp: c.timestamp }))
+        }
+        AgentOnly::CompactionSummary(s) => {
+            Some(user_text(format!("{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}", s.summary), s.timestamp))
+        }
+        AgentOnly::BranchSummary(s) => {
+            Some(user_text(format!("{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}", s.summary), s.timestamp))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -346,6 +343,50 @@ mod tests {
             Message::User(u) => assert_eq!(u.timestamp, 5),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A request borrows the model messages and takes the converted ones in
+    /// their places, one reference each, in order; left-out ones are absent.
+    #[test]
+    fn a_request_borrows_the_conversation_in_order() {
+        let excluded = BashExecutionMessage { exclude_from_context: true, ..run("x", Some(0), false) };
+        let list = vec![
+            AgentMessage::Agent(AgentOnly::BashExecution(run("a", Some(0), false))),
+            AgentMessage::Llm(Message::User(UserMessage::text("one"))),
+            AgentMessage::Agent(AgentOnly::BashExecution(excluded)),
+            AgentMessage::Agent(AgentOnly::BashExecution(run("b", Some(1), false))),
+            AgentMessage::Llm(Message::User(UserMessage::text("two"))),
+            AgentMessage::Agent(AgentOnly::BashExecution(run("c", Some(2), false))),
+        ];
+        let converted = converted_for_llm(&list);
+        assert_eq!(converted.iter().map(|(at, _)| *at).collect::<Vec<_>>(), [0, 3, 5]);
+        let refs = llm_refs(&list, &converted);
+        let texts: Vec<String> = refs
+            .iter()
+            .map(|m| match m {
+                Message::User(u) => match &u.content {
+                    pi_ai::UserContent::Blocks(b) => format!("{b:?}"),
+                    pi_ai::UserContent::Text(t) => t.clone(),
+                },
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(texts.len(), 5);
+        for (i, want) in ["\\na\\n", "one", "\\nb\\n", "two", "\\nc\\n"].iter().enumerate() {
+            assert!(texts[i].contains(want), "{i}: {}", texts[i]);
+        }
+        assert!(
+            std::ptr::eq(
+                refs[1],
+                match &list[1] {
+                    AgentMessage::Llm(m) => m,
+                    _ => unreachable!(),
+                }
+            ),
+            "borrowed, not copied"
+        );
+        assert_eq!(to_llm(&list), refs.into_iter().cloned().collect::<Vec<_>>());
+        assert!(llm_refs(&[], &[]).is_empty());
     }
 
     #[test]

@@ -85,8 +85,8 @@ pub use providers::anthropic_wire::is_anthropic_oauth_token;
 pub use providers::{BodySink, faux};
 pub use strict::{ConstrainedSampling, StrictMode};
 pub use types::{
-    AssistantMessage, ContentBlock, Context, ContextRef, Cost, Message, StopReason, Tool, ToolCall, ToolCallBlock, ToolResultMessage,
-    Usage, UserContent, UserMessage, now_ms,
+    AssistantMessage, ContentBlock, Context, ContextRef, Cost, Message, StopReason, Tool, ToolCall, ToolCallBlock,
+    ToolResultMessage, Usage, UserContent, UserMessage, now_ms,
 };
 
 use emitter::Emitter;

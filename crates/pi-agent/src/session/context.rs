@@ -127,7 +127,8 @@ fn message_for(
 /// Whether the messages read with the file can serve as the slots of
 /// `work`: each wanted entry has its line's slot, in increasing order.
 fn by_line_fits(work: &[Wanted<'_>], pre: &super::load::Preparsed) -> bool {
-    let line = |w: &Wanted<'_>| pre.entry_line.get(w.2 as usize).map(|&l| l as usize).filter(|&l| l < pre.by_line.len());
+    let line =
+        |w: &Wanted<'_>| pre.entry_line.get(w.2 as usize).map(|&l| l as usize).filter(|&l| l < pre.by_line.len());
     let mut last = None;
     work.iter().all(|w| match line(w) {
         Some(l) if last.is_none_or(|p| l > p) => {

@@ -95,7 +95,7 @@ pub(crate) fn replayable(m: &AssistantMessage) -> bool {
 /// results that answer a tool call sent before them.
 pub(crate) fn messages_to_send<'a>(context: &ContextRef<'a>) -> Vec<&'a Message> {
     let mut calls: HashSet<&str, foldhash::fast::RandomState> = HashSet::default();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(context.messages.len());
     for &m in &context.messages {
         match m {
             Message::Assistant(a) => {
