@@ -175,7 +175,7 @@ fn write_messages(
 ) -> Result<(), ProviderError> {
     let images_ok = model.supports_images();
     let mut outbox = Outbox { out, held: None, results: Vec::new() };
-    for m in messages_to_send(context) {
+    for &m in messages_to_send(context).iter() {
         match m {
             Message::User(u) => {
                 outbox.flush_results()?;

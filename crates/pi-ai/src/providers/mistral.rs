@@ -145,7 +145,7 @@ fn write_messages(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter
     }
     // The ids sent for tool calls of other models, so their results follow.
     let mut ids: HashMap<&str, String> = HashMap::new();
-    for m in messages_to_send(context) {
+    for &m in messages_to_send(context).iter() {
         match m {
             Message::User(u) => {
                 let parts: Vec<Value> = match &u.content {

@@ -23,6 +23,7 @@ mod responses_input;
 mod rich_conversation;
 mod tool_text;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::emitter::Emitter;
@@ -92,33 +93,42 @@ pub(crate) fn replayable(m: &AssistantMessage) -> bool {
 }
 
 /// The messages to send: replayable assistant messages, and only the tool
-/// results that answer a tool call sent before them.
-pub(crate) fn messages_to_send<'a>(context: &ContextRef<'a>) -> Vec<&'a Message> {
+/// results that answer a tool call sent before them. Borrowed when every
+/// message goes (the usual case: a long conversation is not listed twice).
+pub(crate) fn messages_to_send<'b, 'a>(context: &'b ContextRef<'a>) -> Cow<'b, [&'a Message]> {
     let mut calls: HashSet<&str, foldhash::fast::RandomState> = HashSet::default();
-    let mut out = Vec::with_capacity(context.messages.len());
-    for &m in &context.messages {
-        match m {
+    let mut kept: Option<Vec<&'a Message>> = None;
+    for (at, &m) in context.messages.iter().enumerate() {
+        let keep = match m {
             Message::Assistant(a) => {
-                if !replayable(a) {
-                    continue;
-                }
-                for b in &a.content {
-                    if let ContentBlock::ToolCall(call) = b {
-                        let crate::ToolCallBlock { id, .. } = &**call;
-                        calls.insert(id.as_str());
+                let keep = replayable(a);
+                if keep {
+                    for b in &a.content {
+                        if let ContentBlock::ToolCall(call) = b {
+                            calls.insert(call.id.as_str());
+                        }
                     }
                 }
-                out.push(m);
+                keep
             }
-            Message::ToolResult(r) => {
-                if calls.contains(r.tool_call_id.as_str()) {
-                    out.push(m);
-                }
+            Message::ToolResult(r) => calls.contains(r.tool_call_id.as_str()),
+            Message::User(_) => true,
+        };
+        match (&mut kept, keep) {
+            (Some(list), true) => list.push(m),
+            (None, false) => {
+                // The first message left out: from here on the list is made.
+                let mut list = Vec::with_capacity(context.messages.len());
+                list.extend_from_slice(&context.messages[..at]);
+                kept = Some(list);
             }
-            Message::User(_) => out.push(m),
+            _ => {}
         }
     }
-    out
+    match kept {
+        Some(list) => Cow::Owned(list),
+        None => Cow::Borrowed(&context.messages),
+    }
 }
 
 /// A user message's blocks as sent: for a model without image input each run
@@ -337,6 +347,51 @@ mod reported_errors {
         // The words of a message decide nothing.
         assert_eq!(status(json!({"message": "503 overloaded, connection reset"})), r(None));
         assert_eq!(status(json!("overloaded_error")), r(None));
+    }
+}
+
+#[cfg(test)]
+mod sent_messages {
+    use super::*;
+    use crate::{ToolResultMessage, UserMessage};
+    use serde_json::json;
+
+    fn call(id: &str, stop: StopReason) -> Message {
+        let content = vec![ContentBlock::tool_call(id, "read", json!({}))];
+        Message::Assistant(AssistantMessage { content, stop_reason: stop, ..Default::default() })
+    }
+
+    fn result(id: &str) -> Message {
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: "read".into(),
+            content: vec![ContentBlock::text("r")],
+            details: None,
+            is_error: false,
+            duration_ms: None,
+            nested_calls: None,
+            usage: None,
+            timestamp: 0,
+        })
+    }
+
+    /// Every message sent: the conversation is borrowed, not listed again.
+    /// A failed turn and the results of its calls (or of no call) are left
+    /// out, the rest kept in order.
+    #[test]
+    fn failed_turns_and_results_of_no_call_are_left_out() {
+        let (user, a, ra) = (Message::User(UserMessage::text("go")), call("a", StopReason::ToolUse), result("a"));
+        let whole = [&user, &a, &ra];
+        let context = ContextRef { system_prompt: None, messages: whole.to_vec(), tools: &[] };
+        let sent = messages_to_send(&context);
+        assert!(matches!(sent, Cow::Borrowed(_)));
+        assert_eq!(sent.len(), 3);
+        let (failed, rf, stray) = (call("f", StopReason::Error), result("f"), result("zz"));
+        let mixed = [&user, &failed, &rf, &a, &stray, &ra];
+        let context = ContextRef { system_prompt: None, messages: mixed.to_vec(), tools: &[] };
+        let sent = messages_to_send(&context);
+        assert!(matches!(sent, Cow::Owned(_)));
+        assert_eq!(&*sent, &[&user, &a, &ra]);
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) fn write_input(
             Ok(())
         })?;
     }
-    for m in messages_to_send(context) {
+    for &m in messages_to_send(context).iter() {
         match m {
             Message::User(u) => match &u.content {
                 UserContent::Text(t) => out.object(|o| {

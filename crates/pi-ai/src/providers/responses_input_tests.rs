@@ -15,7 +15,7 @@ fn value_input(model: &Model, context: &ContextRef<'_>) -> Vec<Value> {
         let role = if model.reasoning { "developer" } else { "system" };
         out.push(json!({"role": role, "content": sp}));
     }
-    for m in messages_to_send(context) {
+    for &m in messages_to_send(context).iter() {
         match m {
             Message::User(u) => {
                 let parts: Vec<Value> = match &u.content {

@@ -172,7 +172,7 @@ fn write_messages(
             None => Ok(()),
         }
     };
-    for m in messages_to_send(context) {
+    for &m in messages_to_send(context).iter() {
         if !matches!(m, Message::ToolResult(_)) && !results.is_empty() {
             let r = std::mem::take(&mut results);
             emit(&mut held, json!({"role": "user", "content": r}), out)?;

@@ -86,7 +86,7 @@ impl Results {
 fn write_contents(model: &Model, context: &ContextRef<'_>, out: &mut ArrayWriter<'_>) -> Result<(), ProviderError> {
     let images_ok = model.supports_images();
     let mut results = Results::default();
-    for m in messages_to_send(context) {
+    for &m in messages_to_send(context).iter() {
         match m {
             Message::User(u) => {
                 results.flush(out)?;
