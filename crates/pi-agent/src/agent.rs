@@ -104,7 +104,33 @@ pub type SharedSession = Arc<std::sync::Mutex<crate::session::Session>>;
 pub type SessionErrorFn = Arc<dyn Fn(&crate::session::SessionError) + Send + Sync>;
 
 /// Messages waiting to enter the conversation, shared with the extensions' side.
-pub type Inbox = Arc<std::sync::Mutex<std::collections::VecDeque<AgentMessage>>>;
+pub type Inbox = Arc<std::sync::Mutex<std::collections::VecDeque<Waiting>>>;
+
+/// A message in the [`Inbox`] and when it enters the conversation.
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    /// The message.
+    pub message: AgentMessage,
+    /// When it enters.
+    pub delivery: Delivery,
+}
+
+/// When a waiting message enters the conversation (`pi.sendMessage`'s
+/// `triggerTurn` and `deliverAs`, as the reference).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Before the next request, without asking for one (`triggerTurn: false`
+    /// during a run, or any message while idle).
+    NextRequest,
+    /// Steered: before the next request, and it asks for one (a run that
+    /// would stop takes another turn; one that ended starts again).
+    Steer,
+    /// A follow-up: once the run would stop, and then it asks for a turn.
+    FollowUp,
+    /// With the next prompt (or triggered run), after its opening message
+    /// (`deliverAs: "nextTurn"`).
+    NextTurn,
+}
 
 /// A queue of user messages shared with a controller (RPC).
 pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
@@ -480,10 +506,11 @@ impl Agent {
         let token = self.abort.start(self.pending_run.take());
         self.tool_ctx.abort = token.clone();
         self.auto_compact().await;
-        let mut opening = Some(crate::prompt_images::prepare(self.expand(text), images));
+        let (text, images) = crate::prompt_images::prepare(self.expand(text), images);
+        let mut opening = Some(crate::settle::Opening::user(text, images));
         let mut recovered = false;
         let last = loop {
-            let (last, overflowed) = self.run(opening.take(), &token).await;
+            let (last, overflowed) = self.run(opening.take().unwrap_or_default(), &token).await;
             if token.is_cancelled() {
                 break last;
             }
@@ -500,43 +527,24 @@ impl Agent {
             }
             break last;
         };
-        let mut last = last;
-        while !token.is_cancelled() && self.dispatcher.listening("agent_before_settle") {
-            let ended = last.as_ref().map(|m| crate::hooks::outcome(&m.stop_reason)).unwrap_or("completed");
-            let kind = "agent_before_settle";
-            let proposal = self.propose(kind, crate::hooks::event(kind, self.boundary(ended))).await;
-            // An abort meanwhile keeps the entries and drops the continuation.
-            let cont = proposal.cont && !token.is_cancelled() && ended == "completed";
-            if !self.settle_proposal(kind, crate::hooks::Proposal { cont, ..proposal }) {
-                break;
-            }
-            let (again, _) = self.run(None, &token).await;
-            last = again.or(last);
-        }
-        let aborted = token.is_cancelled();
-        if let Some(f) = &self.on_settled {
-            f();
-        }
-        self.notify(HookEvent::AgentSettled { aborted }).await;
-        self.emit(AgentEvent::AgentSettled { aborted });
-        last
+        self.settle_runs(last, &token).await
     }
 
     /// Compact when the context is past the threshold and there is
     /// something to compact (silently nothing otherwise).
-    async fn auto_compact(&mut self) {
+    pub(crate) async fn auto_compact(&mut self) {
         if self.needs_compaction() && self.can_compact() {
             let _ = self.compact(crate::compaction::CompactionReason::Threshold, None, false).await;
         }
     }
 
-    /// One run, `agent_start` to `agent_end`: the opening user message (none
-    /// when a recovered request is made again), then turns until the model
-    /// stops. Returns the last answer and, when that answer overflowed the
-    /// context, its session entry.
+    /// One run, `agent_start` to `agent_end`: the `opening` user messages
+    /// (none when a recovered request is made again), then turns until the
+    /// model stops. Returns the last answer and, when that answer
+    /// overflowed the context, its session entry.
     pub(crate) async fn run(
         &mut self,
-        opening: Option<(String, Vec<ContentBlock>)>,
+        opening: crate::settle::Opening,
         token: &tokio_util::sync::CancellationToken,
     ) -> (Option<AssistantMessage>, Option<Option<String>>) {
         let mut first_new = self.messages.len();
@@ -546,9 +554,7 @@ impl Agent {
         let (mut retries, mut restart) = (0u32, false);
         let mut turn_index = 0u64;
         // A user message opens its turn: it is added after `turn_start`.
-        let mut opening = opening;
-        // Follow-ups delivered together with the opening one (mode "all").
-        let mut queued_more: Vec<String> = Vec::new();
+        let mut opening = Some(opening);
         let mut last;
         let mut overflowed = None;
         let mut first_turn = true;
@@ -579,14 +585,11 @@ impl Agent {
             // The new messages' events wait for their handlers (see `notify_added`).
             self.defer_message_events();
             self.sync_system_message();
-            if let Some((text, images)) = opening.take() {
-                self.push_user_with(&text, images);
-                for more in std::mem::take(&mut queued_more) {
-                    self.push_user(&more);
-                }
+            if let Some(o) = opening.take() {
+                self.push_opening(o);
             }
             // Messages extensions sent meanwhile go before the request (steering).
-            self.drain_inbox();
+            self.drain_due();
             self.notify_added(added_from).await;
             let (assistant, retry) = self.request(retries).await;
             let assistant = self.message_end(assistant).await;
@@ -635,10 +638,9 @@ impl Agent {
                     overflowed = Some(answer_entry);
                     break;
                 }
-                let follow = if stop { Vec::new() } else { self.take_queued(false) };
-                if let Some((first, rest)) = follow.split_first() {
-                    opening = Some((first.clone(), Vec::new()));
-                    queued_more = rest.to_vec();
+                // The run would stop: steered messages, else follow-ups, take another turn.
+                if let Some(next) = if stop { None } else { self.next_waiting() } {
+                    opening = Some(next);
                     continue;
                 }
                 if go_on && !token.is_cancelled() {
@@ -667,8 +669,11 @@ impl Agent {
                 last = Some(self.aborted_turn(turn_index).await);
                 break;
             }
-            for next in self.take_queued(true) {
-                self.push_user(&next);
+            // Steering messages open the next turn (after its `turn_start`).
+            let mut steered = self.take_queued(true).into_iter();
+            if let Some(first) = steered.next() {
+                let more = steered.collect();
+                opening = Some(crate::settle::Opening::queued(first, more, true));
             }
         }
         self.end_run(first_new, false).await;
@@ -801,23 +806,19 @@ fn result_message(f: &crate::dispatch::Finished) -> ToolResultMessage {
 
 impl Agent {
     /// Take the queued steering (or follow-up) messages due now: all of
-    /// them in mode `all`, else the first; a change is announced
-    /// (`queue_update`).
-    fn take_queued(&mut self, steering: bool) -> Vec<String> {
+    /// them in mode `all`, else the first (announced as each starts, see
+    /// [`Agent::push_opening`]).
+    pub(crate) fn take_queued(&mut self, steering: bool) -> Vec<String> {
         let (queue, mode) = if steering {
             (&self.steering, self.live.steering_mode())
         } else {
             (&self.follow_ups, self.live.follow_up_mode())
         };
-        let taken: Vec<String> = match queue.lock() {
+        match queue.lock() {
             Ok(mut q) if mode == crate::live::QUEUE_ALL => q.drain(..).collect(),
             Ok(mut q) => q.pop_front().into_iter().collect(),
             Err(_) => Vec::new(),
-        };
-        if !taken.is_empty() {
-            self.emit_queue_update();
         }
-        taken.iter().map(|t| self.expand(t)).collect()
     }
 
     /// A user message as it is sent (see [`Agent::expand_input`]).
@@ -838,14 +839,23 @@ impl Agent {
         let list = |q: &Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
         self.emit(AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
     }
+
+    /// Announce the queues with `pending` (taken from the steering queue, or
+    /// the follow-ups, and not yet started) still at the front of theirs.
+    pub(crate) fn emit_queue_update_with(&self, steering: bool, pending: &[String]) {
+        let list = |q: &Queue, front: bool| {
+            let mut l: Vec<String> = if front { pending.to_vec() } else { Vec::new() };
+            l.extend(q.lock().map(|g| g.iter().cloned().collect::<Vec<_>>()).unwrap_or_default());
+            l
+        };
+        let (steering_list, follow_up) = (list(&self.steering, steering), list(&self.follow_ups, !steering));
+        self.emit(AgentEvent::QueueUpdate { steering: steering_list, follow_up });
+    }
 }
 
 impl Agent {
-    fn push_user(&mut self, text: &str) {
-        self.push_user_with(text, Vec::new());
-    }
-
-    fn push_user_with(&mut self, text: &str, images: Vec<ContentBlock>) {
+    /// Record a user message (its text, then `images`) with its events.
+    pub(crate) fn push_user_with(&mut self, text: &str, images: Vec<ContentBlock>) {
         let mut message = UserMessage::text(text);
         if let UserContent::Blocks(blocks) = &mut message.content {
             blocks.extend(images);

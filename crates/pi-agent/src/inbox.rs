@@ -7,16 +7,37 @@
 
 use pi_ai::AssistantMessage;
 
-use crate::agent::Agent;
+use crate::agent::{Agent, Delivery, Waiting};
 use crate::events::AgentEvent;
 use crate::messages::AgentMessage;
 
 impl Agent {
-    /// Record the messages extensions sent since the last drain: each enters
-    /// the conversation and the session, with its `message_start`/`message_end`.
+    /// Record the messages extensions sent since the last drain (those for
+    /// the next prompt wait for it): each enters the conversation and the
+    /// session, with its `message_start`/`message_end`.
     pub fn drain_inbox(&mut self) {
+        self.drain_inbox_where(|d| d != Delivery::NextTurn);
+    }
+
+    /// Before a request: record the waiting messages due now (follow-ups
+    /// wait for the run to stop, `nextTurn` ones for the next prompt).
+    pub(crate) fn drain_due(&mut self) {
+        self.drain_inbox_where(|d| matches!(d, Delivery::NextRequest | Delivery::Steer));
+    }
+
+    /// A prompt (or triggered run) opens: the messages held for it enter
+    /// after its opening message.
+    pub(crate) fn drain_next_turn(&mut self) {
+        self.drain_inbox_where(|d| d == Delivery::NextTurn);
+    }
+
+    fn drain_inbox_where(&mut self, due: impl Fn(Delivery) -> bool) {
         let taken: Vec<AgentMessage> = match self.inbox.lock() {
-            Ok(mut q) => q.drain(..).collect(),
+            Ok(mut q) => {
+                let (now, later): (Vec<Waiting>, Vec<Waiting>) = q.drain(..).partition(|w| due(w.delivery));
+                q.extend(later);
+                now.into_iter().map(|w| w.message).collect()
+            }
             Err(_) => Vec::new(),
         };
         for m in taken {
@@ -25,6 +46,25 @@ impl Agent {
             self.emit(AgentEvent::AgentMessageEnd { message: value });
             self.add(m);
         }
+    }
+
+    /// Whether a waiting message asks for a turn: a steered one, or (once
+    /// the run would stop, `stopping`) a follow-up. Those follow-ups become
+    /// due for the next request.
+    pub(crate) fn inbox_wants_turn(&self, stopping: bool) -> bool {
+        let Ok(mut q) = self.inbox.lock() else { return false };
+        if q.iter().any(|w| w.delivery == Delivery::Steer) {
+            return true;
+        }
+        if !stopping {
+            return false;
+        }
+        let mut wants = false;
+        for w in q.iter_mut().filter(|w| w.delivery == Delivery::FollowUp) {
+            w.delivery = Delivery::Steer;
+            wants = true;
+        }
+        wants
     }
 
     /// Take the conversation and the tools' session facts from the session
@@ -42,13 +82,7 @@ impl Agent {
     /// model answers the conversation as it stands.
     pub async fn continue_run(&mut self) -> Option<AssistantMessage> {
         let token = self.fresh_abort();
-        let (last, _) = self.run(None, &token).await;
-        let aborted = token.is_cancelled();
-        if let Some(f) = &self.on_settled {
-            f();
-        }
-        self.notify(crate::hook_event::HookEvent::AgentSettled { aborted }).await;
-        self.emit(AgentEvent::AgentSettled { aborted });
-        last
+        let (last, _) = self.run(crate::settle::Opening::triggered(), &token).await;
+        self.settle_runs(last, &token).await
     }
 }

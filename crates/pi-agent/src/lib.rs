@@ -34,6 +34,7 @@ mod provider_events;
 mod registry;
 mod retry;
 pub mod session;
+mod settle;
 mod system_message;
 mod text;
 mod tool;
@@ -42,7 +43,8 @@ mod user_bash;
 
 pub use abort::{AbortHandle, RunTicket};
 pub use agent::{
-    Agent, EventSink, Inbox, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
+    Agent, Delivery, EventSink, Inbox, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
+    Waiting,
 };
 pub use builder::AgentBuilder;
 pub use credentials::{CredentialError, CredentialSource, RequestAuth};

@@ -35,6 +35,7 @@ mod config_tui;
 mod examples_e2e;
 mod ext_commands_e2e;
 mod ext_events_e2e;
+mod ext_queue_e2e;
 mod find;
 mod google_e2e;
 mod grep;

@@ -316,6 +316,11 @@ pub enum SessionCall {
         content: Value,
         /// `{deliverAs, expandPromptTemplates}`.
         options: Value,
+        /// The caller awaits it (a replaced session's `ctx.sendUserMessage`):
+        /// a refusal is its error. Otherwise (`pi.sendUserMessage`) the
+        /// refusal is reported as the runtime's extension error and the
+        /// handler goes on, as the reference.
+        rejects: bool,
     },
     /// `pi.setLabel(entryId, label)`; `None` clears it.
     SetLabel {

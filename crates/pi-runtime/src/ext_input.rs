@@ -361,8 +361,8 @@ pub async fn settle(
             }
             ext.busy.set(false);
         }
-        for (text, expand) in p.prompts {
-            queue.push_back(Incoming { text, images: Vec::new(), source: EXTENSION_SOURCE, expand });
+        for m in p.prompts {
+            queue.push_back(Incoming { text: m.text, images: m.images, source: EXTENSION_SOURCE, expand: m.expand });
         }
         if !(p.trigger && queue.is_empty()) {
             return last;
@@ -371,7 +371,7 @@ pub async fn settle(
         // The custom message that asked for the run opens it (as the reference's
         // event says): still waiting in the inbox, or already recorded.
         let waiting: Vec<pi_agent::AgentMessage> =
-            agent.inbox().lock().map(|q| q.iter().cloned().collect()).unwrap_or_default();
+            agent.inbox().lock().map(|q| q.iter().map(|w| w.message.clone()).collect()).unwrap_or_default();
         let opening = waiting.iter().rev().chain(agent.messages().iter().rev()).find_map(|m| match m {
             pi_agent::AgentMessage::Agent(pi_agent::AgentOnly::Custom(_)) => serde_json::to_value(m).ok(),
             _ => None,

@@ -2,9 +2,11 @@
 //! [`SessionApi`]): `ctx.sessionManager` reads the session file's entries,
 //! `ctx.modelRegistry` the configured models; `pi.appendEntry`,
 //! `pi.setLabel` and session names write entries at once; custom messages
-//! (`pi.sendMessage`) wait in the agent's inbox for the next request; user
-//! messages (`pi.sendUserMessage`) and `triggerTurn` wait for the front end
-//! ([`crate::ext_input`]) to run them once the command or prompt at hand ends.
+//! (`pi.sendMessage`) wait in the agent's inbox for the next request (during
+//! a run steered or as follow-ups, asking for a turn); user messages
+//! (`pi.sendUserMessage`) join the agent's queues during a run, and otherwise
+//! wait, with `triggerTurn`, for the front end ([`crate::ext_input`]) to run
+//! them once the command or prompt at hand ends.
 //! What extensions call arrives through [`crate::session_api`].
 
 use std::collections::VecDeque;
@@ -12,7 +14,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pi_agent::{AbortHandle, AgentEvent, AgentMessage, AgentOnly, EventSink, Inbox, Queue, SharedSession};
+use pi_agent::{
+    AbortHandle, AgentEvent, AgentMessage, AgentOnly, Delivery, EventSink, Inbox, Queue, SharedSession, Waiting,
+};
 use pi_ext::{LoadedExtensions, SessionCall};
 use serde_json::{Value, json};
 
@@ -23,8 +27,8 @@ use crate::session_event::SessionEvent;
 /// prompt at hand has ended.
 #[derive(Debug, Default)]
 pub struct Pending {
-    /// User messages to run, in order, with whether commands and templates apply.
-    pub prompts: VecDeque<(String, bool)>,
+    /// User messages to run, in order.
+    pub prompts: VecDeque<PendingPrompt>,
     /// A run without a user message (`sendMessage` with `triggerTurn`).
     pub trigger: bool,
     /// The session's contents were replaced: the agent takes them again.
@@ -36,6 +40,36 @@ pub struct Pending {
     /// A command replaced the session: the extensions loaded again (not
     /// yet in the agent) and the resource paths they add.
     pub replaced: Option<(crate::ext_reload::Renewed, pi_ext::DiscoveredResources)>,
+}
+
+/// A `sendUserMessage` content's text (a string, or its text blocks joined by
+/// line breaks, as the reference) and its image blocks.
+fn user_message_parts(content: &Value) -> (String, Vec<pi_ai::ContentBlock>) {
+    match content {
+        Value::String(s) => (s.clone(), Vec::new()),
+        Value::Array(blocks) => {
+            let texts: Vec<&str> =
+                blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect();
+            let images = blocks
+                .iter()
+                .filter(|b| b["type"] == "image")
+                .filter_map(|b| serde_json::from_value::<pi_ai::ContentBlock>(b.clone()).ok())
+                .collect();
+            (texts.join("\n"), images)
+        }
+        _ => (String::new(), Vec::new()),
+    }
+}
+
+/// A user message an extension sent while the session was idle.
+#[derive(Debug)]
+pub struct PendingPrompt {
+    /// Its text blocks, joined by line breaks.
+    pub text: String,
+    /// Its image blocks.
+    pub images: Vec<pi_ai::ContentBlock>,
+    /// Extension commands and templates apply (`expandPromptTemplates`).
+    pub expand: bool,
 }
 
 /// Whether a run is going on, shared by the front end and the extensions.
@@ -447,9 +481,20 @@ impl ExtSession {
 
     /// `pi.sendMessage`: queue a custom message, and a run when `triggerTurn` asks for one while idle.
     pub fn send_message(&self, message: &Value, options: &Value) -> Result<Option<Value>, SessionCallError> {
-        self.queue_custom(message);
         let deliver = options["deliverAs"].as_str();
-        if options["triggerTurn"].as_bool() == Some(true) && deliver != Some("nextTurn") && !self.busy.get() {
+        let trigger = options["triggerTurn"].as_bool();
+        let busy = self.busy.get();
+        // As the reference: during a run a message is steered (or queued as
+        // a follow-up) and asks for a turn unless `triggerTurn` is false.
+        let delivery = match deliver {
+            // Held for the next prompt, idle or not.
+            Some("nextTurn") => Delivery::NextTurn,
+            _ if !busy || trigger == Some(false) => Delivery::NextRequest,
+            Some("followUp") => Delivery::FollowUp,
+            _ => Delivery::Steer,
+        };
+        self.queue_custom_as(message, delivery);
+        if trigger == Some(true) && deliver != Some("nextTurn") && !busy {
             self.with_pending(|p| p.trigger = true);
         }
         if !self.busy.get() {
@@ -461,6 +506,11 @@ impl ExtSession {
     /// A custom message (`{customType, content, display, details}`) for the
     /// agent's inbox: it enters the conversation before the next request.
     pub fn queue_custom(&self, message: &Value) {
+        self.queue_custom_as(message, Delivery::NextRequest);
+    }
+
+    /// [`ExtSession::queue_custom`], entering as `delivery` says.
+    fn queue_custom_as(&self, message: &Value, delivery: Delivery) {
         let custom = pi_agent::CustomMessage {
             custom_type: message["customType"].as_str().unwrap_or_default().to_string(),
             content: message.get("content").cloned().unwrap_or(json!("")),
@@ -469,19 +519,13 @@ impl ExtSession {
             timestamp: pi_ai::now_ms(),
         };
         if let Ok(mut q) = self.inbox.lock() {
-            q.push_back(AgentMessage::Agent(AgentOnly::Custom(custom)));
+            q.push_back(Waiting { message: AgentMessage::Agent(AgentOnly::Custom(custom)), delivery });
         }
     }
 
     /// `pi.sendUserMessage`: a user message to run once the command or prompt at hand ends (steered or queued while streaming, as `deliverAs` says).
     pub fn send_user_message(&self, content: &Value, options: &Value) -> Result<Option<Value>, SessionCallError> {
-        let message = match content {
-            Value::String(s) => s.clone(),
-            Value::Array(blocks) => {
-                blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect::<String>()
-            }
-            _ => String::new(),
-        };
+        let (message, images) = user_message_parts(content);
         let expand = options["expandPromptTemplates"].as_bool() == Some(true);
         if self.busy.get() {
             let queue = match options["deliverAs"].as_str() {
@@ -492,10 +536,34 @@ impl ExtSession {
             if let Ok(mut q) = queue.lock() {
                 q.push_back(message);
             }
+            // As the reference: the queues are announced when a message joins them.
+            let list = |q: &Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
+            self.emit(&AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
             return Ok(None);
         }
-        self.with_pending(|p| p.prompts.push_back((message, expand)));
+        self.with_pending(|p| p.prompts.push_back(PendingPrompt { text: message, images, expand }));
         self.idle_work.notify_one();
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_messages_text_blocks_join_by_lines_and_its_images_come_along() {
+        let content = json!([
+            {"type": "text", "text": "first"},
+            {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+            {"type": "text", "text": "second"},
+            {"type": "image", "mimeType": "image/png"},
+        ]);
+        let (text, images) = user_message_parts(&content);
+        assert_eq!(text, "first\nsecond");
+        assert_eq!(images.len(), 1, "a block that is not an image is left out");
+        assert_eq!(serde_json::to_value(&images[0]).unwrap()["data"], "aGk=");
+        assert_eq!(user_message_parts(&json!("plain")).0, "plain");
+        assert_eq!(user_message_parts(&json!(7)), (String::new(), Vec::new()));
     }
 }

@@ -128,7 +128,20 @@ impl ExtSession {
                 Ok(None)
             }
             SessionCall::SystemPrompt => Ok(self.prompt_view.lock().ok().map(|p| json!(*p))),
-            SessionCall::SendUserMessage { content, options } => self.send_user_message(&content, &options),
+            SessionCall::SendUserMessage { content, options, rejects } => {
+                match self.send_user_message(&content, &options) {
+                    // As the reference: `pi.sendUserMessage` returns at once; a refusal is the runtime's error.
+                    Err(error) if !rejects => {
+                        self.report(vec![pi_ext::ExtensionError {
+                            path: crate::text::RUNTIME_EXTENSION_PATH.to_string(),
+                            event: crate::text::SEND_USER_MESSAGE_EVENT.to_string(),
+                            error: error.to_string(),
+                        }]);
+                        Ok(None)
+                    }
+                    done => done,
+                }
+            }
             SessionCall::Commands => Ok(Some(Value::Array(self.commands()))),
             SessionCall::IsIdle => Ok(Some(json!(!self.busy.get()))),
             SessionCall::Abort => {

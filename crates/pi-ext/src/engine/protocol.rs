@@ -245,7 +245,11 @@ fn session_call(p: &Value) -> Option<SessionCall> {
         "getTree" => SessionCall::Tree,
         "appendEntry" => SessionCall::AppendEntry { custom_type: s("customType")?, data: v("data") },
         "sendMessage" => SessionCall::SendMessage { message: v("message"), options: v("options") },
-        "sendUserMessage" => SessionCall::SendUserMessage { content: v("content"), options: v("options") },
+        "sendUserMessage" => SessionCall::SendUserMessage {
+            content: v("content"),
+            options: v("options"),
+            rejects: v("rejects").as_bool() == Some(true),
+        },
         "setLabel" => SessionCall::SetLabel { id: s("id")?, label: s("label") },
         "setSessionName" => SessionCall::SetSessionName(s("name")?),
         "setModel" => SessionCall::SetModel { provider: s("provider")?, id: s("id")? },

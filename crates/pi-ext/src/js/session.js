@@ -125,7 +125,7 @@
         call("sendMessage", { message, options: options || {} });
       },
       sendUserMessage(content, options) {
-        call("sendUserMessage", { content, options: options || {} });
+        call("sendUserMessage", { content, options: options || {}, rejects: false });
       },
       setLabel(entryId, label) {
         call("setLabel", { id: safeString(entryId), label: text(label) });
@@ -180,7 +180,9 @@
       const fresh = () => {
         const ctx = commandContext(callId, baseCtx);
         ctx.sendMessage = (message, options) => Promise.resolve(pi.sendMessage(message, options));
-        ctx.sendUserMessage = (content, options) => Promise.resolve(pi.sendUserMessage(content, options));
+        // Awaited here: a refusal rejects the promise (pi.sendUserMessage reports it instead).
+        ctx.sendUserMessage = (content, options) =>
+          new Promise((resolve) => resolve(call("sendUserMessage", { content, options: options || {}, rejects: true })));
         return ctx;
       };
       async function replaced(result, options) {

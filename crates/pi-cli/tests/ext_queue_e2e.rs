@@ -1,0 +1,149 @@
+//! End-to-end: what extensions queue while a run goes on or ends, as the
+//! reference: follow-ups queued by `agent_end` handlers start fresh runs in
+//! the order they were queued (print and RPC modes alike), a custom message
+//! sent during a run takes a turn, `pi.sendUserMessage` during a run without
+//! `deliverAs` is the runtime's error and its handler goes on, and the queues
+//! are announced (`queue_update`) as messages join and leave them.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+
+use pi_test_support::{MockServer, Scratch, Turn, read_until, user_texts};
+use serde_json::{Value, json};
+
+const PI: &str = env!("CARGO_BIN_EXE_pi");
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/extensions")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn run(s: &Scratch, ext: &str, mode: &[&str], message: &str) -> Output {
+    let ext = fixture(ext);
+    let mut args = vec!["--offline", "--no-session", "--model", "mock/mock-1", "-e", &ext];
+    args.extend_from_slice(mode);
+    args.push(message);
+    s.pi(PI).args(&args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn answers() -> Vec<Turn> {
+    vec![Turn::text("a"), Turn::text("b"), Turn::text("c"), Turn::text("d"), Turn::text("e")]
+}
+
+/// The user texts of each request.
+fn sent(server: &MockServer) -> Vec<Vec<String>> {
+    server.requests().iter().map(|r| user_texts(&r.body)).collect()
+}
+
+const IN_ORDER: [&[&str]; 4] = [&["A"], &["A", "B"], &["A", "B", "C"], &["A", "B", "C", "D"]];
+
+#[test]
+fn follow_ups_queued_as_a_run_ends_start_runs_in_the_order_queued() {
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let out = run(&s, "queue-at-end.ts", &["-p"], "A");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(sent(&server), IN_ORDER);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "d", "the last run's answer is printed");
+
+    // The events: "B" opens a fresh run, "C" follows within it (the run would stop), "D" opens
+    // another; the queues are announced as messages join and leave them.
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let out = run(&s, "queue-at-end.ts", &["--mode", "json"], "A");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "agent_start").count(), 3, "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "agent_settled").count(), 1, "one settle at the end: {kinds:?}");
+    let queues: Vec<&Value> = events.iter().filter(|e| e["type"] == "queue_update").map(|e| &e["followUp"]).collect();
+    assert_eq!(queues, [&json!(["B"]), &json!(["B", "C"]), &json!(["C"]), &json!([]), &json!(["D"]), &json!([])]);
+    // A message leaves the queue as it starts: after its run's `turn_start`, before its `message_start`.
+    let first_leave = events.iter().position(|e| e["type"] == "queue_update" && e["followUp"] == json!(["C"])).unwrap();
+    assert_eq!(kinds[first_leave - 1], "turn_start");
+    assert_eq!(events[first_leave + 1]["message"]["content"][0]["text"], "B");
+}
+
+#[test]
+fn rpc_runs_follow_ups_queued_as_a_run_ends_in_the_same_order() {
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("queue-at-end.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"A"}}"#).unwrap();
+    assert_eq!(read_until(&mut out, |v| v["id"] == "1")["data"], json!({"disposition": "started"}));
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    assert_eq!(sent(&server), IN_ORDER);
+    drop(stdin);
+    let _ = child.wait();
+}
+
+#[test]
+fn a_user_message_sent_during_a_run_without_delivery_is_the_runtimes_error_and_the_handler_goes_on() {
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let out = run(&s, "queue-undelivered.ts", &["--mode", "json"], "A");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let errors: Vec<&Value> = events.iter().filter(|e| e["type"] == "extension_error").collect();
+    let refusal =
+        "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+    let expected = json!({"type": "extension_error", "extensionPath": "<runtime>", "event": "send_user_message", "error": refusal});
+    assert_eq!(errors, [&expected, &expected]);
+    assert!(
+        events.iter().any(|e| e["type"] == "entry_appended" && e["entry"]["customType"] == "handler-done"),
+        "the handler ran to its end"
+    );
+    assert_eq!(server.requests().len(), 1, "nothing was queued");
+
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let out = run(&s, "queue-undelivered.ts", &["-p"], "A");
+    let line = format!("Extension error (<runtime>): {refusal}");
+    assert_eq!(stderr(&out).lines().filter(|l| *l == line).count(), 2, "{}", stderr(&out));
+}
+
+#[test]
+fn a_custom_message_sent_during_a_run_takes_a_turn() {
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let out = run(&s, "steer-custom.ts", &["-p"], "A");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(sent(&server), [vec!["A"], vec!["A", "a note"]]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "b");
+}
+
+#[test]
+fn a_message_held_for_the_next_turn_waits_for_the_next_prompt_and_follows_it() {
+    // Print mode: one prompt, so the held message never enters, and the answer is printed.
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let out = run(&s, "next-turn.ts", &["-p"], "A");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(sent(&server), [vec!["A"]]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "a");
+
+    // RPC: the next prompt's run opens with the prompt, then the held message.
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("next-turn.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"A"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    writeln!(stdin, r#"{{"id":"2","type":"prompt","message":"B"}}"#).unwrap();
+    let held = read_until(&mut out, |v| v["type"] == "message_start" && v["message"]["role"] == "custom");
+    assert_eq!(held["message"]["content"], "held");
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    assert_eq!(sent(&server), [vec!["A"], vec!["A", "B", "held"]]);
+    drop(stdin);
+    let _ = child.wait();
+}
