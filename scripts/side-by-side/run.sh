@@ -8,7 +8,8 @@
 # (names and descriptions) each declares in its first request. A case with
 # "compare": ["skills", "user", "message"] also compares the system prompt's
 # <skills> section, the first user message, and the message (`-p` argument,
-# default "go").
+# default "go"); "conversation" compares every request's messages (role and
+# text, in order).
 #
 # Usage: scripts/side-by-side/run.sh [CASE...]
 # Needs: python3, a built `pi` (PI_BIN, default target/debug/pi), and the
@@ -119,9 +120,20 @@ def first(who, what):
     else:
         found = next((text(m) for m in msgs if m["role"] == "user"), None)
     return found.replace(f"{out}/{who}/", "<scratch>/") if found else found
+def conversation(who):
+    # every request's messages after the system prompt, as (role, text): what each sent, in order
+    try:
+        lines = open(f"{out}/{who}/log.jsonl").read().splitlines()
+    except FileNotFoundError:
+        return None
+    text = lambda c: c if isinstance(c, str) else "".join(p.get("text", "") for p in (c or []) if isinstance(p, dict))
+    return [[(m["role"], normalise(text(m.get("content")))) for m in json.loads(l)["messages"] if m["role"] != "system"] for l in lines]
 spec = json.load(open(f"{out}/spec.json"))
 for what in spec.get("compare", []):
-    a, b = first("ref", what), first("ours", what)
+    if what == "conversation":
+        a, b = conversation("ref"), conversation("ours")
+    else:
+        a, b = first("ref", what), first("ours", what)
     if a != b:
         print(f"  {what} differs:\n    ref : {a!r}\n    ours: {b!r}")
         sys.exit(1)
