@@ -147,3 +147,35 @@ fn a_message_held_for_the_next_turn_waits_for_the_next_prompt_and_follows_it() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn rpc_runs_an_extension_command_sent_while_a_run_streams() {
+    let server = MockServer::start(vec![
+        Turn::tool("bash", json!({"command": "sleep 1; echo slow"})),
+        Turn::text("b"),
+        Turn::text("c"),
+    ]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("queue-commands.ts")]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"A"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "tool_execution_start");
+    // No streamingBehavior: a command still runs (as the reference), a plain message is refused.
+    writeln!(stdin, r#"{{"id":"2","type":"prompt","message":"/steer S"}}"#).unwrap();
+    assert_eq!(read_until(&mut out, |v| v["id"] == "2")["data"], json!({"disposition": "handled"}));
+    writeln!(stdin, r#"{{"id":"3","type":"prompt","message":"/later F"}}"#).unwrap();
+    assert_eq!(read_until(&mut out, |v| v["id"] == "3")["data"], json!({"disposition": "handled"}));
+    writeln!(stdin, r#"{{"id":"4","type":"prompt","message":"plain"}}"#).unwrap();
+    let refused = read_until(&mut out, |v| v["id"] == "4");
+    assert_eq!(refused["success"], false);
+    assert_eq!(
+        refused["error"],
+        "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+    );
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(user_texts(&requests[1].body), ["A", "S"], "the steered message follows the tool result");
+    assert_eq!(user_texts(&requests[2].body), ["A", "S", "F"], "the follow-up once the run would stop");
+    drop(stdin);
+    let _ = child.wait();
+}

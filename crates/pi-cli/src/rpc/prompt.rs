@@ -43,10 +43,12 @@ impl Server {
             return respond(id, kind, Ok(Some(json!({"disposition": "handled"}))));
         }
         if streaming {
+            // As the reference: commands and `input` handlers first; only a
+            // message left for the model needs a `streamingBehavior`.
             let queue = match behaviour {
-                Some("steer") => self.steering.clone(),
-                Some("followUp") => self.follow_ups.clone(),
-                _ => return respond(id, kind, Err(text::RPC_ALREADY_STREAMING.into())),
+                Some("steer") => Some(self.steering.clone()),
+                Some("followUp") => Some(self.follow_ups.clone()),
+                _ => None,
             };
             let (ext, id, kind) = (self.setup.ext.clone(), id.clone(), kind.to_string());
             let (steering, follow_ups) = (self.steering.clone(), self.follow_ups.clone());
@@ -56,6 +58,9 @@ impl Server {
                     Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
                     Route::Handled => {}
                     Route::Prompt { text, .. } => {
+                        let Some(queue) = queue else {
+                            return respond(&id, &kind, Err(text::RPC_ALREADY_STREAMING.into()));
+                        };
                         if let Ok(mut q) = queue.lock() {
                             q.push_back(text);
                         }
