@@ -665,15 +665,16 @@ impl Agent {
             if terminate && !go_on {
                 break;
             }
-            if token.is_cancelled() {
-                last = Some(self.aborted_turn(turn_index).await);
-                break;
-            }
-            // Steering messages open the next turn (after its `turn_start`).
+            // Steering messages open the next turn (after its `turn_start`),
+            // an aborted one too (as the reference, which then answers nothing).
             let mut steered = self.take_queued(true).into_iter();
             if let Some(first) = steered.next() {
                 let more = steered.collect();
                 opening = Some(crate::settle::Opening::queued(first, more, true));
+            }
+            if token.is_cancelled() {
+                last = Some(self.aborted_turn(turn_index, opening.take()).await);
+                break;
             }
         }
         self.end_run(first_new, false).await;

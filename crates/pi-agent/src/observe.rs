@@ -144,10 +144,18 @@ impl Agent {
     }
 
     /// The turn after a batch the run was aborted in: as the reference, it
-    /// starts and its answer is an aborted one, without a request.
-    pub(crate) async fn aborted_turn(&mut self, index: u64) -> pi_ai::AssistantMessage {
+    /// starts (with the steering messages taken for it) and its answer is an
+    /// aborted one, without a request.
+    pub(crate) async fn aborted_turn(
+        &mut self,
+        index: u64,
+        opening: Option<crate::settle::Opening>,
+    ) -> pi_ai::AssistantMessage {
         self.notify(HookEvent::TurnStart { turn_index: index, timestamp: pi_ai::now_ms() }).await;
         self.emit(crate::events::AgentEvent::TurnStart);
+        if let Some(o) = opening {
+            self.push_opening(o);
+        }
         let answer = pi_ai::AssistantMessage {
             api: pi_ai::intern::intern(&self.model.api),
             provider: pi_ai::intern::intern(&self.model.provider),

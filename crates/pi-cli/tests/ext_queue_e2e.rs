@@ -179,3 +179,32 @@ fn rpc_runs_an_extension_command_sent_while_a_run_streams() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn rpc_queues_in_the_order_sent_and_an_abort_keeps_the_queues_as_the_reference() {
+    let server = MockServer::start(vec![
+        Turn::tool("bash", json!({"command": "sleep 5; echo slow"})),
+        Turn::text("b"),
+        Turn::text("c"),
+    ]);
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &[]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"A"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "tool_execution_start");
+    writeln!(stdin, r#"{{"id":"2","type":"steer","message":"S"}}"#).unwrap();
+    writeln!(stdin, r#"{{"id":"3","type":"follow_up","message":"F"}}"#).unwrap();
+    let first = read_until(&mut out, |v| v["type"] == "queue_update");
+    assert_eq!((&first["steering"], &first["followUp"]), (&json!(["S"]), &json!([])), "queued in the order sent");
+    read_until(&mut out, |v| v["id"] == "3");
+    writeln!(stdin, r#"{{"id":"4","type":"abort"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    writeln!(stdin, r#"{{"id":"5","type":"prompt","message":"B"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    // The steered message entered the aborted run's last turn; the follow-up waited for the next prompt's run.
+    assert_eq!(user_texts(&requests[1].body), ["A", "S", "B"]);
+    assert_eq!(user_texts(&requests[2].body), ["A", "S", "B", "F"]);
+    drop(stdin);
+    let _ = child.wait();
+}

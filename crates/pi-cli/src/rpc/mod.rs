@@ -167,6 +167,9 @@ pub(crate) struct Server {
     commands: bash::RunningCommands,
     /// The last run accepted: ends when its task (and the runs queued before it) ended.
     running: Option<RunDone>,
+    /// The last message sent while a run streams: each waits for the one
+    /// before, so they are queued in the order they came.
+    queueing: Option<RunDone>,
 }
 
 /// Resolves once a run's task has ended; any number of waiters.
@@ -275,6 +278,7 @@ impl Server {
             bash,
             commands: Default::default(),
             running: None,
+            queueing: None,
         }
     }
 

@@ -52,7 +52,11 @@ impl Server {
             };
             let (ext, id, kind) = (self.setup.ext.clone(), id.clone(), kind.to_string());
             let (steering, follow_ups) = (self.steering.clone(), self.follow_ups.clone());
-            tokio::spawn(async move {
+            let before = self.queueing.take();
+            let task = tokio::spawn(async move {
+                if let Some(before) = before {
+                    before.await;
+                }
                 let incoming = Incoming::user(&msg, images, "rpc");
                 match ext.route(&incoming, behaviour).await {
                     Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
@@ -72,6 +76,7 @@ impl Server {
                 }
                 respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
             });
+            self.queueing = Some(task.map(|_| ()).boxed().shared());
             return;
         }
         let (runtime, shared) = (self.runtime.clone(), self.shared.clone());
