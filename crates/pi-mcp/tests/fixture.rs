@@ -12,7 +12,7 @@ use common::*;
 use std::time::Duration;
 
 use pi_agent::Exposure;
-use pi_mcp::{Registrar, Status};
+use pi_mcp::{Admit, LogFile, McpConfig, McpManager, Registrar, Status};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,5 +161,26 @@ async fn transient_http_failures_are_retried_as_the_reference_retries_them() {
         Status::Failed(why) => assert!(why.contains("503"), "{why}"),
         other => panic!("a server that always answers 503 fails after its retries: {other:?}"),
     }
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_listed_before_binding_are_registered_in_the_order_the_servers_answered() {
+    // As the reference registers each server's tools as they come: the second
+    // server in the file answers first, so its tools come first.
+    let config = McpConfig {
+        servers: vec![server("late", "slow", 10.0), server("early", "ok", 10.0)],
+        auto_enable_codemode: true,
+        problems: vec![],
+        session_dir: None,
+    };
+    let m =
+        McpManager::new(config, LogFile::default(), std::sync::Arc::new(|_: &str| Admit::Register { activate: true }));
+    m.start();
+    ready(&m).await;
+    let sink = std::sync::Arc::new(Sink::default());
+    m.bind(sink.clone());
+    let names: Vec<String> = sink.0.lock().unwrap().iter().map(|t| t.def().name.clone()).collect();
+    assert_eq!(names, ["mcp__early__echo", "mcp__late__echo"]);
     m.shutdown().await;
 }

@@ -54,7 +54,13 @@ fn answer(mode: &str, msg: &Value) -> Option<Value> {
             "serverInfo": {"name": "pi-mcp-fixture", "version": "1"},
             "instructions": "Fixture server.\nSecond line."
         }),
-        "tools/list" => json!({"tools": [tool("echo")]}),
+        "tools/list" => {
+            // "slow": a server that takes its time to list its tools.
+            if mode == "slow" {
+                std::thread::sleep(std::time::Duration::from_millis(800));
+            }
+            json!({"tools": [tool("echo")]})
+        }
         "tools/call" => {
             let r = call(&id, &msg["params"]);
             if r.get("error").is_some() {

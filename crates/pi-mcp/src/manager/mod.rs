@@ -65,6 +65,7 @@ impl McpManager {
             groups: Default::default(),
             resource_tools: Mutex::new((None, Vec::new())),
             cache: OnceLock::new(),
+            arrivals: std::sync::atomic::AtomicU64::new(0),
         });
         let servers = config
             .servers
@@ -81,6 +82,7 @@ impl McpManager {
                     instructions: Mutex::new(None),
                     resources: std::sync::atomic::AtomicBool::new(false),
                     cached: Mutex::new(None),
+                    arrived: std::sync::atomic::AtomicU64::new(u64::MAX),
                 })
             })
             .collect::<Vec<_>>();
@@ -116,12 +118,15 @@ impl McpManager {
         if self.shared.registrar.set(registrar.clone()).is_err() {
             return;
         }
-        // In the servers' order, the resource tools right after the first
-        // server that offers resources (as the reference registers them).
+        // In the order the servers offered them (as the reference registers
+        // them as they come), the resource tools right after the first server
+        // that offers resources.
         let resource_tools: Vec<Arc<dyn AgentTool>> = lock(&self.shared.resource_tools).1.clone();
         let mut resources_placed = false;
         let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
-        for s in &self.servers {
+        let mut servers: Vec<&Arc<Server>> = self.servers.iter().collect();
+        servers.sort_by_key(|s| s.arrived.load(std::sync::atomic::Ordering::SeqCst));
+        for s in servers {
             tools.extend(lock(&s.tools).iter().map(|t| t.clone() as Arc<dyn AgentTool>));
             if !resources_placed && s.has_resources() {
                 tools.extend(resource_tools.iter().cloned());

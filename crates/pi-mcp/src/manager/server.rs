@@ -3,6 +3,7 @@
 //! listed) and its calls.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering::SeqCst;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -34,6 +35,9 @@ pub struct Server {
     pub(super) resources: std::sync::atomic::AtomicBool,
     /// The cached answer its tools came from, until it answers itself.
     pub(super) cached: Mutex<Option<Answer>>,
+    /// Its place among the servers in the order they first offered tools
+    /// (`u64::MAX`: not yet).
+    pub(super) arrived: std::sync::atomic::AtomicU64,
 }
 
 impl Server {
@@ -192,6 +196,10 @@ impl Server {
         drop(previous);
         let n = fresh.len();
         *mine = fresh;
+        // Its first offer takes the next place (under the tools' lock: one install at a time).
+        if self.arrived.load(SeqCst) == u64::MAX {
+            self.arrived.store(self.shared.arrivals.fetch_add(1, SeqCst), SeqCst);
+        }
         drop(mine);
         if let Some(r) = self.shared.registrar.get() {
             r.register(out);

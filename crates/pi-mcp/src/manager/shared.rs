@@ -31,6 +31,9 @@ pub(super) struct Shared {
     pub(super) resource_tools: Mutex<ResourceTools>,
     /// Where `direct` servers' last answers are kept (unset: nowhere).
     pub(super) cache: OnceLock<super::cache::ToolCache>,
+    /// How many servers have offered tools so far (each server's place in
+    /// that order is its [`super::Server`]'s `arrived`).
+    pub(super) arrivals: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
