@@ -133,7 +133,29 @@ pub enum Delivery {
 }
 
 /// A queue of user messages shared with a controller (RPC).
-pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
+pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<Queued>>>;
+
+/// A user message waiting in a [`Queue`]: its text and images (prepared
+/// as a prompt's when it is delivered).
+#[derive(Debug, Clone, Default)]
+pub struct Queued {
+    /// The text.
+    pub text: String,
+    /// Images sent with it.
+    pub images: Vec<ContentBlock>,
+}
+
+impl Queued {
+    /// A message of text only.
+    pub fn text(text: impl Into<String>) -> Queued {
+        Queued { text: text.into(), images: Vec::new() }
+    }
+}
+
+/// The texts of a queue's messages, in order (what `queue_update` lists).
+pub fn queue_texts(queue: &Queue) -> Vec<String> {
+    queue.lock().map(|q| q.iter().map(|m| m.text.clone()).collect()).unwrap_or_default()
+}
 
 impl Agent {
     /// A new agent; `sink` receives every event.
@@ -809,7 +831,7 @@ impl Agent {
     /// Take the queued steering (or follow-up) messages due now: all of
     /// them in mode `all`, else the first (announced as each starts, see
     /// [`Agent::push_opening`]).
-    pub(crate) fn take_queued(&mut self, steering: bool) -> Vec<String> {
+    pub(crate) fn take_queued(&mut self, steering: bool) -> Vec<Queued> {
         let (queue, mode) = if steering {
             (&self.steering, self.live.steering_mode())
         } else {
@@ -837,16 +859,18 @@ impl Agent {
 
     /// Announce the queues as they are now.
     pub fn emit_queue_update(&self) {
-        let list = |q: &Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
-        self.emit(AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
+        self.emit(AgentEvent::QueueUpdate {
+            steering: queue_texts(&self.steering),
+            follow_up: queue_texts(&self.follow_ups),
+        });
     }
 
     /// Announce the queues with `pending` (taken from the steering queue, or
     /// the follow-ups, and not yet started) still at the front of theirs.
-    pub(crate) fn emit_queue_update_with(&self, steering: bool, pending: &[String]) {
+    pub(crate) fn emit_queue_update_with(&self, steering: bool, pending: &[Queued]) {
         let list = |q: &Queue, front: bool| {
-            let mut l: Vec<String> = if front { pending.to_vec() } else { Vec::new() };
-            l.extend(q.lock().map(|g| g.iter().cloned().collect::<Vec<_>>()).unwrap_or_default());
+            let mut l: Vec<String> = if front { pending.iter().map(|m| m.text.clone()).collect() } else { Vec::new() };
+            l.extend(queue_texts(q));
             l
         };
         let (steering_list, follow_up) = (list(&self.steering, steering), list(&self.follow_ups, !steering));

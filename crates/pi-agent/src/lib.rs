@@ -43,8 +43,8 @@ mod user_bash;
 
 pub use abort::{AbortHandle, RunTicket};
 pub use agent::{
-    Agent, Delivery, EventSink, Inbox, InputExpander, PromptBuilder, Queue, RecordFn, SessionErrorFn, SharedSession,
-    Waiting,
+    Agent, Delivery, EventSink, Inbox, InputExpander, PromptBuilder, Queue, Queued, RecordFn, SessionErrorFn,
+    SharedSession, Waiting, queue_texts,
 };
 pub use builder::AgentBuilder;
 pub use credentials::{CredentialError, CredentialSource, RequestAuth};

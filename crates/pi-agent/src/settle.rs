@@ -7,7 +7,7 @@
 use pi_ai::{AssistantMessage, ContentBlock};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{Agent, Delivery};
+use crate::agent::{Agent, Delivery, Queued};
 use crate::events::AgentEvent;
 use crate::hook_event::HookEvent;
 
@@ -18,7 +18,7 @@ pub(crate) struct Opening {
     /// custom messages due.
     pub first: Option<(String, Vec<ContentBlock>)>,
     /// The user messages that come with it (queue mode `all`).
-    pub more: Vec<String>,
+    pub more: Vec<Queued>,
     /// Taken from the steering (`true`) or follow-up queue: each is
     /// expanded and announced (`queue_update`) as it starts, as the
     /// reference takes it off its list.
@@ -35,8 +35,8 @@ impl Opening {
     }
 
     /// Messages taken from the steering (`steering`) or follow-up queue.
-    pub fn queued(first: String, more: Vec<String>, steering: bool) -> Opening {
-        Opening { first: Some((first, Vec::new())), more, queued: Some(steering), starts: false }
+    pub fn queued(first: Queued, more: Vec<Queued>, steering: bool) -> Opening {
+        Opening { first: Some((first.text, first.images)), more, queued: Some(steering), starts: false }
     }
 
     /// A run an extension triggered (its custom message waits in the inbox).
@@ -76,20 +76,21 @@ impl Agent {
         }
     }
 
-    /// Record `first` and `more` (queued: expanded and announced as each starts).
-    fn push_users(&mut self, first: Option<(String, Vec<ContentBlock>)>, more: Vec<String>, queued: Option<bool>) {
+    /// Record `first` and `more` (queued: expanded, their images prepared as
+    /// a prompt's, and announced as each starts).
+    fn push_users(&mut self, first: Option<(String, Vec<ContentBlock>)>, more: Vec<Queued>, queued: Option<bool>) {
         let mut rest = more.into_iter();
         let mut next = first;
         while let Some((text, images)) = next.take() {
-            let text = match queued {
+            let (text, images) = match queued {
                 Some(steering) => {
                     self.emit_queue_update_with(steering, rest.as_slice());
-                    self.expand(&text)
+                    crate::prompt_images::prepare(self.expand(&text), images)
                 }
-                None => text,
+                None => (text, images),
             };
             self.push_user_with(&text, images);
-            next = rest.next().map(|t| (t, Vec::new()));
+            next = rest.next().map(|m| (m.text, m.images));
         }
     }
 

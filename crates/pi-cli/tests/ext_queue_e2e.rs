@@ -208,3 +208,32 @@ fn rpc_queues_in_the_order_sent_and_an_abort_keeps_the_queues_as_the_reference()
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn images_sent_with_a_steering_message_are_queued_with_it_and_prepared_when_delivered() {
+    let server = MockServer::start(vec![Turn::tool("bash", json!({"command": "sleep 1; echo slow"})), Turn::text("b")]);
+    let s = Scratch::new(&server);
+    server.write_models_json_with(&s.agent_dir(), "openai-completions", json!({"input": ["text", "image"]}));
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &[]);
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"A"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "tool_execution_start");
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGP4z8AARwzEcQCukw/x0F8jngAAAABJRU5ErkJggg==";
+    let steer = json!({"id": "2", "type": "steer", "message": "look", "images": [
+        {"type": "image", "data": png, "mimeType": "image/png"},
+        {"type": "image", "data": "bm90IGFuIGltYWdl", "mimeType": "image/png"}]});
+    writeln!(stdin, "{steer}").unwrap();
+    let queued = read_until(&mut out, |v| v["type"] == "queue_update");
+    assert_eq!(queued["steering"], json!(["look"]), "the queue lists the text");
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    let requests = server.requests();
+    let user = requests[1].body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "user").unwrap();
+    assert_eq!(
+        user["content"],
+        json!([
+            {"type": "text", "text": "look\n\n[Image omitted: could not be resized below the inline image size limit.]"},
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}
+        ])
+    );
+    drop(stdin);
+    let _ = child.wait();
+}

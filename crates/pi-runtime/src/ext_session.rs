@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pi_agent::{
-    AbortHandle, AgentEvent, AgentMessage, AgentOnly, Delivery, EventSink, Inbox, Queue, SharedSession, Waiting,
+    AbortHandle, AgentEvent, AgentMessage, AgentOnly, Delivery, EventSink, Inbox, Queue, Queued, SharedSession,
+    Waiting, queue_texts,
 };
 use pi_ext::{LoadedExtensions, SessionCall};
 use serde_json::{Value, json};
@@ -534,11 +535,11 @@ impl ExtSession {
                 _ => return Err(SessionCallError::WhileStreaming),
             };
             if let Ok(mut q) = queue.lock() {
-                q.push_back(message);
+                q.push_back(Queued { text: message, images });
             }
             // As the reference: the queues are announced when a message joins them.
-            let list = |q: &Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
-            self.emit(&AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
+            let (steering, follow_up) = (queue_texts(&self.steering), queue_texts(&self.follow_ups));
+            self.emit(&AgentEvent::QueueUpdate { steering, follow_up });
             return Ok(None);
         }
         self.with_pending(|p| p.prompts.push_back(PendingPrompt { text: message, images, expand }));

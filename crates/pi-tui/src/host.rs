@@ -422,21 +422,20 @@ pub struct Controls {
 impl Controls {
     /// Copies of both queues.
     pub fn queued(&self) -> (Vec<String>, Vec<String>) {
-        let read = |q: &Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
-        (read(&self.steering), read(&self.follow_ups))
+        (pi_agent::queue_texts(&self.steering), pi_agent::queue_texts(&self.follow_ups))
     }
 
     /// Empty both queues; their messages, steering first.
     pub fn drain(&self) -> Vec<String> {
         let take = |q: &Queue| q.lock().map(|mut g| std::mem::take(&mut *g)).unwrap_or_else(|_| VecDeque::new());
-        take(&self.steering).into_iter().chain(take(&self.follow_ups)).collect()
+        take(&self.steering).into_iter().chain(take(&self.follow_ups)).map(|m| m.text).collect()
     }
 
     /// Queue a message.
     pub fn push(&self, follow_up: bool, text: String) {
         let q = if follow_up { &self.follow_ups } else { &self.steering };
         if let Ok(mut g) = q.lock() {
-            g.push_back(text);
+            g.push_back(pi_agent::Queued::text(text));
         }
     }
 }

@@ -330,8 +330,9 @@ impl Server {
                 });
             }
             Command::ClearQueue => {
-                let drain =
-                    |q: &pi_agent::Queue| q.lock().map(|mut g| g.drain(..).collect::<Vec<_>>()).unwrap_or_default();
+                let drain = |q: &pi_agent::Queue| {
+                    q.lock().map(|mut g| g.drain(..).map(|m| m.text).collect::<Vec<_>>()).unwrap_or_default()
+                };
                 let (steering, follow_up) = (drain(&self.steering), drain(&self.follow_ups));
                 // The event first, as the reference prints it.
                 self.queue_update();
@@ -431,8 +432,8 @@ impl Server {
 
     /// Print the queues as they are now (`queue_update`).
     fn queue_update(&self) {
-        let list = |q: &pi_agent::Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
-        event(&AgentEvent::QueueUpdate { steering: list(&self.steering), follow_up: list(&self.follow_ups) });
+        let (steering, follow_up) = (pi_agent::queue_texts(&self.steering), pi_agent::queue_texts(&self.follow_ups));
+        event(&AgentEvent::QueueUpdate { steering, follow_up });
     }
 
     /// `get_state`.

@@ -61,16 +61,16 @@ impl Server {
                 match ext.route(&incoming, behaviour).await {
                     Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
                     Route::Handled => {}
-                    Route::Prompt { text, .. } => {
+                    Route::Prompt { text, images } => {
                         let Some(queue) = queue else {
                             return respond(&id, &kind, Err(text::RPC_ALREADY_STREAMING.into()));
                         };
                         if let Ok(mut q) = queue.lock() {
-                            q.push_back(text);
+                            q.push_back(pi_agent::Queued { text, images });
                         }
-                        let list =
-                            |q: &pi_agent::Queue| q.lock().map(|g| g.iter().cloned().collect()).unwrap_or_default();
-                        event(&AgentEvent::QueueUpdate { steering: list(&steering), follow_up: list(&follow_ups) });
+                        let (steering, follow_up) =
+                            (pi_agent::queue_texts(&steering), pi_agent::queue_texts(&follow_ups));
+                        event(&AgentEvent::QueueUpdate { steering, follow_up });
                         return respond(&id, &kind, Ok(Some(json!({"disposition": "queued"}))));
                     }
                 }
