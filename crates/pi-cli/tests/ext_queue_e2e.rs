@@ -7,7 +7,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
 use pi_test_support::{MockServer, Scratch, Turn, read_until, user_texts};
@@ -15,13 +14,7 @@ use serde_json::{Value, json};
 
 const PI: &str = env!("CARGO_BIN_EXE_pi");
 
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/extensions")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
+use crate::common::ext_fixture as fixture;
 
 fn run(s: &Scratch, ext: &str, mode: &[&str], message: &str) -> Output {
     let ext = fixture(ext);

@@ -128,3 +128,8 @@ pub fn nobody_shared() -> std::sync::RwLockReadGuard<'static, ()> {
 pub fn nobody_alone() -> std::sync::RwLockWriteGuard<'static, ()> {
     NOBODY.write().unwrap_or_else(|p| p.into_inner())
 }
+
+/// The path of one of the extension fixtures (`tests/fixtures/extensions/<name>`).
+pub fn ext_fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extensions").join(name).to_string_lossy().into_owned()
+}
