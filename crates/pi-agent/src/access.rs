@@ -7,7 +7,8 @@ use std::sync::Arc;
 use pi_ai::Model;
 use pi_tools::ToolContext;
 
-use crate::agent::{Agent, InputExpander, Queue, SharedSession};
+use crate::agent::{Agent, InputExpander, SharedSession};
+use crate::queues::Queue;
 use crate::{AgentMessage, Dispatcher, PromptSections, RunTicket};
 
 impl Agent {

@@ -17,6 +17,7 @@ use crate::abort::{AbortHandle, RunTicket};
 use crate::dispatch::{CallRequest, Dispatcher, RawArgs, ToolEvent};
 use crate::events::{AgentEvent, EventToolResult};
 use crate::messages::{AgentMessage, converted_for_llm, llm_refs};
+use crate::queues::{Inbox, Queue, Queued, queue_texts};
 use crate::retry::{RetryDecision, RetrySettings};
 
 /// Receives [`AgentEvent`]s.
@@ -102,60 +103,6 @@ pub type SharedSession = Arc<std::sync::Mutex<crate::session::Session>>;
 
 /// Told when the session file cannot be written (the session goes on in memory).
 pub type SessionErrorFn = Arc<dyn Fn(&crate::session::SessionError) + Send + Sync>;
-
-/// Messages waiting to enter the conversation, shared with the extensions' side.
-pub type Inbox = Arc<std::sync::Mutex<std::collections::VecDeque<Waiting>>>;
-
-/// A message in the [`Inbox`] and when it enters the conversation.
-#[derive(Debug, Clone)]
-pub struct Waiting {
-    /// The message.
-    pub message: AgentMessage,
-    /// When it enters.
-    pub delivery: Delivery,
-}
-
-/// When a waiting message enters the conversation (`pi.sendMessage`'s
-/// `triggerTurn` and `deliverAs`, as the reference).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Delivery {
-    /// Before the next request, without asking for one (`triggerTurn: false`
-    /// during a run, or any message while idle).
-    NextRequest,
-    /// Steered: before the next request, and it asks for one (a run that
-    /// would stop takes another turn; one that ended starts again).
-    Steer,
-    /// A follow-up: once the run would stop, and then it asks for a turn.
-    FollowUp,
-    /// With the next prompt (or triggered run), after its opening message
-    /// (`deliverAs: "nextTurn"`).
-    NextTurn,
-}
-
-/// A queue of user messages shared with a controller (RPC).
-pub type Queue = Arc<std::sync::Mutex<std::collections::VecDeque<Queued>>>;
-
-/// A user message waiting in a [`Queue`]: its text and images (prepared
-/// as a prompt's when it is delivered).
-#[derive(Debug, Clone, Default)]
-pub struct Queued {
-    /// The text.
-    pub text: String,
-    /// Images sent with it.
-    pub images: Vec<ContentBlock>,
-}
-
-impl Queued {
-    /// A message of text only.
-    pub fn text(text: impl Into<String>) -> Queued {
-        Queued { text: text.into(), images: Vec::new() }
-    }
-}
-
-/// The texts of a queue's messages, in order (what `queue_update` lists).
-pub fn queue_texts(queue: &Queue) -> Vec<String> {
-    queue.lock().map(|q| q.iter().map(|m| m.text.clone()).collect()).unwrap_or_default()
-}
 
 impl Agent {
     /// A new agent; `sink` receives every event.

@@ -7,9 +7,10 @@
 
 use pi_ai::AssistantMessage;
 
-use crate::agent::{Agent, Delivery, Waiting};
+use crate::agent::Agent;
 use crate::events::AgentEvent;
 use crate::messages::AgentMessage;
+use crate::queues::{Delivery, Waiting};
 
 impl Agent {
     /// Record the messages extensions sent since the last drain (those for

@@ -31,6 +31,7 @@ mod prompt;
 mod prompt_images;
 mod prompt_skills;
 mod provider_events;
+mod queues;
 mod registry;
 mod retry;
 pub mod session;
@@ -42,10 +43,7 @@ mod tool_changes;
 mod user_bash;
 
 pub use abort::{AbortHandle, RunTicket};
-pub use agent::{
-    Agent, Delivery, EventSink, Inbox, InputExpander, PromptBuilder, Queue, Queued, RecordFn, SessionErrorFn,
-    SharedSession, Waiting, queue_texts,
-};
+pub use agent::{Agent, EventSink, InputExpander, PromptBuilder, RecordFn, SessionErrorFn, SharedSession};
 pub use builder::AgentBuilder;
 pub use credentials::{CredentialError, CredentialSource, RequestAuth};
 pub use dispatch::{CallRequest, Caller, Dispatcher, Finished, RawArgs, Ready, Refusal, ToolEvent, ToolEventSink};
@@ -65,6 +63,7 @@ pub use nested::{
 /// A tool's `constrainedSampling` (part of [`ToolDef`]).
 pub use pi_ai::ConstrainedSampling;
 pub use prompt::{PromptInputs, PromptSections, build_prompt_sections, build_system_prompt};
+pub use queues::{Delivery, Inbox, Queue, Queued, Waiting, queue_texts};
 pub use registry::Registry;
 pub use retry::{DEFAULT_MAX_RETRY_DELAY_MS, RetryDecision, RetrySettings, is_retryable};
 pub use text::compaction_failed as compaction_failed_text;

@@ -7,9 +7,10 @@
 use pi_ai::{AssistantMessage, ContentBlock};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{Agent, Delivery, Queued};
+use crate::agent::Agent;
 use crate::events::AgentEvent;
 use crate::hook_event::HookEvent;
+use crate::queues::{Delivery, Queued};
 
 /// How a run (or its next turn) opens.
 #[derive(Default)]
