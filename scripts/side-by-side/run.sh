@@ -129,6 +129,11 @@ def conversation(who):
     text = lambda c: c if isinstance(c, str) else "".join(p.get("text", "") for p in (c or []) if isinstance(p, dict))
     return [[(m["role"], normalise(text(m.get("content")))) for m in json.loads(l)["messages"] if m["role"] != "system"] for l in lines]
 spec = json.load(open(f"{out}/spec.json"))
+for who in ("ref", "ours"):
+    # a case whose extension did not load on either side compares nothing
+    if "Failed to load extension" in open(f"{out}/{who}/stderr", errors="replace").read():
+        print(f"  {who}: an extension failed to load (see {out}/{who}/stderr)")
+        sys.exit(1)
 for what in spec.get("compare", []):
     if what == "conversation":
         a, b = conversation("ref"), conversation("ours")
