@@ -230,7 +230,8 @@ impl Agent {
         | AgentEvent::SystemMessageStart { .. }
         | AgentEvent::SystemMessageEnd { .. }
         | AgentEvent::AgentMessageStart { .. }
-        | AgentEvent::AgentMessageEnd { .. } = &ev
+        | AgentEvent::AgentMessageEnd { .. }
+        | AgentEvent::QueueUpdate { .. } = &ev
             && let Ok(mut held) = self.held_events.lock()
             && let Some(list) = held.as_mut()
         {
@@ -241,7 +242,8 @@ impl Agent {
     }
 
     /// Hold the start and end events of the messages added from now on
-    /// until [`Agent::notify_added`] sends each after its handlers.
+    /// (and the queue updates between them, in place) until
+    /// [`Agent::notify_added`] sends each after its handlers.
     pub(crate) fn defer_message_events(&self) {
         if let Ok(mut held) = self.held_events.lock() {
             held.get_or_insert_with(Vec::new);
@@ -528,6 +530,9 @@ impl Agent {
         let mut overflowed = None;
         let mut first_turn = true;
         loop {
+            // A run's first turn takes the steering messages waiting (sent
+            // while it started), unless steering messages opened it.
+            let mut poll_steering = first_turn || restart;
             if restart {
                 restart = false;
                 self.notify(HookEvent::AgentStart {}).await;
@@ -555,10 +560,14 @@ impl Agent {
             self.defer_message_events();
             self.sync_system_message();
             if let Some(o) = opening.take() {
+                poll_steering &= o.queued != Some(true);
                 self.push_opening(o);
             }
             // Messages extensions sent meanwhile go before the request (steering).
             self.drain_due();
+            if poll_steering {
+                self.push_steering();
+            }
             self.notify_added(added_from).await;
             let (assistant, retry) = self.request(retries).await;
             let assistant = self.message_end(assistant).await;

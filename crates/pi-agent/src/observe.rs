@@ -103,7 +103,8 @@ impl Agent {
             .iter()
             .filter_map(|m| serde_json::to_value(m).ok())
             .collect();
-        if !listening || held.len() != 2 * added.len() {
+        let is_message = |ev: &crate::events::AgentEvent| !matches!(ev, crate::events::AgentEvent::QueueUpdate { .. });
+        if !listening || held.iter().filter(|ev| is_message(ev)).count() != 2 * added.len() {
             for ev in held {
                 self.emit(ev);
             }
@@ -115,16 +116,20 @@ impl Agent {
             }
             return;
         }
-        let mut held = held.into_iter();
-        for message in &added {
-            self.notify(HookEvent::MessageStart { message: HookMessage::Json(message) }).await;
-            if let Some(ev) = held.next() {
-                self.emit(ev);
+        // Message events in pairs, each after its handlers; a queue update in its place.
+        let mut messages = added.iter();
+        let mut start = true;
+        for ev in held {
+            if is_message(&ev) {
+                let message = if start { messages.as_slice().first() } else { messages.next() };
+                if let Some(message) = message.map(HookMessage::Json) {
+                    let hook =
+                        if start { HookEvent::MessageStart { message } } else { HookEvent::MessageEnd { message } };
+                    self.notify(hook).await;
+                }
+                start = !start;
             }
-            self.notify(HookEvent::MessageEnd { message: HookMessage::Json(message) }).await;
-            if let Some(ev) = held.next() {
-                self.emit(ev);
-            }
+            self.emit(ev);
         }
     }
 

@@ -77,6 +77,15 @@ impl Agent {
         }
     }
 
+    /// Record the steering messages waiting (per the steering mode), as
+    /// they leave the queue.
+    pub(crate) fn push_steering(&mut self) {
+        let mut steered = self.take_queued(true).into_iter();
+        if let Some(first) = steered.next() {
+            self.push_opening(Opening::queued(first, steered.collect(), true));
+        }
+    }
+
     /// Record `first` and `more` (queued: expanded, their images prepared as
     /// a prompt's, and announced as each starts).
     fn push_users(&mut self, first: Option<(String, Vec<ContentBlock>)>, more: Vec<Queued>, queued: Option<bool>) {

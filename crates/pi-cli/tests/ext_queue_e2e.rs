@@ -230,3 +230,31 @@ fn images_sent_with_a_steering_message_are_queued_with_it_and_prepared_when_deli
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn steering_sent_while_a_run_starts_joins_its_first_request_after_the_prompt() {
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let out = run(&s, "queue-at-start.ts", &["--mode", "json"], "A");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(sent(&server), [vec!["A", "S"], vec!["A", "S", "F"]]);
+    // As the reference: the steering message leaves its queue after the prompt's events, before its own.
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let seq: Vec<String> = events
+        .iter()
+        .filter(|e| e["type"] != "message_update")
+        .map(|e| match e["type"].as_str().unwrap() {
+            "queue_update" => format!("queue {} {}", e["steering"], e["followUp"]),
+            t @ ("message_start" | "message_end") => {
+                format!("{t} {}", e["message"]["content"][0]["text"].as_str().unwrap_or_default())
+            }
+            t => t.to_string(),
+        })
+        .collect();
+    let from = seq.iter().position(|e| e == "message_start A").unwrap();
+    assert_eq!(
+        seq[from..from + 5],
+        ["message_start A", "message_end A", r#"queue [] ["F"]"#, "message_start S", "message_end S"]
+    );
+}
