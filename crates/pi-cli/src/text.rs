@@ -133,6 +133,11 @@ pub const RPC_NO_TYPE: &str = "undefined";
 pub const RPC_ALREADY_STREAMING: &str =
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
 
+/// RPC `steer`/`follow_up` naming an extension command (as the reference).
+pub fn rpc_command_not_queued(name: &str) -> String {
+    format!("Extension command \"/{name}\" cannot be queued. Use prompt() or execute the command when not streaming.")
+}
+
 /// Characters of a panic's message printed (the rest is cut).
 pub const PANIC_MESSAGE_MAX_CHARS: usize = 300;
 

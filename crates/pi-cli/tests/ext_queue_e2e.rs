@@ -258,3 +258,32 @@ fn steering_sent_while_a_run_starts_joins_its_first_request_after_the_prompt() {
         ["message_start A", "message_end A", r#"queue [] ["F"]"#, "message_start S", "message_end S"]
     );
 }
+
+#[test]
+fn rpc_steer_and_follow_up_while_idle_wait_for_the_next_run_and_refuse_an_extension_command() {
+    let server = MockServer::start(answers());
+    let s = Scratch::new(&server);
+    let (mut child, mut stdin, mut out) = s.rpc(PI, &["-e", &fixture("queue-commands.ts")]);
+    // As the reference: an extension command cannot be queued.
+    writeln!(stdin, r#"{{"id":"c","type":"steer","message":"/steer now"}}"#).unwrap();
+    let refused = read_until(&mut out, |v| v["id"] == "c");
+    assert_eq!(
+        refused["error"],
+        "Extension command \"/steer\" cannot be queued. Use prompt() or execute the command when not streaming."
+    );
+    // Idle: queued, no run starts.
+    writeln!(stdin, r#"{{"id":"1","type":"steer","message":"S"}}"#).unwrap();
+    assert_eq!(read_until(&mut out, |v| v["id"] == "1")["data"], json!({"disposition": "queued"}));
+    writeln!(stdin, r#"{{"id":"2","type":"follow_up","message":"F"}}"#).unwrap();
+    assert_eq!(read_until(&mut out, |v| v["id"] == "2")["data"], json!({"disposition": "queued"}));
+    writeln!(stdin, r#"{{"id":"3","type":"get_state"}}"#).unwrap();
+    let state = read_until(&mut out, |v| v["id"] == "3");
+    assert_eq!(state["data"]["pendingMessageCount"], 2);
+    assert!(server.requests().is_empty(), "nothing ran");
+    // The next prompt's run takes them: steering in its first request, the follow-up once it would stop.
+    writeln!(stdin, r#"{{"id":"4","type":"prompt","message":"B"}}"#).unwrap();
+    read_until(&mut out, |v| v["type"] == "agent_settled");
+    assert_eq!(sent(&server), [vec!["B", "S"], vec!["B", "S", "F"]]);
+    drop(stdin);
+    let _ = child.wait();
+}

@@ -315,8 +315,8 @@ impl Server {
             Command::Prompt { message, images, streaming_behavior } => {
                 self.prompt(&id, &kind, message, images, streaming_behavior.map(|b| b.as_str())).await
             }
-            Command::Steer { message, images } => self.prompt(&id, &kind, message, images, Some("steer")).await,
-            Command::FollowUp { message, images } => self.prompt(&id, &kind, message, images, Some("followUp")).await,
+            Command::Steer { message, images } => self.queue_input(&id, &kind, message, images, true),
+            Command::FollowUp { message, images } => self.queue_input(&id, &kind, message, images, false),
             Command::Abort => {
                 self.abort.abort();
                 self.commands.abort_all();

@@ -120,6 +120,48 @@ impl Server {
 }
 
 impl Server {
+    /// `steer` and `follow_up`, as the reference queues user input: an
+    /// extension command is refused; the `input` handlers see the message
+    /// (with `streamingBehavior` while a run streams); what is left joins its
+    /// queue, a run streaming or not (an idle session delivers it with the
+    /// next run: steering in its first request, follow-ups once it would stop).
+    pub(super) fn queue_input(
+        &mut self,
+        id: &Option<Value>,
+        kind: &str,
+        msg: String,
+        images: Vec<pi_ai::ContentBlock>,
+        steer: bool,
+    ) {
+        let ext = self.setup.ext.clone();
+        if pi_runtime::ext_commands::find_command(&ext.scripts(), &msg).is_some() {
+            let name = msg[1..].split(' ').next().unwrap_or_default();
+            return respond(id, kind, Err(text::rpc_command_not_queued(name)));
+        }
+        let behaviour = if steer { "steer" } else { "followUp" };
+        let streaming = self.busy().then_some(behaviour);
+        let queue = if steer { self.steering.clone() } else { self.follow_ups.clone() };
+        let (steering, follow_ups) = (self.steering.clone(), self.follow_ups.clone());
+        let (id, kind) = (id.clone(), kind.to_string());
+        let before = self.queueing.take();
+        let task = tokio::spawn(async move {
+            if let Some(before) = before {
+                before.await;
+            }
+            let incoming = Incoming::user(&msg, images, "rpc");
+            let Route::Prompt { text, images } = ext.route(&incoming, streaming).await else {
+                return respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
+            };
+            if let Ok(mut q) = queue.lock() {
+                q.push_back(pi_agent::Queued { text, images });
+            }
+            let (steering, follow_up) = (pi_agent::queue_texts(&steering), pi_agent::queue_texts(&follow_ups));
+            event(&AgentEvent::QueueUpdate { steering, follow_up });
+            respond(&id, &kind, Ok(Some(json!({"disposition": "queued"}))));
+        });
+        self.queueing = Some(task.map(|_| ()).boxed().shared());
+    }
+
     /// Record and announce what extensions sent while pi was idle, and run
     /// the turn or the messages they asked for, after whatever holds the
     /// agent now (which settles them itself).
