@@ -117,6 +117,41 @@ fn enter_steers_and_alt_enter_queues_a_follow_up() {
     assert!(users(2).last().unwrap().contains("later please"), "{:?}", users(2));
 }
 
+/// As the reference's interactive mode: a message typed while a run streams
+/// goes through the `input` handlers before it is queued (one they handle is
+/// not queued), with `source: "interactive"`.
+#[test]
+fn a_message_typed_while_a_run_streams_meets_the_input_handlers_first() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Scene::new(vec![
+        Turn::tool("bash", json!({"command": "sleep 3; echo slept"})),
+        Turn::text("steered answer"),
+        Turn::text("spare"),
+    ]);
+    let t = s.start(100, 30, &format!("-e {}", crate::common::ext_fixture("commands.ts")));
+    t.type_text("start");
+    t.keys(&["Enter"]);
+    t.wait_for("Working");
+    t.type_text("ping");
+    t.keys(&["Enter"]);
+    t.type_text("?q steer me");
+    t.keys(&["Enter"]);
+    t.wait("the queue", |s| s.contains("Steering: Brief (interactive): steer me"));
+    t.wait("the answer", |s| s.contains("steered answer") && idle(s));
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 2, "the handled message sent nothing");
+    let users: Vec<String> = reqs[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"][0]["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(users, ["start", "Brief (interactive): steer me"]);
+}
+
 /// Start in a folder with `.pi/settings.json`, answer the trust question
 /// with the option `downs` below the first, quit; the screen after start-up.
 fn trust_answer(downs: usize) -> (Scene, String) {

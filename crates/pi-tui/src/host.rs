@@ -417,7 +417,14 @@ pub struct Controls {
     pub steering: Queue,
     /// Messages run after the run ends.
     pub follow_ups: Queue,
+    /// Where a message typed while a run streams goes first (`true`: a
+    /// follow-up): the front end's extension commands and `input` handlers,
+    /// which then queue what is left. `None`: straight to its queue.
+    pub route: Option<QueueRoute>,
 }
+
+/// See [`Controls::route`].
+pub type QueueRoute = std::sync::Arc<dyn Fn(bool, String) + Send + Sync>;
 
 impl Controls {
     /// Copies of both queues.
@@ -431,8 +438,11 @@ impl Controls {
         take(&self.steering).into_iter().chain(take(&self.follow_ups)).map(|m| m.text).collect()
     }
 
-    /// Queue a message.
+    /// Queue a message (through [`Controls::route`] when there is one).
     pub fn push(&self, follow_up: bool, text: String) {
+        if let Some(route) = &self.route {
+            return route(follow_up, text);
+        }
         let q = if follow_up { &self.follow_ups } else { &self.steering };
         if let Ok(mut g) = q.lock() {
             g.push_back(pi_agent::Queued::text(text));

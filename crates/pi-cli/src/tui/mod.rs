@@ -9,6 +9,7 @@ mod link;
 mod login;
 pub(crate) mod look;
 pub(crate) mod menu;
+mod queue_route;
 pub(crate) mod router;
 mod stderr;
 mod text;
@@ -57,6 +58,7 @@ fn options(
     ui: &UiSettings,
     notice: Option<&str>,
     handle: UiHandle,
+    route: pi_tui::host::QueueRoute,
 ) -> pi_tui::Options {
     let catalog = ui.catalog();
     let (theme, theme_name, theme_warnings) = ui.theme(&catalog);
@@ -104,6 +106,7 @@ fn options(
             abort: agent.abort_handle(),
             steering: agent.steering().clone(),
             follow_ups: agent.follow_ups().clone(),
+            route: Some(route),
         },
         commands: ui.commands.clone(),
         trusted: ui.trusted,
@@ -153,7 +156,9 @@ pub(crate) async fn run(start: Start<'_>) -> ExitCode {
     let _ = up_tx.send(Update::Renderers(crate::tui::menu::renderers(&ext.scripts(), false)));
     let _ = up_tx.send(Update::EntryRenderers(crate::tui::menu::renderers(&ext.scripts(), true)));
     let _ = up_tx.send(Update::ToolRenderers(crate::tui::menu::tool_renderers(&ext.scripts())));
-    let opts = options(&agent, initial, &models, &ui, notice, handle);
+    let (steering, follow_ups) = (agent.steering().clone(), agent.follow_ups().clone());
+    let route = queue_route::route(ext.clone(), ui.cwd.clone(), steering, follow_ups);
+    let opts = options(&agent, initial, &models, &ui, notice, handle, route);
     let abort = agent.abort_handle();
     stderr::capture(up_tx.clone());
     let previous = Arc::new(std::panic::take_hook());
