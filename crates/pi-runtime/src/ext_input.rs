@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use pi_agent::{Agent, AgentEvent};
+use pi_agent::{Agent, AgentEvent, Queue};
 use pi_ai::{AssistantMessage, ContentBlock};
 use pi_ext::{ExtensionError, InputOutcome};
 use serde_json::Value;
@@ -21,6 +21,17 @@ use crate::text;
 
 /// The `input` event's `source` for a message an extension sent.
 const EXTENSION_SOURCE: &str = "extension";
+
+/// What became of a message sent while a run streams ([`ExtSession::queue_routed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queueing {
+    /// An extension command ran, or an `input` handler handled it.
+    Handled,
+    /// It joined its queue.
+    Queued,
+    /// Left for the model, with no queue to join (the caller refuses it).
+    NoQueue,
+}
 
 /// Where a message goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,6 +139,27 @@ impl ExtSession {
                 text,
                 images: images.into_iter().filter_map(|i| serde_json::from_value(i).ok()).collect(),
             },
+        }
+    }
+
+    /// A message sent while a run streams, as the reference's `prompt` with
+    /// a `streamingBehavior` takes it: an extension command runs, the `input`
+    /// handlers (told `behaviour`) may handle or change it, and what is left
+    /// joins `queue` with its images.
+    pub async fn queue_routed(&self, m: &Incoming, behaviour: Option<&str>, queue: Option<&Queue>) -> Queueing {
+        match self.route(m, behaviour).await {
+            Route::Command { path, name, args } => {
+                self.run_command(&path, &name, &args).await;
+                Queueing::Handled
+            }
+            Route::Handled => Queueing::Handled,
+            Route::Prompt { text, images } => {
+                let Some(queue) = queue else { return Queueing::NoQueue };
+                if let Ok(mut q) = queue.lock() {
+                    q.push_back(pi_agent::Queued { text, images });
+                }
+                Queueing::Queued
+            }
         }
     }
 

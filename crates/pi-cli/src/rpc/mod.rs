@@ -172,6 +172,12 @@ pub(crate) struct Server {
     queueing: Option<RunDone>,
 }
 
+/// Print the queues as they are now (`queue_update`).
+fn announce_queues(steering: &pi_agent::Queue, follow_ups: &pi_agent::Queue) {
+    let (steering, follow_up) = (pi_agent::queue_texts(steering), pi_agent::queue_texts(follow_ups));
+    event(&AgentEvent::QueueUpdate { steering, follow_up });
+}
+
 /// Resolves once a run's task has ended; any number of waiters.
 pub(crate) type RunDone = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
 
@@ -432,8 +438,7 @@ impl Server {
 
     /// Print the queues as they are now (`queue_update`).
     fn queue_update(&self) {
-        let (steering, follow_up) = (pi_agent::queue_texts(&self.steering), pi_agent::queue_texts(&self.follow_ups));
-        event(&AgentEvent::QueueUpdate { steering, follow_up });
+        announce_queues(&self.steering, &self.follow_ups);
     }
 
     /// `get_state`.

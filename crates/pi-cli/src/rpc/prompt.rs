@@ -7,18 +7,17 @@
 use std::sync::atomic::Ordering;
 
 use futures::FutureExt;
-use pi_agent::AgentEvent;
 use serde_json::{Value, json};
 
-use super::{Server, Shared, event, respond};
+use super::{Server, Shared, respond};
 use crate::text;
 use pi_runtime::Op;
-use pi_runtime::ext_input::{Incoming, Route, Step, StepSink};
+use pi_runtime::ext_input::{Incoming, Queueing, Step, StepSink};
 
 impl Server {
-    /// `prompt`, `steer`, `follow_up`.
-    /// `behaviour`: where the message goes while a run streams (`steer`,
-    /// `followUp`; `None` refuses it then).
+    /// `prompt`. `behaviour` (its `streamingBehavior`): where the message
+    /// goes while a run streams (`steer`, `followUp`; `None` refuses a
+    /// message left for the model then).
     pub(super) async fn prompt(
         &mut self,
         id: &Option<Value>,
@@ -50,34 +49,8 @@ impl Server {
                 Some("followUp") => Some(self.follow_ups.clone()),
                 _ => None,
             };
-            let (ext, id, kind) = (self.setup.ext.clone(), id.clone(), kind.to_string());
-            let (steering, follow_ups) = (self.steering.clone(), self.follow_ups.clone());
-            let before = self.queueing.take();
-            let task = tokio::spawn(async move {
-                if let Some(before) = before {
-                    before.await;
-                }
-                let incoming = Incoming::user(&msg, images, "rpc");
-                match ext.route(&incoming, behaviour).await {
-                    Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
-                    Route::Handled => {}
-                    Route::Prompt { text, images } => {
-                        let Some(queue) = queue else {
-                            return respond(&id, &kind, Err(text::RPC_ALREADY_STREAMING.into()));
-                        };
-                        if let Ok(mut q) = queue.lock() {
-                            q.push_back(pi_agent::Queued { text, images });
-                        }
-                        let (steering, follow_up) =
-                            (pi_agent::queue_texts(&steering), pi_agent::queue_texts(&follow_ups));
-                        event(&AgentEvent::QueueUpdate { steering, follow_up });
-                        return respond(&id, &kind, Ok(Some(json!({"disposition": "queued"}))));
-                    }
-                }
-                respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
-            });
-            self.queueing = Some(task.map(|_| ()).boxed().shared());
-            return;
+            let incoming = Incoming::user(&msg, images, "rpc");
+            return self.queue_in_order(id, kind, incoming, behaviour, queue);
         }
         let (runtime, shared) = (self.runtime.clone(), self.shared.clone());
         let (id, kind) = (id.clone(), kind.to_string());
@@ -101,8 +74,7 @@ impl Server {
                 }
                 // The answer once before_agent_start ran, as the reference sends it.
                 Step::Started => {
-                    let disposition = if kind == "prompt" { "started" } else { "queued" };
-                    respond(&id, &kind, Ok(Some(json!({"disposition": disposition}))));
+                    respond(&id, &kind, Ok(Some(json!({"disposition": "started"}))));
                     shared.streaming.store(true, Ordering::SeqCst);
                     drop(accepted.take());
                 }
@@ -133,31 +105,43 @@ impl Server {
         images: Vec<pi_ai::ContentBlock>,
         steer: bool,
     ) {
-        let ext = self.setup.ext.clone();
-        if pi_runtime::ext_commands::find_command(&ext.scripts(), &msg).is_some() {
+        if pi_runtime::ext_commands::find_command(&self.setup.ext.scripts(), &msg).is_some() {
             let name = msg[1..].split(' ').next().unwrap_or_default();
             return respond(id, kind, Err(text::rpc_command_not_queued(name)));
         }
         let behaviour = if steer { "steer" } else { "followUp" };
-        let streaming = self.busy().then_some(behaviour);
         let queue = if steer { self.steering.clone() } else { self.follow_ups.clone() };
-        let (steering, follow_ups) = (self.steering.clone(), self.follow_ups.clone());
+        let incoming = Incoming::user(&msg, images, "rpc");
+        self.queue_in_order(id, kind, incoming, self.busy().then_some(behaviour), Some(queue));
+    }
+
+    /// Route `incoming` to `queue` ([`pi_runtime::ext_session::ExtSession::queue_routed`])
+    /// after the messages sent before it, then answer: `handled`, `queued`
+    /// (announced first), or refused when there is no queue for it.
+    fn queue_in_order(
+        &mut self,
+        id: &Option<Value>,
+        kind: &str,
+        incoming: Incoming,
+        behaviour: Option<&'static str>,
+        queue: Option<pi_agent::Queue>,
+    ) {
+        let (ext, steering, follow_ups) = (self.setup.ext.clone(), self.steering.clone(), self.follow_ups.clone());
         let (id, kind) = (id.clone(), kind.to_string());
         let before = self.queueing.take();
         let task = tokio::spawn(async move {
             if let Some(before) = before {
                 before.await;
             }
-            let incoming = Incoming::user(&msg, images, "rpc");
-            let Route::Prompt { text, images } = ext.route(&incoming, streaming).await else {
-                return respond(&id, &kind, Ok(Some(json!({"disposition": "handled"}))));
+            let answer = match ext.queue_routed(&incoming, behaviour, queue.as_ref()).await {
+                Queueing::Handled => Ok(Some(json!({"disposition": "handled"}))),
+                Queueing::Queued => {
+                    super::announce_queues(&steering, &follow_ups);
+                    Ok(Some(json!({"disposition": "queued"})))
+                }
+                Queueing::NoQueue => Err(text::RPC_ALREADY_STREAMING.into()),
             };
-            if let Ok(mut q) = queue.lock() {
-                q.push_back(pi_agent::Queued { text, images });
-            }
-            let (steering, follow_up) = (pi_agent::queue_texts(&steering), pi_agent::queue_texts(&follow_ups));
-            event(&AgentEvent::QueueUpdate { steering, follow_up });
-            respond(&id, &kind, Ok(Some(json!({"disposition": "queued"}))));
+            respond(&id, &kind, answer);
         });
         self.queueing = Some(task.map(|_| ()).boxed().shared());
     }

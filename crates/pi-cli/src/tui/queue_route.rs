@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
-use pi_agent::{Queue, Queued};
-use pi_runtime::ext_input::{Incoming, Route};
+use pi_agent::Queue;
+use pi_runtime::ext_input::Incoming;
 use pi_runtime::ext_session::ExtSession;
 
 /// The last message routed, done when it is.
@@ -37,15 +37,7 @@ pub(super) fn route(
             let images = super::attach::images(&cwd, &text);
             let incoming = Incoming::user(&text, images, "interactive");
             let behaviour = if follow_up { "followUp" } else { "steer" };
-            match ext.route(&incoming, Some(behaviour)).await {
-                Route::Command { path, name, args } => ext.run_command(&path, &name, &args).await,
-                Route::Handled => {}
-                Route::Prompt { text, images } => {
-                    if let Ok(mut q) = queue.lock() {
-                        q.push_back(Queued { text, images });
-                    }
-                }
-            }
+            let _queued = ext.queue_routed(&incoming, Some(behaviour), Some(&queue)).await;
         });
         if let Ok(mut l) = last.lock() {
             *l = Some(task.map(|_| ()).boxed().shared());
