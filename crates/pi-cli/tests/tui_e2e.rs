@@ -142,14 +142,7 @@ fn a_message_typed_while_a_run_streams_meets_the_input_handlers_first() {
     t.wait("the answer", |s| s.contains("steered answer") && idle(s));
     let reqs = s.server.requests();
     assert_eq!(reqs.len(), 2, "the handled message sent nothing");
-    let users: Vec<String> = reqs[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| m["content"][0]["text"].as_str().unwrap_or_default().to_string())
-        .collect();
-    assert_eq!(users, ["start", "Brief (interactive): steer me"]);
+    assert_eq!(pi_test_support::user_texts(&reqs[1].body), ["start", "Brief (interactive): steer me"]);
 }
 
 /// Start in a folder with `.pi/settings.json`, answer the trust question
